@@ -1,0 +1,56 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cli.h"
+
+int kcbp_cli_fail(const kcbp_error *err)
+{
+    fprintf(stderr, "kcbp: %s\n", err->msg);
+    return err->code == KCBP_ERR_NOMEM ? KCBP_EXIT_NOMEM : KCBP_EXIT_INPUT;
+}
+
+int kcbp_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "kcbp %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'kcbp %s --help')\n", cmd);
+    va_end(ap);
+    return KCBP_EXIT_USAGE;
+}
+
+bool kcbp_cli_parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+int kcbp_cli_print_json(cJSON *doc, bool pretty)
+{
+    char *text = doc ? (pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc)) : NULL;
+    cJSON_Delete(doc);
+    if (!text) {
+        fprintf(stderr, "kcbp: out of memory while writing the report\n");
+        return KCBP_EXIT_NOMEM;
+    }
+    fputs(text, stdout);
+    fputc('\n', stdout);
+    cJSON_free(text);
+    return KCBP_EXIT_OK;
+}
+
+double kcbp_cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}

@@ -1,0 +1,13 @@
+/* kcbp: mesh collision detection with k-direction convex bounding polytopes.
+ * The one public header: it includes every module's header. */
+#ifndef KCBP_H
+#define KCBP_H
+
+#include "error.h"
+#include "vec3.h"
+#include "pose.h"
+#include "mesh.h"
+#include "obj.h"
+#include "tritri.h"
+
+#endif

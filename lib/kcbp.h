@@ -9,5 +9,6 @@
 #include "mesh.h"
 #include "obj.h"
 #include "tritri.h"
+#include "cbp.h"
 
 #endif

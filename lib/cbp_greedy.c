@@ -78,13 +78,6 @@ static void ivec_remove(ivec *v, int32_t x)
         }
 }
 
-static bool ivec_has(const ivec *v, int32_t x)
-{
-    for (int32_t i = 0; i < v->n; i++)
-        if (v->a[i] == x)
-            return true;
-    return false;
-}
 
 typedef struct {
     kcbp_vec3 p;
@@ -101,9 +94,23 @@ typedef struct {
 /* A new vertex of a cap: position and the planes of N(i) through it. */
 typedef struct {
     kcbp_vec3 p;
-    int32_t tri[3];
     int32_t pstart, pcount; /* into greedy.newpl */
 } newvert;
+
+enum { CAP_MAXF = MAX_NEIGHBOURS + 8, CAP_MAXV = CAP_MAXF + 8, CAP_POOL = 8 * CAP_MAXF };
+
+/* A small convex polytope as faces (plane and CCW vertex loop in a pool). */
+typedef struct {
+    kcbp_vec3 n;
+    double d;
+    int start, nv;
+} cface;
+
+typedef struct {
+    int nf, npool;
+    cface f[CAP_MAXF];
+    kcbp_vec3 v[CAP_POOL];
+} cpoly;
 
 typedef struct {
     size_t np;
@@ -111,6 +118,7 @@ typedef struct {
     double *d;
     bool *alive;
     uint32_t *version;
+    bool *dirty; /* neighbourhood changed since the heap entry's cost */
     ivec *pverts; /* vertices of each plane's face */
     gvert *v;
     size_t nv, vcap;
@@ -126,9 +134,8 @@ typedef struct {
     size_t nnw, nwcap;
     int32_t *newpl;
     size_t nnewpl, newplcap;
-    kcbp_vec3 *poly;
-    size_t polycap;
-    double *ang;
+    cpoly *pa, *pb; /* clipping buffers */
+    double box;     /* half-size of the box caps are clipped from */
 } greedy;
 
 static bool heap_push(greedy *g, double cost, int32_t plane)
@@ -174,6 +181,8 @@ static hentry heap_pop(greedy *g)
     return top;
 }
 
+static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
+
 /* Is {u : a_r·u <= 0 for all r} more than {0}? (up to tol) */
 static bool cone_nontrivial(const kcbp_vec3 *a, size_t m, double tol)
 {
@@ -197,66 +206,12 @@ static bool cone_nontrivial(const kcbp_vec3 *a, size_t m, double tol)
     return !any_pair;
 }
 
-/* Area of the convex polygon through pts (unordered, roughly on a plane with
- * unit normal n). */
-static double polygon_area(greedy *g, kcbp_vec3 *pts, size_t cnt, kcbp_vec3 n)
+static bool add_newvert(greedy *g, kcbp_vec3 x)
 {
-    if (cnt < 3)
-        return 0;
-    kcbp_vec3 m = kcbp_v3(0, 0, 0);
-    for (size_t k = 0; k < cnt; k++)
-        m = kcbp_v3_add(m, pts[k]);
-    m = kcbp_v3_scale(m, 1.0 / (double)cnt);
-    kcbp_vec3 u = fabs(n.x) < 0.6 ? kcbp_v3(1, 0, 0) : kcbp_v3(0, 1, 0);
-    u = kcbp_v3_cross(n, u);
-    u = kcbp_v3_scale(u, 1.0 / kcbp_v3_len(u));
-    kcbp_vec3 w = kcbp_v3_cross(n, u);
-    for (size_t k = 0; k < cnt; k++) {
-        kcbp_vec3 r = kcbp_v3_sub(pts[k], m);
-        g->ang[k] = atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u));
-    }
-    for (size_t k = 1; k < cnt; k++) { /* insertion sort: polygons are small */
-        double a = g->ang[k];
-        kcbp_vec3 p = pts[k];
-        size_t j = k;
-        for (; j > 0 && g->ang[j - 1] > a; j--) {
-            g->ang[j] = g->ang[j - 1];
-            pts[j] = pts[j - 1];
-        }
-        g->ang[j] = a;
-        pts[j] = p;
-    }
-    double area = 0;
-    for (size_t k = 0; k < cnt; k++) {
-        kcbp_vec3 a = kcbp_v3_sub(pts[k], m), b = kcbp_v3_sub(pts[(k + 1) % cnt], m);
-        area += kcbp_v3_dot(kcbp_v3_cross(a, b), n);
-    }
-    return 0.5 * fabs(area);
-}
-
-static bool scratch_reserve(greedy *g, size_t poly)
-{
-    if (poly > g->polycap) {
-        size_t cap = poly * 2;
-        kcbp_vec3 *p = realloc(g->poly, cap * sizeof *p);
-        if (!p)
-            return false;
-        g->poly = p;
-        double *a = realloc(g->ang, cap * sizeof *a);
-        if (!a)
-            return false;
-        g->ang = a;
-        g->polycap = cap;
-    }
-    return true;
-}
-
-static bool add_newvert(greedy *g, kcbp_vec3 x, int32_t a, int32_t b, int32_t c)
-{
-    double merge2 = 100 * g->tol * g->tol;
+    double merge = 10 * g->tol;
     for (size_t k = 0; k < g->nnw; k++)
-        if (kcbp_v3_len2(kcbp_v3_sub(g->nw[k].p, x)) <= merge2)
-            return true; /* the same vertex from another triple */
+        if (kcbp_v3_max_abs(kcbp_v3_sub(g->nw[k].p, x)) <= merge)
+            return true; /* the same vertex, seen from another face */
     if (g->nnw == g->nwcap) {
         size_t cap = g->nwcap ? 2 * g->nwcap : 16;
         newvert *nw = realloc(g->nw, cap * sizeof *nw);
@@ -267,16 +222,153 @@ static bool add_newvert(greedy *g, kcbp_vec3 x, int32_t a, int32_t b, int32_t c)
     }
     newvert *v = &g->nw[g->nnw++];
     v->p = x;
-    v->tri[0] = a;
-    v->tri[1] = b;
-    v->tri[2] = c;
     v->pstart = v->pcount = 0;
     return true;
 }
 
+/* Clips the polytope src by n·x <= d into dst (faces as vertex loops, CCW
+ * seen from outside). Points within eps of the plane count as on it. Returns
+ * false if a face would overflow CAP_MAXV vertices. */
+static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps)
+{
+    kcbp_vec3 cut[2 * CAP_MAXV];
+    int ncut = 0;
+    dst->nf = 0;
+    dst->npool = 0;
+    for (int f = 0; f < src->nf; f++) {
+        const cface *in = &src->f[f];
+        const kcbp_vec3 *iv = src->v + in->start;
+        double s[CAP_MAXV];
+        bool any_out = false, any_in = false;
+        for (int k = 0; k < in->nv; k++) {
+            s[k] = kcbp_v3_dot(n, iv[k]) - d;
+            any_out |= s[k] > eps;
+            any_in |= s[k] < -eps;
+        }
+        if (!any_out) { /* untouched; its vertices on the plane bound the new face */
+            if (dst->npool + in->nv > CAP_POOL)
+                return false;
+            cface *out = &dst->f[dst->nf++];
+            *out = *in;
+            out->start = dst->npool;
+            memcpy(dst->v + dst->npool, iv, (size_t)in->nv * sizeof *iv);
+            dst->npool += in->nv;
+            for (int k = 0; k < in->nv; k++)
+                if (s[k] >= -eps && ncut < 2 * CAP_MAXV)
+                    cut[ncut++] = iv[k];
+            continue;
+        }
+        if (!any_in)
+            continue; /* the whole face is cut away */
+        cface *out = &dst->f[dst->nf];
+        out->n = in->n;
+        out->d = in->d;
+        out->nv = 0;
+        out->start = dst->npool;
+        kcbp_vec3 *ov = dst->v + dst->npool;
+        if (dst->npool + in->nv + 2 > CAP_POOL)
+            return false;
+        for (int k = 0; k < in->nv; k++) {
+            int k1 = k + 1 == in->nv ? 0 : k + 1;
+            if (s[k] <= eps) {
+                if (out->nv == CAP_MAXV)
+                    return false;
+                ov[out->nv++] = iv[k];
+                if (s[k] >= -eps && ncut < 2 * CAP_MAXV)
+                    cut[ncut++] = iv[k];
+            }
+            if ((s[k] < -eps && s[k1] > eps) || (s[k] > eps && s[k1] < -eps)) {
+                /* The same formula from both faces sharing the edge. */
+                kcbp_vec3 a = iv[k], b = iv[k1];
+                double sa = s[k], sb = s[k1];
+                if (a.x > b.x || (a.x == b.x && (a.y > b.y || (a.y == b.y && a.z > b.z)))) {
+                    kcbp_vec3 t = a;
+                    a = b;
+                    b = t;
+                    double u = sa;
+                    sa = sb;
+                    sb = u;
+                }
+                kcbp_vec3 x = kcbp_v3_add(a, kcbp_v3_scale(kcbp_v3_sub(b, a), sa / (sa - sb)));
+                if (out->nv == CAP_MAXV || ncut == 2 * CAP_MAXV)
+                    return false;
+                ov[out->nv++] = x;
+                cut[ncut++] = x;
+            }
+        }
+        if (out->nv >= 3) {
+            dst->nf++;
+            dst->npool += out->nv;
+        }
+    }
+    /* The new face: the cut points, deduplicated, in angular order. */
+    int nu = 0;
+    for (int a = 0; a < ncut; a++) {
+        bool dup = false;
+        for (int b = 0; b < nu && !dup; b++)
+            dup = kcbp_v3_max_abs(kcbp_v3_sub(cut[a], cut[b])) <= eps;
+        if (!dup)
+            cut[nu++] = cut[a];
+    }
+    if (nu < 3)
+        return true;
+    if (nu > CAP_MAXV || dst->nf == CAP_MAXF || dst->npool + nu > CAP_POOL)
+        return false;
+    kcbp_vec3 mid = kcbp_v3(0, 0, 0);
+    for (int a = 0; a < nu; a++)
+        mid = kcbp_v3_add(mid, cut[a]);
+    mid = kcbp_v3_scale(mid, 1.0 / nu);
+    kcbp_vec3 u = kcbp_v3_cross(n, fabs(n.x) < 0.6 ? kcbp_v3(1, 0, 0) : kcbp_v3(0, 1, 0));
+    u = kcbp_v3_scale(u, 1.0 / kcbp_v3_len(u));
+    kcbp_vec3 w = kcbp_v3_cross(n, u);
+    double ang[2 * CAP_MAXV];
+    cface *nf = &dst->f[dst->nf++];
+    nf->n = n;
+    nf->d = d;
+    nf->nv = nu;
+    nf->start = dst->npool;
+    kcbp_vec3 *nv = dst->v + dst->npool;
+    dst->npool += nu;
+    for (int a = 0; a < nu; a++) { /* insertion sort by angle: small */
+        kcbp_vec3 r = kcbp_v3_sub(cut[a], mid);
+        double key = atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u));
+        int b = a;
+        for (; b > 0 && ang[b - 1] > key; b--) {
+            ang[b] = ang[b - 1];
+            nv[b] = nv[b - 1];
+        }
+        ang[b] = key;
+        nv[b] = cut[a];
+    }
+    return true;
+}
+
+/* The cube [-b, b]^3 with CCW faces. */
+static void box_poly(cpoly *p, double b)
+{
+    p->nf = 6;
+    p->npool = 24;
+    for (int f = 0; f < 6; f++) {
+        int ax = f / 2;
+        double s = f % 2 ? -1 : 1, nn[3] = {0, 0, 0}, u[3] = {0, 0, 0}, w[3] = {0, 0, 0};
+        nn[ax] = s;
+        u[(ax + 1) % 3] = 1;
+        w[(ax + 2) % 3] = s; /* u × w = n */
+        static const double cu[4] = {-1, 1, 1, -1}, cw[4] = {-1, -1, 1, 1};
+        cface *c = &p->f[f];
+        c->n = kcbp_v3(nn[0], nn[1], nn[2]);
+        c->d = b;
+        c->nv = 4;
+        c->start = 4 * f;
+        for (int k = 0; k < 4; k++)
+            p->v[4 * f + k] = kcbp_v3(b * (nn[0] + cu[k] * u[0] + cw[k] * w[0]), b * (nn[1] + cu[k] * u[1] + cw[k] * w[1]),
+                              b * (nn[2] + cu[k] * u[2] + cw[k] * w[2]));
+    }
+}
+
 /* The cap of plane i: fills g->nb (N(i)) and g->nw (new vertices, with their
- * planes in g->newpl) and returns its volume, INFINITY if unbounded or too
- * complex, NAN on out of memory. */
+ * planes in g->newpl) and returns its volume, INFINITY if unbounded, too large
+ * or too complex, NAN on out of memory. */
 static double cap_volume(greedy *g, int32_t i)
 {
     g->nnb = 0;
@@ -301,45 +393,50 @@ static double cap_volume(greedy *g, int32_t i)
     if (m < 3 || m > MAX_NEIGHBOURS)
         return INFINITY;
     kcbp_vec3 nn[MAX_NEIGHBOURS + 1];
-    double dd[MAX_NEIGHBOURS];
-    for (size_t a = 0; a < m; a++) {
+    for (size_t a = 0; a < m; a++)
         nn[a] = g->n[g->nb[a]];
-        dd[a] = g->d[g->nb[a]];
-    }
     nn[m] = kcbp_v3_neg(g->n[i]);
     if (cone_nontrivial(nn, m + 1, 1e-10))
         return INFINITY;
 
+    /* Clip a big box by the reversed plane i, then by each neighbour. */
     kcbp_vec3 ni = g->n[i];
-    double di = g->d[i], tol = g->tol;
-    for (size_t c = 2; c < m; c++)
-        for (size_t b = 1; b < c; b++) {
-            kcbp_vec3 bc = kcbp_v3_cross(nn[b], nn[c]);
-            for (size_t a = 0; a < b; a++) {
-                double det = kcbp_v3_dot(nn[a], bc);
-                if (fabs(det) < 1e-10)
-                    continue;
-                kcbp_vec3 x = kcbp_v3_scale(bc, dd[a]);
-                x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(nn[c], nn[a]), dd[b]));
-                x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(nn[a], nn[b]), dd[c]));
-                x = kcbp_v3_scale(x, 1.0 / det);
-                if (kcbp_v3_dot(ni, x) - di <= tol)
-                    continue; /* on face i: an existing vertex */
-                bool inside = true;
-                for (size_t r = 0; r < m && inside; r++)
-                    inside = kcbp_v3_dot(nn[r], x) - dd[r] <= tol;
-                if (inside && !add_newvert(g, x, (int32_t)a, (int32_t)b, (int32_t)c))
-                    return NAN;
-            }
+    double di = g->d[i], tol = g->tol, big = g->box;
+    cpoly *a = g->pa, *b = g->pb;
+    box_poly(a, big);
+    if (!clip(a, b, kcbp_v3_neg(ni), -di, tol))
+        return INFINITY;
+    for (size_t r = 0; r < m; r++) {
+        cpoly *t = a;
+        a = b;
+        b = t;
+        if (!clip(a, b, nn[r], g->d[g->nb[r]], tol))
+            return INFINITY;
+    }
+    /* b is the cap. Its volume by pyramids from one of its points; its
+     * vertices beyond plane i are the new vertices of the polytope. */
+    if (b->nf < 4)
+        return 0; /* flat: plane i is (weakly) redundant */
+    kcbp_vec3 o = b->v[0];
+    double vol = 0;
+    for (int f = 0; f < b->nf; f++) {
+        const cface *c = &b->f[f];
+        const kcbp_vec3 *cv = b->v + c->start;
+        for (int k = 0; k < c->nv; k++) {
+            if (kcbp_v3_max_abs(cv[k]) >= 0.5 * big)
+                return INFINITY; /* reaches the box: unbounded in practice */
+            if (k >= 2)
+                vol += det3(kcbp_v3_sub(cv[0], o), kcbp_v3_sub(cv[k - 1], o), kcbp_v3_sub(cv[k], o));
+            if (kcbp_v3_dot(ni, cv[k]) - di > tol && !add_newvert(g, cv[k]))
+                return NAN;
         }
+    }
     /* Planes through each new vertex. */
     for (size_t k = 0; k < g->nnw; k++) {
         newvert *v = &g->nw[k];
         v->pstart = (int32_t)g->nnewpl;
         for (size_t r = 0; r < m; r++) {
-            bool on = fabs(kcbp_v3_dot(nn[r], v->p) - dd[r]) <= tol || (int32_t)r == v->tri[0] ||
-                      (int32_t)r == v->tri[1] || (int32_t)r == v->tri[2];
-            if (!on)
+            if (fabs(kcbp_v3_dot(nn[r], v->p) - g->d[g->nb[r]]) > 10 * tol)
                 continue;
             if (g->nnewpl == g->newplcap) {
                 size_t cap = g->newplcap ? 2 * g->newplcap : 64;
@@ -353,39 +450,7 @@ static double cap_volume(greedy *g, int32_t i)
         }
         v->pcount = (int32_t)g->nnewpl - v->pstart;
     }
-    if (g->nnw == 0)
-        return 0; /* plane i is (weakly) redundant */
-
-    if (!scratch_reserve(g, (size_t)face->n + g->nnw))
-        return NAN;
-    kcbp_vec3 centre = kcbp_v3(0, 0, 0);
-    for (int32_t a = 0; a < face->n; a++)
-        centre = kcbp_v3_add(centre, g->v[face->a[a]].p);
-    for (size_t k = 0; k < g->nnw; k++)
-        centre = kcbp_v3_add(centre, g->nw[k].p);
-    centre = kcbp_v3_scale(centre, 1.0 / (double)((size_t)face->n + g->nnw));
-
-    /* Base on plane i, then one face per neighbour plane. */
-    for (int32_t a = 0; a < face->n; a++)
-        g->poly[a] = g->v[face->a[a]].p;
-    double vol = polygon_area(g, g->poly, (size_t)face->n, ni) * fmax(0, kcbp_v3_dot(ni, centre) - di) / 3;
-    for (size_t r = 0; r < m; r++) {
-        size_t cnt = 0;
-        for (int32_t a = 0; a < face->n; a++)
-            if (ivec_has(&g->v[face->a[a]].planes, g->nb[r]))
-                g->poly[cnt++] = g->v[face->a[a]].p;
-        for (size_t k = 0; k < g->nnw; k++) {
-            const newvert *v = &g->nw[k];
-            for (int32_t q = 0; q < v->pcount; q++)
-                if (g->newpl[v->pstart + q] == (int32_t)r) {
-                    g->poly[cnt++] = v->p;
-                    break;
-                }
-        }
-        if (cnt >= 3)
-            vol += polygon_area(g, g->poly, cnt, nn[r]) * fmax(0, dd[r] - kcbp_v3_dot(nn[r], centre)) / 3;
-    }
-    return vol;
+    return fmax(0, vol / 6);
 }
 
 static int32_t add_vertex(greedy *g, kcbp_vec3 p)
@@ -447,6 +512,7 @@ static void greedy_free(greedy *g)
     free(g->d);
     free(g->alive);
     free(g->version);
+    free(g->dirty);
     free(g->pverts);
     free(g->v);
     free(g->heap);
@@ -454,8 +520,8 @@ static void greedy_free(greedy *g)
     free(g->nb);
     free(g->nw);
     free(g->newpl);
-    free(g->poly);
-    free(g->ang);
+    free(g->pa);
+    free(g->pb);
 }
 
 kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, size_t k, double size,
@@ -469,10 +535,14 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
     size_t np = hull->nfacets;
     g.np = np;
     g.tol = 1e-10 * size;
+    g.box = 1e3 * size;
+    g.pa = malloc(sizeof *g.pa);
+    g.pb = malloc(sizeof *g.pb);
     g.n = malloc((np + 1) * sizeof *g.n);
     g.d = malloc((np + 1) * sizeof *g.d);
     g.alive = malloc((np + 1) * sizeof *g.alive);
     g.version = calloc(np + 1, sizeof *g.version);
+    g.dirty = calloc(np + 1, sizeof *g.dirty);
     g.pverts = calloc(np + 1, sizeof *g.pverts);
     g.stamp = calloc(np + 1, sizeof *g.stamp);
     g.nb = malloc((np + 1) * sizeof *g.nb);
@@ -480,7 +550,7 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
     for (size_t v = 0; v < hull->nverts; v++)
         maxid = hull->verts[v] > maxid ? hull->verts[v] : maxid;
     int32_t *vid = malloc(((size_t)maxid + 1) * sizeof *vid);
-    bool ok = g.n && g.d && g.alive && g.version && g.pverts && g.stamp && g.nb && vid;
+    bool ok = g.dirty && g.pa && g.pb && g.n && g.d && g.alive && g.version && g.pverts && g.stamp && g.nb && vid;
     for (size_t v = 0; ok && v < hull->nverts; v++) {
         int32_t id = add_vertex(&g, points[hull->verts[v]]);
         ok = id >= 0;
@@ -502,12 +572,18 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
         ok = !isnan(c) && heap_push(&g, c, (int32_t)f);
     }
     size_t live = np;
-    int32_t *dirty = malloc((MAX_NEIGHBOURS + np + 1) * sizeof *dirty);
-    ok = ok && dirty;
     while (ok && live > k && g.hn > 0) {
         hentry e = heap_pop(&g);
         if (!g.alive[e.plane] || e.version != g.version[e.plane])
             continue;
+        if (g.dirty[e.plane]) {
+            /* Stale costs are lower bounds (caps only grow): refresh and retry. */
+            g.dirty[e.plane] = false;
+            g.version[e.plane]++;
+            double c = cap_volume(&g, e.plane);
+            ok = !isnan(c) && heap_push(&g, c, e.plane);
+            continue;
+        }
         if (isinf(e.cost))
             break; /* every remaining removal leaves P unbounded */
         double c = cap_volume(&g, e.plane);
@@ -517,18 +593,9 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
         }
         *added += c;
         live--;
-        size_t nd = g.nnb;
-        memcpy(dirty, g.nb, nd * sizeof *dirty);
-        for (size_t a = 0; ok && a < nd; a++) {
-            int32_t j = dirty[a];
-            if (!g.alive[j])
-                continue;
-            g.version[j]++;
-            double cj = cap_volume(&g, j);
-            ok = !isnan(cj) && heap_push(&g, cj, j);
-        }
+        for (size_t a = 0; a < g.nnb; a++)
+            g.dirty[g.nb[a]] = true;
     }
-    free(dirty);
     if (ok) {
         *keep = malloc((live ? live : 1) * sizeof **keep);
         ok = *keep != NULL;

@@ -19,6 +19,7 @@ enum {
 
 /* Subcommands: each gets argv with argv[0] set to the subcommand's name. */
 int kcbp_cli_collide(int argc, char **argv);
+int kcbp_cli_cbp(int argc, char **argv);
 
 /* Prints "kcbp: message" to stderr and returns the exit code for the status. */
 int kcbp_cli_fail(const kcbp_error *err);

@@ -10,6 +10,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"collide", kcbp_cli_collide, "do two meshes touch? exact answer, JSON report"},
+    {"cbp", kcbp_cli_cbp, "build a mesh's k-CBP, report its tightness, export it as OBJ"},
 };
 
 static void usage(FILE *out)

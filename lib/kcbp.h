@@ -9,5 +9,8 @@
 #include "mesh.h"
 #include "obj.h"
 #include "tritri.h"
+#include "aabb_tree.h"
+#include "collide.h"
+#include "report.h"
 
 #endif

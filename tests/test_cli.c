@@ -194,7 +194,7 @@ static void test_report(void **state)
     assert_true(cJSON_IsArray(contacts));
     cJSON *a = cJSON_GetObjectItem(doc, "a");
     assert_int_equal(cJSON_GetObjectItem(a, "vertices")->valueint, 507);
-    assert_int_equal(cJSON_GetObjectItem(a, "triangles")->valueint, 1000);
+    assert_int_equal(cJSON_GetObjectItem(a, "triangles")->valueint, 968);
     assert_non_null(cJSON_GetObjectItem(a, "degenerate_triangles"));
     cJSON *stats = cJSON_GetObjectItem(doc, "stats");
     const char *fields[] = {"box_pairs", "triangle_pairs", "load_ms", "build_ms", "query_ms"};

@@ -15,14 +15,6 @@
 
 #include "obj.h"
 
-/* Where the shared development meshes live, relative to the directory the
- * tests run from (the repository root). The environment variable of the same
- * name overrides it; "../../shared/meshes" is tried too, for a git worktree
- * one level further down (wt/NAME). The mesh test is skipped when no
- * directory is found. */
-#ifndef KCBP_SHARED_MESHES
-#define KCBP_SHARED_MESHES "../shared/meshes"
-#endif
 
 static kcbp_status parse(const char *text, size_t len, kcbp_mesh *m, kcbp_error *err)
 {
@@ -587,19 +579,7 @@ static void test_load_too_large_file(void **state)
     free(path);
 }
 
-/* ---- the shared development meshes ---- */
-
-static const char *shared_meshes_dir(void)
-{
-    const char *env = getenv("KCBP_SHARED_MESHES");
-    const char *dirs[] = {env, KCBP_SHARED_MESHES, "../../shared/meshes"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        struct stat sb;
-        if (dirs[i] && *dirs[i] && stat(dirs[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-            return dirs[i];
-    }
-    return NULL;
-}
+/* ---- the bundled meshes (tests run from the repository root) ---- */
 
 static void test_shared_meshes(void **state)
 {
@@ -619,12 +599,9 @@ static void test_shared_meshes(void **state)
         {"homer.obj", 6002, 12000},
         {"woody.obj", 694, 1267},
     };
-    const char *dir = shared_meshes_dir();
-    if (!dir)
-        skip();
     for (size_t i = 0; i < sizeof meshes / sizeof meshes[0]; i++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, meshes[i].file);
+        snprintf(path, sizeof path, "meshes/%s", meshes[i].file);
         kcbp_mesh m;
         kcbp_error err;
         kcbp_status st = load(path, &m, &err);

@@ -94,9 +94,9 @@ static int cmp_contact(const void *x, const void *y)
     return (p->b > q->b) - (p->b < q->b);
 }
 
-/* World box of a model's local box under a pose (Arvo's method: the extent
- * grows by |R| times the half-sizes). */
-static kcbp_aabb posed_bounds(const kcbp_model *m, const kcbp_pose *pose)
+/* The box of the posed local box (Arvo's method: the half-sizes grow by |R|
+ * times the local ones). */
+kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
 {
     kcbp_vec3 c = kcbp_pose_apply(pose, kcbp_aabb_center(m->mesh.bounds));
     kcbp_vec3 e = kcbp_aabb_extent(m->mesh.bounds);
@@ -118,7 +118,7 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     double eps = kcbp_collide_tolerance(a, b, &b_in_a);
 
     /* Stage 1: world boxes, widened by the tolerance. */
-    kcbp_aabb wa = posed_bounds(a, pose_a), wb = posed_bounds(b, pose_b);
+    kcbp_aabb wa = kcbp_model_world_bounds(a, pose_a), wb = kcbp_model_world_bounds(b, pose_b);
     kcbp_vec3 pad = kcbp_v3(eps, eps, eps);
     wa.min = kcbp_v3_sub(wa.min, pad);
     wa.max = kcbp_v3_add(wa.max, pad);

@@ -33,6 +33,10 @@ kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, kcbp_error *err
 kcbp_status kcbp_model_load(kcbp_model *model, const char *obj_path, kcbp_error *err);
 void kcbp_model_free(kcbp_model *model);
 
+/* The world-frame axis-aligned box of a posed model: the first, cheapest
+ * filter of every pair test and of a scene's broad phase. */
+kcbp_aabb kcbp_model_world_bounds(const kcbp_model *model, const kcbp_pose *pose);
+
 typedef enum {
     KCBP_CONTACTS_NONE,  /* only the yes/no answer: stop at the first contact */
     KCBP_CONTACTS_FIRST, /* the answer and one contact pair */

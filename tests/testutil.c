@@ -65,6 +65,24 @@ void test_model_load(kcbp_model *m, const char *name)
         fail_msg("loading %s: %s", path, err.msg);
 }
 
+void test_model_load_unit(kcbp_model *m, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "meshes/%s", name);
+    kcbp_error err = {0};
+    kcbp_mesh mesh;
+    if (kcbp_obj_load(path, &mesh, &err) != KCBP_OK)
+        fail_msg("loading %s: %s", path, err.msg);
+    kcbp_vec3 c = kcbp_aabb_center(mesh.bounds), e = kcbp_aabb_extent(mesh.bounds);
+    double s = 1.0 / fmax(e.x, fmax(e.y, e.z));
+    for (uint32_t i = 0; i < mesh.nvertices; i++)
+        mesh.vertices[i] = kcbp_v3_scale(kcbp_v3_sub(mesh.vertices[i], c), s);
+    mesh.bounds.min = kcbp_v3_scale(kcbp_v3_sub(mesh.bounds.min, c), s);
+    mesh.bounds.max = kcbp_v3_scale(kcbp_v3_sub(mesh.bounds.max, c), s);
+    if (kcbp_model_build(m, &mesh, &err) != KCBP_OK)
+        fail_msg("building %s: %s", path, err.msg);
+}
+
 size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                  const kcbp_pose *pose_b, kcbp_contact **out)
 {

@@ -24,6 +24,10 @@ void test_model_from_arrays(kcbp_model *m, const kcbp_vec3 *v, size_t nv, const 
 void test_model_box(kcbp_model *m, kcbp_vec3 lo, kcbp_vec3 hi);
 /* Loads meshes/<name> (tests run from the repository root). */
 void test_model_load(kcbp_model *m, const char *name);
+/* Loads meshes/<name> centred on its box centre and scaled so that its
+ * largest half-extent is 1 (the thesis's normalisation), so that meshes made
+ * in different units can meet. */
+void test_model_load_unit(kcbp_model *m, const char *name);
 
 /* Every intersecting triangle pair of a (at pose_a) and b (at pose_b), by
  * testing all pairs with kcbp_tri_intersect in A's frame and the tolerance

@@ -27,7 +27,7 @@ libkcbp.a: $(LIB_OBJ)
 kcbp: $(CLI_OBJ) libkcbp.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) libkcbp.a $(LDLIBS)
 
-$(B)/%.o: %.c $(wildcard lib/*.h cli/*.h tests/*.h) Makefile
+$(B)/%.o: %.c $(wildcard lib/*.h cli/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 

@@ -9,6 +9,9 @@
 #include "mesh.h"
 #include "obj.h"
 #include "tritri.h"
+#include "aabb_tree.h"
+#include "collide.h"
+#include "report.h"
 #include "cbp.h"
 
 #endif

@@ -1,0 +1,75 @@
+#include "report.h"
+
+/* cJSON's add functions return NULL on failure and leave the parent intact,
+ * so building a report is a chain of adds whose failures are collected in
+ * one flag and checked once at the end. */
+typedef struct {
+    bool failed;
+} build_state;
+
+static cJSON *add_number(build_state *s, cJSON *obj, const char *key, double v)
+{
+    cJSON *n = cJSON_AddNumberToObject(obj, key, v);
+    s->failed |= n == NULL;
+    return n;
+}
+
+static cJSON *finish(build_state *s, cJSON *obj)
+{
+    if (s->failed) {
+        cJSON_Delete(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+cJSON *kcbp_report_mesh(const kcbp_model *model)
+{
+    build_state s = {false};
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    add_number(&s, o, "vertices", model->mesh.nvertices);
+    add_number(&s, o, "triangles", model->mesh.ntriangles);
+    add_number(&s, o, "degenerate_triangles", model->mesh.ndegenerate);
+    return finish(&s, o);
+}
+
+static void add_item(build_state *s, cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item || !cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        s->failed = true;
+    }
+}
+
+cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
+                           const kcbp_timings *times)
+{
+    build_state s = {false};
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    s.failed |= cJSON_AddBoolToObject(o, "collide", result->collide) == NULL;
+    s.failed |= cJSON_AddStringToObject(o, "decided_by", kcbp_stage_name(result->decided_by)) == NULL;
+    cJSON *contacts = cJSON_AddArrayToObject(o, "contacts");
+    s.failed |= contacts == NULL;
+    for (size_t i = 0; contacts && i < result->ncontacts && !s.failed; i++) {
+        int pair[2] = {(int)result->contacts[i].a, (int)result->contacts[i].b};
+        cJSON *p = cJSON_CreateIntArray(pair, 2);
+        s.failed |= !p || !cJSON_AddItemToArray(contacts, p);
+    }
+    add_item(&s, o, "a", kcbp_report_mesh(a));
+    add_item(&s, o, "b", kcbp_report_mesh(b));
+    cJSON *stats = cJSON_AddObjectToObject(o, "stats");
+    if (stats) {
+        add_number(&s, stats, "box_pairs", (double)result->tree.box_pairs);
+        add_number(&s, stats, "triangle_pairs", (double)result->tree.tri_pairs);
+        add_number(&s, stats, "load_ms", times->load_ms);
+        add_number(&s, stats, "build_ms", times->build_ms);
+        add_number(&s, stats, "query_ms", times->query_ms);
+    } else {
+        s.failed = true;
+    }
+    return finish(&s, o);
+}

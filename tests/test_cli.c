@@ -1,0 +1,269 @@
+/* The kcbp program as a user runs it: exit codes, "file:line: problem"
+ * messages on stderr, nothing on stdout after an error, and reports that
+ * parse as JSON with the documented fields. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "kcbp.h"
+
+typedef struct {
+    int status;
+    char out[1 << 16], err[1 << 12];
+} run_result;
+
+static char tmpdir[] = "/tmp/kcbp-cli-XXXXXX";
+
+static void read_file(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* Runs ./kcbp with the given arguments (NULL-terminated). */
+static void run(run_result *r, const char *arg0, ...)
+{
+    const char *argv[32] = {"./kcbp"};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, arg0);
+    for (const char *a = arg0; a && argc < 31; a = va_arg(ap, const char *))
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    char out_path[256], err_path[256];
+    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(argv[0], (char **)argv);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status)); /* never a crash */
+    r->status = WEXITSTATUS(status);
+    read_file(out_path, r->out, sizeof r->out);
+    read_file(err_path, r->err, sizeof r->err);
+}
+
+static const char *write_tmp(const char *name, const char *content, size_t len)
+{
+    static char path[8][256];
+    static int next;
+    char *p = path[next++ % 8];
+    snprintf(p, 256, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(content, 1, len, f), len);
+    fclose(f);
+    return p;
+}
+#define WRITE_TMP(name, literal) write_tmp(name, literal, sizeof literal - 1)
+
+/* An input error: exit 3, nothing on stdout, and stderr mentions `where`. */
+static void expect_input_error(const run_result *r, const char *where)
+{
+    if (r->status != 3 || r->out[0] != '\0' || !strstr(r->err, where))
+        fail_msg("expected exit 3 with '%s' on stderr; got %d, stderr: %s, stdout: %.100s", where, r->status,
+                 r->err, r->out);
+}
+
+static void test_help_and_usage(void **state)
+{
+    (void)state;
+    run_result *r = malloc(sizeof *r);
+    run(r, "--help", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "collide"));
+    run(r, "collide", "--help", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "--poses"));
+    run(r, NULL);
+    assert_int_equal(r->status, 2);
+    run(r, "frobnicate", NULL);
+    assert_int_equal(r->status, 2);
+    run(r, "collide", "meshes/woody.obj", NULL);
+    assert_int_equal(r->status, 2);
+    assert_string_equal(r->out, "");
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--bogus", NULL);
+    assert_int_equal(r->status, 2);
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--contacts", "some", NULL);
+    assert_int_equal(r->status, 2);
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "1 2 3", NULL);
+    assert_int_equal(r->status, 2);
+    /* a zero axis with a non-zero angle */
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "0 0 0 0 0 0 30", NULL);
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "axis"));
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "0 0 0 0 0 1 30", "--poses", "x", NULL);
+    assert_int_equal(r->status, 2);
+    free(r);
+}
+
+static void test_bad_meshes(void **state)
+{
+    (void)state;
+    run_result *r = malloc(sizeof *r);
+    char good[256];
+    snprintf(good, sizeof good, "%s", WRITE_TMP("good.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"));
+    struct {
+        const char *name, *text, *where;
+    } cases[] = {
+        {"badnum.obj", "v 0 0 0\nv 1 0 0\nv 0 1.5.2 0\nf 1 2 3\n", "badnum.obj:3:"},
+        {"nan.obj", "v 0 0 0\nv 1 0 nan\nv 0 1 0\nf 1 2 3\n", "nan.obj:2:"},
+        {"inf.obj", "v 0 0 0\nv 1 0 0\nv 0 1e999 0\nf 1 2 3\n", "inf.obj:3:"},
+        {"zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 2 3\n", "zero.obj:4:"},
+        {"range.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1 2 4\n", "range.obj:5:"},
+        {"negrange.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -1 -2 -4\n", "negrange.obj:4:"},
+        {"short.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", "short.obj:4:"},
+        {"nofaces.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\n", "nofaces.obj"},
+        {"empty.obj", "", "empty.obj"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *p = write_tmp(cases[i].name, cases[i].text, strlen(cases[i].text));
+        run(r, "collide", p, good, NULL);
+        expect_input_error(r, cases[i].where);
+        run(r, "collide", good, p, NULL);
+        expect_input_error(r, cases[i].where);
+    }
+    const char bin[] = {'v', ' ', '1', '\0', '\x01', '\xff', 'f', '\n'};
+    const char *binp = write_tmp("binary.obj", bin, sizeof bin);
+    run(r, "collide", binp, good, NULL);
+    expect_input_error(r, "binary.obj");
+    run(r, "collide", tmpdir, good, NULL);
+    expect_input_error(r, tmpdir);
+    run(r, "collide", "/nonexistent/missing.obj", good, NULL);
+    expect_input_error(r, "missing.obj");
+    if (getuid() != 0) { /* root reads anything */
+        const char *unreadable = WRITE_TMP("unreadable.obj", "v 0 0 0\n");
+        chmod(unreadable, 0);
+        run(r, "collide", unreadable, good, NULL);
+        expect_input_error(r, "unreadable.obj");
+    }
+    free(r);
+}
+
+static void test_bad_poses_file(void **state)
+{
+    (void)state;
+    run_result *r = malloc(sizeof *r);
+    const char *p = WRITE_TMP("poses.txt", "# header\n0 0 0 0 0 1 0\n\n1 2 3 0 0 1 x\n");
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
+    expect_input_error(r, "poses.txt:4:");
+    p = WRITE_TMP("poses0.txt", "0 0 0 0 0 0 10\n");
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
+    expect_input_error(r, "poses0.txt:1:");
+    p = WRITE_TMP("posesnone.txt", "# nothing\n");
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
+    expect_input_error(r, "posesnone.txt");
+    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", "/nonexistent/p.txt", NULL);
+    expect_input_error(r, "p.txt");
+    free(r);
+}
+
+static void test_report(void **state)
+{
+    (void)state;
+    run_result *r = malloc(sizeof *r);
+    run(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-b", "0.3 0 0 0 1 0 20", "--contacts", "all",
+        "--pretty", NULL);
+    assert_int_equal(r->status, 0);
+    cJSON *doc = cJSON_Parse(r->out);
+    assert_non_null(doc);
+    assert_true(cJSON_IsBool(cJSON_GetObjectItem(doc, "collide")));
+    assert_non_null(cJSON_GetObjectItem(doc, "decided_by"));
+    cJSON *contacts = cJSON_GetObjectItem(doc, "contacts");
+    assert_true(cJSON_IsArray(contacts));
+    cJSON *a = cJSON_GetObjectItem(doc, "a");
+    assert_int_equal(cJSON_GetObjectItem(a, "vertices")->valueint, 507);
+    assert_int_equal(cJSON_GetObjectItem(a, "triangles")->valueint, 968);
+    assert_non_null(cJSON_GetObjectItem(a, "degenerate_triangles"));
+    cJSON *stats = cJSON_GetObjectItem(doc, "stats");
+    const char *fields[] = {"box_pairs", "triangle_pairs", "load_ms", "build_ms", "query_ms"};
+    for (int i = 0; i < 5; i++)
+        assert_true(cJSON_IsNumber(cJSON_GetObjectItem(stats, fields[i])));
+    int all = cJSON_GetArraySize(contacts);
+    assert_true(all > 1);
+    cJSON_Delete(doc);
+
+    run(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-b", "0.3 0 0 0 1 0 20", "--contacts",
+        "first", NULL);
+    doc = cJSON_Parse(r->out);
+    assert_non_null(doc);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "contacts")), 1);
+    cJSON_Delete(doc);
+
+    run(r, "collide", "meshes/suzanne.obj", "meshes/woody.obj", "--pose-b", "10 0 0 0 0 1 45", NULL);
+    doc = cJSON_Parse(r->out);
+    assert_non_null(doc);
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItem(doc, "collide")));
+    assert_string_equal(cJSON_GetObjectItem(doc, "decided_by")->valuestring, "aabb");
+    cJSON_Delete(doc);
+    free(r);
+}
+
+static void test_poses_mode(void **state)
+{
+    (void)state;
+    run_result *r = malloc(sizeof *r);
+    const char *p = WRITE_TMP("p3.txt", "0 0 0 0 0 1 0  # identical\r\n10 0 0 1 1 0 30\n\n0.1 0 0 0 0 0 0\n");
+    run(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--poses", p, "--contacts", "none", NULL);
+    assert_int_equal(r->status, 0);
+    int lines = 0;
+    bool expect[3] = {true, false, true};
+    for (char *s = r->out, *nl; (nl = strchr(s, '\n')); s = nl + 1, lines++) {
+        *nl = '\0';
+        cJSON *doc = cJSON_Parse(s);
+        assert_non_null(doc);
+        assert_int_equal(cJSON_GetObjectItem(doc, "pose")->valueint, lines);
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(doc, "collide")), expect[lines]);
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "contacts")), 0);
+        cJSON_Delete(doc);
+    }
+    assert_int_equal(lines, 3);
+    free(r);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help_and_usage), cmocka_unit_test(test_bad_meshes),
+        cmocka_unit_test(test_bad_poses_file), cmocka_unit_test(test_report),
+        cmocka_unit_test(test_poses_mode),
+    };
+    return cmocka_run_group_tests_name("cli", tests, setup, teardown);
+}

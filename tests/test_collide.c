@@ -1,0 +1,238 @@
+/* kcbp_collide against the brute-force oracle (every triangle pair), and on
+ * hand-made cases whose answers are known. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+/* Runs kcbp_collide with every contact and checks it against brute force:
+ * the same answer and the same contact set. Returns the answer. */
+static bool check_against_brute_force(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model *b,
+                                      const kcbp_pose *pb)
+{
+    kcbp_collide_options opt = {KCBP_CONTACTS_ALL};
+    kcbp_collide_result res = {0};
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_collide(a, pa, b, pb, &opt, &res, &err), KCBP_OK);
+    kcbp_contact *want;
+    size_t nwant = test_brute_force_contacts(a, pa, b, pb, &want);
+    assert_int_equal(res.collide, nwant > 0);
+    assert_int_equal(res.ncontacts, nwant);
+    for (size_t i = 0; i < nwant; i++) {
+        assert_int_equal(res.contacts[i].a, want[i].a);
+        assert_int_equal(res.contacts[i].b, want[i].b);
+    }
+    /* The cheaper modes must give the same answer, and a contact that is one
+     * of the real ones. */
+    for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_FIRST; mode++) {
+        kcbp_collide_options o = {(kcbp_contacts_mode)mode};
+        kcbp_collide_result r = {0};
+        assert_int_equal(kcbp_collide(a, pa, b, pb, &o, &r, &err), KCBP_OK);
+        assert_int_equal(r.collide, nwant > 0);
+        assert_int_equal(r.ncontacts, mode == KCBP_CONTACTS_FIRST && nwant > 0 ? 1 : 0);
+        if (r.ncontacts) {
+            bool found = false;
+            for (size_t i = 0; i < nwant && !found; i++)
+                found = want[i].a == r.contacts[0].a && want[i].b == r.contacts[0].b;
+            assert_true(found);
+        }
+        kcbp_collide_result_free(&r);
+    }
+    free(want);
+    bool answer = res.collide;
+    kcbp_collide_result_free(&res);
+    return answer;
+}
+
+/* Random poses of real meshes near each other: about half of them collide.
+ * Zero disagreements with brute force are allowed. */
+static void run_random_poses(const char *name_a, const char *name_b, int nposes, uint64_t seed)
+{
+    kcbp_model a, b;
+    test_model_load_unit(&a, name_a);
+    test_model_load_unit(&b, name_b);
+    test_rng rng = {seed};
+    kcbp_pose pa = test_random_pose(&rng, 0.1);
+    int hits = 0;
+    for (int i = 0; i < nposes; i++) {
+        kcbp_pose pb = test_random_pose(&rng, 1.6);
+        hits += check_against_brute_force(&a, &pa, &b, &pb);
+    }
+    /* The pose range is meant to make both answers common. */
+    assert_true(hits > nposes / 10);
+    assert_true(hits < nposes - nposes / 10);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+static void test_random_woody_suzanne(void **state)
+{
+    (void)state;
+    run_random_poses("woody.obj", "suzanne.obj", 60, 1);
+}
+
+static void test_random_suzanne_suzanne(void **state)
+{
+    (void)state;
+    run_random_poses("suzanne.obj", "suzanne.obj", 60, 2);
+}
+
+static void test_random_woody_woody(void **state)
+{
+    (void)state;
+    run_random_poses("woody.obj", "woody.obj", 60, 5); /* flat: every triangle in z = 0 */
+}
+
+static void test_random_bunny2_woody(void **state)
+{
+    (void)state;
+    run_random_poses("bunny2.obj", "woody.obj", 20, 3);
+}
+
+static void test_random_bunny2_bunny2(void **state)
+{
+    (void)state;
+    run_random_poses("bunny2.obj", "bunny2.obj", 8, 4);
+}
+
+/* Two unit cubes, B moved by `offset`, both scaled by `scale` and shifted by
+ * `shift` (the same for both, so the configuration is unchanged). */
+static bool cubes(kcbp_vec3 offset, double scale, kcbp_vec3 shift)
+{
+    kcbp_model a, b;
+    kcbp_vec3 lo = shift, hi = kcbp_v3_add(shift, kcbp_v3(scale, scale, scale));
+    test_model_box(&a, lo, hi);
+    test_model_box(&b, lo, hi);
+    kcbp_pose pa = kcbp_pose_identity(), pb = kcbp_pose_identity();
+    pb.trans = kcbp_v3_scale(offset, scale);
+    bool answer = check_against_brute_force(&a, &pa, &b, &pb);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+    return answer;
+}
+
+static void test_cubes_touching_and_apart(void **state)
+{
+    (void)state;
+    static const double scales[] = {1.0, 1e-6, 1e6};
+    const kcbp_vec3 shifts[] = {{0, 0, 0}, {1e6, -1e6, 1e6}};
+    for (int s = 0; s < 3; s++)
+        for (int h = 0; h < 2; h++) {
+            double sc = scales[s];
+            kcbp_vec3 sh = kcbp_v3_scale(shifts[h], sc);
+            assert_true(cubes(kcbp_v3(0, 0, 0), sc, sh));        /* identical */
+            assert_true(cubes(kcbp_v3(0.5, 0.25, 0), sc, sh));   /* overlapping */
+            assert_true(cubes(kcbp_v3(1, 0, 0), sc, sh));        /* faces touch */
+            assert_true(cubes(kcbp_v3(1, 0.5, 0.5), sc, sh));    /* faces touch, offset */
+            assert_true(cubes(kcbp_v3(1, 1, 0), sc, sh));        /* shared edge */
+            assert_true(cubes(kcbp_v3(1, 1, 1), sc, sh));        /* shared vertex */
+            /* A hair apart: the tolerance is relative to the magnitude of the
+             * coordinates, so far from the origin the hair is thicker. */
+            double gap = h ? 1e-3 : 1e-6;
+            assert_false(cubes(kcbp_v3(1 + gap, 0, 0), sc, sh));
+            assert_false(cubes(kcbp_v3(1, 1 + gap, 1), sc, sh));
+            assert_false(cubes(kcbp_v3(3, 0, 0), sc, sh));
+        }
+}
+
+static void test_cube_inside_cube_is_not_a_surface_contact(void **state)
+{
+    (void)state;
+    /* kcbp tests surfaces: a mesh wholly inside another touches none of its
+     * triangles. (The k-CBP stage reports the overlap of the volumes.) */
+    kcbp_model a, b;
+    test_model_box(&a, kcbp_v3(0, 0, 0), kcbp_v3(4, 4, 4));
+    test_model_box(&b, kcbp_v3(1, 1, 1), kcbp_v3(2, 2, 2));
+    kcbp_pose id = kcbp_pose_identity();
+    assert_false(check_against_brute_force(&a, &id, &b, &id));
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+static bool single_triangles(const kcbp_vec3 ta[3], const kcbp_vec3 tb[3], uint32_t *degenerate_b)
+{
+    static const kcbp_tri t = {{0, 1, 2}};
+    kcbp_model a, b;
+    test_model_from_arrays(&a, ta, 3, &t, 1);
+    test_model_from_arrays(&b, tb, 3, &t, 1);
+    *degenerate_b = b.mesh.ndegenerate;
+    kcbp_pose id = kcbp_pose_identity();
+    bool answer = check_against_brute_force(&a, &id, &b, &id);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+    return answer;
+}
+
+static void test_hand_made_triangles(void **state)
+{
+    (void)state;
+    uint32_t deg;
+    const kcbp_vec3 base[3] = {{0, 0, 0}, {2, 0, 0}, {0, 2, 0}};
+    const kcbp_vec3 coplanar_overlap[3] = {{0.5, 0.5, 0}, {3, 0.5, 0}, {0.5, 3, 0}};
+    const kcbp_vec3 coplanar_apart[3] = {{1.1, 1.1, 0}, {3, 1.1, 0}, {1.1, 3, 0}};
+    const kcbp_vec3 shared_edge[3] = {{2, 0, 0}, {0, 2, 0}, {2, 2, 0}};
+    const kcbp_vec3 shared_vertex[3] = {{2, 0, 0}, {3, 0, 1}, {3, 1, 0}};
+    const kcbp_vec3 piercing[3] = {{0.5, 0.5, -1}, {0.5, 0.5, 1}, {-1, -1, 0.5}};
+    const kcbp_vec3 above[3] = {{0.5, 0.5, 0.1}, {1, 0.5, 1}, {0.5, 1, 1}};
+    const kcbp_vec3 zero_area_piercing[3] = {{0.5, 0.5, -1}, {0.5, 0.5, 1}, {0.5, 0.5, 0}};
+    const kcbp_vec3 zero_area_beside[3] = {{3, 3, -1}, {3, 3, 1}, {3, 3, 0}};
+    assert_true(single_triangles(base, base, &deg));
+    assert_true(single_triangles(base, coplanar_overlap, &deg));
+    assert_false(single_triangles(base, coplanar_apart, &deg));
+    assert_true(single_triangles(base, shared_edge, &deg));
+    assert_true(single_triangles(base, shared_vertex, &deg));
+    assert_true(single_triangles(base, piercing, &deg));
+    assert_false(single_triangles(base, above, &deg));
+    assert_int_equal(deg, 0);
+    assert_true(single_triangles(base, zero_area_piercing, &deg));
+    assert_int_equal(deg, 1);
+    assert_false(single_triangles(base, zero_area_beside, &deg));
+    assert_int_equal(deg, 1);
+}
+
+static void test_posed_a_and_b(void **state)
+{
+    (void)state;
+    /* Moving both meshes by the same rigid motion changes nothing. */
+    kcbp_model a, b;
+    test_model_load_unit(&a, "woody.obj");
+    test_model_load_unit(&b, "suzanne.obj");
+    test_rng rng = {42};
+    kcbp_collide_options opt = {KCBP_CONTACTS_ALL};
+    for (int i = 0; i < 20; i++) {
+        kcbp_pose pa = test_random_pose(&rng, 0.1), pb = test_random_pose(&rng, 0.5);
+        kcbp_pose m = test_random_pose(&rng, 100);
+        kcbp_pose ma = kcbp_pose_mul(&m, &pa), mb = kcbp_pose_mul(&m, &pb);
+        check_against_brute_force(&a, &ma, &b, &mb);
+        kcbp_collide_result r1 = {0}, r2 = {0};
+        assert_int_equal(kcbp_collide(&a, &pa, &b, &pb, &opt, &r1, NULL), KCBP_OK);
+        assert_int_equal(kcbp_collide(&a, &ma, &b, &mb, &opt, &r2, NULL), KCBP_OK);
+        assert_int_equal(r1.collide, r2.collide);
+        kcbp_collide_result_free(&r1);
+        kcbp_collide_result_free(&r2);
+    }
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_woody_suzanne),
+        cmocka_unit_test(test_random_suzanne_suzanne),
+        cmocka_unit_test(test_random_woody_woody),
+        cmocka_unit_test(test_random_bunny2_woody),
+        cmocka_unit_test(test_random_bunny2_bunny2),
+        cmocka_unit_test(test_cubes_touching_and_apart),
+        cmocka_unit_test(test_cube_inside_cube_is_not_a_surface_contact),
+        cmocka_unit_test(test_hand_made_triangles),
+        cmocka_unit_test(test_posed_a_and_b),
+    };
+    return cmocka_run_group_tests_name("collide", tests, NULL, NULL);
+}

@@ -1,0 +1,118 @@
+#include "testutil.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+double test_rng_uniform(test_rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return (double)((r->s * UINT64_C(2685821657736338717)) >> 11) * 0x1.0p-53;
+}
+
+double test_rng_range(test_rng *r, double lo, double hi) { return lo + (hi - lo) * test_rng_uniform(r); }
+
+kcbp_vec3 test_rng_unit_vector(test_rng *r)
+{
+    for (;;) {
+        kcbp_vec3 v = kcbp_v3(test_rng_range(r, -1, 1), test_rng_range(r, -1, 1), test_rng_range(r, -1, 1));
+        double l = kcbp_v3_len(v);
+        if (l > 0.1 && l <= 1.0)
+            return kcbp_v3_scale(v, 1.0 / l);
+    }
+}
+
+kcbp_pose test_random_pose(test_rng *r, double reach)
+{
+    kcbp_pose p;
+    kcbp_vec3 t = kcbp_v3(test_rng_range(r, -reach, reach), test_rng_range(r, -reach, reach),
+                          test_rng_range(r, -reach, reach));
+    assert_int_equal(kcbp_pose_from_axis_angle(t, test_rng_unit_vector(r), test_rng_range(r, 0, 360), &p, NULL),
+                     KCBP_OK);
+    return p;
+}
+
+void test_model_from_arrays(kcbp_model *m, const kcbp_vec3 *v, size_t nv, const kcbp_tri *t, size_t nt)
+{
+    kcbp_mesh mesh;
+    kcbp_error err = {0};
+    if (kcbp_mesh_init(&mesh, v, nv, t, nt, &err) != KCBP_OK || kcbp_model_build(m, &mesh, &err) != KCBP_OK)
+        fail_msg("building a test model: %s", err.msg);
+}
+
+void test_model_box(kcbp_model *m, kcbp_vec3 lo, kcbp_vec3 hi)
+{
+    kcbp_vec3 v[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = kcbp_v3(i & 1 ? hi.x : lo.x, i & 2 ? hi.y : lo.y, i & 4 ? hi.z : lo.z);
+    static const kcbp_tri t[12] = {{{0, 2, 1}}, {{1, 2, 3}}, {{4, 5, 6}}, {{5, 7, 6}}, {{0, 1, 4}}, {{1, 5, 4}},
+                                   {{2, 6, 3}}, {{3, 6, 7}}, {{0, 4, 2}}, {{2, 4, 6}}, {{1, 3, 5}}, {{3, 7, 5}}};
+    test_model_from_arrays(m, v, 8, t, 12);
+}
+
+void test_model_load(kcbp_model *m, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "meshes/%s", name);
+    kcbp_error err = {0};
+    if (kcbp_model_load(m, path, &err) != KCBP_OK)
+        fail_msg("loading %s: %s", path, err.msg);
+}
+
+void test_model_load_unit(kcbp_model *m, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "meshes/%s", name);
+    kcbp_error err = {0};
+    kcbp_mesh mesh;
+    if (kcbp_obj_load(path, &mesh, &err) != KCBP_OK)
+        fail_msg("loading %s: %s", path, err.msg);
+    kcbp_vec3 c = kcbp_aabb_center(mesh.bounds), e = kcbp_aabb_extent(mesh.bounds);
+    double s = 1.0 / fmax(e.x, fmax(e.y, e.z));
+    for (uint32_t i = 0; i < mesh.nvertices; i++)
+        mesh.vertices[i] = kcbp_v3_scale(kcbp_v3_sub(mesh.vertices[i], c), s);
+    mesh.bounds.min = kcbp_v3_scale(kcbp_v3_sub(mesh.bounds.min, c), s);
+    mesh.bounds.max = kcbp_v3_scale(kcbp_v3_sub(mesh.bounds.max, c), s);
+    if (kcbp_model_build(m, &mesh, &err) != KCBP_OK)
+        fail_msg("building %s: %s", path, err.msg);
+}
+
+size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
+                                 const kcbp_pose *pose_b, kcbp_contact **out)
+{
+    kcbp_pose rel = kcbp_pose_relative(pose_a, pose_b);
+    double eps = kcbp_collide_tolerance(a, b, &rel);
+    const kcbp_mesh *ma = &a->mesh, *mb = &b->mesh;
+    kcbp_vec3 (*tb)[3] = malloc(mb->ntriangles * sizeof *tb);
+    assert_non_null(tb);
+    for (uint32_t j = 0; j < mb->ntriangles; j++)
+        for (int k = 0; k < 3; k++)
+            tb[j][k] = kcbp_pose_apply(&rel, mb->vertices[mb->triangles[j].v[k]]);
+    size_t n = 0, cap = 64;
+    kcbp_contact *c = malloc(cap * sizeof *c);
+    assert_non_null(c);
+    for (uint32_t i = 0; i < ma->ntriangles; i++) {
+        kcbp_vec3 ta[3];
+        for (int k = 0; k < 3; k++)
+            ta[k] = ma->vertices[ma->triangles[i].v[k]];
+        for (uint32_t j = 0; j < mb->ntriangles; j++) {
+            if (!kcbp_tri_intersect(ta, tb[j], eps))
+                continue;
+            if (n == cap) {
+                cap *= 2;
+                c = realloc(c, cap * sizeof *c);
+                assert_non_null(c);
+            }
+            c[n++] = (kcbp_contact){i, j};
+        }
+    }
+    free(tb);
+    *out = c;
+    return n;
+}

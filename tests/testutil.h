@@ -1,0 +1,39 @@
+/* Helpers shared by the test programs: a seeded random generator, random
+ * poses, synthetic meshes, and the brute-force contact oracle. */
+#ifndef KCBP_TESTUTIL_H
+#define KCBP_TESTUTIL_H
+
+#include <stdint.h>
+
+#include "kcbp.h"
+
+/* xorshift64*: deterministic across platforms, unlike rand(). */
+typedef struct {
+    uint64_t s;
+} test_rng;
+
+double test_rng_uniform(test_rng *r); /* in [0, 1) */
+double test_rng_range(test_rng *r, double lo, double hi);
+kcbp_vec3 test_rng_unit_vector(test_rng *r);
+/* A random rotation with translation uniform in [-reach, reach]^3. */
+kcbp_pose test_random_pose(test_rng *r, double reach);
+
+/* Builds a model from literal arrays; fails the test on error. */
+void test_model_from_arrays(kcbp_model *m, const kcbp_vec3 *v, size_t nv, const kcbp_tri *t, size_t nt);
+/* The axis-aligned box [lo, hi] as 12 triangles. */
+void test_model_box(kcbp_model *m, kcbp_vec3 lo, kcbp_vec3 hi);
+/* Loads meshes/<name> (tests run from the repository root). */
+void test_model_load(kcbp_model *m, const char *name);
+/* Loads meshes/<name> centred on its box centre and scaled so that its
+ * largest half-extent is 1 (the thesis's normalisation), so that meshes made
+ * in different units can meet. */
+void test_model_load_unit(kcbp_model *m, const char *name);
+
+/* Every intersecting triangle pair of a (at pose_a) and b (at pose_b), by
+ * testing all pairs with kcbp_tri_intersect in A's frame and the tolerance
+ * of kcbp_collide: the oracle for the AABB trees. Sorted by (a, b); returns
+ * the count and sets *out (malloc'ed). */
+size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
+                                 const kcbp_pose *pose_b, kcbp_contact **out);
+
+#endif

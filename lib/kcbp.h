@@ -9,5 +9,8 @@
 #include "mesh.h"
 #include "obj.h"
 #include "tritri.h"
+#include "support.h"
+#include "gjk.h"
+#include "epa.h"
 
 #endif

@@ -181,8 +181,8 @@ static int add_vertex(epa *e, kcbp_simplex_vertex w)
     return e->nverts++;
 }
 
-/* Barycentric weights of the projection of p on triangle (a, b, c), clamped
- * to the triangle (it is inside for the nearest face, up to rounding). */
+/* Barycentric weights of the projection of p on the plane of (a, b, c);
+ * negative outside the triangle. */
 static void barycentric(kcbp_vec3 p, kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, double lam[3])
 {
     kcbp_vec3 v0 = kcbp_v3_sub(b, a), v1 = kcbp_v3_sub(c, a), v2 = kcbp_v3_sub(p, a);
@@ -194,17 +194,48 @@ static void barycentric(kcbp_vec3 p, kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, doub
         u = (d11 * d20 - d01 * d21) / den;
         v = (d00 * d21 - d01 * d20) / den;
     }
-    lam[1] = u > 0 ? u : 0;
-    lam[2] = v > 0 ? v : 0;
-    lam[0] = 1 - u - v > 0 ? 1 - u - v : 0;
-    double sum = lam[0] + lam[1] + lam[2];
-    if (!(sum > 0)) {
-        lam[0] = 1;
-        lam[1] = lam[2] = 0;
-        return;
+    lam[0] = 1 - u - v;
+    lam[1] = u;
+    lam[2] = v;
+}
+
+/* Contact points for the converged face f: the origin's projection p lies
+ * on the CSO facet whose plane f spans, but that facet may be a polygon cut
+ * into several coplanar EPA triangles (e.g. the parallelogram an edge of A
+ * and an edge of B make), and p need not be in f itself. So walk across the
+ * edge facing the most negative weight while the neighbour holds p in its
+ * plane, then clamp what rounding is left. */
+static void contact(const epa *e, int f, kcbp_vec3 *pa, kcbp_vec3 *pb)
+{
+    const kcbp_epa_scratch *s = e->s;
+    kcbp_vec3 p = kcbp_v3_scale(s->faces[f].n, s->faces[f].d);
+    double lam[3];
+    for (int step = 0;; step++) {
+        const face *F = &s->faces[f];
+        barycentric(p, s->verts[F->v[0]].w, s->verts[F->v[1]].w, s->verts[F->v[2]].w, lam);
+        int k = lam[0] <= lam[1] && lam[0] <= lam[2] ? 0 : lam[1] <= lam[2] ? 1 : 2;
+        if (!(lam[k] < -1e-9) || step == 16)
+            break;
+        int g = F->adj[(k + 1) % 3]; /* across the edge opposite vertex k */
+        const face *G = &s->faces[g];
+        if (!(fabs(kcbp_v3_dot(G->n, p) - G->d) <= fmax(e->tol, 1e-9 * fabs(G->d))))
+            break;
+        f = g;
     }
-    for (int k = 0; k < 3; k++)
-        lam[k] /= sum;
+    double sum = 0;
+    for (int k = 0; k < 3; k++) {
+        lam[k] = lam[k] > 0 ? lam[k] : 0;
+        sum += lam[k];
+    }
+    const face *F = &s->faces[f];
+    kcbp_vec3 a = {0, 0, 0}, b = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        double l = sum > 0 ? lam[k] / sum : (k == 0);
+        a = kcbp_v3_add(a, kcbp_v3_scale(s->verts[F->v[k]].a, l));
+        b = kcbp_v3_add(b, kcbp_v3_scale(s->verts[F->v[k]].b, l));
+    }
+    *pa = a;
+    *pb = b;
 }
 
 /* ---- growing GJK's simplex into a tetrahedron around the origin ---- */
@@ -509,13 +540,8 @@ static void epa_core(epa *e, const kcbp_gjk_result *gjk, const kcbp_epa_params *
         if (dup || h - F->d <= tol) {
             /* F lies on a supporting plane of the CSO (up to tol): its
              * distance is the depth, the origin's projection the contact. */
-            const kcbp_simplex_vertex *p0 = &s->verts[F->v[0]], *p1 = &s->verts[F->v[1]], *p2 = &s->verts[F->v[2]];
-            double lam[3];
-            barycentric(kcbp_v3_scale(F->n, F->d), p0->w, p1->w, p2->w, lam);
-            kcbp_vec3 pa = kcbp_v3_add(kcbp_v3_add(kcbp_v3_scale(p0->a, lam[0]), kcbp_v3_scale(p1->a, lam[1])),
-                                       kcbp_v3_scale(p2->a, lam[2]));
-            kcbp_vec3 pb = kcbp_v3_add(kcbp_v3_add(kcbp_v3_scale(p0->b, lam[0]), kcbp_v3_scale(p1->b, lam[1])),
-                                       kcbp_v3_scale(p2->b, lam[2]));
+            kcbp_vec3 pa, pb;
+            contact(e, f, &pa, &pb);
             fill_result(out, KCBP_EPA_PENETRATING, lower, lower, F->n, pa, pb);
             return;
         }

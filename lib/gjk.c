@@ -245,8 +245,10 @@ static void witnesses(const simplex *s, kcbp_vec3 *pa, kcbp_vec3 *pb)
 
 static int finite3(kcbp_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                       const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_result *out)
+/* early_exit: stop as soon as a separating plane proves the inflated shapes
+ * apart (for kcbp_gjk_intersect); the distance is then only bracketed. */
+static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
+                    const kcbp_gjk_params *params, kcbp_support_cache *cache, int early_exit, kcbp_gjk_result *out)
 {
     kcbp_gjk_params prm = params ? *params : kcbp_gjk_default_params();
     if (prm.max_iterations < 1)
@@ -272,6 +274,7 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
     double scale = max_abs_coord(s.v[0].a, s.v[0].b);
     double lower = 0; /* best lower bound on the core distance */
     int overlap = 0, capped = 1, iter = 0;
+    double rsum_ = a->radius + b->radius;
 
     while (iter < prm.max_iterations) {
         double tiny = ON_SIMPLEX_REL * scale;
@@ -286,6 +289,12 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
         double vw = kcbp_v3_dot(v, nv.w);
         if (vw > 0)
             lower = fmax(lower, vw / sqrt(vv));
+        if (early_exit && lower > rsum_ + KCBP_GJK_TOUCH_REL * (scale + rsum_)) {
+            /* the plane through w normal to v separates by more than the
+             * touching tolerance */
+            capped = 0;
+            break;
+        }
         /* No new vertex: v is the exact nearest point (for polytope cores,
          * the only exit in exact arithmetic). */
         int dup = 0;
@@ -365,10 +374,16 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
     }
 }
 
+void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
+                       const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_result *out)
+{
+    gjk_run(a, b, b_in_a, params, cache, 0, out);
+}
+
 int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
                        kcbp_support_cache *cache)
 {
     kcbp_gjk_result r;
-    kcbp_gjk_distance(a, b, b_in_a, NULL, cache, &r);
+    gjk_run(a, b, b_in_a, NULL, cache, 1, &r);
     return r.status == KCBP_GJK_TOUCHING || r.status == KCBP_GJK_OVERLAPPING;
 }

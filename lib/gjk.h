@@ -100,8 +100,9 @@ typedef struct {
 void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
                        const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_result *out);
 
-/* Convenience: nonzero when the inflated shapes overlap or touch (status
- * TOUCHING or OVERLAPPING). */
+/* Boolean query: nonzero when the inflated shapes overlap or touch (what
+ * kcbp_gjk_distance would report as TOUCHING or OVERLAPPING). Faster than
+ * the distance when apart: it stops at the first separating plane. */
 int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
                        kcbp_support_cache *cache);
 

@@ -789,6 +789,8 @@ static void test_no_nan_random_and_near_touching(void **state)
         kcbp_convex B = kcbp_convex_polytope(pb, (uint32_t)nb, NULL, NULL, i % 3 == 0 ? rnd_range(0, 0.3) : 0);
         kcbp_pose pose = rnd_pose(5);
         query q = run(&A, &B, &pose);
+        int hit = q.g.status == KCBP_GJK_TOUCHING || q.g.status == KCBP_GJK_OVERLAPPING;
+        assert_int_equal(kcbp_gjk_intersect(&A, &B, &pose, NULL), hit);
         n++;
         max_gjk = q.g.iterations > max_gjk ? q.g.iterations : max_gjk;
         if (q.g.status == KCBP_GJK_SEPARATED) {
@@ -797,6 +799,7 @@ static void test_no_nan_random_and_near_touching(void **state)
             kcbp_vec3 back = kcbp_v3_scale(q.g.normal, -(q.g.distance + hair));
             pose.trans = kcbp_v3_add(pose.trans, back);
             query t = run(&A, &B, &pose);
+            assert_true(kcbp_gjk_intersect(&A, &B, &pose, NULL));
             n++;
             if (t.g.distance > 1e-9 * t.g.scale)
                 fail_msg("moved to touch, still %g apart (scale %g)", t.g.distance, t.g.scale);

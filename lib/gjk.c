@@ -200,32 +200,52 @@ static void s3d(const kcbp_vec3 *w, sv_result *r)
     }
 }
 
+/* The simplex: four vertex slots, of which slot[0..n) are in use. A new
+ * support point goes to a free slot, so that neither accepting nor rolling
+ * back a step copies vertices. */
 typedef struct {
-    int n;
     kcbp_simplex_vertex v[4];
+    int n;
+    int slot[4];
     double lam[4];
 } simplex;
 
-/* Replaces s by the sub-simplex nearest the origin; returns |v|^2 and v. */
-static double simplex_solve(simplex *s, kcbp_vec3 *v)
+static int free_slot(const simplex *s)
+{
+    int used = 0;
+    for (int k = 0; k < s->n; k++)
+        used |= 1 << s->slot[k];
+    for (int k = 0; k < 4; k++)
+        if (!(used & (1 << k)))
+            return k;
+    return 3; /* unreachable: n <= 3 when adding */
+}
+
+/* Adds slot `add` to the set and reduces the set to the sub-simplex nearest
+ * the origin; returns |v|^2 and v. */
+static double simplex_solve(simplex *s, int add, kcbp_vec3 *v)
 {
     kcbp_vec3 w[4];
-    for (int k = 0; k < s->n; k++)
-        w[k] = s->v[k].w;
+    int slots[4], n = s->n;
+    for (int k = 0; k < n; k++) {
+        slots[k] = s->slot[k];
+        w[k] = s->v[slots[k]].w;
+    }
+    slots[n] = add;
+    w[n] = s->v[add].w;
+    n++;
     sv_result r;
-    switch (s->n) {
+    switch (n) {
     case 1: sv_point(w, 0, &r); break;
     case 2: s1d(w, 0, 1, &r); break;
     case 3: s2d(w, 0, 1, 2, &r); break;
     default: s3d(w, &r); break;
     }
-    simplex out;
-    out.n = r.n;
+    s->n = r.n;
     for (int k = 0; k < r.n; k++) {
-        out.v[k] = s->v[r.idx[k]];
-        out.lam[k] = r.lam[k];
+        s->slot[k] = slots[r.idx[k]];
+        s->lam[k] = r.lam[k];
     }
-    *s = out;
     *v = r.v;
     return r.vv;
 }
@@ -236,8 +256,8 @@ static void witnesses(const simplex *s, kcbp_vec3 *pa, kcbp_vec3 *pb)
 {
     kcbp_vec3 a = {0, 0, 0}, b = {0, 0, 0};
     for (int k = 0; k < s->n; k++) {
-        a = kcbp_v3_add(a, kcbp_v3_scale(s->v[k].a, s->lam[k]));
-        b = kcbp_v3_add(b, kcbp_v3_scale(s->v[k].b, s->lam[k]));
+        a = kcbp_v3_add(a, kcbp_v3_scale(s->v[s->slot[k]].a, s->lam[k]));
+        b = kcbp_v3_add(b, kcbp_v3_scale(s->v[s->slot[k]].b, s->lam[k]));
     }
     *pa = a;
     *pb = b;
@@ -267,6 +287,7 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
         d = kcbp_v3(1, 0, 0);
     simplex s;
     s.n = 1;
+    s.slot[0] = 0;
     s.v[0] = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(d), cache);
     s.lam[0] = 1;
     kcbp_vec3 v = s.v[0].w;
@@ -284,9 +305,11 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
             break;
         }
         iter++;
-        kcbp_simplex_vertex nv = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(v), cache);
-        scale = fmax(scale, max_abs_coord(nv.a, nv.b));
-        double vw = kcbp_v3_dot(v, nv.w);
+        int add = free_slot(&s);
+        kcbp_simplex_vertex *nvp = &s.v[add];
+        *nvp = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(v), cache);
+        scale = fmax(scale, max_abs_coord(nvp->a, nvp->b));
+        double vw = kcbp_v3_dot(v, nvp->w);
         if (vw > 0)
             lower = fmax(lower, vw / sqrt(vv));
         if (early_exit && lower > rsum_ + KCBP_GJK_TOUCH_REL * (scale + rsum_)) {
@@ -298,19 +321,22 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
         /* No new vertex: v is the exact nearest point (for polytope cores,
          * the only exit in exact arithmetic). */
         int dup = 0;
-        for (int k = 0; k < s.n && !dup; k++)
-            dup = memcmp(&s.v[k].a, &nv.a, sizeof nv.a) == 0 && memcmp(&s.v[k].b, &nv.b, sizeof nv.b) == 0;
+        for (int k = 0; k < s.n && !dup; k++) {
+            const kcbp_simplex_vertex *u = &s.v[s.slot[k]];
+            dup = memcmp(&u->a, &nvp->a, sizeof u->a) == 0 && memcmp(&u->b, &nvp->b, sizeof u->b) == 0;
+        }
         /* van den Bergen: |v|^2 - v.w bounds |v| (|v| - dist) from above. */
         if (dup || vv - vw <= prm.rel_tol * vv) {
             capped = 0;
             break;
         }
-        simplex next = s;
-        next.v[next.n++] = nv;
+        int old_n = s.n, old_slot[4];
+        double old_lam[4];
+        memcpy(old_slot, s.slot, sizeof old_slot);
+        memcpy(old_lam, s.lam, sizeof old_lam);
         kcbp_vec3 nvv_v;
-        double nvv = simplex_solve(&next, &nvv_v);
-        if (next.n == 4) { /* the origin is inside a tetrahedron */
-            s = next;
+        double nvv = simplex_solve(&s, add, &nvv_v);
+        if (s.n == 4) { /* the origin is inside a tetrahedron */
             v = nvv_v;
             vv = nvv;
             overlap = 1;
@@ -318,10 +344,12 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
             break;
         }
         if (!(nvv < vv)) { /* no progress: rounding; keep the better simplex */
+            s.n = old_n;
+            memcpy(s.slot, old_slot, sizeof old_slot);
+            memcpy(s.lam, old_lam, sizeof old_lam);
             capped = 0;
             break;
         }
-        s = next;
         v = nvv_v;
         vv = nvv;
     }
@@ -336,7 +364,7 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
     out->iterations = iter;
     out->simplex_count = s.n;
     for (int k = 0; k < s.n; k++) {
-        out->simplex[k] = s.v[k];
+        out->simplex[k] = s.v[s.slot[k]];
         out->lambda[k] = s.lam[k];
     }
     kcbp_vec3 pa, pb;

@@ -97,19 +97,32 @@ kcbp_status kcbp_convex_check(const kcbp_convex *s, kcbp_error *err)
 }
 
 /* Scan: the first vertex of largest dot(p, d). Ties go to the lowest index,
- * so that equal directions give equal indices (GJK's duplicate test). */
+ * so that equal directions give equal indices (GJK's duplicate test). Two
+ * interleaved running maxima, written so that compilers use conditional
+ * moves: the comparisons are data-dependent and mispredict often. */
 static uint32_t scan_support(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
 {
-    uint32_t best = 0;
-    double best_dot = kcbp_v3_dot(p[0], d);
-    for (uint32_t i = 1; i < n; i++) {
-        double t = kcbp_v3_dot(p[i], d);
-        if (t > best_dot) {
-            best_dot = t;
-            best = i;
-        }
+    uint32_t b0 = 0, b1 = 0;
+    double m0 = kcbp_v3_dot(p[0], d), m1 = m0;
+    uint32_t i = 1;
+    for (; i + 1 < n; i += 2) {
+        double t0 = kcbp_v3_dot(p[i], d), t1 = kcbp_v3_dot(p[i + 1], d);
+        int g0 = t0 > m0, g1 = t1 > m1;
+        b0 = g0 ? i : b0;
+        m0 = g0 ? t0 : m0;
+        b1 = g1 ? i + 1 : b1;
+        m1 = g1 ? t1 : m1;
     }
-    return best;
+    if (i < n) {
+        double t0 = kcbp_v3_dot(p[i], d);
+        int g0 = t0 > m0;
+        b0 = g0 ? i : b0;
+        m0 = g0 ? t0 : m0;
+    }
+    /* merge: larger value wins, the lower index on a tie */
+    if (m1 > m0 || (m1 == m0 && b1 < b0))
+        return b1;
+    return b0;
 }
 
 /* Steepest-ascent hill-climbing on the hull's edge graph. A linear function

@@ -178,6 +178,7 @@ typedef enum {
 
 static volatile double sink;
 static kcbp_epa_scratch scratch;
+static kcbp_epa_params epa_params; /* set per row */
 
 /* One timed pass of method m over the pairs (only the overlapping ones, ov
  * != NULL, for penetration); returns ns per query and fills depth[]. */
@@ -218,7 +219,7 @@ static double pass(method m, int climb, const poly *polys, const pair *pairs, in
                 acc += g.distance;
                 if (m == K_PENETRATION) {
                     kcbp_epa_result e;
-                    kcbp_epa_penetration(A, B, &p->pose, &g, NULL, &cache, &scratch, &e);
+                    kcbp_epa_penetration(A, B, &p->pose, &g, &epa_params, &cache, &scratch, &e);
                     acc += e.depth;
                     if (depth)
                         depth[i] = e.status == KCBP_EPA_SEPARATED ? -1 : e.depth;
@@ -244,13 +245,31 @@ static double pass(method m, int climb, const poly *polys, const pair *pairs, in
     return nq ? (t1 - t0) / nq : 0;
 }
 
-static double timed(method m, int climb, const poly *polys, const pair *pairs, int npairs, const int *ov, int runs)
+/* The rows of the table; all are sampled once per run, interleaved, so
+ * that a noisy machine slows every row alike. */
+typedef struct {
+    method m;
+    int climb;
+    int overlapping_only;
+    double epa_rel_tol;
+    double samples[MAX_RUNS];
+    double median;
+} row;
+
+static void time_rows(row *rows, int nrows, const poly *polys, const pair *pairs, int npairs, const int *ov,
+                      int runs)
 {
-    double s[MAX_RUNS];
-    pass(m, climb, polys, pairs, npairs, ov, NULL); /* warm up */
-    for (int r = 0; r < runs; r++)
-        s[r] = pass(m, climb, polys, pairs, npairs, ov, NULL);
-    return median(s, runs);
+    for (int r = -1; r < runs; r++) /* r == -1: warm-up */
+        for (int i = 0; i < nrows; i++) {
+            epa_params.max_iterations = KCBP_EPA_DEFAULT_MAX_ITERATIONS;
+            epa_params.rel_tol = rows[i].epa_rel_tol;
+            double t = pass(rows[i].m, rows[i].climb, polys, pairs, npairs, rows[i].overlapping_only ? ov : NULL,
+                            NULL);
+            if (r >= 0)
+                rows[i].samples[r] = t;
+        }
+    for (int i = 0; i < nrows; i++)
+        rows[i].median = median(rows[i].samples, runs);
 }
 
 static void compare(const char *what, const double *ours, const double *theirs, const int *ov, int npairs)
@@ -300,6 +319,7 @@ static void bench(int nverts, int npairs, int runs)
     }
     double *dk = malloc(sizeof(double) * (size_t)npairs), *dg = malloc(sizeof(double) * (size_t)npairs),
            *dm = malloc(sizeof(double) * (size_t)npairs);
+    epa_params = kcbp_epa_default_params();
     pass(K_PENETRATION, 0, polys, pairs, npairs, ov, dk);
     pass(C_GJK_PEN, 0, polys, pairs, npairs, ov, dg);
     pass(C_MPR_PEN, 0, polys, pairs, npairs, ov, dm);
@@ -316,23 +336,34 @@ static void bench(int nverts, int npairs, int runs)
 
     printf("\n%d-vertex polytopes (points on a sphere), %d pairs (%d overlapping), median of %d runs, ns/query\n",
            polys[0].nv, npairs, nov, runs);
-    double ki = timed(K_INTERSECT, 0, polys, pairs, npairs, NULL, runs);
-    double kic = timed(K_INTERSECT, 1, polys, pairs, npairs, NULL, runs);
-    double ci = timed(C_INTERSECT, 0, polys, pairs, npairs, NULL, runs);
-    double kd = timed(K_DISTANCE, 0, polys, pairs, npairs, NULL, runs);
-    double kdc = timed(K_DISTANCE, 1, polys, pairs, npairs, NULL, runs);
-    double kp = timed(K_PENETRATION, 0, polys, pairs, npairs, ov, runs);
-    double kpc = timed(K_PENETRATION, 1, polys, pairs, npairs, ov, runs);
-    double cg = timed(C_GJK_PEN, 0, polys, pairs, npairs, ov, runs);
-    double cm = timed(C_MPR_PEN, 0, polys, pairs, npairs, ov, runs);
-    printf("  %-44s %9s %9s %9s\n", "query (all pairs / overlapping pairs)", "kcbp-scan", "kcbp-climb", "libccd");
-    printf("  %-44s %9.0f %9.0f %9.0f   ratio scan %.2f, climb %.2f\n", "intersect (ccdGJKIntersect)", ki, kic, ci,
-           ki / ci, kic / ci);
-    printf("  %-44s %9.0f %9.0f %9s\n", "distance (no libccd 2.1 equivalent)", kd, kdc, "-");
-    printf("  %-44s %9.0f %9.0f %9.0f   ratio scan %.2f, climb %.2f\n", "GJK+EPA depth (ccdGJKPenetration)", kp, kpc,
-           cg, kp / cg, kpc / cg);
-    printf("  %-44s %9.0f %9.0f %9.0f   ratio scan %.2f, climb %.2f\n", "GJK+EPA depth vs MPR (ccdMPRPenetration)", kp,
-           kpc, cm, kp / cm, kpc / cm);
+    enum { KI, KIC, CI, KD, KDC, KP, KPC, KP4, KPC4, CG, CM, NROWS };
+    row rows[NROWS] = {
+        [KI] = {K_INTERSECT, 0, 0, 0, {0}, 0},
+        [KIC] = {K_INTERSECT, 1, 0, 0, {0}, 0},
+        [CI] = {C_INTERSECT, 0, 0, 0, {0}, 0},
+        [KD] = {K_DISTANCE, 0, 0, 0, {0}, 0},
+        [KDC] = {K_DISTANCE, 1, 0, 0, {0}, 0},
+        [KP] = {K_PENETRATION, 0, 1, KCBP_EPA_DEFAULT_REL_TOL, {0}, 0},
+        [KPC] = {K_PENETRATION, 1, 1, KCBP_EPA_DEFAULT_REL_TOL, {0}, 0},
+        [KP4] = {K_PENETRATION, 0, 1, 1e-4, {0}, 0},
+        [KPC4] = {K_PENETRATION, 1, 1, 1e-4, {0}, 0},
+        [CG] = {C_GJK_PEN, 0, 1, 0, {0}, 0},
+        [CM] = {C_MPR_PEN, 0, 1, 0, {0}, 0},
+    };
+    time_rows(rows, NROWS, polys, pairs, npairs, ov, runs);
+    double ki = rows[KI].median, kic = rows[KIC].median, ci = rows[CI].median;
+    double kp = rows[KP].median, kpc = rows[KPC].median, cg = rows[CG].median, cm = rows[CM].median;
+    double kp4 = rows[KP4].median, kpc4 = rows[KPC4].median;
+    printf("  %-46s %10s %10s %8s\n", "query (all pairs | overlapping pairs)", "kcbp-scan", "kcbp-climb", "libccd");
+    printf("  %-46s %10.0f %10.0f %8.0f   kcbp/libccd: scan %.2f, climb %.2f\n", "intersect | ccdGJKIntersect", ki,
+           kic, ci, ki / ci, kic / ci);
+    printf("  %-46s %10.0f %10.0f %8s\n", "distance | (none in libccd 2.1)", rows[KD].median, rows[KDC].median, "-");
+    printf("  %-46s %10.0f %10.0f %8.0f   kcbp/libccd: scan %.2f, climb %.2f\n",
+           "GJK+EPA rel 1e-10 | ccdGJKPenetration", kp, kpc, cg, kp / cg, kpc / cg);
+    printf("  %-46s %10.0f %10.0f %8.0f   kcbp/libccd: scan %.2f, climb %.2f\n",
+           "GJK+EPA rel 1e-4  | ccdGJKPenetration", kp4, kpc4, cg, kp4 / cg, kpc4 / cg);
+    printf("  %-46s %10.0f %10.0f %8.0f   kcbp/libccd: scan %.2f, climb %.2f\n",
+           "GJK+EPA rel 1e-4  | ccdMPRPenetration", kp4, kpc4, cm, kp4 / cm, kpc4 / cm);
     printf("    intersect answers agree with libccd on %d/%d pairs\n", agree, npairs);
     compare("ccdGJKPenetration:", dk, dg, ov, npairs);
     compare("ccdMPRPenetration:", dk, dm, ov, npairs);

@@ -43,7 +43,9 @@ typedef struct {
     kcbp_support_cache *cache;
     kcbp_epa_scratch *s;
     int nverts, nheap, nfree, nlive;
-    double tol; /* absolute touching tolerance */
+    int nused; /* face slots ever handed out in this query (high-water mark) */
+    double tol;     /* absolute touching tolerance */
+    double vis_eps; /* "w is on this face's plane" up to rounding */
     /* best upper bound seen: the support value h(n) along a unit n */
     double ub;
     kcbp_vec3 ub_n;
@@ -104,7 +106,7 @@ static void heap_push(epa *e, uint32_t f)
     if (e->nheap == KCBP_EPA_MAX_HEAP) {
         /* Full of stale items: rebuild from the live faces (< the cap). */
         e->nheap = 0;
-        for (uint32_t g = 0; g < KCBP_EPA_MAX_FACES; g++)
+        for (uint32_t g = 0; g < (uint32_t)e->nused; g++)
             if (s->faces[g].live && g != f) {
                 heap_item it = {s->faces[g].d, g, s->faces[g].gen};
                 s->heap[e->nheap++] = it;
@@ -134,11 +136,19 @@ static int heap_pop(epa *e)
 
 /* ---- faces ---- */
 
+/* A released slot if any, else a fresh one; slots are only initialised when
+ * first handed out, so a query touches as much scratch as it uses. */
 static int face_alloc(epa *e)
 {
-    if (e->nfree == 0)
+    if (e->nfree > 0)
+        return e->s->free_faces[--e->nfree];
+    if (e->nused == KCBP_EPA_MAX_FACES)
         return -1;
-    return e->s->free_faces[--e->nfree];
+    face *F = &e->s->faces[e->nused];
+    F->gen = 0;
+    F->live = 0;
+    F->mark = 0;
+    return e->nused++;
 }
 
 static void face_release(epa *e, int f)
@@ -158,18 +168,20 @@ static int face_set(epa *e, int f, int i0, int i1, int i2)
     kcbp_vec3 p0 = e->s->verts[i0].w, p1 = e->s->verts[i1].w, p2 = e->s->verts[i2].w;
     kcbp_vec3 e1 = kcbp_v3_sub(p1, p0), e2 = kcbp_v3_sub(p2, p0);
     kcbp_vec3 n = kcbp_v3_cross(e1, e2);
-    double len = kcbp_v3_len(n);
+    double len2 = kcbp_v3_len2(n);
     F->v[0] = (uint16_t)i0;
     F->v[1] = (uint16_t)i1;
     F->v[2] = (uint16_t)i2;
     F->live = 1;
     F->mark = 0;
     e->nlive++;
-    if (!(len > 16 * DBL_EPSILON * kcbp_v3_len(e1) * kcbp_v3_len(e2)))
+    /* |e1 x e2| = |e1||e2| sin(angle): refuse slivers whose normal is
+     * rounding noise (squared, to spare square roots) */
+    if (!(len2 > 256 * DBL_EPSILON * DBL_EPSILON * kcbp_v3_len2(e1) * kcbp_v3_len2(e2)))
         return 0;
-    F->n = kcbp_v3_scale(n, 1.0 / len);
+    F->n = kcbp_v3_scale(n, 1.0 / sqrt(len2));
     /* the mean of the three is less sensitive to which vertex is used */
-    F->d = (kcbp_v3_dot(F->n, p0) + kcbp_v3_dot(F->n, p1) + kcbp_v3_dot(F->n, p2)) / 3.0;
+    F->d = (kcbp_v3_dot(F->n, p0) + kcbp_v3_dot(F->n, p1) + kcbp_v3_dot(F->n, p2)) * (1.0 / 3);
     return F->d >= -e->tol; /* the origin must stay inside */
 }
 
@@ -353,7 +365,10 @@ static int expand(epa *e, int f0, int iw)
             face *H = &s->faces[h];
             if (H->mark)
                 continue;
-            if (kcbp_v3_dot(H->n, w) - H->d > 0) {
+            /* Faces whose plane holds w up to rounding count as visible:
+             * keeping one would cone its edge to w, and if w is on that
+             * edge's line the new face is a sliver with no normal. */
+            if (kcbp_v3_dot(H->n, w) - H->d > -e->vis_eps) {
                 H->mark = 1;
                 s->stack[nstack++] = (uint16_t)h;
             } else {
@@ -410,9 +425,9 @@ static int expand(epa *e, int f0, int iw)
     int good = 1;
     for (int i = 0; i < nh; i++) {
         struct kcbp_epa_edge ed = s->horizon[i];
-        int f = face_alloc(e); /* cannot fail: nh <= removed faces + 2 */
-        if (f < 0)
-            return 0;
+        int f = face_alloc(e);
+        if (f < 0) /* capacity: only with more vertices than the cap allows */
+            return -1;
         good &= face_set(e, f, ed.from, ed.to, iw);
         face *F = &s->faces[f];
         F->adj[0] = ed.face;
@@ -467,13 +482,8 @@ static void epa_core(epa *e, const kcbp_gjk_result *gjk, const kcbp_epa_params *
     e->nverts = 0;
     e->nheap = 0;
     e->nlive = 0;
-    e->nfree = KCBP_EPA_MAX_FACES;
-    for (int f = 0; f < KCBP_EPA_MAX_FACES; f++) {
-        s->free_faces[f] = (uint16_t)(KCBP_EPA_MAX_FACES - 1 - f);
-        s->faces[f].live = 0;
-        s->faces[f].mark = 0;
-        s->faces[f].gen = 0;
-    }
+    e->nfree = 0;
+    e->nused = 0;
     int n = gjk->simplex_count < 1 ? 1 : gjk->simplex_count > 4 ? 4 : gjk->simplex_count;
     for (int k = 0; k < n; k++)
         add_vertex(e, gjk->simplex[k]);
@@ -604,6 +614,7 @@ void kcbp_epa_penetration(const kcbp_convex *a, const kcbp_convex *b, const kcbp
     e.pose = &pose;
     e.cache = cache ? cache : &local_cache;
     e.tol = tol;
+    e.vis_eps = 1e-13 * gjk->scale;
     e.ub = INFINITY;
     e.ub_n = kcbp_v3(1, 0, 0);
     if (scratch) {

@@ -272,6 +272,62 @@ static void time_rows(row *rows, int nrows, const poly *polys, const pair *pairs
         rows[i].median = median(rows[i].samples, runs);
 }
 
+/* Exact depth of an overlapping pair: min over facets of the qhull hull of
+ * all a_i - pose(b_j) of -offset (the origin is inside). */
+static double oracle_depth(const poly *A, const poly *B, const kcbp_pose *pose)
+{
+    size_t n = (size_t)A->nv * B->nv;
+    coordT *pts = malloc(sizeof(coordT) * 3 * n);
+    for (uint32_t i = 0; i < A->nv; i++)
+        for (uint32_t j = 0; j < B->nv; j++) {
+            kcbp_vec3 w = kcbp_v3_sub(A->v[i], kcbp_pose_apply(pose, B->v[j]));
+            coordT *q = pts + 3 * ((size_t)i * B->nv + j);
+            q[0] = w.x;
+            q[1] = w.y;
+            q[2] = w.z;
+        }
+    qhT qh_qh, *qh = &qh_qh;
+    FILE *null = fopen("/dev/null", "w");
+    qh_zero(qh, null);
+    char opts[] = "qhull";
+    double depth = -1;
+    if (qh_new_qhull(qh, 3, (int)n, pts, False, opts, NULL, null) == 0) {
+        facetT *facet;
+        depth = INFINITY;
+        FORALLfacets depth = fmin(depth, -facet->offset);
+    }
+    qh_freeqhull(qh, !qh_ALL);
+    int cl, tl;
+    qh_memfreeshort(qh, &cl, &tl);
+    fclose(null);
+    free(pts);
+    return depth;
+}
+
+static void against_oracle(const poly *polys, const pair *pairs, int npairs, const int *ov, const double *dk,
+                           const double *dg, const double *dm, int limit)
+{
+    double ek = 0, eg = 0, em = 0;
+    int n = 0, bad_g = 0, bad_m = 0;
+    for (int i = 0; i < npairs && n < limit; i++) {
+        if (!ov[i])
+            continue;
+        double o = oracle_depth(&polys[pairs[i].a], &polys[pairs[i].b], &pairs[i].pose);
+        if (!(o > 1e-9))
+            continue;
+        n++;
+        double rk = fabs(dk[i] - o) / o, rg = fabs(dg[i] - o) / o, rm = fabs(dm[i] - o) / o;
+        ek = fmax(ek, rk);
+        eg = fmax(eg, rg);
+        em = fmax(em, rm);
+        bad_g += rg > 1e-3;
+        bad_m += rm > 1e-3;
+    }
+    printf("    vs the qhull oracle on %d overlapping pairs: max rel error kcbp %.1e, ccdGJKPenetration %.1e (%d off "
+           "by >1e-3), ccdMPRPenetration %.1e (%d off by >1e-3)\n",
+           n, ek, eg, bad_g, em, bad_m);
+}
+
 static void compare(const char *what, const double *ours, const double *theirs, const int *ov, int npairs)
 {
     double *rel = malloc(sizeof *rel * (size_t)npairs);
@@ -367,6 +423,7 @@ static void bench(int nverts, int npairs, int runs)
     printf("    intersect answers agree with libccd on %d/%d pairs\n", agree, npairs);
     compare("ccdGJKPenetration:", dk, dg, ov, npairs);
     compare("ccdMPRPenetration:", dk, dm, ov, npairs);
+    against_oracle(polys, pairs, npairs, ov, dk, dg, dm, nverts <= 16 ? 300 : 10);
     for (int i = 0; i < NPOLY; i++) {
         free(polys[i].v);
         free(polys[i].start);

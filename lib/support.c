@@ -96,41 +96,12 @@ kcbp_status kcbp_convex_check(const kcbp_convex *s, kcbp_error *err)
     return kcbp_error_set(err, KCBP_ERR_INVALID, "unknown convex shape kind %d", (int)s->kind);
 }
 
-/* Scan: the first vertex of largest dot(p, d). Ties go to the lowest index,
- * so that equal directions give equal indices (GJK's duplicate test). Two
- * interleaved running maxima, written so that compilers use conditional
- * moves: the comparisons are data-dependent and mispredict often. */
-static uint32_t scan_support(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
-{
-    uint32_t b0 = 0, b1 = 0;
-    double m0 = kcbp_v3_dot(p[0], d), m1 = m0;
-    uint32_t i = 1;
-    for (; i + 1 < n; i += 2) {
-        double t0 = kcbp_v3_dot(p[i], d), t1 = kcbp_v3_dot(p[i + 1], d);
-        int g0 = t0 > m0, g1 = t1 > m1;
-        b0 = g0 ? i : b0;
-        m0 = g0 ? t0 : m0;
-        b1 = g1 ? i + 1 : b1;
-        m1 = g1 ? t1 : m1;
-    }
-    if (i < n) {
-        double t0 = kcbp_v3_dot(p[i], d);
-        int g0 = t0 > m0;
-        b0 = g0 ? i : b0;
-        m0 = g0 ? t0 : m0;
-    }
-    /* merge: larger value wins, the lower index on a tie */
-    if (m1 > m0 || (m1 == m0 && b1 < b0))
-        return b1;
-    return b0;
-}
-
 /* Steepest-ascent hill-climbing on the hull's edge graph. A linear function
  * on a convex polytope has no local maximum on its edge graph that is not
  * global, so stopping where no neighbour is strictly better is exact. Each
  * move strictly increases dot(p, d), so no vertex is visited twice and the
  * walk ends within n moves; the cap only guards against bad adjacency. */
-static uint32_t climb_support(const kcbp_vec3 *p, uint32_t n, const uint32_t *start, const uint32_t *adj,
+uint32_t kcbp_support_climb(const kcbp_vec3 *p, uint32_t n, const uint32_t *start, const uint32_t *adj,
                               kcbp_vec3 d, uint32_t from)
 {
     uint32_t cur = from < n ? from : 0;
@@ -153,15 +124,13 @@ static uint32_t climb_support(const kcbp_vec3 *p, uint32_t n, const uint32_t *st
     return cur;
 }
 
-kcbp_vec3 kcbp_convex_support(const kcbp_convex *s, kcbp_vec3 d, uint32_t *hint)
+kcbp_vec3 kcbp_convex_support_other(const kcbp_convex *s, kcbp_vec3 d, uint32_t *hint)
 {
     uint32_t i;
     switch (s->kind) {
     case KCBP_CONVEX_POLYTOPE:
-        if (s->adj_start)
-            i = climb_support(s->points, s->npoints, s->adj_start, s->adj, d, *hint);
-        else
-            i = scan_support(s->points, s->npoints, d);
+        i = s->adj_start ? kcbp_support_climb(s->points, s->npoints, s->adj_start, s->adj, d, *hint)
+                         : kcbp_support_scan(s->points, s->npoints, d);
         *hint = i;
         return s->points[i];
     case KCBP_CONVEX_CAPSULE:

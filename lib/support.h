@@ -87,9 +87,54 @@ kcbp_convex kcbp_convex_custom(kcbp_support_fn fn, const void *ctx, double radiu
  * indices in range. GJK and EPA assume shapes that pass this. */
 kcbp_status kcbp_convex_check(const kcbp_convex *shape, kcbp_error *err);
 
+/* Scan: the first vertex of largest dot(p, d). Ties go to the lowest index,
+ * so that equal directions give equal indices (GJK's duplicate test). Two
+ * interleaved running maxima, written so that compilers use conditional
+ * moves: the comparisons are data-dependent and mispredict often. */
+static inline uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
+{
+    uint32_t b0 = 0, b1 = 0;
+    double m0 = kcbp_v3_dot(p[0], d), m1 = m0;
+    uint32_t i = 1;
+    for (; i + 1 < n; i += 2) {
+        double t0 = kcbp_v3_dot(p[i], d), t1 = kcbp_v3_dot(p[i + 1], d);
+        int g0 = t0 > m0, g1 = t1 > m1;
+        b0 = g0 ? i : b0;
+        m0 = g0 ? t0 : m0;
+        b1 = g1 ? i + 1 : b1;
+        m1 = g1 ? t1 : m1;
+    }
+    if (i < n) {
+        double t0 = kcbp_v3_dot(p[i], d);
+        int g0 = t0 > m0;
+        b0 = g0 ? i : b0;
+        m0 = g0 ? t0 : m0;
+    }
+    /* merge: larger value wins, the lower index on a tie */
+    if (m1 > m0 || (m1 == m0 && b1 < b0))
+        return b1;
+    return b0;
+}
+
+/* Hill-climbing support over the CSR adjacency from vertex `from`. */
+uint32_t kcbp_support_climb(const kcbp_vec3 *p, uint32_t n, const uint32_t *start, const uint32_t *adj,
+                            kcbp_vec3 d, uint32_t from);
+
+/* Every kind (kcbp_convex_support's out-of-line part). */
+kcbp_vec3 kcbp_convex_support_other(const kcbp_convex *shape, kcbp_vec3 dir, uint32_t *hint);
+
 /* Support point of the core (radius not added) in direction dir, in the
- * shape's own frame. *hint: warm start in, index of the returned point out. */
-kcbp_vec3 kcbp_convex_support(const kcbp_convex *shape, kcbp_vec3 dir, uint32_t *hint);
+ * shape's own frame. *hint: warm start in, index of the returned point out.
+ * The scanned polytope, the hot case, is inline. */
+static inline kcbp_vec3 kcbp_convex_support(const kcbp_convex *shape, kcbp_vec3 dir, uint32_t *hint)
+{
+    if (shape->kind == KCBP_CONVEX_POLYTOPE && !shape->adj_start) {
+        uint32_t i = kcbp_support_scan(shape->points, shape->npoints, dir);
+        *hint = i;
+        return shape->points[i];
+    }
+    return kcbp_convex_support_other(shape, dir, hint);
+}
 
 /* Support of the posed core, pose(shape), in direction dir given in the
  * outer frame: pose(support(R^T dir)). */

@@ -10,8 +10,11 @@
 #include "obj.h"
 #include "tritri.h"
 #include "aabb_tree.h"
+#include "cbp.h"
+#include "support.h"
+#include "gjk.h"
+#include "epa.h"
 #include "collide.h"
 #include "report.h"
-#include "cbp.h"
 
 #endif

@@ -5,6 +5,7 @@
 #
 #   bench/collide.sh            # from anywhere; RUNS=5 SEED=1 COUNT=200 by default
 #   RUNS=9 SEED=7 bench/collide.sh
+#   DELTA=0.3 bench/collide.sh  # poses spread further from contact
 #   NO_BUILD=1 bench/collide.sh # skip the two make calls
 #
 # Prints a Markdown table: answers compared pose by pose, median microseconds
@@ -18,6 +19,7 @@ out="$here/out"
 RUNS=${RUNS:-5}
 SEED=${SEED:-1}
 COUNT=${COUNT:-200}
+DELTA=${DELTA:-0.02} # B is placed at (1 +- DELTA) times its first-contact distance
 
 fail() { echo "collide.sh: $*" >&2; exit 1; }
 
@@ -38,27 +40,30 @@ pairs=(
 for i in "${!pairs[@]}"; do
     read -r name a b <<<"${pairs[i]}"
     A="$root/meshes/$a" B="$root/meshes/$b"
-    poses="$out/$name.seed$SEED.n$COUNT.poses"
+    poses="$out/$name.seed$SEED.n$COUNT.d$DELTA.poses"
     # Each pair gets its own random stream (seed*1000 + pair index), so that
     # the pairs' deltas are independent draws.
     if [[ ! -s $poses || $poses -ot $here/gen_poses ]]; then
         echo "collide.sh: $name: generating $COUNT poses (seed $SEED)" >&2
-        "$here/gen_poses" "$A" "$B" "$((SEED * 1000 + i))" "$COUNT" >"$poses.tmp" || fail "gen_poses failed for $name"
+        "$here/gen_poses" "$A" "$B" "$((SEED * 1000 + i))" "$COUNT" "$DELTA" >"$poses.tmp" || fail "gen_poses failed for $name"
         mv "$poses.tmp" "$poses"
     fi
     echo "collide.sh: $name: kcbp x$RUNS, FCL x$RUNS" >&2
     for ((r = 1; r <= RUNS; r++)); do
         "$root/kcbp" collide "$A" "$B" --poses "$poses" --contacts none >"$out/$name.kcbp.$r.ndjson" ||
             fail "kcbp collide failed for $name"
+        # The same without the k-CBP stage, for its speed-up (issue 4).
+        "$root/kcbp" collide "$A" "$B" --poses "$poses" --contacts none --no-cbp >"$out/$name.nocbp.$r.ndjson" ||
+            fail "kcbp collide --no-cbp failed for $name"
     done
     "$here/fcl_collide" "$A" "$B" "$poses" "$RUNS" >"$out/$name.fcl.txt" || fail "fcl_collide failed for $name"
 done
 
-python3 - "$out" "$RUNS" "$SEED" "$COUNT" "${pairs[@]}" <<'EOF'
+python3 - "$out" "$RUNS" "$SEED" "$COUNT" "$DELTA" "${pairs[@]}" <<'EOF'
 import json, statistics, sys
-out, runs, seed, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-pairs = [p.split() for p in sys.argv[5:]]
-rows, builds, notes = [], [], []
+out, runs, seed, count, delta = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+pairs = [p.split() for p in sys.argv[6:]]
+rows, builds, notes, stages = [], [], [], []
 for name, a, b in pairs:
     base = f"{out}/{name}"
     k_ans, k_run_medians, k_build, tris = None, [], None, None
@@ -78,6 +83,15 @@ for name, a, b in pairs:
         k_build = lines[0]["stats"]["build_ms"]
         tris = (lines[0]["a"]["triangles"], lines[0]["b"]["triangles"])
     k_pose_us = [statistics.median(v) for v in zip(*k_pose_runs)]
+    n_run_medians, deciders = [], {}
+    for r in range(1, runs + 1):
+        lines = [json.loads(l) for l in open(f"{base}.nocbp.{r}.ndjson")]
+        lines.sort(key=lambda d: d["pose"])
+        if [1 if d["collide"] else 0 for d in lines] != k_ans:
+            notes.append(f"{name}: answers differ with and without the k-CBP stage (run {r})")
+        n_run_medians.append(statistics.median(d["stats"]["query_ms"] * 1e3 for d in lines))
+    for d in (json.loads(l) for l in open(f"{base}.kcbp.1.ndjson")):
+        deciders[d["decided_by"]] = deciders.get(d["decided_by"], 0) + 1
     f_ans, f_med, f_build, f_pose_us = [], None, None, []
     for l in open(f"{base}.fcl.txt"):
         w = l.split()
@@ -100,6 +114,11 @@ for name, a, b in pairs:
     def med_where(v, want):
         sel = [x for x, c in zip(v, k_ans) if c == want]
         return f"{statistics.median(sel):.1f}" if sel else "-"
+    n_med = statistics.median(n_run_medians)
+    total = sum(deciders.values())
+    pct = lambda k: f"{100.0 * deciders.get(k, 0) / total:.0f}%"
+    stages.append(f"| {a[:-4]} vs {b[:-4]} | {pct('aabb')} | {pct('cbp')} | {pct('mesh')} | "
+                  f"{k_med:.1f} | {n_med:.1f} | {n_med / k_med:.2f}x |")
     builds.append(f"| {a[:-4]} vs {b[:-4]} | {k_build:.1f} | {f_build:.1f} | "
                   f"{statistics.median(k_box):.0f} | {statistics.median(k_tri):.0f} | "
                   f"{med_where(k_pose_us, 1)} / {med_where(f_pose_us, 1)} | "
@@ -107,13 +126,18 @@ for name, a, b in pairs:
     if dis:
         notes.append(f"{name}: disagreements at poses {' '.join(map(str, dis))} "
                      f"(kcbp {''.join(map(str, (k_ans[i] for i in dis)))}, FCL {''.join(map(str, (f_ans[i] for i in dis)))}); "
-                     f"check with: bench/brute_check meshes/{a} meshes/{b} bench/out/{name}.seed{seed}.n{count}.poses 1e-3 "
+                     f"check with: bench/brute_check meshes/{a} meshes/{b} bench/out/{name}.seed{seed}.n{count}.d{delta}.poses 1e-3 "
                      + " ".join(map(str, dis[:5])))
-print(f"{count} near-contact poses per pair (seed {seed}), {runs} runs; median µs per query "
+print(f"{count} near-contact poses per pair (seed {seed}, at (1 ± {delta}) × the contact distance), {runs} runs; median µs per query "
       "(median over poses in each run, then median over runs)\n")
 print("| pair | triangles | colliding poses (kcbp / FCL) | disagreements | kcbp µs | FCL µs | kcbp/FCL |")
 print("|---|---|---|---|---|---|---|")
 print("\n".join(rows))
+print("\nThe k-CBP stage (k=16, greedy): the share of poses each stage decides, and the median µs per query "
+      "with and without it (`--no-cbp`); the answers are compared pose by pose\n")
+print("| pair | aabb | cbp | mesh | µs with k-CBP | µs without | speed-up |")
+print("|---|---|---|---|---|---|---|")
+print("\n".join(stages))
 print("\nBuild time (loading excluded; one tree when A = B), kcbp's traversal work per query, and per-pose "
       "median µs split by answer (median over poses of each pose's median over runs)\n")
 print("| pair | kcbp build ms | FCL build ms | kcbp box pairs | kcbp tri pairs | µs colliding kcbp / FCL | µs apart kcbp / FCL |")

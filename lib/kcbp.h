@@ -11,6 +11,8 @@
 #include "tritri.h"
 #include "aabb_tree.h"
 #include "collide.h"
+#include "broadphase.h"
+#include "scene.h"
 #include "report.h"
 
 #endif

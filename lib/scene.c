@@ -1,6 +1,7 @@
 #include "scene.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -638,21 +639,44 @@ kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* A number that reads back as exactly the same double: cJSON prints 15
+ * significant digits whenever they come within an epsilon of the value, which
+ * is not exact. The shortest of 15, 16, 17 digits that reads back exactly is
+ * written (17 always does), with '.' whatever the locale. */
+static cJSON *exact_number(double v)
+{
+    char buf[64];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    char point = localeconv()->decimal_point[0];
+    for (char *p = buf; *p; p++)
+        if (*p == point && point != '.')
+            *p = '.';
+    return cJSON_CreateRaw(buf);
+}
+
+static bool add_exact(cJSON *parent, const char *key, double v)
+{
+    cJSON *n = exact_number(v);
+    bool ok = n && (key ? cJSON_AddItemToObject(parent, key, n) : cJSON_AddItemToArray(parent, n));
+    if (!ok)
+        cJSON_Delete(n);
+    return ok;
+}
+
 static bool add_vec3(cJSON *obj, const char *key, kcbp_vec3 v)
 {
-    double a[3] = {v.x, v.y, v.z};
-    cJSON *arr = cJSON_CreateDoubleArray(a, 3);
-    if (!arr || !cJSON_AddItemToObject(obj, key, arr)) {
-        cJSON_Delete(arr);
-        return false;
-    }
-    return true;
+    cJSON *arr = cJSON_AddArrayToObject(obj, key);
+    return arr && add_exact(arr, NULL, v.x) && add_exact(arr, NULL, v.y) && add_exact(arr, NULL, v.z);
 }
 
 static bool add_axis_angle(cJSON *obj, const char *key, kcbp_vec3 axis, const char *angle_key, double angle)
 {
     cJSON *r = cJSON_AddObjectToObject(obj, key);
-    return r && add_vec3(r, "axis", axis) && cJSON_AddNumberToObject(r, angle_key, angle);
+    return r && add_vec3(r, "axis", axis) && add_exact(r, angle_key, angle);
 }
 
 cJSON *kcbp_scene_to_json(const kcbp_scene *s)
@@ -670,7 +694,7 @@ cJSON *kcbp_scene_to_json(const kcbp_scene *s)
         }
         ok = cJSON_AddStringToObject(j, "name", o->name) && cJSON_AddStringToObject(j, "mesh", o->mesh) &&
              add_vec3(j, "position", o->position) && add_axis_angle(j, "rotation", o->axis, "angle_deg", o->angle_deg) &&
-             cJSON_AddNumberToObject(j, "scale", o->scale);
+             add_exact(j, "scale", o->scale);
         if (ok && !is_zero3(o->velocity))
             ok = add_vec3(j, "velocity", o->velocity);
         if (ok && o->spin_deg_per_s != 0)
@@ -678,7 +702,7 @@ cJSON *kcbp_scene_to_json(const kcbp_scene *s)
     }
     if (ok && s->moving) {
         cJSON *m = cJSON_AddObjectToObject(doc, "motion");
-        ok = m && cJSON_AddNumberToObject(m, "frames", s->frames) && cJSON_AddNumberToObject(m, "dt", s->dt);
+        ok = m && cJSON_AddNumberToObject(m, "frames", s->frames) && add_exact(m, "dt", s->dt);
     }
     if (!ok) {
         cJSON_Delete(doc);

@@ -9,8 +9,11 @@ kcbp_status kcbp_sap_init(kcbp_sap *sap, uint32_t nboxes, kcbp_error *err)
     sap->nboxes = nboxes;
     sap->coherent = true;
     sap->entries = malloc((nboxes ? nboxes : 1) * sizeof *sap->entries);
-    if (!sap->entries)
+    sap->counts = malloc(((size_t)nboxes + 1) * sizeof *sap->counts);
+    if (!sap->entries || !sap->counts) {
+        kcbp_sap_free(sap);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a broad phase of %u boxes", nboxes);
+    }
     for (uint32_t i = 0; i < nboxes; i++)
         sap->entries[i].id = i;
     return KCBP_OK;
@@ -22,6 +25,8 @@ void kcbp_sap_free(kcbp_sap *sap)
         return;
     free(sap->entries);
     free(sap->pairs);
+    free(sap->scratch);
+    free(sap->counts);
     memset(sap, 0, sizeof *sap);
 }
 
@@ -38,12 +43,49 @@ static int cmp_entry(const void *p, const void *q)
     return entry_less(x, y) ? -1 : entry_less(y, x) ? 1 : 0;
 }
 
-static int cmp_pair(const void *p, const void *q)
+/* Sorts the pairs by (a, b) in O(pairs + boxes): a counting sort on a into
+ * scratch space, then insertion sort of each a's few partners by b. */
+static kcbp_status sort_pairs(kcbp_sap *sap, kcbp_error *err)
 {
-    const kcbp_index_pair *x = p, *y = q;
-    if (x->a != y->a)
-        return x->a < y->a ? -1 : 1;
-    return (x->b > y->b) - (x->b < y->b);
+    size_t np = sap->npairs;
+    uint32_t n = sap->nboxes;
+    if (np < 2)
+        return KCBP_OK;
+    if (sap->scratch_cap < np) {
+        kcbp_index_pair *grown = realloc(sap->scratch, np * sizeof *grown);
+        if (!grown)
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu broad-phase pairs", np);
+        sap->scratch = grown;
+        sap->scratch_cap = np;
+    }
+    size_t *start = sap->counts;
+    memset(start, 0, ((size_t)n + 1) * sizeof *start);
+    for (size_t k = 0; k < np; k++)
+        start[sap->pairs[k].a + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    for (size_t k = 0; k < np; k++)
+        sap->scratch[start[sap->pairs[k].a]++] = sap->pairs[k];
+    /* start[i] is now the end of a = i's run. */
+    size_t begin = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t end = start[i];
+        for (size_t k = begin + 1; k < end; k++) {
+            kcbp_index_pair x = sap->scratch[k];
+            size_t j = k;
+            for (; j > begin && sap->scratch[j - 1].b > x.b; j--)
+                sap->scratch[j] = sap->scratch[j - 1];
+            sap->scratch[j] = x;
+        }
+        begin = end;
+    }
+    kcbp_index_pair *t = sap->pairs;
+    size_t cap = sap->cap;
+    sap->pairs = sap->scratch;
+    sap->cap = sap->scratch_cap;
+    sap->scratch = t;
+    sap->scratch_cap = cap;
+    return KCBP_OK;
 }
 
 /* Insertion sort that gives up after max_shifts moves; returns false then
@@ -145,6 +187,5 @@ kcbp_status kcbp_sap_update(kcbp_sap *sap, const kcbp_aabb *boxes, kcbp_error *e
             }
         }
     }
-    qsort(sap->pairs, sap->npairs, sizeof *sap->pairs, cmp_pair);
-    return KCBP_OK;
+    return sort_pairs(sap, err);
 }

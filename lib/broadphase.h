@@ -49,6 +49,9 @@ typedef struct {
     kcbp_sap_entry *entries;
     kcbp_index_pair *pairs; /* the overlapping pairs of the last update, sorted by (a, b) */
     size_t npairs, cap;
+    kcbp_index_pair *scratch; /* for sorting the pairs */
+    size_t scratch_cap;
+    size_t *counts;           /* nboxes + 1 */
     /* Work of the last update, for measurements. */
     uint64_t shifts;        /* insertion-sort moves (0 after a full sort) */
     bool full_sort;         /* the last update sorted from scratch */

@@ -20,6 +20,7 @@ enum {
 
 /* Subcommands: each gets argv with argv[0] set to the subcommand's name. */
 int kcbp_cli_collide(int argc, char **argv);
+int kcbp_cli_cbp(int argc, char **argv);
 int kcbp_cli_scene(int argc, char **argv);
 int kcbp_cli_batch(int argc, char **argv);
 

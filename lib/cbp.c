@@ -1,0 +1,780 @@
+/* k-CBP construction: directions, then the polytope of the supporting planes.
+ *
+ * Pipeline of kcbp_cbp_build:
+ *  1. Work in coordinates centred on the bounds' centre (so offsets such as
+ *     1e6 cost no precision in qhull or in the vertex solves).
+ *  2. Find thin directions (principal axes along which the points are
+ *     thinner than KCBP_CBP_THICKEN * scale) and thicken them: the work
+ *     points are p ± t e along each thin axis e.
+ *  3. Choose the directions (greedy / thesis from the hull of the work
+ *     points; fixed / kdop from tables).
+ *  4. Offsets, from the input points in world coordinates:
+ *       d = max_v fl(n·v) + t max_e |n·e| + push,
+ *     so every input point satisfies every plane as evaluated in floating
+ *     point, with margin push.
+ *  5. Vertices: the planes' intersection through polar duality (the hull of
+ *     the points n / (d - n·c) about an interior point c, qhull): each dual
+ *     facet is a vertex, solved from its best-conditioned triple of planes.
+ *     Unbounded (the origin not strictly inside the dual hull) is detected
+ *     there. Faces are each plane's vertices in angular order.
+ *  6. Check that every point is inside the vertices' hull (see cbp.h); if not,
+ *     push 1000 times further and go back to 4. */
+#include "cbp.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbp_internal.h"
+#include "hull.h"
+
+const char *kcbp_cbp_dirs_name(kcbp_cbp_dirs dirs)
+{
+    switch (dirs) {
+    case KCBP_DIRS_GREEDY: return "greedy";
+    case KCBP_DIRS_THESIS: return "thesis";
+    case KCBP_DIRS_FIXED: return "fixed";
+    case KCBP_DIRS_KDOP: return "kdop";
+    }
+    return "unknown";
+}
+
+kcbp_status kcbp_cbp_dirs_parse(const char *name, kcbp_cbp_dirs *dirs, kcbp_error *err)
+{
+    static const kcbp_cbp_dirs all[] = {KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP};
+    for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(name, kcbp_cbp_dirs_name(all[i]))) {
+            *dirs = all[i];
+            return KCBP_OK;
+        }
+    return kcbp_error_set(err, KCBP_ERR_INVALID, "unknown directions '%s' (greedy, thesis, fixed or kdop)",
+                          name ? name : "(null)");
+}
+
+void kcbp_cbp_free(kcbp_cbp *cbp)
+{
+    if (!cbp)
+        return;
+    free(cbp->planes);
+    free(cbp->vertices);
+    free(cbp->adj_start);
+    free(cbp->adj);
+    free(cbp->face_start);
+    free(cbp->face_verts);
+    memset(cbp, 0, sizeof *cbp);
+}
+
+/* ---- directions ---------------------------------------------------------- */
+
+static void fibonacci_dirs(kcbp_vec3 *out, size_t k)
+{
+    const double golden = M_PI * (3.0 - sqrt(5.0));
+    for (size_t i = 0; i < k; i++) {
+        double z = 1.0 - (2.0 * (double)i + 1.0) / (double)k;
+        double r = sqrt(fmax(0, 1.0 - z * z));
+        double phi = golden * (double)i;
+        out[i] = kcbp_v3(r * cos(phi), r * sin(phi), z);
+    }
+}
+
+/* Axes (6), cube corners (8) and cube edges (12): the classic k-DOPs. */
+static size_t kdop_dirs(kcbp_vec3 *out, size_t k)
+{
+    if (k != 6 && k != 14 && k != 18 && k != 26) {
+        fibonacci_dirs(out, k);
+        return k;
+    }
+    size_t n = 0;
+    for (int a = 0; a < 3; a++)
+        for (int s = -1; s <= 1; s += 2)
+            out[n++] = kcbp_v3(a == 0 ? s : 0, a == 1 ? s : 0, a == 2 ? s : 0);
+    if (k == 14 || k == 26)
+        for (int x = -1; x <= 1; x += 2)
+            for (int y = -1; y <= 1; y += 2)
+                for (int z = -1; z <= 1; z += 2)
+                    out[n++] = kcbp_v3_scale(kcbp_v3(x, y, z), 1 / sqrt(3.0));
+    if (k == 18 || k == 26)
+        for (int zero = 0; zero < 3; zero++)
+            for (int s = -1; s <= 1; s += 2)
+                for (int t = -1; t <= 1; t += 2) {
+                    double c[3], u = 1 / sqrt(2.0);
+                    c[zero] = 0;
+                    c[(zero + 1) % 3] = s * u;
+                    c[(zero + 2) % 3] = t * u;
+                    out[n++] = kcbp_v3(c[0], c[1], c[2]);
+                }
+    return n;
+}
+
+typedef struct {
+    double area;
+    size_t index;
+} area_index;
+
+static int by_area_desc(const void *a, const void *b)
+{
+    double x = ((const area_index *)a)->area, y = ((const area_index *)b)->area;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The thesis' directions: the normals of the floor(0.1 k) largest hull faces
+ * and an area-weighted spherical k-means (cosine similarity) of all the hull's
+ * face normals for the rest, seeded deterministically by weighted
+ * farthest-point selection. Returns how many directions it wrote. */
+static kcbp_status thesis_dirs(const kcbp_hull *h, size_t k, kcbp_vec3 *out, size_t *nout, kcbp_error *err)
+{
+    size_t nf = h->nfacets, ntop = k / 10, nk = k - ntop;
+    area_index *order = malloc(nf * sizeof *order);
+    uint32_t *assign = malloc(nf * sizeof *assign);
+    kcbp_vec3 *sum = malloc(nk * sizeof *sum);
+    double *best = malloc(nf * sizeof *best);
+    if (!order || !assign || !sum || !best) {
+        free(order);
+        free(assign);
+        free(sum);
+        free(best);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory choosing %zu directions", k);
+    }
+    size_t n = 0;
+    for (size_t f = 0; f < nf; f++)
+        order[f] = (area_index){h->area[f], f};
+    qsort(order, nf, sizeof *order, by_area_desc);
+    for (size_t t = 0; t < ntop && t < nf; t++)
+        out[n++] = h->normal[order[t].index];
+    if (nf <= nk) {
+        for (size_t f = 0; f < nf; f++)
+            out[n++] = h->normal[f];
+    } else {
+        kcbp_vec3 *centre = out + n;
+        centre[0] = h->normal[order[0].index];
+        for (size_t f = 0; f < nf; f++)
+            best[f] = kcbp_v3_dot(h->normal[f], centre[0]);
+        for (size_t c = 1; c < nk; c++) {
+            size_t pick = 0;
+            double score = -1;
+            for (size_t f = 0; f < nf; f++) {
+                double s = h->area[f] * (1.0 - best[f]) + 1e-300;
+                if (s > score) {
+                    score = s;
+                    pick = f;
+                }
+            }
+            centre[c] = h->normal[pick];
+            for (size_t f = 0; f < nf; f++)
+                best[f] = fmax(best[f], kcbp_v3_dot(h->normal[f], centre[c]));
+        }
+        for (int iter = 0; iter < 100; iter++) {
+            bool changed = iter == 0;
+            for (size_t f = 0; f < nf; f++) {
+                uint32_t arg = 0;
+                double bestdot = -2;
+                for (size_t c = 0; c < nk; c++) {
+                    double d = kcbp_v3_dot(h->normal[f], centre[c]);
+                    if (d > bestdot) {
+                        bestdot = d;
+                        arg = (uint32_t)c;
+                    }
+                }
+                changed |= assign[f] != arg;
+                assign[f] = arg;
+            }
+            if (!changed)
+                break;
+            for (size_t c = 0; c < nk; c++)
+                sum[c] = kcbp_v3(0, 0, 0);
+            for (size_t f = 0; f < nf; f++)
+                sum[assign[f]] = kcbp_v3_add(sum[assign[f]], kcbp_v3_scale(h->normal[f], h->area[f]));
+            for (size_t c = 0; c < nk; c++) {
+                double len = kcbp_v3_len(sum[c]);
+                if (len > 0)
+                    centre[c] = kcbp_v3_scale(sum[c], 1.0 / len);
+            }
+        }
+        n += nk;
+    }
+    free(order);
+    free(assign);
+    free(sum);
+    free(best);
+    *nout = n;
+    return KCBP_OK;
+}
+
+/* ---- small linear algebra ------------------------------------------------ */
+
+/* Eigenvectors of a symmetric 3x3 matrix (cyclic Jacobi), as the columns of v. */
+static void jacobi3(double a[3][3], double v[3][3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            v[i][j] = i == j;
+    for (int sweep = 0; sweep < 50; sweep++) {
+        double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
+        if (off == 0)
+            break;
+        for (int p = 0; p < 2; p++)
+            for (int q = p + 1; q < 3; q++) {
+                if (a[p][q] == 0)
+                    continue;
+                double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                for (int r = 0; r < 3; r++) {
+                    double arp = a[r][p], arq = a[r][q];
+                    a[r][p] = c * arp - s * arq;
+                    a[r][q] = s * arp + c * arq;
+                }
+                for (int r = 0; r < 3; r++) {
+                    double apr = a[p][r], aqr = a[q][r];
+                    a[p][r] = c * apr - s * aqr;
+                    a[q][r] = s * apr + c * aqr;
+                }
+                for (int r = 0; r < 3; r++) {
+                    double vrp = v[r][p], vrq = v[r][q];
+                    v[r][p] = c * vrp - s * vrq;
+                    v[r][q] = s * vrp + c * vrq;
+                }
+            }
+    }
+}
+
+static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
+
+/* ---- the polytope of a set of planes ------------------------------------- */
+
+typedef struct {
+    const kcbp_vec3 *points; /* input, world coordinates */
+    size_t npoints;
+    kcbp_vec3 centre;        /* world position of the local origin */
+    double scale, size;      /* size: half the bounds' diagonal (local extent) */
+    kcbp_vec3 mean;          /* local mean of the points: an interior point */
+    double thick;
+    kcbp_vec3 thin[3];       /* thickened axes */
+    int nthin;
+    const kcbp_vec3 *check;  /* local points whose containment is verified */
+    size_t ncheck;
+} build_ctx;
+
+typedef struct {
+    size_t i;
+    double key;
+} sort_item;
+
+static int by_key(const void *a, const void *b)
+{
+    double x = ((const sort_item *)a)->key, y = ((const sort_item *)b)->key;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+typedef struct {
+    uint32_t a, b;
+} edge;
+
+static int by_edge(const void *x, const void *y)
+{
+    const edge *a = x, *b = y;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b ? 1 : 0;
+}
+
+/* Builds out from m unit normals and push. Returns KCBP_ERR_GEOMETRY with
+ * *unbounded set when the planes do not bound a polytope. */
+static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m, double push, kcbp_cbp *out,
+                            bool *unbounded, kcbp_error *err)
+{
+    *unbounded = false;
+    memset(out, 0, sizeof *out);
+    double *dw = malloc(m * sizeof *dw), *dl = malloc(m * sizeof *dl);
+    kcbp_vec3 *dual = malloc(m * sizeof *dual);
+    kcbp_hull h;
+    memset(&h, 0, sizeof h);
+    kcbp_vec3 *vl = NULL;          /* local vertices */
+    uint32_t *vmap = NULL;         /* dual facet -> merged vertex id */
+    uint32_t *pstart = NULL, *plist = NULL, *newid = NULL;
+    sort_item *items = NULL;
+    edge *edges = NULL;
+    kcbp_status st = KCBP_OK;
+    if (!dw || !dl || !dual) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
+        goto done;
+    }
+    for (size_t j = 0; j < m; j++) {
+        kcbp_vec3 n = nrm[j];
+        double best = -INFINITY;
+        for (size_t p = 0; p < bc->npoints; p++)
+            best = fmax(best, kcbp_v3_dot(n, bc->points[p]));
+        double grow = 0;
+        for (int t = 0; t < bc->nthin; t++)
+            grow = fmax(grow, fabs(kcbp_v3_dot(n, bc->thin[t])));
+        dw[j] = best + bc->thick * grow + push;
+        dl[j] = dw[j] - kcbp_v3_dot(n, bc->centre);
+        double slack = dl[j] - kcbp_v3_dot(n, bc->mean);
+        if (!(slack > 0) || !isfinite(dw[j])) {
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate plane %zu (slack %g)", j, slack);
+            goto done;
+        }
+        dual[j] = kcbp_v3_scale(n, 1.0 / slack);
+    }
+    kcbp_error herr;
+    if (kcbp_hull_compute(dual, m, &h, &herr) != KCBP_OK) {
+        if (herr.code == KCBP_ERR_GEOMETRY && !strncmp(herr.msg, "flat: ", 6)) {
+            *unbounded = true;
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
+        } else {
+            st = herr.code;
+            if (err)
+                *err = herr;
+        }
+        goto done;
+    }
+    double qmax = 0;
+    for (size_t j = 0; j < m; j++)
+        qmax = fmax(qmax, kcbp_v3_len(dual[j]));
+    for (size_t f = 0; f < h.nfacets; f++)
+        if (!(h.offset[f] > 1e-9 * qmax)) {
+            *unbounded = true;
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
+            goto done;
+        }
+
+    /* One vertex per dual facet, from its best-conditioned plane triple. */
+    size_t nv0 = h.nfacets;
+    vl = malloc(nv0 * sizeof *vl);
+    vmap = malloc(nv0 * sizeof *vmap);
+    items = malloc(nv0 * sizeof *items);
+    if (!vl || !vmap || !items) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv0);
+        goto done;
+    }
+    for (size_t f = 0; f < nv0; f++) {
+        const uint32_t *s = h.facet_verts + h.facet_start[f];
+        size_t cnt = h.facet_start[f + 1] - h.facet_start[f], lim = cnt < 12 ? cnt : 12;
+        double bestdet = -1;
+        uint32_t t[3] = {s[0], s[1], s[2]};
+        for (size_t a = 0; a < lim; a++)
+            for (size_t b = a + 1; b < lim; b++)
+                for (size_t c = b + 1; c < lim; c++) {
+                    double d = fabs(det3(nrm[s[a]], nrm[s[b]], nrm[s[c]]));
+                    if (d > bestdet) {
+                        bestdet = d;
+                        t[0] = s[a];
+                        t[1] = s[b];
+                        t[2] = s[c];
+                    }
+                }
+        kcbp_vec3 na = nrm[t[0]], nb = nrm[t[1]], nc = nrm[t[2]];
+        double det = det3(na, nb, nc);
+        /* Solve relative to the interior point: smaller right-hand sides. */
+        double ra = dl[t[0]] - kcbp_v3_dot(na, bc->mean), rb = dl[t[1]] - kcbp_v3_dot(nb, bc->mean),
+               rc = dl[t[2]] - kcbp_v3_dot(nc, bc->mean);
+        kcbp_vec3 x = kcbp_v3_scale(kcbp_v3_cross(nb, nc), ra);
+        x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(nc, na), rb));
+        x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(na, nb), rc));
+        x = kcbp_v3_add(bc->mean, kcbp_v3_scale(x, 1.0 / det));
+        if (!isfinite(x.x) || !isfinite(x.y) || !isfinite(x.z)) {
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "a vertex of the polytope is not finite");
+            goto done;
+        }
+        vl[f] = x;
+        items[f] = (sort_item){f, x.x};
+    }
+    /* Merge vertices closer than rounding (unmerged nearly coplanar dual facets). */
+    qsort(items, nv0, sizeof *items, by_key);
+    double mtol = 1e-12 * bc->scale + 1e-13 * bc->size;
+    size_t nv = 0;
+    newid = malloc(nv0 * sizeof *newid);
+    if (!newid) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv0);
+        goto done;
+    }
+    for (size_t a = 0; a < nv0; a++)
+        vmap[a] = UINT32_MAX;
+    for (size_t a = 0; a < nv0; a++) {
+        size_t fa = items[a].i;
+        if (vmap[fa] != UINT32_MAX)
+            continue;
+        vmap[fa] = (uint32_t)nv;
+        newid[nv++] = (uint32_t)fa; /* representative */
+        for (size_t b = a + 1; b < nv0 && items[b].key - items[a].key <= mtol; b++) {
+            size_t fb = items[b].i;
+            if (vmap[fb] == UINT32_MAX && kcbp_v3_max_abs(kcbp_v3_sub(vl[fa], vl[fb])) <= mtol)
+                vmap[fb] = vmap[fa];
+        }
+    }
+    /* Planes -> vertices (CSR), each vertex once. */
+    pstart = calloc(m + 1, sizeof *pstart);
+    plist = malloc((h.facet_start[nv0] + 1) * sizeof *plist);
+    if (!pstart || !plist) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
+        goto done;
+    }
+    for (size_t f = 0; f < nv0; f++)
+        for (uint32_t a = h.facet_start[f]; a < h.facet_start[f + 1]; a++)
+            pstart[h.facet_verts[a] + 1]++;
+    for (size_t j = 0; j < m; j++)
+        pstart[j + 1] += pstart[j];
+    {
+        uint32_t *fill = malloc((m + 1) * sizeof *fill);
+        if (!fill) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
+            goto done;
+        }
+        memcpy(fill, pstart, (m + 1) * sizeof *fill);
+        for (size_t f = 0; f < nv0; f++)
+            for (uint32_t a = h.facet_start[f]; a < h.facet_start[f + 1]; a++) {
+                uint32_t j = h.facet_verts[a], id = vmap[f];
+                bool seen = false;
+                for (uint32_t q = pstart[j]; q < fill[j] && !seen; q++)
+                    seen = plist[q] == id;
+                if (!seen)
+                    plist[fill[j]++] = id;
+            }
+        /* Faces: planes with 3 or more distinct vertices, in angular order. */
+        size_t nfaces = 0, nfv = 0;
+        for (size_t j = 0; j < m; j++)
+            if (fill[j] - pstart[j] >= 3) {
+                nfaces++;
+                nfv += fill[j] - pstart[j];
+            }
+        out->planes = malloc((nfaces ? nfaces : 1) * sizeof *out->planes);
+        out->face_start = malloc((nfaces + 1) * sizeof *out->face_start);
+        out->face_verts = malloc((nfv ? nfv : 1) * sizeof *out->face_verts);
+        out->vertices = malloc((nv ? nv : 1) * sizeof *out->vertices);
+        edges = malloc((2 * nfv + 1) * sizeof *edges);
+        sort_item *loop = malloc((m + nv + 1) * sizeof *loop);
+        if (!out->planes || !out->face_start || !out->face_verts || !out->vertices || !edges || !loop) {
+            free(fill);
+            free(loop);
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a polytope of %zu faces", nfaces);
+            goto done;
+        }
+        for (size_t v = 0; v < nv; v++)
+            out->vertices[v] = kcbp_v3_add(vl[newid[v]], bc->centre);
+        size_t fi = 0, at = 0, ne = 0;
+        double vol = 0;
+        for (size_t j = 0; j < m; j++) {
+            size_t cnt = fill[j] - pstart[j];
+            if (cnt < 3)
+                continue;
+            kcbp_vec3 n = nrm[j], mid = kcbp_v3(0, 0, 0);
+            for (size_t q = 0; q < cnt; q++)
+                mid = kcbp_v3_add(mid, vl[newid[plist[pstart[j] + q]]]);
+            mid = kcbp_v3_scale(mid, 1.0 / (double)cnt);
+            kcbp_vec3 u = kcbp_v3_cross(n, fabs(n.x) < 0.6 ? kcbp_v3(1, 0, 0) : kcbp_v3(0, 1, 0));
+            u = kcbp_v3_scale(u, 1.0 / kcbp_v3_len(u));
+            kcbp_vec3 w = kcbp_v3_cross(n, u);
+            for (size_t q = 0; q < cnt; q++) {
+                uint32_t id = plist[pstart[j] + q];
+                kcbp_vec3 r = kcbp_v3_sub(vl[newid[id]], mid);
+                loop[q] = (sort_item){id, atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u))};
+            }
+            qsort(loop, cnt, sizeof *loop, by_key);
+            out->planes[fi].n = n;
+            out->planes[fi].d = dw[j];
+            out->face_start[fi] = (uint32_t)at;
+            for (size_t q = 0; q < cnt; q++) {
+                uint32_t a = (uint32_t)loop[q].i, b = (uint32_t)loop[(q + 1) % cnt].i;
+                out->face_verts[at++] = a;
+                edges[ne++] = (edge){a < b ? a : b, a < b ? b : a};
+                if (q >= 1 && q + 1 < cnt) {
+                    kcbp_vec3 p0 = kcbp_v3_sub(vl[newid[loop[0].i]], bc->mean);
+                    kcbp_vec3 p1 = kcbp_v3_sub(vl[newid[a]], bc->mean), p2 = kcbp_v3_sub(vl[newid[b]], bc->mean);
+                    vol += det3(p0, p1, p2) / 6;
+                }
+            }
+            fi++;
+        }
+        out->face_start[fi] = (uint32_t)at;
+        free(fill);
+        free(loop);
+        /* Vertex adjacency (CSR) from the faces' edges. */
+        qsort(edges, ne, sizeof *edges, by_edge);
+        size_t nu = 0;
+        for (size_t e = 0; e < ne; e++)
+            if (edges[e].a != edges[e].b && (nu == 0 || by_edge(&edges[nu - 1], &edges[e]) != 0))
+                edges[nu++] = edges[e];
+        out->adj_start = calloc(nv + 1, sizeof *out->adj_start);
+        out->adj = malloc((2 * nu + 1) * sizeof *out->adj);
+        if (!out->adj_start || !out->adj) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a polytope of %zu edges", nu);
+            goto done;
+        }
+        for (size_t e = 0; e < nu; e++) {
+            out->adj_start[edges[e].a + 1]++;
+            out->adj_start[edges[e].b + 1]++;
+        }
+        for (size_t v = 0; v < nv; v++)
+            out->adj_start[v + 1] += out->adj_start[v];
+        memcpy(newid, out->adj_start, nv * sizeof *newid); /* reuse as fill pointers */
+        for (size_t e = 0; e < nu; e++) {
+            out->adj[newid[edges[e].a]++] = edges[e].b;
+            out->adj[newid[edges[e].b]++] = edges[e].a;
+        }
+        out->nplanes = (uint32_t)nfaces;
+        out->nvertices = (uint32_t)nv;
+        out->volume = vol;
+        out->push = push;
+        out->thickness = bc->nthin ? bc->thick : 0;
+        if (nfaces < 4 || !(vol > 0) || !isfinite(vol))
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate polytope (%zu faces, volume %g)", nfaces, vol);
+    }
+done:
+    free(dw);
+    free(dl);
+    free(dual);
+    kcbp_hull_free(&h);
+    free(vl);
+    free(vmap);
+    free(items);
+    free(pstart);
+    free(plist);
+    free(newid);
+    free(edges);
+    if (st != KCBP_OK)
+        kcbp_cbp_free(out);
+    return st;
+}
+
+/* Is every checked point inside the hull of the vertices? (cbp.h) */
+static bool contains_points(const build_ctx *bc, const kcbp_cbp *c)
+{
+    for (uint32_t f = 0; f < c->nplanes; f++) {
+        kcbp_vec3 n = c->planes[f].n;
+        double lim = INFINITY;
+        for (uint32_t a = c->face_start[f]; a < c->face_start[f + 1]; a++)
+            lim = fmin(lim, kcbp_v3_dot(n, c->vertices[c->face_verts[a]]));
+        for (size_t p = 0; p < bc->ncheck; p++)
+            if (kcbp_v3_dot(n, kcbp_v3_add(bc->check[p], bc->centre)) > lim)
+                return false;
+    }
+    return true;
+}
+
+/* ---- the build ----------------------------------------------------------- */
+
+kcbp_status kcbp_hull_volume(const kcbp_vec3 *points, size_t npoints, double *volume, kcbp_error *err)
+{
+    *volume = 0;
+    if (!points || npoints == 0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "no points");
+    kcbp_vec3 lo = points[0], hi = points[0];
+    for (size_t i = 0; i < npoints; i++) {
+        if (!isfinite(points[i].x) || !isfinite(points[i].y) || !isfinite(points[i].z))
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "point %zu has a non-finite coordinate", i);
+        lo = kcbp_v3_min(lo, points[i]);
+        hi = kcbp_v3_max(hi, points[i]);
+    }
+    kcbp_vec3 c = kcbp_v3_scale(kcbp_v3_add(lo, hi), 0.5);
+    kcbp_vec3 *local = malloc(npoints * sizeof *local);
+    if (!local)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
+    for (size_t i = 0; i < npoints; i++)
+        local[i] = kcbp_v3_sub(points[i], c);
+    kcbp_hull h;
+    kcbp_error herr;
+    kcbp_status st = kcbp_hull_compute(local, npoints, &h, &herr);
+    free(local);
+    if (st == KCBP_OK) {
+        *volume = h.volume;
+        kcbp_hull_free(&h);
+    } else if (herr.code == KCBP_ERR_GEOMETRY && !strncmp(herr.msg, "flat: ", 6)) {
+        st = KCBP_OK; /* flat: volume 0 */
+    } else if (err) {
+        *err = herr;
+    }
+    return st;
+}
+
+kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs, kcbp_cbp *out,
+                           kcbp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!points || npoints == 0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "no points to bound");
+    if (k < KCBP_CBP_K_MIN || k > KCBP_CBP_K_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "k must be between %d and %d (got %d)", KCBP_CBP_K_MIN,
+                              KCBP_CBP_K_MAX, k);
+    if (dirs != KCBP_DIRS_GREEDY && dirs != KCBP_DIRS_THESIS && dirs != KCBP_DIRS_FIXED && dirs != KCBP_DIRS_KDOP)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "unknown direction mode %d", (int)dirs);
+    if (npoints > (size_t)INT32_MAX / 8)
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "too many points (%zu)", npoints);
+    build_ctx bc;
+    memset(&bc, 0, sizeof bc);
+    bc.points = points;
+    bc.npoints = npoints;
+    kcbp_vec3 lo = points[0], hi = points[0];
+    for (size_t i = 0; i < npoints; i++) {
+        if (!isfinite(points[i].x) || !isfinite(points[i].y) || !isfinite(points[i].z))
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "point %zu has a non-finite coordinate", i);
+        lo = kcbp_v3_min(lo, points[i]);
+        hi = kcbp_v3_max(hi, points[i]);
+    }
+    bc.centre = kcbp_v3_scale(kcbp_v3_add(lo, hi), 0.5);
+    double diag = kcbp_v3_len(kcbp_v3_sub(hi, lo));
+    bc.scale = fmax(diag, fmax(kcbp_v3_max_abs(lo), kcbp_v3_max_abs(hi)));
+    bc.thick = bc.scale > 0 ? KCBP_CBP_THICKEN * bc.scale : KCBP_CBP_THICKEN;
+
+    /* Local points, their mean and principal axes; thin axes get thickened. */
+    kcbp_vec3 *local = malloc(npoints * sizeof *local);
+    if (!local)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
+    kcbp_vec3 mean = kcbp_v3(0, 0, 0);
+    for (size_t i = 0; i < npoints; i++) {
+        local[i] = kcbp_v3_sub(points[i], bc.centre);
+        mean = kcbp_v3_add(mean, local[i]);
+    }
+    mean = kcbp_v3_scale(mean, 1.0 / (double)npoints);
+    bc.mean = mean;
+    double cov[3][3] = {{0}}, axes[3][3];
+    for (size_t i = 0; i < npoints; i++) {
+        double r[3] = {local[i].x - mean.x, local[i].y - mean.y, local[i].z - mean.z};
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                cov[a][b] += r[a] * r[b];
+    }
+    jacobi3(cov, axes);
+    double size = 0;
+    for (int a = 0; a < 3; a++) {
+        kcbp_vec3 e = kcbp_v3(axes[0][a], axes[1][a], axes[2][a]);
+        double mn = INFINITY, mx = -INFINITY;
+        for (size_t i = 0; i < npoints; i++) {
+            double t = kcbp_v3_dot(e, local[i]);
+            mn = fmin(mn, t);
+            mx = fmax(mx, t);
+        }
+        if (mx - mn <= bc.thick)
+            bc.thin[bc.nthin++] = e;
+    }
+    size_t mult = bc.nthin == 0 ? 1 : bc.nthin == 3 ? 6 : 2 * (size_t)bc.nthin;
+    kcbp_vec3 *work = local;
+    size_t nwork = npoints;
+    if (bc.nthin) {
+        work = malloc(npoints * mult * sizeof *work);
+        if (!work) {
+            free(local);
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
+        }
+        nwork = 0;
+        for (size_t i = 0; i < npoints; i++)
+            for (int t = 0; t < bc.nthin; t++)
+                for (int s = -1; s <= 1; s += 2)
+                    work[nwork++] = kcbp_v3_add(local[i], kcbp_v3_scale(bc.thin[t], s * bc.thick));
+        free(local);
+        local = NULL;
+    }
+    for (size_t i = 0; i < nwork; i++)
+        size = fmax(size, kcbp_v3_max_abs(work[i]));
+    bc.size = size;
+    bc.check = work;
+    bc.ncheck = nwork;
+
+    /* Directions (room for the six axes the fallback may add). */
+    kcbp_status st = KCBP_OK;
+    kcbp_hull hull;
+    memset(&hull, 0, sizeof hull);
+    size_t cap = (size_t)k + 6, ndirs = 0;
+    kcbp_vec3 *nrm = NULL;
+    kcbp_vec3 *checkpts = NULL;
+    if (dirs == KCBP_DIRS_GREEDY || dirs == KCBP_DIRS_THESIS) {
+        st = kcbp_hull_compute(work, nwork, &hull, err);
+        if (st == KCBP_OK) {
+            cap = (hull.nfacets > (size_t)k ? hull.nfacets : (size_t)k) + 6;
+            /* Only the hull's vertices need the containment check. */
+            checkpts = malloc((hull.nverts ? hull.nverts : 1) * sizeof *checkpts);
+            if (checkpts) {
+                for (size_t v = 0; v < hull.nverts; v++)
+                    checkpts[v] = work[hull.verts[v]];
+                bc.check = checkpts;
+                bc.ncheck = hull.nverts;
+            }
+        }
+    }
+    if (st == KCBP_OK) {
+        nrm = malloc(cap * sizeof *nrm);
+        if (!nrm)
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu directions", cap);
+    }
+    if (st == KCBP_OK) {
+        switch (dirs) {
+        case KCBP_DIRS_FIXED:
+            fibonacci_dirs(nrm, (size_t)k);
+            ndirs = (size_t)k;
+            break;
+        case KCBP_DIRS_KDOP: ndirs = kdop_dirs(nrm, (size_t)k); break;
+        case KCBP_DIRS_THESIS: st = thesis_dirs(&hull, (size_t)k, nrm, &ndirs, err); break;
+        case KCBP_DIRS_GREEDY: {
+            uint32_t *keep;
+            double added;
+            st = kcbp_greedy_select(&hull, work, (size_t)k, size, &keep, &ndirs, &added, err);
+            for (size_t j = 0; st == KCBP_OK && j < ndirs; j++)
+                nrm[j] = hull.normal[keep[j]];
+            if (st == KCBP_OK)
+                free(keep);
+            break;
+        }
+        }
+    }
+    /* Polytope; unbounded -> add the axes; inaccurate vertices -> push further. */
+    double push = KCBP_CBP_PUSH * (bc.scale > 0 ? bc.scale : 1);
+    bool added_axes = false;
+    for (int attempt = 0; st == KCBP_OK; attempt++) {
+        bool unbounded;
+        kcbp_error perr;
+        st = polytope(&bc, nrm, ndirs, push, out, &unbounded, &perr);
+        if (st != KCBP_OK && unbounded && !added_axes) {
+            added_axes = true;
+            ndirs += kdop_dirs(nrm + ndirs, 6);
+            st = KCBP_OK;
+            continue;
+        }
+        if (st != KCBP_OK) {
+            if (err)
+                *err = perr;
+            break;
+        }
+        if (contains_points(&bc, out))
+            break;
+        kcbp_cbp_free(out);
+        if (attempt >= 2) {
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY,
+                                "the polytope's vertices are too inaccurate to contain the points");
+            break;
+        }
+        push *= 1000;
+    }
+    if (st == KCBP_OK) {
+        out->k = k;
+        out->dirs = dirs;
+    }
+    kcbp_hull_free(&hull);
+    free(nrm);
+    free(checkpts);
+    free(local);
+    if (work != local)
+        free(work);
+    return st;
+}
+
+kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot open for writing", path);
+    fprintf(f, "# k-CBP: %u planes, %u vertices, volume %.17g\n", cbp->nplanes, cbp->nvertices, cbp->volume);
+    for (uint32_t v = 0; v < cbp->nvertices; v++)
+        fprintf(f, "v %.17g %.17g %.17g\n", cbp->vertices[v].x, cbp->vertices[v].y, cbp->vertices[v].z);
+    for (uint32_t p = 0; p < cbp->nplanes; p++) {
+        fputc('f', f);
+        for (uint32_t a = cbp->face_start[p]; a < cbp->face_start[p + 1]; a++)
+            fprintf(f, " %u", cbp->face_verts[a] + 1);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: write failed", path);
+    return KCBP_OK;
+}

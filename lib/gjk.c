@@ -1,0 +1,417 @@
+/* GJK with the signed-volume sub-algorithm. See gjk.h for the sources.
+ *
+ * Notation: the configuration-space obstacle (CSO) is core(A) - core(B), B
+ * posed in A's frame. GJK keeps a simplex of CSO vertices and v, the point of
+ * the simplex nearest the origin; |v| decreases strictly at every accepted
+ * step (if rounding breaks that, we stop and keep the previous simplex). */
+#include "gjk.h"
+
+#include <float.h>
+#include <string.h>
+
+/* |v| at or below this fraction of the scale means "the origin lies on the
+ * simplex": a few hundred ulps of the coordinates' magnitude. */
+#define ON_SIMPLEX_REL 1e-13
+
+kcbp_gjk_params kcbp_gjk_default_params(void)
+{
+    kcbp_gjk_params p = {KCBP_GJK_DEFAULT_MAX_ITERATIONS, KCBP_GJK_DEFAULT_REL_TOL};
+    return p;
+}
+
+const char *kcbp_gjk_status_name(kcbp_gjk_status s)
+{
+    switch (s) {
+    case KCBP_GJK_SEPARATED: return "separated";
+    case KCBP_GJK_TOUCHING: return "touching";
+    case KCBP_GJK_OVERLAPPING: return "overlapping";
+    case KCBP_GJK_HIT_CAP: return "hit-cap";
+    }
+    return "unknown";
+}
+
+kcbp_simplex_vertex kcbp_gjk_support(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
+                                     kcbp_vec3 d, kcbp_support_cache *cache)
+{
+    kcbp_simplex_vertex r;
+    r.a = kcbp_convex_support(a, d, &cache->hint[0]);
+    r.b = kcbp_convex_support_posed(b, b_in_a, kcbp_v3_neg(d), &cache->hint[1]);
+    r.w = kcbp_v3_sub(r.a, r.b);
+    r.ia = cache->hint[0];
+    r.ib = cache->hint[1];
+    return r;
+}
+
+/* ---- Signed-volume distance sub-algorithm (Montanari et al. 2017) ------
+ *
+ * Given 1 to 4 points, find the point v of their convex hull nearest the
+ * origin and the smallest subset whose hull contains it, with barycentric
+ * weights. The paper's S3D/S2D/S1D: barycentric coordinates as ratios of
+ * signed volumes (areas) that sum exactly to the total, so the "inside" test
+ * is a sign comparison; in 2D the triangle is projected on the coordinate
+ * plane where its area is largest, which keeps the ratios well conditioned.
+ * Unlike the paper we do not rely on GJK's "newest vertex is in the answer"
+ * property: every face whose sign disagrees is tried and the nearest kept,
+ * which is correct for any simplex, including flat ones (a flat tetrahedron
+ * is covered by its faces, a collinear triangle by its edges). */
+
+typedef struct {
+    int n;
+    int idx[4];
+    double lam[4];
+    kcbp_vec3 v;
+    double vv;
+} sv_result;
+
+static int same_sign(double a, double b) { return (a > 0 && b > 0) || (a < 0 && b < 0); }
+
+static void sv_point(const kcbp_vec3 *w, int i, sv_result *r)
+{
+    r->n = 1;
+    r->idx[0] = i;
+    r->lam[0] = 1;
+    r->v = w[i];
+    r->vv = kcbp_v3_len2(w[i]);
+}
+
+static void sv_set_v(const kcbp_vec3 *w, sv_result *r)
+{
+    kcbp_vec3 v = {0, 0, 0};
+    for (int k = 0; k < r->n; k++)
+        v = kcbp_v3_add(v, kcbp_v3_scale(w[r->idx[k]], r->lam[k]));
+    r->v = v;
+    r->vv = kcbp_v3_len2(v);
+}
+
+static void sv_keep_nearer(sv_result *best, const sv_result *cand)
+{
+    if (best->n == 0 || cand->vv < best->vv)
+        *best = *cand;
+}
+
+static void s1d(const kcbp_vec3 *w, int i0, int i1, sv_result *r)
+{
+    kcbp_vec3 t = kcbp_v3_sub(w[i1], w[i0]);
+    double tt = kcbp_v3_len2(t);
+    if (!(tt > 0)) {
+        sv_point(w, i0, r);
+        return;
+    }
+    /* origin's projection on the line: w0 + u t */
+    double u = -kcbp_v3_dot(w[i0], t) / tt;
+    if (!(u > 0)) {
+        sv_point(w, i0, r);
+    } else if (!(u < 1)) {
+        sv_point(w, i1, r);
+    } else {
+        r->n = 2;
+        r->idx[0] = i0;
+        r->idx[1] = i1;
+        r->lam[0] = 1 - u;
+        r->lam[1] = u;
+        sv_set_v(w, r);
+    }
+}
+
+/* Twice the signed area of (p, q, s) projected on the plane of axes (j, k). */
+static double area2(kcbp_vec3 p, kcbp_vec3 q, kcbp_vec3 s, int j, int k)
+{
+    double qj = kcbp_v3_get(q, j) - kcbp_v3_get(p, j), qk = kcbp_v3_get(q, k) - kcbp_v3_get(p, k);
+    double sj = kcbp_v3_get(s, j) - kcbp_v3_get(p, j), sk = kcbp_v3_get(s, k) - kcbp_v3_get(p, k);
+    return qj * sk - qk * sj;
+}
+
+static void s2d(const kcbp_vec3 *w, int i0, int i1, int i2, sv_result *r)
+{
+    const int id[3] = {i0, i1, i2};
+    kcbp_vec3 a = w[i0], b = w[i1], c = w[i2];
+    kcbp_vec3 ab = kcbp_v3_sub(b, a), ac = kcbp_v3_sub(c, a);
+    kcbp_vec3 n = kcbp_v3_cross(ab, ac);
+    double nn = kcbp_v3_len2(n);
+    double C[3];
+    double mu = 0;
+    /* A triangle whose normal is rounding noise is treated as collinear:
+     * every edge is tried. */
+    if (nn > 64 * DBL_EPSILON * DBL_EPSILON * kcbp_v3_len2(ab) * kcbp_v3_len2(ac)) {
+        kcbp_vec3 p = kcbp_v3_scale(n, kcbp_v3_dot(a, n) / nn);
+        kcbp_vec3 an = kcbp_v3_abs(n);
+        int I = an.x >= an.y && an.x >= an.z ? 0 : an.y >= an.z ? 1 : 2;
+        int J = (I + 1) % 3, K = (I + 2) % 3;
+        C[0] = area2(p, b, c, J, K);
+        C[1] = area2(a, p, c, J, K);
+        C[2] = area2(a, b, p, J, K);
+        mu = C[0] + C[1] + C[2];
+        if (same_sign(mu, C[0]) && same_sign(mu, C[1]) && same_sign(mu, C[2])) {
+            r->n = 3;
+            for (int k = 0; k < 3; k++) {
+                r->idx[k] = id[k];
+                r->lam[k] = C[k] / mu;
+            }
+            sv_set_v(w, r);
+            return;
+        }
+    } else {
+        C[0] = C[1] = C[2] = 0; /* never the same sign as mu = 0 */
+    }
+    r->n = 0;
+    for (int j = 0; j < 3; j++) {
+        if (same_sign(mu, C[j]))
+            continue;
+        sv_result e;
+        s1d(w, id[(j + 1) % 3], id[(j + 2) % 3], &e);
+        sv_keep_nearer(r, &e);
+    }
+}
+
+/* Signed volume of (p0, p1, p2, p3): (p1-p0) . ((p2-p0) x (p3-p0)). */
+static double vol(kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 p2, kcbp_vec3 p3)
+{
+    return kcbp_v3_dot(kcbp_v3_sub(p1, p0), kcbp_v3_cross(kcbp_v3_sub(p2, p0), kcbp_v3_sub(p3, p0)));
+}
+
+static void s3d(const kcbp_vec3 *w, sv_result *r)
+{
+    const kcbp_vec3 o = {0, 0, 0};
+    double C[4];
+    C[0] = vol(o, w[1], w[2], w[3]);
+    C[1] = vol(w[0], o, w[2], w[3]);
+    C[2] = vol(w[0], w[1], o, w[3]);
+    C[3] = vol(w[0], w[1], w[2], o);
+    double det = C[0] + C[1] + C[2] + C[3];
+    if (same_sign(det, C[0]) && same_sign(det, C[1]) && same_sign(det, C[2]) && same_sign(det, C[3])) {
+        r->n = 4;
+        for (int k = 0; k < 4; k++) {
+            r->idx[k] = k;
+            r->lam[k] = C[k] / det;
+        }
+        sv_set_v(w, r);
+        return;
+    }
+    /* The origin is beyond (or on) the face opposite each vertex j whose
+     * sign disagrees; the nearest point lies on one of those faces. */
+    static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+    r->n = 0;
+    for (int j = 0; j < 4; j++) {
+        if (same_sign(det, C[j]))
+            continue;
+        sv_result f;
+        s2d(w, face[j][0], face[j][1], face[j][2], &f);
+        sv_keep_nearer(r, &f);
+    }
+}
+
+/* The simplex: four vertex slots, of which slot[0..n) are in use. A new
+ * support point goes to a free slot, so that neither accepting nor rolling
+ * back a step copies vertices. */
+typedef struct {
+    kcbp_simplex_vertex v[4];
+    int n;
+    int slot[4];
+    double lam[4];
+} simplex;
+
+static int free_slot(const simplex *s)
+{
+    int used = 0;
+    for (int k = 0; k < s->n; k++)
+        used |= 1 << s->slot[k];
+    for (int k = 0; k < 4; k++)
+        if (!(used & (1 << k)))
+            return k;
+    return 3; /* unreachable: n <= 3 when adding */
+}
+
+/* Adds slot `add` to the set and reduces the set to the sub-simplex nearest
+ * the origin; returns |v|^2 and v. */
+static double simplex_solve(simplex *s, int add, kcbp_vec3 *v)
+{
+    kcbp_vec3 w[4];
+    int slots[4], n = s->n;
+    for (int k = 0; k < n; k++) {
+        slots[k] = s->slot[k];
+        w[k] = s->v[slots[k]].w;
+    }
+    slots[n] = add;
+    w[n] = s->v[add].w;
+    n++;
+    sv_result r;
+    switch (n) {
+    case 1: sv_point(w, 0, &r); break;
+    case 2: s1d(w, 0, 1, &r); break;
+    case 3: s2d(w, 0, 1, 2, &r); break;
+    default: s3d(w, &r); break;
+    }
+    s->n = r.n;
+    for (int k = 0; k < r.n; k++) {
+        s->slot[k] = slots[r.idx[k]];
+        s->lam[k] = r.lam[k];
+    }
+    *v = r.v;
+    return r.vv;
+}
+
+static double max_abs_coord(kcbp_vec3 a, kcbp_vec3 b) { return fmax(kcbp_v3_max_abs(a), kcbp_v3_max_abs(b)); }
+
+static void witnesses(const simplex *s, kcbp_vec3 *pa, kcbp_vec3 *pb)
+{
+    kcbp_vec3 a = {0, 0, 0}, b = {0, 0, 0};
+    for (int k = 0; k < s->n; k++) {
+        a = kcbp_v3_add(a, kcbp_v3_scale(s->v[s->slot[k]].a, s->lam[k]));
+        b = kcbp_v3_add(b, kcbp_v3_scale(s->v[s->slot[k]].b, s->lam[k]));
+    }
+    *pa = a;
+    *pb = b;
+}
+
+static int finite3(kcbp_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+/* early_exit: stop as soon as a separating plane proves the inflated shapes
+ * apart (for kcbp_gjk_intersect); the distance is then only bracketed. */
+static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
+                    const kcbp_gjk_params *params, kcbp_support_cache *cache, int early_exit, kcbp_gjk_result *out)
+{
+    kcbp_gjk_params prm = params ? *params : kcbp_gjk_default_params();
+    if (prm.max_iterations < 1)
+        prm.max_iterations = 1;
+    if (!(prm.rel_tol > 0))
+        prm.rel_tol = KCBP_GJK_DEFAULT_REL_TOL;
+    kcbp_pose pose = b_in_a ? *b_in_a : kcbp_pose_identity();
+    kcbp_support_cache local_cache = {{0, 0}};
+    if (!cache)
+        cache = &local_cache;
+
+    /* First support point: A's point toward B's origin and B's toward A's,
+     * a CSO point that is already near the origin's side. */
+    kcbp_vec3 d = kcbp_v3_neg(pose.trans);
+    if (!(kcbp_v3_len2(d) > 0))
+        d = kcbp_v3(1, 0, 0);
+    simplex s;
+    s.n = 1;
+    s.slot[0] = 0;
+    s.v[0] = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(d), cache);
+    s.lam[0] = 1;
+    kcbp_vec3 v = s.v[0].w;
+    double vv = kcbp_v3_len2(v);
+    double scale = max_abs_coord(s.v[0].a, s.v[0].b);
+    double lower = 0; /* best lower bound on the core distance */
+    int overlap = 0, capped = 1, iter = 0;
+    double rsum_ = a->radius + b->radius;
+
+    while (iter < prm.max_iterations) {
+        double tiny = ON_SIMPLEX_REL * scale;
+        if (vv <= tiny * tiny) {
+            overlap = 1;
+            capped = 0;
+            break;
+        }
+        iter++;
+        int add = free_slot(&s);
+        kcbp_simplex_vertex *nvp = &s.v[add];
+        *nvp = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(v), cache);
+        scale = fmax(scale, max_abs_coord(nvp->a, nvp->b));
+        double vw = kcbp_v3_dot(v, nvp->w);
+        if (vw > 0)
+            lower = fmax(lower, vw / sqrt(vv));
+        if (early_exit && lower > rsum_ + KCBP_GJK_TOUCH_REL * (scale + rsum_)) {
+            /* the plane through w normal to v separates by more than the
+             * touching tolerance */
+            capped = 0;
+            break;
+        }
+        /* No new vertex: v is the exact nearest point (for polytope cores,
+         * the only exit in exact arithmetic). */
+        int dup = 0;
+        for (int k = 0; k < s.n && !dup; k++) {
+            const kcbp_simplex_vertex *u = &s.v[s.slot[k]];
+            dup = memcmp(&u->a, &nvp->a, sizeof u->a) == 0 && memcmp(&u->b, &nvp->b, sizeof u->b) == 0;
+        }
+        /* van den Bergen: |v|^2 - v.w bounds |v| (|v| - dist) from above. */
+        if (dup || vv - vw <= prm.rel_tol * vv) {
+            capped = 0;
+            break;
+        }
+        int old_n = s.n, old_slot[4];
+        double old_lam[4];
+        memcpy(old_slot, s.slot, sizeof old_slot);
+        memcpy(old_lam, s.lam, sizeof old_lam);
+        kcbp_vec3 nvv_v;
+        double nvv = simplex_solve(&s, add, &nvv_v);
+        if (s.n == 4) { /* the origin is inside a tetrahedron */
+            v = nvv_v;
+            vv = nvv;
+            overlap = 1;
+            capped = 0;
+            break;
+        }
+        if (!(nvv < vv)) { /* no progress: rounding; keep the better simplex */
+            s.n = old_n;
+            memcpy(s.slot, old_slot, sizeof old_slot);
+            memcpy(s.lam, old_lam, sizeof old_lam);
+            capped = 0;
+            break;
+        }
+        v = nvv_v;
+        vv = nvv;
+    }
+    /* An exit at exactly the last iteration by one of the tests above clears
+     * `capped`; the loop condition failing leaves it set. */
+    if (capped && vv <= (ON_SIMPLEX_REL * scale) * (ON_SIMPLEX_REL * scale)) {
+        overlap = 1;
+        capped = 0;
+    }
+
+    memset(out, 0, sizeof *out);
+    out->iterations = iter;
+    out->simplex_count = s.n;
+    for (int k = 0; k < s.n; k++) {
+        out->simplex[k] = s.v[s.slot[k]];
+        out->lambda[k] = s.lam[k];
+    }
+    kcbp_vec3 pa, pb;
+    witnesses(&s, &pa, &pb);
+    double ra = a->radius, rb = b->radius, rsum = ra + rb;
+    out->scale = scale + rsum;
+    double tol = KCBP_GJK_TOUCH_REL * out->scale;
+    double dist = overlap ? 0 : sqrt(vv);
+    if (!isfinite(dist) || !finite3(pa) || !finite3(pb)) {
+        /* Only reachable with invalid input; answer the safe "overlap". */
+        out->status = KCBP_GJK_OVERLAPPING;
+        return;
+    }
+    out->core_distance = dist;
+    if (overlap) {
+        out->status = KCBP_GJK_OVERLAPPING;
+        out->point_a = pa;
+        out->point_b = pb;
+        return;
+    }
+    kcbp_vec3 n = kcbp_v3_scale(v, -1.0 / dist); /* pb - pa = -v */
+    out->normal = n;
+    out->point_a = kcbp_v3_add(pa, kcbp_v3_scale(n, ra));
+    out->point_b = kcbp_v3_sub(pb, kcbp_v3_scale(n, rb));
+    double gap = dist - rsum;
+    if (gap < -tol) {
+        out->status = KCBP_GJK_OVERLAPPING;
+    } else if (gap <= tol) {
+        out->status = KCBP_GJK_TOUCHING;
+        out->distance = out->distance_lower = fmax(gap, 0);
+    } else {
+        out->status = capped ? KCBP_GJK_HIT_CAP : KCBP_GJK_SEPARATED;
+        out->distance = gap;
+        out->distance_lower = capped ? fmax(0, fmin(lower, dist) - rsum) : gap;
+    }
+}
+
+void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
+                       const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_result *out)
+{
+    gjk_run(a, b, b_in_a, params, cache, 0, out);
+}
+
+int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
+                       kcbp_support_cache *cache)
+{
+    kcbp_gjk_result r;
+    gjk_run(a, b, b_in_a, NULL, cache, 1, &r);
+    return r.status == KCBP_GJK_TOUCHING || r.status == KCBP_GJK_OVERLAPPING;
+}

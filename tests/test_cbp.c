@@ -1,0 +1,323 @@
+/* k-CBP tests: containment (planes and vertex hull), tightness order,
+ * closed-form volumes, degenerate input, and the meshes in /work/shared. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cbp_internal.h"
+#include "hull.h"
+#include "kcbp.h"
+
+#include "cbp_check.h"
+
+static kcbp_vec3 *cloud(size_t n, uint64_t seed, int shape)
+{
+    kcbp_vec3 *p = malloc(n * sizeof *p);
+    assert_non_null(p);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        kcbp_vec3 x = kcbp_v3(2 * rnd(&s) - 1, 2 * rnd(&s) - 1, 2 * rnd(&s) - 1);
+        if (shape == 1) /* on a sphere */
+            x = kcbp_v3_scale(x, 1 / fmax(kcbp_v3_len(x), 1e-9));
+        if (shape == 2) /* a skewed ellipsoid */
+            x = kcbp_v3(3 * x.x + x.y, 0.5 * x.y, 0.2 * x.z + 0.1 * x.x);
+        p[i] = x;
+    }
+    return p;
+}
+
+static void test_containment_random(void **state)
+{
+    (void)state;
+    for (int shape = 0; shape < 3; shape++) {
+        size_t n = 300;
+        kcbp_vec3 *p = cloud(n, 12345 + (uint64_t)shape, shape);
+        for (size_t d = 0; d < 4; d++)
+            for (size_t k = 0; k < sizeof KS / sizeof KS[0]; k++) {
+                kcbp_cbp c;
+                kcbp_error err;
+                assert_int_equal(kcbp_cbp_build(p, n, KS[k], ALL_DIRS[d], &c, &err), KCBP_OK);
+                check_cbp(&c, p, n);
+                if (ALL_DIRS[d] != KCBP_DIRS_GREEDY)
+                    assert_true(c.nplanes <= (uint32_t)KS[k] + 6);
+                kcbp_cbp_free(&c);
+            }
+        free(p);
+    }
+}
+
+static void test_greedy_monotonic_and_tightest(void **state)
+{
+    (void)state;
+    size_t n = 400;
+    kcbp_vec3 *p = cloud(n, 99, 2);
+    double hull;
+    assert_int_equal(kcbp_hull_volume(p, n, &hull, NULL), KCBP_OK);
+    double prev = INFINITY;
+    for (int k = 4; k <= 48; k++) {
+        kcbp_cbp c;
+        assert_int_equal(kcbp_cbp_build(p, n, k, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+        assert_true(c.volume <= prev * (1 + 1e-9));
+        assert_true(c.volume >= hull * (1 - 1e-9));
+        if (k >= 6)
+            assert_int_equal(c.nplanes, k);
+        prev = c.volume;
+        if (k == 8 || k == 16 || k == 32) {
+            for (size_t d = 1; d < 4; d++) {
+                kcbp_cbp o;
+                assert_int_equal(kcbp_cbp_build(p, n, k, ALL_DIRS[d], &o, NULL), KCBP_OK);
+                assert_true(c.volume < o.volume);
+                kcbp_cbp_free(&o);
+            }
+        }
+        kcbp_cbp_free(&c);
+    }
+    free(p);
+}
+
+static void test_large_k_is_hull(void **state)
+{
+    (void)state;
+    size_t n = 150;
+    kcbp_vec3 *p = cloud(n, 7, 1);
+    kcbp_hull h;
+    assert_int_equal(kcbp_hull_compute(p, n, &h, NULL), KCBP_OK);
+    int k = (int)h.nfacets + 10;
+    kcbp_cbp c;
+    assert_int_equal(kcbp_cbp_build(p, n, k, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    check_cbp(&c, p, n);
+    assert_int_equal(c.nplanes, h.nfacets);
+    assert_true(fabs(c.volume - h.volume) <= 1e-9 * h.volume);
+    kcbp_cbp_free(&c);
+    /* k exactly the hull's facet count, too */
+    assert_int_equal(kcbp_cbp_build(p, n, (int)h.nfacets, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    assert_true(fabs(c.volume - h.volume) <= 1e-9 * h.volume);
+    kcbp_cbp_free(&c);
+    kcbp_hull_free(&h);
+    free(p);
+}
+
+/* The greedy's own bookkeeping (hull volume + the caps it removed) matches
+ * the volume of the final polytope: the caps are exact, not bounds. */
+static void test_greedy_caps_exact(void **state)
+{
+    (void)state;
+    size_t n = 500;
+    kcbp_vec3 *p = cloud(n, 2024, 0);
+    kcbp_hull h;
+    assert_int_equal(kcbp_hull_compute(p, n, &h, NULL), KCBP_OK);
+    const int ks[] = {6, 10, 16, 24, 40};
+    for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
+        uint32_t *keep;
+        size_t nkeep;
+        double added;
+        assert_int_equal(kcbp_greedy_select(&h, p, (size_t)ks[t], 1.8, &keep, &nkeep, &added, NULL), KCBP_OK);
+        assert_int_equal(nkeep, ks[t]);
+        free(keep);
+        kcbp_cbp c;
+        assert_int_equal(kcbp_cbp_build(p, n, ks[t], KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+        assert_true(fabs(c.volume - (h.volume + added)) <= 1e-7 * c.volume);
+        kcbp_cbp_free(&c);
+    }
+    kcbp_hull_free(&h);
+    free(p);
+}
+
+static double faces_volume(const kcbp_cbp *c)
+{
+    double v = 0;
+    for (uint32_t f = 0; f < c->nplanes; f++) {
+        uint32_t s = c->face_start[f], e = c->face_start[f + 1];
+        kcbp_vec3 a = c->vertices[c->face_verts[s]];
+        for (uint32_t q = s + 1; q + 1 < e; q++)
+            v += kcbp_v3_dot(a, kcbp_v3_cross(c->vertices[c->face_verts[q]], c->vertices[c->face_verts[q + 1]])) / 6;
+    }
+    return v;
+}
+
+static void test_closed_form_volumes(void **state)
+{
+    (void)state;
+    /* a 2 x 3 x 4 box: its corners plus points inside */
+    kcbp_vec3 box[64];
+    size_t n = 0;
+    for (int i = 0; i < 8; i++)
+        box[n++] = kcbp_v3(i & 1 ? 2 : 0, i & 2 ? 3 : 0, i & 4 ? 4 : 0);
+    uint64_t s = 5;
+    while (n < 64)
+        box[n++] = kcbp_v3(2 * rnd(&s), 3 * rnd(&s), 4 * rnd(&s));
+    for (size_t d = 0; d < 4; d++) {
+        kcbp_cbp c;
+        assert_int_equal(kcbp_cbp_build(box, n, 6, ALL_DIRS[d], &c, NULL), KCBP_OK);
+        check_cbp(&c, box, n);
+        if (ALL_DIRS[d] != KCBP_DIRS_FIXED) /* Fibonacci directions are not axis-aligned */
+            assert_true(fabs(c.volume - 24) <= 1e-9 * 24);
+        kcbp_cbp_free(&c);
+    }
+    double hv;
+    assert_int_equal(kcbp_hull_volume(box, n, &hv, NULL), KCBP_OK);
+    assert_true(fabs(hv - 24) <= 1e-12 * 24);
+
+    /* a regular tetrahedron of edge 2 sqrt 2: volume 8/3 */
+    kcbp_vec3 tet[4] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
+    kcbp_cbp c;
+    assert_int_equal(kcbp_cbp_build(tet, 4, 4, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    check_cbp(&c, tet, 4);
+    assert_int_equal(c.nplanes, 4);
+    assert_true(fabs(c.volume - 8.0 / 3) <= 1e-9);
+    kcbp_cbp_free(&c);
+
+    /* a regular octahedron |x|+|y|+|z| <= 1 (volume 4/3): thesis and greedy
+     * with k = 8 recover it; the 14-DOP's diagonal planes do too */
+    kcbp_vec3 oct[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    assert_int_equal(kcbp_cbp_build(oct, 6, 8, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    assert_true(fabs(c.volume - 4.0 / 3) <= 1e-9);
+    kcbp_cbp_free(&c);
+    assert_int_equal(kcbp_cbp_build(oct, 6, 14, KCBP_DIRS_KDOP, &c, NULL), KCBP_OK);
+    assert_true(fabs(c.volume - 4.0 / 3) <= 1e-9);
+    kcbp_cbp_free(&c);
+
+    /* divergence theorem over the faces vs qhull's volume of the vertices */
+    kcbp_vec3 *p = cloud(300, 31, 2);
+    for (size_t d = 0; d < 4; d++) {
+        assert_int_equal(kcbp_cbp_build(p, 300, 12, ALL_DIRS[d], &c, NULL), KCBP_OK);
+        double qv, fv = faces_volume(&c);
+        assert_int_equal(kcbp_hull_volume(c.vertices, c.nvertices, &qv, NULL), KCBP_OK);
+        assert_true(fabs(fv - qv) <= 1e-9 * qv);
+        assert_true(fabs(c.volume - qv) <= 1e-9 * qv);
+        kcbp_cbp_free(&c);
+    }
+    free(p);
+}
+
+static void build_all(const kcbp_vec3 *p, size_t n)
+{
+    for (size_t d = 0; d < 4; d++)
+        for (int k = 4; k <= 32; k *= 2) {
+            kcbp_cbp c;
+            kcbp_error err;
+            kcbp_status st = kcbp_cbp_build(p, n, k, ALL_DIRS[d], &c, &err);
+            if (st != KCBP_OK)
+                fail_msg("%s k=%d: %s", kcbp_cbp_dirs_name(ALL_DIRS[d]), k, err.msg);
+            check_cbp(&c, p, n);
+            kcbp_cbp_free(&c);
+        }
+}
+
+static void test_degenerate_inputs(void **state)
+{
+    (void)state;
+    kcbp_vec3 tri[3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+    build_all(tri, 3);
+    kcbp_vec3 one[1] = {{3, -2, 5}};
+    build_all(one, 1);
+    kcbp_vec3 origin[1] = {{0, 0, 0}};
+    build_all(origin, 1);
+    kcbp_vec3 two[2] = {{0, 0, 0}, {1, 2, 3}};
+    build_all(two, 2);
+    kcbp_vec3 line[20];
+    for (int i = 0; i < 20; i++)
+        line[i] = kcbp_v3(i, 2 * i, -i);
+    build_all(line, 20);
+    /* a tilted planar grid */
+    kcbp_vec3 grid[121];
+    for (int i = 0; i < 121; i++) {
+        double u = i % 11, v = i / 11;
+        grid[i] = kcbp_v3(u, v, 0.3 * u - 0.2 * v);
+    }
+    build_all(grid, 121);
+    /* many duplicates */
+    kcbp_vec3 dup[40];
+    for (int i = 0; i < 40; i++)
+        dup[i] = i < 32 ? kcbp_v3(1, 1, 1) : kcbp_v3(i & 1, i & 2 ? 1 : 0, i & 4 ? 1 : 0);
+    build_all(dup, 40);
+    /* far from the origin */
+    kcbp_vec3 *p = cloud(200, 77, 0);
+    for (int i = 0; i < 200; i++)
+        p[i] = kcbp_v3_add(p[i], kcbp_v3(1e6, -2e6, 1e6));
+    build_all(p, 200);
+    p[0] = kcbp_v3(1e6, 1e6, 1e6); /* a flat triangle at 1e6 */
+    p[1] = kcbp_v3(1e6 + 1, 1e6, 1e6);
+    p[2] = kcbp_v3(1e6, 1e6 + 1, 1e6);
+    build_all(p, 3);
+    free(p);
+    /* nearly flat: thinner than the thickening tolerance */
+    kcbp_vec3 thin[100];
+    uint64_t s = 3;
+    for (int i = 0; i < 100; i++)
+        thin[i] = kcbp_v3(rnd(&s), rnd(&s), 1e-9 * rnd(&s));
+    build_all(thin, 100);
+}
+
+static void test_errors_and_names(void **state)
+{
+    (void)state;
+    kcbp_vec3 p[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    kcbp_cbp c;
+    kcbp_error err;
+    assert_int_equal(kcbp_cbp_build(p, 4, 3, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "k must be"));
+    assert_int_equal(kcbp_cbp_build(p, 0, 16, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
+    p[2].y = NAN;
+    assert_int_equal(kcbp_cbp_build(p, 4, 16, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build(p, 4, 16, (kcbp_cbp_dirs)42, &c, &err), KCBP_ERR_INVALID);
+    for (size_t d = 0; d < 4; d++) {
+        kcbp_cbp_dirs back;
+        assert_int_equal(kcbp_cbp_dirs_parse(kcbp_cbp_dirs_name(ALL_DIRS[d]), &back, NULL), KCBP_OK);
+        assert_int_equal(back, ALL_DIRS[d]);
+    }
+    kcbp_cbp_dirs back;
+    assert_int_equal(kcbp_cbp_dirs_parse("Greedy", &back, &err), KCBP_ERR_INVALID);
+    kcbp_cbp_free(NULL);
+}
+
+static void test_write_obj(void **state)
+{
+    (void)state;
+    kcbp_vec3 *p = cloud(100, 11, 1);
+    kcbp_cbp c;
+    assert_int_equal(kcbp_cbp_build(p, 100, 16, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    char path[] = "/tmp/kcbp_test_cbp_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(kcbp_cbp_write_obj(&c, path, NULL), KCBP_OK);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[4096];
+    uint32_t nv = 0, nf = 0;
+    while (fgets(line, sizeof line, f)) {
+        nv += line[0] == 'v';
+        nf += line[0] == 'f';
+    }
+    fclose(f);
+    unlink(path);
+    assert_int_equal(nv, c.nvertices);
+    assert_int_equal(nf, c.nplanes);
+    kcbp_error err;
+    assert_int_equal(kcbp_cbp_write_obj(&c, "/nonexistent/dir/x.obj", &err), KCBP_ERR_IO);
+    kcbp_cbp_free(&c);
+    free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_containment_random),
+        cmocka_unit_test(test_greedy_monotonic_and_tightest),
+        cmocka_unit_test(test_large_k_is_hull),
+        cmocka_unit_test(test_greedy_caps_exact),
+        cmocka_unit_test(test_closed_form_volumes),
+        cmocka_unit_test(test_degenerate_inputs),
+        cmocka_unit_test(test_errors_and_names),
+        cmocka_unit_test(test_write_obj),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,978 @@
+/* Tests of support.c, gjk.c and epa.c against independent oracles.
+ *
+ * The oracle: the Minkowski difference A - B of two point sets is the convex
+ * hull of all a_i - b_j, computed here by qhull (libqhull_r, triangulated
+ * with 'Qt'). If the origin is outside, the distance is the minimum over the
+ * hull's triangles of the origin-triangle distance; if inside, the
+ * penetration depth is the minimum over facets of the distance from the
+ * origin to the facet's plane (-offset), along that facet's normal. None of
+ * this shares code with the library. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <libqhull_r/qhull_ra.h>
+
+#include "kcbp.h"
+
+/* ---- helpers ---- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng_next(void)
+{
+    /* splitmix64 */
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double rnd(void) { return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0); }
+static double rnd_range(double lo, double hi) { return lo + (hi - lo) * rnd(); }
+static kcbp_vec3 rnd_unit(void)
+{
+    for (;;) {
+        kcbp_vec3 v = kcbp_v3(rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1));
+        double l = kcbp_v3_len(v);
+        if (l > 0.1 && l <= 1)
+            return kcbp_v3_scale(v, 1 / l);
+    }
+}
+static kcbp_pose rnd_pose(double tmax)
+{
+    kcbp_pose p;
+    kcbp_vec3 t = kcbp_v3_scale(rnd_unit(), rnd_range(0, tmax));
+    assert_int_equal(kcbp_pose_from_axis_angle(t, rnd_unit(), rnd_range(-180, 180), &p, NULL), KCBP_OK);
+    return p;
+}
+static kcbp_pose translation(double x, double y, double z)
+{
+    kcbp_pose p = kcbp_pose_identity();
+    p.trans = kcbp_v3(x, y, z);
+    return p;
+}
+static int finite3(kcbp_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+static double angle_between(kcbp_vec3 a, kcbp_vec3 b)
+{
+    return atan2(kcbp_v3_len(kcbp_v3_cross(a, b)), kcbp_v3_dot(a, b));
+}
+static double rel_err(double got, double want) { return fabs(got - want) / fmax(fabs(want), 1e-300); }
+
+/* Random point cloud: n points in an anisotropic box or on a sphere. */
+static void rnd_cloud(kcbp_vec3 *p, int n, double size)
+{
+    int sphere = rng_next() & 1;
+    kcbp_vec3 ext = kcbp_v3(size * rnd_range(0.2, 1), size * rnd_range(0.2, 1), size * rnd_range(0.2, 1));
+    for (int i = 0; i < n; i++) {
+        kcbp_vec3 u = sphere ? rnd_unit() : kcbp_v3(rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1));
+        p[i] = kcbp_v3(u.x * ext.x, u.y * ext.y, u.z * ext.z);
+    }
+}
+
+/* Box with half-extents h centred at c: 8 vertices. */
+static void box(kcbp_vec3 *p, kcbp_vec3 h, kcbp_vec3 c)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = kcbp_v3(c.x + (i & 1 ? h.x : -h.x), c.y + (i & 2 ? h.y : -h.y), c.z + (i & 4 ? h.z : -h.z));
+}
+
+/* Convex hull with qhull: the hull's vertices (renumbered) and triangles,
+ * and its CSR adjacency. Returns 0 if qhull fails (flat input). */
+typedef struct {
+    kcbp_vec3 *v;
+    uint32_t nv;
+    uint32_t *start, *adj;
+} hull;
+
+static FILE *devnull(void)
+{
+    static FILE *f;
+    if (!f)
+        f = fopen("/dev/null", "w");
+    return f;
+}
+
+static int hull_build(const kcbp_vec3 *p, int n, hull *h)
+{
+    memset(h, 0, sizeof *h);
+    coordT *pts = malloc(sizeof(coordT) * 3 * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        pts[3 * i] = p[i].x;
+        pts[3 * i + 1] = p[i].y;
+        pts[3 * i + 2] = p[i].z;
+    }
+    qhT qh_qh, *qh = &qh_qh;
+    qh_zero(qh, devnull());
+    char opts[] = "qhull Qt";
+    int rc = qh_new_qhull(qh, 3, n, pts, False, opts, NULL, devnull());
+    int ok = rc == 0;
+    if (ok) {
+        int *map = malloc(sizeof(int) * (size_t)n);
+        for (int i = 0; i < n; i++)
+            map[i] = -1;
+        facetT *facet;
+        vertexT *vertex, **vertexp;
+        size_t nt = 0;
+        FORALLfacets nt++;
+        uint32_t(*tris)[3] = malloc(sizeof *tris * nt);
+        h->v = malloc(sizeof *h->v * (size_t)n);
+        size_t t = 0;
+        FORALLfacets
+        {
+            int k = 0;
+            FOREACHvertex_(facet->vertices)
+            {
+                int id = qh_pointid(qh, vertex->point);
+                if (map[id] < 0) {
+                    map[id] = (int)h->nv;
+                    h->v[h->nv++] = p[id];
+                }
+                if (k < 3)
+                    tris[t][k] = (uint32_t)map[id];
+                k++;
+            }
+            t++;
+        }
+        assert_int_equal(kcbp_convex_adjacency(h->nv, (const uint32_t(*)[3])tris, nt, &h->start, &h->adj, NULL),
+                         KCBP_OK);
+        free(tris);
+        free(map);
+    }
+    qh_freeqhull(qh, !qh_ALL);
+    int curlong, totlong;
+    qh_memfreeshort(qh, &curlong, &totlong);
+    free(pts);
+    return ok;
+}
+
+static void hull_free(hull *h)
+{
+    free(h->v);
+    free(h->start);
+    free(h->adj);
+}
+
+/* Distance from the origin to triangle (a, b, c), written independently of
+ * the library: project on the plane; if inside by edge tests that is it,
+ * else the nearest of the three edges. */
+static double seg_dist(kcbp_vec3 a, kcbp_vec3 b)
+{
+    kcbp_vec3 ab = kcbp_v3_sub(b, a);
+    double l2 = kcbp_v3_len2(ab);
+    double t = l2 > 0 ? -kcbp_v3_dot(a, ab) / l2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return kcbp_v3_len(kcbp_v3_add(a, kcbp_v3_scale(ab, t)));
+}
+static double tri_dist(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c)
+{
+    kcbp_vec3 n = kcbp_v3_cross(kcbp_v3_sub(b, a), kcbp_v3_sub(c, a));
+    double nn = kcbp_v3_len2(n);
+    if (nn > 0) {
+        kcbp_vec3 p = kcbp_v3_scale(n, kcbp_v3_dot(a, n) / nn);
+        double s0 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(b, a), kcbp_v3_sub(p, a)), n);
+        double s1 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(c, b), kcbp_v3_sub(p, b)), n);
+        double s2 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(a, c), kcbp_v3_sub(p, c)), n);
+        if (s0 >= 0 && s1 >= 0 && s2 >= 0)
+            return kcbp_v3_len(p);
+    }
+    return fmin(seg_dist(a, b), fmin(seg_dist(b, c), seg_dist(c, a)));
+}
+
+typedef struct {
+    int ok;       /* qhull succeeded */
+    int inside;   /* origin strictly inside */
+    double dist;  /* outside: distance */
+    double depth; /* inside: penetration depth */
+    kcbp_vec3 n;  /* inside: the nearest facet's outward normal */
+    double second;/* inside: nearest plane with a different normal */
+    double scale;
+} oracle;
+
+static oracle cso_oracle(const kcbp_vec3 *pa, int na, const kcbp_vec3 *pb, int nb, const kcbp_pose *pose)
+{
+    oracle o;
+    memset(&o, 0, sizeof o);
+    int n = na * nb;
+    coordT *pts = malloc(sizeof(coordT) * 3 * (size_t)n);
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            kcbp_vec3 w = kcbp_v3_sub(pa[i], kcbp_pose_apply(pose, pb[j]));
+            coordT *q = pts + 3 * (i * nb + j);
+            q[0] = w.x;
+            q[1] = w.y;
+            q[2] = w.z;
+            o.scale = fmax(o.scale, kcbp_v3_max_abs(w));
+        }
+    qhT qh_qh, *qh = &qh_qh;
+    qh_zero(qh, devnull());
+    char opts[] = "qhull Qt";
+    if (qh_new_qhull(qh, 3, n, pts, False, opts, NULL, devnull()) == 0) {
+        o.ok = 1;
+        facetT *facet;
+        vertexT *vertex, **vertexp;
+        o.inside = 1;
+        o.dist = INFINITY;
+        o.depth = INFINITY;
+        o.second = INFINITY;
+        FORALLfacets
+        {
+            if (facet->offset >= 0)
+                o.inside = 0;
+            double d = -facet->offset;
+            kcbp_vec3 fn = kcbp_v3(facet->normal[0], facet->normal[1], facet->normal[2]);
+            if (d < o.depth) {
+                if (o.depth < INFINITY && angle_between(fn, o.n) > 1e-7)
+                    o.second = o.depth;
+                o.depth = d;
+                o.n = fn;
+            } else if (d < o.second && angle_between(fn, o.n) > 1e-7) {
+                o.second = d;
+            }
+            kcbp_vec3 v[3];
+            int k = 0;
+            FOREACHvertex_(facet->vertices)
+            {
+                if (k < 3)
+                    v[k] = kcbp_v3(vertex->point[0], vertex->point[1], vertex->point[2]);
+                k++;
+            }
+            if (k == 3)
+                o.dist = fmin(o.dist, tri_dist(v[0], v[1], v[2]));
+        }
+    }
+    qh_freeqhull(qh, !qh_ALL);
+    int curlong, totlong;
+    qh_memfreeshort(qh, &curlong, &totlong);
+    free(pts);
+    return o;
+}
+
+/* Support value of a posed shape (radius included) along unit u. */
+static double hsupport(const kcbp_convex *s, const kcbp_pose *pose, kcbp_vec3 u)
+{
+    uint32_t hint = 0;
+    kcbp_vec3 p = kcbp_convex_support_posed(s, pose, u, &hint);
+    return kcbp_v3_dot(p, u) + s->radius;
+}
+
+/* The witness properties: point_a on A's supporting plane along n, point_b
+ * on B's along -n. */
+static void check_witnesses(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *pose, kcbp_vec3 n,
+                            kcbp_vec3 pa, kcbp_vec3 pb, double tol)
+{
+    kcbp_pose id = kcbp_pose_identity();
+    double ha = hsupport(a, &id, n), hb = hsupport(b, pose, kcbp_v3_neg(n));
+    if (fabs(kcbp_v3_dot(pa, n) - ha) > tol || fabs(-kcbp_v3_dot(pb, n) - hb) > tol)
+        fail_msg("witness off its supporting plane: %g %g (tol %g)", kcbp_v3_dot(pa, n) - ha,
+                 -kcbp_v3_dot(pb, n) - hb, tol);
+}
+
+typedef struct {
+    kcbp_gjk_result g;
+    kcbp_epa_result e;
+} query;
+
+static kcbp_epa_scratch scratch; /* tests run one at a time */
+
+static query run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *pose)
+{
+    query q;
+    kcbp_support_cache cache = {{0, 0}};
+    kcbp_gjk_distance(a, b, pose, NULL, &cache, &q.g);
+    kcbp_epa_penetration(a, b, pose, &q.g, NULL, &cache, &scratch, &q.e);
+    assert_true(isfinite(q.g.distance) && isfinite(q.g.distance_lower) && finite3(q.g.point_a) &&
+                finite3(q.g.point_b) && finite3(q.g.normal));
+    assert_true(q.g.distance >= 0);
+    assert_true(q.g.iterations <= KCBP_GJK_DEFAULT_MAX_ITERATIONS);
+    if (q.e.status != KCBP_EPA_SEPARATED) {
+        assert_true(isfinite(q.e.depth) && q.e.depth >= 0 && finite3(q.e.point_a) && finite3(q.e.point_b));
+        assert_true(fabs(kcbp_v3_len(q.e.normal) - 1) < 1e-12);
+    }
+    return q;
+}
+
+/* ---- support ---- */
+
+static void test_support_climb_matches_scan(void **state)
+{
+    (void)state;
+    enum { N = 500 };
+    kcbp_vec3 *p = malloc(sizeof *p * N);
+    rnd_cloud(p, N, 2);
+    hull h;
+    assert_true(hull_build(p, N, &h));
+    kcbp_convex scan = kcbp_convex_polytope(h.v, h.nv, NULL, NULL, 0);
+    kcbp_convex climb = kcbp_convex_polytope(h.v, h.nv, h.start, h.adj, 0);
+    assert_non_null(climb.adj_start);
+    assert_int_equal(kcbp_convex_check(&climb, NULL), KCBP_OK);
+    uint32_t hint = 0, hs;
+    for (int i = 0; i < 2000; i++) {
+        kcbp_vec3 d = rnd_unit();
+        hs = 0;
+        double want = kcbp_v3_dot(kcbp_convex_support(&scan, d, &hs), d);
+        double got = kcbp_v3_dot(kcbp_convex_support(&climb, d, &hint), d);
+        assert_true(got == want);
+    }
+    hull_free(&h);
+    free(p);
+}
+
+static void test_support_shapes_and_check(void **state)
+{
+    (void)state;
+    uint32_t hint = 7;
+    kcbp_convex s = kcbp_convex_sphere(kcbp_v3(1, 2, 3), 0.5);
+    kcbp_vec3 p = kcbp_convex_support(&s, kcbp_v3(0, 0, 1), &hint);
+    assert_true(p.x == 1 && p.y == 2 && p.z == 3 && hint == 0);
+    kcbp_convex c = kcbp_convex_capsule(kcbp_v3(0, 0, 0), kcbp_v3(0, 0, 2), 0.5);
+    p = kcbp_convex_support(&c, kcbp_v3(0.1, 0, 1), &hint);
+    assert_true(p.z == 2 && hint == 1);
+    /* posed: a 90 degree turn about z maps local +x to +y */
+    kcbp_pose pose;
+    assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(10, 0, 0), kcbp_v3(0, 0, 1), 90, &pose, NULL), KCBP_OK);
+    kcbp_vec3 pts[2] = {{1, 0, 0}, {-1, 0, 0}};
+    kcbp_convex seg = kcbp_convex_polytope(pts, 2, NULL, NULL, 0);
+    p = kcbp_convex_support_posed(&seg, &pose, kcbp_v3(0, 1, 0), &hint);
+    assert_true(fabs(p.x - 10) < 1e-12 && fabs(p.y - 1) < 1e-12 && hint == 0);
+
+    kcbp_error err;
+    kcbp_convex bad = kcbp_convex_sphere(kcbp_v3(0, 0, 0), -1);
+    assert_int_equal(kcbp_convex_check(&bad, &err), KCBP_ERR_INVALID);
+    kcbp_vec3 nanp = {NAN, 0, 0};
+    bad = kcbp_convex_polytope(&nanp, 1, NULL, NULL, 0);
+    assert_int_equal(kcbp_convex_check(&bad, &err), KCBP_ERR_INVALID);
+    bad = kcbp_convex_polytope(pts, 0, NULL, NULL, 0);
+    assert_int_equal(kcbp_convex_check(&bad, &err), KCBP_ERR_INVALID);
+    uint32_t start[3] = {0, 1, 2}, adj[2] = {1, 5};
+    bad = kcbp_convex_polytope(pts, 2, NULL, NULL, 0);
+    bad.adj_start = start;
+    bad.adj = adj;
+    assert_int_equal(kcbp_convex_check(&bad, &err), KCBP_ERR_INVALID);
+    adj[1] = 0;
+    assert_int_equal(kcbp_convex_check(&bad, &err), KCBP_OK);
+}
+
+static void test_adjacency_cube(void **state)
+{
+    (void)state;
+    kcbp_vec3 p[8];
+    box(p, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
+    hull h;
+    assert_true(hull_build(p, 8, &h));
+    assert_int_equal(h.nv, 8);
+    size_t total = h.start[h.nv];
+    /* 12 cube edges + 6 face diagonals, each listed from both ends */
+    assert_int_equal(total, 2 * 18);
+    for (uint32_t v = 0; v < h.nv; v++)
+        for (uint32_t k = h.start[v]; k < h.start[v + 1]; k++) {
+            uint32_t u = h.adj[k];
+            int back = 0;
+            for (uint32_t j = h.start[u]; j < h.start[u + 1]; j++)
+                back |= h.adj[j] == v;
+            assert_true(back && u != v);
+        }
+    hull_free(&h);
+    uint32_t *s, *a;
+    const uint32_t tri[1][3] = {{0, 1, 9}};
+    assert_int_equal(kcbp_convex_adjacency(3, tri, 1, &s, &a, NULL), KCBP_ERR_INVALID);
+}
+
+/* ---- random pairs against the qhull oracle ---- */
+
+typedef struct {
+    double max_dist_err, max_depth_err, max_angle;
+    int ndist, ndepth, nangle;
+} oracle_stats;
+
+static void oracle_pair(int climb, double radius_a, double radius_b, oracle_stats *st)
+{
+    kcbp_vec3 pa[60], pb[60];
+    int na = 4 + (int)(rng_next() % 57), nb = 4 + (int)(rng_next() % 57);
+    rnd_cloud(pa, na, rnd_range(0.5, 2));
+    rnd_cloud(pb, nb, rnd_range(0.5, 2));
+    kcbp_pose pose = rnd_pose(4);
+    hull ha, hb;
+    if (!hull_build(pa, na, &ha) || !hull_build(pb, nb, &hb))
+        fail_msg("qhull failed on a random cloud");
+    kcbp_convex A, B;
+    if (climb) { /* forced hill-climbing, whatever the vertex count */
+        A = kcbp_convex_polytope(ha.v, ha.nv, NULL, NULL, radius_a);
+        A.adj_start = ha.start;
+        A.adj = ha.adj;
+        B = kcbp_convex_polytope(hb.v, hb.nv, NULL, NULL, radius_b);
+        B.adj_start = hb.start;
+        B.adj = hb.adj;
+    } else { /* the raw clouds, interior points included */
+        A = kcbp_convex_polytope(pa, (uint32_t)na, NULL, NULL, radius_a);
+        B = kcbp_convex_polytope(pb, (uint32_t)nb, NULL, NULL, radius_b);
+    }
+    oracle o = cso_oracle(pa, na, pb, nb, &pose);
+    assert_true(o.ok);
+    query q = run(&A, &B, &pose);
+    double rsum = radius_a + radius_b;
+    double tol = 1e-9 * o.scale;
+    if (!o.inside && o.dist - rsum > 1e-3 * o.scale) {
+        assert_int_equal(q.g.status, KCBP_GJK_SEPARATED);
+        double want = o.dist - rsum;
+        double err = rel_err(q.g.distance, want);
+        if (err > 1e-9)
+            fail_msg("distance %.17g, oracle %.17g (rel err %g), climb %d", q.g.distance, want, err, climb);
+        st->max_dist_err = fmax(st->max_dist_err, err);
+        st->ndist++;
+        assert_true(fabs(kcbp_v3_len(kcbp_v3_sub(q.g.point_b, q.g.point_a)) - q.g.distance) <= tol);
+        check_witnesses(&A, &B, &pose, q.g.normal, q.g.point_a, q.g.point_b, tol);
+        assert_int_equal(q.e.status, KCBP_EPA_SEPARATED);
+    } else if (o.inside && o.depth > 1e-3 * o.scale) {
+        assert_int_equal(q.g.status, KCBP_GJK_OVERLAPPING);
+        assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+        double want = o.depth + rsum;
+        double err = rel_err(q.e.depth, want);
+        if (err > 1e-6)
+            fail_msg("depth %.17g, oracle %.17g (rel err %g)", q.e.depth, want, err);
+        st->max_depth_err = fmax(st->max_depth_err, err);
+        st->ndepth++;
+        kcbp_vec3 sep = kcbp_v3_sub(q.e.point_a, q.e.point_b);
+        if (kcbp_v3_len(kcbp_v3_sub(sep, kcbp_v3_scale(q.e.normal, q.e.depth))) > 1e-7 * o.scale)
+            fail_msg("sep %g %g %g, depth %g normal %g %g %g iters %d", sep.x, sep.y, sep.z, q.e.depth, q.e.normal.x, q.e.normal.y, q.e.normal.z, q.e.iterations);
+        check_witnesses(&A, &B, &pose, q.e.normal, q.e.point_a, q.e.point_b, 1e-7 * o.scale);
+        if (o.second - o.depth > 1e-6 * o.scale) {
+            double ang = angle_between(q.e.normal, o.n);
+            if (ang > 1e-4)
+                fail_msg("direction off by %g rad (depth %g, second %g)", ang, o.depth, o.second);
+            st->max_angle = fmax(st->max_angle, ang);
+            st->nangle++;
+        }
+    } else if (!o.inside && o.dist - rsum < -1e-3 * o.scale) {
+        /* cores apart, radii overlap: depth is analytic */
+        assert_int_equal(q.g.status, KCBP_GJK_OVERLAPPING);
+        double err = rel_err(q.e.depth, rsum - o.dist);
+        assert_true(err < 1e-9);
+        st->max_depth_err = fmax(st->max_depth_err, err);
+        st->ndepth++;
+    }
+    hull_free(&ha);
+    hull_free(&hb);
+}
+
+static void test_oracle_random_scan(void **state)
+{
+    (void)state;
+    oracle_stats st = {0};
+    for (int i = 0; i < 1200; i++)
+        oracle_pair(0, 0, 0, &st);
+    print_message("scan:  %d distances max rel err %.3g; %d depths max rel err %.3g; %d directions max %.3g rad\n",
+                  st.ndist, st.max_dist_err, st.ndepth, st.max_depth_err, st.nangle, st.max_angle);
+    assert_true(st.ndist > 200 && st.ndepth > 200 && st.nangle > 100);
+}
+
+static void test_oracle_random_climb(void **state)
+{
+    (void)state;
+    oracle_stats st = {0};
+    for (int i = 0; i < 1200; i++)
+        oracle_pair(1, 0, 0, &st);
+    print_message("climb: %d distances max rel err %.3g; %d depths max rel err %.3g; %d directions max %.3g rad\n",
+                  st.ndist, st.max_dist_err, st.ndepth, st.max_depth_err, st.nangle, st.max_angle);
+    assert_true(st.ndist > 200 && st.ndepth > 200 && st.nangle > 100);
+}
+
+static void test_oracle_random_inflated(void **state)
+{
+    (void)state;
+    oracle_stats st = {0};
+    for (int i = 0; i < 600; i++)
+        oracle_pair((int)(rng_next() & 1), rnd_range(0, 0.5), rnd_range(0, 0.5), &st);
+    print_message("inflated: %d distances max rel err %.3g; %d depths max rel err %.3g\n", st.ndist,
+                  st.max_dist_err, st.ndepth, st.max_depth_err);
+    assert_true(st.ndist > 50 && st.ndepth > 50);
+}
+
+/* ---- the cases that break other libraries ---- */
+
+static void test_stacked_and_touching_cubes(void **state)
+{
+    (void)state;
+    kcbp_vec3 c[8];
+    box(c, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
+    kcbp_convex A = kcbp_convex_polytope(c, 8, NULL, NULL, 0);
+    /* face, edge and corner contact, exactly touching (libccd #25, #68) */
+    const double offs[][3] = {{0, 0, 2}, {2, 0, 0}, {0, -2, 0}, {2, 2, 0}, {2, 2, 2}, {-2, 0, 2}, {0, 0, -2}};
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+        kcbp_pose pose = translation(offs[i][0], offs[i][1], offs[i][2]);
+        query q = run(&A, &A, &pose);
+        assert_true(q.g.distance == 0);
+        assert_true(q.g.status == KCBP_GJK_OVERLAPPING || q.g.status == KCBP_GJK_TOUCHING);
+        assert_int_equal(q.e.status, KCBP_EPA_TOUCHING);
+        assert_true(q.e.depth <= 1e-12);
+        /* the normal must point from A toward B's side */
+        kcbp_vec3 o = kcbp_v3(offs[i][0], offs[i][1], offs[i][2]);
+        assert_true(kcbp_v3_dot(q.e.normal, o) > 0);
+    }
+    /* stacked with overlap: depth 0.5 along +z, a sliding offset in x */
+    kcbp_pose pose = translation(0.3, 0, 1.5);
+    query q = run(&A, &A, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+    assert_true(fabs(q.e.depth - 0.5) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(0, 0, 1)) < 1e-12);
+    /* a stack of rotated cubes: 45 degrees about z, resting on the top */
+    assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 1.999), kcbp_v3(0, 0, 1), 45, &pose, NULL), KCBP_OK);
+    q = run(&A, &A, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+    assert_true(fabs(q.e.depth - 0.001) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(0, 0, 1)) < 1e-9);
+    /* just apart */
+    pose = translation(0, 0, 2 + 1e-6);
+    q = run(&A, &A, &pose);
+    assert_int_equal(q.g.status, KCBP_GJK_SEPARATED);
+    assert_true(rel_err(q.g.distance, 1e-6) < 1e-8);
+}
+
+static void test_box_much_larger(void **state)
+{
+    (void)state;
+    kcbp_vec3 big[8], small[8];
+    box(big, kcbp_v3(1000, 1000, 1000), kcbp_v3(0, 0, 0));
+    box(small, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
+    kcbp_convex A = kcbp_convex_polytope(big, 8, NULL, NULL, 0);
+    kcbp_convex B = kcbp_convex_polytope(small, 8, NULL, NULL, 0);
+    /* small box sunk 0.25 into the big one's +x face, off-centre */
+    kcbp_pose pose = translation(1000.75, 300, -200);
+    query q = run(&A, &B, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+    assert_true(fabs(q.e.depth - 0.25) < 1e-9);
+    assert_true(angle_between(q.e.normal, kcbp_v3(1, 0, 0)) < 1e-9);
+    /* and apart by 0.5 */
+    pose = translation(-1001.5, 10, 10);
+    q = run(&A, &B, &pose);
+    assert_int_equal(q.g.status, KCBP_GJK_SEPARATED);
+    assert_true(fabs(q.g.distance - 0.5) < 1e-9);
+    assert_true(angle_between(q.g.normal, kcbp_v3(-1, 0, 0)) < 1e-9);
+    /* small box deep inside: nearest face is +y at 1000 - 990 + 1 = 11 */
+    pose = translation(0, 990, 0);
+    q = run(&A, &B, &pose);
+    assert_true(fabs(q.e.depth - 11) < 1e-9);
+    assert_true(angle_between(q.e.normal, kcbp_v3(0, 1, 0)) < 1e-9);
+}
+
+static void test_identical_polytopes(void **state)
+{
+    (void)state;
+    kcbp_vec3 c[8];
+    box(c, kcbp_v3(1, 2, 3), kcbp_v3(0, 0, 0));
+    kcbp_convex A = kcbp_convex_polytope(c, 8, NULL, NULL, 0);
+    kcbp_pose id = kcbp_pose_identity();
+    query q = run(&A, &A, &id);
+    assert_int_equal(q.g.status, KCBP_GJK_OVERLAPPING);
+    assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+    assert_true(fabs(q.e.depth - 2) < 1e-12); /* twice the smallest half-extent */
+    assert_true(fabs(fabs(q.e.normal.x) - 1) < 1e-12);
+    /* random identical polytopes against the oracle */
+    for (int i = 0; i < 300; i++) {
+        kcbp_vec3 p[40];
+        rnd_cloud(p, 40, 1);
+        kcbp_convex P = kcbp_convex_polytope(p, 40, NULL, NULL, 0);
+        oracle o = cso_oracle(p, 40, p, 40, &id);
+        q = run(&P, &P, &id);
+        assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+        assert_true(rel_err(q.e.depth, o.depth) < 1e-6);
+    }
+}
+
+/* Axis-aligned boxes: the CSO is a box, with coplanar points everywhere
+ * (the hardest input for EPA's horizon). Depth and distance are analytic. */
+static void test_aligned_boxes_analytic(void **state)
+{
+    (void)state;
+    int unknown = 0;
+    for (int i = 0; i < 3000; i++) {
+        kcbp_vec3 ha = kcbp_v3(rnd_range(0.1, 2), rnd_range(0.1, 2), rnd_range(0.1, 2));
+        kcbp_vec3 hb = i % 4 == 0 ? ha : kcbp_v3(rnd_range(0.1, 2), rnd_range(0.1, 2), rnd_range(0.1, 2));
+        kcbp_vec3 pa[8], pb[8];
+        box(pa, ha, kcbp_v3(0, 0, 0));
+        box(pb, hb, kcbp_v3(0, 0, 0));
+        kcbp_convex A = kcbp_convex_polytope(pa, 8, NULL, NULL, 0), B = kcbp_convex_polytope(pb, 8, NULL, NULL, 0);
+        /* offsets on a coarse grid, so that faces are often flush */
+        kcbp_vec3 t = kcbp_v3(floor(rnd_range(-8, 8)) * 0.25, floor(rnd_range(-8, 8)) * 0.25,
+                              floor(rnd_range(-8, 8)) * 0.25);
+        if (i % 3 == 0)
+            t = kcbp_v3(rnd_range(-3, 3), rnd_range(-3, 3), rnd_range(-3, 3));
+        kcbp_pose pose = translation(t.x, t.y, t.z);
+        kcbp_vec3 h = kcbp_v3_add(ha, hb), at = kcbp_v3_abs(t);
+        kcbp_vec3 gap = kcbp_v3_sub(at, h); /* per axis: > 0 apart */
+        query q = run(&A, &B, &pose);
+        if (gap.x < 0 && gap.y < 0 && gap.z < 0) {
+            double depth = fmin(-gap.x, fmin(-gap.y, -gap.z));
+            if (q.e.status == KCBP_EPA_DEPTH_UNKNOWN) {
+                unknown++;
+                assert_true(q.e.depth >= depth - 1e-12);
+                continue;
+            }
+            if (fabs(q.e.depth - depth) > 1e-12 * fmax(1, depth))
+                fail_msg("box depth %.17g, want %.17g", q.e.depth, depth);
+        } else {
+            kcbp_vec3 g = kcbp_v3_max(gap, kcbp_v3(0, 0, 0));
+            double dist = kcbp_v3_len(g);
+            assert_true(fabs(q.g.distance - dist) <= 1e-12 * fmax(1, dist));
+        }
+    }
+    print_message("aligned boxes: depth unknown %d of 3000\n", unknown);
+    assert_int_equal(unknown, 0);
+}
+
+static void test_point_polytope(void **state)
+{
+    (void)state;
+    kcbp_vec3 c[8], pt = {0, 0, 0};
+    box(c, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
+    kcbp_convex A = kcbp_convex_polytope(c, 8, NULL, NULL, 0);
+    kcbp_convex P = kcbp_convex_polytope(&pt, 1, NULL, NULL, 0);
+    kcbp_pose pose = translation(0.2, 0.1, 0);
+    query q = run(&A, &P, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+    assert_true(fabs(q.e.depth - 0.8) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(1, 0, 0)) < 1e-12);
+    pose = translation(3, 0, 0);
+    q = run(&A, &P, &pose);
+    assert_true(fabs(q.g.distance - 2) < 1e-12);
+    /* point on a face, on an edge, at a corner: touching */
+    const double at[][3] = {{1, 0.3, 0.2}, {1, 1, 0.5}, {1, 1, 1}};
+    for (int i = 0; i < 3; i++) {
+        pose = translation(at[i][0], at[i][1], at[i][2]);
+        q = run(&A, &P, &pose);
+        assert_true(q.g.distance == 0);
+        assert_int_equal(q.e.status, KCBP_EPA_TOUCHING);
+    }
+    /* two points: equal (flat CSO of one point) and apart */
+    pose = kcbp_pose_identity();
+    q = run(&P, &P, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_TOUCHING);
+    pose = translation(0, 0, 5);
+    q = run(&P, &P, &pose);
+    assert_true(fabs(q.g.distance - 5) < 1e-12);
+    assert_true(angle_between(q.g.normal, kcbp_v3(0, 0, 1)) < 1e-12);
+}
+
+static void test_flat_polytopes(void **state)
+{
+    (void)state;
+    kcbp_vec3 c[8];
+    box(c, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
+    kcbp_convex cube = kcbp_convex_polytope(c, 8, NULL, NULL, 0);
+    kcbp_vec3 sq[4] = {{-0.5, -0.5, 0}, {0.5, -0.5, 0}, {0.5, 0.5, 0}, {-0.5, 0.5, 0}};
+    kcbp_convex square = kcbp_convex_polytope(sq, 4, NULL, NULL, 0);
+    kcbp_vec3 sg[2] = {{-0.5, 0, 0}, {0.5, 0, 0}};
+    kcbp_convex seg = kcbp_convex_polytope(sg, 2, NULL, NULL, 0);
+
+    kcbp_pose pose = translation(0, 0, 1.5);
+    query q = run(&cube, &square, &pose);
+    assert_true(fabs(q.g.distance - 0.5) < 1e-12);
+    pose = translation(0, 0, 0.5);
+    q = run(&cube, &square, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+    assert_true(fabs(q.e.depth - 0.5) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(0, 0, 1)) < 1e-12);
+    pose = translation(0.1, 0, 0.8);
+    q = run(&cube, &seg, &pose);
+    assert_true(fabs(q.e.depth - 0.2) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(0, 0, 1)) < 1e-12);
+    /* coplanar overlapping squares: the CSO is flat, depth 0 along +-z */
+    pose = translation(0.5, 0.2, 0);
+    q = run(&square, &square, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_TOUCHING);
+    assert_true(q.e.depth == 0 && fabs(fabs(q.e.normal.z) - 1) < 1e-12);
+    /* collinear overlapping segments: the CSO is a segment */
+    pose = translation(0.3, 0, 0);
+    q = run(&seg, &seg, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_TOUCHING);
+    assert_true(fabs(q.e.normal.x) < 1e-12);
+    /* crossing segments (a cross): the CSO is a square through the origin */
+    kcbp_pose turn;
+    assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), kcbp_v3(0, 0, 1), 90, &turn, NULL), KCBP_OK);
+    q = run(&seg, &seg, &turn);
+    assert_int_equal(q.e.status, KCBP_EPA_TOUCHING);
+    /* the square tilted, partly in the cube: oracle */
+    for (int i = 0; i < 100; i++) {
+        pose = rnd_pose(1.5);
+        kcbp_vec3 pts[8];
+        memcpy(pts, c, sizeof c);
+        oracle o = cso_oracle(pts, 8, sq, 4, &pose);
+        q = run(&cube, &square, &pose);
+        if (o.inside && o.depth > 1e-6)
+            assert_true(rel_err(q.e.depth, o.depth) < 1e-6);
+        else if (!o.inside && o.dist > 1e-6)
+            assert_true(rel_err(q.g.distance, o.dist) < 1e-9);
+    }
+}
+
+static void test_spheres_capsules(void **state)
+{
+    (void)state;
+    kcbp_convex s1 = kcbp_convex_sphere(kcbp_v3(0, 0, 0), 1);
+    kcbp_convex s2 = kcbp_convex_sphere(kcbp_v3(0, 0, 0), 2);
+    kcbp_pose pose = translation(3, 4, 0);
+    query q = run(&s1, &s2, &pose);
+    assert_int_equal(q.g.status, KCBP_GJK_SEPARATED);
+    assert_true(fabs(q.g.distance - 2) < 1e-12);
+    assert_true(kcbp_v3_len(kcbp_v3_sub(q.g.point_a, kcbp_v3(0.6, 0.8, 0))) < 1e-12);
+    assert_true(kcbp_v3_len(kcbp_v3_sub(q.g.point_b, kcbp_v3(1.8, 2.4, 0))) < 1e-12);
+    pose = translation(0, 2, 0);
+    q = run(&s1, &s2, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+    assert_true(fabs(q.e.depth - 1) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(0, 1, 0)) < 1e-12);
+    /* concentric spheres: depth = r1 + r2, any direction */
+    pose = kcbp_pose_identity();
+    q = run(&s1, &s2, &pose);
+    assert_true(fabs(q.e.depth - 3) < 1e-12);
+    /* exactly touching spheres */
+    pose = translation(0, 0, 3);
+    q = run(&s1, &s2, &pose);
+    assert_int_equal(q.g.status, KCBP_GJK_TOUCHING);
+    assert_int_equal(q.e.status, KCBP_EPA_TOUCHING);
+
+    /* sphere - box */
+    kcbp_vec3 c[8];
+    box(c, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
+    kcbp_convex cube = kcbp_convex_polytope(c, 8, NULL, NULL, 0);
+    kcbp_convex ball = kcbp_convex_sphere(kcbp_v3(0, 0, 0), 0.5);
+    pose = translation(2, 0.5, 0.3);
+    q = run(&cube, &ball, &pose);
+    assert_true(fabs(q.g.distance - 0.5) < 1e-12);
+    pose = translation(2, 2, 2);
+    q = run(&cube, &ball, &pose);
+    assert_true(fabs(q.g.distance - (sqrt(3) - 0.5)) < 1e-12);
+    pose = translation(1.2, 0.1, 0);
+    q = run(&cube, &ball, &pose);
+    assert_true(fabs(q.e.depth - 0.3) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(1, 0, 0)) < 1e-12);
+    pose = translation(0.6, 0.1, 0); /* centre inside the box */
+    q = run(&cube, &ball, &pose);
+    assert_true(fabs(q.e.depth - 0.9) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(1, 0, 0)) < 1e-12);
+
+    /* capsules: parallel, crossing, end to end */
+    kcbp_convex cap = kcbp_convex_capsule(kcbp_v3(0, 0, -1), kcbp_v3(0, 0, 1), 0.5);
+    pose = translation(3, 0, 0.5);
+    q = run(&cap, &cap, &pose);
+    assert_true(fabs(q.g.distance - 2) < 1e-12);
+    kcbp_pose cross;
+    assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 2, 0), kcbp_v3(0, 1, 0), 90, &cross, NULL), KCBP_OK);
+    q = run(&cap, &cap, &cross); /* axes are skew lines 2 apart */
+    assert_true(fabs(q.g.distance - 1) < 1e-12);
+    assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 0.6, 0), kcbp_v3(0, 1, 0), 90, &cross, NULL), KCBP_OK);
+    q = run(&cap, &cap, &cross);
+    assert_true(fabs(q.e.depth - 0.4) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(0, 1, 0)) < 1e-12);
+    pose = translation(0, 0, 1.5);
+    q = run(&cap, &cap, &pose); /* collinear cores overlapping: sideways by r1 + r2 */
+    assert_true(fabs(q.e.depth - 1.0) < 1e-12);
+    assert_true(fabs(q.e.normal.z) < 1e-12);
+    pose = translation(0, 0, 2.5);
+    q = run(&cap, &cap, &pose); /* end to end, cores 0.5 apart */
+    assert_true(fabs(q.e.depth - 0.5) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(0, 0, 1)) < 1e-12);
+    /* capsule against box, axis through the box */
+    pose = translation(0, 0, 0);
+    q = run(&cube, &cap, &pose);
+    assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
+    assert_true(fabs(q.e.depth - 1.5) < 1e-12); /* sideways: 1 + 0.5 */
+}
+
+static void test_inflated_polytopes(void **state)
+{
+    (void)state;
+    kcbp_vec3 c[8];
+    box(c, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
+    kcbp_convex A = kcbp_convex_polytope(c, 8, NULL, NULL, 0.25);
+    kcbp_pose pose = translation(3, 0, 0);
+    query q = run(&A, &A, &pose);
+    assert_true(fabs(q.g.distance - 0.5) < 1e-12);
+    assert_true(fabs(q.g.point_a.x - 1.25) < 1e-12 && fabs(q.g.point_b.x - 1.75) < 1e-12);
+    pose = translation(2.25, 0, 0); /* cores apart by 0.25, skins overlap 0.25 */
+    q = run(&A, &A, &pose);
+    assert_int_equal(q.g.status, KCBP_GJK_OVERLAPPING);
+    assert_true(fabs(q.e.depth - 0.25) < 1e-12);
+    assert_true(fabs(q.e.point_a.x - 1.25) < 1e-12 && fabs(q.e.point_b.x - 1.0) < 1e-12);
+    pose = translation(1.5, 0, 0); /* cores overlap 0.5 */
+    q = run(&A, &A, &pose);
+    assert_true(fabs(q.e.depth - 1.0) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(1, 0, 0)) < 1e-12);
+    /* rounded corner: corner to corner along the diagonal */
+    pose = translation(3, 3, 3);
+    q = run(&A, &A, &pose);
+    assert_true(fabs(q.g.distance - (sqrt(3) - 0.5)) < 1e-12);
+    /* cores exactly touching, skins overlap by 0.5 */
+    pose = translation(2, 0, 0);
+    q = run(&A, &A, &pose);
+    assert_true(fabs(q.e.depth - 0.5) < 1e-12);
+    assert_true(angle_between(q.e.normal, kcbp_v3(1, 0, 0)) < 1e-12);
+}
+
+/* ---- robustness ---- */
+
+static void test_no_nan_random_and_near_touching(void **state)
+{
+    (void)state;
+    int max_gjk = 0, max_epa = 0, unknown = 0, n = 0;
+    for (int i = 0; i < 10000; i++) {
+        kcbp_vec3 pa[40], pb[40];
+        int na = 1 + (int)(rng_next() % 40), nb = 1 + (int)(rng_next() % 40);
+        rnd_cloud(pa, na, rnd_range(0.01, 3));
+        rnd_cloud(pb, nb, rnd_range(0.01, 3));
+        if (i % 7 == 0) /* flatten one: a polygon */
+            for (int k = 0; k < na; k++)
+                pa[k].z = 0;
+        kcbp_convex A = kcbp_convex_polytope(pa, (uint32_t)na, NULL, NULL, i % 5 == 0 ? rnd_range(0, 0.3) : 0);
+        kcbp_convex B = kcbp_convex_polytope(pb, (uint32_t)nb, NULL, NULL, i % 3 == 0 ? rnd_range(0, 0.3) : 0);
+        kcbp_pose pose = rnd_pose(5);
+        query q = run(&A, &B, &pose);
+        int hit = q.g.status == KCBP_GJK_TOUCHING || q.g.status == KCBP_GJK_OVERLAPPING;
+        assert_int_equal(kcbp_gjk_intersect(&A, &B, &pose, NULL), hit);
+        n++;
+        max_gjk = q.g.iterations > max_gjk ? q.g.iterations : max_gjk;
+        if (q.g.status == KCBP_GJK_SEPARATED) {
+            /* move B back along the normal to touch, give or take a hair */
+            double hair = (i % 3 - 1) * 1e-12 * q.g.scale;
+            kcbp_vec3 back = kcbp_v3_scale(q.g.normal, -(q.g.distance + hair));
+            pose.trans = kcbp_v3_add(pose.trans, back);
+            query t = run(&A, &B, &pose);
+            assert_true(kcbp_gjk_intersect(&A, &B, &pose, NULL));
+            n++;
+            if (t.g.distance > 1e-9 * t.g.scale)
+                fail_msg("moved to touch, still %g apart (scale %g)", t.g.distance, t.g.scale);
+            if (t.e.status == KCBP_EPA_DEPTH_UNKNOWN)
+                unknown++;
+            else if (t.e.status != KCBP_EPA_SEPARATED && t.e.depth > 1e-9 * t.g.scale)
+                fail_msg("moved to touch, depth %g (scale %g)", t.e.depth, t.g.scale);
+            max_gjk = t.g.iterations > max_gjk ? t.g.iterations : max_gjk;
+            max_epa = t.e.iterations > max_epa ? t.e.iterations : max_epa;
+        } else if (q.e.status == KCBP_EPA_DEPTH_UNKNOWN) {
+            unknown++;
+        }
+        max_epa = q.e.iterations > max_epa ? q.e.iterations : max_epa;
+    }
+    print_message("%d queries: max GJK iterations %d, max EPA iterations %d, depth unknown %d\n", n, max_gjk,
+                  max_epa, unknown);
+    assert_true(max_gjk < 40);
+    assert_true(unknown * 1000 <= n);
+}
+
+static void test_caps_and_fallback(void **state)
+{
+    (void)state;
+    enum { N = 500 };
+    kcbp_vec3 *p = malloc(sizeof *p * N);
+    for (int i = 0; i < N; i++)
+        p[i] = rnd_unit();
+    hull h;
+    assert_true(hull_build(p, N, &h));
+    kcbp_convex A = kcbp_convex_polytope(h.v, h.nv, h.start, h.adj, 0);
+    kcbp_pose pose = rnd_pose(1);
+    /* GJK capped at one iteration: bounds bracket the true distance */
+    kcbp_pose far = translation(5, 1, 0);
+    kcbp_gjk_params gp = {1, 1e-12};
+    kcbp_gjk_result g, full;
+    kcbp_gjk_distance(&A, &A, &far, &gp, NULL, &g);
+    kcbp_gjk_distance(&A, &A, &far, NULL, NULL, &full);
+    assert_int_equal(full.status, KCBP_GJK_SEPARATED);
+    if (g.status == KCBP_GJK_HIT_CAP)
+        assert_true(g.distance_lower <= full.distance + 1e-12 && g.distance >= full.distance - 1e-12);
+    /* EPA capped at one iteration: the answer is an upper bound that does
+     * separate */
+    kcbp_gjk_distance(&A, &A, &pose, NULL, NULL, &g);
+    assert_int_equal(g.status, KCBP_GJK_OVERLAPPING);
+    kcbp_epa_params ep = {1, 1e-10};
+    kcbp_epa_result e, exact;
+    kcbp_epa_penetration(&A, &A, &pose, &g, &ep, NULL, NULL, &e);
+    kcbp_epa_penetration(&A, &A, &pose, &g, NULL, NULL, NULL, &exact);
+    assert_int_equal(exact.status, KCBP_EPA_PENETRATING);
+    assert_int_equal(e.status, KCBP_EPA_DEPTH_UNKNOWN);
+    assert_true(e.depth >= exact.depth - 1e-12 && e.depth_lower <= exact.depth + 1e-12);
+    kcbp_pose moved = pose;
+    moved.trans = kcbp_v3_add(moved.trans, kcbp_v3_scale(e.normal, e.depth * (1 + 1e-9)));
+    kcbp_gjk_distance(&A, &A, &moved, NULL, NULL, &g);
+    assert_true(g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_TOUCHING);
+    /* EPA on a separated GJK answer does nothing */
+    kcbp_gjk_distance(&A, &A, &far, NULL, NULL, &g);
+    kcbp_epa_penetration(&A, &A, &far, &g, NULL, NULL, NULL, &e);
+    assert_int_equal(e.status, KCBP_EPA_SEPARATED);
+    assert_true(kcbp_gjk_intersect(&A, &A, &pose, NULL) && !kcbp_gjk_intersect(&A, &A, &far, NULL));
+    hull_free(&h);
+    free(p);
+}
+
+/* A smooth custom shape: an exact sphere of radius 1 as a support callback
+ * (no duplicate points, so GJK ends on the relative gap test). */
+static kcbp_vec3 unit_sphere_support(const void *ctx, kcbp_vec3 d, uint32_t *index)
+{
+    (void)ctx;
+    *index = 0;
+    return kcbp_v3_scale(d, 1.0 / kcbp_v3_len(d));
+}
+
+static void test_custom_support_and_warm_start(void **state)
+{
+    (void)state;
+    kcbp_convex S = kcbp_convex_custom(unit_sphere_support, NULL, 0);
+    kcbp_vec3 c[8];
+    box(c, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
+    kcbp_convex cube = kcbp_convex_polytope(c, 8, NULL, NULL, 0);
+    kcbp_pose pose = translation(3, 3, 3);
+    query q = run(&S, &cube, &pose);
+    assert_true(fabs(q.g.distance - (2 * sqrt(3) - 1)) < 1e-6);
+    pose = translation(0, 0, 1.5);
+    q = run(&cube, &S, &pose);
+    assert_true(fabs(q.e.depth - 0.5) < 1e-6 || q.e.status == KCBP_EPA_DEPTH_UNKNOWN);
+
+    /* warm start: a cache kept across a moving sequence gives the same
+     * answers as a cold one */
+    enum { N = 300 };
+    kcbp_vec3 *p = malloc(sizeof *p * N);
+    for (int i = 0; i < N; i++)
+        p[i] = rnd_unit();
+    hull h;
+    assert_true(hull_build(p, N, &h));
+    kcbp_convex A = kcbp_convex_polytope(h.v, h.nv, h.start, h.adj, 0);
+    kcbp_support_cache warm = {{0, 0}};
+    for (int i = 0; i < 200; i++) {
+        kcbp_pose ps;
+        assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(2.5 * cos(i * 0.05), 2.5 * sin(i * 0.05), 0.1),
+                                                   kcbp_v3(0, 1, 1), i * 2.0, &ps, NULL),
+                         KCBP_OK);
+        kcbp_gjk_result gw, gc;
+        kcbp_gjk_distance(&A, &A, &ps, NULL, &warm, &gw);
+        kcbp_gjk_distance(&A, &A, &ps, NULL, NULL, &gc);
+        assert_int_equal(gw.status, gc.status);
+        assert_true(fabs(gw.distance - gc.distance) <= 1e-12 * gc.scale);
+    }
+    hull_free(&h);
+    free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_support_climb_matches_scan),
+        cmocka_unit_test(test_support_shapes_and_check),
+        cmocka_unit_test(test_adjacency_cube),
+        cmocka_unit_test(test_oracle_random_scan),
+        cmocka_unit_test(test_oracle_random_climb),
+        cmocka_unit_test(test_oracle_random_inflated),
+        cmocka_unit_test(test_stacked_and_touching_cubes),
+        cmocka_unit_test(test_box_much_larger),
+        cmocka_unit_test(test_identical_polytopes),
+        cmocka_unit_test(test_aligned_boxes_analytic),
+        cmocka_unit_test(test_point_polytope),
+        cmocka_unit_test(test_flat_polytopes),
+        cmocka_unit_test(test_spheres_capsules),
+        cmocka_unit_test(test_inflated_polytopes),
+        cmocka_unit_test(test_no_nan_random_and_near_touching),
+        cmocka_unit_test(test_caps_and_fallback),
+        cmocka_unit_test(test_custom_support_and_warm_start),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

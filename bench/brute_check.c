@@ -177,7 +177,7 @@ int main(int argc, char **argv)
     kcbp_model ma, mb;
     kcbp_pose *poses;
     size_t nposes;
-    if (kcbp_model_load(&ma, argv[1], &err) != KCBP_OK || kcbp_model_load(&mb, argv[2], &err) != KCBP_OK ||
+    if (kcbp_model_load(&ma, argv[1], NULL, &err) != KCBP_OK || kcbp_model_load(&mb, argv[2], NULL, &err) != KCBP_OK ||
         kcbp_pose_load_file(argv[3], &poses, &nposes, &err) != KCBP_OK) {
         fprintf(stderr, "brute_check: %s\n", err.msg);
         return 3;

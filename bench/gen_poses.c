@@ -177,12 +177,12 @@ int main(int argc, char **argv)
 
     kcbp_error err;
     kcbp_model ma, mb;
-    if (kcbp_model_load(&ma, argv[1], &err) != KCBP_OK) {
+    if (kcbp_model_load(&ma, argv[1], NULL, &err) != KCBP_OK) {
         fprintf(stderr, "gen_poses: %s\n", err.msg);
         return 3;
     }
     int same = strcmp(argv[1], argv[2]) == 0;
-    if (!same && kcbp_model_load(&mb, argv[2], &err) != KCBP_OK) {
+    if (!same && kcbp_model_load(&mb, argv[2], NULL, &err) != KCBP_OK) {
         fprintf(stderr, "gen_poses: %s\n", err.msg);
         kcbp_model_free(&ma);
         return 3;

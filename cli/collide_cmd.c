@@ -7,8 +7,9 @@
 #include "cli.h"
 
 static const char collide_help[] =
-    "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all] [--pretty]\n"
-    "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [--contacts ...]\n"
+    "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
+    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--pretty]\n"
+    "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
     "\n"
@@ -18,7 +19,13 @@ static const char collide_help[] =
     "                           are loaded and built once, and one JSON line is printed per pose\n"
     "  --contacts MODE          none: the answer only; first (default): one contact pair;\n"
     "                           all: every pair of intersecting triangles\n"
+    "  -k N                     planes of each mesh's k-CBP (default 16, at least 4)\n"
+    "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
+    "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "\n"
+    "Stages: the world boxes of the k-CBPs, then GJK on the k-CBPs (EPA measures\n"
+    "their overlap), then the AABB trees and Moller's triangle test, which decide.\n"
     "\n"
     "Triangles that only touch (at a point or along an edge) count as colliding.\n"
     "Contacts are [triangle of A, triangle of B], 0-based in file order after\n"
@@ -28,6 +35,7 @@ static const char collide_help[] =
 typedef struct {
     const char *path_a, *path_b, *pose_a, *pose_b, *poses_file;
     kcbp_collide_options opts;
+    kcbp_model_options model;
     bool pretty;
 } collide_args;
 
@@ -37,21 +45,36 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
         {"poses", required_argument, NULL, 'p'},  {"contacts", required_argument, NULL, 'c'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
+        {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
     args->opts = kcbp_collide_options_default();
+    args->model = kcbp_model_options_default();
     *help = false;
+    long k;
+    kcbp_error err;
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hk:", longopts, NULL)) != -1) {
         switch (c) {
         case 'a': args->pose_a = optarg; break;
         case 'b': args->pose_b = optarg; break;
         case 'p': args->poses_file = optarg; break;
         case 'P': args->pretty = true; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
+        case 'n': args->opts.use_cbp = false; break;
+        case 'k':
+            if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
+                return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
+                                            KCBP_CBP_K_MAX, optarg);
+            args->model.k = (int)k;
+            break;
+        case 'd':
+            if (kcbp_cbp_dirs_parse(optarg, &args->model.dirs, &err) != KCBP_OK)
+                return kcbp_cli_usage_error("collide", "--dirs: %s", err.msg);
+            break;
         case 'c':
             if (!strcmp(optarg, "none"))
                 args->opts.contacts = KCBP_CONTACTS_NONE;
@@ -70,13 +93,16 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         return kcbp_cli_usage_error("collide", "expected two mesh files, got %d", argc - optind);
     if (args->poses_file && args->pose_b)
         return kcbp_cli_usage_error("collide", "--poses gives the poses of B: do not combine it with --pose-b");
+    if (!args->opts.use_cbp)
+        args->model.k = 0;
     args->path_a = argv[optind];
     args->path_b = argv[optind + 1];
     return KCBP_EXIT_OK;
 }
 
 /* Loads one mesh and builds its model, timing both steps. */
-static kcbp_status load_model(const char *path, kcbp_model *model, kcbp_timings *t, kcbp_error *err)
+static kcbp_status load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model, kcbp_timings *t,
+                              kcbp_error *err)
 {
     double t0 = kcbp_cli_now_ms();
     kcbp_mesh mesh;
@@ -85,7 +111,7 @@ static kcbp_status load_model(const char *path, kcbp_model *model, kcbp_timings 
     t->load_ms += t1 - t0;
     if (st != KCBP_OK)
         return st;
-    st = kcbp_model_build(model, &mesh, err);
+    st = kcbp_model_build(model, &mesh, opts, err);
     t->build_ms += kcbp_cli_now_ms() - t1;
     return st;
 }
@@ -116,10 +142,11 @@ int kcbp_cli_collide(int argc, char **argv)
     kcbp_model model_a, model_b;
     kcbp_timings times = {0};
     bool same = !strcmp(args.path_a, args.path_b);
+    memset(&model_a, 0, sizeof model_a);
     memset(&model_b, 0, sizeof model_b);
-    kcbp_status st = load_model(args.path_a, &model_a, &times, &err);
+    kcbp_status st = load_model(args.path_a, &args.model, &model_a, &times, &err);
     if (st == KCBP_OK && !same)
-        st = load_model(args.path_b, &model_b, &times, &err);
+        st = load_model(args.path_b, &args.model, &model_b, &times, &err);
     const kcbp_model *b = same ? &model_a : &model_b;
 
     /* Answer every pose before printing anything. */

@@ -3,43 +3,69 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "epa.h"
+#include "gjk.h"
 #include "obj.h"
 #include "tritri.h"
 
-kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, kcbp_error *err)
+/* The k-CBP stage rejects a pair only when the k-CBPs are apart by more than
+ * this fraction of the scene's scale: far above the triangle test's
+ * tolerance (KCBP_TRI_REL_TOL), so that a pair the exact stage would call
+ * touching is never rejected early. */
+#define KCBP_CBP_REJECT_REL 1e-8
+
+kcbp_model_options kcbp_model_options_default(void)
 {
+    kcbp_model_options o = {KCBP_CBP_K_DEFAULT, KCBP_DIRS_GREEDY};
+    return o;
+}
+
+kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_model_options *opts, kcbp_error *err)
+{
+    kcbp_model_options o = opts ? *opts : kcbp_model_options_default();
     memset(model, 0, sizeof *model);
     model->mesh = *mesh;
     memset(mesh, 0, sizeof *mesh);
     model->scale = kcbp_mesh_scale(&model->mesh);
     kcbp_status st = kcbp_aabb_tree_build(&model->mesh, &model->tree, err);
-    if (st != KCBP_OK)
+    if (st == KCBP_OK && o.k != 0)
+        st = kcbp_cbp_build(model->mesh.vertices, model->mesh.nvertices, o.k, o.dirs, &model->cbp, err);
+    if (st != KCBP_OK) {
         kcbp_model_free(model);
-    return st;
+        return st;
+    }
+    if (kcbp_model_has_cbp(model))
+        model->shape = kcbp_convex_polytope(model->cbp.vertices, model->cbp.nvertices, model->cbp.adj_start,
+                                            model->cbp.adj, 0.0);
+    return KCBP_OK;
 }
 
-kcbp_status kcbp_model_load(kcbp_model *model, const char *obj_path, kcbp_error *err)
+kcbp_status kcbp_model_load(kcbp_model *model, const char *obj_path, const kcbp_model_options *opts,
+                            kcbp_error *err)
 {
     kcbp_mesh mesh;
     memset(model, 0, sizeof *model);
     kcbp_status st = kcbp_obj_load(obj_path, &mesh, err);
     if (st != KCBP_OK)
         return st;
-    return kcbp_model_build(model, &mesh, err);
+    return kcbp_model_build(model, &mesh, opts, err);
 }
 
 void kcbp_model_free(kcbp_model *model)
 {
     if (!model)
         return;
+    kcbp_cbp_free(&model->cbp);
     kcbp_aabb_tree_free(&model->tree);
     kcbp_mesh_free(&model->mesh);
+    memset(model, 0, sizeof *model);
 }
 
 const char *kcbp_stage_name(kcbp_stage stage)
 {
     switch (stage) {
     case KCBP_STAGE_AABB: return "aabb";
+    case KCBP_STAGE_CBP: return "cbp";
     case KCBP_STAGE_MESH: return "mesh";
     }
     return "unknown";
@@ -47,16 +73,20 @@ const char *kcbp_stage_name(kcbp_stage stage)
 
 kcbp_collide_options kcbp_collide_options_default(void)
 {
-    kcbp_collide_options o = {KCBP_CONTACTS_FIRST};
+    kcbp_collide_options o = {KCBP_CONTACTS_FIRST, true};
     return o;
+}
+
+/* In A's frame, B's coordinates are as large as its own scale plus the
+ * distance it was moved; rounding grows with that magnitude. */
+static double pair_scale(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a)
+{
+    return fmax(a->scale, b->scale + kcbp_v3_len(b_in_a->trans));
 }
 
 double kcbp_collide_tolerance(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a)
 {
-    /* In A's frame, B's coordinates are as large as its own scale plus the
-     * distance it was moved; rounding grows with that magnitude. */
-    double scale = fmax(a->scale, b->scale + kcbp_v3_len(b_in_a->trans));
-    return kcbp_tri_tolerance(scale);
+    return kcbp_tri_tolerance(pair_scale(a, b, b_in_a));
 }
 
 typedef struct {
@@ -94,10 +124,20 @@ static int cmp_contact(const void *x, const void *y)
     return (p->b > q->b) - (p->b < q->b);
 }
 
-/* The box of the posed local box (Arvo's method: the half-sizes grow by |R|
- * times the local ones). */
 kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
 {
+    if (kcbp_model_has_cbp(m)) {
+        kcbp_vec3 p = kcbp_pose_apply(pose, m->cbp.vertices[0]);
+        kcbp_aabb b = {p, p};
+        for (uint32_t i = 1; i < m->cbp.nvertices; i++) {
+            p = kcbp_pose_apply(pose, m->cbp.vertices[i]);
+            b.min = kcbp_v3_min(b.min, p);
+            b.max = kcbp_v3_max(b.max, p);
+        }
+        return b;
+    }
+    /* The box of the posed local box (Arvo's method: the half-sizes grow by
+     * |R| times the local ones). */
     kcbp_vec3 c = kcbp_pose_apply(pose, kcbp_aabb_center(m->mesh.bounds));
     kcbp_vec3 e = kcbp_aabb_extent(m->mesh.bounds);
     kcbp_vec3 w;
@@ -108,12 +148,48 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
     return b;
 }
 
+/* Runs GJK (and EPA when the k-CBPs overlap) and fills result->cbp in world
+ * coordinates. Returns true when the k-CBPs are apart by more than the
+ * rejection margin, so that the meshes cannot touch. */
+static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, const kcbp_pose *pose_a,
+                      kcbp_collide_result *result)
+{
+    kcbp_cbp_result *c = &result->cbp;
+    kcbp_support_cache cache = {{0, 0}};
+    kcbp_gjk_result g;
+    kcbp_gjk_distance(&a->shape, &b->shape, b_in_a, NULL, &cache, &g);
+    c->tested = true;
+    c->gjk_iterations = g.iterations;
+    double margin = KCBP_CBP_REJECT_REL * pair_scale(a, b, b_in_a);
+    if (g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP) {
+        c->distance = g.distance;
+        c->point_a = kcbp_pose_apply(pose_a, g.point_a);
+        c->point_b = kcbp_pose_apply(pose_a, g.point_b);
+        /* HIT_CAP: only the lower bound is certain. */
+        c->separated = g.distance_lower > margin;
+        return c->separated;
+    }
+    if (g.status == KCBP_GJK_TOUCHING) {
+        c->direction = kcbp_mat3_mul_v3(&pose_a->rot, g.normal);
+        c->depth_exact = true;
+        return false;
+    }
+    kcbp_epa_result e;
+    kcbp_epa_penetration(&a->shape, &b->shape, b_in_a, &g, NULL, &cache, NULL, &e);
+    c->epa_iterations = e.iterations;
+    c->depth = e.depth;
+    c->direction = kcbp_mat3_mul_v3(&pose_a->rot, e.normal);
+    c->depth_exact = e.status == KCBP_EPA_PENETRATING || e.status == KCBP_EPA_TOUCHING;
+    return false;
+}
+
 kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                          const kcbp_collide_options *options, kcbp_collide_result *result, kcbp_error *err)
 {
     result->collide = false;
     result->ncontacts = 0;
     memset(&result->tree, 0, sizeof result->tree);
+    memset(&result->cbp, 0, sizeof result->cbp);
     kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
     double eps = kcbp_collide_tolerance(a, b, &b_in_a);
 
@@ -127,7 +203,13 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
         return KCBP_OK;
     }
 
-    /* Stage 2: the exact answer, from the two trees and Möller's test. */
+    /* Stage 2: GJK on the k-CBPs, in A's frame. */
+    if (options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b) && cbp_stage(a, b, &b_in_a, pose_a, result)) {
+        result->decided_by = KCBP_STAGE_CBP;
+        return KCBP_OK;
+    }
+
+    /* Stage 3: the exact answer, from the two trees and Möller's test. */
     result->decided_by = KCBP_STAGE_MESH;
     contact_sink sink = {result, options->contacts, false};
     kcbp_aabb_tree_collide(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);

@@ -1,9 +1,16 @@
 /* The staged collision test of one pair of posed meshes.
  *
- * A kcbp_model is everything built once from a mesh, in the mesh's own frame
- * (its AABB tree, later its k-CBP). kcbp_collide answers for any two poses
- * without rebuilding anything; models are read-only during queries, so one
- * model may be shared by any number of threads. */
+ * A kcbp_model is everything built once from a mesh, in the mesh's own frame:
+ * its AABB tree and its k-CBP. kcbp_collide answers for any two poses without
+ * rebuilding anything; models are read-only during queries, so one model may
+ * be shared by any number of threads.
+ *
+ * The stages, cheapest first; the first that can settle the answer does:
+ *   1. aabb: the world boxes of the two k-CBPs are apart;
+ *   2. cbp:  GJK finds the two k-CBPs apart (else EPA measures their overlap);
+ *   3. mesh: the AABB trees and Möller's triangle test give the exact answer.
+ * Stages 1 and 2 only ever say "apart", and only with a margin above the
+ * triangle test's tolerance, so they never change the answer of stage 3. */
 #ifndef KCBP_COLLIDE_H
 #define KCBP_COLLIDE_H
 
@@ -12,29 +19,46 @@
 #include <stdint.h>
 
 #include "aabb_tree.h"
+#include "cbp.h"
 #include "error.h"
 #include "mesh.h"
 #include "pose.h"
+#include "support.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct {
+    int k;              /* planes of the k-CBP (>= KCBP_CBP_K_MIN); 0 builds none */
+    kcbp_cbp_dirs dirs; /* how its directions are chosen */
+} kcbp_model_options;
+
+/* k = 16, greedy directions. */
+kcbp_model_options kcbp_model_options_default(void);
+
+typedef struct {
     kcbp_mesh mesh;
     kcbp_aabb_tree tree;
-    double scale; /* kcbp_mesh_scale of the mesh */
+    kcbp_cbp cbp;       /* nplanes == 0 when none was built */
+    kcbp_convex shape;  /* the k-CBP as GJK sees it: its vertices and their adjacency */
+    double scale;       /* kcbp_mesh_scale of the mesh */
 } kcbp_model;
 
+static inline bool kcbp_model_has_cbp(const kcbp_model *m) { return m->cbp.nplanes > 0; }
+
 /* Builds a model from a mesh, taking ownership of it (on success and on
- * failure alike: the mesh is freed if building fails). */
-kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, kcbp_error *err);
+ * failure alike: the mesh is freed if building fails). opts NULL: defaults. */
+kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_model_options *opts, kcbp_error *err);
 /* Loads an OBJ file and builds its model. */
-kcbp_status kcbp_model_load(kcbp_model *model, const char *obj_path, kcbp_error *err);
+kcbp_status kcbp_model_load(kcbp_model *model, const char *obj_path, const kcbp_model_options *opts,
+                            kcbp_error *err);
 void kcbp_model_free(kcbp_model *model);
 
 /* The world-frame axis-aligned box of a posed model: the first, cheapest
- * filter of every pair test and of a scene's broad phase. */
+ * filter of every pair test and of a scene's broad phase. With a k-CBP it is
+ * the box of the k-CBP's transformed vertices (as in the thesis: tight, and
+ * a few dozen points); without, the box of the posed local box. */
 kcbp_aabb kcbp_model_world_bounds(const kcbp_model *model, const kcbp_pose *pose);
 
 typedef enum {
@@ -45,7 +69,8 @@ typedef enum {
 
 /* The stage that settled an answer. */
 typedef enum {
-    KCBP_STAGE_AABB, /* the two meshes' boxes are apart */
+    KCBP_STAGE_AABB, /* the two world boxes are apart */
+    KCBP_STAGE_CBP,  /* GJK: the two k-CBPs are apart */
     KCBP_STAGE_MESH, /* the triangle test (through the AABB trees) */
 } kcbp_stage;
 
@@ -57,9 +82,22 @@ typedef struct {
 
 typedef struct {
     kcbp_contacts_mode contacts;
+    bool use_cbp; /* run the k-CBP stage (when both models have one) */
 } kcbp_collide_options;
 
 kcbp_collide_options kcbp_collide_options_default(void);
+
+/* What the k-CBP stage found, in world coordinates. */
+typedef struct {
+    bool tested;       /* the stage ran */
+    bool separated;    /* the k-CBPs are apart: the meshes cannot touch */
+    double distance;   /* between the k-CBPs (0 when they overlap or touch) */
+    kcbp_vec3 point_a, point_b; /* closest points of the k-CBPs, when apart */
+    double depth;      /* when they overlap: the penetration depth (EPA) */
+    kcbp_vec3 direction; /* unit: moving B by depth * direction separates them */
+    bool depth_exact;  /* false when EPA could only bound the depth from above */
+    int gjk_iterations, epa_iterations;
+} kcbp_cbp_result;
 
 /* The answer for one pair. Contacts are sorted by (a, b). The contact array
  * is owned by the result and reused by the next kcbp_collide on it, so a
@@ -69,6 +107,7 @@ typedef struct {
     kcbp_stage decided_by;
     kcbp_contact *contacts;
     size_t ncontacts, capacity;
+    kcbp_cbp_result cbp;  /* the k-CBP stage */
     kcbp_tree_stats tree; /* work done in the mesh stage */
 } kcbp_collide_result;
 

@@ -32,6 +32,10 @@ cJSON *kcbp_report_mesh(const kcbp_model *model)
     add_number(&s, o, "vertices", model->mesh.nvertices);
     add_number(&s, o, "triangles", model->mesh.ntriangles);
     add_number(&s, o, "degenerate_triangles", model->mesh.ndegenerate);
+    if (kcbp_model_has_cbp(model)) {
+        add_number(&s, o, "cbp_planes", model->cbp.nplanes);
+        add_number(&s, o, "cbp_vertices", model->cbp.nvertices);
+    }
     return finish(&s, o);
 }
 
@@ -41,6 +45,33 @@ static void add_item(build_state *s, cJSON *obj, const char *key, cJSON *item)
         cJSON_Delete(item);
         s->failed = true;
     }
+}
+
+static void add_vec3(build_state *s, cJSON *obj, const char *key, kcbp_vec3 v)
+{
+    double a[3] = {v.x, v.y, v.z};
+    add_item(s, obj, key, cJSON_CreateDoubleArray(a, 3));
+}
+
+cJSON *kcbp_report_cbp(const kcbp_cbp_result *c)
+{
+    build_state s = {false};
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    s.failed |= cJSON_AddBoolToObject(o, "separated", c->separated) == NULL;
+    add_number(&s, o, "distance", c->distance);
+    if (c->distance > 0) {
+        add_vec3(&s, o, "point_a", c->point_a);
+        add_vec3(&s, o, "point_b", c->point_b);
+    } else {
+        add_number(&s, o, "depth", c->depth);
+        add_vec3(&s, o, "direction", c->direction);
+        s.failed |= cJSON_AddBoolToObject(o, "depth_exact", c->depth_exact) == NULL;
+    }
+    add_number(&s, o, "gjk_iterations", c->gjk_iterations);
+    add_number(&s, o, "epa_iterations", c->epa_iterations);
+    return finish(&s, o);
 }
 
 cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
@@ -59,6 +90,8 @@ cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *
         cJSON *p = cJSON_CreateIntArray(pair, 2);
         s.failed |= !p || !cJSON_AddItemToArray(contacts, p);
     }
+    if (result->cbp.tested)
+        add_item(&s, o, "cbp", kcbp_report_cbp(&result->cbp));
     add_item(&s, o, "a", kcbp_report_mesh(a));
     add_item(&s, o, "b", kcbp_report_mesh(b));
     cJSON *stats = cJSON_AddObjectToObject(o, "stats");

@@ -20,8 +20,14 @@ typedef struct {
 /* {"vertices", "triangles", "degenerate_triangles"} of a model's mesh. */
 cJSON *kcbp_report_mesh(const kcbp_model *model);
 
+/* What the k-CBP stage found: {"separated", "distance", and "point_a",
+ * "point_b" when apart, or "depth", "direction", "depth_exact" when not;
+ * "gjk_iterations", "epa_iterations"}. */
+cJSON *kcbp_report_cbp(const kcbp_cbp_result *cbp);
+
 /* The report of one kcbp_collide answer:
- * {"collide", "decided_by", "contacts": [[a, b], ...], "a": mesh, "b": mesh,
+ * {"collide", "decided_by", "contacts": [[a, b], ...], "cbp" (when the k-CBP
+ *  stage ran), "a": mesh, "b": mesh,
  *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms", "query_ms"}} */
 cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
                            const kcbp_timings *times);

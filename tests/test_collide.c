@@ -5,49 +5,57 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "testutil.h"
 
-/* Runs kcbp_collide with every contact and checks it against brute force:
- * the same answer and the same contact set. Returns the answer. */
+/* Runs kcbp_collide with every contact mode, with and without the k-CBP
+ * stage, and checks each against brute force: the same answer and the same
+ * contact set. Returns the answer. */
 static bool check_against_brute_force(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model *b,
                                       const kcbp_pose *pb)
 {
-    kcbp_collide_options opt = {KCBP_CONTACTS_ALL};
-    kcbp_collide_result res = {0};
-    kcbp_error err = {0};
-    assert_int_equal(kcbp_collide(a, pa, b, pb, &opt, &res, &err), KCBP_OK);
     kcbp_contact *want;
     size_t nwant = test_brute_force_contacts(a, pa, b, pb, &want);
-    assert_int_equal(res.collide, nwant > 0);
-    assert_int_equal(res.ncontacts, nwant);
-    for (size_t i = 0; i < nwant; i++) {
-        assert_int_equal(res.contacts[i].a, want[i].a);
-        assert_int_equal(res.contacts[i].b, want[i].b);
-    }
-    /* The cheaper modes must give the same answer, and a contact that is one
-     * of the real ones. */
-    for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_FIRST; mode++) {
-        kcbp_collide_options o = {(kcbp_contacts_mode)mode};
-        kcbp_collide_result r = {0};
-        assert_int_equal(kcbp_collide(a, pa, b, pb, &o, &r, &err), KCBP_OK);
-        assert_int_equal(r.collide, nwant > 0);
-        assert_int_equal(r.ncontacts, mode == KCBP_CONTACTS_FIRST && nwant > 0 ? 1 : 0);
-        if (r.ncontacts) {
-            bool found = false;
-            for (size_t i = 0; i < nwant && !found; i++)
-                found = want[i].a == r.contacts[0].a && want[i].b == r.contacts[0].b;
-            assert_true(found);
+    kcbp_error err = {0};
+    for (int use_cbp = 0; use_cbp <= 1; use_cbp++) {
+        kcbp_collide_options opt = {KCBP_CONTACTS_ALL, use_cbp};
+        kcbp_collide_result res = {0};
+        assert_int_equal(kcbp_collide(a, pa, b, pb, &opt, &res, &err), KCBP_OK);
+        assert_int_equal(res.collide, nwant > 0);
+        assert_int_equal(res.ncontacts, nwant);
+        for (size_t i = 0; i < nwant; i++) {
+            assert_int_equal(res.contacts[i].a, want[i].a);
+            assert_int_equal(res.contacts[i].b, want[i].b);
         }
-        kcbp_collide_result_free(&r);
+        /* The k-CBP stage only ever rejects, and reports finite numbers. */
+        if (res.decided_by == KCBP_STAGE_CBP)
+            assert_true(res.cbp.separated && res.cbp.distance > 0);
+        assert_true(isfinite(res.cbp.distance) && isfinite(res.cbp.depth));
+        assert_int_equal(res.cbp.tested, use_cbp && res.decided_by != KCBP_STAGE_AABB);
+        kcbp_collide_result_free(&res);
+        /* The cheaper modes must give the same answer, and a contact that is
+         * one of the real ones. */
+        for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_FIRST; mode++) {
+            kcbp_collide_options o = {(kcbp_contacts_mode)mode, use_cbp};
+            kcbp_collide_result r = {0};
+            assert_int_equal(kcbp_collide(a, pa, b, pb, &o, &r, &err), KCBP_OK);
+            assert_int_equal(r.collide, nwant > 0);
+            assert_int_equal(r.ncontacts, mode == KCBP_CONTACTS_FIRST && nwant > 0 ? 1 : 0);
+            if (r.ncontacts) {
+                bool found = false;
+                for (size_t i = 0; i < nwant && !found; i++)
+                    found = want[i].a == r.contacts[0].a && want[i].b == r.contacts[0].b;
+                assert_true(found);
+            }
+            kcbp_collide_result_free(&r);
+        }
     }
     free(want);
-    bool answer = res.collide;
-    kcbp_collide_result_free(&res);
-    return answer;
+    return nwant > 0;
 }
 
 /* Random poses of real meshes near each other: about half of them collide.
@@ -204,13 +212,14 @@ static void test_posed_a_and_b(void **state)
     test_model_load_unit(&a, "woody.obj");
     test_model_load_unit(&b, "suzanne.obj");
     test_rng rng = {42};
-    kcbp_collide_options opt = {KCBP_CONTACTS_ALL};
+    kcbp_collide_options opt = {KCBP_CONTACTS_ALL, true};
     for (int i = 0; i < 20; i++) {
         kcbp_pose pa = test_random_pose(&rng, 0.1), pb = test_random_pose(&rng, 0.5);
         kcbp_pose m = test_random_pose(&rng, 100);
         kcbp_pose ma = kcbp_pose_mul(&m, &pa), mb = kcbp_pose_mul(&m, &pb);
         check_against_brute_force(&a, &ma, &b, &mb);
         kcbp_collide_result r1 = {0}, r2 = {0};
+        opt.use_cbp = i % 2;
         assert_int_equal(kcbp_collide(&a, &pa, &b, &pb, &opt, &r1, NULL), KCBP_OK);
         assert_int_equal(kcbp_collide(&a, &ma, &b, &mb, &opt, &r2, NULL), KCBP_OK);
         assert_int_equal(r1.collide, r2.collide);

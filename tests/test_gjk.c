@@ -840,7 +840,10 @@ static void test_no_nan_random_and_near_touching(void **state)
             kcbp_vec3 back = kcbp_v3_scale(q.g.normal, -(q.g.distance + hair));
             pose.trans = kcbp_v3_add(pose.trans, back);
             query t = run(&A, &B, &pose);
-            assert_true(kcbp_gjk_intersect(&A, &B, &pose, NULL));
+            /* the hair is relative to the first query's scale, which can
+             * exceed this one's: SEPARATED by a hair is possible */
+            int thit = t.g.status == KCBP_GJK_TOUCHING || t.g.status == KCBP_GJK_OVERLAPPING;
+            assert_int_equal(kcbp_gjk_intersect(&A, &B, &pose, NULL), thit);
             n++;
             if (t.g.distance > 1e-9 * t.g.scale)
                 fail_msg("moved to touch, still %g apart (scale %g)", t.g.distance, t.g.scale);

@@ -45,7 +45,7 @@ void test_model_from_arrays(kcbp_model *m, const kcbp_vec3 *v, size_t nv, const 
 {
     kcbp_mesh mesh;
     kcbp_error err = {0};
-    if (kcbp_mesh_init(&mesh, v, nv, t, nt, &err) != KCBP_OK || kcbp_model_build(m, &mesh, &err) != KCBP_OK)
+    if (kcbp_mesh_init(&mesh, v, nv, t, nt, &err) != KCBP_OK || kcbp_model_build(m, &mesh, NULL, &err) != KCBP_OK)
         fail_msg("building a test model: %s", err.msg);
 }
 
@@ -64,7 +64,7 @@ void test_model_load(kcbp_model *m, const char *name)
     char path[512];
     snprintf(path, sizeof path, "meshes/%s", name);
     kcbp_error err = {0};
-    if (kcbp_model_load(m, path, &err) != KCBP_OK)
+    if (kcbp_model_load(m, path, NULL, &err) != KCBP_OK)
         fail_msg("loading %s: %s", path, err.msg);
 }
 
@@ -82,7 +82,7 @@ void test_model_load_unit(kcbp_model *m, const char *name)
         mesh.vertices[i] = kcbp_v3_scale(kcbp_v3_sub(mesh.vertices[i], c), s);
     mesh.bounds.min = kcbp_v3_scale(kcbp_v3_sub(mesh.bounds.min, c), s);
     mesh.bounds.max = kcbp_v3_scale(kcbp_v3_sub(mesh.bounds.max, c), s);
-    if (kcbp_model_build(m, &mesh, &err) != KCBP_OK)
+    if (kcbp_model_build(m, &mesh, NULL, &err) != KCBP_OK)
         fail_msg("building %s: %s", path, err.msg);
 }
 

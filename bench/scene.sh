@@ -9,7 +9,8 @@
 #   NS="10 30" bench/scene.sh   # other scene sizes
 #
 # kcbp: bench/scene_kcbp (in process, fresh evaluation state per run, detection
-# = world boxes + broad phase + pair tests, --contacts none). FCL: bench/scene_fcl
+# = world boxes + broad phase + pair tests, --contacts none, 16-CBPs; once with
+# the k-CBP filter, once with boxes only). FCL: bench/scene_fcl
 # (computeAABB + registerObjects + setup + collide, every colliding pair,
 # default request). Both read the same scene file through kcbp, so they test
 # the same triangles at the same poses. Medians over RUNS runs, in ms.
@@ -39,15 +40,18 @@ declare -A thesis=([10]=0.1 [30]=70.0 [50]=255.2 [100]=870.7 [200]=4430.9)
 val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
 disagree=0
-printf '| n | objects | pairs | broad phase (kcbp / FCL) | colliding | kcbp ms | FCL ms | FCL / kcbp | thesis 16-CBP ms |\n'
-printf '|---|---|---|---|---|---|---|---|---|\n'
+printf '| n | objects | pairs | broad phase (kcbp / FCL) | 16-CBP passed | colliding | kcbp ms | kcbp, boxes only, ms | FCL ms | FCL / kcbp | thesis 16-CBP ms |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $NS; do
     scene="$out/thesis-bunny2-n$n-seed$SEED.json"
     "$root/kcbp" scene --generate thesis --mesh "$MESH" --n "$n" --seed "$SEED" >"$scene.tmp" || fail "generating n=$n failed"
     mv "$scene.tmp" "$scene"
-    "$here/scene_kcbp" "$scene" "$RUNS" >"$out/scene-n$n.kcbp.txt" || fail "scene_kcbp failed for n=$n"
+    "$here/scene_kcbp" "$scene" "$RUNS" cbp >"$out/scene-n$n.kcbp.txt" || fail "scene_kcbp failed for n=$n"
+    "$here/scene_kcbp" "$scene" "$RUNS" aabb >"$out/scene-n$n.kcbp-aabb.txt" || fail "scene_kcbp aabb failed for n=$n"
     "$here/scene_fcl" "$scene" "$RUNS" >"$out/scene-n$n.fcl.txt" || fail "scene_fcl failed for n=$n"
     k="$out/scene-n$n.kcbp.txt" f="$out/scene-n$n.fcl.txt"
+    ka="$out/scene-n$n.kcbp-aabb.txt"
+    cmp -s <(grep '^pair ' "$k") <(grep '^pair ' "$ka") || { echo "scene.sh: n=$n: --filter aabb changes the pairs" >&2; disagree=1; }
     if ! diff <(grep '^pair ' "$k") <(grep '^pair ' "$f") >"$out/scene-n$n.diff"; then
         echo "scene.sh: n=$n: kcbp and FCL disagree on these pairs (< kcbp, > FCL):" >&2
         cat "$out/scene-n$n.diff" >&2
@@ -55,10 +59,10 @@ for n in $NS; do
     fi
     kc=$(val median_ms "$k") fc=$(val median_ms "$f")
     objects=$((n + 1))
-    printf '| %d | %d | %d | %s / %s | %s%s | %.2f | %.2f | %.1f× | %s |\n' "$n" "$objects" \
-        $((objects * (objects - 1) / 2)) "$(val broadphase "$k")" "$(val broadphase "$f")" \
+    printf '| %d | %d | %d | %s / %s | %s | %s%s | %.2f | %.2f | %.2f | %.1f× | %s |\n' "$n" "$objects" \
+        $((objects * (objects - 1) / 2)) "$(val broadphase "$k")" "$(val broadphase "$f")" "$(val mesh_tested "$k")" \
         "$(val colliding "$k")" "$([[ $(val colliding "$k") == $(val colliding "$f") ]] || echo " (FCL $(val colliding "$f"))")" \
-        "$kc" "$fc" "$(awk -v a="$fc" -v b="$kc" 'BEGIN { print a / b }')" "${thesis[$n]:--}"
+        "$kc" "$(val median_ms "$ka")" "$fc" "$(awk -v a="$fc" -v b="$kc" 'BEGIN { print a / b }')" "${thesis[$n]:--}"
 done
 echo
 echo "RUNS=$RUNS SEED=$SEED, $(nproc) cores, $(uname -m); kcbp and FCL single-threaded."

@@ -97,7 +97,9 @@ int main(int argc, char **argv)
     }
     kcbp_error err;
     kcbp_scene scene;
-    if (kcbp_scene_load(&scene, argv[1], &err) != KCBP_OK) {
+    kcbp_model_options opts = kcbp_model_options_default();
+    opts.k = 0; // FCL needs only the meshes: no k-CBPs
+    if (kcbp_scene_load(&scene, argv[1], &opts, &err) != KCBP_OK) {
         std::fprintf(stderr, "scene_fcl: %s\n", err.msg);
         return 3;
     }

@@ -1,10 +1,10 @@
 /* scene_kcbp: kcbp's side of bench/scene.sh, in process, and the
  * measurement of the broad phase's frame-to-frame coherence.
  *
- *   scene_kcbp SCENE.json [RUNS=5]
+ *   scene_kcbp SCENE.json [RUNS=5 [cbp|aabb]]
  *     Evaluates frame 0 RUNS times, each with a fresh kcbp_scene_eval (so no
- *     run profits from the previous one's sweep order), --contacts none and
- *     the default filters. Prints "broadphase N", "mesh_tested N",
+ *     run profits from the previous one's sweep order), --contacts none,
+ *     16-CBPs (greedy) and the k-CBP filter on (cbp, default) or off (aabb). Prints "broadphase N", "mesh_tested N",
  *     "colliding N", "median_ms X" (detection: world boxes + broad phase +
  *     pair tests, median over the runs), the median of each stage
  *     ("bounds_ms", "broadphase_ms", "filter_ms", "mesh_ms"), "build_ms X",
@@ -39,7 +39,7 @@ static double median(double *v, int n)
 
 static int usage(const char *prog)
 {
-    fprintf(stderr, "usage: %s SCENE.json [RUNS=5]\n       %s --coherence SCENE.json FRAMES [SEED=1]\n", prog, prog);
+    fprintf(stderr, "usage: %s SCENE.json [RUNS=5 [cbp|aabb]]\n       %s --coherence SCENE.json FRAMES [SEED=1]\n", prog, prog);
     return 2;
 }
 
@@ -47,7 +47,7 @@ static int coherence(const char *path, int frames, unsigned long long seed)
 {
     kcbp_error err;
     kcbp_scene s;
-    if (kcbp_scene_load(&s, path, &err) != KCBP_OK) {
+    if (kcbp_scene_load(&s, path, NULL, &err) != KCBP_OK) {
         fprintf(stderr, "scene_kcbp: %s\n", err.msg);
         return 3;
     }
@@ -112,19 +112,20 @@ int main(int argc, char **argv)
             return usage(argv[0]);
         return coherence(argv[2], frames, argc > 4 ? strtoull(argv[4], NULL, 10) : 1);
     }
-    if (argc < 2 || argc > 3)
+    if (argc < 2 || argc > 4 || (argc == 4 && strcmp(argv[3], "cbp") != 0 && strcmp(argv[3], "aabb") != 0))
         return usage(argv[0]);
     int runs = argc > 2 ? atoi(argv[2]) : 5;
     if (runs < 1 || runs > 1000)
         return usage(argv[0]);
     kcbp_error err;
     kcbp_scene s;
-    if (kcbp_scene_load(&s, argv[1], &err) != KCBP_OK) {
+    if (kcbp_scene_load(&s, argv[1], NULL, &err) != KCBP_OK) {
         fprintf(stderr, "scene_kcbp: %s\n", err.msg);
         return 3;
     }
     kcbp_collide_options o = kcbp_collide_options_default();
     o.contacts = KCBP_CONTACTS_NONE;
+    o.use_cbp = argc < 4 || !strcmp(argv[3], "cbp");
     double *t[5];
     for (int k = 0; k < 5; k++)
         if (!(t[k] = malloc((size_t)runs * sizeof(double))))

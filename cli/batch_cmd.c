@@ -8,7 +8,8 @@
 #include "cli.h"
 
 static const char batch_help[] =
-    "usage: kcbp batch SCENE.json... [--jobs N] [--shard I/N] [--filter aabb|cbp] [--contacts none|first|all]\n"
+    "usage: kcbp batch SCENE.json... [--jobs N] [--shard I/N] [-k 16] [--dirs ...] [--filter aabb|cbp]\n"
+    "                                 [--contacts none|first|all]\n"
     "\n"
     "Runs kcbp scene on each file and prints NDJSON: one line per scene (one per\n"
     "frame for moving scenes), each with \"index\", the scene's 0-based position\n"
@@ -18,7 +19,7 @@ static const char batch_help[] =
     "  --shard I/N   only the scenes whose index mod N is I (0 <= I < N): run the\n"
     "                N shards on N machines and put the lines together (sort by\n"
     "                \"index\", then \"frame\", to get the unsharded order)\n"
-    "  --filter, --contacts   as for kcbp scene\n"
+    "  -k, --dirs, --filter, --contacts   as for kcbp scene\n"
     "\n"
     "A scene that fails gets the line {\"scene\": path, \"index\": i, \"error\": message}\n"
     "and the batch goes on.\n"
@@ -113,7 +114,7 @@ int kcbp_cli_batch(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hj:" KCBP_CLI_SCENE_SHORTOPTS, longopts, NULL)) != -1) {
         int rc = kcbp_cli_scene_option("batch", c, optarg, &o);
         if (rc >= 0) {
             if (rc != KCBP_EXIT_OK)

@@ -27,8 +27,8 @@ int kcbp_cli_batch(int argc, char **argv);
 /* What kcbp scene and kcbp batch do with each scene: set in one place by
  * kcbp_cli_scene_option. */
 typedef struct {
-    kcbp_collide_options collide; /* contacts, filters */
-    bool use_cbp;                 /* --filter cbp (the default) */
+    kcbp_model_options model;     /* -k, --dirs */
+    kcbp_collide_options collide; /* --contacts, --filter (use_cbp) */
     bool pretty;                  /* indent each document (kcbp scene only) */
 } kcbp_cli_scene_options;
 
@@ -38,9 +38,11 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
  * problem, or -1 when opt is not one of them. */
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o);
 /* Their getopt codes, and their getopt_long entries for a command's table. */
-enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS };
+enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_K = 'k' };
+#define KCBP_CLI_SCENE_SHORTOPTS "k:"
 #define KCBP_CLI_SCENE_LONGOPTS                                                                                      \
-    {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS}
+    {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS},  \
+        {"dirs", required_argument, NULL, KCBP_OPT_DIRS}
 /* Reads, builds and evaluates the scene file at path. On success *text is a
  * malloc'ed string with one JSON document per frame, each ending with a
  * newline; index >= 0 adds "index": index to each (kcbp batch). */

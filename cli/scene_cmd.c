@@ -7,7 +7,8 @@
 #include "cli.h"
 
 static const char scene_help[] =
-    "usage: kcbp scene SCENE.json [--filter aabb|cbp] [--contacts none|first|all] [--pretty]\n"
+    "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
+    "                  [--contacts none|first|all] [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
@@ -15,8 +16,10 @@ static const char scene_help[] =
     "per frame (a static scene has one): counts of the pairs passing each stage, the\n"
     "colliding pairs by name, each filter's hit rate and the time of each stage.\n"
     "\n"
+    "  -k N              planes of each model's k-CBP (default 16, at least 4)\n"
+    "  --dirs MODE       how the k-CBP's directions are chosen (default greedy)\n"
     "  --filter F        cbp (default): GJK on the k-CBPs before the mesh test;\n"
-    "                    aabb: boxes only\n"
+    "                    aabb: boxes only (the boxes of the k-CBPs)\n"
     "  --contacts MODE   none (default): pairs only; first: one triangle pair per\n"
     "                    colliding pair; all: every intersecting triangle pair\n"
     "  --pretty          indent each document\n"
@@ -37,9 +40,10 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
 {
     kcbp_cli_scene_options o;
     memset(&o, 0, sizeof o);
+    o.model = kcbp_model_options_default();
     o.collide = kcbp_collide_options_default();
     o.collide.contacts = KCBP_CONTACTS_NONE;
-    o.use_cbp = true;
+    o.collide.use_cbp = true;
     return o;
 }
 
@@ -49,8 +53,22 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
     case KCBP_OPT_FILTER:
         if (strcmp(arg, "aabb") != 0 && strcmp(arg, "cbp") != 0)
             return kcbp_cli_usage_error(cmd, "--filter takes aabb or cbp, not '%s'", arg);
-        o->use_cbp = !strcmp(arg, "cbp");
+        o->collide.use_cbp = !strcmp(arg, "cbp");
         return KCBP_EXIT_OK;
+    case KCBP_OPT_K: {
+        long k;
+        if (!kcbp_cli_parse_int(arg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
+            return kcbp_cli_usage_error(cmd, "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
+                                        KCBP_CBP_K_MAX, arg);
+        o->model.k = (int)k;
+        return KCBP_EXIT_OK;
+    }
+    case KCBP_OPT_DIRS: {
+        kcbp_error err;
+        if (kcbp_cbp_dirs_parse(arg, &o->model.dirs, &err) != KCBP_OK)
+            return kcbp_cli_usage_error(cmd, "--dirs: %s", err.msg);
+        return KCBP_EXIT_OK;
+    }
     case KCBP_OPT_CONTACTS:
         if (!strcmp(arg, "none"))
             o->collide.contacts = KCBP_CONTACTS_NONE;
@@ -94,7 +112,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
 {
     *text = NULL;
     kcbp_scene scene;
-    kcbp_status st = kcbp_scene_load(&scene, path, err);
+    kcbp_status st = kcbp_scene_load(&scene, path, &o->model, err);
     if (st != KCBP_OK)
         return st;
     kcbp_scene_eval ev;
@@ -168,7 +186,7 @@ int kcbp_cli_scene(int argc, char **argv)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h" KCBP_CLI_SCENE_SHORTOPTS, longopts, NULL)) != -1) {
         int rc = kcbp_cli_scene_option("scene", c, optarg, &o);
         if (rc >= 0) {
             if (rc != KCBP_EXIT_OK)

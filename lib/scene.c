@@ -568,7 +568,7 @@ static kcbp_status scaled_mesh(kcbp_mesh *mesh, double scale, bool take, kcbp_me
     return kcbp_mesh_adopt(out, v, nv, t, nt, err);
 }
 
-kcbp_status kcbp_scene_build(kcbp_scene *s, kcbp_error *err)
+kcbp_status kcbp_scene_build(kcbp_scene *s, const kcbp_model_options *opts, kcbp_error *err)
 {
     kcbp_status st = KCBP_OK;
     pctx c = {s->name, err};
@@ -593,7 +593,7 @@ kcbp_status kcbp_scene_build(kcbp_scene *s, kcbp_error *err)
             kcbp_mesh own;
             st = scaled_mesh(&mesh, s->models[i].scale, i + 1 == end, &own, err);
             if (st == KCBP_OK)
-                st = kcbp_model_build(&s->models[i].model, &own, err);
+                st = kcbp_model_build(&s->models[i].model, &own, opts, err);
         }
         kcbp_mesh_free(&mesh);
         s->build_ms += now_ms() - t1;
@@ -608,10 +608,10 @@ kcbp_status kcbp_scene_build(kcbp_scene *s, kcbp_error *err)
     return st;
 }
 
-kcbp_status kcbp_scene_load(kcbp_scene *s, const char *path, kcbp_error *err)
+kcbp_status kcbp_scene_load(kcbp_scene *s, const char *path, const kcbp_model_options *opts, kcbp_error *err)
 {
     kcbp_status st = kcbp_scene_read(s, path, err);
-    if (st == KCBP_OK && (st = kcbp_scene_build(s, err)) != KCBP_OK)
+    if (st == KCBP_OK && (st = kcbp_scene_build(s, opts, err)) != KCBP_OK)
         kcbp_scene_free(s);
     return st;
 }
@@ -883,7 +883,9 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
     out->pairs = (uint64_t)n * (n - 1) / 2;
     out->broadphase = out->mesh_tested = out->colliding = 0;
     out->ncontacts = 0;
-    out->cbp_used = false;
+    out->cbp_used = ev->options.use_cbp;
+    for (uint32_t m = 0; m < s->nmodels && out->cbp_used; m++)
+        out->cbp_used = kcbp_model_has_cbp(&s->models[m].model);
     out->filter_ms = out->mesh_ms = 0;
     if (frame >= s->frames)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: frame %u of a scene of %u", s->name, frame, s->frames);

@@ -118,12 +118,13 @@ kcbp_status kcbp_scene_parse(kcbp_scene *scene, const char *name, const char *di
 /* Reads and parses a scene file; mesh paths are relative to its folder. */
 kcbp_status kcbp_scene_read(kcbp_scene *scene, const char *path, kcbp_error *err);
 
-/* Loads every mesh file once and builds each model (see "Models" above).
- * This is the one place where a scene's models are built. */
-kcbp_status kcbp_scene_build(kcbp_scene *scene, kcbp_error *err);
+/* Loads every mesh file once and builds each model (see "Models" above)
+ * with the given options (NULL: kcbp_model_options_default). This is the one
+ * place where a scene's models are built. */
+kcbp_status kcbp_scene_build(kcbp_scene *scene, const kcbp_model_options *opts, kcbp_error *err);
 
 /* kcbp_scene_read and kcbp_scene_build. */
-kcbp_status kcbp_scene_load(kcbp_scene *scene, const char *path, kcbp_error *err);
+kcbp_status kcbp_scene_load(kcbp_scene *scene, const char *path, const kcbp_model_options *opts, kcbp_error *err);
 
 void kcbp_scene_free(kcbp_scene *scene);
 
@@ -159,13 +160,15 @@ typedef struct {
 } kcbp_scene_hit;
 
 /* The answer for one frame. Counts are of pairs of objects: pairs =
- * n(n-1)/2; broadphase: pairs whose world boxes overlap; mesh_tested: pairs
- * that reached the mesh test (not apart by their boxes, nor by their k-CBPs
- * when that filter is on); colliding: pairs that touch. */
+ * n(n-1)/2; broadphase: pairs whose world boxes overlap (the boxes of the
+ * posed k-CBPs, see kcbp_model_world_bounds); mesh_tested: pairs that reached
+ * the mesh test (not apart by their boxes, nor by their k-CBPs when that
+ * filter is on: these are the pairs passing the k-CBP filter); colliding:
+ * pairs that touch. */
 typedef struct {
     uint32_t frame;
     uint64_t pairs, broadphase, mesh_tested, colliding;
-    bool cbp_used;                    /* the k-CBP filter ran between broad phase and mesh test */
+    bool cbp_used;                    /* the k-CBP filter ran (options.use_cbp, and every model has a k-CBP) */
     kcbp_scene_hit *hits;             /* colliding pairs, sorted by (a, b) */
     size_t cap_hits;
     kcbp_contact *contacts;           /* per hit, as kcbp_collide gives them */

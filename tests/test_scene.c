@@ -46,7 +46,7 @@ static void parse_scene(kcbp_scene *s, const char *json, const char *dir)
 {
     kcbp_error err = {0};
     if (kcbp_scene_parse(s, "test.json", dir, json, strlen(json), &err) != KCBP_OK ||
-        kcbp_scene_build(s, &err) != KCBP_OK)
+        kcbp_scene_build(s, NULL, &err) != KCBP_OK)
         fail_msg("scene: %s", err.msg);
 }
 
@@ -178,11 +178,12 @@ static void test_thesis_scene_vs_all_pairs(void **state)
         assert_int_equal(kcbp_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, 40, seed, &err), KCBP_OK);
         assert_int_equal(s.nobjects, 41);
         assert_int_equal(s.nmodels, 1);
-        if (kcbp_scene_build(&s, &err) != KCBP_OK)
+        if (kcbp_scene_build(&s, NULL, &err) != KCBP_OK)
             fail_msg("%s", err.msg);
         kcbp_scene_eval ev;
         kcbp_collide_options o = kcbp_collide_options_default();
         o.contacts = seed == 1 ? KCBP_CONTACTS_ALL : KCBP_CONTACTS_NONE;
+        o.use_cbp = seed != 3; /* --filter aabb */
         assert_int_equal(kcbp_scene_eval_init(&ev, &s, &o, NULL), KCBP_OK);
         check_frame(&s, &ev, 0, NULL, NULL, &colliding);
         kcbp_scene_eval_free(&ev);
@@ -232,7 +233,7 @@ static void test_moving_scene_vs_all_pairs(void **state)
         kcbp_mesh sm;
         assert_int_equal(kcbp_mesh_init(&sm, m.vertices, m.nvertices, m.triangles, m.ntriangles, NULL), KCBP_OK);
         kcbp_mesh_free(&m);
-        assert_int_equal(kcbp_model_build(&refs[i], &sm, NULL), KCBP_OK);
+        assert_int_equal(kcbp_model_build(&refs[i], &sm, NULL, NULL), KCBP_OK);
     }
     const uint32_t ref_of[6] = {0, 0, 1, 5, 1, 3};
     for (uint32_t i = 0; i < s.nobjects; i++) { /* the scene's models are the scaled meshes */
@@ -553,12 +554,20 @@ static void test_scene_command(void **state)
     const char *argv2[] = {"scene", p, NULL};
     test_run(&r, argv2);
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "\"hit_rate\":{\"broadphase\":1,"));
+    assert_non_null(strstr(r.out, "\"hit_rate\":{\"broadphase\":1,\"cbp\":1}"));
+    test_run_free(&r);
+    /* Without the k-CBP filter its count and hit rate are null; -k and --dirs
+     * reach the models. */
+    const char *argv3[] = {"scene", p, "--filter", "aabb", "-k", "8", "--dirs", "fixed", NULL};
+    test_run(&r, argv3);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"cbp\":null"));
+    assert_non_null(strstr(r.out, "\"hit_rate\":{\"broadphase\":1,\"cbp\":null}"));
     test_run_free(&r);
 
     const char *usage[][5] = {{"scene", NULL}, {"scene", "a.json", "b.json", NULL}, {"scene", p, "--filter", "obb"},
                               {"scene", "--generate", "grid", NULL}, {"scene", "--generate", "thesis", NULL},
-                              {"scene", p, "--n", "3"}};
+                              {"scene", p, "--n", "3"}, {"scene", p, "-k", "3"}, {"scene", p, "--dirs", "best"}};
     for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
         test_run(&r, usage[i]);
         assert_int_equal(r.status, 2);

@@ -6,6 +6,7 @@
 #define KCBP_CLI_H
 
 #include <cjson/cJSON.h>
+#include <getopt.h>
 #include <stdbool.h>
 
 #include "kcbp.h"
@@ -20,6 +21,33 @@ enum {
 /* Subcommands: each gets argv with argv[0] set to the subcommand's name. */
 int kcbp_cli_collide(int argc, char **argv);
 int kcbp_cli_cbp(int argc, char **argv);
+int kcbp_cli_scene(int argc, char **argv);
+int kcbp_cli_batch(int argc, char **argv);
+
+/* What kcbp scene and kcbp batch do with each scene: set in one place by
+ * kcbp_cli_scene_option. */
+typedef struct {
+    kcbp_model_options model;     /* -k, --dirs */
+    kcbp_collide_options collide; /* --contacts, --filter (use_cbp) */
+    bool pretty;                  /* indent each document (kcbp scene only) */
+} kcbp_cli_scene_options;
+
+kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
+/* Handles the options common to scene and batch (getopt value opt with its
+ * argument): returns KCBP_EXIT_OK, KCBP_EXIT_USAGE after printing the
+ * problem, or -1 when opt is not one of them. */
+int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o);
+/* Their getopt codes, and their getopt_long entries for a command's table. */
+enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_K = 'k' };
+#define KCBP_CLI_SCENE_SHORTOPTS "k:"
+#define KCBP_CLI_SCENE_LONGOPTS                                                                                      \
+    {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS},  \
+        {"dirs", required_argument, NULL, KCBP_OPT_DIRS}
+/* Reads, builds and evaluates the scene file at path. On success *text is a
+ * malloc'ed string with one JSON document per frame, each ending with a
+ * newline; index >= 0 adds "index": index to each (kcbp batch). */
+kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index, char **text,
+                                kcbp_error *err);
 
 /* Prints "kcbp: message" to stderr and returns the exit code for the status. */
 int kcbp_cli_fail(const kcbp_error *err);

@@ -15,6 +15,8 @@
 #include "gjk.h"
 #include "epa.h"
 #include "collide.h"
+#include "broadphase.h"
+#include "scene.h"
 #include "report.h"
 
 #endif

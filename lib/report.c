@@ -106,3 +106,67 @@ cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *
     }
     return finish(&s, o);
 }
+
+static double hit_rate(uint64_t hits, uint64_t passed) { return passed ? (double)hits / (double)passed : 1.0; }
+
+static void add_number_or_null(build_state *s, cJSON *obj, const char *key, bool present, double v)
+{
+    cJSON *item = present ? cJSON_AddNumberToObject(obj, key, v) : cJSON_AddNullToObject(obj, key);
+    s->failed |= item == NULL;
+}
+
+cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, bool with_contacts)
+{
+    build_state s = {false};
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    s.failed |= cJSON_AddStringToObject(o, "scene", scene->name) == NULL;
+    add_number(&s, o, "frame", f->frame);
+    add_number(&s, o, "frames", scene->frames);
+    add_number(&s, o, "objects", scene->nobjects);
+    add_number(&s, o, "models", scene->nmodels);
+    add_number(&s, o, "pairs", (double)f->pairs);
+    cJSON *passed = cJSON_AddObjectToObject(o, "passed");
+    cJSON *rate = cJSON_AddObjectToObject(o, "hit_rate");
+    cJSON *hits = cJSON_AddArrayToObject(o, "colliding");
+    cJSON *time = cJSON_AddObjectToObject(o, "time_ms");
+    if (!passed || !rate || !hits || !time) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    add_number(&s, passed, "broadphase", (double)f->broadphase);
+    add_number_or_null(&s, passed, "cbp", f->cbp_used, (double)f->mesh_tested);
+    add_number(&s, passed, "mesh", (double)f->colliding);
+    add_number(&s, rate, "broadphase", hit_rate(f->colliding, f->broadphase));
+    add_number_or_null(&s, rate, "cbp", f->cbp_used, hit_rate(f->colliding, f->mesh_tested));
+    for (size_t i = 0; i < f->colliding && !s.failed; i++) {
+        const kcbp_scene_hit *h = &f->hits[i];
+        cJSON *p = cJSON_CreateObject();
+        s.failed |= !p || !cJSON_AddItemToArray(hits, p);
+        if (s.failed) {
+            cJSON_Delete(p);
+            break;
+        }
+        s.failed |= !cJSON_AddStringToObject(p, "a", scene->objects[h->a].name);
+        s.failed |= !cJSON_AddStringToObject(p, "b", scene->objects[h->b].name);
+        if (!with_contacts)
+            continue;
+        cJSON *contacts = cJSON_AddArrayToObject(p, "contacts");
+        s.failed |= contacts == NULL;
+        for (size_t k = 0; contacts && k < h->count && !s.failed; k++) {
+            const kcbp_contact *c = &f->contacts[h->first + k];
+            int pair[2] = {(int)c->a, (int)c->b};
+            cJSON *q = cJSON_CreateIntArray(pair, 2);
+            s.failed |= !q || !cJSON_AddItemToArray(contacts, q);
+        }
+    }
+    add_number(&s, time, "load", scene->load_ms);
+    add_number(&s, time, "build", scene->build_ms);
+    add_number(&s, time, "bounds", f->bounds_ms);
+    add_number(&s, time, "broadphase", f->broadphase_ms);
+    add_number(&s, time, "cbp", f->filter_ms);
+    add_number(&s, time, "mesh", f->mesh_ms);
+    add_number(&s, time, "detect", f->bounds_ms + f->broadphase_ms + f->filter_ms + f->mesh_ms);
+    return finish(&s, o);
+}

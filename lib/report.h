@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "collide.h"
+#include "scene.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,24 @@ cJSON *kcbp_report_cbp(const kcbp_cbp_result *cbp);
  *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms", "query_ms"}} */
 cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
                            const kcbp_timings *times);
+
+/* The report of one frame of a built scene (f: the frame's answer):
+ * {"scene": name, "frame": f, "frames": F, "objects": n, "models": m,
+ *  "pairs": n(n-1)/2,
+ *  "passed": {"broadphase": world boxes overlap,
+ *             "cbp": k-CBPs not apart (null when that filter is off),
+ *             "mesh": meshes touch = the colliding pairs},
+ *  "hit_rate": {"broadphase": mesh / broadphase, "cbp": mesh / cbp or null},
+ *  "colliding": [{"a": name, "b": name[, "contacts": [[ta, tb], ...]]}, ...],
+ *  "time_ms": {"load", "build" (the scene's, repeated on every frame),
+ *              "bounds", "broadphase", "cbp", "mesh",
+ *              "detect" (= bounds + broadphase + cbp + mesh)}}
+ * A hit rate is the fraction of the pairs passing a filter that collide; 0/0
+ * (no pair passed) is 1: the filter let no false positive through.
+ * "cbp" time is spent on the pairs that the filters after the broad phase
+ * rejected, "mesh" on those that reached the mesh test (their filters
+ * included). Contacts are listed when with_contacts is set. */
+cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, bool with_contacts);
 
 #ifdef __cplusplus
 }

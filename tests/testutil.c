@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -115,4 +118,67 @@ size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, c
     free(tb);
     *out = c;
     return n;
+}
+
+static char *slurp(int fd, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    for (;;) {
+        if (n + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+        ssize_t got = read(fd, buf + n, cap - 1 - n);
+        assert_true(got >= 0);
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+void test_run(test_run_result *r, const char *const *argv)
+{
+    const char *args[64] = {"./kcbp"};
+    int argc = 1;
+    for (; argv[argc - 1] && argc < 63; argc++)
+        args[argc] = argv[argc - 1];
+    args[argc] = NULL;
+    char out_path[] = "/tmp/kcbp-run-out-XXXXXX", err_path[] = "/tmp/kcbp-run-err-XXXXXX";
+    int o = mkstemp(out_path), e = mkstemp(err_path);
+    assert_true(o >= 0 && e >= 0);
+    unlink(out_path);
+    unlink(err_path);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(args[0], (char **)args);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status))
+        fail_msg("./kcbp %s crashed (signal %d)", args[1] ? args[1] : "", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    r->status = WEXITSTATUS(status);
+    r->out = slurp(o, &r->out_len);
+    r->err = slurp(e, NULL);
+    close(o);
+    close(e);
+}
+
+void test_run_free(test_run_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
 }

@@ -36,4 +36,15 @@ void test_model_load_unit(kcbp_model *m, const char *name);
 size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                  const kcbp_pose *pose_b, kcbp_contact **out);
 
+/* Runs ./kcbp (tests run from the repository root) with argv[0..] (NULL
+ * terminated, without the program name); captures its exit status (a crash
+ * fails the test) and its whole stdout and stderr (malloc'ed, NUL-ended). */
+typedef struct {
+    int status;
+    char *out, *err;
+    size_t out_len;
+} test_run_result;
+void test_run(test_run_result *r, const char *const *argv);
+void test_run_free(test_run_result *r);
+
 #endif

@@ -1,0 +1,160 @@
+// scene_fcl: the FCL peer of `kcbp scene` on a static scene file.
+//
+// Reads and builds the scene with kcbp (so both sides use the same scaled
+// meshes and the same poses: world = R * (scale * x) + t), builds one
+// fcl::BVHModel<OBBRSSd> per kcbp model (objects sharing a model share the
+// BVH, as in kcbp), and puts one fcl::CollisionObjectd per object at its
+// frame-0 pose. Each run then times, with steady_clock, what corresponds to
+// kcbp's detection (world boxes + broad phase + pair tests):
+//   computeAABB of every object, a fresh DynamicAABBTreeCollisionManager,
+//   registerObjects, setup, and collide with a callback that runs
+//   fcl::collide (default request: num_max_contacts = 1, stop at the first
+//   contact) on each pair the manager reports and collects the colliding ones.
+//
+// Output, one line each: "broadphase N" (pairs the manager gave the
+// callback), "colliding N", "median_ms X" (over the runs), "collide_ms X"
+// (median of the collide call alone), "build_ms X" (the BVHs), then one line
+// "pair NAME_A NAME_B" per colliding pair (a < b in scene order).
+//
+// Usage: scene_fcl SCENE.json [RUNS=5]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <fcl/fcl.h>
+
+#include "kcbp.h"
+
+using Clock = std::chrono::steady_clock;
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>> build_bvh(const kcbp_mesh &m)
+{
+    std::vector<fcl::Vector3d> ps(m.nvertices);
+    for (uint32_t i = 0; i < m.nvertices; i++)
+        ps[i] = fcl::Vector3d(m.vertices[i].x, m.vertices[i].y, m.vertices[i].z);
+    std::vector<fcl::Triangle> ts(m.ntriangles);
+    for (uint32_t i = 0; i < m.ntriangles; i++)
+        ts[i] = fcl::Triangle(m.triangles[i].v[0], m.triangles[i].v[1], m.triangles[i].v[2]);
+    auto bvh = std::make_shared<fcl::BVHModel<fcl::OBBRSSd>>();
+    if (bvh->beginModel((int)m.ntriangles, (int)m.nvertices) != fcl::BVH_OK ||
+        bvh->addSubModel(ps, ts) != fcl::BVH_OK || bvh->endModel() != fcl::BVH_OK)
+        return nullptr;
+    return bvh;
+}
+
+static fcl::Transform3d to_fcl(const kcbp_pose &p)
+{
+    fcl::Transform3d t = fcl::Transform3d::Identity();
+    fcl::Matrix3d r;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r(i, j) = p.rot.m[i][j];
+    t.linear() = r;
+    t.translation() = fcl::Vector3d(p.trans.x, p.trans.y, p.trans.z);
+    return t;
+}
+
+struct Collected {
+    size_t calls = 0;
+    std::vector<std::pair<uintptr_t, uintptr_t>> hits; // object indices (user data)
+};
+
+static bool on_pair(fcl::CollisionObjectd *o1, fcl::CollisionObjectd *o2, void *data)
+{
+    auto *c = static_cast<Collected *>(data);
+    c->calls++;
+    fcl::CollisionRequestd request; // num_max_contacts = 1
+    fcl::CollisionResultd result;
+    fcl::collide(o1, o2, request, result);
+    if (result.isCollision()) {
+        uintptr_t a = (uintptr_t)o1->getUserData(), b = (uintptr_t)o2->getUserData();
+        c->hits.emplace_back(std::min(a, b), std::max(a, b));
+    }
+    return false; // go on: every colliding pair
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3) {
+        std::fprintf(stderr, "usage: %s SCENE.json [RUNS=5]\n", argv[0]);
+        return 2;
+    }
+    int runs = argc > 2 ? std::atoi(argv[2]) : 5;
+    if (runs < 1 || runs > 1000) {
+        std::fprintf(stderr, "%s: RUNS must be in 1..1000\n", argv[0]);
+        return 2;
+    }
+    kcbp_error err;
+    kcbp_scene scene;
+    kcbp_model_options opts = kcbp_model_options_default();
+    opts.k = 0; // FCL needs only the meshes: no k-CBPs
+    if (kcbp_scene_load(&scene, argv[1], &opts, &err) != KCBP_OK) {
+        std::fprintf(stderr, "scene_fcl: %s\n", err.msg);
+        return 3;
+    }
+    auto b0 = Clock::now();
+    std::vector<std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>>> bvhs;
+    for (uint32_t m = 0; m < scene.nmodels; m++) {
+        bvhs.push_back(build_bvh(scene.models[m].model.mesh));
+        if (!bvhs.back()) {
+            std::fprintf(stderr, "scene_fcl: building the BVH failed\n");
+            return 4;
+        }
+    }
+    double build_ms = std::chrono::duration<double, std::milli>(Clock::now() - b0).count();
+    std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects;
+    std::vector<fcl::CollisionObjectd *> ptrs;
+    for (uint32_t i = 0; i < scene.nobjects; i++) {
+        kcbp_pose p = kcbp_scene_object_pose(&scene, i, 0);
+        objects.emplace_back(new fcl::CollisionObjectd(bvhs[scene.objects[i].model], to_fcl(p)));
+        objects.back()->setUserData((void *)(uintptr_t)i);
+        ptrs.push_back(objects.back().get());
+    }
+
+    std::vector<double> total_ms, collide_ms;
+    Collected first;
+    int inconsistent = 0;
+    for (int r = 0; r < runs; r++) {
+        Collected c;
+        auto t0 = Clock::now();
+        for (auto *o : ptrs)
+            o->computeAABB();
+        fcl::DynamicAABBTreeCollisionManagerd manager;
+        manager.registerObjects(ptrs);
+        manager.setup();
+        auto t1 = Clock::now();
+        manager.collide(&c, on_pair);
+        auto t2 = Clock::now();
+        total_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
+        collide_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+        std::sort(c.hits.begin(), c.hits.end());
+        if (r == 0)
+            first = c;
+        else if (c.hits != first.hits)
+            inconsistent++;
+    }
+    std::printf("broadphase %zu\n", first.calls);
+    std::printf("colliding %zu\n", first.hits.size());
+    std::printf("median_ms %.4f\n", median(total_ms));
+    std::printf("collide_ms %.4f\n", median(collide_ms));
+    std::printf("build_ms %.3f\n", build_ms);
+    for (auto &h : first.hits)
+        std::printf("pair %s %s\n", scene.objects[h.first].name, scene.objects[h.second].name);
+    kcbp_scene_free(&scene);
+    if (inconsistent) {
+        std::fprintf(stderr, "scene_fcl: %d runs found other pairs than the first\n", inconsistent);
+        return 1;
+    }
+    return 0;
+}

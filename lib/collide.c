@@ -73,7 +73,7 @@ const char *kcbp_stage_name(kcbp_stage stage)
 
 kcbp_collide_options kcbp_collide_options_default(void)
 {
-    kcbp_collide_options o = {KCBP_CONTACTS_FIRST, true};
+    kcbp_collide_options o = {KCBP_CONTACTS_FIRST, true, true};
     return o;
 }
 
@@ -152,7 +152,7 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
  * coordinates. Returns true when the k-CBPs are apart by more than the
  * rejection margin, so that the meshes cannot touch. */
 static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, const kcbp_pose *pose_a,
-                      kcbp_collide_result *result)
+                      bool want_depth, kcbp_collide_result *result)
 {
     kcbp_cbp_result *c = &result->cbp;
     kcbp_support_cache cache = {{0, 0}};
@@ -169,6 +169,8 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
         c->separated = g.distance_lower > margin;
         return c->separated;
     }
+    if (!want_depth)
+        return false;
     if (g.status == KCBP_GJK_TOUCHING) {
         c->direction = kcbp_mat3_mul_v3(&pose_a->rot, g.normal);
         c->depth_exact = true;
@@ -204,7 +206,7 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     }
 
     /* Stage 2: GJK on the k-CBPs, in A's frame. */
-    if (options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b) && cbp_stage(a, b, &b_in_a, pose_a, result)) {
+    if (options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b) && cbp_stage(a, b, &b_in_a, pose_a, options->cbp_depth, result)) {
         result->decided_by = KCBP_STAGE_CBP;
         return KCBP_OK;
     }

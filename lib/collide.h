@@ -82,7 +82,9 @@ typedef struct {
 
 typedef struct {
     kcbp_contacts_mode contacts;
-    bool use_cbp; /* run the k-CBP stage (when both models have one) */
+    bool use_cbp;   /* run the k-CBP stage (when both models have one) */
+    bool cbp_depth; /* when the k-CBPs overlap, measure by how much (EPA); costs
+                       a few microseconds and never changes the answer */
 } kcbp_collide_options;
 
 kcbp_collide_options kcbp_collide_options_default(void);

@@ -1,7 +1,6 @@
 /* The kcbp program as a user runs it: exit codes, "file:line: problem"
  * messages on stderr, nothing on stdout after an error, and reports that
  * parse as JSON with the documented fields. */
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,60 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "kcbp.h"
-
-typedef struct {
-    int status;
-    char out[1 << 16], err[1 << 12];
-} run_result;
+#include "testutil.h"
 
 static char tmpdir[] = "/tmp/kcbp-cli-XXXXXX";
 
-static void read_file(const char *path, char *buf, size_t cap)
+/* Runs ./kcbp with the given arguments (NULL-terminated), replacing r's
+ * previous output. */
+static void run(test_run_result *r, const char *arg0, ...)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
-/* Runs ./kcbp with the given arguments (NULL-terminated). */
-static void run(run_result *r, const char *arg0, ...)
-{
-    const char *argv[32] = {"./kcbp"};
-    int argc = 1;
+    const char *argv[32];
+    int argc = 0;
     va_list ap;
     va_start(ap, arg0);
     for (const char *a = arg0; a && argc < 31; a = va_arg(ap, const char *))
         argv[argc++] = a;
     va_end(ap);
     argv[argc] = NULL;
-    char out_path[256], err_path[256];
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(o, 1);
-        dup2(e, 2);
-        execv(argv[0], (char **)argv);
-        _exit(127);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status)); /* never a crash */
-    r->status = WEXITSTATUS(status);
-    read_file(out_path, r->out, sizeof r->out);
-    read_file(err_path, r->err, sizeof r->err);
+    test_run_free(r);
+    test_run(r, argv);
 }
 
 static const char *write_tmp(const char *name, const char *content, size_t len)
@@ -81,7 +49,7 @@ static const char *write_tmp(const char *name, const char *content, size_t len)
 #define WRITE_TMP(name, literal) write_tmp(name, literal, sizeof literal - 1)
 
 /* An input error: exit 3, nothing on stdout, and stderr mentions `where`. */
-static void expect_input_error(const run_result *r, const char *where)
+static void expect_input_error(const test_run_result *r, const char *where)
 {
     if (r->status != 3 || r->out[0] != '\0' || !strstr(r->err, where))
         fail_msg("expected exit 3 with '%s' on stderr; got %d, stderr: %s, stdout: %.100s", where, r->status,
@@ -91,7 +59,7 @@ static void expect_input_error(const run_result *r, const char *where)
 static void test_help_and_usage(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    test_run_result *r = calloc(1, sizeof *r);
     run(r, "--help", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "collide"));
@@ -117,13 +85,14 @@ static void test_help_and_usage(void **state)
     assert_non_null(strstr(r->err, "axis"));
     run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "0 0 0 0 0 1 30", "--poses", "x", NULL);
     assert_int_equal(r->status, 2);
+    test_run_free(r);
     free(r);
 }
 
 static void test_bad_meshes(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    test_run_result *r = calloc(1, sizeof *r);
     char good[256];
     snprintf(good, sizeof good, "%s", WRITE_TMP("good.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"));
     struct {
@@ -160,13 +129,14 @@ static void test_bad_meshes(void **state)
         run(r, "collide", unreadable, good, NULL);
         expect_input_error(r, "unreadable.obj");
     }
+    test_run_free(r);
     free(r);
 }
 
 static void test_bad_poses_file(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    test_run_result *r = calloc(1, sizeof *r);
     const char *p = WRITE_TMP("poses.txt", "# header\n0 0 0 0 0 1 0\n\n1 2 3 0 0 1 x\n");
     run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
     expect_input_error(r, "poses.txt:4:");
@@ -178,13 +148,14 @@ static void test_bad_poses_file(void **state)
     expect_input_error(r, "posesnone.txt");
     run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", "/nonexistent/p.txt", NULL);
     expect_input_error(r, "p.txt");
+    test_run_free(r);
     free(r);
 }
 
 static void test_report(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    test_run_result *r = calloc(1, sizeof *r);
     run(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-b", "0.3 0 0 0 1 0 20", "--contacts", "all",
         "--pretty", NULL);
     assert_int_equal(r->status, 0);
@@ -219,13 +190,14 @@ static void test_report(void **state)
     assert_false(cJSON_IsTrue(cJSON_GetObjectItem(doc, "collide")));
     assert_string_equal(cJSON_GetObjectItem(doc, "decided_by")->valuestring, "aabb");
     cJSON_Delete(doc);
+    test_run_free(r);
     free(r);
 }
 
 static void test_poses_mode(void **state)
 {
     (void)state;
-    run_result *r = malloc(sizeof *r);
+    test_run_result *r = calloc(1, sizeof *r);
     const char *p = WRITE_TMP("p3.txt", "0 0 0 0 0 1 0  # identical\r\n10 0 0 1 1 0 30\n\n0.1 0 0 0 0 0 0\n");
     run(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--poses", p, "--contacts", "none", NULL);
     assert_int_equal(r->status, 0);
@@ -241,6 +213,7 @@ static void test_poses_mode(void **state)
         cJSON_Delete(doc);
     }
     assert_int_equal(lines, 3);
+    test_run_free(r);
     free(r);
 }
 

@@ -24,7 +24,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TEST_SUPPORT := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 
-.PHONY: all test sanitize demo bench clean
+.PHONY: all test sanitize fuzz fuzz-programs fuzz-ci demo bench clean
 all: $(KCBP) $(LIBA)
 
 $(LIBA): $(LIB_OBJ)
@@ -39,8 +39,14 @@ $(B)/%.o: %.c $(wildcard lib/*.h cli/*.h) Makefile
 
 $(B)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard lib/*.h tests/*.h) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) -o $@ $< $(TEST_SUPPORT) $(LIBA) \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) -o $@ $< $(TEST_SUPPORT) $(TEST_EXTRA) $(LIBA) \
 		$(LDLIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+
+# The fuzz targets, replayed on their corpus by a normal test.
+FUZZ_TARGETS := obj scene pose collide
+FUZZ_SRC := tests/fuzz/targets.c
+$(B)/tests/test_fuzz_corpus: $(FUZZ_SRC) tests/fuzz/targets.h
+$(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
 
 test: $(KCBP) $(TEST_BIN)
 	@KCBP_EXE=./$(KCBP) scripts/run_tests.sh $(TEST_BIN)
@@ -52,6 +58,21 @@ SAN_CC ?= clang
 sanitize:
 	$(MAKE) B=$(B)/san KCBP=$(B)/san/kcbp LIBA=$(B)/san/libkcbp.a CC=$(SAN_CC) OPT="-O1 -g $(SAN_FLAGS)" \
 		LDFLAGS="$(SAN_FLAGS)" test
+
+# libFuzzer (clang): one program per target in build/fuzz, library built
+# with ASan+UBSan and coverage. `make fuzz-ci` runs each for FUZZ_SECONDS;
+# scripts/fuzz.sh takes targets and longer times (README, "Hardening").
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SECONDS ?= 45
+fuzz:
+	$(MAKE) B=$(B)/fuzz KCBP=$(B)/fuzz/kcbp LIBA=$(B)/fuzz/libkcbp.a CC=$(SAN_CC) OPT="-O1 -g $(FUZZ_FLAGS)" \
+		fuzz-programs
+fuzz-programs: $(FUZZ_TARGETS:%=$(B)/fuzz_%)
+$(B)/fuzz_%: tests/fuzz/fuzz_main.c $(FUZZ_SRC) tests/fuzz/targets.h $(LIBA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -DKCBP_FUZZ_TARGET=kcbp_fuzz_$* -o $@ tests/fuzz/fuzz_main.c \
+		$(FUZZ_SRC) $(LIBA) $(LDLIBS)
+fuzz-ci: fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 demo: kcbp
 	@scripts/demo.sh

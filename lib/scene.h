@@ -18,7 +18,9 @@
  * - "motion" (optional): "frames" (an integer in [1, KCBP_SCENE_MAX_FRAMES])
  *   and "dt" (seconds, > 0). Without it the scene is static: one frame, and
  *   velocities are ignored.
- * - Every number must be finite (1e999 is refused). Unknown keys and
+ * - Every number must be finite (1e999 is refused), and so must every pose
+ *   the motion leads to: a velocity or spin that overflows a double by the
+ *   last frame is refused, naming the object's field. Unknown keys and
  *   repeated keys are errors, so that a typo never passes silently.
  *
  * Poses. Object i at frame f (f = 0 .. frames-1, t = f * dt) maps a mesh

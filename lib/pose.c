@@ -19,6 +19,9 @@ kcbp_status kcbp_pose_from_axis_angle(kcbp_vec3 trans, kcbp_vec3 axis, double de
     if (!isfinite(trans.x) || !isfinite(trans.y) || !isfinite(trans.z) || !isfinite(axis.x) ||
         !isfinite(axis.y) || !isfinite(axis.z) || !isfinite(deg))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "pose has a non-finite number");
+    if (kcbp_v3_max_abs(trans) > KCBP_COORD_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "translation %g is beyond the limit of %g",
+                              kcbp_v3_max_abs(trans), KCBP_COORD_MAX);
     double len = kcbp_v3_len(axis);
     *out = kcbp_pose_identity();
     out->trans = trans;

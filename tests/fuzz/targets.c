@@ -43,7 +43,7 @@ static void check_error(kcbp_status st, const kcbp_error *err, const char *name)
 
 static void check_pose(const kcbp_pose *p, const char *what)
 {
-    if (!finite3(p->trans))
+    if (!finite3(p->trans) || kcbp_v3_max_abs(p->trans) > KCBP_COORD_MAX)
         fuzz_fail("%s: non-finite translation %g %g %g", what, p->trans.x, p->trans.y, p->trans.z);
     /* R^T R = I within rounding */
     for (int i = 0; i < 3; i++)
@@ -285,6 +285,60 @@ static void decode_mesh(bytes *b, int ntri, int mode, int exp2, kcbp_mesh *m)
         fuzz_fail("kcbp_mesh_init: %s", err.msg);
 }
 
+/* Hill-climbing over the k-CBP's vertex adjacency (what GJK does on large
+ * k-CBPs) must find the scan's maximum from every start vertex, in the
+ * directions of the polytope's face normals, its vertices and the 26 k-DOP
+ * directions. */
+static void check_climb(const kcbp_model *m)
+{
+    const kcbp_cbp *c = &m->cbp;
+    if (!c->nvertices || !c->adj_start)
+        return;
+    uint32_t ndirs = c->nplanes + c->nvertices + 26;
+    for (uint32_t i = 0; i < ndirs; i++) {
+        kcbp_vec3 d;
+        if (i < c->nplanes)
+            d = c->planes[i].n;
+        else if (i < c->nplanes + c->nvertices)
+            d = kcbp_v3_sub(c->vertices[i - c->nplanes], kcbp_aabb_center(m->mesh.bounds));
+        else {
+            int k = (int)(i - c->nplanes - c->nvertices), t = k < 13 ? k : k + 1; /* skip (0,0,0) */
+            d = kcbp_v3(t % 3 - 1, t / 3 % 3 - 1, t / 9 - 1);
+        }
+        if (d.x == 0 && d.y == 0 && d.z == 0)
+            continue;
+        double best = kcbp_v3_dot(d, c->vertices[kcbp_support_scan(c->vertices, c->nvertices, d)]);
+        double tol = 1e-9 * m->scale * kcbp_v3_len(d);
+        for (uint32_t s = 0; s < c->nvertices; s++) {
+            uint32_t got = kcbp_support_climb(c->vertices, c->nvertices, c->adj_start, c->adj, d, s);
+            if (kcbp_v3_dot(d, c->vertices[got]) < best - tol)
+                fuzz_fail("k-CBP of %u vertices: climbing from vertex %u stops at %u, %g below the maximum", c->nvertices,
+                          s, got, best - kcbp_v3_dot(d, c->vertices[got]));
+        }
+    }
+}
+
+/* The decoded case, so that a failure can be read and turned into a test. */
+static void dump_case(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model *b, const kcbp_pose *pb, double eps,
+                      const kcbp_model_options *mo)
+{
+    const kcbp_model *m[2] = {a, b};
+    const kcbp_pose *p[2] = {pa, pb};
+    fprintf(stderr, "k = %d, dirs %s, eps %.17g\n", mo->k, kcbp_cbp_dirs_name(mo->dirs), eps);
+    for (int s = 0; s < 2; s++) {
+        fprintf(stderr, "mesh %c:\n", "AB"[s]);
+        for (uint32_t i = 0; i < m[s]->mesh.nvertices; i++) {
+            kcbp_vec3 v = m[s]->mesh.vertices[i];
+            fprintf(stderr, "  v %.17g %.17g %.17g\n", v.x, v.y, v.z);
+        }
+        fprintf(stderr, "pose %c: rot", "AB"[s]);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                fprintf(stderr, " %.17g", p[s]->rot.m[r][c]);
+        fprintf(stderr, " trans %.17g %.17g %.17g\n", p[s]->trans.x, p[s]->trans.y, p[s]->trans.z);
+    }
+}
+
 static int cmp_contact(const void *x, const void *y)
 {
     const kcbp_contact *a = x, *b = y;
@@ -314,6 +368,9 @@ int kcbp_fuzz_collide(const uint8_t *data, size_t size)
     if (!same_mesh && kcbp_model_build(&mb, &mesh_b, &mo, &err) != KCBP_OK)
         fuzz_fail("kcbp_model_build of %d triangles: %s", nb, err.msg);
     const kcbp_model *a = &ma, *mbp = same_mesh ? &ma : &mb;
+    check_climb(a);
+    if (!same_mesh)
+        check_climb(mbp);
 
     /* The oracle: every pair, in A's frame, with kcbp_collide's tolerance. */
     kcbp_pose rel = kcbp_pose_relative(&pose_a, &pose_b);
@@ -342,14 +399,14 @@ int kcbp_fuzz_collide(const uint8_t *data, size_t size)
         if (kcbp_collide(a, &pose_a, mbp, &pose_b, &co, &res, &err) != KCBP_OK)
             fuzz_fail("kcbp_collide: %s", err.msg);
         if (res.collide != (nwant > 0))
-            fuzz_fail("run %d (k-CBP stage %s): kcbp_collide says %d (decided by %s), all pairs say %zu contacts", run,
+            dump_case(a, &pose_a, mbp, &pose_b, eps, &mo), fuzz_fail("run %d (k-CBP stage %s): kcbp_collide says %d (decided by %s), all pairs say %zu contacts", run,
                       co.use_cbp ? "on" : "off", res.collide, kcbp_stage_name(res.decided_by), nwant);
         if (res.collide && res.decided_by != KCBP_STAGE_MESH)
             fuzz_fail("a collision decided by the %s stage", kcbp_stage_name(res.decided_by));
         if (co.contacts == KCBP_CONTACTS_ALL) {
             kcbp_contact got[16];
             if (res.ncontacts != nwant)
-                fuzz_fail("run %d: %zu contacts, all pairs give %zu", run, res.ncontacts, nwant);
+                dump_case(a, &pose_a, mbp, &pose_b, eps, &mo), fuzz_fail("run %d: %zu contacts, all pairs give %zu", run, res.ncontacts, nwant);
             if (nwant) /* res.contacts is NULL while there are none */
                 memcpy(got, res.contacts, nwant * sizeof *got);
             qsort(got, nwant, sizeof *got, cmp_contact);

@@ -160,7 +160,11 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
     kcbp_gjk_distance(&a->shape, &b->shape, b_in_a, NULL, &cache, &g);
     c->tested = true;
     c->gjk_iterations = g.iterations;
-    double margin = KCBP_CBP_REJECT_REL * pair_scale(a, b, b_in_a);
+    /* GJK's accuracy is relative to the coordinates it works with, those of
+     * the k-CBPs, which a loose k-CBP of a needle-like mesh can put far
+     * beyond the meshes' own scale (found by fuzzing: 2e12 for a mesh of
+     * scale 1.5e10, and a k-CBP "apart" from itself by 1e4). */
+    double margin = KCBP_CBP_REJECT_REL * fmax(pair_scale(a, b, b_in_a), g.scale);
     if (g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP) {
         c->distance = g.distance;
         c->point_a = kcbp_pose_apply(pose_a, g.point_a);

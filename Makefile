@@ -24,7 +24,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TEST_SUPPORT := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 
-.PHONY: all test sanitize fuzz fuzz-programs fuzz-ci demo bench clean
+.PHONY: all test sanitize fuzz fuzz-programs fuzz-ci valgrind stress stress-ci demo bench clean
 all: $(KCBP) $(LIBA)
 
 $(LIBA): $(LIB_OBJ)
@@ -73,6 +73,26 @@ $(B)/fuzz_%: tests/fuzz/fuzz_main.c $(FUZZ_SRC) tests/fuzz/targets.h $(LIBA)
 		$(FUZZ_SRC) $(LIBA) $(LDLIBS)
 fuzz-ci: fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+# Valgrind memcheck on the collide, cbp, scene and batch paths (bundled meshes).
+valgrind: kcbp
+	scripts/valgrind.sh
+
+# Geometry stress: Möller's test against CGAL's exact kernel, GJK/EPA against
+# a qhull oracle. `make stress` is the long run (10^6 triangle pairs, 10^5
+# polytope pairs); `make stress-ci` a shorter one for CI.
+CGAL_LIBS := -lgmp -lmpfr
+$(B)/tritri_exact: tests/stress/tritri_exact.cpp lib/tritri.h lib/vec3.h $(LIBA)
+	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Ilib -o $@ $< $(LIBA) $(CGAL_LIBS) -lm
+$(B)/gjk_stress: tests/stress/gjk_stress.c $(wildcard lib/*.h) $(LIBA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+TRITRI_PAIRS ?= 1000000
+GJK_PAIRS ?= 100000
+stress: $(B)/tritri_exact $(B)/gjk_stress
+	$(B)/tritri_exact $(TRITRI_PAIRS) 1
+	$(B)/gjk_stress $(GJK_PAIRS) 10 1
+stress-ci:
+	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 stress
 
 demo: kcbp
 	@scripts/demo.sh

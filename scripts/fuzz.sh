@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer programs of `make fuzz` (build/fuzz/fuzz_<target>) for
-# FUZZ_SECONDS each (default 45), FUZZ_JOBS at a time (default 2), on the
+# FUZZ_SECONDS each (default 45), FUZZ_JOBS at a time (default 2; FUZZ_SEED), on the
 # seed corpus tests/fuzz/corpus/<target>/ plus a working corpus in
 # build/fuzz/work/<target>/ that grows from run to run. Targets: the
 # arguments, or all of obj scene pose collide.
@@ -13,6 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-45}
+seed=${FUZZ_SEED:-0} # 0: libFuzzer picks one; CI fixes it so that its runs start alike
 jobs=${FUZZ_JOBS:-2}
 targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(obj scene pose collide)
@@ -24,7 +25,7 @@ run_one() {
     mkdir -p "$work" "$art"
     local dict=()
     [[ -f tests/fuzz/$t.dict ]] && dict=(-dict="tests/fuzz/$t.dict")
-    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="${max_len[$t]:-4096}" \
+    "$bin" -seed="$seed" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="${max_len[$t]:-4096}" \
         -print_final_stats=1 -artifact_prefix="$art" "${dict[@]}" "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1
     local rc=$?
     local execs

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what kcbp needs on Debian: the build and test dependencies, and with
 # --bench also the peers the benchmarks compare against (FCL, libccd) and
-# gnuplot. Run as root it installs them with apt-get; otherwise it says what
-# to install. It does nothing when everything is already there.
+# gnuplot; with --harden what the hardening checks need (README "Hardening":
+# clang and its sanitizer/libFuzzer runtime, CGAL and GMP, valgrind, g++).
+# Run as root it installs them with apt-get; otherwise it says what to
+# install. It does nothing when everything is already there.
 set -euo pipefail
 pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev)
 checks=(qhull_r libcjson cmocka)
@@ -14,6 +16,12 @@ missing=0
 command -v cc >/dev/null && command -v make >/dev/null && command -v pkg-config >/dev/null || missing=1
 if [[ $missing == 0 ]]; then
     for c in "${checks[@]}"; do pkg-config --exists "$c" || missing=1; done
+fi
+if [[ "${1:-}" == "--harden" ]]; then
+    pkgs+=(clang clang-14 libclang-rt-14-dev g++ libcgal-dev libgmp-dev libmpfr-dev valgrind)
+    for c in clang clang-14 valgrind g++; do command -v "$c" >/dev/null || missing=1; done
+    [[ -f /usr/include/CGAL/Exact_predicates_exact_constructions_kernel.h && -f /usr/include/gmp.h ]] || missing=1
+    ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing=1
 fi
 if [[ "${1:-}" == "--bench" ]] && ! command -v gnuplot >/dev/null; then missing=1; fi
 [[ $missing == 0 ]] && exit 0

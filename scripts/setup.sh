@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Installs what kcbp needs on Debian: the build and test dependencies, and with
-# --bench also the peers the benchmarks compare against (FCL, libccd) and
-# gnuplot. Run as root it installs them with apt-get; otherwise it says what
-# to install. It does nothing when everything is already there.
+# Installs what kcbp needs on Debian: the build and test dependencies (gnuplot
+# included: test_bench renders `kcbp bench --plot`), and with --bench also the
+# peers the benchmarks compare against (FCL, libccd). Run as root it installs
+# them with apt-get; otherwise it says what to install. It does nothing when
+# everything is already there.
 set -euo pipefail
-pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev)
+pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox)
 checks=(qhull_r libcjson cmocka)
 if [[ "${1:-}" == "--bench" ]]; then
-    pkgs+=(g++ libfcl-dev libccd-dev gnuplot-nox)
+    pkgs+=(g++ libfcl-dev libccd-dev)
     checks+=(fcl ccd)
 fi
 missing=0
@@ -15,7 +16,7 @@ command -v cc >/dev/null && command -v make >/dev/null && command -v pkg-config 
 if [[ $missing == 0 ]]; then
     for c in "${checks[@]}"; do pkg-config --exists "$c" || missing=1; done
 fi
-if [[ "${1:-}" == "--bench" ]] && ! command -v gnuplot >/dev/null; then missing=1; fi
+command -v gnuplot >/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "kcbp needs these Debian packages: ${pkgs[*]}" >&2

@@ -35,9 +35,11 @@ static void plot_lines(FILE *f, const char *data, int ncols, const char *const *
             put_quoted(f, data);
         else
             fprintf(f, "''");
-        /* 8 colours, then the same colours dashed */
-        fprintf(f, " using 1:%d with linespoints lc %d dt %d pt %d title ", 2 + 2 * b + offset, b % 8 + 1,
-                b < 8 ? 1 : 2, b + 1);
+        /* solid lines, one colour each (12, then again with other points) */
+        static const char *const colours[] = {"#9400d3", "#009e73", "#56b4e9", "#e69f00", "#f0e442", "#0072b2",
+                                              "#e51e10", "#000000", "#a0522d", "#ff1493", "#808080", "#2e8b57"};
+        fprintf(f, " using 1:%d with linespoints lw 1.5 lc rgb '%s' pt %d title ", 2 + 2 * b + offset,
+                colours[b % 12], b % 13 + 1);
         put_quoted(f, names[b]);
         fprintf(f, b + 1 < ncols ? ", \\\n     " : "\n");
     }

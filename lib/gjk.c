@@ -30,18 +30,6 @@ const char *kcbp_gjk_status_name(kcbp_gjk_status s)
     return "unknown";
 }
 
-kcbp_simplex_vertex kcbp_gjk_support(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                                     kcbp_vec3 d, kcbp_support_cache *cache)
-{
-    kcbp_simplex_vertex r;
-    r.a = kcbp_convex_support(a, d, &cache->hint[0]);
-    r.b = kcbp_convex_support_posed(b, b_in_a, kcbp_v3_neg(d), &cache->hint[1]);
-    r.w = kcbp_v3_sub(r.a, r.b);
-    r.ia = cache->hint[0];
-    r.ib = cache->hint[1];
-    return r;
-}
-
 /* ---- Signed-volume distance sub-algorithm (Montanari et al. 2017) ------
  *
  * Given 1 to 4 points, find the point v of their convex hull nearest the
@@ -113,11 +101,20 @@ static void s1d(const kcbp_vec3 *w, int i0, int i1, sv_result *r)
     }
 }
 
-/* Twice the signed area of (p, q, s) projected on the plane of axes (j, k). */
-static double area2(kcbp_vec3 p, kcbp_vec3 q, kcbp_vec3 s, int j, int k)
+/* The coordinates of v on the plane of axes (I + 1, I + 2) mod 3. */
+static inline void proj2(kcbp_vec3 v, int I, double *j, double *k)
 {
-    double qj = kcbp_v3_get(q, j) - kcbp_v3_get(p, j), qk = kcbp_v3_get(q, k) - kcbp_v3_get(p, k);
-    double sj = kcbp_v3_get(s, j) - kcbp_v3_get(p, j), sk = kcbp_v3_get(s, k) - kcbp_v3_get(p, k);
+    switch (I) {
+    case 0: *j = v.y; *k = v.z; break;
+    case 1: *j = v.z; *k = v.x; break;
+    default: *j = v.x; *k = v.y; break;
+    }
+}
+
+/* Twice the signed area of the projected triangle (p, q, s). */
+static inline double area2(double pj, double pk, double qj, double qk, double sj, double sk)
+{
+    qj -= pj, qk -= pk, sj -= pj, sk -= pk;
     return qj * sk - qk * sj;
 }
 
@@ -136,10 +133,14 @@ static void s2d(const kcbp_vec3 *w, int i0, int i1, int i2, sv_result *r)
         kcbp_vec3 p = kcbp_v3_scale(n, kcbp_v3_dot(a, n) / nn);
         kcbp_vec3 an = kcbp_v3_abs(n);
         int I = an.x >= an.y && an.x >= an.z ? 0 : an.y >= an.z ? 1 : 2;
-        int J = (I + 1) % 3, K = (I + 2) % 3;
-        C[0] = area2(p, b, c, J, K);
-        C[1] = area2(a, p, c, J, K);
-        C[2] = area2(a, b, p, J, K);
+        double pj, pk, aj, ak, bj, bk, cj, ck;
+        proj2(p, I, &pj, &pk);
+        proj2(a, I, &aj, &ak);
+        proj2(b, I, &bj, &bk);
+        proj2(c, I, &cj, &ck);
+        C[0] = area2(pj, pk, bj, bk, cj, ck);
+        C[1] = area2(aj, ak, pj, pk, cj, ck);
+        C[2] = area2(aj, ak, bj, bk, pj, pk);
         mu = C[0] + C[1] + C[2];
         if (same_sign(mu, C[0]) && same_sign(mu, C[1]) && same_sign(mu, C[2])) {
             r->n = 3;
@@ -250,7 +251,14 @@ static double simplex_solve(simplex *s, int add, kcbp_vec3 *v)
     return r.vv;
 }
 
-static double max_abs_coord(kcbp_vec3 a, kcbp_vec3 b) { return fmax(kcbp_v3_max_abs(a), kcbp_v3_max_abs(b)); }
+/* Plain maximum: fmax is a library call on x86-64 (for its NaN rules), and
+ * the values here are finite. */
+static inline double maxd(double a, double b) { return a > b ? a : b; }
+
+static inline double max_abs_coord(kcbp_vec3 a, kcbp_vec3 b)
+{
+    return maxd(maxd(maxd(fabs(a.x), fabs(a.y)), fabs(a.z)), maxd(maxd(fabs(b.x), fabs(b.y)), fabs(b.z)));
+}
 
 static void witnesses(const simplex *s, kcbp_vec3 *pa, kcbp_vec3 *pb)
 {
@@ -308,10 +316,10 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
         int add = free_slot(&s);
         kcbp_simplex_vertex *nvp = &s.v[add];
         *nvp = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(v), cache);
-        scale = fmax(scale, max_abs_coord(nvp->a, nvp->b));
+        scale = maxd(scale, max_abs_coord(nvp->a, nvp->b));
         double vw = kcbp_v3_dot(v, nvp->w);
         if (vw > 0)
-            lower = fmax(lower, vw / sqrt(vv));
+            lower = maxd(lower, vw / sqrt(vv));
         if (early_exit && lower > rsum_ + KCBP_GJK_TOUCH_REL * (scale + rsum_)) {
             /* the plane through w normal to v separates by more than the
              * touching tolerance */

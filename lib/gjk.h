@@ -107,9 +107,19 @@ int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
                        kcbp_support_cache *cache);
 
 /* The Minkowski-difference support used by GJK and EPA: the vertex of
- * core(A) - core(pose(B)) maximising dot(w, d). Exposed for EPA and tests. */
-kcbp_simplex_vertex kcbp_gjk_support(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                                     kcbp_vec3 d, kcbp_support_cache *cache);
+ * core(A) - core(pose(B)) maximising dot(w, d). Exposed for EPA and tests;
+ * inline because it is GJK's inner step. */
+static inline kcbp_simplex_vertex kcbp_gjk_support(const kcbp_convex *a, const kcbp_convex *b,
+                                                   const kcbp_pose *b_in_a, kcbp_vec3 d, kcbp_support_cache *cache)
+{
+    kcbp_simplex_vertex r;
+    r.a = kcbp_convex_support(a, d, &cache->hint[0]);
+    r.b = kcbp_convex_support_posed(b, b_in_a, kcbp_v3_neg(d), &cache->hint[1]);
+    r.w = kcbp_v3_sub(r.a, r.b);
+    r.ia = cache->hint[0];
+    r.ib = cache->hint[1];
+    return r;
+}
 
 #ifdef __cplusplus
 }

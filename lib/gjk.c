@@ -513,6 +513,8 @@ int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
             lower = fmax(0, fmin(st.lower, dist) - rsum);
         }
         apart = (status == KCBP_GJK_SEPARATED || status == KCBP_GJK_HIT_CAP) && lower > margin;
+        if (!apart)
+            lower = 0;
     }
     if (distance_lower)
         *distance_lower = lower;

@@ -37,7 +37,7 @@ uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
     if (n < 4)
         return kcbp_support_scan_scalar(p, n, d);
     const __m128d dxy = _mm_set_pd(d.y, d.x), dzx = _mm_set_pd(d.x, d.z), dyz = _mm_set_pd(d.z, d.y);
-    double buf[SCAN_CHUNK + 2];
+    double buf[SCAN_CHUNK + 3];
     double best = -INFINITY;
     uint32_t best_i = 0;
     for (uint32_t c0 = 0; c0 < n; c0 += SCAN_CHUNK) {
@@ -67,19 +67,22 @@ uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
         mx0 = _mm_max_pd(mx1, mx0);
         double cm = _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(mx0, mx0), mx0));
         if (cm > best) { /* strictly: an earlier chunk keeps a tie */
-            /* The first k with buf[k] == cm, two at a time; the sentinels
-             * after the chunk stop the search (k == m: cm was not found,
-             * which only a NaN could cause). */
-            buf[m] = buf[m + 1] = cm;
+            /* The first k with buf[k] == cm: a bit per vertex, then the
+             * lowest set bit. A fixed number of steps and no data-dependent
+             * branch, which would mispredict about once per call. */
+            for (uint32_t k = m; k < ((m + 3) & ~3u); k++)
+                buf[k] = -INFINITY; /* pad to a multiple of 4: never equal to cm */
             const __m128d cmv = _mm_set1_pd(cm);
-            uint32_t k = 0;
-            int mask;
-            while (!(mask = _mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(buf + k), cmv))))
-                k += 2;
-            k += (mask & 1) ? 0 : 1;
-            if (k < m) {
+            uint64_t eq = 0;
+            for (uint32_t k = 0; k < m; k += 4) {
+                /* four 64-bit compare masks packed to 32 bits: a bit each */
+                __m128i e0 = _mm_castpd_si128(_mm_cmpeq_pd(_mm_loadu_pd(buf + k), cmv));
+                __m128i e1 = _mm_castpd_si128(_mm_cmpeq_pd(_mm_loadu_pd(buf + k + 2), cmv));
+                eq |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_packs_epi32(e0, e1))) << k;
+            }
+            if (eq) { /* always, unless a NaN got in */
                 best = cm;
-                best_i = c0 + k;
+                best_i = c0 + (uint32_t)__builtin_ctzll(eq);
             }
         }
     }

@@ -113,6 +113,8 @@ static kcbp_status load_model(const char *path, const kcbp_model_options *opts, 
         return st;
     st = kcbp_model_build(model, &mesh, opts, err);
     t->build_ms += kcbp_cli_now_ms() - t1;
+    if (st != KCBP_OK)
+        kcbp_error_prefix(err, path); /* "file: problem", as for the reader's errors */
     return st;
 }
 

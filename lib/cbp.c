@@ -280,6 +280,116 @@ static int by_edge(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b ? 1 : 0;
 }
 
+static uint32_t uf_find(uint32_t *parent, uint32_t v)
+{
+    while (parent[v] != v)
+        v = parent[v] = parent[parent[v]];
+    return v;
+}
+
+/* Where more than three planes meet, the vertices solved from different
+ * plane triples can land a few ulps of the scale apart without being merged,
+ * and the faces' angular order among such near-duplicates is noise: the
+ * edges built from it can leave a vertex with only two neighbours, all of
+ * its other edges attached to its twin. Hill-climbing support (support.h)
+ * then stops at that vertex, short of the true maximum, and GJK calls two
+ * overlapping k-CBPs apart (found by fuzzing kcbp_collide). Vertices within
+ * tol of each other are therefore made neighbours of each other and of each
+ * other's neighbours. Extra edges never make climbing wrong (a local maximum
+ * over more neighbours is still one over the true ones), and with the twins'
+ * edges shared, the graph on groups of twins is the polytope's own. */
+static kcbp_status share_twin_edges(kcbp_cbp *out, double tol, kcbp_error *err)
+{
+    uint32_t nv = out->nvertices;
+    uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
+    sort_item *items = malloc((nv ? nv : 1) * sizeof *items);
+    uint32_t *first = NULL, *next = NULL, *stamp = NULL, *start = NULL, *adj = NULL;
+    kcbp_status st = KCBP_OK;
+    if (!parent || !items) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u vertices", nv);
+        goto done;
+    }
+    for (uint32_t v = 0; v < nv; v++) {
+        parent[v] = v;
+        items[v] = (sort_item){v, out->vertices[v].x};
+    }
+    qsort(items, nv, sizeof *items, by_key);
+    bool any = false;
+    for (uint32_t a = 0; a < nv; a++)
+        for (uint32_t b = a + 1; b < nv && items[b].key - items[a].key <= tol; b++) {
+            uint32_t va = (uint32_t)items[a].i, vb = (uint32_t)items[b].i;
+            if (kcbp_v3_max_abs(kcbp_v3_sub(out->vertices[va], out->vertices[vb])) <= tol) {
+                uint32_t ra = uf_find(parent, va), rb = uf_find(parent, vb);
+                if (ra != rb) {
+                    parent[ra] = rb;
+                    any = true;
+                }
+            }
+        }
+    if (!any)
+        goto done;
+    /* Groups as linked lists: first[root], next[member]. */
+    first = malloc(nv * sizeof *first);
+    next = malloc(nv * sizeof *next);
+    stamp = malloc(nv * sizeof *stamp);
+    start = calloc((size_t)nv + 1, sizeof *start);
+    if (!first || !next || !stamp || !start) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u vertices", nv);
+        goto done;
+    }
+    for (uint32_t v = 0; v < nv; v++)
+        first[v] = stamp[v] = UINT32_MAX;
+    for (uint32_t v = nv; v-- > 0;) {
+        uint32_t r = uf_find(parent, v);
+        next[v] = first[r];
+        first[r] = v;
+    }
+    /* Two passes over the union of each vertex's group's neighbours and
+     * members: count, then fill. stamp[u] == v marks u as listed for v. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t v = 0; v < nv; v++) {
+            uint32_t at = pass ? start[v] : 0, count = 0;
+            stamp[v] = v;
+            for (uint32_t m = first[uf_find(parent, v)]; m != UINT32_MAX; m = next[m]) {
+                for (int self = 0; self < 2; self++) {
+                    uint32_t lo = self ? 0 : out->adj_start[m], hi = self ? 1 : out->adj_start[m + 1];
+                    for (uint32_t k = lo; k < hi; k++) {
+                        uint32_t u = self ? m : out->adj[k];
+                        if (stamp[u] == v)
+                            continue;
+                        stamp[u] = v;
+                        if (pass)
+                            adj[at++] = u;
+                        count++;
+                    }
+                }
+            }
+            if (!pass)
+                start[v + 1] = start[v] + count;
+        }
+        for (uint32_t v = 0; v < nv; v++)
+            stamp[v] = UINT32_MAX;
+        if (!pass && !(adj = malloc(((size_t)start[nv] + 1) * sizeof *adj))) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u edges", start[nv]);
+            goto done;
+        }
+    }
+    free(out->adj_start);
+    free(out->adj);
+    out->adj_start = start;
+    out->adj = adj;
+    start = adj = NULL;
+done:
+    free(parent);
+    free(items);
+    free(first);
+    free(next);
+    free(stamp);
+    free(start);
+    free(adj);
+    return st;
+}
+
 /* Builds out from m unit normals and push. Returns KCBP_ERR_GEOMETRY with
  * *unbounded set when the planes do not bound a polytope. */
 static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m, double push, kcbp_cbp *out,
@@ -515,6 +625,11 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
         }
         out->nplanes = (uint32_t)nfaces;
         out->nvertices = (uint32_t)nv;
+        /* twins: within 1e4 times the merge tolerance, still far
+         * below any feature that matters at the scale */
+        st = share_twin_edges(out, 1e4 * mtol, err);
+        if (st != KCBP_OK)
+            goto done;
         out->volume = vol;
         out->push = push;
         out->thickness = bc->nthin ? bc->thick : 0;

@@ -225,7 +225,8 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     kcbp_aabb_tree_collide(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
     if (sink.nomem)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
-    qsort(result->contacts, result->ncontacts, sizeof *result->contacts, cmp_contact);
+    if (result->ncontacts > 1) /* contacts is NULL before the first one: qsort(NULL, 0) is undefined */
+        qsort(result->contacts, result->ncontacts, sizeof *result->contacts, cmp_contact);
     return KCBP_OK;
 }
 

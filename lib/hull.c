@@ -1,6 +1,7 @@
 #include "hull.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +119,12 @@ kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull
     if (exitcode != 0) {
         char line[KCBP_ERROR_MSG_MAX - 64];
         first_line(errtext, line, sizeof line);
-        st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "%sconvex hull failed: %s",
-                            exitcode == qh_ERRsingular ? "flat: " : "", line[0] ? line : "qhull error");
+        /* Flat input: qhull's "initial simplex is flat" (a precision error),
+         * or QH6013, an input error it gives when every point has the same
+         * value of one coordinate (a mesh in the plane x = 1). */
+        bool flat = exitcode == qh_ERRsingular || !strncmp(line, "QH6013", 6);
+        st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "%sconvex hull failed: %s", flat ? "flat: " : "",
+                            line[0] ? line : "qhull error");
     }
     free(errtext);
     if (st != KCBP_OK)

@@ -27,6 +27,9 @@ kcbp_status kcbp_mesh_adopt(kcbp_mesh *mesh, kcbp_vec3 *vertices, size_t nvertic
         kcbp_vec3 v = vertices[i];
         if (!isfinite(v.x) || !isfinite(v.y) || !isfinite(v.z))
             st = kcbp_error_set(err, KCBP_ERR_INVALID, "vertex %zu has a non-finite coordinate", i);
+        else if (kcbp_v3_max_abs(v) > KCBP_COORD_MAX)
+            st = kcbp_error_set(err, KCBP_ERR_LIMIT, "vertex %zu has a coordinate of magnitude %g, above the limit "
+                                "of %g", i, kcbp_v3_max_abs(v), KCBP_COORD_MAX);
     }
     for (size_t i = 0; st == KCBP_OK && i < ntriangles; i++)
         for (int k = 0; k < 3; k++)
@@ -50,6 +53,14 @@ kcbp_status kcbp_mesh_adopt(kcbp_mesh *mesh, kcbp_vec3 *vertices, size_t nvertic
         b.max = kcbp_v3_max(b.max, vertices[i]);
     }
     mesh->bounds = b;
+    double scale = kcbp_mesh_scale(mesh);
+    if (scale > 0 && scale < KCBP_MESH_MIN_SCALE) {
+        memset(mesh, 0, sizeof *mesh);
+        free(vertices);
+        free(triangles);
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "mesh of size %g is below the limit of %g (its areas would "
+                              "underflow)", scale, KCBP_MESH_MIN_SCALE);
+    }
     for (size_t i = 0; i < ntriangles; i++) {
         const uint32_t *t = triangles[i].v;
         mesh->ndegenerate += (uint32_t)kcbp_triangle_is_degenerate(vertices[t[0]], vertices[t[1]], vertices[t[2]]);

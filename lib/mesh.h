@@ -20,9 +20,13 @@ typedef struct {
     uint32_t v[3];
 } kcbp_tri;
 
-/* Guard against absurd inputs: more than this many vertices or triangles is
- * refused with KCBP_ERR_LIMIT rather than attempted. */
+/* Guards against absurd inputs, refused with KCBP_ERR_LIMIT rather than
+ * attempted: more than KCBP_MESH_MAX_ELEMENTS vertices or triangles; a
+ * coordinate above KCBP_COORD_MAX (vec3.h) in magnitude; a mesh whose scale
+ * (kcbp_mesh_scale) is positive but below KCBP_MESH_MIN_SCALE, where squared
+ * areas underflow (a mesh of all-zero vertices, scale 0, is accepted). */
 #define KCBP_MESH_MAX_ELEMENTS 50000000u
+#define KCBP_MESH_MIN_SCALE 1e-60
 
 typedef struct {
     kcbp_vec3 *vertices;
@@ -35,7 +39,7 @@ typedef struct {
 
 /* Makes a mesh from copies of the given arrays. Checks every index, counts
  * zero-area triangles and computes the bounds. Needs nvertices >= 1 and
- * ntriangles >= 1 and finite coordinates. */
+ * ntriangles >= 1 and finite coordinates within the guards above. */
 kcbp_status kcbp_mesh_init(kcbp_mesh *mesh, const kcbp_vec3 *vertices, size_t nvertices,
                            const kcbp_tri *triangles, size_t ntriangles, kcbp_error *err);
 

@@ -140,6 +140,9 @@ static kcbp_status parse_vertex(parser *ps, const char *p, const char *e)
     }
     if (n < 3)
         return fail(ps, KCBP_ERR_PARSE, "vertex has %d coordinate%s, needs 3", n, n == 1 ? "" : "s");
+    for (int k = 0; k < 3; k++)
+        if (fabs(c[k]) > KCBP_COORD_MAX)
+            return fail(ps, KCBP_ERR_LIMIT, "vertex coordinate %g is beyond the limit of %g", c[k], KCBP_COORD_MAX);
     if (ps->nv >= KCBP_MESH_MAX_ELEMENTS)
         return fail(ps, KCBP_ERR_LIMIT, "more than %u vertices", KCBP_MESH_MAX_ELEMENTS);
     if (!reserve((void **)&ps->v, &ps->cap_v, ps->nv + 1, sizeof *ps->v))

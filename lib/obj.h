@@ -43,7 +43,8 @@
  *
  * Guards: more than KCBP_MESH_MAX_ELEMENTS vertices or triangles is refused
  * with KCBP_ERR_LIMIT, and so is a file larger than 2 GiB (it is not read
- * into memory). */
+ * into memory), a coordinate beyond KCBP_COORD_MAX (1e60) in magnitude, and
+ * a mesh smaller than KCBP_MESH_MIN_SCALE (1e-60; see mesh.h). */
 #ifndef KCBP_OBJ_H
 #define KCBP_OBJ_H
 

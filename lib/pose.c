@@ -19,13 +19,25 @@ kcbp_status kcbp_pose_from_axis_angle(kcbp_vec3 trans, kcbp_vec3 axis, double de
     if (!isfinite(trans.x) || !isfinite(trans.y) || !isfinite(trans.z) || !isfinite(axis.x) ||
         !isfinite(axis.y) || !isfinite(axis.z) || !isfinite(deg))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "pose has a non-finite number");
+    if (kcbp_v3_max_abs(trans) > KCBP_COORD_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "translation %g is beyond the limit of %g",
+                              kcbp_v3_max_abs(trans), KCBP_COORD_MAX);
     double len = kcbp_v3_len(axis);
     *out = kcbp_pose_identity();
     out->trans = trans;
-    if (len == 0.0) {
+    if (axis.x == 0.0 && axis.y == 0.0 && axis.z == 0.0) {
         if (deg != 0.0)
             return kcbp_error_set(err, KCBP_ERR_INVALID, "rotation axis is zero but the angle is %g degrees", deg);
         return KCBP_OK;
+    }
+    /* |axis| overflows above ~1e154 and underflows below ~1e-154 (the axis
+     * then came out as zero, or the identity); such an axis is first
+     * divided by its largest component, which is exact enough and keeps
+     * the usual axes' results bit for bit. */
+    if (!(len > 1e-150 && len < 1e150)) {
+        double m = fmax(fabs(axis.x), fmax(fabs(axis.y), fabs(axis.z)));
+        axis = kcbp_v3(axis.x / m, axis.y / m, axis.z / m);
+        len = kcbp_v3_len(axis);
     }
     kcbp_vec3 u = kcbp_v3_scale(axis, 1.0 / len);
     /* Rodrigues' formula: R = c I + s [u]x + (1 - c) u u^T. The angle is

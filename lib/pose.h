@@ -2,8 +2,10 @@
  *
  * A pose is written as 7 numbers "tx ty tz ax ay az deg": a translation and a
  * rotation of deg degrees about the axis (ax, ay, az) through the mesh's own
- * origin. The axis is normalised here; a zero axis is accepted only with a
- * zero angle (the identity). */
+ * origin. The axis is normalised here (any finite non-zero axis, however
+ * large or small its components); a zero axis is accepted only with a zero
+ * angle (the identity). A translation beyond KCBP_COORD_MAX (1e60) in
+ * magnitude is refused. */
 #ifndef KCBP_POSE_H
 #define KCBP_POSE_H
 

@@ -230,6 +230,8 @@ static kcbp_status parse_object(pctx *c, const cJSON *j, uint32_t i, kcbp_scene_
         return perr(c, KCBP_ERR_PARSE, FIELD("position"), "missing");
     if ((st = get_vec3(c, v, FIELD("position"), &o->position)) != KCBP_OK)
         return st;
+    if (kcbp_v3_max_abs(o->position) > KCBP_COORD_MAX)
+        return perr(c, KCBP_ERR_PARSE, FIELD("position"), "beyond the limit of %g", KCBP_COORD_MAX);
     if ((v = cJSON_GetObjectItemCaseSensitive(j, "scale"))) {
         if ((st = get_number(c, v, FIELD("scale"), &o->scale)) != KCBP_OK)
             return st;
@@ -277,6 +279,34 @@ static kcbp_status parse_motion(pctx *c, const cJSON *j, kcbp_scene *s)
         return perr(c, KCBP_ERR_PARSE, "motion.dt", "must be > 0, not %g", s->dt);
     s->moving = true;
     s->frames = (uint32_t)frames;
+    return KCBP_OK;
+}
+
+/* Every pose of a moving scene must be finite and within KCBP_COORD_MAX: a
+ * scene whose numbers are finite can still move an object past the largest
+ * double (a velocity of 1e300 for 100 frames of 1e10 s), and infinite
+ * coordinates would reach the collision test. The last frame is the farthest: each coordinate of
+ * position + t * velocity, and the spin angle, are linear in t. */
+static kcbp_status check_motion_range(pctx *c, const kcbp_scene *s)
+{
+    double t_end = (double)(s->frames - 1) * s->dt;
+    if (!isfinite(t_end))
+        return perr(c, KCBP_ERR_PARSE, "motion", "the last frame's time (frames - 1) * dt overflows");
+    for (uint32_t i = 0; i < s->nobjects; i++) {
+        const kcbp_scene_object *o = &s->objects[i];
+        char field[64];
+        kcbp_vec3 end = kcbp_v3_add(o->position, kcbp_v3_scale(o->velocity, t_end));
+        if (!finite3(end) || kcbp_v3_max_abs(end) > KCBP_COORD_MAX) {
+            snprintf(field, sizeof field, "objects[%u].velocity", i);
+            return perr(c, KCBP_ERR_PARSE, field, "moves the object beyond the limit of %g by t = %g s",
+                        KCBP_COORD_MAX, t_end);
+        }
+        if (!isfinite(t_end * o->spin_deg_per_s)) {
+            snprintf(field, sizeof field, "objects[%u].angular_velocity.deg_per_s", i);
+            return perr(c, KCBP_ERR_PARSE, field, "turns the object by more than the largest number of degrees by "
+                        "t = %g s", t_end);
+        }
+    }
     return KCBP_OK;
 }
 
@@ -473,6 +503,8 @@ kcbp_status kcbp_scene_parse(kcbp_scene *s, const char *name, const char *dir, c
     }
     if (st == KCBP_OK && motion)
         st = parse_motion(&c, motion, s);
+    if (st == KCBP_OK && s->moving)
+        st = check_motion_range(&c, s);
     cJSON_Delete(doc);
     if (st == KCBP_OK)
         st = assign_models(&c, s);

@@ -18,7 +18,10 @@
  * - "motion" (optional): "frames" (an integer in [1, KCBP_SCENE_MAX_FRAMES])
  *   and "dt" (seconds, > 0). Without it the scene is static: one frame, and
  *   velocities are ignored.
- * - Every number must be finite (1e999 is refused). Unknown keys and
+ * - Every number must be finite (1e999 is refused), and so must every pose
+ *   the motion leads to: a position beyond KCBP_COORD_MAX (1e60), at the
+ *   start or, moved by its velocity, at the last frame, or a spin whose angle
+ *   overflows, is refused, naming the object's field. Unknown keys and
  *   repeated keys are errors, so that a typo never passes silently.
  *
  * Poses. Object i at frame f (f = 0 .. frames-1, t = f * dt) maps a mesh

@@ -12,6 +12,14 @@ typedef struct {
     double x, y, z;
 } kcbp_vec3;
 
+/* The largest coordinate magnitude kcbp accepts anywhere: mesh vertices
+ * (after a scene's scale), pose translations, and scene positions at every
+ * frame. The triangle test squares areas, products of four coordinates,
+ * which must stay far from overflow (1.8e308): 1e60 leaves room for any
+ * pose. Larger numbers are refused with KCBP_ERR_LIMIT (a mesh) or
+ * KCBP_ERR_INVALID (a pose), never computed with. */
+#define KCBP_COORD_MAX 1e60
+
 /* Row-major 3x3 matrix: m[row][col]. */
 typedef struct {
     double m[3][3];

@@ -68,6 +68,21 @@ static inline void check_cbp(const kcbp_cbp *c, const kcbp_vec3 *p, size_t n)
         /* faces wider than rounding are CCW (slivers' normals are noise) */
         assert_true(kcbp_v3_len(newell) < 1e-12 * scale * scale || kcbp_v3_dot(newell, pl.n) > 0);
     }
+    /* hill-climbing over the adjacency (GJK's support on large k-CBPs) finds
+     * the maximum from every start, along each face normal and the 26 k-DOP
+     * directions (twin vertices once broke this: tests/fuzz/regress/) */
+    for (uint32_t i = 0; i < c->nplanes + 26; i++) {
+        int t = (int)i - (int)c->nplanes;
+        t = t < 13 ? t : t + 1;
+        kcbp_vec3 d = i < c->nplanes ? c->planes[i].n : kcbp_v3(t % 3 - 1, t / 3 % 3 - 1, t / 9 - 1);
+        double best = kcbp_v3_dot(d, c->vertices[kcbp_support_scan(c->vertices, c->nvertices, d)]);
+        for (uint32_t s = 0; s < c->nvertices; s++) {
+            uint32_t got = kcbp_support_climb(c->vertices, c->nvertices, c->adj_start, c->adj, d, s);
+            if (kcbp_v3_dot(d, c->vertices[got]) < best - tol)
+                fail_msg("climbing from vertex %u of %u stops %g below the maximum", s, c->nvertices,
+                         best - kcbp_v3_dot(d, c->vertices[got]));
+        }
+    }
     /* every input point inside the hull of the vertices (within tol), with
      * the hull computed independently by qhull */
     kcbp_hull h;

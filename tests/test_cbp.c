@@ -211,6 +211,24 @@ static void build_all(const kcbp_vec3 *p, size_t n)
         }
 }
 
+/* Found by fuzzing (tests/fuzz/regress/collide/): flat input whose points
+ * share one coordinate made qhull fail with an input error (QH6013) that was
+ * not recognised as flatness: `kcbp cbp` refused a quad in the plane x = 1,
+ * and thesis directions with k = 4 failed on a segment along x. */
+static void test_axis_aligned_flat(void **state)
+{
+    (void)state;
+    kcbp_vec3 seg[3] = {{1, -2, -2}, {-2, -2, -2}, {-2, -2, -2}};
+    build_all(seg, 3);
+    kcbp_vec3 quad[4] = {{1, 0, 0}, {1, 1, 0}, {1, 0, 1}, {1, 1, 1}};
+    build_all(quad, 4);
+    double volume = -1;
+    kcbp_error err;
+    if (kcbp_hull_volume(quad, 4, &volume, &err) != KCBP_OK)
+        fail_msg("hull volume of a quad in x = 1: %s", err.msg);
+    assert_true(volume == 0);
+}
+
 static void test_degenerate_inputs(void **state)
 {
     (void)state;
@@ -316,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_greedy_caps_exact),
         cmocka_unit_test(test_closed_form_volumes),
         cmocka_unit_test(test_degenerate_inputs),
+        cmocka_unit_test(test_axis_aligned_flat),
         cmocka_unit_test(test_errors_and_names),
         cmocka_unit_test(test_write_obj),
     };

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -144,9 +146,17 @@ static char *slurp(int fd, size_t *len)
     return buf;
 }
 
-void test_run(test_run_result *r, const char *const *argv)
+const char *test_kcbp_exe(void)
 {
-    const char *args[64] = {"./kcbp"};
+    const char *exe = getenv("KCBP_EXE");
+    return exe && *exe ? exe : "./kcbp";
+}
+
+void test_run(test_run_result *r, const char *const *argv) { test_run_timeout(r, argv, 0); }
+
+void test_run_timeout(test_run_result *r, const char *const *argv, double seconds)
+{
+    const char *args[64] = {test_kcbp_exe()};
     int argc = 1;
     for (; argv[argc - 1] && argc < 63; argc++)
         args[argc] = argv[argc - 1];
@@ -166,14 +176,38 @@ void test_run(test_run_result *r, const char *const *argv)
         _exit(127);
     }
     int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (!WIFEXITED(status))
-        fail_msg("./kcbp %s crashed (signal %d)", args[1] ? args[1] : "", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    r->status = WEXITSTATUS(status);
+    r->timed_out = false;
+    if (seconds > 0) {
+        /* poll, and kill the program when it runs past its time: a hang */
+        struct timespec t0, now, nap = {0, 2000000};
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            assert_true(w >= 0);
+            if (w == pid)
+                break;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > seconds) {
+                kill(pid, SIGKILL);
+                assert_int_equal(waitpid(pid, &status, 0), pid);
+                r->timed_out = true;
+                break;
+            }
+            nanosleep(&nap, NULL);
+        }
+    } else {
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+    }
     r->out = slurp(o, &r->out_len);
     r->err = slurp(e, NULL);
     close(o);
     close(e);
+    if (r->timed_out)
+        fail_msg("%s %s still running after %g s: killed (a hang?)", args[0], args[1] ? args[1] : "", seconds);
+    if (!WIFEXITED(status))
+        fail_msg("%s %s crashed (signal %d); stderr: %.2000s", args[0], args[1] ? args[1] : "",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : 0, r->err);
+    r->status = WEXITSTATUS(status);
 }
 
 void test_run_free(test_run_result *r)

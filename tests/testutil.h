@@ -3,6 +3,7 @@
 #ifndef KCBP_TESTUTIL_H
 #define KCBP_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kcbp.h"
@@ -36,15 +37,21 @@ void test_model_load_unit(kcbp_model *m, const char *name);
 size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                  const kcbp_pose *pose_b, kcbp_contact **out);
 
-/* Runs ./kcbp (tests run from the repository root) with argv[0..] (NULL
- * terminated, without the program name); captures its exit status (a crash
- * fails the test) and its whole stdout and stderr (malloc'ed, NUL-ended). */
+/* Runs the kcbp program (./kcbp, or $KCBP_EXE: the sanitizer build sets it;
+ * tests run from the repository root) with argv[0..] (NULL terminated,
+ * without the program name); captures its exit status (a crash fails the
+ * test) and its whole stdout and stderr (malloc'ed, NUL-ended). */
 typedef struct {
     int status;
     char *out, *err;
     size_t out_len;
+    bool timed_out;
 } test_run_result;
+const char *test_kcbp_exe(void);
 void test_run(test_run_result *r, const char *const *argv);
+/* The same, killing the program after `seconds` (> 0), which fails the test
+ * as a hang; 0: no limit. */
+void test_run_timeout(test_run_result *r, const char *const *argv, double seconds);
 void test_run_free(test_run_result *r);
 
 #endif

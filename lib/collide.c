@@ -34,6 +34,8 @@ kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_mode
         kcbp_model_free(model);
         return st;
     }
+    for (uint32_t i = 0; i < model->cbp.nvertices; i++)
+        model->cbp_scale = fmax(model->cbp_scale, kcbp_v3_max_abs(model->cbp.vertices[i]));
     if (kcbp_model_has_cbp(model))
         model->shape = kcbp_convex_polytope(model->cbp.vertices, model->cbp.nvertices, model->cbp.adj_start,
                                             model->cbp.adj, 0.0);
@@ -158,7 +160,12 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
 {
     kcbp_cbp_result *c = &result->cbp;
     kcbp_support_cache cache = {{0, 0}};
-    double margin = KCBP_CBP_REJECT_REL * pair_scale(a, b, b_in_a);
+    /* GJK's accuracy is relative to the coordinates it works with, those of
+     * the k-CBPs, which a loose k-CBP of a needle-like mesh can put far
+     * beyond the meshes' own scale (found by fuzzing: 2e12 for a mesh of
+     * scale 1.5e10, and a k-CBP "apart" from itself by 1e4). */
+    double scale = fmax(pair_scale(a, b, b_in_a), fmax(a->cbp_scale, b->cbp_scale + kcbp_v3_len(b_in_a->trans)));
+    double margin = KCBP_CBP_REJECT_REL * scale;
     c->tested = true;
     c->measured = measure;
     if (!measure) {

@@ -44,6 +44,7 @@ typedef struct {
     kcbp_cbp cbp;       /* nplanes == 0 when none was built */
     kcbp_convex shape;  /* the k-CBP as GJK sees it: its vertices and their adjacency */
     double scale;       /* kcbp_mesh_scale of the mesh */
+    double cbp_scale;   /* largest absolute coordinate of the k-CBP's vertices (0 without one) */
 } kcbp_model;
 
 static inline bool kcbp_model_has_cbp(const kcbp_model *m) { return m->cbp.nplanes > 0; }

@@ -308,12 +308,16 @@ static void check_climb(const kcbp_model *m)
         if (d.x == 0 && d.y == 0 && d.z == 0)
             continue;
         double best = kcbp_v3_dot(d, c->vertices[kcbp_support_scan(c->vertices, c->nvertices, d)]);
-        double tol = 1e-9 * m->scale * kcbp_v3_len(d);
+        double size = m->scale; /* the k-CBP's own size: a point mesh (scale 0) is thickened */
+        for (uint32_t v = 0; v < c->nvertices; v++)
+            size = fmax(size, kcbp_v3_max_abs(c->vertices[v]));
+        double tol = 1e-9 * size * kcbp_v3_len(d);
         for (uint32_t s = 0; s < c->nvertices; s++) {
             uint32_t got = kcbp_support_climb(c->vertices, c->nvertices, c->adj_start, c->adj, d, s);
             if (kcbp_v3_dot(d, c->vertices[got]) < best - tol)
-                fuzz_fail("k-CBP of %u vertices: climbing from vertex %u stops at %u, %g below the maximum", c->nvertices,
-                          s, got, best - kcbp_v3_dot(d, c->vertices[got]));
+                fuzz_fail("k-CBP of %u vertices: climbing from vertex %u stops at %u, %g below the maximum (|d| %g, "
+                          "model scale %g, direction %u)", c->nvertices, s, got, best - kcbp_v3_dot(d, c->vertices[got]),
+                          kcbp_v3_len(d), m->scale, i);
         }
     }
 }

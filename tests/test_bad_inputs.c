@@ -1,0 +1,268 @@
+/* The bad-input corpus (tests/bad/cases.tsv, which describes its format):
+ * every case through the kcbp program as a user runs it. A crash or a run
+ * past 10 s (killed: a hang) fails at once; wrong exit statuses, messages
+ * or output are collected and reported together. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#define BAD "tests/bad"
+#define TIME_LIMIT_S 10.0
+
+static char tmpdir[] = "/tmp/kcbp-bad-XXXXXX";
+static char gen_path[16][100];
+
+static const char *gen(int slot, const char *name)
+{
+    snprintf(gen_path[slot], sizeof gen_path[slot], "%s/%s", tmpdir, name);
+    return gen_path[slot];
+}
+
+static FILE *create(const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    return f;
+}
+
+/* A sparse file of the given size that starts with text. */
+static void sparse(const char *path, const char *text, off_t size)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    assert_int_equal(ftruncate(fd, size), 0);
+    close(fd);
+}
+
+/* The inputs made at test time (too big to commit, or needing
+ * permissions); returns the path for a name starting with '@'. */
+static const char *special(const char *name, bool *skip)
+{
+    *skip = false;
+    if (!strcmp(name, "@dir"))
+        return BAD;
+    if (!strcmp(name, "@devnull"))
+        return "/dev/null";
+    if (!strcmp(name, "@missing"))
+        return BAD "/no-such-file";
+    if (!strcmp(name, "@unreadable-obj") || !strcmp(name, "@unreadable-scene")) {
+        if (getuid() == 0) { /* root reads anything */
+            *skip = true;
+            return NULL;
+        }
+        bool obj = !strcmp(name, "@unreadable-obj");
+        const char *p = gen(obj ? 0 : 1, obj ? "unreadable.obj" : "unreadable.json");
+        FILE *f = create(p);
+        fputs(obj ? "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n" : "{\"objects\": []}\n", f);
+        fclose(f);
+        assert_int_equal(chmod(p, 0), 0);
+        return p;
+    }
+    if (!strcmp(name, "@polygon1e6")) {
+        const char *p = gen(2, "polygon1e6.obj");
+        FILE *f = create(p);
+        enum { N = 1000000 };
+        for (int i = 0; i < N; i++) {
+            double a = 2 * M_PI * i / N;
+            fprintf(f, "v %.17g %.17g 0\n", cos(a), sin(a));
+        }
+        fputs("f", f);
+        for (int i = 1; i <= N; i++)
+            fprintf(f, " %d", i);
+        fputc('\n', f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@sparse-obj-3g")) {
+        const char *p = gen(3, "sparse3g.obj");
+        sparse(p, "v 0 0 0\n", (off_t)3 << 30);
+        return p;
+    }
+    if (!strcmp(name, "@sparse-scene-300m")) {
+        const char *p = gen(4, "sparse300m.json");
+        sparse(p, "{\"objects\": ", (off_t)300 << 20);
+        return p;
+    }
+    if (!strcmp(name, "@nested-json")) {
+        const char *p = gen(5, "nested.json");
+        FILE *f = create(p);
+        fputs("{\"objects\": ", f);
+        for (int i = 0; i < 100000; i++)
+            fputc('[', f);
+        for (int i = 0; i < 100000; i++)
+            fputc(']', f);
+        fputs("}\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@huge-scene")) {
+        const char *p = gen(6, "huge.json");
+        FILE *f = create(p);
+        fputs("{\"objects\": [", f);
+        for (int i = 0; i <= 100000; i++)
+            fprintf(f, "%s{\"name\": \"o%d\", \"mesh\": \"good.obj\", \"position\": [%d, 0, 0]}", i ? ",\n" : "", i,
+                    3 * i);
+        fputs("]}\n", f);
+        fclose(f);
+        return p;
+    }
+    fail_msg("unknown generated input %s", name);
+    return NULL;
+}
+
+static bool all_lines_json(const char *out)
+{
+    bool any = false;
+    for (const char *s = out; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        char *line = strndup(s, n);
+        cJSON *doc = cJSON_Parse(line);
+        free(line);
+        if (!doc)
+            return false;
+        cJSON_Delete(doc);
+        any = true;
+        s += n + (nl != NULL);
+    }
+    return any;
+}
+
+typedef struct {
+    int cases, runs, skipped, bad;
+} tally;
+
+static void check_run(tally *t, const char *cmd, const char *input, int want_exit, const char *msg)
+{
+    const char *good = BAD "/good.obj";
+    const char *argv[3][8] = {{0}};
+    int nrun = 1;
+    if (!strcmp(cmd, "collide")) {
+        const char *a[] = {"collide", input, good, NULL}, *b[] = {"collide", good, input, NULL};
+        memcpy(argv[0], a, sizeof a);
+        memcpy(argv[1], b, sizeof b);
+        nrun = 2;
+    } else if (!strcmp(cmd, "collide-nocbp")) {
+        const char *a[] = {"collide", input, good, "--no-cbp", "--contacts", "none", NULL};
+        memcpy(argv[0], a, sizeof a);
+    } else if (!strcmp(cmd, "cbp") || !strcmp(cmd, "scene") || !strcmp(cmd, "batch")) {
+        const char *a[] = {cmd, input, NULL};
+        memcpy(argv[0], a, sizeof a);
+    } else if (!strcmp(cmd, "poses")) {
+        const char *a[] = {"collide", good, good, "--poses", input, "--contacts", "none", NULL};
+        memcpy(argv[0], a, sizeof a);
+    } else {
+        fail_msg("cases.tsv: unknown command '%s'", cmd);
+    }
+    for (int i = 0; i < nrun; i++) {
+        test_run_result r = {0};
+        test_run_timeout(&r, argv[i], TIME_LIMIT_S);
+        t->runs++;
+        const char *why = NULL;
+        bool batch = !strcmp(cmd, "batch");
+        if (r.status != want_exit)
+            why = "exit status";
+        else if (want_exit == 0 && (r.err[0] || !all_lines_json(r.out)))
+            why = "success should print JSON lines and nothing on stderr";
+        else if (want_exit != 0 && !batch && (r.out[0] || !strstr(r.err, msg)))
+            why = r.out[0] ? "output on stdout after an error" : "message";
+        else if (want_exit != 0 && batch) {
+            /* kcbp batch reports a failed scene on stdout, in order */
+            cJSON *doc = cJSON_Parse(r.out);
+            const cJSON *e = cJSON_GetObjectItem(doc, "error");
+            if (!cJSON_IsString(e) || !strstr(e->valuestring, msg) || strchr(r.out, '\n') != r.out + r.out_len - 1)
+                why = "batch error line";
+            cJSON_Delete(doc);
+        }
+        if (why) {
+            t->bad++;
+            print_message("BAD %s on %s (%s): want exit %d and '%s'; got exit %d\n  stderr: %.300s\n  stdout: %.300s\n",
+                          cmd, input, why, want_exit, msg, r.status, r.err, r.out);
+        }
+        test_run_free(&r);
+    }
+}
+
+static void test_corpus(void **state)
+{
+    (void)state;
+    FILE *f = fopen(BAD "/cases.tsv", "r");
+    assert_non_null(f);
+    tally t = {0};
+    char line[2048];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *cmds = line, *input = strchr(cmds, '\t'), *code = input ? strchr(input + 1, '\t') : NULL;
+        char *msg = code ? strchr(code + 1, '\t') : NULL;
+        if (!msg)
+            fail_msg("cases.tsv:%d: expected 4 tab-separated columns", lineno);
+        *input++ = *code++ = *msg++ = '\0';
+        int want_exit = atoi(code);
+        if (!strcmp(msg, "-"))
+            msg = "";
+        bool skip = false;
+        char path[2600];
+        if (input[0] == '@') {
+            const char *p = special(input, &skip);
+            if (!skip)
+                snprintf(path, sizeof path, "%s", p);
+        } else {
+            snprintf(path, sizeof path, BAD "/%.2000s", input);
+            struct stat sb;
+            if (stat(path, &sb) != 0)
+                fail_msg("cases.tsv:%d: no file %s", lineno, path);
+        }
+        t.cases++;
+        if (skip) {
+            t.skipped++;
+            continue;
+        }
+        for (char *c = strtok(cmds, ","); c; c = strtok(NULL, ","))
+            check_run(&t, c, path, want_exit, msg);
+    }
+    fclose(f);
+    print_message("bad inputs: %d cases, %d runs of kcbp, %d skipped (as root), %d wrong\n", t.cases, t.runs,
+                  t.skipped, t.bad);
+    assert_true(t.cases >= 80);
+    assert_int_equal(t.bad, 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "chmod -R u+rw '%s'; rm -rf '%s'", tmpdir, tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_corpus),
+    };
+    return cmocka_run_group_tests_name("bad inputs", tests, setup, teardown);
+}

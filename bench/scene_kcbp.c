@@ -69,7 +69,7 @@ static int coherence(const char *path, int frames, unsigned long long seed)
     s.dt = 0.01;
     kcbp_collide_options o = kcbp_collide_options_default();
     o.contacts = KCBP_CONTACTS_NONE;
-    o.cbp_depth = false; /* as kcbp scene does */
+    o.cbp_measure = false; /* as kcbp scene does */
     double *bp[2];
     int fallbacks[2] = {0, 0};
     uint64_t pairs[2] = {0, 0};
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     }
     kcbp_collide_options o = kcbp_collide_options_default();
     o.contacts = KCBP_CONTACTS_NONE;
-    o.cbp_depth = false; /* as kcbp scene does */
+    o.cbp_measure = false; /* as kcbp scene does */
     o.use_cbp = argc < 4 || !strcmp(argv[3], "cbp");
     double *t[5];
     for (int k = 0; k < 5; k++)

@@ -23,6 +23,21 @@ int kcbp_cli_collide(int argc, char **argv);
 int kcbp_cli_cbp(int argc, char **argv);
 int kcbp_cli_scene(int argc, char **argv);
 int kcbp_cli_batch(int argc, char **argv);
+int kcbp_cli_bench(int argc, char **argv);
+
+/* One mesh's curves for kcbp bench --plot: x[i] (n) and, for each of ncols
+ * volumes, r[i * ncols + b] (hit rate) and dt[i * ncols + b] (ms). */
+typedef struct {
+    const char *title;
+    int nx, ncols;
+    double *x, *r, *dt;
+} kcbp_cli_plot_series;
+/* Renders hit rate and detection time against n (one row of two plots per
+ * series, one line per volume, names[b]) into an SVG file with gnuplot, run
+ * on a data file and a script written to a fresh temporary folder (removed
+ * afterwards). Fails when gnuplot cannot be run or reports an error. */
+kcbp_status kcbp_cli_bench_plot(const char *svg, const kcbp_cli_plot_series *series, int nseries,
+                                const char *const *names, const char *layout, kcbp_error *err);
 
 /* What kcbp scene and kcbp batch do with each scene: set in one place by
  * kcbp_cli_scene_option. */

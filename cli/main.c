@@ -13,6 +13,7 @@ static const struct {
     {"scene", kcbp_cli_scene, "every colliding pair of a scene file (or --generate one)"},
     {"batch", kcbp_cli_batch, "many scene files, NDJSON, on N threads, shardable"},
     {"cbp", kcbp_cli_cbp, "build a mesh's k-CBP, report its tightness, export it as OBJ"},
+    {"bench", kcbp_cli_bench, "hit rates of bounding volumes as filters (the k-CBP thesis's Table 1)"},
 };
 
 static void usage(FILE *out)

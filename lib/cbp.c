@@ -205,8 +205,7 @@ static kcbp_status thesis_dirs(const kcbp_hull *h, size_t k, kcbp_vec3 *out, siz
 
 /* ---- small linear algebra ------------------------------------------------ */
 
-/* Eigenvectors of a symmetric 3x3 matrix (cyclic Jacobi), as the columns of v. */
-static void jacobi3(double a[3][3], double v[3][3])
+void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3])
 {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -751,7 +750,7 @@ kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_
             for (int b = 0; b < 3; b++)
                 cov[a][b] += r[a] * r[b];
     }
-    jacobi3(cov, axes);
+    kcbp_sym3_eigenvectors(cov, axes);
     double size = 0;
     for (int a = 0; a < 3; a++) {
         kcbp_vec3 e = kcbp_v3(axes[0][a], axes[1][a], axes[2][a]);

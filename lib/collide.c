@@ -34,6 +34,8 @@ kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_mode
         kcbp_model_free(model);
         return st;
     }
+    for (uint32_t i = 0; i < model->cbp.nvertices; i++)
+        model->cbp_scale = fmax(model->cbp_scale, kcbp_v3_max_abs(model->cbp.vertices[i]));
     if (kcbp_model_has_cbp(model))
         model->shape = kcbp_convex_polytope(model->cbp.vertices, model->cbp.nvertices, model->cbp.adj_start,
                                             model->cbp.adj, 0.0);
@@ -148,33 +150,42 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
     return b;
 }
 
-/* Runs GJK (and EPA when the k-CBPs overlap) and fills result->cbp in world
- * coordinates. Returns true when the k-CBPs are apart by more than the
- * rejection margin, so that the meshes cannot touch. */
+/* Runs GJK on the k-CBPs and fills result->cbp in world coordinates.
+ * Returns true when the k-CBPs are apart by more than the rejection margin,
+ * so that the meshes cannot touch. measure: GJK to convergence for the
+ * distance, EPA for the depth when they overlap; otherwise GJK stops at the
+ * first plane that separates them by more than the margin. */
 static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, const kcbp_pose *pose_a,
-                      bool want_depth, kcbp_collide_result *result)
+                      bool measure, kcbp_collide_result *result)
 {
     kcbp_cbp_result *c = &result->cbp;
     kcbp_support_cache cache = {{0, 0}};
-    kcbp_gjk_result g;
-    kcbp_gjk_distance(&a->shape, &b->shape, b_in_a, NULL, &cache, &g);
-    c->tested = true;
-    c->gjk_iterations = g.iterations;
     /* GJK's accuracy is relative to the coordinates it works with, those of
      * the k-CBPs, which a loose k-CBP of a needle-like mesh can put far
      * beyond the meshes' own scale (found by fuzzing: 2e12 for a mesh of
      * scale 1.5e10, and a k-CBP "apart" from itself by 1e4). */
-    double margin = KCBP_CBP_REJECT_REL * fmax(pair_scale(a, b, b_in_a), g.scale);
+    double scale = fmax(pair_scale(a, b, b_in_a), fmax(a->cbp_scale, b->cbp_scale + kcbp_v3_len(b_in_a->trans)));
+    double margin = KCBP_CBP_REJECT_REL * scale;
+    c->tested = true;
+    c->measured = measure;
+    if (!measure) {
+        double lower;
+        c->separated = kcbp_gjk_separated(&a->shape, &b->shape, b_in_a, margin, &cache, &lower, &c->gjk_iterations);
+        c->distance_lower = c->separated ? lower : 0;
+        return c->separated;
+    }
+    kcbp_gjk_result g;
+    kcbp_gjk_distance(&a->shape, &b->shape, b_in_a, NULL, &cache, &g);
+    c->gjk_iterations = g.iterations;
     if (g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP) {
         c->distance = g.distance;
         c->point_a = kcbp_pose_apply(pose_a, g.point_a);
         c->point_b = kcbp_pose_apply(pose_a, g.point_b);
         /* HIT_CAP: only the lower bound is certain. */
         c->separated = g.distance_lower > margin;
+        c->distance_lower = c->separated ? g.distance_lower : 0;
         return c->separated;
     }
-    if (!want_depth)
-        return false;
     if (g.status == KCBP_GJK_TOUCHING) {
         c->direction = kcbp_mat3_mul_v3(&pose_a->rot, g.normal);
         c->depth_exact = true;
@@ -210,7 +221,7 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     }
 
     /* Stage 2: GJK on the k-CBPs, in A's frame. */
-    if (options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b) && cbp_stage(a, b, &b_in_a, pose_a, options->cbp_depth, result)) {
+    if (options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b) && cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, result)) {
         result->decided_by = KCBP_STAGE_CBP;
         return KCBP_OK;
     }

@@ -7,7 +7,8 @@
  *
  * The stages, cheapest first; the first that can settle the answer does:
  *   1. aabb: the world boxes of the two k-CBPs are apart;
- *   2. cbp:  GJK finds the two k-CBPs apart (else EPA measures their overlap);
+ *   2. cbp:  GJK finds the two k-CBPs apart (and, when asked to measure, their
+ *            distance, or EPA their overlap);
  *   3. mesh: the AABB trees and Möller's triangle test give the exact answer.
  * Stages 1 and 2 only ever say "apart", and only with a margin above the
  * triangle test's tolerance, so they never change the answer of stage 3. */
@@ -43,6 +44,7 @@ typedef struct {
     kcbp_cbp cbp;       /* nplanes == 0 when none was built */
     kcbp_convex shape;  /* the k-CBP as GJK sees it: its vertices and their adjacency */
     double scale;       /* kcbp_mesh_scale of the mesh */
+    double cbp_scale;   /* largest absolute coordinate of the k-CBP's vertices (0 without one) */
 } kcbp_model;
 
 static inline bool kcbp_model_has_cbp(const kcbp_model *m) { return m->cbp.nplanes > 0; }
@@ -82,9 +84,12 @@ typedef struct {
 
 typedef struct {
     kcbp_contacts_mode contacts;
-    bool use_cbp;   /* run the k-CBP stage (when both models have one) */
-    bool cbp_depth; /* when the k-CBPs overlap, measure by how much (EPA); costs
-                       a few microseconds and never changes the answer */
+    bool use_cbp;     /* run the k-CBP stage (when both models have one) */
+    bool cbp_measure; /* measure the distance or depth of the k-CBPs for the
+                         report: GJK to convergence, then EPA when they overlap.
+                         false: GJK only until a plane separates them by more
+                         than the margin (or they are found not to be), which is
+                         all the answer needs. Never changes the answer. */
 } kcbp_collide_options;
 
 kcbp_collide_options kcbp_collide_options_default(void);
@@ -93,6 +98,9 @@ kcbp_collide_options kcbp_collide_options_default(void);
 typedef struct {
     bool tested;       /* the stage ran */
     bool separated;    /* the k-CBPs are apart: the meshes cannot touch */
+    bool measured;     /* cbp_measure was set: the fields below are filled */
+    double distance_lower; /* when separated: a proven lower bound on their
+                              distance (== distance when measured) */
     double distance;   /* between the k-CBPs (0 when they overlap or touch) */
     kcbp_vec3 point_a, point_b; /* closest points of the k-CBPs, when apart */
     double depth;      /* when they overlap: the penetration depth (EPA) */

@@ -30,18 +30,6 @@ const char *kcbp_gjk_status_name(kcbp_gjk_status s)
     return "unknown";
 }
 
-kcbp_simplex_vertex kcbp_gjk_support(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                                     kcbp_vec3 d, kcbp_support_cache *cache)
-{
-    kcbp_simplex_vertex r;
-    r.a = kcbp_convex_support(a, d, &cache->hint[0]);
-    r.b = kcbp_convex_support_posed(b, b_in_a, kcbp_v3_neg(d), &cache->hint[1]);
-    r.w = kcbp_v3_sub(r.a, r.b);
-    r.ia = cache->hint[0];
-    r.ib = cache->hint[1];
-    return r;
-}
-
 /* ---- Signed-volume distance sub-algorithm (Montanari et al. 2017) ------
  *
  * Given 1 to 4 points, find the point v of their convex hull nearest the
@@ -63,7 +51,9 @@ typedef struct {
     double vv;
 } sv_result;
 
-static int same_sign(double a, double b) { return (a > 0 && b > 0) || (a < 0 && b < 0); }
+/* Both positive or both negative (zero has no sign). Bitwise operators, not
+ * && and ||: these signs are data-dependent and their branches mispredict. */
+static inline int same_sign(double a, double b) { return ((a > 0) & (b > 0)) | ((a < 0) & (b < 0)); }
 
 static void sv_point(const kcbp_vec3 *w, int i, sv_result *r)
 {
@@ -113,11 +103,20 @@ static void s1d(const kcbp_vec3 *w, int i0, int i1, sv_result *r)
     }
 }
 
-/* Twice the signed area of (p, q, s) projected on the plane of axes (j, k). */
-static double area2(kcbp_vec3 p, kcbp_vec3 q, kcbp_vec3 s, int j, int k)
+/* The coordinates of v on the plane of axes (I + 1, I + 2) mod 3. */
+static inline void proj2(kcbp_vec3 v, int I, double *j, double *k)
 {
-    double qj = kcbp_v3_get(q, j) - kcbp_v3_get(p, j), qk = kcbp_v3_get(q, k) - kcbp_v3_get(p, k);
-    double sj = kcbp_v3_get(s, j) - kcbp_v3_get(p, j), sk = kcbp_v3_get(s, k) - kcbp_v3_get(p, k);
+    switch (I) {
+    case 0: *j = v.y; *k = v.z; break;
+    case 1: *j = v.z; *k = v.x; break;
+    default: *j = v.x; *k = v.y; break;
+    }
+}
+
+/* Twice the signed area of the projected triangle (p, q, s). */
+static inline double area2(double pj, double pk, double qj, double qk, double sj, double sk)
+{
+    qj -= pj, qk -= pk, sj -= pj, sk -= pk;
     return qj * sk - qk * sj;
 }
 
@@ -136,12 +135,16 @@ static void s2d(const kcbp_vec3 *w, int i0, int i1, int i2, sv_result *r)
         kcbp_vec3 p = kcbp_v3_scale(n, kcbp_v3_dot(a, n) / nn);
         kcbp_vec3 an = kcbp_v3_abs(n);
         int I = an.x >= an.y && an.x >= an.z ? 0 : an.y >= an.z ? 1 : 2;
-        int J = (I + 1) % 3, K = (I + 2) % 3;
-        C[0] = area2(p, b, c, J, K);
-        C[1] = area2(a, p, c, J, K);
-        C[2] = area2(a, b, p, J, K);
+        double pj, pk, aj, ak, bj, bk, cj, ck;
+        proj2(p, I, &pj, &pk);
+        proj2(a, I, &aj, &ak);
+        proj2(b, I, &bj, &bk);
+        proj2(c, I, &cj, &ck);
+        C[0] = area2(pj, pk, bj, bk, cj, ck);
+        C[1] = area2(aj, ak, pj, pk, cj, ck);
+        C[2] = area2(aj, ak, bj, bk, pj, pk);
         mu = C[0] + C[1] + C[2];
-        if (same_sign(mu, C[0]) && same_sign(mu, C[1]) && same_sign(mu, C[2])) {
+        if (same_sign(mu, C[0]) & same_sign(mu, C[1]) & same_sign(mu, C[2])) {
             r->n = 3;
             for (int k = 0; k < 3; k++) {
                 r->idx[k] = id[k];
@@ -178,7 +181,7 @@ static void s3d(const kcbp_vec3 *w, sv_result *r)
     C[2] = vol(w[0], w[1], o, w[3]);
     C[3] = vol(w[0], w[1], w[2], o);
     double det = C[0] + C[1] + C[2] + C[3];
-    if (same_sign(det, C[0]) && same_sign(det, C[1]) && same_sign(det, C[2]) && same_sign(det, C[3])) {
+    if (same_sign(det, C[0]) & same_sign(det, C[1]) & same_sign(det, C[2]) & same_sign(det, C[3])) {
         r->n = 4;
         for (int k = 0; k < 4; k++) {
             r->idx[k] = k;
@@ -200,25 +203,44 @@ static void s3d(const kcbp_vec3 *w, sv_result *r)
     }
 }
 
-/* The simplex: four vertex slots, of which slot[0..n) are in use. A new
- * support point goes to a free slot, so that neither accepting nor rolling
- * back a step copies vertices. */
+/* The simplex: four vertex slots, of which slot[0..n) are in use (the bits
+ * of `used`). A new support point goes to a free slot, so that neither
+ * accepting nor rolling back a step copies vertices. */
 typedef struct {
     kcbp_simplex_vertex v[4];
     int n;
+    unsigned used;
     int slot[4];
     double lam[4];
 } simplex;
 
-static int free_slot(const simplex *s)
+/* The lowest free slot (n <= 3 when adding, so there is one). */
+static inline int free_slot(const simplex *s)
 {
-    int used = 0;
-    for (int k = 0; k < s->n; k++)
-        used |= 1 << s->slot[k];
-    for (int k = 0; k < 4; k++)
-        if (!(used & (1 << k)))
-            return k;
-    return 3; /* unreachable: n <= 3 when adding */
+    unsigned f = ~s->used;
+    return (f & 1u) ? 0 : (f & 2u) ? 1 : (f & 4u) ? 2 : 3;
+}
+
+static inline uint64_t bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* Nonzero when the vertex in slot `add` (both of its points, bit for bit)
+ * is already in the simplex; bitwise, so that only the loop branches. */
+static inline int in_simplex(const simplex *s, int add)
+{
+    const kcbp_simplex_vertex *n = &s->v[add];
+    int hit = 0;
+    for (int k = 0; k < s->n; k++) {
+        const kcbp_simplex_vertex *u = &s->v[s->slot[k]];
+        uint64_t diff = (bits(u->a.x) ^ bits(n->a.x)) | (bits(u->a.y) ^ bits(n->a.y)) | (bits(u->a.z) ^ bits(n->a.z)) |
+                        (bits(u->b.x) ^ bits(n->b.x)) | (bits(u->b.y) ^ bits(n->b.y)) | (bits(u->b.z) ^ bits(n->b.z));
+        hit |= diff == 0;
+    }
+    return hit;
 }
 
 /* Adds slot `add` to the set and reduces the set to the sub-simplex nearest
@@ -227,10 +249,10 @@ static double simplex_solve(simplex *s, int add, kcbp_vec3 *v)
 {
     kcbp_vec3 w[4];
     int slots[4], n = s->n;
-    for (int k = 0; k < n; k++) {
-        slots[k] = s->slot[k];
+    /* all four (fixed-size copies, not a library memcpy of n) */
+    memcpy(slots, s->slot, sizeof slots);
+    for (int k = 0; k < n; k++)
         w[k] = s->v[slots[k]].w;
-    }
     slots[n] = add;
     w[n] = s->v[add].w;
     n++;
@@ -242,15 +264,24 @@ static double simplex_solve(simplex *s, int add, kcbp_vec3 *v)
     default: s3d(w, &r); break;
     }
     s->n = r.n;
+    s->used = 0;
+    memcpy(s->lam, r.lam, sizeof s->lam);
     for (int k = 0; k < r.n; k++) {
         s->slot[k] = slots[r.idx[k]];
-        s->lam[k] = r.lam[k];
+        s->used |= 1u << s->slot[k];
     }
     *v = r.v;
     return r.vv;
 }
 
-static double max_abs_coord(kcbp_vec3 a, kcbp_vec3 b) { return fmax(kcbp_v3_max_abs(a), kcbp_v3_max_abs(b)); }
+/* Plain maximum: fmax is a library call on x86-64 (for its NaN rules), and
+ * the values here are finite. */
+static inline double maxd(double a, double b) { return a > b ? a : b; }
+
+static inline double max_abs_coord(kcbp_vec3 a, kcbp_vec3 b)
+{
+    return maxd(maxd(maxd(fabs(a.x), fabs(a.y)), fabs(a.z)), maxd(maxd(fabs(b.x), fabs(b.y)), fabs(b.z)));
+}
 
 static void witnesses(const simplex *s, kcbp_vec3 *pa, kcbp_vec3 *pb)
 {
@@ -265,10 +296,25 @@ static void witnesses(const simplex *s, kcbp_vec3 *pa, kcbp_vec3 *pb)
 
 static int finite3(kcbp_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-/* early_exit: stop as soon as a separating plane proves the inflated shapes
- * apart (for kcbp_gjk_intersect); the distance is then only bracketed. */
+/* The state GJK ends in; kcbp_gjk_distance turns it into a result, the
+ * boolean queries read only what they need. */
+typedef struct {
+    simplex s;
+    kcbp_vec3 v;  /* nearest point of the simplex to the origin */
+    double vv;    /* |v|^2 */
+    double scale; /* largest coordinate magnitude of the support points */
+    double lower; /* best lower bound on the core distance */
+    int overlap, capped, iter;
+    int separated_early; /* stopped by the exit_gap test */
+} gjk_state;
+
+/* exit_gap < 0: run to convergence. Otherwise also stop as soon as a
+ * support plane proves the inflated shapes apart by more than
+ * max(exit_gap, the touching tolerance): the lower bound dot(v, w) / |v| is
+ * the gap along v, a valid lower bound on the distance (for
+ * kcbp_gjk_intersect and kcbp_gjk_separated). */
 static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                    const kcbp_gjk_params *params, kcbp_support_cache *cache, int early_exit, kcbp_gjk_result *out)
+                    const kcbp_gjk_params *params, kcbp_support_cache *cache, double exit_gap, gjk_state *st)
 {
     kcbp_gjk_params prm = params ? *params : kcbp_gjk_default_params();
     if (prm.max_iterations < 1)
@@ -285,17 +331,19 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
     kcbp_vec3 d = kcbp_v3_neg(pose.trans);
     if (!(kcbp_v3_len2(d) > 0))
         d = kcbp_v3(1, 0, 0);
-    simplex s;
-    s.n = 1;
-    s.slot[0] = 0;
-    s.v[0] = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(d), cache);
-    s.lam[0] = 1;
-    kcbp_vec3 v = s.v[0].w;
+    simplex *s = &st->s;
+    s->n = 1;
+    s->used = 1;
+    s->slot[0] = 0, s->slot[1] = 1, s->slot[2] = 2, s->slot[3] = 3;
+    s->v[0] = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(d), cache);
+    s->lam[0] = 1;
+    kcbp_vec3 v = s->v[0].w;
     double vv = kcbp_v3_len2(v);
-    double scale = max_abs_coord(s.v[0].a, s.v[0].b);
-    double lower = 0; /* best lower bound on the core distance */
-    int overlap = 0, capped = 1, iter = 0;
-    double rsum_ = a->radius + b->radius;
+    double scale = max_abs_coord(s->v[0].a, s->v[0].b);
+    double lower = 0;
+    int overlap = 0, capped = 1, iter = 0, early = 0;
+    const double rsum = a->radius + b->radius;
+    const int exits = exit_gap >= 0;
 
     while (iter < prm.max_iterations) {
         double tiny = ON_SIMPLEX_REL * scale;
@@ -305,38 +353,34 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
             break;
         }
         iter++;
-        int add = free_slot(&s);
-        kcbp_simplex_vertex *nvp = &s.v[add];
+        int add = free_slot(s);
+        kcbp_simplex_vertex *nvp = &s->v[add];
         *nvp = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(v), cache);
-        scale = fmax(scale, max_abs_coord(nvp->a, nvp->b));
+        scale = maxd(scale, max_abs_coord(nvp->a, nvp->b));
         double vw = kcbp_v3_dot(v, nvp->w);
         if (vw > 0)
-            lower = fmax(lower, vw / sqrt(vv));
-        if (early_exit && lower > rsum_ + KCBP_GJK_TOUCH_REL * (scale + rsum_)) {
-            /* the plane through w normal to v separates by more than the
-             * touching tolerance */
+            lower = maxd(lower, vw / sqrt(vv));
+        if (exits && lower > rsum + maxd(exit_gap, KCBP_GJK_TOUCH_REL * (scale + rsum))) {
+            /* the plane through w normal to v separates by more than that */
             capped = 0;
+            early = 1;
             break;
         }
         /* No new vertex: v is the exact nearest point (for polytope cores,
-         * the only exit in exact arithmetic). */
-        int dup = 0;
-        for (int k = 0; k < s.n && !dup; k++) {
-            const kcbp_simplex_vertex *u = &s.v[s.slot[k]];
-            dup = memcmp(&u->a, &nvp->a, sizeof u->a) == 0 && memcmp(&u->b, &nvp->b, sizeof u->b) == 0;
-        }
-        /* van den Bergen: |v|^2 - v.w bounds |v| (|v| - dist) from above. */
-        if (dup || vv - vw <= prm.rel_tol * vv) {
+         * the only exit in exact arithmetic). van den Bergen: |v|^2 - v.w
+         * bounds |v| (|v| - dist) from above. */
+        if (in_simplex(s, add) || vv - vw <= prm.rel_tol * vv) {
             capped = 0;
             break;
         }
-        int old_n = s.n, old_slot[4];
+        int old_n = s->n, old_slot[4];
+        unsigned old_used = s->used;
         double old_lam[4];
-        memcpy(old_slot, s.slot, sizeof old_slot);
-        memcpy(old_lam, s.lam, sizeof old_lam);
+        memcpy(old_slot, s->slot, sizeof old_slot);
+        memcpy(old_lam, s->lam, sizeof old_lam);
         kcbp_vec3 nvv_v;
-        double nvv = simplex_solve(&s, add, &nvv_v);
-        if (s.n == 4) { /* the origin is inside a tetrahedron */
+        double nvv = simplex_solve(s, add, &nvv_v);
+        if (s->n == 4) { /* the origin is inside a tetrahedron */
             v = nvv_v;
             vv = nvv;
             overlap = 1;
@@ -344,9 +388,10 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
             break;
         }
         if (!(nvv < vv)) { /* no progress: rounding; keep the better simplex */
-            s.n = old_n;
-            memcpy(s.slot, old_slot, sizeof old_slot);
-            memcpy(s.lam, old_lam, sizeof old_lam);
+            s->n = old_n;
+            s->used = old_used;
+            memcpy(s->slot, old_slot, sizeof old_slot);
+            memcpy(s->lam, old_lam, sizeof old_lam);
             capped = 0;
             break;
         }
@@ -359,33 +404,66 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
         overlap = 1;
         capped = 0;
     }
+    st->v = v;
+    st->vv = vv;
+    st->scale = scale;
+    st->lower = lower;
+    st->overlap = overlap;
+    st->capped = capped;
+    st->iter = iter;
+    st->separated_early = early;
+}
 
+/* The status kcbp_gjk_distance reports for a finished run, and the gap
+ * between the inflated shapes (dist - rsum, dist = 0 when overlapping). */
+static kcbp_gjk_status classify(const gjk_state *st, double rsum, double *gap)
+{
+    double dist = st->overlap ? 0 : sqrt(st->vv);
+    double tol = KCBP_GJK_TOUCH_REL * (st->scale + rsum);
+    kcbp_vec3 pa, pb;
+    witnesses(&st->s, &pa, &pb);
+    *gap = dist - rsum;
+    if (!isfinite(dist) || !finite3(pa) || !finite3(pb))
+        return KCBP_GJK_OVERLAPPING; /* only with invalid input: the safe answer */
+    if (st->overlap || *gap < -tol)
+        return KCBP_GJK_OVERLAPPING;
+    if (*gap <= tol)
+        return KCBP_GJK_TOUCHING;
+    return st->capped ? KCBP_GJK_HIT_CAP : KCBP_GJK_SEPARATED;
+}
+
+void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
+                       const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_result *out)
+{
+    gjk_state st;
+    gjk_run(a, b, b_in_a, params, cache, -1, &st);
+    const simplex *s = &st.s;
     memset(out, 0, sizeof *out);
-    out->iterations = iter;
-    out->simplex_count = s.n;
-    for (int k = 0; k < s.n; k++) {
-        out->simplex[k] = s.v[s.slot[k]];
-        out->lambda[k] = s.lam[k];
+    out->iterations = st.iter;
+    out->simplex_count = s->n;
+    for (int k = 0; k < s->n; k++) {
+        out->simplex[k] = s->v[s->slot[k]];
+        out->lambda[k] = s->lam[k];
     }
     kcbp_vec3 pa, pb;
-    witnesses(&s, &pa, &pb);
+    witnesses(s, &pa, &pb);
     double ra = a->radius, rb = b->radius, rsum = ra + rb;
-    out->scale = scale + rsum;
+    out->scale = st.scale + rsum;
     double tol = KCBP_GJK_TOUCH_REL * out->scale;
-    double dist = overlap ? 0 : sqrt(vv);
+    double dist = st.overlap ? 0 : sqrt(st.vv);
     if (!isfinite(dist) || !finite3(pa) || !finite3(pb)) {
         /* Only reachable with invalid input; answer the safe "overlap". */
         out->status = KCBP_GJK_OVERLAPPING;
         return;
     }
     out->core_distance = dist;
-    if (overlap) {
+    if (st.overlap) {
         out->status = KCBP_GJK_OVERLAPPING;
         out->point_a = pa;
         out->point_b = pb;
         return;
     }
-    kcbp_vec3 n = kcbp_v3_scale(v, -1.0 / dist); /* pb - pa = -v */
+    kcbp_vec3 n = kcbp_v3_scale(st.v, -1.0 / dist); /* pb - pa = -v */
     out->normal = n;
     out->point_a = kcbp_v3_add(pa, kcbp_v3_scale(n, ra));
     out->point_b = kcbp_v3_sub(pb, kcbp_v3_scale(n, rb));
@@ -396,22 +474,51 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
         out->status = KCBP_GJK_TOUCHING;
         out->distance = out->distance_lower = fmax(gap, 0);
     } else {
-        out->status = capped ? KCBP_GJK_HIT_CAP : KCBP_GJK_SEPARATED;
+        out->status = st.capped ? KCBP_GJK_HIT_CAP : KCBP_GJK_SEPARATED;
         out->distance = gap;
-        out->distance_lower = capped ? fmax(0, fmin(lower, dist) - rsum) : gap;
+        out->distance_lower = st.capped ? fmax(0, fmin(st.lower, dist) - rsum) : gap;
     }
-}
-
-void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                       const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_result *out)
-{
-    gjk_run(a, b, b_in_a, params, cache, 0, out);
 }
 
 int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
                        kcbp_support_cache *cache)
 {
-    kcbp_gjk_result r;
-    gjk_run(a, b, b_in_a, NULL, cache, 1, &r);
-    return r.status == KCBP_GJK_TOUCHING || r.status == KCBP_GJK_OVERLAPPING;
+    gjk_state st;
+    gjk_run(a, b, b_in_a, NULL, cache, 0, &st);
+    if (st.separated_early)
+        return 0;
+    double gap;
+    kcbp_gjk_status status = classify(&st, a->radius + b->radius, &gap);
+    return status == KCBP_GJK_TOUCHING || status == KCBP_GJK_OVERLAPPING;
+}
+
+int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
+                       kcbp_support_cache *cache, double *distance_lower, int *iterations)
+{
+    gjk_state st;
+    double rsum = a->radius + b->radius;
+    gjk_run(a, b, b_in_a, NULL, cache, margin > 0 ? margin : 0, &st);
+    double lower = 0;
+    int apart = 0;
+    if (st.separated_early) {
+        lower = st.lower - rsum;
+        apart = 1;
+    } else {
+        double gap;
+        kcbp_gjk_status status = classify(&st, rsum, &gap);
+        if (status == KCBP_GJK_SEPARATED) {
+            lower = gap;
+        } else if (status == KCBP_GJK_HIT_CAP) {
+            double dist = sqrt(st.vv);
+            lower = fmax(0, fmin(st.lower, dist) - rsum);
+        }
+        apart = (status == KCBP_GJK_SEPARATED || status == KCBP_GJK_HIT_CAP) && lower > margin;
+        if (!apart)
+            lower = 0;
+    }
+    if (distance_lower)
+        *distance_lower = lower;
+    if (iterations)
+        *iterations = st.iter;
+    return apart;
 }

@@ -106,10 +106,31 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
 int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
                        kcbp_support_cache *cache);
 
+/* Boolean query with a margin, for filters: nonzero when the inflated
+ * shapes are proven apart by more than `margin` (>= 0): exactly when
+ * kcbp_gjk_distance would report SEPARATED or HIT_CAP with distance_lower >
+ * margin, except that it stops at the first support plane that separates
+ * them by more than max(margin, the touching tolerance), whose gap is a
+ * valid lower bound on the distance. So it is cheaper when apart, and the
+ * same run as kcbp_gjk_distance when not. *distance_lower (may be NULL):
+ * the lower bound proved (0 when not apart); *iterations (may be NULL). */
+int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
+                       kcbp_support_cache *cache, double *distance_lower, int *iterations);
+
 /* The Minkowski-difference support used by GJK and EPA: the vertex of
- * core(A) - core(pose(B)) maximising dot(w, d). Exposed for EPA and tests. */
-kcbp_simplex_vertex kcbp_gjk_support(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                                     kcbp_vec3 d, kcbp_support_cache *cache);
+ * core(A) - core(pose(B)) maximising dot(w, d). Exposed for EPA and tests;
+ * inline because it is GJK's inner step. */
+static inline kcbp_simplex_vertex kcbp_gjk_support(const kcbp_convex *a, const kcbp_convex *b,
+                                                   const kcbp_pose *b_in_a, kcbp_vec3 d, kcbp_support_cache *cache)
+{
+    kcbp_simplex_vertex r;
+    r.a = kcbp_convex_support(a, d, &cache->hint[0]);
+    r.b = kcbp_convex_support_posed(b, b_in_a, kcbp_v3_neg(d), &cache->hint[1]);
+    r.w = kcbp_v3_sub(r.a, r.b);
+    r.ia = cache->hint[0];
+    r.ib = cache->hint[1];
+    return r;
+}
 
 #ifdef __cplusplus
 }

@@ -18,5 +18,7 @@
 #include "broadphase.h"
 #include "scene.h"
 #include "report.h"
+#include "bv.h"
+#include "hitrate.h"
 
 #endif

@@ -60,6 +60,15 @@ cJSON *kcbp_report_cbp(const kcbp_cbp_result *c)
     if (!o)
         return NULL;
     s.failed |= cJSON_AddBoolToObject(o, "separated", c->separated) == NULL;
+    if (!c->measured) {
+        /* Only the filter's verdict was computed: no distance, witnesses or
+         * depth to report, only the bound that proved the separation. */
+        s.failed |= cJSON_AddBoolToObject(o, "measured", false) == NULL;
+        if (c->separated)
+            add_number(&s, o, "distance_lower", c->distance_lower);
+        add_number(&s, o, "gjk_iterations", c->gjk_iterations);
+        return finish(&s, o);
+    }
     add_number(&s, o, "distance", c->distance);
     if (c->distance > 0) {
         add_vec3(&s, o, "point_a", c->point_a);

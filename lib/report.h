@@ -22,7 +22,9 @@ cJSON *kcbp_report_mesh(const kcbp_model *model);
 
 /* What the k-CBP stage found: {"separated", "distance", and "point_a",
  * "point_b" when apart, or "depth", "direction", "depth_exact" when not;
- * "gjk_iterations", "epa_iterations"}. */
+ * "gjk_iterations", "epa_iterations"} when it measured (cbp_measure), else
+ * {"separated", "measured": false, "distance_lower" when separated,
+ * "gjk_iterations"}. */
 cJSON *kcbp_report_cbp(const kcbp_cbp_result *cbp);
 
 /* The report of one kcbp_collide answer:

@@ -804,8 +804,12 @@ static uint64_t rng_next(rng *r) /* xorshift64* (Vigna 2016) */
 static uint32_t rng_below(rng *r, uint32_t m) { return (uint32_t)(((rng_next(r) >> 32) * m) >> 32); }
 static double rng_sign(rng *r) { return (rng_next(r) >> 63) ? -1.0 : 1.0; }
 
-kcbp_status kcbp_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
-                              kcbp_error *err)
+static double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; } /* [0, 1) */
+
+/* The thesis's layout (half == 0: integer translations in {-4, ..., 4}) or
+ * the constant-density one (translations uniform in [-half, half]^3). */
+static kcbp_status layout(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+                          double half_range, kcbp_error *err)
 {
     memset(s, 0, sizeof *s);
     kcbp_vec3 c = kcbp_aabb_center(bounds), e = kcbp_aabb_extent(bounds);
@@ -817,7 +821,7 @@ kcbp_status kcbp_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds,
                               KCBP_SCENE_MAX_OBJECTS);
     double scale = 1.0 / half;
     s->frames = 1;
-    s->name = dup_str("thesis");
+    s->name = dup_str(half_range > 0 ? "density" : "thesis");
     s->dir = dup_str("");
     s->objects = calloc((size_t)n + 1, sizeof *s->objects);
     if (!s->name || !s->dir || !s->objects) {
@@ -846,7 +850,7 @@ kcbp_status kcbp_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds,
         if (i > 0) {
             double tv[3], av[3];
             for (int k = 0; k < 3; k++)
-                tv[k] = rng_sign(&r) * (double)rng_below(&r, 5);
+                tv[k] = half_range > 0 ? (2 * rng_unit(&r) - 1) * half_range : rng_sign(&r) * (double)rng_below(&r, 5);
             do {
                 for (int k = 0; k < 3; k++)
                     av[k] = rng_sign(&r) * (double)rng_below(&r, 100) / 100.0;
@@ -871,6 +875,20 @@ kcbp_status kcbp_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds,
 }
 
 /* ---- evaluation --------------------------------------------------------- */
+
+kcbp_status kcbp_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+                              kcbp_error *err)
+{
+    return layout(s, mesh, bounds, n, seed, 0, err);
+}
+
+double kcbp_scene_density_half_range(uint32_t n) { return 4.5 * cbrt(((double)n + 1) / 101.0); }
+
+kcbp_status kcbp_scene_density(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+                               kcbp_error *err)
+{
+    return layout(s, mesh, bounds, n, seed, kcbp_scene_density_half_range(n), err);
+}
 
 void kcbp_scene_frame_free(kcbp_scene_frame *f)
 {

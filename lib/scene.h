@@ -155,6 +155,18 @@ cJSON *kcbp_scene_to_json(const kcbp_scene *scene);
 kcbp_status kcbp_scene_thesis(kcbp_scene *scene, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
                               kcbp_error *err);
 
+/* The thesis's layout at a constant density: its cube is fixed, so its
+ * scenes get denser as n grows; here the cube grows with n so that every n
+ * has the density the thesis's layout has at n = 100 (101 objects in a
+ * 9 x 9 x 9 volume: its integer positions -4 .. 4 are the centres of 9
+ * unit cells per axis). Translations are uniform (not integers) in
+ * [-L, L]^3 with L = kcbp_scene_density_half_range(n) = 4.5 * cbrt((n + 1)
+ * / 101); copy 0, the rotations, the normalisation and the random numbers
+ * are as in kcbp_scene_thesis. */
+kcbp_status kcbp_scene_density(kcbp_scene *scene, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+                               kcbp_error *err);
+double kcbp_scene_density_half_range(uint32_t n);
+
 /* A colliding pair of one frame: objects a < b, and its contacts
  * (contacts[first .. first + count) of the frame). */
 typedef struct {

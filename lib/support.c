@@ -3,6 +3,95 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The scans read the vertices as one array of doubles. */
+_Static_assert(sizeof(kcbp_vec3) == 3 * sizeof(double), "kcbp_vec3 must be three packed doubles");
+
+#if defined(__SSE2__)
+/* Dot products of vertices q[0..2] and q[3..5] with d, in one register. Each
+ * pair of vertices is three unaligned loads (x0 y0 | z0 x1 | y1 z1) times
+ * (dx dy | dz dx | dy dz); three shuffles line the products up as
+ * (x0 x1), (y0 y1), (z0 z1), summed (x + y) + z as kcbp_v3_dot does. */
+static inline __m128d dot2(const double *q, __m128d dxy, __m128d dzx, __m128d dyz)
+{
+    __m128d a = _mm_mul_pd(_mm_loadu_pd(q), dxy);
+    __m128d b = _mm_mul_pd(_mm_loadu_pd(q + 2), dzx);
+    __m128d c = _mm_mul_pd(_mm_loadu_pd(q + 4), dyz);
+    __m128d x = _mm_move_sd(b, a);         /* (a0, b1) */
+    __m128d y = _mm_shuffle_pd(a, c, 1);   /* (a1, c0) */
+    __m128d z = _mm_move_sd(c, b);         /* (b0, c1) */
+    return _mm_add_pd(_mm_add_pd(x, y), z);
+}
+
+/* Two passes over chunks of up to SCAN_CHUNK vertices: the dot products go
+ * to a buffer while only their maximum is kept (no index bookkeeping in the
+ * hot loop), then the first vertex holding a chunk's maximum is looked up
+ * in the buffer, only when that chunk beats the chunks before it. */
+enum { SCAN_CHUNK = 64 };
+
+uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
+{
+    if (n < 4)
+        return kcbp_support_scan_scalar(p, n, d);
+    const __m128d dxy = _mm_set_pd(d.y, d.x), dzx = _mm_set_pd(d.x, d.z), dyz = _mm_set_pd(d.z, d.y);
+    double buf[SCAN_CHUNK + 3];
+    double best = -INFINITY;
+    uint32_t best_i = 0;
+    for (uint32_t c0 = 0; c0 < n; c0 += SCAN_CHUNK) {
+        uint32_t m = n - c0 < SCAN_CHUNK ? n - c0 : SCAN_CHUNK;
+        const double *q = &p[c0].x;
+        /* _mm_max_pd(t, mx) is t > mx ? t : mx, so a NaN never wins */
+        __m128d mx0 = _mm_set1_pd(-INFINITY), mx1 = mx0;
+        uint32_t i = 0;
+        for (; i + 4 <= m; i += 4) {
+            __m128d t0 = dot2(q + 3 * (size_t)i, dxy, dzx, dyz);
+            __m128d t1 = dot2(q + 3 * (size_t)i + 6, dxy, dzx, dyz);
+            _mm_storeu_pd(buf + i, t0);
+            _mm_storeu_pd(buf + i + 2, t1);
+            mx0 = _mm_max_pd(t0, mx0);
+            mx1 = _mm_max_pd(t1, mx1);
+        }
+        if (i + 2 <= m) {
+            __m128d t0 = dot2(q + 3 * (size_t)i, dxy, dzx, dyz);
+            _mm_storeu_pd(buf + i, t0);
+            mx0 = _mm_max_pd(t0, mx0);
+            i += 2;
+        }
+        if (i < m) { /* the last vertex of an odd count */
+            buf[i] = kcbp_v3_dot(p[c0 + i], d);
+            mx0 = _mm_max_pd(_mm_set1_pd(buf[i]), mx0);
+        }
+        mx0 = _mm_max_pd(mx1, mx0);
+        double cm = _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(mx0, mx0), mx0));
+        if (cm > best) { /* strictly: an earlier chunk keeps a tie */
+            /* The first k with buf[k] == cm: a bit per vertex, then the
+             * lowest set bit. A fixed number of steps and no data-dependent
+             * branch, which would mispredict about once per call. */
+            for (uint32_t k = m; k < ((m + 3) & ~3u); k++)
+                buf[k] = -INFINITY; /* pad to a multiple of 4: never equal to cm */
+            const __m128d cmv = _mm_set1_pd(cm);
+            uint64_t eq = 0;
+            for (uint32_t k = 0; k < m; k += 4) {
+                /* four 64-bit compare masks packed to 32 bits: a bit each */
+                __m128i e0 = _mm_castpd_si128(_mm_cmpeq_pd(_mm_loadu_pd(buf + k), cmv));
+                __m128i e1 = _mm_castpd_si128(_mm_cmpeq_pd(_mm_loadu_pd(buf + k + 2), cmv));
+                eq |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_packs_epi32(e0, e1))) << k;
+            }
+            if (eq) { /* always, unless a NaN got in */
+                best = cm;
+                best_i = c0 + (uint32_t)__builtin_ctzll(eq);
+            }
+        }
+    }
+    return best_i;
+}
+#else
+uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d) { return kcbp_support_scan_scalar(p, n, d); }
+#endif
+
 kcbp_convex kcbp_convex_polytope(const kcbp_vec3 *points, uint32_t npoints, const uint32_t *adj_start,
                                  const uint32_t *adj, double radius)
 {

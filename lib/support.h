@@ -90,8 +90,9 @@ kcbp_status kcbp_convex_check(const kcbp_convex *shape, kcbp_error *err);
 /* Scan: the first vertex of largest dot(p, d). Ties go to the lowest index,
  * so that equal directions give equal indices (GJK's duplicate test). Two
  * interleaved running maxima, written so that compilers use conditional
- * moves: the comparisons are data-dependent and mispredict often. */
-static inline uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
+ * moves: the comparisons are data-dependent and mispredict often. This is
+ * the reference; kcbp_support_scan gives the same index. */
+static inline uint32_t kcbp_support_scan_scalar(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
 {
     uint32_t b0 = 0, b1 = 0;
     double m0 = kcbp_v3_dot(p[0], d), m1 = m0;
@@ -115,6 +116,12 @@ static inline uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_ve
         return b1;
     return b0;
 }
+
+/* The same answer as kcbp_support_scan_scalar (the dot products are summed
+ * in the same order, so they are bitwise equal), two vertices per SSE2
+ * instruction where SSE2 is available: the support scan is most of GJK's
+ * time on small polytopes. */
+uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d);
 
 /* Hill-climbing support over the CSR adjacency from vertex `from`. */
 uint32_t kcbp_support_climb(const kcbp_vec3 *p, uint32_t n, const uint32_t *start, const uint32_t *adj,

@@ -9,3 +9,8 @@ echo "# kcbp collide: two Stanford bunnies (69k triangles each), touching" >&2
 echo "# the same, moved apart" >&2
 ./kcbp collide meshes/stanford-bunny.obj meshes/stanford-bunny.obj \
     --pose-b "0.2 0 0 0 1 0 90" --contacts first
+echo "# kcbp scene: 101 copies of bunny2 in the k-CBP thesis's layout (n = 100)" >&2
+scene=$(mktemp --suffix=.json)
+trap 'rm -f "$scene"' EXIT
+./kcbp scene --generate thesis --mesh "$PWD/meshes/bunny2.obj" --n 100 --seed 1 >"$scene"
+./kcbp scene "$scene" --pretty

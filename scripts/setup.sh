@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Installs what kcbp needs on Debian: the build and test dependencies, and with
-# --bench also the peers the benchmarks compare against (FCL, libccd) and
-# gnuplot; with --harden what the hardening checks need (README "Hardening":
-# clang and its sanitizer/libFuzzer runtime, CGAL and GMP, valgrind, g++).
-# Run as root it installs them with apt-get; otherwise it says what to
-# install. It does nothing when everything is already there.
+# Installs what kcbp needs on Debian: the build and test dependencies (gnuplot
+# included: test_bench renders `kcbp bench --plot`), with --bench also the
+# peers the benchmarks compare against (FCL, libccd), and with --harden what
+# the hardening checks need (README "Hardening": clang and its
+# sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++). Run as
+# root it installs them with apt-get; otherwise it says what to install. It
+# does nothing when everything is already there.
 set -euo pipefail
-pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev)
+pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox)
 checks=(qhull_r libcjson cmocka)
 if [[ "${1:-}" == "--bench" ]]; then
-    pkgs+=(g++ libfcl-dev libccd-dev gnuplot-nox)
+    pkgs+=(g++ libfcl-dev libccd-dev)
     checks+=(fcl ccd)
 fi
 missing=0
@@ -23,7 +24,7 @@ if [[ "${1:-}" == "--harden" ]]; then
     [[ -f /usr/include/CGAL/Exact_predicates_exact_constructions_kernel.h && -f /usr/include/gmp.h ]] || missing=1
     ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing=1
 fi
-if [[ "${1:-}" == "--bench" ]] && ! command -v gnuplot >/dev/null; then missing=1; fi
+command -v gnuplot >/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "kcbp needs these Debian packages: ${pkgs[*]}" >&2

@@ -12,17 +12,21 @@
 
 #include "testutil.h"
 
-/* Runs kcbp_collide with every contact mode, with and without the k-CBP
- * stage, and checks each against brute force: the same answer and the same
- * contact set. Returns the answer. */
+/* Runs kcbp_collide with every contact mode, without the k-CBP stage and
+ * with it, measuring (distance, EPA) and not (early-exit GJK), and checks
+ * each against brute force: the same answer and the same contact set. The
+ * stage must decide the same poses whether it measures or not, up to
+ * distances within rounding of the margin. Returns the answer. */
 static bool check_against_brute_force(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model *b,
                                       const kcbp_pose *pb)
 {
     kcbp_contact *want;
     size_t nwant = test_brute_force_contacts(a, pa, b, pb, &want);
     kcbp_error err = {0};
-    for (int use_cbp = 0; use_cbp <= 1; use_cbp++) {
-        kcbp_collide_options opt = {KCBP_CONTACTS_ALL, use_cbp, true};
+    kcbp_cbp_result measured = {0};
+    for (int run = 0; run < 3; run++) {
+        bool use_cbp = run > 0, measure = run == 1;
+        kcbp_collide_options opt = {KCBP_CONTACTS_ALL, use_cbp, measure};
         kcbp_collide_result res = {0};
         assert_int_equal(kcbp_collide(a, pa, b, pb, &opt, &res, &err), KCBP_OK);
         assert_int_equal(res.collide, nwant > 0);
@@ -33,14 +37,33 @@ static bool check_against_brute_force(const kcbp_model *a, const kcbp_pose *pa, 
         }
         /* The k-CBP stage only ever rejects, and reports finite numbers. */
         if (res.decided_by == KCBP_STAGE_CBP)
-            assert_true(res.cbp.separated && res.cbp.distance > 0);
-        assert_true(isfinite(res.cbp.distance) && isfinite(res.cbp.depth));
+            assert_true(res.cbp.separated && res.cbp.distance_lower > 0);
+        assert_true(isfinite(res.cbp.distance) && isfinite(res.cbp.depth) && isfinite(res.cbp.distance_lower));
         assert_int_equal(res.cbp.tested, use_cbp && res.decided_by != KCBP_STAGE_AABB);
+        assert_int_equal(res.cbp.measured, res.cbp.tested && measure);
+        if (res.cbp.tested && measure) {
+            if (res.cbp.separated)
+                assert_true(res.cbp.distance > 0 && res.cbp.distance_lower == res.cbp.distance);
+            measured = res.cbp;
+        } else if (res.cbp.tested) {
+            /* Not measured: nothing but the verdict and its bound. */
+            assert_true(res.cbp.distance == 0 && res.cbp.depth == 0 && res.cbp.epa_iterations == 0);
+            /* The bound is a lower bound of the measured distance, and both
+             * runs agree unless the distance is within rounding of the
+             * margin. */
+            if (res.cbp.separated)
+                assert_true(res.cbp.distance_lower <= measured.distance * (1 + 1e-9));
+            if (res.cbp.separated != measured.separated) {
+                double margin = 1e-8 * fmax(a->scale, b->scale + kcbp_v3_len(kcbp_pose_relative(pa, pb).trans));
+                assert_true(fabs(measured.distance - margin) <= 1e-9 * margin);
+            }
+            assert_true(res.cbp.gjk_iterations <= measured.gjk_iterations);
+        }
         kcbp_collide_result_free(&res);
         /* The cheaper modes must give the same answer, and a contact that is
          * one of the real ones. */
         for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_FIRST; mode++) {
-            kcbp_collide_options o = {(kcbp_contacts_mode)mode, use_cbp, mode == KCBP_CONTACTS_FIRST};
+            kcbp_collide_options o = {(kcbp_contacts_mode)mode, use_cbp, measure};
             kcbp_collide_result r = {0};
             assert_int_equal(kcbp_collide(a, pa, b, pb, &o, &r, &err), KCBP_OK);
             assert_int_equal(r.collide, nwant > 0);

@@ -297,6 +297,31 @@ static query run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *po
 
 /* ---- support ---- */
 
+/* The vectorised scan against the scalar reference. On small integer
+ * coordinates and directions every dot product is exact, so ties are real
+ * and both must pick the same (first) vertex; on random data they must find
+ * the same largest value. Every count from 1 to 70 covers each tail. */
+static void test_support_scan_matches_scalar(void **state)
+{
+    (void)state;
+    kcbp_vec3 p[70];
+    for (uint32_t n = 1; n <= 70; n++)
+        for (int trial = 0; trial < 200; trial++) {
+            int exact = trial % 2;
+            for (uint32_t i = 0; i < n; i++)
+                p[i] = exact ? kcbp_v3(floor(rnd_range(-3, 4)), floor(rnd_range(-3, 4)), floor(rnd_range(-3, 4)))
+                             : kcbp_v3_scale(rnd_unit(), rnd_range(0.5, 2));
+            kcbp_vec3 d = exact ? kcbp_v3(floor(rnd_range(-2, 3)), floor(rnd_range(-2, 3)), floor(rnd_range(-2, 3)))
+                                : rnd_unit();
+            uint32_t want = kcbp_support_scan_scalar(p, n, d), got = kcbp_support_scan(p, n, d);
+            assert_true(got < n);
+            if (exact)
+                assert_int_equal(got, want);
+            else
+                assert_true(fabs(kcbp_v3_dot(p[got], d) - kcbp_v3_dot(p[want], d)) <= 1e-15);
+        }
+}
+
 static void test_support_climb_matches_scan(void **state)
 {
     (void)state;
@@ -814,6 +839,34 @@ static void test_inflated_polytopes(void **state)
 
 /* ---- robustness ---- */
 
+/* kcbp_gjk_separated against kcbp_gjk_distance's answer g, at margins
+ * below, near and above the distance: the same verdict unless the distance
+ * is within rounding of the margin, a lower bound that is one, and no more
+ * iterations. */
+static void check_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *pose,
+                            const kcbp_gjk_result *g)
+{
+    const double margins[] = {0, 1e-8 * g->scale, 0.5 * g->distance, 0.999 * g->distance, 1.001 * g->distance,
+                              2 * g->distance + 1e-3};
+    for (size_t k = 0; k < sizeof margins / sizeof *margins; k++) {
+        double m = margins[k], lower = -1;
+        int it = -1;
+        int got = kcbp_gjk_separated(a, b, pose, m, NULL, &lower, &it);
+        int want = (g->status == KCBP_GJK_SEPARATED || g->status == KCBP_GJK_HIT_CAP) && g->distance_lower > m;
+        assert_true(it >= 0 && it <= g->iterations);
+        assert_true(isfinite(lower) && lower >= 0);
+        if (got) {
+            assert_true(lower > m);
+            assert_true(lower <= g->distance * (1 + 1e-9) + 1e-12 * g->scale);
+        } else {
+            assert_true(lower == 0);
+        }
+        if (got != want && fabs(g->distance - m) > 1e-9 * (g->scale + m))
+            fail_msg("kcbp_gjk_separated(margin %g) = %d, distance %g (%s)", m, got, g->distance,
+                     kcbp_gjk_status_name(g->status));
+    }
+}
+
 static void test_no_nan_random_and_near_touching(void **state)
 {
     (void)state;
@@ -832,6 +885,7 @@ static void test_no_nan_random_and_near_touching(void **state)
         query q = run(&A, &B, &pose);
         int hit = q.g.status == KCBP_GJK_TOUCHING || q.g.status == KCBP_GJK_OVERLAPPING;
         assert_int_equal(kcbp_gjk_intersect(&A, &B, &pose, NULL), hit);
+        check_separated(&A, &B, &pose, &q.g);
         n++;
         max_gjk = q.g.iterations > max_gjk ? q.g.iterations : max_gjk;
         if (q.g.status == KCBP_GJK_SEPARATED) {
@@ -959,6 +1013,7 @@ static void test_custom_support_and_warm_start(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_support_scan_matches_scalar),
         cmocka_unit_test(test_support_climb_matches_scan),
         cmocka_unit_test(test_support_shapes_and_check),
         cmocka_unit_test(test_adjacency_cube),

@@ -399,7 +399,7 @@ int kcbp_fuzz_collide(const uint8_t *data, size_t size)
     for (int run = 0; run < 3; run++) {
         co.contacts = run == 2 ? KCBP_CONTACTS_NONE : KCBP_CONTACTS_ALL;
         co.use_cbp = run != 1;
-        co.cbp_depth = run == 0;
+        co.cbp_measure = run == 0;
         if (kcbp_collide(a, &pose_a, mbp, &pose_b, &co, &res, &err) != KCBP_OK)
             fuzz_fail("kcbp_collide: %s", err.msg);
         if (res.collide != (nwant > 0))

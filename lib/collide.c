@@ -150,6 +150,23 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
     return b;
 }
 
+/* The gap between the two k-CBPs along the unit axis n (A's frame, from A
+ * toward B), from every vertex of both: a positive gap along any axis is a
+ * lower bound on their distance whatever produced the axis. It certifies
+ * GJK's "apart", so that an error of GJK on a sliver polytope (fuzzing found
+ * two) can only make the stage pass a pair on to the exact test, never drop
+ * a touching one. */
+static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
+{
+    double max_a = -INFINITY, min_b = INFINITY;
+    for (uint32_t i = 0; i < a->cbp.nvertices; i++)
+        max_a = fmax(max_a, kcbp_v3_dot(n, a->cbp.vertices[i]));
+    kcbp_vec3 nb = kcbp_mat3_tmul_v3(&b_in_a->rot, n);
+    for (uint32_t i = 0; i < b->cbp.nvertices; i++)
+        min_b = fmin(min_b, kcbp_v3_dot(nb, b->cbp.vertices[i]));
+    return min_b + kcbp_v3_dot(n, b_in_a->trans) - max_a;
+}
+
 /* Runs GJK on the k-CBPs and fills result->cbp in world coordinates.
  * Returns true when the k-CBPs are apart by more than the rejection margin,
  * so that the meshes cannot touch. measure: GJK to convergence for the
@@ -170,7 +187,10 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
     c->measured = measure;
     if (!measure) {
         double lower;
-        c->separated = kcbp_gjk_separated(&a->shape, &b->shape, b_in_a, margin, &cache, &lower, &c->gjk_iterations);
+        kcbp_vec3 axis;
+        c->separated = kcbp_gjk_separated(&a->shape, &b->shape, b_in_a, margin, &cache, &lower, &c->gjk_iterations,
+                                          &axis) &&
+                       gap_along(a, b, b_in_a, axis) > margin;
         c->distance_lower = c->separated ? lower : 0;
         return c->separated;
     }
@@ -182,7 +202,7 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
         c->point_a = kcbp_pose_apply(pose_a, g.point_a);
         c->point_b = kcbp_pose_apply(pose_a, g.point_b);
         /* HIT_CAP: only the lower bound is certain. */
-        c->separated = g.distance_lower > margin;
+        c->separated = g.distance_lower > margin && gap_along(a, b, b_in_a, g.normal) > margin;
         c->distance_lower = c->separated ? g.distance_lower : 0;
         return c->separated;
     }

@@ -493,7 +493,7 @@ int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
 }
 
 int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
-                       kcbp_support_cache *cache, double *distance_lower, int *iterations)
+                       kcbp_support_cache *cache, double *distance_lower, int *iterations, kcbp_vec3 *axis)
 {
     gjk_state st;
     double rsum = a->radius + b->radius;
@@ -520,5 +520,11 @@ int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
         *distance_lower = lower;
     if (iterations)
         *iterations = st.iter;
+    if (axis) {
+        /* v is the point of the difference A - B nearest the origin found,
+         * so B lies on the side of -v. */
+        double len = sqrt(st.vv);
+        *axis = apart && len > 0 ? kcbp_v3_scale(st.v, -1.0 / len) : kcbp_v3(0, 0, 0);
+    }
     return apart;
 }

@@ -113,9 +113,11 @@ int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
  * them by more than max(margin, the touching tolerance), whose gap is a
  * valid lower bound on the distance. So it is cheaper when apart, and the
  * same run as kcbp_gjk_distance when not. *distance_lower (may be NULL):
- * the lower bound proved (0 when not apart); *iterations (may be NULL). */
+ * the lower bound proved (0 when not apart); *iterations (may be NULL);
+ * *axis (may be NULL): when apart, the unit direction in A's frame, from A
+ * toward B, along which the gap was found. */
 int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
-                       kcbp_support_cache *cache, double *distance_lower, int *iterations);
+                       kcbp_support_cache *cache, double *distance_lower, int *iterations, kcbp_vec3 *axis);
 
 /* The Minkowski-difference support used by GJK and EPA: the vertex of
  * core(A) - core(pose(B)) maximising dot(w, d). Exposed for EPA and tests;

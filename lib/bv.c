@@ -367,7 +367,8 @@ kcbp_status kcbp_bv_build(kcbp_bv *bv, const kcbp_bv_spec *spec, const kcbp_mesh
         st = kcbp_cbp_build(m->vertices, m->nvertices, spec->k, spec->kind == KCBP_BV_KDOP ? KCBP_DIRS_KDOP : spec->dirs,
                             &bv->cbp, err);
         if (st == KCBP_OK) {
-            bv->shape = kcbp_convex_polytope(bv->cbp.vertices, bv->cbp.nvertices, bv->cbp.adj_start, bv->cbp.adj, 0);
+            /* scanned, as in kcbp_collide: see the note on climbing there */
+            bv->shape = kcbp_convex_polytope(bv->cbp.vertices, bv->cbp.nvertices, NULL, NULL, 0);
             bv->volume = bv->cbp.volume;
         }
         break;

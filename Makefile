@@ -84,8 +84,8 @@ valgrind: kcbp
 CGAL_LIBS := -lgmp -lmpfr
 $(B)/tritri_exact: tests/stress/tritri_exact.cpp lib/tritri.h lib/vec3.h $(LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Ilib -o $@ $< $(LIBA) $(CGAL_LIBS) -lm
-$(B)/gjk_stress: tests/stress/gjk_stress.c $(wildcard lib/*.h) $(LIBA)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+$(B)/gjk_stress: tests/stress/gjk_stress.c tests/cso_oracle.c tests/cso_oracle.h $(wildcard lib/*.h) $(LIBA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/cso_oracle.c $(LIBA) $(LDLIBS)
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 stress: $(B)/tritri_exact $(B)/gjk_stress

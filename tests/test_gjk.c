@@ -1,7 +1,7 @@
 /* Tests of support.c, gjk.c and epa.c against independent oracles.
  *
  * The oracle: the Minkowski difference A - B of two point sets is the convex
- * hull of all a_i - b_j, computed here by qhull (libqhull_r, triangulated
+ * hull of all a_i - b_j, computed by qhull in tests/cso_oracle.c (triangulated
  * with 'Qt'). If the origin is outside, the distance is the minimum over the
  * hull's triangles of the origin-triangle distance; if inside, the
  * penetration depth is the minimum over facets of the distance from the
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <libqhull_r/qhull_ra.h>
 
+#include "cso_oracle.h"
 #include "kcbp.h"
 
 /* ---- helpers ---- */
@@ -78,177 +78,6 @@ static void box(kcbp_vec3 *p, kcbp_vec3 h, kcbp_vec3 c)
 {
     for (int i = 0; i < 8; i++)
         p[i] = kcbp_v3(c.x + (i & 1 ? h.x : -h.x), c.y + (i & 2 ? h.y : -h.y), c.z + (i & 4 ? h.z : -h.z));
-}
-
-/* Convex hull with qhull: the hull's vertices (renumbered) and triangles,
- * and its CSR adjacency. Returns 0 if qhull fails (flat input). */
-typedef struct {
-    kcbp_vec3 *v;
-    uint32_t nv;
-    uint32_t *start, *adj;
-} hull;
-
-static FILE *devnull(void)
-{
-    static FILE *f;
-    if (!f)
-        f = fopen("/dev/null", "w");
-    return f;
-}
-
-static int hull_build(const kcbp_vec3 *p, int n, hull *h)
-{
-    memset(h, 0, sizeof *h);
-    coordT *pts = malloc(sizeof(coordT) * 3 * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        pts[3 * i] = p[i].x;
-        pts[3 * i + 1] = p[i].y;
-        pts[3 * i + 2] = p[i].z;
-    }
-    qhT qh_qh, *qh = &qh_qh;
-    qh_zero(qh, devnull());
-    char opts[] = "qhull Qt";
-    int rc = qh_new_qhull(qh, 3, n, pts, False, opts, NULL, devnull());
-    int ok = rc == 0;
-    if (ok) {
-        int *map = malloc(sizeof(int) * (size_t)n);
-        for (int i = 0; i < n; i++)
-            map[i] = -1;
-        facetT *facet;
-        vertexT *vertex, **vertexp;
-        size_t nt = 0;
-        FORALLfacets nt++;
-        uint32_t(*tris)[3] = malloc(sizeof *tris * nt);
-        h->v = malloc(sizeof *h->v * (size_t)n);
-        size_t t = 0;
-        FORALLfacets
-        {
-            int k = 0;
-            FOREACHvertex_(facet->vertices)
-            {
-                int id = qh_pointid(qh, vertex->point);
-                if (map[id] < 0) {
-                    map[id] = (int)h->nv;
-                    h->v[h->nv++] = p[id];
-                }
-                if (k < 3)
-                    tris[t][k] = (uint32_t)map[id];
-                k++;
-            }
-            t++;
-        }
-        assert_int_equal(kcbp_convex_adjacency(h->nv, (const uint32_t(*)[3])tris, nt, &h->start, &h->adj, NULL),
-                         KCBP_OK);
-        free(tris);
-        free(map);
-    }
-    qh_freeqhull(qh, !qh_ALL);
-    int curlong, totlong;
-    qh_memfreeshort(qh, &curlong, &totlong);
-    free(pts);
-    return ok;
-}
-
-static void hull_free(hull *h)
-{
-    free(h->v);
-    free(h->start);
-    free(h->adj);
-}
-
-/* Distance from the origin to triangle (a, b, c), written independently of
- * the library: project on the plane; if inside by edge tests that is it,
- * else the nearest of the three edges. */
-static double seg_dist(kcbp_vec3 a, kcbp_vec3 b)
-{
-    kcbp_vec3 ab = kcbp_v3_sub(b, a);
-    double l2 = kcbp_v3_len2(ab);
-    double t = l2 > 0 ? -kcbp_v3_dot(a, ab) / l2 : 0;
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    return kcbp_v3_len(kcbp_v3_add(a, kcbp_v3_scale(ab, t)));
-}
-static double tri_dist(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c)
-{
-    kcbp_vec3 n = kcbp_v3_cross(kcbp_v3_sub(b, a), kcbp_v3_sub(c, a));
-    double nn = kcbp_v3_len2(n);
-    if (nn > 0) {
-        kcbp_vec3 p = kcbp_v3_scale(n, kcbp_v3_dot(a, n) / nn);
-        double s0 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(b, a), kcbp_v3_sub(p, a)), n);
-        double s1 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(c, b), kcbp_v3_sub(p, b)), n);
-        double s2 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(a, c), kcbp_v3_sub(p, c)), n);
-        if (s0 >= 0 && s1 >= 0 && s2 >= 0)
-            return kcbp_v3_len(p);
-    }
-    return fmin(seg_dist(a, b), fmin(seg_dist(b, c), seg_dist(c, a)));
-}
-
-typedef struct {
-    int ok;       /* qhull succeeded */
-    int inside;   /* origin strictly inside */
-    double dist;  /* outside: distance */
-    double depth; /* inside: penetration depth */
-    kcbp_vec3 n;  /* inside: the nearest facet's outward normal */
-    double second;/* inside: nearest plane with a different normal */
-    double scale;
-} oracle;
-
-static oracle cso_oracle(const kcbp_vec3 *pa, int na, const kcbp_vec3 *pb, int nb, const kcbp_pose *pose)
-{
-    oracle o;
-    memset(&o, 0, sizeof o);
-    int n = na * nb;
-    coordT *pts = malloc(sizeof(coordT) * 3 * (size_t)n);
-    for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb; j++) {
-            kcbp_vec3 w = kcbp_v3_sub(pa[i], kcbp_pose_apply(pose, pb[j]));
-            coordT *q = pts + 3 * (i * nb + j);
-            q[0] = w.x;
-            q[1] = w.y;
-            q[2] = w.z;
-            o.scale = fmax(o.scale, kcbp_v3_max_abs(w));
-        }
-    qhT qh_qh, *qh = &qh_qh;
-    qh_zero(qh, devnull());
-    char opts[] = "qhull Qt";
-    if (qh_new_qhull(qh, 3, n, pts, False, opts, NULL, devnull()) == 0) {
-        o.ok = 1;
-        facetT *facet;
-        vertexT *vertex, **vertexp;
-        o.inside = 1;
-        o.dist = INFINITY;
-        o.depth = INFINITY;
-        o.second = INFINITY;
-        FORALLfacets
-        {
-            if (facet->offset >= 0)
-                o.inside = 0;
-            double d = -facet->offset;
-            kcbp_vec3 fn = kcbp_v3(facet->normal[0], facet->normal[1], facet->normal[2]);
-            if (d < o.depth) {
-                if (o.depth < INFINITY && angle_between(fn, o.n) > 1e-7)
-                    o.second = o.depth;
-                o.depth = d;
-                o.n = fn;
-            } else if (d < o.second && angle_between(fn, o.n) > 1e-7) {
-                o.second = d;
-            }
-            kcbp_vec3 v[3];
-            int k = 0;
-            FOREACHvertex_(facet->vertices)
-            {
-                if (k < 3)
-                    v[k] = kcbp_v3(vertex->point[0], vertex->point[1], vertex->point[2]);
-                k++;
-            }
-            if (k == 3)
-                o.dist = fmin(o.dist, tri_dist(v[0], v[1], v[2]));
-        }
-    }
-    qh_freeqhull(qh, !qh_ALL);
-    int curlong, totlong;
-    qh_memfreeshort(qh, &curlong, &totlong);
-    free(pts);
-    return o;
 }
 
 /* Support value of a posed shape (radius included) along unit u. */
@@ -328,8 +157,8 @@ static void test_support_climb_matches_scan(void **state)
     enum { N = 500 };
     kcbp_vec3 *p = malloc(sizeof *p * N);
     rnd_cloud(p, N, 2);
-    hull h;
-    assert_true(hull_build(p, N, &h));
+    oracle_hull h;
+    assert_true(oracle_hull_build(p, N, &h));
     kcbp_convex scan = kcbp_convex_polytope(h.v, h.nv, NULL, NULL, 0);
     kcbp_convex climb = kcbp_convex_polytope(h.v, h.nv, h.start, h.adj, 0);
     assert_non_null(climb.adj_start);
@@ -342,7 +171,7 @@ static void test_support_climb_matches_scan(void **state)
         double got = kcbp_v3_dot(kcbp_convex_support(&climb, d, &hint), d);
         assert_true(got == want);
     }
-    hull_free(&h);
+    oracle_hull_free(&h);
     free(p);
 }
 
@@ -386,8 +215,8 @@ static void test_adjacency_cube(void **state)
     (void)state;
     kcbp_vec3 p[8];
     box(p, kcbp_v3(1, 1, 1), kcbp_v3(0, 0, 0));
-    hull h;
-    assert_true(hull_build(p, 8, &h));
+    oracle_hull h;
+    assert_true(oracle_hull_build(p, 8, &h));
     assert_int_equal(h.nv, 8);
     size_t total = h.start[h.nv];
     /* 12 cube edges + 6 face diagonals, each listed from both ends */
@@ -400,7 +229,7 @@ static void test_adjacency_cube(void **state)
                 back |= h.adj[j] == v;
             assert_true(back && u != v);
         }
-    hull_free(&h);
+    oracle_hull_free(&h);
     uint32_t *s, *a;
     const uint32_t tri[1][3] = {{0, 1, 9}};
     assert_int_equal(kcbp_convex_adjacency(3, tri, 1, &s, &a, NULL), KCBP_ERR_INVALID);
@@ -420,8 +249,8 @@ static void oracle_pair(int climb, double radius_a, double radius_b, oracle_stat
     rnd_cloud(pa, na, rnd_range(0.5, 2));
     rnd_cloud(pb, nb, rnd_range(0.5, 2));
     kcbp_pose pose = rnd_pose(4);
-    hull ha, hb;
-    if (!hull_build(pa, na, &ha) || !hull_build(pb, nb, &hb))
+    oracle_hull ha, hb;
+    if (!oracle_hull_build(pa, na, &ha) || !oracle_hull_build(pb, nb, &hb))
         fail_msg("qhull failed on a random cloud");
     kcbp_convex A, B;
     if (climb) { /* forced hill-climbing, whatever the vertex count */
@@ -435,7 +264,7 @@ static void oracle_pair(int climb, double radius_a, double radius_b, oracle_stat
         A = kcbp_convex_polytope(pa, (uint32_t)na, NULL, NULL, radius_a);
         B = kcbp_convex_polytope(pb, (uint32_t)nb, NULL, NULL, radius_b);
     }
-    oracle o = cso_oracle(pa, na, pb, nb, &pose);
+    cso_oracle_result o = cso_oracle(pa, na, pb, nb, &pose);
     assert_true(o.ok);
     query q = run(&A, &B, &pose);
     double rsum = radius_a + radius_b;
@@ -479,8 +308,8 @@ static void oracle_pair(int climb, double radius_a, double radius_b, oracle_stat
         st->max_depth_err = fmax(st->max_depth_err, err);
         st->ndepth++;
     }
-    hull_free(&ha);
-    hull_free(&hb);
+    oracle_hull_free(&ha);
+    oracle_hull_free(&hb);
 }
 
 static void test_oracle_random_scan(void **state)
@@ -600,7 +429,7 @@ static void test_identical_polytopes(void **state)
         kcbp_vec3 p[40];
         rnd_cloud(p, 40, 1);
         kcbp_convex P = kcbp_convex_polytope(p, 40, NULL, NULL, 0);
-        oracle o = cso_oracle(p, 40, p, 40, &id);
+        cso_oracle_result o = cso_oracle(p, 40, p, 40, &id);
         q = run(&P, &P, &id);
         assert_int_equal(q.e.status, KCBP_EPA_PENETRATING);
         assert_true(rel_err(q.e.depth, o.depth) < 1e-6);
@@ -724,7 +553,7 @@ static void test_flat_polytopes(void **state)
         pose = rnd_pose(1.5);
         kcbp_vec3 pts[8];
         memcpy(pts, c, sizeof c);
-        oracle o = cso_oracle(pts, 8, sq, 4, &pose);
+        cso_oracle_result o = cso_oracle(pts, 8, sq, 4, &pose);
         q = run(&cube, &square, &pose);
         if (o.inside && o.depth > 1e-6)
             assert_true(rel_err(q.e.depth, o.depth) < 1e-6);
@@ -925,8 +754,8 @@ static void test_caps_and_fallback(void **state)
     kcbp_vec3 *p = malloc(sizeof *p * N);
     for (int i = 0; i < N; i++)
         p[i] = rnd_unit();
-    hull h;
-    assert_true(hull_build(p, N, &h));
+    oracle_hull h;
+    assert_true(oracle_hull_build(p, N, &h));
     kcbp_convex A = kcbp_convex_polytope(h.v, h.nv, h.start, h.adj, 0);
     kcbp_pose pose = rnd_pose(1);
     /* GJK capped at one iteration: bounds bracket the true distance */
@@ -958,7 +787,7 @@ static void test_caps_and_fallback(void **state)
     kcbp_epa_penetration(&A, &A, &far, &g, NULL, NULL, NULL, &e);
     assert_int_equal(e.status, KCBP_EPA_SEPARATED);
     assert_true(kcbp_gjk_intersect(&A, &A, &pose, NULL) && !kcbp_gjk_intersect(&A, &A, &far, NULL));
-    hull_free(&h);
+    oracle_hull_free(&h);
     free(p);
 }
 
@@ -991,8 +820,8 @@ static void test_custom_support_and_warm_start(void **state)
     kcbp_vec3 *p = malloc(sizeof *p * N);
     for (int i = 0; i < N; i++)
         p[i] = rnd_unit();
-    hull h;
-    assert_true(hull_build(p, N, &h));
+    oracle_hull h;
+    assert_true(oracle_hull_build(p, N, &h));
     kcbp_convex A = kcbp_convex_polytope(h.v, h.nv, h.start, h.adj, 0);
     kcbp_support_cache warm = {{0, 0}};
     for (int i = 0; i < 200; i++) {
@@ -1006,7 +835,7 @@ static void test_custom_support_and_warm_start(void **state)
         assert_int_equal(gw.status, gc.status);
         assert_true(fabs(gw.distance - gc.distance) <= 1e-12 * gc.scale);
     }
-    hull_free(&h);
+    oracle_hull_free(&h);
     free(p);
 }
 

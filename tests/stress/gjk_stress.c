@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <libqhull_r/qhull_ra.h>
 
+#include "../cso_oracle.h"
 #include "kcbp.h"
 
 static uint64_t rng_state;
@@ -40,13 +40,6 @@ static kcbp_vec3 runit(void)
 }
 static int finite3(kcbp_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-static FILE *devnull(void)
-{
-    static FILE *f;
-    if (!f)
-        f = fopen("/dev/null", "w");
-    return f;
-}
 
 /* Cloud: kind 0 box, 1 sphere, 2 flat, 3 needle; some points repeated. */
 static int cloud(kcbp_vec3 *p, double size)
@@ -64,128 +57,9 @@ static int cloud(kcbp_vec3 *p, double size)
     return n;
 }
 
-typedef struct {
-    kcbp_vec3 v[64];
-    uint32_t nv, *start, *adj;
-} hullpoly;
 
-/* The hull's vertices and adjacency for hill-climbing; 0 if qhull fails. */
-static int hull_poly(const kcbp_vec3 *p, int n, hullpoly *h)
-{
-    memset(h, 0, sizeof *h);
-    if (n < 4)
-        return 0;
-    coordT pts[64 * 3];
-    for (int i = 0; i < n; i++)
-        pts[3 * i] = p[i].x, pts[3 * i + 1] = p[i].y, pts[3 * i + 2] = p[i].z;
-    qhT qh_qh, *qh = &qh_qh;
-    qh_zero(qh, devnull());
-    char opts[] = "qhull Qt";
-    int ok = qh_new_qhull(qh, 3, n, pts, False, opts, NULL, devnull()) == 0;
-    if (ok) {
-        int map[64];
-        for (int i = 0; i < 64; i++)
-            map[i] = -1;
-        facetT *facet;
-        vertexT *vertex, **vertexp;
-        size_t nt = 0, t = 0;
-        FORALLfacets nt++;
-        uint32_t(*tris)[3] = malloc(sizeof *tris * nt);
-        FORALLfacets
-        {
-            int k = 0;
-            FOREACHvertex_(facet->vertices)
-            {
-                int id = qh_pointid(qh, vertex->point);
-                if (map[id] < 0)
-                    map[id] = (int)h->nv, h->v[h->nv++] = p[id];
-                if (k < 3)
-                    tris[t][k] = (uint32_t)map[id];
-                k++;
-            }
-            t++;
-        }
-        ok = kcbp_convex_adjacency(h->nv, (const uint32_t(*)[3])tris, nt, &h->start, &h->adj, NULL) == KCBP_OK;
-        free(tris);
-    }
-    qh_freeqhull(qh, !qh_ALL);
-    int cl, tl;
-    qh_memfreeshort(qh, &cl, &tl);
-    return ok;
-}
 
-/* Oracle: distance (outside) or depth (inside) of the origin from the hull
- * of all a_i - pose(b_j). */
-typedef struct {
-    int ok, inside;
-    double dist, depth, scale;
-} oracle;
 
-static double seg_dist(kcbp_vec3 a, kcbp_vec3 b)
-{
-    kcbp_vec3 ab = kcbp_v3_sub(b, a);
-    double l2 = kcbp_v3_len2(ab), t = l2 > 0 ? -kcbp_v3_dot(a, ab) / l2 : 0;
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    return kcbp_v3_len(kcbp_v3_add(a, kcbp_v3_scale(ab, t)));
-}
-static double tri_dist(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c)
-{
-    kcbp_vec3 n = kcbp_v3_cross(kcbp_v3_sub(b, a), kcbp_v3_sub(c, a));
-    double nn = kcbp_v3_len2(n);
-    if (nn > 0) {
-        kcbp_vec3 p = kcbp_v3_scale(n, kcbp_v3_dot(a, n) / nn);
-        double s0 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(b, a), kcbp_v3_sub(p, a)), n);
-        double s1 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(c, b), kcbp_v3_sub(p, b)), n);
-        double s2 = kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(a, c), kcbp_v3_sub(p, c)), n);
-        if (s0 >= 0 && s1 >= 0 && s2 >= 0)
-            return kcbp_v3_len(p);
-    }
-    return fmin(seg_dist(a, b), fmin(seg_dist(b, c), seg_dist(c, a)));
-}
-
-static oracle cso(const kcbp_vec3 *pa, int na, const kcbp_vec3 *pb, int nb, const kcbp_pose *pose)
-{
-    oracle o = {0};
-    int n = na * nb;
-    coordT *pts = malloc(sizeof(coordT) * 3 * (size_t)n);
-    for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb; j++) {
-            kcbp_vec3 w = kcbp_v3_sub(pa[i], kcbp_pose_apply(pose, pb[j]));
-            coordT *q = pts + 3 * (i * nb + j);
-            q[0] = w.x, q[1] = w.y, q[2] = w.z;
-            o.scale = fmax(o.scale, kcbp_v3_max_abs(w));
-        }
-    qhT qh_qh, *qh = &qh_qh;
-    qh_zero(qh, devnull());
-    char opts[] = "qhull Qt";
-    if (n >= 4 && qh_new_qhull(qh, 3, n, pts, False, opts, NULL, devnull()) == 0) {
-        o.ok = o.inside = 1;
-        o.dist = o.depth = INFINITY;
-        facetT *facet;
-        vertexT *vertex, **vertexp;
-        FORALLfacets
-        {
-            if (facet->offset >= 0)
-                o.inside = 0;
-            o.depth = fmin(o.depth, -facet->offset);
-            kcbp_vec3 v[3];
-            int k = 0;
-            FOREACHvertex_(facet->vertices)
-            {
-                if (k < 3)
-                    v[k] = kcbp_v3(vertex->point[0], vertex->point[1], vertex->point[2]);
-                k++;
-            }
-            if (k == 3)
-                o.dist = fmin(o.dist, tri_dist(v[0], v[1], v[2]));
-        }
-    }
-    qh_freeqhull(qh, !qh_ALL);
-    int cl, tl;
-    qh_memfreeshort(qh, &cl, &tl);
-    free(pts);
-    return o;
-}
 
 static int failures;
 static void fail(long i, const char *what, double got, double want)
@@ -208,8 +82,10 @@ int main(int argc, char **argv)
         int na = cloud(pa, size), nb = cloud(pb, size * pow(10, uni(-1, 1)));
         kcbp_pose pose;
         kcbp_pose_from_axis_angle(kcbp_v3_scale(runit(), size * uni(0, 2.5)), runit(), uni(-180, 180), &pose, NULL);
-        hullpoly ha, hb;
-        int climb = rng_next() & 1 && hull_poly(pa, na, &ha) && hull_poly(pb, nb, &hb);
+        oracle_hull ha, hb;
+        memset(&ha, 0, sizeof ha);
+        memset(&hb, 0, sizeof hb);
+        int climb = rng_next() & 1 && oracle_hull_build(pa, na, &ha) && oracle_hull_build(pb, nb, &hb);
         double ra = rng_next() % 5 == 0 ? uni(0, 0.3) * size : 0, rb = rng_next() % 5 == 0 ? uni(0, 0.3) * size : 0;
         kcbp_convex A = kcbp_convex_polytope(pa, (uint32_t)na, NULL, NULL, ra);
         kcbp_convex B = kcbp_convex_polytope(pb, (uint32_t)nb, NULL, NULL, rb);
@@ -273,7 +149,8 @@ int main(int argc, char **argv)
             max_epa = te.iterations > max_epa ? te.iterations : max_epa;
         }
         if (every > 0 && i % every == 0) {
-            oracle o = cso(climb ? ha.v : pa, climb ? (int)ha.nv : na, climb ? hb.v : pb, climb ? (int)hb.nv : nb, &pose);
+            cso_oracle_result o = cso_oracle(climb ? ha.v : pa, climb ? (int)ha.nv : na, climb ? hb.v : pb,
+                                             climb ? (int)hb.nv : nb, &pose);
             double rsum = ra + rb;
             if (o.ok && !o.inside && o.dist - rsum > 1e-3 * o.scale) {
                 double err = fabs(g.distance - (o.dist - rsum)) / (o.dist - rsum);
@@ -291,9 +168,8 @@ int main(int argc, char **argv)
                 fail(i, "overlapping by the oracle, not by GJK", g.distance, 0);
             }
         }
-        if (climb) {
-            free(ha.start), free(ha.adj), free(hb.start), free(hb.adj);
-        }
+        oracle_hull_free(&ha); /* built even when the other one failed */
+        oracle_hull_free(&hb);
     }
     printf("gjk stress: %ld pairs (separated %ld, touching %ld, overlapping %ld, hit cap %ld); max GJK iterations %d, "
            "max EPA iterations %d, EPA depth unknown %ld; %ld moved to touch; slowest query %.0f us\n",

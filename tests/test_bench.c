@@ -23,25 +23,6 @@
 
 static char tmpdir[] = "/tmp/kcbp-bench-XXXXXX";
 
-static const char *tmp_path(const char *name)
-{
-    static char path[8][512];
-    static int next;
-    char *p = path[next++ % 8];
-    snprintf(p, 512, "%s/%s", tmpdir, name);
-    return p;
-}
-
-static const char *write_tmp(const char *name, const char *text)
-{
-    const char *p = tmp_path(name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    fclose(f);
-    return p;
-}
-
 static void run(test_run_result *r, const char *arg0, ...)
 {
     const char *argv[40];
@@ -134,9 +115,9 @@ static void load_scene(kcbp_scene *s, const char *path)
 static void test_by_hand(void **state)
 {
     (void)state;
-    write_tmp("box.obj", box_obj);
+    test_tmp_write_text(tmpdir, "box.obj", box_obj);
     kcbp_scene s;
-    load_scene(&s, write_tmp("hand.json", hand_scene));
+    load_scene(&s, test_tmp_write_text(tmpdir, "hand.json", hand_scene));
     assert_int_equal(s.nmodels, 1);
     const kcbp_mesh *m = &s.models[0].model.mesh;
     /* -1: not worked out by hand (thesis and Fibonacci directions) */
@@ -402,7 +383,7 @@ static void test_cli_save_scenes(void **state)
 {
     (void)state;
     test_run_result r = {0};
-    const char *dir = tmp_path("scenes");
+    const char *dir = test_tmp_path(tmpdir, "scenes");
     assert_int_equal(mkdir(dir, 0755), 0);
     run(&r, "bench", "--n", "25", "--seed", "4", "--no-times", "--runs", "1", "--bv", "aabb,hull", "--format", "json",
         "--save-scenes", dir, NULL);
@@ -436,7 +417,7 @@ static void test_cli_plot(void **state)
 {
     (void)state;
     test_run_result r = {0};
-    const char *svg = tmp_path("plot.svg");
+    const char *svg = test_tmp_path(tmpdir, "plot.svg");
     run(&r, "bench", "--n", "5,15", "--runs", "1", "--bv", "sphere,16-cbp,hull", "--plot", svg, NULL);
     if (r.status != 0)
         fail_msg("kcbp bench --plot: %d %s", r.status, r.err);
@@ -465,7 +446,7 @@ static void test_cli_usage(void **state)
         if (r.status != 2 || r.out[0] != '\0')
             fail_msg("kcbp bench %s %s: expected exit 2, got %d", bad[i][0], bad[i][1] ? bad[i][1] : "", r.status);
     }
-    run(&r, "bench", "--mesh", tmp_path("missing.obj"), NULL);
+    run(&r, "bench", "--mesh", test_tmp_path(tmpdir, "missing.obj"), NULL);
     assert_int_equal(r.status, 3);
     assert_string_equal(r.out, "");
     run(&r, "bench", "--help", NULL);

@@ -34,19 +34,7 @@ static void run(test_run_result *r, const char *arg0, ...)
     test_run(r, argv);
 }
 
-static const char *write_tmp(const char *name, const char *content, size_t len)
-{
-    static char path[8][256];
-    static int next;
-    char *p = path[next++ % 8];
-    snprintf(p, 256, "%s/%s", tmpdir, name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(content, 1, len, f), len);
-    fclose(f);
-    return p;
-}
-#define WRITE_TMP(name, literal) write_tmp(name, literal, sizeof literal - 1)
+#define WRITE_TMP(name, literal) test_tmp_write(tmpdir, name, literal, sizeof literal - 1)
 
 /* An input error: exit 3, nothing on stdout, and stderr mentions `where`. */
 static void expect_input_error(const test_run_result *r, const char *where)
@@ -109,14 +97,14 @@ static void test_bad_meshes(void **state)
         {"empty.obj", "", "empty.obj"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *p = write_tmp(cases[i].name, cases[i].text, strlen(cases[i].text));
+        const char *p = test_tmp_write(tmpdir, cases[i].name, cases[i].text, strlen(cases[i].text));
         run(r, "collide", p, good, NULL);
         expect_input_error(r, cases[i].where);
         run(r, "collide", good, p, NULL);
         expect_input_error(r, cases[i].where);
     }
     const char bin[] = {'v', ' ', '1', '\0', '\x01', '\xff', 'f', '\n'};
-    const char *binp = write_tmp("binary.obj", bin, sizeof bin);
+    const char *binp = test_tmp_write(tmpdir, "binary.obj", bin, sizeof bin);
     run(r, "collide", binp, good, NULL);
     expect_input_error(r, "binary.obj");
     run(r, "collide", tmpdir, good, NULL);

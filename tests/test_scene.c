@@ -23,25 +23,6 @@
 static char tmpdir[] = "/tmp/kcbp-scene-XXXXXX";
 static char cwd[1024];
 
-static const char *tmp_path(const char *name)
-{
-    static char path[8][512];
-    static int next;
-    char *p = path[next++ % 8];
-    snprintf(p, 512, "%s/%s", tmpdir, name);
-    return p;
-}
-
-static const char *write_tmp(const char *name, const char *text)
-{
-    const char *p = tmp_path(name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    fclose(f);
-    return p;
-}
-
 static void parse_scene(kcbp_scene *s, const char *json, const char *dir)
 {
     kcbp_error err = {0};
@@ -396,10 +377,10 @@ static void make_batch_files(void)
     for (int i = 0; i < NBATCH; i++) {
         char name[32];
         snprintf(name, sizeof name, "batch%d.json", i);
-        snprintf(paths[i], sizeof paths[i], "%s", tmp_path(name));
+        snprintf(paths[i], sizeof paths[i], "%s", test_tmp_path(tmpdir, name));
         batch_files[i] = paths[i];
         if (i == 3) { /* a bad scene in the middle */
-            write_tmp(name, "{\"objects\": []}");
+            test_tmp_write_text(tmpdir, name, "{\"objects\": []}");
             continue;
         }
         if (i == 5) { /* a moving scene */
@@ -409,7 +390,7 @@ static void make_batch_files(void)
                      " {\"name\": \"b\", \"mesh\": \"%s\", \"position\": [3, 0, 0], \"velocity\": [-2, 0, 0]}],"
                      " \"motion\": {\"frames\": 4, \"dt\": 0.5}}",
                      mesh, mesh);
-            write_tmp(name, text);
+            test_tmp_write_text(tmpdir, name, text);
             continue;
         }
         char n[8], seed[8];
@@ -419,7 +400,7 @@ static void make_batch_files(void)
         const char *argv[] = {"scene", "--generate", "thesis", "--mesh", mesh, "--n", n, "--seed", seed, NULL};
         test_run(&r, argv);
         assert_int_equal(r.status, 0);
-        write_tmp(name, r.out);
+        test_tmp_write_text(tmpdir, name, r.out);
         test_run_free(&r);
     }
 }
@@ -521,8 +502,8 @@ static void test_scene_command(void **state)
     char dir[600];
     snprintf(dir, sizeof dir, "%s/sub", tmpdir);
     mkdir(dir, 0700);
-    write_tmp("tet.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
-    const char *p = write_tmp("sub/s.json", "{\"objects\": [{\"name\": \"x\", \"mesh\": \"../tet.obj\", \"position\": [0, 0, 0]},"
+    test_tmp_write_text(tmpdir, "tet.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+    const char *p = test_tmp_write_text(tmpdir, "sub/s.json", "{\"objects\": [{\"name\": \"x\", \"mesh\": \"../tet.obj\", \"position\": [0, 0, 0]},"
                                            "{\"name\": \"y\", \"mesh\": \"../tet.obj\", \"position\": [0.5, 0, 0]},"
                                            "{\"name\": \"z\", \"mesh\": \"../tet.obj\", \"position\": [9, 0, 0]}]}");
     test_run_result r;
@@ -551,7 +532,7 @@ static void test_scene_command(void **state)
     test_run_free(&r);
 
     /* 0/0 hit rate: nothing passes the broad phase. */
-    p = write_tmp("apart.json", "{\"objects\": [{\"name\": \"x\", \"mesh\": \"tet.obj\", \"position\": [0, 0, 0]},"
+    p = test_tmp_write_text(tmpdir, "apart.json", "{\"objects\": [{\"name\": \"x\", \"mesh\": \"tet.obj\", \"position\": [0, 0, 0]},"
                                 "{\"name\": \"y\", \"mesh\": \"tet.obj\", \"position\": [5, 0, 0]}]}");
     const char *argv2[] = {"scene", p, NULL};
     test_run(&r, argv2);
@@ -583,8 +564,8 @@ static void test_scene_command(void **state)
 static void test_bad_scene_files(void **state)
 {
     (void)state;
-    write_tmp("tet.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
-    write_tmp("broken.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
+    test_tmp_write_text(tmpdir, "tet.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+    test_tmp_write_text(tmpdir, "broken.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
 #define OBJ(extra) "{\"name\": \"a\", \"mesh\": \"tet.obj\", \"position\": [0, 0, 0]" extra "}"
 #define SCENE(objs, rest) "{\"objects\": [" objs "]" rest "}"
     static const struct {
@@ -640,7 +621,7 @@ static void test_bad_scene_files(void **state)
          "bad.json: objects[1].mesh: "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *p = write_tmp("bad.json", cases[i].text);
+        const char *p = test_tmp_write_text(tmpdir, "bad.json", cases[i].text);
         test_run_result r;
         const char *argv[] = {"scene", p, NULL};
         test_run(&r, argv);
@@ -650,13 +631,13 @@ static void test_bad_scene_files(void **state)
         test_run_free(&r);
     }
     /* The OBJ reader's own file:line: message follows the field. */
-    const char *p = write_tmp("bad.json", SCENE("{\"name\": \"b\", \"mesh\": \"broken.obj\", \"position\": [0, 0, 0]}", ""));
+    const char *p = test_tmp_write_text(tmpdir, "bad.json", SCENE("{\"name\": \"b\", \"mesh\": \"broken.obj\", \"position\": [0, 0, 0]}", ""));
     test_run_result r;
     const char *argv[] = {"scene", p, NULL};
     test_run(&r, argv);
     assert_non_null(strstr(r.err, "broken.obj:4:"));
     test_run_free(&r);
-    p = write_tmp("bad.json", SCENE("{\"name\": \"b\", \"mesh\": \"nothere.obj\", \"position\": [0, 0, 0]}", ""));
+    p = test_tmp_write_text(tmpdir, "bad.json", SCENE("{\"name\": \"b\", \"mesh\": \"nothere.obj\", \"position\": [0, 0, 0]}", ""));
     test_run(&r, argv);
     assert_non_null(strstr(r.err, "nothere.obj: cannot open"));
     test_run_free(&r);

@@ -88,6 +88,30 @@ void test_model_load_unit(kcbp_model *m, const char *name)
         fail_msg("building %s: %s", path, err.msg);
 }
 
+const char *test_tmp_path(const char *dir, const char *name)
+{
+    static char path[8][512];
+    static int next;
+    char *p = path[next++ % 8];
+    snprintf(p, sizeof path[0], "%s/%s", dir, name);
+    return p;
+}
+
+const char *test_tmp_write(const char *dir, const char *name, const void *data, size_t len)
+{
+    const char *p = test_tmp_path(dir, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+    return p;
+}
+
+const char *test_tmp_write_text(const char *dir, const char *name, const char *text)
+{
+    return test_tmp_write(dir, name, text, strlen(text));
+}
+
 size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                  const kcbp_pose *pose_b, kcbp_contact **out)
 {

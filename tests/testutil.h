@@ -30,6 +30,14 @@ void test_model_load(kcbp_model *m, const char *name);
  * in different units can meet. */
 void test_model_load_unit(kcbp_model *m, const char *name);
 
+/* "<dir>/<name>" in one of 8 rotating buffers, so that a few paths can be
+ * held at once. */
+const char *test_tmp_path(const char *dir, const char *name);
+/* Writes len bytes to test_tmp_path(dir, name); returns that path. */
+const char *test_tmp_write(const char *dir, const char *name, const void *data, size_t len);
+/* The same for a NUL-terminated text. */
+const char *test_tmp_write_text(const char *dir, const char *name, const char *text);
+
 /* Every intersecting triangle pair of a (at pose_a) and b (at pose_b), by
  * testing all pairs with kcbp_tri_intersect in A's frame and the tolerance
  * of kcbp_collide: the oracle for the AABB trees. Sorted by (a, b); returns

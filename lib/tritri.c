@@ -270,6 +270,44 @@ static inline void tt_interval(const double p[3], const double d[3], const doubl
     }
 }
 
+/* A triangle's plane: its normal (unnormalised), the normal's length, the
+ * squared edge lengths, and whether the triangle is degenerate (zero area
+ * up to rounding, or no higher than eps): then it is a segment or a point. */
+typedef struct {
+    kcbp_vec3 n;
+    double len, l01, l02, l12;
+    bool deg;
+} tt_plane;
+
+static inline tt_plane tt_plane_of(const kcbp_vec3 t[3], double eps)
+{
+    tt_plane pl;
+    kcbp_vec3 e01 = kcbp_v3_sub(t[1], t[0]), e02 = kcbp_v3_sub(t[2], t[0]), e12 = kcbp_v3_sub(t[2], t[1]);
+    pl.n = kcbp_v3_cross(e01, e02);
+    double n2 = kcbp_v3_len2(pl.n);
+    pl.l01 = kcbp_v3_len2(e01);
+    pl.l02 = kcbp_v3_len2(e02);
+    pl.l12 = kcbp_v3_len2(e12);
+    double lmax = fmax(pl.l01, fmax(pl.l02, pl.l12));
+    pl.deg = n2 <= TT_REL_DEGEN * TT_REL_DEGEN * pl.l01 * pl.l02 || n2 <= eps * eps * lmax;
+    pl.len = pl.deg ? 0 : sqrt(n2);
+    return pl;
+}
+
+/* Signed distances, times |n|, of p's vertices from the plane through t0:
+ * r as computed, d with those within eps of the plane snapped to 0. True
+ * when all of p lies strictly on one side, so that nothing touches. */
+static inline bool tt_sides(const tt_plane *pl, kcbp_vec3 t0, const kcbp_vec3 p[3], double eps, double r[3],
+                            double d[3])
+{
+    double tol = eps * pl->len;
+    for (int i = 0; i < 3; i++) {
+        r[i] = kcbp_v3_dot(pl->n, kcbp_v3_sub(p[i], t0));
+        d[i] = fabs(r[i]) <= tol ? 0 : r[i];
+    }
+    return tt_one_side(d);
+}
+
 bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps)
 {
     if (tt_nonfinite(a, b))
@@ -277,56 +315,30 @@ bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps)
     if (!(eps > 0))
         eps = 0; /* negative or NaN: no tolerance */
 
-    /* Plane of b, and whether b is degenerate. */
-    kcbp_vec3 b01 = kcbp_v3_sub(b[1], b[0]), b02 = kcbp_v3_sub(b[2], b[0]), b12 = kcbp_v3_sub(b[2], b[1]);
-    kcbp_vec3 nb = kcbp_v3_cross(b01, b02);
-    double nb2 = kcbp_v3_len2(nb);
-    double lb01 = kcbp_v3_len2(b01), lb02 = kcbp_v3_len2(b02), lb12 = kcbp_v3_len2(b12);
-    double lbmax = fmax(lb01, fmax(lb02, lb12));
-    bool degb = nb2 <= TT_REL_DEGEN * TT_REL_DEGEN * lb01 * lb02 || nb2 <= eps * eps * lbmax;
-    double da[3] = {0, 0, 0}, ra[3] = {0, 0, 0}, nblen = 0;
-    if (!degb) {
-        nblen = sqrt(nb2);
-        double tol = eps * nblen;
-        for (int i = 0; i < 3; i++) {
-            ra[i] = kcbp_v3_dot(nb, kcbp_v3_sub(a[i], b[0]));
-            da[i] = fabs(ra[i]) <= tol ? 0 : ra[i];
-        }
-        if (tt_one_side(da))
-            return false;
-    }
+    /* Plane of b, and which side of it a's vertices lie on. */
+    tt_plane plb = tt_plane_of(b, eps);
+    double da[3] = {0, 0, 0}, ra[3] = {0, 0, 0};
+    if (!plb.deg && tt_sides(&plb, b[0], a, eps, ra, da))
+        return false;
 
     /* Plane of a, the same way. */
-    kcbp_vec3 a01 = kcbp_v3_sub(a[1], a[0]), a02 = kcbp_v3_sub(a[2], a[0]), a12 = kcbp_v3_sub(a[2], a[1]);
-    kcbp_vec3 na = kcbp_v3_cross(a01, a02);
-    double na2 = kcbp_v3_len2(na);
-    double la01 = kcbp_v3_len2(a01), la02 = kcbp_v3_len2(a02), la12 = kcbp_v3_len2(a12);
-    double lamax = fmax(la01, fmax(la02, la12));
-    bool dega = na2 <= TT_REL_DEGEN * TT_REL_DEGEN * la01 * la02 || na2 <= eps * eps * lamax;
-    double db[3] = {0, 0, 0}, rb[3] = {0, 0, 0}, nalen = 0;
-    if (!dega) {
-        nalen = sqrt(na2);
-        double tol = eps * nalen;
-        for (int i = 0; i < 3; i++) {
-            rb[i] = kcbp_v3_dot(na, kcbp_v3_sub(b[i], a[0]));
-            db[i] = fabs(rb[i]) <= tol ? 0 : rb[i];
-        }
-        if (tt_one_side(db))
-            return false;
-    }
+    tt_plane pla = tt_plane_of(a, eps);
+    double db[3] = {0, 0, 0}, rb[3] = {0, 0, 0};
+    if (!pla.deg && tt_sides(&pla, a[0], b, eps, rb, db))
+        return false;
 
     /* Degenerate triangles: segments (or points). */
-    if (dega || degb) {
+    if (pla.deg || plb.deg) {
         kcbp_vec3 sa[2], sb[2];
-        if (dega)
-            tt_segment(a, la01, la02, la12, sa);
-        if (degb)
-            tt_segment(b, lb01, lb02, lb12, sb);
-        if (dega && degb)
+        if (pla.deg)
+            tt_segment(a, pla.l01, pla.l02, pla.l12, sa);
+        if (plb.deg)
+            tt_segment(b, plb.l01, plb.l02, plb.l12, sb);
+        if (pla.deg && plb.deg)
             return tt_seg_seg(sa, sb, eps);
-        if (dega)
-            return tt_seg_tri(sa, b, nb, nblen, eps);
-        return tt_seg_tri(sb, a, na, nalen, eps);
+        if (pla.deg)
+            return tt_seg_tri(sa, b, plb.n, plb.len, eps);
+        return tt_seg_tri(sb, a, pla.n, pla.len, eps);
     }
 
     /* Coplanar: one triangle lies (within eps) in the other's plane. Project
@@ -337,9 +349,9 @@ bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps)
     if (acop || bcop) {
         kcbp_vec3 n;
         if (acop && bcop)
-            n = kcbp_v3_add(kcbp_v3_scale(kcbp_v3_abs(na), nblen), kcbp_v3_scale(kcbp_v3_abs(nb), nalen));
+            n = kcbp_v3_add(kcbp_v3_scale(kcbp_v3_abs(pla.n), plb.len), kcbp_v3_scale(kcbp_v3_abs(plb.n), pla.len));
         else
-            n = acop ? nb : na;
+            n = acop ? plb.n : pla.n;
         int k = tt_max_axis(n);
         tt_v2 pa[3] = {tt_drop(a[0], k), tt_drop(a[1], k), tt_drop(a[2], k)};
         tt_v2 pb[3] = {tt_drop(b[0], k), tt_drop(b[1], k), tt_drop(b[2], k)};
@@ -350,7 +362,7 @@ bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps)
      * common line, using the coordinate on which its direction is largest
      * (positions along the line are an affine function of it). Closed
      * intervals, with slack eps, so touching counts. */
-    int k = tt_max_axis(kcbp_v3_cross(na, nb));
+    int k = tt_max_axis(kcbp_v3_cross(pla.n, plb.n));
     double pa[3] = {kcbp_v3_get(a[0], k), kcbp_v3_get(a[1], k), kcbp_v3_get(a[2], k)};
     double pb[3] = {kcbp_v3_get(b[0], k), kcbp_v3_get(b[1], k), kcbp_v3_get(b[2], k)};
     double alo, ahi, blo, bhi;

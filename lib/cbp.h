@@ -5,10 +5,13 @@
  * point by construction; the directions decide how tight it is:
  *
  *   greedy  (default) successive plane removal: start from the planes of the
- *           convex hull and drop, one at a time, the plane whose removal adds
- *           the least volume, until k remain (Melax; Jacobson 2026).
+ *           convex hull and drop, one at a time, the plane whose removal
+ *           adds the least volume, until k remain (Melax; Jacobson 2026).
  *   thesis  the normals of the floor(0.1 k) largest hull faces, plus an
  *           area-weighted spherical k-means of the hull's face normals.
+ *   Both take the hull of the points' grid extremes (lib/cbp.c), which has
+ *   at most a few thousand points: the build costs O(n) plus a bounded
+ *   amount, whatever the input.
  *   fixed   k directions spread evenly over the sphere (Fibonacci lattice).
  *   kdop    the classic k-DOP directions (axes, cube corners, cube edges) when
  *           k is 6, 14, 18 or 26; the fixed directions for any other k.

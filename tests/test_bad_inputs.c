@@ -156,9 +156,6 @@ static void check_run(tally *t, const char *cmd, const char *input, int want_exi
         memcpy(argv[0], a, sizeof a);
         memcpy(argv[1], b, sizeof b);
         nrun = 2;
-    } else if (!strcmp(cmd, "collide-nocbp")) {
-        const char *a[] = {"collide", input, good, "--no-cbp", "--contacts", "none", NULL};
-        memcpy(argv[0], a, sizeof a);
     } else if (!strcmp(cmd, "cbp") || !strcmp(cmd, "scene") || !strcmp(cmd, "batch")) {
         const char *a[] = {cmd, input, NULL};
         memcpy(argv[0], a, sizeof a);

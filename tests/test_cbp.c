@@ -274,6 +274,35 @@ static void test_degenerate_inputs(void **state)
     build_all(thin, 100);
 }
 
+/* Caps of many vertices in convex position on one plane (a finely
+ * tessellated cylinder, a flat polygon): the exact hull of such points took
+ * qhull time quadratic in the cap's vertices (100 s for 20,000). The grid's
+ * approximate hull bounds it; the result must still contain every point. */
+static void test_big_coplanar_caps(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    kcbp_vec3 *p = malloc(2 * N * sizeof *p);
+    assert_non_null(p);
+    for (int flat = 0; flat < 2; flat++) {
+        size_t n = flat ? N : 2 * N;
+        for (size_t i = 0; i < n; i++) {
+            double a = 2 * M_PI * (double)(i % N) / N;
+            p[i] = kcbp_v3(cos(a), sin(a), i < N ? 0 : 0.5);
+        }
+        for (size_t d = 0; d < 4; d++) {
+            kcbp_cbp c;
+            kcbp_error err;
+            assert_int_equal(kcbp_cbp_build(p, n, 16, ALL_DIRS[d], &c, &err), KCBP_OK);
+            check_cbp(&c, p, n);
+            if (ALL_DIRS[d] == KCBP_DIRS_GREEDY)
+                assert_int_equal(c.nplanes, 16);
+            kcbp_cbp_free(&c);
+        }
+    }
+    free(p);
+}
+
 static void test_errors_and_names(void **state)
 {
     (void)state;
@@ -335,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_closed_form_volumes),
         cmocka_unit_test(test_degenerate_inputs),
         cmocka_unit_test(test_axis_aligned_flat),
+        cmocka_unit_test(test_big_coplanar_caps),
         cmocka_unit_test(test_errors_and_names),
         cmocka_unit_test(test_write_obj),
     };

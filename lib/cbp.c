@@ -38,6 +38,7 @@ const char *kcbp_cbp_dirs_name(kcbp_cbp_dirs dirs)
     case KCBP_DIRS_THESIS: return "thesis";
     case KCBP_DIRS_FIXED: return "fixed";
     case KCBP_DIRS_KDOP: return "kdop";
+    case KCBP_DIRS_GIVEN: return "given";
     }
     return "unknown";
 }
@@ -759,23 +760,20 @@ kcbp_status kcbp_hull_volume(const kcbp_vec3 *points, size_t npoints, double *vo
     return st;
 }
 
-kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs, kcbp_cbp *out,
+/* Steps 1-2: checks the points and fills bc; *work (malloc'ed, *nwork
+ * points) are the local points, thickened along thin axes. */
+static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *bc, kcbp_vec3 **work, size_t *nwork,
                            kcbp_error *err)
 {
-    memset(out, 0, sizeof *out);
+    memset(bc, 0, sizeof *bc);
+    *work = NULL;
+    *nwork = 0;
     if (!points || npoints == 0)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "no points to bound");
-    if (k < KCBP_CBP_K_MIN || k > KCBP_CBP_K_MAX)
-        return kcbp_error_set(err, KCBP_ERR_INVALID, "k must be between %d and %d (got %d)", KCBP_CBP_K_MIN,
-                              KCBP_CBP_K_MAX, k);
-    if (dirs != KCBP_DIRS_GREEDY && dirs != KCBP_DIRS_THESIS && dirs != KCBP_DIRS_FIXED && dirs != KCBP_DIRS_KDOP)
-        return kcbp_error_set(err, KCBP_ERR_INVALID, "unknown direction mode %d", (int)dirs);
     if (npoints > (size_t)INT32_MAX / 8)
         return kcbp_error_set(err, KCBP_ERR_LIMIT, "too many points (%zu)", npoints);
-    build_ctx bc;
-    memset(&bc, 0, sizeof bc);
-    bc.points = points;
-    bc.npoints = npoints;
+    bc->points = points;
+    bc->npoints = npoints;
     kcbp_vec3 lo = points[0], hi = points[0];
     for (size_t i = 0; i < npoints; i++) {
         if (!isfinite(points[i].x) || !isfinite(points[i].y) || !isfinite(points[i].z))
@@ -783,10 +781,10 @@ kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_
         lo = kcbp_v3_min(lo, points[i]);
         hi = kcbp_v3_max(hi, points[i]);
     }
-    bc.centre = kcbp_v3_scale(kcbp_v3_add(lo, hi), 0.5);
+    bc->centre = kcbp_v3_scale(kcbp_v3_add(lo, hi), 0.5);
     double diag = kcbp_v3_len(kcbp_v3_sub(hi, lo));
-    bc.scale = fmax(diag, fmax(kcbp_v3_max_abs(lo), kcbp_v3_max_abs(hi)));
-    bc.thick = bc.scale > 0 ? KCBP_CBP_THICKEN * bc.scale : KCBP_CBP_THICKEN;
+    bc->scale = fmax(diag, fmax(kcbp_v3_max_abs(lo), kcbp_v3_max_abs(hi)));
+    bc->thick = bc->scale > 0 ? KCBP_CBP_THICKEN * bc->scale : KCBP_CBP_THICKEN;
 
     /* Local points, their mean and principal axes; thin axes get thickened. */
     kcbp_vec3 *local = malloc(npoints * sizeof *local);
@@ -794,11 +792,11 @@ kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
     kcbp_vec3 mean = kcbp_v3(0, 0, 0);
     for (size_t i = 0; i < npoints; i++) {
-        local[i] = kcbp_v3_sub(points[i], bc.centre);
+        local[i] = kcbp_v3_sub(points[i], bc->centre);
         mean = kcbp_v3_add(mean, local[i]);
     }
     mean = kcbp_v3_scale(mean, 1.0 / (double)npoints);
-    bc.mean = mean;
+    bc->mean = mean;
     double cov[3][3] = {{0}}, axes[3][3];
     for (size_t i = 0; i < npoints; i++) {
         double r[3] = {local[i].x - mean.x, local[i].y - mean.y, local[i].z - mean.z};
@@ -807,7 +805,6 @@ kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_
                 cov[a][b] += r[a] * r[b];
     }
     kcbp_sym3_eigenvectors(cov, axes);
-    double size = 0;
     for (int a = 0; a < 3; a++) {
         kcbp_vec3 e = kcbp_v3(axes[0][a], axes[1][a], axes[2][a]);
         double mn = INFINITY, mx = -INFINITY;
@@ -816,124 +813,184 @@ kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_
             mn = fmin(mn, t);
             mx = fmax(mx, t);
         }
-        if (mx - mn <= bc.thick)
-            bc.thin[bc.nthin++] = e;
+        if (mx - mn <= bc->thick)
+            bc->thin[bc->nthin++] = e;
     }
-    size_t mult = bc.nthin == 0 ? 1 : bc.nthin == 3 ? 6 : 2 * (size_t)bc.nthin;
-    kcbp_vec3 *work = local;
-    size_t nwork = npoints;
-    if (bc.nthin) {
-        work = malloc(npoints * mult * sizeof *work);
-        if (!work) {
+    size_t mult = bc->nthin == 0 ? 1 : bc->nthin == 3 ? 6 : 2 * (size_t)bc->nthin;
+    kcbp_vec3 *w = local;
+    size_t nw = npoints;
+    if (bc->nthin) {
+        w = malloc(npoints * mult * sizeof *w);
+        if (!w) {
             free(local);
             return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
         }
-        nwork = 0;
+        nw = 0;
         for (size_t i = 0; i < npoints; i++)
-            for (int t = 0; t < bc.nthin; t++)
-                for (int s = -1; s <= 1; s += 2)
-                    work[nwork++] = kcbp_v3_add(local[i], kcbp_v3_scale(bc.thin[t], s * bc.thick));
+            for (int t = 0; t < bc->nthin; t++)
+                for (int sgn = -1; sgn <= 1; sgn += 2)
+                    w[nw++] = kcbp_v3_add(local[i], kcbp_v3_scale(bc->thin[t], sgn * bc->thick));
         free(local);
-        local = NULL;
     }
-    for (size_t i = 0; i < nwork; i++)
-        size = fmax(size, kcbp_v3_max_abs(work[i]));
-    bc.size = size;
-    bc.check = work;
-    bc.ncheck = nwork;
+    double size = 0;
+    for (size_t i = 0; i < nw; i++)
+        size = fmax(size, kcbp_v3_max_abs(w[i]));
+    bc->size = size;
+    bc->check = w;
+    bc->ncheck = nw;
+    *work = w;
+    *nwork = nw;
+    return KCBP_OK;
+}
 
-    /* Directions (room for the six axes the fallback may add). */
-    kcbp_status st = KCBP_OK;
+/* Steps 3 for greedy and thesis: the directions from the hull of the work
+ * points' grid extremes. nrm has room for *cap directions on success. */
+static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t nwork, int k, kcbp_cbp_dirs dirs,
+                             kcbp_vec3 **nrm, size_t *ndirs, kcbp_error *err)
+{
+    size_t room = 6 * (size_t)KCBP_CBP_GRID * KCBP_CBP_GRID, nsel = 0; /* 3 axes, 2 ends */
+    uint32_t *sel = malloc(room * sizeof *sel), *cell = malloc(room / 3 * sizeof *cell);
+    kcbp_vec3 *pts = malloc(room * sizeof *pts);
     kcbp_hull hull;
     memset(&hull, 0, sizeof hull);
-    size_t cap = (size_t)k + 6, ndirs = 0;
-    kcbp_vec3 *nrm = NULL;
-    kcbp_vec3 *hullpts = NULL;
-    if (dirs == KCBP_DIRS_GREEDY || dirs == KCBP_DIRS_THESIS) {
-        /* The directions come from the approximate hull of the grid's
-         * extreme points; the greedy and the thesis's k-means see its few
-         * vertices only. */
-        size_t room = 6 * (size_t)KCBP_CBP_GRID * KCBP_CBP_GRID, nsel = 0; /* 3 axes, 2 ends */
-        uint32_t *sel = malloc(room * sizeof *sel), *cell = malloc(room / 3 * sizeof *cell);
-        hullpts = malloc(room * sizeof *hullpts);
-        if (!sel || !cell || !hullpts) {
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the approximate hull");
-        } else {
-            size_t nidx = grid_extremes(work, nwork, KCBP_CBP_GRID, sel, cell);
-            qsort(sel, nidx, sizeof *sel, by_u32);
-            for (size_t i = 0; i < nidx; i++)
-                if (i == 0 || sel[i] != sel[i - 1])
-                    hullpts[nsel++] = work[sel[i]];
-            st = kcbp_hull_compute(hullpts, nsel, &hull, err);
-        }
-        free(sel);
-        free(cell);
+    kcbp_status st = KCBP_OK;
+    if (!sel || !cell || !pts) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the approximate hull");
+        goto done;
+    }
+    size_t nidx = grid_extremes(work, nwork, KCBP_CBP_GRID, sel, cell);
+    qsort(sel, nidx, sizeof *sel, by_u32);
+    for (size_t i = 0; i < nidx; i++)
+        if (i == 0 || sel[i] != sel[i - 1])
+            pts[nsel++] = work[sel[i]];
+    st = kcbp_hull_compute(pts, nsel, &hull, err);
+    if (st != KCBP_OK)
+        goto done;
+    size_t cap = (hull.nfacets > (size_t)k ? hull.nfacets : (size_t)k) + 6;
+    if (!(*nrm = malloc(cap * sizeof **nrm))) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu directions", cap);
+        goto done;
+    }
+    if (dirs == KCBP_DIRS_THESIS) {
+        st = thesis_dirs(&hull, (size_t)k, *nrm, ndirs, err);
+    } else {
+        uint32_t *keep;
+        double added;
+        st = kcbp_greedy_select(&hull, pts, (size_t)k, bc->size, &keep, ndirs, &added, err);
+        for (size_t j = 0; st == KCBP_OK && j < *ndirs; j++)
+            (*nrm)[j] = hull.normal[keep[j]];
         if (st == KCBP_OK)
-            cap = (hull.nfacets > (size_t)k ? hull.nfacets : (size_t)k) + 6;
+            free(keep);
     }
-    if (st == KCBP_OK) {
-        nrm = malloc(cap * sizeof *nrm);
-        if (!nrm)
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu directions", cap);
+    if (st != KCBP_OK) {
+        free(*nrm);
+        *nrm = NULL;
     }
-    if (st == KCBP_OK) {
-        switch (dirs) {
-        case KCBP_DIRS_FIXED:
-            fibonacci_dirs(nrm, (size_t)k);
-            ndirs = (size_t)k;
-            break;
-        case KCBP_DIRS_KDOP: ndirs = kdop_dirs(nrm, (size_t)k); break;
-        case KCBP_DIRS_THESIS: st = thesis_dirs(&hull, (size_t)k, nrm, &ndirs, err); break;
-        case KCBP_DIRS_GREEDY: {
-            uint32_t *keep;
-            double added;
-            st = kcbp_greedy_select(&hull, hullpts, (size_t)k, size, &keep, &ndirs, &added, err);
-            for (size_t j = 0; st == KCBP_OK && j < ndirs; j++)
-                nrm[j] = hull.normal[keep[j]];
-            if (st == KCBP_OK)
-                free(keep);
-            break;
-        }
-        }
-    }
-    /* Polytope; unbounded -> add the axes; inaccurate vertices -> push further. */
-    double push = KCBP_CBP_PUSH * (bc.scale > 0 ? bc.scale : 1);
+done:
+    kcbp_hull_free(&hull);
+    free(sel);
+    free(cell);
+    free(pts);
+    return st;
+}
+
+/* Steps 4-6: the polytope of the planes with normals nrm[0..ndirs) (unit;
+ * room for 6 more). Unbounded -> add the axes; inaccurate vertices -> push
+ * further. */
+static kcbp_status polytope_of_dirs(const build_ctx *bc, kcbp_vec3 *nrm, size_t ndirs, kcbp_cbp *out,
+                                    kcbp_error *err)
+{
+    double push = KCBP_CBP_PUSH * (bc->scale > 0 ? bc->scale : 1);
     bool added_axes = false;
-    for (int attempt = 0; st == KCBP_OK; attempt++) {
+    for (int attempt = 0;; attempt++) {
         bool unbounded;
         kcbp_error perr;
-        st = polytope(&bc, nrm, ndirs, push, out, &unbounded, &perr);
+        kcbp_status st = polytope(bc, nrm, ndirs, push, out, &unbounded, &perr);
         if (st != KCBP_OK && unbounded && !added_axes) {
             added_axes = true;
             ndirs += kdop_dirs(nrm + ndirs, 6);
-            st = KCBP_OK;
             continue;
         }
         if (st != KCBP_OK) {
             if (err)
                 *err = perr;
-            break;
+            return st;
         }
-        if (contains_points(&bc, out))
-            break;
+        if (contains_points(bc, out))
+            return KCBP_OK;
         kcbp_cbp_free(out);
-        if (attempt >= 2) {
-            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY,
-                                "the polytope's vertices are too inaccurate to contain the points");
-            break;
-        }
+        if (attempt >= 2)
+            return kcbp_error_set(err, KCBP_ERR_GEOMETRY,
+                                  "the polytope's vertices are too inaccurate to contain the points");
         push *= 1000;
     }
+}
+
+kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs, kcbp_cbp *out,
+                           kcbp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (k < KCBP_CBP_K_MIN || k > KCBP_CBP_K_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "k must be between %d and %d (got %d)", KCBP_CBP_K_MIN,
+                              KCBP_CBP_K_MAX, k);
+    if (dirs != KCBP_DIRS_GREEDY && dirs != KCBP_DIRS_THESIS && dirs != KCBP_DIRS_FIXED && dirs != KCBP_DIRS_KDOP)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "unknown direction mode %d", (int)dirs);
+    build_ctx bc;
+    kcbp_vec3 *work, *nrm = NULL;
+    size_t nwork, ndirs = 0;
+    kcbp_status st = prepare(points, npoints, &bc, &work, &nwork, err);
+    if (st != KCBP_OK)
+        return st;
+    if (dirs == KCBP_DIRS_GREEDY || dirs == KCBP_DIRS_THESIS) {
+        st = hull_dirs(&bc, work, nwork, k, dirs, &nrm, &ndirs, err);
+    } else if (!(nrm = malloc(((size_t)k + 6) * sizeof *nrm))) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %d directions", k);
+    } else if (dirs == KCBP_DIRS_FIXED) {
+        fibonacci_dirs(nrm, (size_t)k);
+        ndirs = (size_t)k;
+    } else {
+        ndirs = kdop_dirs(nrm, (size_t)k);
+    }
+    if (st == KCBP_OK)
+        st = polytope_of_dirs(&bc, nrm, ndirs, out, err);
     if (st == KCBP_OK) {
         out->k = k;
         out->dirs = dirs;
     }
-    kcbp_hull_free(&hull);
     free(nrm);
-    free(hullpts);
-    free(local);
-    if (work != local)
-        free(work);
+    free(work);
+    return st;
+}
+
+kcbp_status kcbp_cbp_build_dirs(const kcbp_vec3 *points, size_t npoints, const kcbp_vec3 *dirs, size_t ndirs,
+                                kcbp_cbp *out, kcbp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!dirs || ndirs == 0 || ndirs > KCBP_CBP_K_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "need 1 to %d directions (got %zu)", KCBP_CBP_K_MAX, ndirs);
+    kcbp_vec3 *nrm = malloc((ndirs + 6) * sizeof *nrm);
+    if (!nrm)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu directions", ndirs);
+    for (size_t j = 0; j < ndirs; j++) {
+        double len = kcbp_v3_len(dirs[j]);
+        if (!(len > 0) || !isfinite(len)) {
+            free(nrm);
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "direction %zu is zero or not finite", j);
+        }
+        nrm[j] = kcbp_v3_scale(dirs[j], 1 / len);
+    }
+    build_ctx bc;
+    kcbp_vec3 *work;
+    size_t nwork;
+    kcbp_status st = prepare(points, npoints, &bc, &work, &nwork, err);
+    if (st == KCBP_OK)
+        st = polytope_of_dirs(&bc, nrm, ndirs, out, err);
+    if (st == KCBP_OK) {
+        out->k = (int)ndirs;
+        out->dirs = KCBP_DIRS_GIVEN;
+    }
+    free(nrm);
+    free(work);
     return st;
 }
 

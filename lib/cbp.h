@@ -55,7 +55,8 @@ extern "C" {
 #define KCBP_CBP_THICKEN 1e-6
 enum { KCBP_CBP_K_MIN = 4, KCBP_CBP_K_DEFAULT = 16, KCBP_CBP_K_MAX = 100000 };
 
-typedef enum { KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP } kcbp_cbp_dirs;
+/* GIVEN: built by kcbp_cbp_build_dirs; not a mode kcbp_cbp_build takes. */
+typedef enum { KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP, KCBP_DIRS_GIVEN } kcbp_cbp_dirs;
 
 /* The half-space n·x <= d, |n| = 1. */
 typedef struct {
@@ -85,6 +86,14 @@ typedef struct {
 kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs, kcbp_cbp *out,
                            kcbp_error *err);
 
+/* Builds the polytope of the supporting planes with the caller's ndirs
+ * directions (any length but zero; normalised here), with the same
+ * guarantees, thickening and axis fallback as kcbp_cbp_build: for
+ * directions chosen elsewhere (shared by several meshes, or searched for, as
+ * bench/cbp_bound does). k is set to ndirs and dirs to KCBP_DIRS_GIVEN. */
+kcbp_status kcbp_cbp_build_dirs(const kcbp_vec3 *points, size_t npoints, const kcbp_vec3 *dirs, size_t ndirs,
+                                kcbp_cbp *out, kcbp_error *err);
+
 void kcbp_cbp_free(kcbp_cbp *cbp);
 
 /* Writes the polytope as a Wavefront OBJ file (v and f lines, faces CCW). */
@@ -93,7 +102,8 @@ kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error
 /* Volume of the convex hull of the points; 0 for flat input. */
 kcbp_status kcbp_hull_volume(const kcbp_vec3 *points, size_t npoints, double *volume, kcbp_error *err);
 
-/* "greedy", "thesis", "fixed", "kdop"; parse accepts exactly these. */
+/* "greedy", "thesis", "fixed", "kdop" ("given" for KCBP_DIRS_GIVEN);
+ * parse accepts exactly the first four. */
 const char *kcbp_cbp_dirs_name(kcbp_cbp_dirs dirs);
 kcbp_status kcbp_cbp_dirs_parse(const char *name, kcbp_cbp_dirs *dirs, kcbp_error *err);
 

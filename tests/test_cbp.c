@@ -303,6 +303,43 @@ static void test_big_coplanar_caps(void **state)
     free(p);
 }
 
+/* The caller's directions: a greedy k-CBP's own normals rebuild it; too
+ * few to bound get the axes; bad directions are refused. */
+static void test_given_directions(void **state)
+{
+    (void)state;
+    size_t n = 300;
+    kcbp_vec3 *p = cloud(n, 4242, 2);
+    kcbp_cbp g, c;
+    kcbp_error err;
+    assert_int_equal(kcbp_cbp_build(p, n, 16, KCBP_DIRS_GREEDY, &g, &err), KCBP_OK);
+    kcbp_vec3 dirs[16];
+    for (uint32_t j = 0; j < g.nplanes; j++)
+        dirs[j] = kcbp_v3_scale(g.planes[j].n, 3.0); /* any length */
+    assert_int_equal(kcbp_cbp_build_dirs(p, n, dirs, g.nplanes, &c, &err), KCBP_OK);
+    check_cbp(&c, p, n);
+    assert_int_equal(c.nplanes, g.nplanes);
+    assert_true(fabs(c.volume - g.volume) <= 1e-9 * g.volume);
+    assert_int_equal(c.dirs, KCBP_DIRS_GIVEN);
+    assert_string_equal(kcbp_cbp_dirs_name(c.dirs), "given");
+    kcbp_cbp_free(&c);
+    kcbp_cbp_free(&g);
+    /* one direction: unbounded alone, bounded with the six axes */
+    kcbp_vec3 one = kcbp_v3(1, 1, 1);
+    assert_int_equal(kcbp_cbp_build_dirs(p, n, &one, 1, &c, &err), KCBP_OK);
+    check_cbp(&c, p, n);
+    assert_int_equal(c.nplanes, 7);
+    kcbp_cbp_free(&c);
+    kcbp_vec3 bad[2] = {kcbp_v3(1, 0, 0), kcbp_v3(0, 0, 0)};
+    assert_int_equal(kcbp_cbp_build_dirs(p, n, bad, 2, &c, &err), KCBP_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "direction 1"));
+    bad[1] = kcbp_v3(NAN, 0, 0);
+    assert_int_equal(kcbp_cbp_build_dirs(p, n, bad, 2, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_dirs(p, n, bad, 0, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_dirs(NULL, 0, bad, 1, &c, &err), KCBP_ERR_INVALID);
+    free(p);
+}
+
 static void test_errors_and_names(void **state)
 {
     (void)state;
@@ -365,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_degenerate_inputs),
         cmocka_unit_test(test_axis_aligned_flat),
         cmocka_unit_test(test_big_coplanar_caps),
+        cmocka_unit_test(test_given_directions),
         cmocka_unit_test(test_errors_and_names),
         cmocka_unit_test(test_write_obj),
     };

@@ -686,6 +686,8 @@ static bool contains_points(const build_ctx *bc, const kcbp_cbp *c)
  * within 0.1-0.6 points of hit rate on the bundled meshes (`kcbp bench`) and
  * builds the Stanford bunny's 16-CBP 4-5 times faster. */
 #define KCBP_CBP_GRID 32
+/* Up to this many points, the hull is of all of them: cheap, and exact. */
+#define KCBP_CBP_GRID_MIN_POINTS 1024
 
 static int by_u32(const void *a, const void *b)
 {
@@ -858,14 +860,34 @@ static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t 
         st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the approximate hull");
         goto done;
     }
-    size_t nidx = grid_extremes(work, nwork, KCBP_CBP_GRID, sel, cell);
-    qsort(sel, nidx, sizeof *sel, by_u32);
-    for (size_t i = 0; i < nidx; i++)
-        if (i == 0 || sel[i] != sel[i - 1])
-            pts[nsel++] = work[sel[i]];
-    st = kcbp_hull_compute(pts, nsel, &hull, err);
-    if (st != KCBP_OK)
+    /* hp: the points the hull is of. Few points are taken whole. The grid
+     * can drop a hull vertex that lies between others in its cells along
+     * all three axes, so its points can even be flat when the input is not
+     * (found by fuzzing: three of a thin tetrahedron's four vertices); the
+     * whole set, thickened where thin, always spans 3D. */
+    const kcbp_vec3 *hp = work;
+    size_t nhp = nwork;
+    if (nwork > KCBP_CBP_GRID_MIN_POINTS) {
+        size_t nidx = grid_extremes(work, nwork, KCBP_CBP_GRID, sel, cell);
+        qsort(sel, nidx, sizeof *sel, by_u32);
+        for (size_t i = 0; i < nidx; i++)
+            if (i == 0 || sel[i] != sel[i - 1])
+                pts[nsel++] = work[sel[i]];
+        hp = pts;
+        nhp = nsel;
+    }
+    kcbp_error herr;
+    st = kcbp_hull_compute(hp, nhp, &hull, &herr);
+    if (st != KCBP_OK && hp == pts && herr.code == KCBP_ERR_GEOMETRY && !strncmp(herr.msg, "flat: ", 6)) {
+        hp = work;
+        nhp = nwork;
+        st = kcbp_hull_compute(hp, nhp, &hull, &herr);
+    }
+    if (st != KCBP_OK) {
+        if (err)
+            *err = herr;
         goto done;
+    }
     size_t cap = (hull.nfacets > (size_t)k ? hull.nfacets : (size_t)k) + 6;
     if (!(*nrm = malloc(cap * sizeof **nrm))) {
         st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu directions", cap);
@@ -876,7 +898,7 @@ static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t 
     } else {
         uint32_t *keep;
         double added;
-        st = kcbp_greedy_select(&hull, pts, (size_t)k, bc->size, &keep, ndirs, &added, err);
+        st = kcbp_greedy_select(&hull, hp, (size_t)k, bc->size, &keep, ndirs, &added, err);
         for (size_t j = 0; st == KCBP_OK && j < *ndirs; j++)
             (*nrm)[j] = hull.normal[keep[j]];
         if (st == KCBP_OK)

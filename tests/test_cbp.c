@@ -303,6 +303,28 @@ static void test_big_coplanar_caps(void **state)
     free(p);
 }
 
+/* More points than the grid threshold, whose grid extremes are flat: the
+ * middle vertex M of a thin tetrahedron lies between A and B along every
+ * axis, in their cells, so the grid keeps A, B and D only. The hull must
+ * then be of all the points (found by fuzzing kcbp_collide, with 4). */
+static void test_grid_extremes_flat(void **state)
+{
+    (void)state;
+    const kcbp_vec3 v[4] = {{0, 0, 0}, {1e-3, 0.9e-3, 1.1e-3}, {2e-3, 2e-3, 2e-3}, {1, 0.5, 0.2}};
+    enum { COPIES = 400 };
+    kcbp_vec3 p[4 * COPIES];
+    for (int i = 0; i < 4 * COPIES; i++)
+        p[i] = v[i % 4];
+    for (size_t d = 0; d < 2; d++) {
+        kcbp_cbp c;
+        kcbp_error err;
+        assert_int_equal(kcbp_cbp_build(p, 4 * COPIES, 16, ALL_DIRS[d], &c, &err), KCBP_OK);
+        check_cbp(&c, p, 4 * COPIES);
+        assert_true(c.thickness == 0); /* a solid, not a thickened triangle */
+        kcbp_cbp_free(&c);
+    }
+}
+
 /* The caller's directions: a greedy k-CBP's own normals rebuild it; too
  * few to bound get the axes; bad directions are refused. */
 static void test_given_directions(void **state)
@@ -403,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_axis_aligned_flat),
         cmocka_unit_test(test_big_coplanar_caps),
         cmocka_unit_test(test_given_directions),
+        cmocka_unit_test(test_grid_extremes_flat),
         cmocka_unit_test(test_errors_and_names),
         cmocka_unit_test(test_write_obj),
     };

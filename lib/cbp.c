@@ -295,9 +295,14 @@ static uint32_t uf_find(uint32_t *parent, uint32_t v)
  * what floating point cannot resolve:
  *  - hubs: see below.
  *  - twins, vertices within twin_tol of each other, are made neighbours of
- *    each other and of each other's neighbours. The edge between two twins
- *    is too short for a dot product to tell which end is higher (they tie
- *    in floating point, and the climb stops at a tie); with the edges
+ *    each other and of each other's neighbours. Clusters of vertices form
+ *    wherever several planes nearly meet (fixed directions all touching
+ *    one corner of the mesh, thickened flat input). For directions nearly
+ *    across an edge of length L a dot product cannot tell which end is
+ *    higher (they tie, and the climb stops at a tie) and when the only way
+ *    up leads over that edge the climb can end about rounding * size / L
+ *    short: 4.5e-10 of the size for L = 6e-8 (found by fuzzing). With
+ *    twin_tol about 1e-4 of the scale that stays near 1e-13; with the edges
  *    shared, a climb that reaches any twin sees all the group's ways up.
  *  - a vertex that is not on qhull's hull (inside the others' hull by
  *    rounding, or in the middle of a face within qhull's roundoff) and has
@@ -680,9 +685,9 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
             st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate polytope (%zu faces, volume %g)", nfaces, vol);
             goto done;
         }
-        /* twins: within 1e4 times the merge tolerance, still far below any
-         * feature that matters at the scale */
-        st = hull_adjacency(out->vertices, (uint32_t)nv, 1e4 * mtol, out, err);
+        /* twins: within 1e8 times the merge tolerance, about 1e-4 of the
+         * scale (see hull_adjacency) */
+        st = hull_adjacency(out->vertices, (uint32_t)nv, 1e8 * mtol, out, err);
     }
 done:
     free(dw);

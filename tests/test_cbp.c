@@ -404,8 +404,8 @@ static size_t climb_set(int f, int v, kcbp_vec3 *p)
     }
     case 5: /* the fuzzer's triangles in sixteenths, some corners at the origin */
         for (int i = 0; i < 3 * (1 + v % 4); i++)
-            p[n++] = kcbp_v3((int8_t)(256 * rnd(&s)) / 16.0, (int8_t)(256 * rnd(&s)) / 16.0,
-                             (int8_t)(256 * rnd(&s)) / 16.0);
+            p[n++] = kcbp_v3(((int)(256 * rnd(&s)) - 128) / 16.0, ((int)(256 * rnd(&s)) - 128) / 16.0,
+                             ((int)(256 * rnd(&s)) - 128) / 16.0);
         for (size_t i = 1; v % 2 && i < n; i++)
             if (rnd(&s) < 0.5)
                 p[i] = kcbp_v3(0, 0, 0);

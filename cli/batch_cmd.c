@@ -47,8 +47,8 @@ static char *error_line(const char *path, long index, const char *msg)
 {
     cJSON *doc = cJSON_CreateObject();
     char *text = NULL;
-    if (doc && cJSON_AddStringToObject(doc, "scene", path) && cJSON_AddNumberToObject(doc, "index", (double)index) &&
-        cJSON_AddStringToObject(doc, "error", msg))
+    if (doc && kcbp_json_add_string(doc, "scene", path) && cJSON_AddNumberToObject(doc, "index", (double)index) &&
+        kcbp_json_add_string(doc, "error", msg))
         text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
     if (!text)

@@ -474,7 +474,7 @@ static cJSON *json_doc(const bench_opts *o, const mesh_result *res, int nres)
     for (int m = 0; m < nres && ok; m++) {
         cJSON *mj = cJSON_CreateObject();
         ok = mj && cJSON_AddItemToArray(meshes, mj);
-        ok = ok && cJSON_AddStringToObject(mj, "mesh", res[m].mesh) &&
+        ok = ok && kcbp_json_add_string(mj, "mesh", res[m].mesh) &&
              cJSON_AddStringToObject(mj, "layout", o->density ? "density" : "thesis") &&
              cJSON_AddNumberToObject(mj, "seed", (double)o->seed) && cJSON_AddNumberToObject(mj, "k", o->k);
         cJSON *rows = ok ? cJSON_AddArrayToObject(mj, "rows") : NULL;

@@ -104,7 +104,7 @@ int kcbp_cli_cbp(int argc, char **argv)
     double aabb = ext.x * ext.y * ext.z;
 
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "mesh", mesh_path);
+    kcbp_json_add_string(doc, "mesh", mesh_path);
     cJSON_AddNumberToObject(doc, "mesh_vertices", mesh.nvertices);
     cJSON_AddStringToObject(doc, "dirs", kcbp_cbp_dirs_name(dirs));
     cJSON_AddNumberToObject(doc, "k_requested", (double)k);
@@ -120,7 +120,7 @@ int kcbp_cli_cbp(int argc, char **argv)
     cJSON_AddItemToObject(vol, "kdop", kd);
     cJSON_AddNumberToObject(doc, "build_ms", ms);
     if (out_path)
-        cJSON_AddStringToObject(doc, "output", out_path);
+        kcbp_json_add_string(doc, "output", out_path);
     kcbp_cbp_free(&cbp);
     kcbp_cbp_free(&kdop);
     kcbp_mesh_free(&mesh);

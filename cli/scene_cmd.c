@@ -154,6 +154,16 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     if (!mesh_path)
         return kcbp_cli_usage_error("scene", "--generate needs --mesh FILE.obj");
     kcbp_error err = {0};
+    /* The scene names the mesh in JSON, which is UTF-8: a path that is not
+     * could only be written altered, and the scene would not load. */
+    char *valid = kcbp_utf8_valid(mesh_path);
+    bool same = valid && !strcmp(valid, mesh_path);
+    if (!same)
+        kcbp_error_set(&err, valid ? KCBP_ERR_INVALID : KCBP_ERR_NOMEM,
+                       "%s: the mesh path is not UTF-8, which a scene file must be", valid ? valid : "?");
+    free(valid);
+    if (!same)
+        return kcbp_cli_fail(&err);
     kcbp_mesh mesh;
     if (kcbp_obj_load(mesh_path, &mesh, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);

@@ -269,18 +269,6 @@ static int by_key(const void *a, const void *b)
     return x < y ? -1 : x > y ? 1 : 0;
 }
 
-typedef struct {
-    uint32_t a, b;
-} edge;
-
-static int by_edge(const void *x, const void *y)
-{
-    const edge *a = x, *b = y;
-    if (a->a != b->a)
-        return a->a < b->a ? -1 : 1;
-    return a->b < b->b ? -1 : a->b > b->b ? 1 : 0;
-}
-
 static uint32_t uf_find(uint32_t *parent, uint32_t v)
 {
     while (parent[v] != v)
@@ -288,74 +276,158 @@ static uint32_t uf_find(uint32_t *parent, uint32_t v)
     return v;
 }
 
-/* Where more than three planes meet, the vertices solved from different
- * plane triples can land a few ulps of the scale apart without being merged,
- * and the faces' angular order among such near-duplicates is noise: the
- * edges built from it can leave a vertex with only two neighbours, all of
- * its other edges attached to its twin. Hill-climbing support (support.h)
- * then stops at that vertex, short of the true maximum, and GJK calls two
- * overlapping k-CBPs apart (found by fuzzing kcbp_collide). Vertices within
- * tol of each other are therefore made neighbours of each other and of each
- * other's neighbours. Extra edges never make climbing wrong (a local maximum
- * over more neighbours is still one over the true ones), and with the twins'
- * edges shared, the graph on groups of twins is the polytope's own. */
-static kcbp_status share_twin_edges(kcbp_cbp *out, double tol, kcbp_error *err)
+/* The vertex adjacency, from the convex hull of the stored vertices
+ * themselves, in world coordinates as stored (vert).
+ *
+ * Not from the faces' loops: each vertex is solved from its own triple of
+ * planes, so where several near-coplanar planes meet (thickened flat input,
+ * jittered boxes) the vertices form clusters a few 1e-6 of the size across
+ * whose coordinates carry errors around 1e-12. The loops, ordered by angle
+ * and linked by which planes each vertex lies on, describe the exact
+ * polytope, not the stored points: an edge inside such a cluster can go
+ * downhill in a direction where the stored points' own hull has an uphill
+ * edge that the loops lack, and hill-climbing (support.h) stopped there,
+ * 8e-7 of the size below the maximum (found by fuzzing).
+ *
+ * So the edges are those of qhull's hull of the vertices, in the coordinates
+ * the climb reads (qhull then merges facets that are coplanar within its
+ * roundoff, which is about what a dot product can resolve), and climbing on
+ * a superset of a convex polytope's edge graph is exact. Refinements for
+ * what floating point cannot resolve:
+ *  - hubs: see below.
+ *  - twins, vertices within twin_tol of each other, are made neighbours of
+ *    each other and of each other's neighbours. Clusters of vertices form
+ *    wherever several planes nearly meet (fixed directions all touching
+ *    one corner of the mesh, thickened flat input). For directions nearly
+ *    across an edge of length L a dot product cannot tell which end is
+ *    higher (they tie, and the climb stops at a tie) and when the only way
+ *    up leads over that edge the climb can end about rounding * size / L
+ *    short: 4.5e-10 of the size for L = 6e-8 (found by fuzzing). With
+ *    twin_tol about 1e-4 of the scale that stays near 1e-13; with the edges
+ *    shared, a climb that reaches any twin sees all the group's ways up.
+ *  - a vertex that is not on qhull's hull (inside the others' hull by
+ *    rounding, or in the middle of a face within qhull's roundoff) and has
+ *    no twin on it lists every hull vertex and is nobody's neighbour: from
+ *    it, a climb scans the hull once and stays on the hull. Such vertices
+ *    are rare (none in most polytopes; a few in a thousand of degenerate
+ *    input). */
+static kcbp_status hull_adjacency(const kcbp_vec3 *vert, uint32_t nv, double twin_tol, kcbp_cbp *out,
+                                  kcbp_error *err)
 {
-    uint32_t nv = out->nvertices;
-    uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
-    sort_item *items = malloc((nv ? nv : 1) * sizeof *items);
-    uint32_t *first = NULL, *next = NULL, *stamp = NULL, *start = NULL, *adj = NULL;
+    kcbp_hull h;
+    kcbp_error herr;
+    if (kcbp_hull_compute_edges(vert, nv, &h, &herr) != KCBP_OK)
+        return kcbp_error_set(err, herr.code, "the convex hull of the polytope's %u vertices: %s", nv, herr.msg);
+    size_t n1 = (size_t)nv + 1;
+    uint32_t *tstart = calloc(n1, sizeof *tstart), *tadj = NULL; /* the hull's edges and hub links */
+    uint32_t *pairs = NULL;
+    uint32_t *parent = malloc(n1 * sizeof *parent), *first = malloc(n1 * sizeof *first);
+    uint32_t *next = malloc(n1 * sizeof *next), *stamp = malloc(n1 * sizeof *stamp);
+    uint32_t *start = calloc(n1, sizeof *start), *adj = NULL;
+    bool *on_hull = calloc(n1, sizeof *on_hull);
+    sort_item *items = malloc(n1 * sizeof *items);
     kcbp_status st = KCBP_OK;
-    if (!parent || !items) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u vertices", nv);
+    /* undirected pairs: the edges, and 3 per vertex of each facet */
+    size_t cap = h.nedges + 3 * (size_t)h.facet_start[h.nfacets], np = 0;
+    if (!tstart || !parent || !first || !next || !stamp || !start || !on_hull || !items || cap >= UINT32_MAX / 2 ||
+        !(pairs = malloc((2 * cap + 1) * sizeof *pairs)) || !(tadj = malloc((2 * cap + 1) * sizeof *tadj))) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the edges of %u vertices", nv);
         goto done;
     }
-    for (uint32_t v = 0; v < nv; v++) {
-        parent[v] = v;
-        items[v] = (sort_item){v, out->vertices[v].x};
-    }
-    qsort(items, nv, sizeof *items, by_key);
-    bool any = false;
-    for (uint32_t a = 0; a < nv; a++)
-        for (uint32_t b = a + 1; b < nv && items[b].key - items[a].key <= tol; b++) {
-            uint32_t va = (uint32_t)items[a].i, vb = (uint32_t)items[b].i;
-            if (kcbp_v3_max_abs(kcbp_v3_sub(out->vertices[va], out->vertices[vb])) <= tol) {
-                uint32_t ra = uf_find(parent, va), rb = uf_find(parent, vb);
-                if (ra != rb) {
-                    parent[ra] = rb;
-                    any = true;
+    memcpy(pairs, h.edges, 2 * h.nedges * sizeof *pairs);
+    np = h.nedges;
+    /* Hubs: every vertex of a facet is linked to three of its vertices
+     * spread over it (one farthest from the first, one farthest from that,
+     * one farthest from the line through both). Without them, a vertex on
+     * a nearly straight stretch of a facet's boundary (near-coplanar planes)
+     * has only its two boundary neighbours in the facet, which can tie with
+     * it in floating point while the facet rises inward. No line holds all
+     * three hubs, so one of them always leads inward. */
+    for (size_t f = 0; f < h.nfacets; f++) {
+        const uint32_t *fv = h.facet_verts + h.facet_start[f];
+        uint32_t c = h.facet_start[f + 1] - h.facet_start[f], hub[3] = {0, 0, 0};
+        if (c <= 3)
+            continue; /* a triangle: its sides are edges */
+        for (int k = 0; k < 2; k++) {
+            kcbp_vec3 from = vert[fv[k ? hub[0] : 0]];
+            double best = -1;
+            for (uint32_t i = 0; i < c; i++) {
+                double dd = kcbp_v3_len(kcbp_v3_sub(vert[fv[i]], from));
+                if (dd > best) {
+                    best = dd;
+                    hub[k] = i;
                 }
             }
         }
-    if (!any)
-        goto done;
-    /* Groups as linked lists: first[root], next[member]. */
-    first = malloc(nv * sizeof *first);
-    next = malloc(nv * sizeof *next);
-    stamp = malloc(nv * sizeof *stamp);
-    start = calloc((size_t)nv + 1, sizeof *start);
-    if (!first || !next || !stamp || !start) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u vertices", nv);
-        goto done;
+        kcbp_vec3 axis = kcbp_v3_sub(vert[fv[hub[1]]], vert[fv[hub[0]]]);
+        double best = -1;
+        for (uint32_t i = 0; i < c; i++) {
+            double dd = kcbp_v3_len(kcbp_v3_cross(axis, kcbp_v3_sub(vert[fv[i]], vert[fv[hub[0]]])));
+            if (dd > best) {
+                best = dd;
+                hub[2] = i;
+            }
+        }
+        for (uint32_t i = 0; i < c; i++)
+            for (int k = 0; k < 3; k++) {
+                pairs[2 * np] = fv[i];
+                pairs[2 * np++ + 1] = fv[hub[k]];
+            }
     }
+    for (size_t e = 0; e < np; e++) {
+        tstart[pairs[2 * e] + 1]++;
+        tstart[pairs[2 * e + 1] + 1]++;
+    }
+    for (uint32_t v = 0; v < nv; v++)
+        tstart[v + 1] += tstart[v];
+    memcpy(next, tstart, n1 * sizeof *next); /* fill pointers, for now */
+    for (size_t e = 0; e < np; e++) {
+        tadj[next[pairs[2 * e]]++] = pairs[2 * e + 1];
+        tadj[next[pairs[2 * e + 1]]++] = pairs[2 * e];
+    }
+    for (size_t i = 0; i < h.nverts; i++)
+        on_hull[h.verts[i]] = true;
+
+    /* Twins: union-find over pairs within twin_tol (sweep along x). */
+    for (uint32_t v = 0; v < nv; v++) {
+        parent[v] = v;
+        items[v] = (sort_item){v, vert[v].x};
+    }
+    qsort(items, nv, sizeof *items, by_key);
+    for (uint32_t a = 0; a < nv; a++)
+        for (uint32_t b = a + 1; b < nv && items[b].key - items[a].key <= twin_tol; b++) {
+            uint32_t va = (uint32_t)items[a].i, vb = (uint32_t)items[b].i;
+            if (kcbp_v3_max_abs(kcbp_v3_sub(vert[va], vert[vb])) <= twin_tol) {
+                uint32_t ra = uf_find(parent, va), rb = uf_find(parent, vb);
+                if (ra != rb)
+                    parent[ra] = rb;
+            }
+        }
+    /* Groups as linked lists (first[root], next[member]); a group is on the
+     * hull when a member is: on_hull[root] then says so. */
     for (uint32_t v = 0; v < nv; v++)
         first[v] = stamp[v] = UINT32_MAX;
     for (uint32_t v = nv; v-- > 0;) {
         uint32_t r = uf_find(parent, v);
         next[v] = first[r];
         first[r] = v;
+        on_hull[r] |= on_hull[v];
     }
-    /* Two passes over the union of each vertex's group's neighbours and
-     * members: count, then fill. stamp[u] == v marks u as listed for v. */
+    /* Two passes, count then fill: each vertex's group's members and their
+     * triangle neighbours, or every hull vertex for a group off the hull.
+     * stamp[u] == v marks u as listed for v. */
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t v = 0; v < nv; v++) {
-            uint32_t at = pass ? start[v] : 0, count = 0;
+            uint32_t r = uf_find(parent, v), at = pass ? start[v] : 0, count = 0;
             stamp[v] = v;
-            for (uint32_t m = first[uf_find(parent, v)]; m != UINT32_MAX; m = next[m]) {
-                for (int self = 0; self < 2; self++) {
-                    uint32_t lo = self ? 0 : out->adj_start[m], hi = self ? 1 : out->adj_start[m + 1];
-                    for (uint32_t k = lo; k < hi; k++) {
-                        uint32_t u = self ? m : out->adj[k];
+            if (!on_hull[r]) {
+                count = (uint32_t)h.nverts;
+                for (size_t i = 0; pass && i < h.nverts; i++)
+                    adj[at++] = h.verts[i];
+            } else {
+                for (uint32_t m = first[r]; m != UINT32_MAX; m = next[m])
+                    for (uint32_t k = tstart[m]; k <= tstart[m + 1]; k++) {
+                        uint32_t u = k < tstart[m + 1] ? tadj[k] : m; /* the member itself last */
                         if (stamp[u] == v)
                             continue;
                         stamp[u] = v;
@@ -363,10 +435,14 @@ static kcbp_status share_twin_edges(kcbp_cbp *out, double tol, kcbp_error *err)
                             adj[at++] = u;
                         count++;
                     }
-                }
             }
-            if (!pass)
+            if (!pass) {
+                if ((size_t)start[v] + count >= UINT32_MAX) {
+                    st = kcbp_error_set(err, KCBP_ERR_LIMIT, "too many edges for %u vertices", nv);
+                    goto done;
+                }
                 start[v + 1] = start[v] + count;
+            }
         }
         for (uint32_t v = 0; v < nv; v++)
             stamp[v] = UINT32_MAX;
@@ -375,19 +451,22 @@ static kcbp_status share_twin_edges(kcbp_cbp *out, double tol, kcbp_error *err)
             goto done;
         }
     }
-    free(out->adj_start);
-    free(out->adj);
     out->adj_start = start;
     out->adj = adj;
     start = adj = NULL;
 done:
+    kcbp_hull_free(&h);
+    free(tstart);
+    free(tadj);
+    free(pairs);
     free(parent);
-    free(items);
     free(first);
     free(next);
     free(stamp);
     free(start);
     free(adj);
+    free(on_hull);
+    free(items);
     return st;
 }
 
@@ -406,7 +485,6 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
     uint32_t *vmap = NULL;         /* dual facet -> merged vertex id */
     uint32_t *pstart = NULL, *plist = NULL, *newid = NULL;
     sort_item *items = NULL;
-    edge *edges = NULL;
     kcbp_status st = KCBP_OK;
     if (!dw || !dl || !dual) {
         st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
@@ -554,9 +632,8 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
         out->face_start = malloc((nfaces + 1) * sizeof *out->face_start);
         out->face_verts = malloc((nfv ? nfv : 1) * sizeof *out->face_verts);
         out->vertices = malloc((nv ? nv : 1) * sizeof *out->vertices);
-        edges = malloc((2 * nfv + 1) * sizeof *edges);
         sort_item *loop = malloc((m + nv + 1) * sizeof *loop);
-        if (!out->planes || !out->face_start || !out->face_verts || !out->vertices || !edges || !loop) {
+        if (!out->planes || !out->face_start || !out->face_verts || !out->vertices || !loop) {
             free(fill);
             free(loop);
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a polytope of %zu faces", nfaces);
@@ -564,7 +641,7 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
         }
         for (size_t v = 0; v < nv; v++)
             out->vertices[v] = kcbp_v3_add(vl[newid[v]], bc->centre);
-        size_t fi = 0, at = 0, ne = 0;
+        size_t fi = 0, at = 0;
         double vol = 0;
         for (size_t j = 0; j < m; j++) {
             size_t cnt = fill[j] - pstart[j];
@@ -589,7 +666,6 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
             for (size_t q = 0; q < cnt; q++) {
                 uint32_t a = (uint32_t)loop[q].i, b = (uint32_t)loop[(q + 1) % cnt].i;
                 out->face_verts[at++] = a;
-                edges[ne++] = (edge){a < b ? a : b, a < b ? b : a};
                 if (q >= 1 && q + 1 < cnt) {
                     kcbp_vec3 p0 = kcbp_v3_sub(vl[newid[loop[0].i]], bc->mean);
                     kcbp_vec3 p1 = kcbp_v3_sub(vl[newid[a]], bc->mean), p2 = kcbp_v3_sub(vl[newid[b]], bc->mean);
@@ -601,41 +677,18 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
         out->face_start[fi] = (uint32_t)at;
         free(fill);
         free(loop);
-        /* Vertex adjacency (CSR) from the faces' edges. */
-        qsort(edges, ne, sizeof *edges, by_edge);
-        size_t nu = 0;
-        for (size_t e = 0; e < ne; e++)
-            if (edges[e].a != edges[e].b && (nu == 0 || by_edge(&edges[nu - 1], &edges[e]) != 0))
-                edges[nu++] = edges[e];
-        out->adj_start = calloc(nv + 1, sizeof *out->adj_start);
-        out->adj = malloc((2 * nu + 1) * sizeof *out->adj);
-        if (!out->adj_start || !out->adj) {
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a polytope of %zu edges", nu);
-            goto done;
-        }
-        for (size_t e = 0; e < nu; e++) {
-            out->adj_start[edges[e].a + 1]++;
-            out->adj_start[edges[e].b + 1]++;
-        }
-        for (size_t v = 0; v < nv; v++)
-            out->adj_start[v + 1] += out->adj_start[v];
-        memcpy(newid, out->adj_start, nv * sizeof *newid); /* reuse as fill pointers */
-        for (size_t e = 0; e < nu; e++) {
-            out->adj[newid[edges[e].a]++] = edges[e].b;
-            out->adj[newid[edges[e].b]++] = edges[e].a;
-        }
         out->nplanes = (uint32_t)nfaces;
         out->nvertices = (uint32_t)nv;
-        /* twins: within 1e4 times the merge tolerance, still far
-         * below any feature that matters at the scale */
-        st = share_twin_edges(out, 1e4 * mtol, err);
-        if (st != KCBP_OK)
-            goto done;
         out->volume = vol;
         out->push = push;
         out->thickness = bc->nthin ? bc->thick : 0;
-        if (nfaces < 4 || !(vol > 0) || !isfinite(vol))
+        if (nfaces < 4 || !(vol > 0) || !isfinite(vol)) {
             st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate polytope (%zu faces, volume %g)", nfaces, vol);
+            goto done;
+        }
+        /* twins: within 1e8 times the merge tolerance, about 1e-4 of the
+         * scale (see hull_adjacency) */
+        st = hull_adjacency(out->vertices, (uint32_t)nv, 1e8 * mtol, out, err);
     }
 done:
     free(dw);
@@ -648,7 +701,6 @@ done:
     free(pstart);
     free(plist);
     free(newid);
-    free(edges);
     if (st != KCBP_OK)
         kcbp_cbp_free(out);
     return st;

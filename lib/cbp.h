@@ -69,8 +69,8 @@ typedef struct {
     kcbp_cbp_plane *planes;
     uint32_t nvertices;
     kcbp_vec3 *vertices;
-    uint32_t *adj_start;     /* nvertices + 1 entries: vertex i's neighbours along edges */
-    uint32_t *adj;           /* are adj[adj_start[i] .. adj_start[i+1]) */
+    uint32_t *adj_start;     /* nvertices + 1 entries: vertex i's neighbours are */
+    uint32_t *adj;           /* adj[adj_start[i] .. adj_start[i+1]); see below */
     uint32_t *face_start;    /* nplanes + 1 entries: face f (on planes[f]) is the loop */
     uint32_t *face_verts;    /* face_verts[face_start[f] .. face_start[f+1]), CCW seen from outside */
     double volume;
@@ -79,6 +79,17 @@ typedef struct {
     double thickness;        /* > 0 when flat input was thickened by +-thickness */
     double push;             /* how far the planes were pushed out beyond the points */
 } kcbp_cbp;
+
+/* The adjacency is a hill-climbing graph (support.h): for every direction,
+ * climbing from any vertex to one no neighbour beats ends at a vertex whose
+ * support equals the maximum over all vertices, up to rounding (1e-14 of the
+ * largest coordinate in tests). It holds the edges of the convex hull of the
+ * stored vertices, plus links that floating point needs: each vertex of a
+ * hull face to three vertices spread over that face, and vertices within
+ * rounding distance of each other to each other's neighbours. A vertex that
+ * is not on that hull (rounding put it inside, or in the middle of a face)
+ * lists every hull vertex and is listed by none; every other list is
+ * symmetric. */
 
 /* Builds the k-CBP of npoints points (finite coordinates, npoints >= 1,
  * KCBP_CBP_K_MIN <= k <= KCBP_CBP_K_MAX). out is zeroed first and must be

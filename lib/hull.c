@@ -18,11 +18,12 @@ void kcbp_hull_free(kcbp_hull *hull)
     free(hull->facet_start);
     free(hull->facet_verts);
     free(hull->verts);
+    free(hull->edges);
     memset(hull, 0, sizeof *hull);
 }
 
 /* Copies qhull's result into hull. Runs under qhull's error trap. */
-static kcbp_status extract(qhT *qh, kcbp_hull *hull, kcbp_error *err)
+static kcbp_status extract(qhT *qh, bool want_edges, kcbp_hull *hull, kcbp_error *err)
 {
     qh_getarea(qh, qh->facet_list);
     size_t nf = 0, nfv = 0, nv = 0;
@@ -56,6 +57,41 @@ static kcbp_status extract(qhT *qh, kcbp_hull *hull, kcbp_error *err)
     FORALLvertices hull->verts[v++] = (uint32_t)qh_pointid(qh, vertex->point);
     hull->nfacets = nf;
     hull->nverts = nv;
+    if (want_edges) {
+        /* A simplicial facet's three sides; a merged facet's ridges (qhull
+         * keeps them explicit for non-simplicial facets and their
+         * neighbours). An edge between two facets may be listed twice. */
+        size_t ne = 0;
+        ridgeT *ridge, **ridgep;
+        FORALLfacets ne += facet->simplicial ? 3 : (size_t)qh_setsize(qh, facet->ridges);
+        hull->edges = malloc((2 * ne + 1) * sizeof *hull->edges);
+        if (!hull->edges)
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a convex hull of %zu edges", ne);
+        size_t e = 0;
+        FORALLfacets {
+            if (facet->simplicial) {
+                uint32_t t[3];
+                int i = 0;
+                FOREACHvertex_(facet->vertices) t[i++] = (uint32_t)qh_pointid(qh, vertex->point);
+                for (int a = 0; a < 3; a++) {
+                    hull->edges[2 * e] = t[a];
+                    hull->edges[2 * e++ + 1] = t[(a + 1) % 3];
+                }
+            } else {
+                FOREACHridge_(facet->ridges) {
+                    int i = 0;
+                    FOREACHvertex_(ridge->vertices) {
+                        if (i < 2)
+                            hull->edges[2 * e + i] = (uint32_t)qh_pointid(qh, vertex->point);
+                        i++;
+                    }
+                    if (i == 2) /* in 3D, a ridge is an edge */
+                        e++;
+                }
+            }
+        }
+        hull->nedges = e;
+    }
     hull->volume = qh->totvol;
     hull->total_area = qh->totarea;
     return KCBP_OK;
@@ -74,9 +110,13 @@ static void first_line(const char *text, char *msg, size_t size)
     msg[n] = '\0';
 }
 
-kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull, kcbp_error *err)
+/* The hull of n points, with its edges when want_edges; allow_wide: qhull's
+ * option Q12. *exitcode: qhull's (qh_ERRwide, ...), 0 if it did not run. */
+static kcbp_status compute(const kcbp_vec3 *points, size_t n, bool want_edges, bool allow_wide, kcbp_hull *hull,
+                           kcbp_error *err, int *exitcode_out)
 {
     memset(hull, 0, sizeof *hull);
+    *exitcode_out = 0;
     if (n < 4)
         return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "flat: %zu points do not span 3D", n);
     if (n > (size_t)INT32_MAX / 3)
@@ -101,13 +141,14 @@ kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull
     }
     kcbp_status st = KCBP_OK;
     qh_zero(qh, errfile);
-    char cmd[] = "qhull";
+    char cmd[16]; /* qh_new_qhull takes a writable string */
+    snprintf(cmd, sizeof cmd, "qhull%s", allow_wide ? " Q12" : "");
     int exitcode = qh_new_qhull(qh, 3, (int)n, coords, False, cmd, NULL, errfile);
     if (exitcode == 0) {
         qh->NOerrexit = False;
         exitcode = setjmp(qh->errexit);
         if (exitcode == 0)
-            st = extract(qh, hull, err);
+            st = extract(qh, want_edges, hull, err);
         qh->NOerrexit = True;
     }
     int curlong, totlong;
@@ -116,6 +157,7 @@ kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull
     free(qh);
     free(coords);
     fclose(errfile);
+    *exitcode_out = exitcode;
     if (exitcode != 0) {
         char line[KCBP_ERROR_MSG_MAX - 64];
         first_line(errtext, line, sizeof line);
@@ -129,5 +171,24 @@ kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull
     free(errtext);
     if (st != KCBP_OK)
         kcbp_hull_free(hull);
+    return st;
+}
+
+kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull, kcbp_error *err)
+{
+    int exitcode;
+    return compute(points, n, false, false, hull, err, &exitcode);
+}
+
+kcbp_status kcbp_hull_compute_edges(const kcbp_vec3 *points, size_t n, kcbp_hull *hull, kcbp_error *err)
+{
+    int exitcode;
+    kcbp_status st = compute(points, n, true, false, hull, err, &exitcode);
+    /* Clusters of nearly coincident points (a k-CBP's vertices where many
+     * planes nearly meet) can make qhull's merges widen a facet beyond
+     * what its post-processing check accepts (QH6297, "allow with Q12"):
+     * a wide facet still has the right vertices and edges, so accept it. */
+    if (st != KCBP_OK && exitcode == qh_ERRwide)
+        st = compute(points, n, true, true, hull, err, &exitcode);
     return st;
 }

@@ -27,12 +27,20 @@ typedef struct {
     size_t nverts;
     uint32_t *verts;        /* input point indices of the hull's vertices */
     double volume, total_area;
+    size_t nedges;          /* kcbp_hull_compute_edges only: the hull's edges, */
+    uint32_t *edges;        /* input point indices edges[2e], edges[2e + 1]; some twice */
 } kcbp_hull;
 
 /* Computes the hull of n points. Fails with KCBP_ERR_GEOMETRY when the points
  * do not span 3D (fewer than 4 points, coplanar or collinear input: qhull's
  * "initial simplex is flat"); the message then starts with "flat: ". */
 kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull, kcbp_error *err);
+
+/* The same, with the hull's edges (the sides of its merged facets). Input
+ * points that are not in verts are inside the hull or within qhull's
+ * roundoff of its surface: of two points closer than that qhull keeps one,
+ * and a point in the middle of a merged facet is not a vertex. */
+kcbp_status kcbp_hull_compute_edges(const kcbp_vec3 *points, size_t n, kcbp_hull *hull, kcbp_error *err);
 
 void kcbp_hull_free(kcbp_hull *hull);
 

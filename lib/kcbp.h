@@ -18,6 +18,7 @@
 #include "broadphase.h"
 #include "scene.h"
 #include "report.h"
+#include "utf8.h"
 #include "bv.h"
 #include "hitrate.h"
 

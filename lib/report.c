@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "utf8.h"
+
 /* cJSON's add functions return NULL on failure and leave the parent intact,
  * so building a report is a chain of adds whose failures are collected in
  * one flag and checked once at the end. */
@@ -130,7 +132,7 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    s.failed |= cJSON_AddStringToObject(o, "scene", scene->name) == NULL;
+    s.failed |= kcbp_json_add_string(o, "scene", scene->name) == NULL;
     add_number(&s, o, "frame", f->frame);
     add_number(&s, o, "frames", scene->frames);
     add_number(&s, o, "objects", scene->nobjects);
@@ -157,8 +159,8 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
             cJSON_Delete(p);
             break;
         }
-        s.failed |= !cJSON_AddStringToObject(p, "a", scene->objects[h->a].name);
-        s.failed |= !cJSON_AddStringToObject(p, "b", scene->objects[h->b].name);
+        s.failed |= !kcbp_json_add_string(p, "a", scene->objects[h->a].name);
+        s.failed |= !kcbp_json_add_string(p, "b", scene->objects[h->b].name);
         if (!with_contacts)
             continue;
         cJSON *contacts = cJSON_AddArrayToObject(p, "contacts");

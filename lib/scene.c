@@ -13,6 +13,7 @@
 
 #include "obj.h"
 #include "tritri.h"
+#include "utf8.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -412,25 +413,6 @@ done:
  * only shared state of the library, and it protects cJSON, not kcbp. */
 static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The length of the valid UTF-8 sequence at s (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t left)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    if (n == 0 || n > left)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
-        (c == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return n;
-}
-
 static cJSON *parse_json(pctx *c, const char *text, size_t len)
 {
     if (memchr(text, '\0', len)) {
@@ -441,7 +423,7 @@ static cJSON *parse_json(pctx *c, const char *text, size_t len)
      * reports, which must be valid JSON too. */
     long line = 1, col = 1;
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq((const unsigned char *)text + i, len - i);
+        size_t n = kcbp_utf8_seq((const unsigned char *)text + i, len - i);
         if (n == 0) {
             kcbp_error_set(c->err, KCBP_ERR_PARSE, "%s:%ld:%ld: invalid UTF-8 (byte 0x%02X): JSON text must be UTF-8",
                            c->name, line, col, (unsigned char)text[i]);
@@ -758,7 +740,7 @@ cJSON *kcbp_scene_to_json(const kcbp_scene *s)
             cJSON_Delete(j);
             break;
         }
-        ok = cJSON_AddStringToObject(j, "name", o->name) && cJSON_AddStringToObject(j, "mesh", o->mesh) &&
+        ok = kcbp_json_add_string(j, "name", o->name) && kcbp_json_add_string(j, "mesh", o->mesh) &&
              add_vec3(j, "position", o->position) && add_axis_angle(j, "rotation", o->axis, "angle_deg", o->angle_deg) &&
              add_exact(j, "scale", o->scale);
         if (ok && !is_zero3(o->velocity))

@@ -3,6 +3,7 @@
  * parse as JSON with the documented fields. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+#include "utf8.h"
 
 static char tmpdir[] = "/tmp/kcbp-cli-XXXXXX";
 
@@ -205,6 +207,86 @@ static void test_poses_mode(void **state)
     free(r);
 }
 
+/* Every byte of s is part of a valid UTF-8 sequence. */
+static bool all_utf8(const char *s)
+{
+    size_t len = strlen(s);
+    for (size_t i = 0, n; i < len; i += n)
+        if (!(n = kcbp_utf8_seq((const unsigned char *)s + i, len - i)))
+            return false;
+    return true;
+}
+
+/* r succeeded and its stdout, valid UTF-8 as a whole, is one JSON document. */
+static cJSON *utf8_doc(const test_run_result *r)
+{
+    if (r->status != 0 || !all_utf8(r->out))
+        fail_msg("exit %d, stdout valid UTF-8: %d, stderr: %s", r->status, all_utf8(r->out), r->err);
+    cJSON *doc = cJSON_Parse(r->out);
+    assert_non_null(doc);
+    return doc;
+}
+
+/* File names are bytes, JSON is UTF-8: a path that is not UTF-8, echoed in
+ * a report, has its invalid bytes written as U+FFFD (lib/utf8.h). */
+static void test_non_utf8_paths(void **state)
+{
+    (void)state;
+    test_run_result *r = calloc(1, sizeof *r);
+    const char *obj = WRITE_TMP("mesh\xff\xfe-\xc3(.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n");
+    char out[512], scene[512], replaced[512];
+    snprintf(out, sizeof out, "%s/out\xe9.obj", tmpdir);
+    snprintf(replaced, sizeof replaced, "%s/mesh\xEF\xBF\xBD\xEF\xBF\xBD-\xEF\xBF\xBD(.obj", tmpdir);
+
+    run(r, "cbp", obj, "-k", "8", "-o", out, NULL);
+    cJSON *doc = utf8_doc(r);
+    assert_string_equal(cJSON_GetObjectItem(doc, "mesh")->valuestring, replaced);
+    assert_non_null(strstr(cJSON_GetObjectItem(doc, "output")->valuestring, "/out\xEF\xBF\xBD.obj"));
+    cJSON_Delete(doc);
+    assert_int_equal(access(out, R_OK), 0); /* the file itself has the name given */
+
+    run(r, "collide", obj, obj, NULL);
+    doc = utf8_doc(r);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "collide")));
+    cJSON_Delete(doc);
+
+    /* a scene file whose name is not UTF-8 (its text is) */
+    snprintf(scene, sizeof scene, "%s/scene\x80.json", tmpdir);
+    FILE *f = fopen(scene, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"objects\": [{\"name\": \"a\", \"mesh\": \"%s/meshes/suzanne.obj\", \"position\": [0, 0, 0]}, "
+               "{\"name\": \"b\", \"mesh\": \"%s/meshes/suzanne.obj\", \"position\": [0.5, 0, 0]}]}",
+            getcwd(replaced, sizeof replaced), replaced);
+    fclose(f);
+    run(r, "scene", scene, NULL);
+    doc = utf8_doc(r);
+    assert_non_null(strstr(cJSON_GetObjectItem(doc, "scene")->valuestring, "/scene\xEF\xBF\xBD.json"));
+    cJSON_Delete(doc);
+
+    /* batch: a good line and an error line, both naming non-UTF-8 paths */
+    snprintf(out, sizeof out, "%s/missing\xfe.json", tmpdir);
+    run(r, "batch", scene, out, NULL);
+    if (!all_utf8(r->out))
+        fail_msg("batch: stdout is not UTF-8: %s", r->out);
+    int lines = 0;
+    for (char *s = r->out, *nl; (nl = strchr(s, '\n')); s = nl + 1, lines++) {
+        *nl = '\0';
+        doc = cJSON_Parse(s);
+        assert_non_null(doc);
+        assert_true(cJSON_IsString(cJSON_GetObjectItem(doc, "scene")));
+        if (lines == 1)
+            assert_non_null(strstr(cJSON_GetObjectItem(doc, "error")->valuestring, "missing\xEF\xBF\xBD.json"));
+        cJSON_Delete(doc);
+    }
+    assert_int_equal(lines, 2);
+
+    /* scene --generate would have to write the path into the scene: refused */
+    run(r, "scene", "--generate", "thesis", "--mesh", obj, "--n", "2", NULL);
+    assert_true(r->status != 0 && r->out[0] == '\0' && strstr(r->err, "not UTF-8"));
+    test_run_free(r);
+    free(r);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -224,7 +306,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help_and_usage), cmocka_unit_test(test_bad_meshes),
         cmocka_unit_test(test_bad_poses_file), cmocka_unit_test(test_report),
-        cmocka_unit_test(test_poses_mode),
+        cmocka_unit_test(test_poses_mode), cmocka_unit_test(test_non_utf8_paths),
     };
     return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

@@ -285,6 +285,54 @@ static void decode_mesh(bytes *b, int ntri, int mode, int exp2, kcbp_mesh *m)
         fuzz_fail("kcbp_mesh_init: %s", err.msg);
 }
 
+/* Hill-climbing over the k-CBP's vertex adjacency (lib/cbp.h: a climbing
+ * graph) must find the scan's maximum from every start vertex, up to
+ * rounding, in the directions most likely to expose a flaw: the face
+ * normals, both ways and tilted by 1e-7 and 1e-11 (nearly tied vertices),
+ * the directions of the vertices from the mesh's centre, and the 26 k-DOP
+ * directions. */
+static void check_climb(const kcbp_model *m)
+{
+    const kcbp_cbp *c = &m->cbp;
+    if (!c->nvertices || !c->adj_start)
+        return;
+    double size = 0; /* the k-CBP's own: a point mesh (scale 0) is thickened */
+    for (uint32_t v = 0; v < c->nvertices; v++)
+        size = fmax(size, kcbp_v3_max_abs(c->vertices[v]));
+    kcbp_vec3 centre = kcbp_aabb_center(m->mesh.bounds);
+    uint32_t nface = 4 * c->nplanes, ndirs = nface + c->nvertices + 26;
+    for (uint32_t i = 0; i < ndirs; i++) {
+        kcbp_vec3 d;
+        if (i < nface) {
+            uint32_t f = i / 4;
+            d = c->planes[f].n;
+            if (i % 4 >= 2) { /* towards the face's third or fourth vertex (a face has >= 3) */
+                uint32_t cnt = c->face_start[f + 1] - c->face_start[f];
+                kcbp_vec3 to = kcbp_v3_sub(c->vertices[c->face_verts[c->face_start[f] + i % 4 % cnt]], centre);
+                d = kcbp_v3_add(d, kcbp_v3_scale(to, (i % 4 == 2 ? 1e-7 : 1e-11) / fmax(size, 1e-300)));
+            }
+            if (i % 4 == 1)
+                d = kcbp_v3_scale(d, -1);
+        } else if (i < nface + c->nvertices) {
+            d = kcbp_v3_sub(c->vertices[i - nface], centre);
+        } else {
+            int k = (int)(i - nface - c->nvertices), t = k < 13 ? k : k + 1; /* skip (0,0,0) */
+            d = kcbp_v3(t % 3 - 1, t / 3 % 3 - 1, t / 9 - 1);
+        }
+        if (!(kcbp_v3_len(d) > 0) || !finite3(d))
+            continue;
+        double best = kcbp_v3_dot(d, c->vertices[kcbp_support_scan(c->vertices, c->nvertices, d)]);
+        double tol = 1e-12 * size * kcbp_v3_len(d);
+        for (uint32_t s = 0; s < c->nvertices; s++) {
+            uint32_t got = kcbp_support_climb(c->vertices, c->nvertices, c->adj_start, c->adj, d, s);
+            if (kcbp_v3_dot(d, c->vertices[got]) < best - tol)
+                fuzz_fail("k-CBP of %u vertices: climbing from vertex %u stops at %u, %g below the maximum (|d| %g, "
+                          "k-CBP size %g, direction %u)",
+                          c->nvertices, s, got, best - kcbp_v3_dot(d, c->vertices[got]), kcbp_v3_len(d), size, i);
+        }
+    }
+}
+
 /* The decoded case, so that a failure can be read and turned into a test. */
 static void dump_case(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model *b, const kcbp_pose *pb, double eps,
                       const kcbp_model_options *mo)
@@ -335,6 +383,9 @@ int kcbp_fuzz_collide(const uint8_t *data, size_t size)
     if (!same_mesh && kcbp_model_build(&mb, &mesh_b, &mo, &err) != KCBP_OK)
         fuzz_fail("kcbp_model_build of %d triangles: %s", nb, err.msg);
     const kcbp_model *a = &ma, *mbp = same_mesh ? &ma : &mb;
+    check_climb(a);
+    if (!same_mesh)
+        check_climb(mbp);
 
     /* The oracle: every pair, in A's frame, with kcbp_collide's tolerance. */
     kcbp_pose rel = kcbp_pose_relative(&pose_a, &pose_b);

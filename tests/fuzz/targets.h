@@ -16,7 +16,8 @@
  *   collide  a few triangles per mesh and the poses decoded from the bytes:
  *            kcbp_collide (every contact, with and without the k-CBP stage,
  *            and the yes/no answer) must agree with kcbp_tri_intersect over
- *            all pairs of triangles. */
+ *            all pairs of triangles; hill-climbing on each k-CBP's
+ *            adjacency must reach the maximum support found by scanning. */
 #ifndef KCBP_FUZZ_TARGETS_H
 #define KCBP_FUZZ_TARGETS_H
 

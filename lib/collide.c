@@ -37,9 +37,8 @@ kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_mode
     for (uint32_t i = 0; i < model->cbp.nvertices; i++)
         model->cbp_scale = fmax(model->cbp_scale, kcbp_v3_max_abs(model->cbp.vertices[i]));
     if (kcbp_model_has_cbp(model))
-        /* Scanned, not climbed: around near-coplanar planes the k-CBP's
-         * adjacency can miss a slightly higher vertex (fuzzing found 8e-7 of
-         * the size; tests/fuzz/known/), and a k-CBP has few vertices. */
+        /* Scanned, not climbed: a k-CBP has few vertices (2k - 4 at most
+         * for simple vertices), below where climbing pays. */
         model->shape = kcbp_convex_polytope(model->cbp.vertices, model->cbp.nvertices, NULL, NULL, 0.0);
     return KCBP_OK;
 }

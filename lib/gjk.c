@@ -3,7 +3,9 @@
  * Notation: the configuration-space obstacle (CSO) is core(A) - core(B), B
  * posed in A's frame. GJK keeps a simplex of CSO vertices and v, the point of
  * the simplex nearest the origin; |v| decreases strictly at every accepted
- * step (if rounding breaks that, we stop and keep the previous simplex). */
+ * step (if rounding breaks that, we stop and keep the previous simplex). It
+ * answers only what its upper bound |v| and lower bound v.w / |v| prove
+ * (classify()). */
 #include "gjk.h"
 
 #include <float.h>
@@ -305,6 +307,7 @@ typedef struct {
     double scale; /* largest coordinate magnitude of the support points */
     double lower; /* best lower bound on the core distance */
     int overlap, capped, iter;
+    int converged;       /* stopped because the bounds met (van den Bergen) */
     int separated_early; /* stopped by the exit_gap test */
 } gjk_state;
 
@@ -341,7 +344,7 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
     double vv = kcbp_v3_len2(v);
     double scale = max_abs_coord(s->v[0].a, s->v[0].b);
     double lower = 0;
-    int overlap = 0, capped = 1, iter = 0, early = 0;
+    int overlap = 0, capped = 1, converged = 0, iter = 0, early = 0;
     const double rsum = a->radius + b->radius;
     const int exits = exit_gap >= 0;
 
@@ -366,10 +369,18 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
             early = 1;
             break;
         }
-        /* No new vertex: v is the exact nearest point (for polytope cores,
-         * the only exit in exact arithmetic). van den Bergen: |v|^2 - v.w
-         * bounds |v| (|v| - dist) from above. */
-        if (in_simplex(s, add) || vv - vw <= prm.rel_tol * vv) {
+        /* van den Bergen: |v|^2 - v.w bounds |v| (|v| - dist) from above, so
+         * the upper bound |v| and the lower bound v.w / |v| have met. */
+        if (vv - vw <= prm.rel_tol * vv) {
+            capped = 0;
+            converged = 1;
+            break;
+        }
+        /* A point already in the simplex, yet beyond v's plane: impossible
+         * in exact arithmetic for polytope cores (v would be the nearest
+         * point), so rounding made v other than the nearest point of its
+         * own simplex. Stop; classify() trusts only the bounds. */
+        if (in_simplex(s, add)) {
             capped = 0;
             break;
         }
@@ -410,26 +421,47 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
     st->lower = lower;
     st->overlap = overlap;
     st->capped = capped;
+    st->converged = converged;
     st->iter = iter;
     st->separated_early = early;
 }
 
-/* The status kcbp_gjk_distance reports for a finished run, and the gap
- * between the inflated shapes (dist - rsum, dist = 0 when overlapping). */
-static kcbp_gjk_status classify(const gjk_state *st, double rsum, double *gap)
+/* The status kcbp_gjk_distance reports for a finished run; *gap: the gap
+ * between the inflated shapes (dist - rsum, dist = 0 when overlapping);
+ * *gap_lower: a lower bound on it (the distance_lower of the result).
+ *
+ * The bounds decide, not the way the run ended: |v| is an upper bound on the
+ * core distance (v is a point of the Minkowski difference, up to rounding of
+ * the size of the coordinates) and st->lower a lower bound (the gap along v
+ * of a support plane, valid for any v, however rounded). SEPARATED needs the
+ * bounds to have met (the van den Bergen test), or to be within the touching
+ * tolerance of each other and to prove a gap above it; a run that rounding
+ * stopped short of that is HIT_CAP, like one the cap stopped: distance an
+ * upper bound, distance_lower the lower bound, never a gap it did not
+ * prove. */
+static kcbp_gjk_status classify(const gjk_state *st, double rsum, double *gap, double *gap_lower)
 {
     double dist = st->overlap ? 0 : sqrt(st->vv);
     double tol = KCBP_GJK_TOUCH_REL * (st->scale + rsum);
     kcbp_vec3 pa, pb;
     witnesses(&st->s, &pa, &pb);
     *gap = dist - rsum;
+    *gap_lower = 0;
     if (!isfinite(dist) || !finite3(pa) || !finite3(pb))
         return KCBP_GJK_OVERLAPPING; /* only with invalid input: the safe answer */
     if (st->overlap || *gap < -tol)
         return KCBP_GJK_OVERLAPPING;
-    if (*gap <= tol)
+    if (*gap <= tol) {
+        *gap_lower = fmax(*gap, 0);
         return KCBP_GJK_TOUCHING;
-    return st->capped ? KCBP_GJK_HIT_CAP : KCBP_GJK_SEPARATED;
+    }
+    double lower = fmin(st->lower, dist);
+    if (st->capped || (!st->converged && !(lower - rsum > tol && dist - lower <= tol))) {
+        *gap_lower = fmax(0, lower - rsum);
+        return KCBP_GJK_HIT_CAP;
+    }
+    *gap_lower = *gap;
+    return KCBP_GJK_SEPARATED;
 }
 
 void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
@@ -445,20 +477,18 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
         out->simplex[k] = s->v[s->slot[k]];
         out->lambda[k] = s->lam[k];
     }
-    kcbp_vec3 pa, pb;
-    witnesses(s, &pa, &pb);
     double ra = a->radius, rb = b->radius, rsum = ra + rb;
     out->scale = st.scale + rsum;
-    double tol = KCBP_GJK_TOUCH_REL * out->scale;
+    double gap, gap_lower;
+    kcbp_gjk_status status = classify(&st, rsum, &gap, &gap_lower);
+    out->status = status;
     double dist = st.overlap ? 0 : sqrt(st.vv);
-    if (!isfinite(dist) || !finite3(pa) || !finite3(pb)) {
-        /* Only reachable with invalid input; answer the safe "overlap". */
-        out->status = KCBP_GJK_OVERLAPPING;
-        return;
-    }
+    kcbp_vec3 pa, pb;
+    witnesses(s, &pa, &pb);
+    if (!isfinite(dist) || !finite3(pa) || !finite3(pb))
+        return; /* only reachable with invalid input: the safe "overlap" */
     out->core_distance = dist;
     if (st.overlap) {
-        out->status = KCBP_GJK_OVERLAPPING;
         out->point_a = pa;
         out->point_b = pb;
         return;
@@ -467,16 +497,9 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
     out->normal = n;
     out->point_a = kcbp_v3_add(pa, kcbp_v3_scale(n, ra));
     out->point_b = kcbp_v3_sub(pb, kcbp_v3_scale(n, rb));
-    double gap = dist - rsum;
-    if (gap < -tol) {
-        out->status = KCBP_GJK_OVERLAPPING;
-    } else if (gap <= tol) {
-        out->status = KCBP_GJK_TOUCHING;
-        out->distance = out->distance_lower = fmax(gap, 0);
-    } else {
-        out->status = st.capped ? KCBP_GJK_HIT_CAP : KCBP_GJK_SEPARATED;
-        out->distance = gap;
-        out->distance_lower = st.capped ? fmax(0, fmin(st.lower, dist) - rsum) : gap;
+    if (status != KCBP_GJK_OVERLAPPING) {
+        out->distance = status == KCBP_GJK_TOUCHING ? gap_lower : gap;
+        out->distance_lower = gap_lower;
     }
 }
 
@@ -487,9 +510,10 @@ int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
     gjk_run(a, b, b_in_a, NULL, cache, 0, &st);
     if (st.separated_early)
         return 0;
-    double gap;
-    kcbp_gjk_status status = classify(&st, a->radius + b->radius, &gap);
-    return status == KCBP_GJK_TOUCHING || status == KCBP_GJK_OVERLAPPING;
+    /* Not proven apart: a HIT_CAP here has a lower bound within the
+     * touching tolerance (a larger one would have ended the run early). */
+    double gap, gap_lower;
+    return classify(&st, a->radius + b->radius, &gap, &gap_lower) != KCBP_GJK_SEPARATED;
 }
 
 int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
@@ -505,13 +529,7 @@ int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
         apart = 1;
     } else {
         double gap;
-        kcbp_gjk_status status = classify(&st, rsum, &gap);
-        if (status == KCBP_GJK_SEPARATED) {
-            lower = gap;
-        } else if (status == KCBP_GJK_HIT_CAP) {
-            double dist = sqrt(st.vv);
-            lower = fmax(0, fmin(st.lower, dist) - rsum);
-        }
+        kcbp_gjk_status status = classify(&st, rsum, &gap, &lower);
         apart = (status == KCBP_GJK_SEPARATED || status == KCBP_GJK_HIT_CAP) && lower > margin;
         if (!apart)
             lower = 0;

@@ -11,10 +11,11 @@
  * "A fast and robust GJK implementation for collision detection of convex
  * objects", JGT 4(2), 1999; radii added at the end as in Box2D v3's
  * distance.c. Terminates by (in this order): the origin enclosed, the
- * relative gap test, the new support point already in the simplex (exact
- * for polytope cores in exact arithmetic), no decrease of |v|, the
- * iteration cap. The status is what the upper and lower bounds prove: never
- * SEPARATED without a proven gap. */
+ * relative gap test, the new support point already in the simplex or no
+ * decrease of |v| (exact for polytope cores in exact arithmetic; with
+ * rounding, on slivers, once more with a careful sub-algorithm unless the
+ * bounds already decide), the iteration cap. The status is what the upper
+ * and lower bounds prove: never SEPARATED without a proven gap. */
 #ifndef KCBP_GJK_H
 #define KCBP_GJK_H
 

@@ -420,6 +420,21 @@ static void c3d(const kcbp_vec3 *w, int newest, sv_result *r)
     }
 }
 
+/* The careful sub-algorithm on w[0..n) (newest: see c_keep_nearer); out of
+ * line, so that the plain path stays inlined in GJK's loop. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void careful_solve(const kcbp_vec3 *w, int n, int newest, sv_result *r)
+{
+    switch (n) {
+    case 1: sv_point(w, 0, r); break;
+    case 2: c1d(w, 0, 1, r); break;
+    case 3: c2d(w, 0, 1, 2, newest, r); break;
+    default: c3d(w, newest, r); break;
+    }
+}
+
 /* The simplex: four vertex slots, of which slot[0..n) are in use (the bits
  * of `used`). A new support point goes to a free slot, so that neither
  * accepting nor rolling back a step copies vertices. */
@@ -429,6 +444,7 @@ typedef struct {
     unsigned used;
     int slot[4];
     double lam[4];
+    int careful; /* use the careful sub-algorithm (see gjk_run) */
 } simplex;
 
 /* The lowest free slot (n <= 3 when adding, so there is one). */
@@ -460,10 +476,25 @@ static inline int in_simplex(const simplex *s, int add)
     return hit;
 }
 
-/* Adds slot `add` (none when add < 0) to the set and reduces the set to
- * the sub-simplex nearest the origin; returns |v|^2 and v. *careful: use
- * the careful sub-algorithm; set when the plain one asks for it. */
-static double simplex_solve(simplex *s, int add, int *careful, kcbp_vec3 *v)
+/* Makes r, a sub-simplex of the points whose slots are slots[], the
+ * simplex; returns |v|^2 and v. */
+static inline double simplex_take(simplex *s, const int *slots, const sv_result *r, kcbp_vec3 *v)
+{
+    s->n = r->n;
+    s->used = 0;
+    memcpy(s->lam, r->lam, sizeof s->lam);
+    for (int k = 0; k < r->n; k++) {
+        s->slot[k] = slots[r->idx[k]];
+        s->used |= 1u << s->slot[k];
+    }
+    *v = r->v;
+    return r->vv;
+}
+
+/* Adds slot `add` to the set and reduces the set to the sub-simplex nearest
+ * the origin; returns |v|^2 and v. With s->careful set, by the caller or
+ * here when the plain s3d asks for it, the careful sub-algorithm does it. */
+static inline double simplex_solve(simplex *s, int add, kcbp_vec3 *v)
 {
     kcbp_vec3 w[4];
     int slots[4], n = s->n;
@@ -471,20 +502,12 @@ static double simplex_solve(simplex *s, int add, int *careful, kcbp_vec3 *v)
     memcpy(slots, s->slot, sizeof slots);
     for (int k = 0; k < n; k++)
         w[k] = s->v[slots[k]].w;
-    int newest = -1;
-    if (add >= 0) {
-        slots[n] = add;
-        w[n] = s->v[add].w;
-        newest = n++;
-    }
+    slots[n] = add;
+    w[n] = s->v[add].w;
+    n++;
     sv_result r;
-    if (*careful) {
-        switch (n) {
-        case 1: sv_point(w, 0, &r); break;
-        case 2: c1d(w, 0, 1, &r); break;
-        case 3: c2d(w, 0, 1, 2, newest, &r); break;
-        default: c3d(w, newest, &r); break;
-        }
+    if (s->careful) {
+        careful_solve(w, n, n - 1, &r);
     } else {
         switch (n) {
         case 1: sv_point(w, 0, &r); break;
@@ -492,21 +515,31 @@ static double simplex_solve(simplex *s, int add, int *careful, kcbp_vec3 *v)
         case 3: s2d(w, 0, 1, 2, &r); break;
         default:
             if (s3d(w, &r)) {
-                *careful = 1;
-                c3d(w, newest, &r);
+                s->careful = 1;
+                careful_solve(w, n, n - 1, &r);
             }
             break;
         }
     }
-    s->n = r.n;
-    s->used = 0;
-    memcpy(s->lam, r.lam, sizeof s->lam);
-    for (int k = 0; k < r.n; k++) {
-        s->slot[k] = slots[r.idx[k]];
-        s->used |= 1u << s->slot[k];
-    }
-    *v = r.v;
-    return r.vv;
+    return simplex_take(s, slots, &r, v);
+}
+
+/* Switches the simplex to the careful sub-algorithm and solves it again
+ * with it (no point added); returns |v|^2 and v. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static double simplex_solve_careful(simplex *s, kcbp_vec3 *v)
+{
+    kcbp_vec3 w[4];
+    int slots[4];
+    memcpy(slots, s->slot, sizeof slots);
+    for (int k = 0; k < s->n; k++)
+        w[k] = s->v[slots[k]].w;
+    sv_result r;
+    s->careful = 1;
+    careful_solve(w, s->n, -1, &r);
+    return simplex_take(s, slots, &r, v);
 }
 
 /* Plain maximum: fmax is a library call on x86-64 (for its NaN rules), and
@@ -586,13 +619,14 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
     s->n = 1;
     s->used = 1;
     s->slot[0] = 0, s->slot[1] = 1, s->slot[2] = 2, s->slot[3] = 3;
+    s->careful = 0;
     s->v[0] = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(d), cache);
     s->lam[0] = 1;
     kcbp_vec3 v = s->v[0].w;
     double vv = kcbp_v3_len2(v);
     double scale = max_abs_coord(s->v[0].a, s->v[0].b);
     double lower = 0;
-    int overlap = 0, capped = 1, converged = 0, iter = 0, early = 0, careful = 0, hidden = 0;
+    int overlap = 0, capped = 1, converged = 0, iter = 0, early = 0, hidden = 0;
     const double rsum = a->radius + b->radius;
     const int exits = exit_gap >= 0;
 
@@ -628,11 +662,11 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
          * answer while rounding keeps them from meeting to rel_tol: stop
          * there, rather than circle among simplices that rounding cannot
          * tell apart until the cap. */
-        if (careful && settled(vv, vw, lower, rsum, scale, prm.rel_tol)) {
+        if (s->careful && settled(vv, vw, lower, rsum, scale, prm.rel_tol)) {
             capped = 0;
             break;
         }
-        const int was_careful = careful;
+        const int was_careful = s->careful;
         /* A point already in the simplex, yet beyond v's plane: impossible
          * in exact arithmetic for polytope cores (v would be the nearest
          * point), so v is not the nearest point of its own simplex. */
@@ -643,7 +677,7 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
             memcpy(old_slot, s->slot, sizeof old_slot);
             memcpy(old_lam, s->lam, sizeof old_lam);
             kcbp_vec3 nvv_v;
-            double nvv = simplex_solve(s, add, &careful, &nvv_v);
+            double nvv = simplex_solve(s, add, &nvv_v);
             if (s->n == 4) { /* the origin is inside a tetrahedron */
                 v = nvv_v;
                 vv = nvv;
@@ -686,8 +720,7 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
             capped = 0;
             break;
         }
-        careful = 1;
-        vv = simplex_solve(s, -1, &careful, &v);
+        vv = simplex_solve_careful(s, &v);
     }
     /* An exit at exactly the last iteration by one of the tests above clears
      * `capped`; the loop condition failing leaves it set. */
@@ -706,9 +739,10 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
     st->separated_early = early;
 }
 
-/* The status kcbp_gjk_distance reports for a finished run; *gap: the gap
- * between the inflated shapes (dist - rsum, dist = 0 when overlapping);
- * *gap_lower: a lower bound on it (the distance_lower of the result).
+/* The status kcbp_gjk_distance reports for a finished run whose witness
+ * points are pa, pb; *gap: the gap between the inflated shapes (dist -
+ * rsum, dist = 0 when overlapping); *gap_lower: a lower bound on it (the
+ * distance_lower of the result).
  *
  * The bounds decide, not the way the run ended: |v| is an upper bound on the
  * core distance (v is a point of the Minkowski difference, up to rounding of
@@ -719,12 +753,11 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
  * stopped short of that is HIT_CAP, like one the cap stopped: distance an
  * upper bound, distance_lower the lower bound, never a gap it did not
  * prove. */
-static kcbp_gjk_status classify(const gjk_state *st, double rsum, double *gap, double *gap_lower)
+static inline kcbp_gjk_status classify(const gjk_state *st, double rsum, kcbp_vec3 pa, kcbp_vec3 pb,
+                                       double *gap, double *gap_lower)
 {
     double dist = st->overlap ? 0 : sqrt(st->vv);
     double tol = KCBP_GJK_TOUCH_REL * (st->scale + rsum);
-    kcbp_vec3 pa, pb;
-    witnesses(&st->s, &pa, &pb);
     *gap = dist - rsum;
     *gap_lower = 0;
     if (!isfinite(dist) || !finite3(pa) || !finite3(pb))
@@ -759,12 +792,12 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
     }
     double ra = a->radius, rb = b->radius, rsum = ra + rb;
     out->scale = st.scale + rsum;
-    double gap, gap_lower;
-    kcbp_gjk_status status = classify(&st, rsum, &gap, &gap_lower);
-    out->status = status;
-    double dist = st.overlap ? 0 : sqrt(st.vv);
     kcbp_vec3 pa, pb;
     witnesses(s, &pa, &pb);
+    double gap, gap_lower;
+    kcbp_gjk_status status = classify(&st, rsum, pa, pb, &gap, &gap_lower);
+    out->status = status;
+    double dist = st.overlap ? 0 : sqrt(st.vv);
     if (!isfinite(dist) || !finite3(pa) || !finite3(pb))
         return; /* only reachable with invalid input: the safe "overlap" */
     out->core_distance = dist;
@@ -792,8 +825,10 @@ int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
         return 0;
     /* Not proven apart: a HIT_CAP here has a lower bound within the
      * touching tolerance (a larger one would have ended the run early). */
+    kcbp_vec3 pa, pb;
+    witnesses(&st.s, &pa, &pb);
     double gap, gap_lower;
-    return classify(&st, a->radius + b->radius, &gap, &gap_lower) != KCBP_GJK_SEPARATED;
+    return classify(&st, a->radius + b->radius, pa, pb, &gap, &gap_lower) != KCBP_GJK_SEPARATED;
 }
 
 int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
@@ -808,8 +843,10 @@ int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
         lower = st.lower - rsum;
         apart = 1;
     } else {
+        kcbp_vec3 pa, pb;
+        witnesses(&st.s, &pa, &pb);
         double gap;
-        kcbp_gjk_status status = classify(&st, rsum, &gap, &lower);
+        kcbp_gjk_status status = classify(&st, rsum, pa, pb, &gap, &lower);
         apart = (status == KCBP_GJK_SEPARATED || status == KCBP_GJK_HIT_CAP) && lower > margin;
         if (!apart)
             lower = 0;

@@ -248,8 +248,9 @@ static int s3d(const kcbp_vec3 *w, sv_result *r)
  * the nearest is kept, so a weight that rounding puts on the wrong side of
  * zero costs only the distance from the origin's projection to that edge.
  * Several times the work of the plain one (fma is a library call unless
- * the target has it): GJK uses it only after the plain one stalled, and
- * for the rest of that run (see gjk_run). */
+ * the target has it): GJK uses it only after the plain one stalled or could
+ * not tell an "inside" from rounding (s3d), and for the rest of that run
+ * (see gjk_run). */
 
 /* a * b == p + *e exactly (the fma rounds once). */
 static inline double two_prod(double a, double b, double *e)
@@ -705,17 +706,16 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
         }
         /* Stalled, the bounds apart. When they already decide the answer
          * (settled()), stop, as the plain GJK does. Otherwise the error of
-         * the plain sub-algorithm is the likely cause: on a needle
-         * or a thin prism v's direction is off by eps L / |v| (see the
-         * careful sub-algorithm), which misleads the support search, and
-         * the step that would make progress is below the rounding of |v|.
-         * Both fuzzing reproducers stalled at the second step, with a long
-         * edge passing near the origin and a third point beyond the origin
-         * (v.w < 0: no lower bound at all), and reported that edge's
-         * distance. So v is recomputed with the careful sub-algorithm,
-         * which the rest of the run then uses, and the search goes on; a
-         * second stall ends the run, and classify() reports what the
-         * bounds prove. */
+         * the plain sub-algorithm is the likely cause: on a needle or a
+         * thin prism v's direction is off by eps L / |v| (see the careful
+         * sub-algorithm), which misleads the support search, and the step
+         * that would make progress is below the rounding of |v|. Both
+         * fuzzing reproducers stalled at the second step, with a long edge
+         * passing near the origin and a third point beyond the origin (v.w
+         * < 0: no lower bound at all), and reported that edge's distance.
+         * So v is recomputed with the careful sub-algorithm, which the rest
+         * of the run then uses, and the search goes on; a second stall
+         * ends the run, and classify() reports what the bounds prove. */
         if (was_careful || settled(vv, vw, lower, rsum, scale, prm.rel_tol)) {
             capped = 0;
             break;

@@ -155,8 +155,10 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
  * toward B), from every vertex of both: a positive gap along any axis is a
  * lower bound on their distance whatever produced the axis. It certifies
  * GJK's "apart", so that an error of GJK on a sliver polytope (fuzzing found
- * two) can only make the stage pass a pair on to the exact test, never drop
- * a touching one. */
+ * two, since fixed in GJK itself: tests/test_gjk.c, test_regress_*) can only
+ * make the stage pass a pair on to the exact test, never drop a touching
+ * one. GJK now proves its own "apart"; this stays as a check independent of
+ * it, at the price of one scan of the k-CBPs' vertices. */
 static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
     double max_a = -INFINITY, min_b = INFINITY;

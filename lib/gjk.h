@@ -10,9 +10,12 @@
  * objects", ACM TOG 36(3), 2017; the termination test of van den Bergen,
  * "A fast and robust GJK implementation for collision detection of convex
  * objects", JGT 4(2), 1999; radii added at the end as in Box2D v3's
- * distance.c. Terminates by (in this order): the origin enclosed, the new
- * support point already in the simplex (exact for polytope cores), the
- * relative gap test, no decrease of |v|, the iteration cap. */
+ * distance.c. Terminates by (in this order): the origin enclosed, the
+ * relative gap test, the new support point already in the simplex or no
+ * decrease of |v| (exact for polytope cores in exact arithmetic; with
+ * rounding, on slivers, once more with a careful sub-algorithm unless the
+ * bounds already decide), the iteration cap. The status is what the upper
+ * and lower bounds prove: never SEPARATED without a proven gap. */
 #ifndef KCBP_GJK_H
 #define KCBP_GJK_H
 
@@ -44,7 +47,9 @@ typedef struct {
 kcbp_gjk_params kcbp_gjk_default_params(void);
 
 typedef enum {
-    /* Apart by more than the touching tolerance; distance > 0. */
+    /* Apart by more than the touching tolerance, proven: GJK's lower bound
+     * met its upper bound (to rel_tol), or is within the touching tolerance
+     * of it and above that tolerance; distance > 0. */
     KCBP_GJK_SEPARATED = 0,
     /* The shapes' gap is within the touching tolerance of zero, from either
      * side; distance is that gap clamped to >= 0; normal is valid. */
@@ -53,8 +58,11 @@ typedef enum {
      * overlap by more than the tolerance: distance is 0. It may still be a
      * touching contact (cores in contact); kcbp_epa_penetration tells. */
     KCBP_GJK_OVERLAPPING,
-    /* The iteration cap was reached while apart: distance is an upper bound,
-     * distance_lower a lower bound. */
+    /* Not decided: the iteration cap was reached, or rounding stopped
+     * progress (slivers: needles, thin prisms) before the bounds met, while
+     * the gap found is above the touching tolerance. distance is an upper
+     * bound, distance_lower a lower bound (0 when none was proven): never
+     * taken for "apart" unless distance_lower says so. */
     KCBP_GJK_HIT_CAP,
 } kcbp_gjk_status;
 
@@ -101,8 +109,10 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
                        const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_result *out);
 
 /* Boolean query: nonzero when the inflated shapes overlap or touch (what
- * kcbp_gjk_distance would report as TOUCHING or OVERLAPPING). Faster than
- * the distance when apart: it stops at the first separating plane. */
+ * kcbp_gjk_distance would report as TOUCHING or OVERLAPPING), and when they
+ * are not proven apart (HIT_CAP with distance_lower within the touching
+ * tolerance): the conservative answer. Faster than the distance when apart:
+ * it stops at the first separating plane. */
 int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
                        kcbp_support_cache *cache);
 

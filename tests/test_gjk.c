@@ -839,6 +839,281 @@ static void test_custom_support_and_warm_start(void **state)
     free(p);
 }
 
+/* ---- slivers: needles, thin prisms, near-flat and zero-area shapes ----
+ *
+ * GJK's sub-algorithm loses precision when the simplex is much longer than
+ * its distance to the origin, which is what needles and thin prisms give;
+ * see lib/gjk.c (the careful sub-algorithm). */
+
+/* The answer GJK must give against the oracle, the touching tolerance tol
+ * being that of the result (KCBP_GJK_TOUCH_REL of its scale): apart by more
+ * than 2 tol, SEPARATED at the oracle's distance within the documented
+ * tolerances (1e-9 relative, tol absolute); inside deeper than 2 tol,
+ * OVERLAPPING; within tol / 2 of touching from either side, TOUCHING or
+ * OVERLAPPING at a distance within tol; never HIT_CAP. Returns the case:
+ * 0 apart, 1 inside, 2 touching, 3 in between (not checked further). */
+static int check_vs_oracle(const kcbp_gjk_result *g, const cso_oracle_result *o, const char *what)
+{
+    double tol = KCBP_GJK_TOUCH_REL * g->scale;
+    double signed_dist = o->inside ? -o->depth : o->dist;
+    if (!(isfinite(g->distance) && isfinite(g->distance_lower) && finite3(g->point_a) && finite3(g->point_b) &&
+          finite3(g->normal) && g->distance >= 0 && g->iterations <= KCBP_GJK_DEFAULT_MAX_ITERATIONS))
+        fail_msg("%s: not finite, negative or over the cap: distance %g after %d iterations", what, g->distance,
+                 g->iterations);
+    if (g->status == KCBP_GJK_HIT_CAP)
+        fail_msg("%s: GJK undecided (distance %.17g, lower %.17g); oracle %s %.17g", what, g->distance,
+                 g->distance_lower, o->inside ? "inside by" : "apart by", o->inside ? o->depth : o->dist);
+    if (signed_dist > 2 * tol) {
+        if (g->status != KCBP_GJK_SEPARATED || fabs(g->distance - o->dist) > 1e-9 * o->dist + tol)
+            fail_msg("%s: GJK %s at %.17g, the oracle apart by %.17g (tolerance %g)", what,
+                     kcbp_gjk_status_name(g->status), g->distance, o->dist, tol);
+        return 0;
+    }
+    if (signed_dist < -2 * tol) {
+        if (g->status != KCBP_GJK_OVERLAPPING || g->distance != 0)
+            fail_msg("%s: GJK %s at %.17g, the oracle inside by %.17g (tolerance %g)", what,
+                     kcbp_gjk_status_name(g->status), g->distance, o->depth, tol);
+        return 1;
+    }
+    if (fabs(signed_dist) < 0.5 * tol) {
+        if (g->status == KCBP_GJK_SEPARATED || g->distance > tol)
+            fail_msg("%s: GJK %s at %.17g, the oracle %s %.17g (tolerance %g)", what,
+                     kcbp_gjk_status_name(g->status), g->distance, o->inside ? "inside by" : "apart by",
+                     fabs(signed_dist), tol);
+        return 2;
+    }
+    return 3;
+}
+
+/* The k-CBP of tests/fuzz/regress/obj/needle_gjk_apart_from_itself.obj (as
+ * the obj fuzz target builds it, k = 8) against itself at the identity:
+ * GJK stopped at its second step on a long edge passing 8306 from the
+ * origin, with coordinates of 9e10, and called it SEPARATED by 8306; the
+ * oracle has the origin 25288 deep. */
+static void test_regress_needle_apart_from_itself(void **state)
+{
+    (void)state;
+    kcbp_model m;
+    kcbp_model_options mo = kcbp_model_options_default();
+    mo.k = 8;
+    kcbp_error err;
+    assert_int_equal(kcbp_model_load(&m, "tests/fuzz/regress/obj/needle_gjk_apart_from_itself.obj", &mo, &err),
+                     KCBP_OK);
+    assert_true(kcbp_model_has_cbp(&m));
+    kcbp_pose id = kcbp_pose_identity();
+    int n = (int)m.cbp.nvertices;
+    cso_oracle_result o = cso_oracle(m.cbp.vertices, n, m.cbp.vertices, n, &id);
+    assert_true(o.ok && o.inside);
+    kcbp_gjk_result g;
+    kcbp_support_cache cache = {{0, 0}};
+    kcbp_gjk_distance(&m.shape, &m.shape, &id, NULL, &cache, &g);
+    assert_int_equal(check_vs_oracle(&g, &o, "needle"), 1);
+    assert_true(kcbp_gjk_intersect(&m.shape, &m.shape, &id, NULL));
+    assert_false(kcbp_gjk_separated(&m.shape, &m.shape, &id, 0, NULL, NULL, NULL, NULL));
+    /* and the report's cbp.distance */
+    kcbp_collide_options co = kcbp_collide_options_default();
+    co.cbp_measure = true;
+    kcbp_collide_result res = {0};
+    assert_int_equal(kcbp_collide(&m, &id, &m, &id, &co, &res, &err), KCBP_OK);
+    assert_true(res.cbp.tested && res.cbp.measured && !res.cbp.separated);
+    assert_true(res.cbp.distance == 0 && res.collide);
+    kcbp_collide_result_free(&res);
+    kcbp_model_free(&m);
+}
+
+/* tests/fuzz/regress/collide/thin_prism_gjk_stops_2.8e-6_apart.bin, decoded
+ * as kcbp_fuzz_collide (tests/fuzz/targets.c) does; this file uses only its
+ * mode 0: every coordinate is (byte % 5) - 2, bytes past the end read as 0.
+ * A's k-CBP (k = 4) is a thin prism, B's a flat triangle's; GJK stopped at
+ * its second step 2.8e-6 "apart" while the origin is 2.6e-6 deep. */
+typedef struct {
+    uint8_t b[64];
+    size_t n, at;
+} fuzz_bytes;
+static uint8_t fuzz_next(fuzz_bytes *f) { return f->at < f->n ? f->b[f->at++] : 0; }
+static double fuzz_coord0(fuzz_bytes *f) { return (double)((int)(fuzz_next(f) % 5) - 2); }
+
+static void test_regress_thin_prism_stops_apart(void **state)
+{
+    (void)state;
+    fuzz_bytes in = {{0}, 0, 0};
+    FILE *f = fopen("tests/fuzz/regress/collide/thin_prism_gjk_stops_2.8e-6_apart.bin", "rb");
+    assert_non_null(f);
+    in.n = fread(in.b, 1, sizeof in.b, f);
+    fclose(f);
+    uint8_t h0 = fuzz_next(&in), h1 = fuzz_next(&in);
+    (void)fuzz_next(&in); /* the power of two of mode 3 */
+    int na = 1 + (h0 & 3), nb = 1 + ((h0 >> 2) & 3);
+    assert_int_equal((h0 >> 4) & 3, 0); /* mode 0 */
+    assert_false(h0 & 0x40);            /* two meshes */
+    assert_true(na == 2 && nb == 1);
+    kcbp_model_options mo = {4 + h1 % 29, (kcbp_cbp_dirs)((h1 >> 5) & 3)};
+    kcbp_model model[2];
+    for (int s = 0; s < 2; s++) {
+        int ntri = s ? nb : na;
+        kcbp_vec3 v[6];
+        kcbp_tri t[2];
+        for (int i = 0; i < 3 * ntri; i++) {
+            v[i].x = fuzz_coord0(&in);
+            v[i].y = fuzz_coord0(&in);
+            v[i].z = fuzz_coord0(&in);
+        }
+        for (int i = 0; i < ntri; i++)
+            t[i] = (kcbp_tri){{(uint32_t)(3 * i), (uint32_t)(3 * i + 1), (uint32_t)(3 * i + 2)}};
+        kcbp_mesh mesh;
+        kcbp_error err;
+        assert_int_equal(kcbp_mesh_init(&mesh, v, (size_t)(3 * ntri), t, (size_t)ntri, &err), KCBP_OK);
+        assert_int_equal(kcbp_model_build(&model[s], &mesh, &mo, &err), KCBP_OK);
+    }
+    assert_false(fuzz_next(&in) & 1); /* A at the identity */
+    kcbp_vec3 tb;
+    tb.x = fuzz_coord0(&in);
+    tb.y = fuzz_coord0(&in);
+    tb.z = fuzz_coord0(&in);
+    int axis_zero = 1;
+    for (int k = 0; k < 3; k++)
+        axis_zero &= fuzz_next(&in) == 0;
+    /* B translated by (-2, -2, -2), not turned: a zero axis, 0 degrees */
+    assert_true(tb.x == -2 && tb.y == -2 && tb.z == -2 && axis_zero && fuzz_next(&in) == 0);
+    kcbp_pose id = kcbp_pose_identity(), pb = translation(tb.x, tb.y, tb.z);
+    kcbp_pose rel = kcbp_pose_relative(&id, &pb);
+    const kcbp_cbp *ca = &model[0].cbp, *cb = &model[1].cbp;
+    cso_oracle_result o = cso_oracle(ca->vertices, (int)ca->nvertices, cb->vertices, (int)cb->nvertices, &rel);
+    assert_true(o.ok && o.inside);
+    kcbp_gjk_result g;
+    kcbp_support_cache cache = {{0, 0}};
+    kcbp_gjk_distance(&model[0].shape, &model[1].shape, &rel, NULL, &cache, &g);
+    assert_int_equal(check_vs_oracle(&g, &o, "thin prism"), 1);
+    assert_true(kcbp_gjk_intersect(&model[0].shape, &model[1].shape, &rel, NULL));
+    assert_false(kcbp_gjk_separated(&model[0].shape, &model[1].shape, &rel, 0, NULL, NULL, NULL, NULL));
+    kcbp_collide_options co = kcbp_collide_options_default();
+    co.cbp_measure = true;
+    kcbp_collide_result res = {0};
+    kcbp_error err;
+    assert_int_equal(kcbp_collide(&model[0], &id, &model[1], &pb, &co, &res, &err), KCBP_OK);
+    assert_true(res.cbp.tested && res.cbp.measured && !res.cbp.separated && res.cbp.distance == 0);
+    kcbp_collide_result_free(&res);
+    kcbp_model_free(&model[0]);
+    kcbp_model_free(&model[1]);
+}
+
+/* A sliver of the given kind, about `size` long, translated by c:
+ * 0 a needle (2 to 9 points along a line, jittered across by thin),
+ * 1 a thin prism (a triangle, a third of them needle-like, extruded by thin),
+ * 2 a near-flat cloud (3 to 8 points on a plane, one off it by thin),
+ * 3 zero-area (1 to 4 points on a line: a point, a segment). thin is 1e-3
+ * to 1e-12 of the size. */
+static int sliver(kcbp_vec3 *p, int kind, double size, kcbp_vec3 c)
+{
+    kcbp_vec3 e1 = rnd_unit(), e2 = kcbp_v3_cross(e1, rnd_unit());
+    e2 = kcbp_v3_scale(e2, 1 / kcbp_v3_len(e2));
+    kcbp_vec3 e3 = kcbp_v3_cross(e1, e2);
+    double thin = size * pow(10, -rnd_range(3, 12));
+    int n = 0;
+    switch (kind) {
+    case 0:
+        n = 2 + (int)(rng_next() % 8);
+        for (int i = 0; i < n; i++) {
+            double t = i < 2 ? (i ? size : -size) : rnd_range(-size, size);
+            p[i] = kcbp_v3_add(kcbp_v3_scale(e1, t), kcbp_v3_add(kcbp_v3_scale(e2, rnd_range(-thin, thin)),
+                                                                  kcbp_v3_scale(e3, rnd_range(-thin, thin))));
+        }
+        break;
+    case 1: {
+        double squash = rng_next() % 3 ? 1 : 1e-6;
+        n = 6;
+        for (int k = 0; k < 3; k++) {
+            p[k] = kcbp_v3_add(kcbp_v3_scale(e1, rnd_range(-size, size)),
+                               kcbp_v3_scale(e2, rnd_range(-size, size) * squash));
+            p[3 + k] = kcbp_v3_add(p[k], kcbp_v3_scale(e3, thin));
+        }
+        break;
+    }
+    case 2:
+        n = 3 + (int)(rng_next() % 6);
+        for (int i = 0; i < n; i++) {
+            double off = i == 0 ? thin : rng_next() % 2 ? 0 : rnd_range(-thin, thin);
+            p[i] = kcbp_v3_add(kcbp_v3_scale(e1, rnd_range(-size, size)),
+                               kcbp_v3_add(kcbp_v3_scale(e2, rnd_range(-size, size)), kcbp_v3_scale(e3, off)));
+        }
+        break;
+    default:
+        n = 1 + (int)(rng_next() % 4);
+        for (int i = 0; i < n; i++)
+            p[i] = kcbp_v3_scale(e1, rnd_range(-size, size));
+        break;
+    }
+    for (int i = 0; i < n; i++)
+        p[i] = kcbp_v3_add(p[i], c);
+    return n;
+}
+
+/* Pairs of slivers at sizes about 1e-6, 1 and 1e6, a third of them offset
+ * far from the origin (up to 1e4 sizes), against the oracle. B is placed
+ * touching A along a random direction u (A's extreme vertex along u on B's
+ * extreme vertex along -u, so that the plane normal to u separates them
+ * exactly), then moved along u by 0, by 1e-12 to 1 of the size either
+ * way, or by up to the size; one pair in eight is a shape against itself at
+ * the identity. */
+static void test_sliver_stress(void **state)
+{
+    (void)state;
+    int count[4] = {0}, status[4] = {0};
+    for (int i = 0; i < 3000; i++) {
+        kcbp_vec3 pa[16], pb[16];
+        double size = pow(10, (double)((int)(rng_next() % 3) * 6 - 6)) * rnd_range(0.5, 2);
+        kcbp_vec3 off = rng_next() % 3 == 0 ? kcbp_v3_scale(rnd_unit(), size * pow(10, rnd_range(0, 4)))
+                                             : kcbp_v3(0, 0, 0);
+        int ka = (int)(rng_next() % 4), kb = (int)(rng_next() % 4);
+        int na = sliver(pa, ka, size, off);
+        int nb = sliver(pb, kb, size * rnd_range(0.3, 3), kcbp_v3(0, 0, 0));
+        kcbp_pose pose;
+        assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), rnd_unit(), rnd_range(-180, 180), &pose, NULL),
+                         KCBP_OK);
+        int self = rng_next() % 8 == 0;
+        if (self) {
+            nb = na;
+            memcpy(pb, pa, sizeof pa);
+            pose = kcbp_pose_identity();
+        } else {
+            kcbp_vec3 u = rnd_unit(), as = pa[0], bs = kcbp_mat3_mul_v3(&pose.rot, pb[0]);
+            for (int k = 1; k < na; k++)
+                if (kcbp_v3_dot(pa[k], u) > kcbp_v3_dot(as, u))
+                    as = pa[k];
+            for (int k = 1; k < nb; k++) {
+                kcbp_vec3 q = kcbp_mat3_mul_v3(&pose.rot, pb[k]);
+                if (kcbp_v3_dot(q, u) < kcbp_v3_dot(bs, u))
+                    bs = q;
+            }
+            int m = (int)(rng_next() % 4);
+            double move = m == 0 ? 0
+                          : m == 3 ? rnd_range(-1, 1) * size
+                                   : (rng_next() % 2 ? 1 : -1) * size * pow(10, -rnd_range(0, 12));
+            pose.trans = kcbp_v3_add(kcbp_v3_sub(as, bs), kcbp_v3_scale(u, move));
+        }
+        kcbp_convex A = kcbp_convex_polytope(pa, (uint32_t)na, NULL, NULL, 0);
+        kcbp_convex B = kcbp_convex_polytope(pb, (uint32_t)nb, NULL, NULL, 0);
+        kcbp_gjk_result g;
+        kcbp_support_cache cache = {{0, 0}};
+        kcbp_gjk_distance(&A, &B, &pose, NULL, &cache, &g);
+        cso_oracle_result o = cso_oracle(pa, na, pb, nb, &pose);
+        assert_true(o.ok);
+        char what[96];
+        snprintf(what, sizeof what, "pair %d (kinds %d, %d; %d, %d points; size %.3g)", i, ka, kb, na, nb, size);
+        count[check_vs_oracle(&g, &o, what)]++;
+        status[g.status]++;
+        /* the boolean query: the same answer, or "not proven apart" */
+        int hit = kcbp_gjk_intersect(&A, &B, &pose, NULL);
+        if (hit != (g.status != KCBP_GJK_SEPARATED))
+            fail_msg("%s: kcbp_gjk_intersect %d, kcbp_gjk_distance %s", what, hit, kcbp_gjk_status_name(g.status));
+    }
+    print_message("slivers: %d apart, %d inside, %d touching, %d in between; GJK: %d separated, %d touching, "
+                  "%d overlapping\n",
+                  count[0], count[1], count[2], count[3], status[KCBP_GJK_SEPARATED], status[KCBP_GJK_TOUCHING],
+                  status[KCBP_GJK_OVERLAPPING]);
+    assert_true(count[0] > 1000 && count[1] > 200 && count[2] > 500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -860,6 +1135,9 @@ int main(void)
         cmocka_unit_test(test_no_nan_random_and_near_touching),
         cmocka_unit_test(test_caps_and_fallback),
         cmocka_unit_test(test_custom_support_and_warm_start),
+        cmocka_unit_test(test_regress_needle_apart_from_itself),
+        cmocka_unit_test(test_regress_thin_prism_stops_apart),
+        cmocka_unit_test(test_sliver_stress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

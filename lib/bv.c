@@ -250,7 +250,7 @@ static kcbp_status build_hull(kcbp_bv *bv, const kcbp_mesh *m, kcbp_error *err)
     kcbp_hull h;
     kcbp_error herr = {0};
     kcbp_status st = kcbp_hull_compute(m->vertices, m->nvertices, &h, &herr);
-    if (st == KCBP_ERR_GEOMETRY && !strncmp(herr.msg, "flat: ", 6)) {
+    if (st != KCBP_OK && kcbp_hull_failed_flat(&herr)) {
         /* Flat: no hull volume; GJK scans the vertices (their hull). */
         bv->points = malloc((size_t)m->nvertices * sizeof *bv->points);
         if (!bv->points)

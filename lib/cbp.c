@@ -509,7 +509,7 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
     }
     kcbp_error herr;
     if (kcbp_hull_compute(dual, m, &h, &herr) != KCBP_OK) {
-        if (herr.code == KCBP_ERR_GEOMETRY && !strncmp(herr.msg, "flat: ", 6)) {
+        if (kcbp_hull_failed_flat(&herr)) {
             *unbounded = true;
             st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
         } else {
@@ -806,7 +806,7 @@ kcbp_status kcbp_hull_volume(const kcbp_vec3 *points, size_t npoints, double *vo
     if (st == KCBP_OK) {
         *volume = h.volume;
         kcbp_hull_free(&h);
-    } else if (herr.code == KCBP_ERR_GEOMETRY && !strncmp(herr.msg, "flat: ", 6)) {
+    } else if (kcbp_hull_failed_flat(&herr)) {
         st = KCBP_OK; /* flat: volume 0 */
     } else if (err) {
         *err = herr;
@@ -897,21 +897,17 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
     return KCBP_OK;
 }
 
-/* Steps 3 for greedy and thesis: the directions from the hull of the work
- * points' grid extremes. nrm has room for *cap directions on success. */
+/* Step 3 for greedy and thesis: the directions from the hull of the work
+ * points' grid extremes. On success *nrm (malloc'ed) holds *ndirs of them,
+ * with room for the six axes polytope_of_dirs may add. */
 static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t nwork, int k, kcbp_cbp_dirs dirs,
                              kcbp_vec3 **nrm, size_t *ndirs, kcbp_error *err)
 {
-    size_t room = 6 * (size_t)KCBP_CBP_GRID * KCBP_CBP_GRID, nsel = 0; /* 3 axes, 2 ends */
-    uint32_t *sel = malloc(room * sizeof *sel), *cell = malloc(room / 3 * sizeof *cell);
-    kcbp_vec3 *pts = malloc(room * sizeof *pts);
+    uint32_t *sel = NULL, *cell = NULL;
+    kcbp_vec3 *pts = NULL;
     kcbp_hull hull;
     memset(&hull, 0, sizeof hull);
     kcbp_status st = KCBP_OK;
-    if (!sel || !cell || !pts) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the approximate hull");
-        goto done;
-    }
     /* hp: the points the hull is of. Few points are taken whole. The grid
      * can drop a hull vertex that lies between others in its cells along
      * all three axes, so its points can even be flat when the input is not
@@ -920,6 +916,14 @@ static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t 
     const kcbp_vec3 *hp = work;
     size_t nhp = nwork;
     if (nwork > KCBP_CBP_GRID_MIN_POINTS) {
+        size_t room = 6 * (size_t)KCBP_CBP_GRID * KCBP_CBP_GRID, nsel = 0; /* 3 axes, 2 ends */
+        sel = malloc(room * sizeof *sel);
+        cell = malloc(room / 3 * sizeof *cell);
+        pts = malloc(room * sizeof *pts);
+        if (!sel || !cell || !pts) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the approximate hull");
+            goto done;
+        }
         size_t nidx = grid_extremes(work, nwork, KCBP_CBP_GRID, sel, cell);
         qsort(sel, nidx, sizeof *sel, by_u32);
         for (size_t i = 0; i < nidx; i++)
@@ -930,7 +934,7 @@ static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t 
     }
     kcbp_error herr;
     st = kcbp_hull_compute(hp, nhp, &hull, &herr);
-    if (st != KCBP_OK && hp == pts && herr.code == KCBP_ERR_GEOMETRY && !strncmp(herr.msg, "flat: ", 6)) {
+    if (st != KCBP_OK && hp == pts && kcbp_hull_failed_flat(&herr)) {
         hp = work;
         nhp = nwork;
         st = kcbp_hull_compute(hp, nhp, &hull, &herr);

@@ -8,8 +8,10 @@
 #ifndef KCBP_HULL_H
 #define KCBP_HULL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "error.h"
 #include "vec3.h"
@@ -35,6 +37,12 @@ typedef struct {
  * do not span 3D (fewer than 4 points, coplanar or collinear input: qhull's
  * "initial simplex is flat"); the message then starts with "flat: ". */
 kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull, kcbp_error *err);
+
+/* Did a hull computation fail because its points do not span 3D? */
+static inline bool kcbp_hull_failed_flat(const kcbp_error *err)
+{
+    return err->code == KCBP_ERR_GEOMETRY && !strncmp(err->msg, "flat: ", 6);
+}
 
 /* The same, with the hull's edges (the sides of its merged facets). Input
  * points that are not in verts are inside the hull or within qhull's

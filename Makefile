@@ -1,46 +1,96 @@
-# kcbp: `make` builds the kcbp program and libkcbp.a; `make test` runs the
-# suite; `make bench` builds the benchmark programs (needs FCL and libccd);
+# kcbp: `make` builds the kcbp program, libkcbp.a and libkcbp.so; `make test`
+# runs the suite; `make install` / `make uninstall` (PREFIX, DESTDIR);
+# `make bench` builds the benchmark programs (needs FCL and libccd);
 # `make sanitize`, `make valgrind`, `make fuzz-ci`, `make stress-ci` are the
-# hardening checks of README.md ("Hardening"; ./scripts/setup.sh --harden).
+# hardening checks of HARDENING.md (./scripts/setup.sh --harden).
+#
+# Layout: include/kcbp/ the public headers, src/ the library (internal
+# headers beside their sources), eval/ the bounding-volume benchmarking unit
+# (libkcbp_eval.a: kcbp bench, bench/ and tests; not installed), cli/ the
+# program, tests/, bench/, man/.
 CC ?= cc
 CXX ?= c++
 PKG_CONFIG ?= pkg-config
 LIB_PKGS := qhull_r libcjson
 OPT ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ilib
-CFLAGS += -std=c11 -Wall -Wextra -Werror $(OPT) $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
+# WERROR=1 turns warnings into errors (CI sets it); off by default so that a
+# newer compiler's new warning does not break a user's build.
+WERROR ?=
+WARN := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
+CPPFLAGS += -D_GNU_SOURCE -Iinclude
+CFLAGS += -std=c11 $(WARN) $(OPT) -MMD -MP
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lm -lpthread
 B := build
-# Where the program and the library go (the sanitizer build puts them in its
-# own build directory); tests run the program named by KCBP_EXE.
+# Where the program and the libraries go (the sanitizer build puts them in
+# its own build directory); tests run the program named by KCBP_EXE.
 KCBP := kcbp
 LIBA := libkcbp.a
+EVALA := $(B)/libkcbp_eval.a
 
-LIB_SRC := $(wildcard lib/*.c)
+VERSION := $(shell sed -n 's/^\#define KCBP_VERSION_STRING "\(.*\)"/\1/p' include/kcbp/base.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME := libkcbp.so.$(SOMAJOR)
+LIBSO := $(B)/libkcbp.so.$(VERSION)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+LIB_SRC := $(wildcard src/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+EVAL_SRC := $(wildcard eval/*.c)
+EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TEST_SUPPORT := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
+MAN_PAGES := $(wildcard man/*.1)
 
-.PHONY: all test sanitize fuzz fuzz-programs fuzz-ci valgrind stress stress-ci demo bench clean
-all: $(KCBP) $(LIBA)
+.PHONY: all shared test sanitize fuzz fuzz-programs fuzz-ci valgrind stress stress-ci demo bench clean install \
+	uninstall install-test
+all: $(KCBP) $(LIBA) shared
+shared: $(LIBSO)
+
+# The library: position-independent (one set of objects for both
+# libraries), only KCBP_API symbols visible in the shared one.
+$(B)/src/%.o: src/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+$(B)/eval/%.o: eval/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isrc -Ieval $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+# The program uses the public API, eval/ for kcbp bench, and src/utf8.h for
+# the JSON it writes; it links the static libraries.
+$(B)/cli/%.o: cli/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isrc -Ieval -Icli $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^
-
-$(KCBP): $(CLI_OBJ) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LDLIBS)
-
-$(B)/%.o: %.c $(wildcard lib/*.h cli/*.h) Makefile
+$(EVALA): $(EVAL_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(AR) rcs $@ $^
+$(LIBSO): $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+	ln -sf $(notdir $@) $(B)/$(SONAME)
+	ln -sf $(SONAME) $(B)/libkcbp.so
 
-$(B)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard lib/*.h tests/*.h) $(LIBA)
+$(KCBP): $(CLI_OBJ) $(EVALA) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(EVALA) $(LIBA) $(LDLIBS)
+
+# The pc file is written at install time, for the PREFIX and LIBDIR given.
+PC_SED := 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|'
+
+TEST_CPPFLAGS = $(CPPFLAGS) -Isrc -Ieval -Icli -Itests
+$(B)/tests/%: tests/%.c $(TEST_SUPPORT) $(EVALA) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) -o $@ $< $(TEST_SUPPORT) $(TEST_EXTRA) $(LIBA) \
-		$(LDLIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) -o $@ $< \
+		$(TEST_SUPPORT) $(TEST_EXTRA) $(EVALA) $(LIBA) $(LDLIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 # The fuzz targets, replayed on their corpus by a normal test.
 FUZZ_TARGETS := obj scene pose collide
@@ -48,44 +98,63 @@ FUZZ_SRC := tests/fuzz/targets.c
 $(B)/tests/test_fuzz_corpus: $(FUZZ_SRC) tests/fuzz/targets.h
 $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
 
-test: $(KCBP) $(TEST_BIN)
-	@KCBP_EXE=./$(KCBP) scripts/run_tests.sh $(TEST_BIN)
+test: all $(TEST_BIN)
+	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) scripts/install_test.sh
+
+# Installs into a temporary DESTDIR, builds a program against it with
+# pkg-config (shared and static) and compiles the public headers as C99 and
+# C++17 (also the last step of `make test`).
+install-test: all
+	scripts/install_test.sh
 
 # The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer
-# (clang; any report ends the program with an error) in its own directory.
+# (clang; any report ends the program with an error) in its own directory,
+# with the library's invariant checks (KCBP_ASSERT) on.
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_CC ?= clang
+ASSERTS := -DKCBP_ENABLE_ASSERTS
 sanitize:
-	$(MAKE) B=$(B)/san KCBP=$(B)/san/kcbp LIBA=$(B)/san/libkcbp.a CC=$(SAN_CC) OPT="-O1 -g $(SAN_FLAGS)" \
-		LDFLAGS="$(SAN_FLAGS)" test
+	$(MAKE) B=$(B)/san KCBP=$(B)/san/kcbp LIBA=$(B)/san/libkcbp.a CC=$(SAN_CC) OPT="-O1 -g $(SAN_FLAGS) $(ASSERTS)" \
+		LDFLAGS="$(SAN_FLAGS)" san-test
+.PHONY: san-test
+san-test: $(KCBP) $(TEST_BIN)
+	@KCBP_EXE=./$(KCBP) scripts/run_tests.sh $(TEST_BIN)
 
 # libFuzzer (clang): one program per target in build/fuzz, library built
-# with ASan+UBSan and coverage. `make fuzz-ci` runs each for FUZZ_SECONDS;
-# scripts/fuzz.sh takes targets and longer times (README, "Hardening").
+# with ASan+UBSan, coverage and the invariant checks. `make fuzz-ci` runs
+# each for FUZZ_SECONDS; scripts/fuzz.sh takes targets and longer times
+# (HARDENING.md).
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SECONDS ?= 45
 fuzz:
-	$(MAKE) B=$(B)/fuzz KCBP=$(B)/fuzz/kcbp LIBA=$(B)/fuzz/libkcbp.a CC=$(SAN_CC) OPT="-O1 -g $(FUZZ_FLAGS)" \
+	$(MAKE) B=$(B)/fuzz KCBP=$(B)/fuzz/kcbp LIBA=$(B)/fuzz/libkcbp.a CC=$(SAN_CC) OPT="-O1 -g $(FUZZ_FLAGS) $(ASSERTS)" \
 		fuzz-programs
 fuzz-programs: $(FUZZ_TARGETS:%=$(B)/fuzz_%)
-$(B)/fuzz_%: tests/fuzz/fuzz_main.c $(FUZZ_SRC) tests/fuzz/targets.h $(LIBA)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -DKCBP_FUZZ_TARGET=kcbp_fuzz_$* -o $@ tests/fuzz/fuzz_main.c \
-		$(FUZZ_SRC) $(LIBA) $(LDLIBS)
+$(B)/fuzz_%: tests/fuzz/fuzz_main.c $(FUZZ_SRC) tests/fuzz/targets.h $(EVALA) $(LIBA)
+	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer -DKCBP_FUZZ_TARGET=kcbp_fuzz_$* -o $@ \
+		tests/fuzz/fuzz_main.c $(FUZZ_SRC) $(EVALA) $(LIBA) $(LDLIBS)
 fuzz-ci: fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 # Valgrind memcheck on the collide, cbp, scene and batch paths (bundled meshes).
-valgrind: kcbp
+valgrind: $(KCBP)
 	scripts/valgrind.sh
 
 # Geometry stress: Möller's test against CGAL's exact kernel, GJK/EPA against
-# a qhull oracle. `make stress` is the long run (10^6 triangle pairs, 10^5
-# polytope pairs); `make stress-ci` a shorter one for CI.
+# a qhull oracle, the library's invariant checks on. `make stress` is the long
+# run (10^6 triangle pairs, 10^5 polytope pairs); `make stress-ci` a shorter
+# one for CI.
 CGAL_LIBS := -lgmp -lmpfr
-$(B)/tritri_exact: tests/stress/tritri_exact.cpp lib/tritri.h lib/vec3.h $(LIBA)
-	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Ilib -o $@ $< $(LIBA) $(CGAL_LIBS) -lm
-$(B)/gjk_stress: tests/stress/gjk_stress.c tests/cso_oracle.c tests/cso_oracle.h $(wildcard lib/*.h) $(LIBA)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/cso_oracle.c $(LIBA) $(LDLIBS)
+$(B)/stress/%.o: src/%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) $(PKG_CFLAGS) $(ASSERTS) -c -o $@ $<
+STRESS_LIBA := $(B)/stress/libkcbp.a
+$(STRESS_LIBA): $(LIB_SRC:src/%.c=$(B)/stress/%.o)
+	$(AR) rcs $@ $^
+$(B)/tritri_exact: tests/stress/tritri_exact.cpp $(STRESS_LIBA)
+	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
+$(B)/gjk_stress: tests/stress/gjk_stress.c tests/cso_oracle.c tests/cso_oracle.h $(STRESS_LIBA)
+	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< tests/cso_oracle.c $(STRESS_LIBA) $(LDLIBS)
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 stress: $(B)/tritri_exact $(B)/gjk_stress
@@ -94,12 +163,32 @@ stress: $(B)/tritri_exact $(B)/gjk_stress
 stress-ci:
 	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 stress
 
-demo: kcbp
+demo: $(KCBP)
 	@scripts/demo.sh
 
-bench: kcbp libkcbp.a
+bench: $(KCBP) $(LIBA) $(EVALA)
 	$(MAKE) -C bench
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/kcbp $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(KCBP) $(DESTDIR)$(BINDIR)/kcbp
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libkcbp.a
+	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIBSO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libkcbp.so
+	install -m 644 include/kcbp/*.h $(DESTDIR)$(INCLUDEDIR)/kcbp/
+	sed -e $(PC_SED) kcbp.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/kcbp.pc
+	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/kcbp $(DESTDIR)$(LIBDIR)/libkcbp.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO)) \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libkcbp.so $(DESTDIR)$(PKGCONFIGDIR)/kcbp.pc \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/kcbp
 
 clean:
 	rm -rf $(B) kcbp libkcbp.a
 	-$(MAKE) -C bench clean
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

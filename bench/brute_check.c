@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 typedef kcbp_vec3 v3;
 

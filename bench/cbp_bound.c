@@ -23,7 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
+
+#include "bv.h"
+#include "hitrate.h"
+#include "scene_layout.h"
 
 /* The pairs of a set of scenes that matter to a k-CBP: those whose hulls
  * overlap (they pass any k-CBP) are only counted; the others closer than
@@ -170,7 +174,7 @@ int main(int argc, char **argv)
                     kcbp_pose pa = kcbp_scene_object_pose(&sc, a, 0), pb = kcbp_scene_object_pose(&sc, b, 0);
                     if (kcbp_v3_len(kcbp_v3_sub(pa.trans, pb.trans)) > 2 * radius * (1 + 1e-9))
                         continue;
-                    /* kcbp bench's margin (lib/hitrate.h) */
+                    /* kcbp bench's margin (eval/hitrate.h) */
                     double margin = KCBP_BV_MARGIN_REL * (2 * model->scale + kcbp_v3_len(pa.trans) +
                                                           kcbp_v3_len(pb.trans));
                     if (kcbp_bv_overlap(&hull, &pa, &hull, &pb, margin))

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 static double now_ms(void)
 {

@@ -9,7 +9,7 @@
 
 #include <fcl/fcl.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 inline double median(std::vector<double> v)
 {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 typedef struct {
     uint64_t s;

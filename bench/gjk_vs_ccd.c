@@ -19,7 +19,7 @@
 #include <ccd/ccd.h>
 #include <libqhull_r/qhull_ra.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 static uint64_t rng_state = 12345;
 static double rnd(void)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "obj.h"
+#include <kcbp/obj.h>
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 static int cmp_double(const void *a, const void *b)
 {

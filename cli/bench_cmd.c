@@ -208,16 +208,14 @@ static kcbp_status save_scene(const bench_opts *o, const char *mesh, const kcbp_
         *dot = '\0';
     snprintf(path, sizeof path, "%s/%s-%s-n%u-s%ld.json", o->save_dir, stem, o->density ? "density" : "thesis", n,
              o->seed);
-    cJSON *doc = kcbp_scene_to_json(scene);
-    char *text = doc ? cJSON_Print(doc) : NULL;
-    cJSON_Delete(doc);
-    if (!text)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the scene file %s", path);
+    char *text;
+    if (kcbp_scene_to_text(scene, true, &text, err) != KCBP_OK)
+        return err->code;
     FILE *f = fopen(path, "w");
     bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     if (f && fclose(f) != 0)
         ok = false;
-    cJSON_free(text);
+    free(text);
     if (!ok)
         return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     return KCBP_OK;

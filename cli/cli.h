@@ -9,7 +9,13 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
+
+#include "bv.h"
+#include "hitrate.h"
+#include "report.h"
+#include "scene_layout.h"
+#include "utf8.h"
 
 enum {
     KCBP_EXIT_OK = 0,     /* success, whatever the answer */
@@ -77,6 +83,8 @@ bool kcbp_cli_parse_int(const char *s, long lo, long hi, long *out);
 /* Prints one JSON document (compact on one line, or indented) and frees it.
  * Returns KCBP_EXIT_NOMEM if it could not be printed. */
 int kcbp_cli_print_json(cJSON *doc, bool pretty);
+/* Prints text (malloc'ed) and a newline, and frees it. */
+int kcbp_cli_print_text(char *text);
 /* Milliseconds from a monotonic clock. */
 double kcbp_cli_now_ms(void);
 

@@ -48,6 +48,14 @@ int kcbp_cli_print_json(cJSON *doc, bool pretty)
     return KCBP_EXIT_OK;
 }
 
+int kcbp_cli_print_text(char *text)
+{
+    fputs(text, stdout);
+    fputc('\n', stdout);
+    free(text);
+    return KCBP_EXIT_OK;
+}
+
 double kcbp_cli_now_ms(void)
 {
     struct timespec ts;

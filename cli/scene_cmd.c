@@ -172,9 +172,12 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     kcbp_scene scene;
     if (kcbp_scene_thesis(&scene, mesh_path, bounds, (uint32_t)n, (uint64_t)seed, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
-    cJSON *doc = kcbp_scene_to_json(&scene);
+    char *text;
+    kcbp_status st = kcbp_scene_to_text(&scene, pretty, &text, &err);
     kcbp_scene_free(&scene);
-    return kcbp_cli_print_json(doc, pretty);
+    if (st != KCBP_OK)
+        return kcbp_cli_fail(&err);
+    return kcbp_cli_print_text(text);
 }
 
 int kcbp_cli_scene(int argc, char **argv)

@@ -1,4 +1,4 @@
-/* Shared checks of the k-CBP tests: every promise of lib/cbp.h. */
+/* Shared checks of the k-CBP tests: every promise of include/kcbp/cbp.h. */
 #ifndef KCBP_TEST_CBP_CHECK_H
 #define KCBP_TEST_CBP_CHECK_H
 
@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "hull.h"
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 static const kcbp_cbp_dirs ALL_DIRS[] = {KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP};
 static const int KS[] = {4, 6, 8, 16, 32, 64};

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 /* Where qhull's messages go: /dev/null, opened once. */
 FILE *oracle_devnull(void);

@@ -18,7 +18,11 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
+
+#include "bv.h"
+#include "hitrate.h"
+#include "scene_layout.h"
 #include "testutil.h"
 
 static char tmpdir[] = "/tmp/kcbp-bench-XXXXXX";

@@ -13,7 +13,7 @@
 
 #include "cbp_internal.h"
 #include "hull.h"
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 #include "cbp_check.h"
 
@@ -413,7 +413,7 @@ static void test_write_obj(void **state)
     free(p);
 }
 
-/* ---- the adjacency is a hill-climbing graph (lib/cbp.h) ------------------ */
+/* ---- the adjacency is a hill-climbing graph (include/kcbp/cbp.h) ------------------ */
 
 /* Point sets of the kinds that broke climbing: family f, variant v; at
  * most 320 points. Scales 1, 1e8, 1e-8 and an offset of 1e6 rotate with

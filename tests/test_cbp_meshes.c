@@ -1,5 +1,5 @@
 /* k-CBPs of the shared meshes (needs the OBJ loader): every mode, the
- * issue's k values, all promises of lib/cbp.h. */
+ * issue's k values, all promises of include/kcbp/cbp.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

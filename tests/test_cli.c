@@ -228,7 +228,7 @@ static cJSON *utf8_doc(const test_run_result *r)
 }
 
 /* File names are bytes, JSON is UTF-8: a path that is not UTF-8, echoed in
- * a report, has its invalid bytes written as U+FFFD (lib/utf8.h). */
+ * a report, has its invalid bytes written as U+FFFD (src/utf8.h). */
 static void test_non_utf8_paths(void **state)
 {
     (void)state;

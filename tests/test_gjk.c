@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "cso_oracle.h"
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 /* ---- helpers ---- */
 
@@ -843,7 +843,7 @@ static void test_custom_support_and_warm_start(void **state)
  *
  * GJK's sub-algorithm loses precision when the simplex is much longer than
  * its distance to the origin, which is what needles and thin prisms give;
- * see lib/gjk.c (the careful sub-algorithm). */
+ * see src/gjk.c (the careful sub-algorithm). */
 
 /* The answer GJK must give against the oracle, the touching tolerance tol
  * being that of the result (KCBP_GJK_TOUCH_REL of its scale): apart by more

@@ -1,4 +1,4 @@
-/* Tests of the OBJ reader (lib/obj.c). */
+/* Tests of the OBJ reader (src/obj.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "obj.h"
+#include <kcbp/obj.h>
 
 
 static kcbp_status parse(const char *text, size_t len, kcbp_mesh *m, kcbp_error *err)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "tritri.h"
+#include <kcbp/tritri.h>
 
 /* ------------------------------------------------------------ helpers --- */
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 /* xorshift64*: deterministic across platforms, unlike rand(). */
 typedef struct {

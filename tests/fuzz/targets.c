@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 static void fuzz_fail(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -170,17 +170,15 @@ int kcbp_fuzz_scene(const uint8_t *data, size_t size)
             check_pose(&p, what);
         }
     }
-    cJSON *doc = kcbp_scene_to_json(&s);
-    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
-    cJSON_Delete(doc);
-    if (!text)
-        fuzz_fail("kcbp_scene_to_json failed");
+    char *text;
+    if (kcbp_scene_to_text(&s, false, &text, &err) != KCBP_OK)
+        fuzz_fail("kcbp_scene_to_text failed: %s", err.msg);
     kcbp_scene t;
     st = kcbp_scene_parse(&t, "again.json", NULL, text, strlen(text), &err);
     if (st != KCBP_OK)
         fuzz_fail("the written scene does not read back: %s\n%s", err.msg, text);
     check_same_scene(&s, &t);
-    cJSON_free(text);
+    free(text);
     kcbp_scene_free(&t);
     kcbp_scene_free(&s);
     return 0;
@@ -285,7 +283,7 @@ static void decode_mesh(bytes *b, int ntri, int mode, int exp2, kcbp_mesh *m)
         fuzz_fail("kcbp_mesh_init: %s", err.msg);
 }
 
-/* Hill-climbing over the k-CBP's vertex adjacency (lib/cbp.h: a climbing
+/* Hill-climbing over the k-CBP's vertex adjacency (include/kcbp/cbp.h: a climbing
  * graph) must find the scan's maximum from every start vertex, up to
  * rounding, in the directions most likely to expose a flaw: the face
  * normals, both ways and tilted by 1e-7 and 1e-11 (nearly tied vertices),

@@ -10,7 +10,7 @@
  *            against themselves.
  *   scene    kcbp_scene_parse: objects, models and motion in range, finite
  *            poses at the first and last frame, and a JSON round trip
- *            (kcbp_scene_to_json, then parse again) that gives the same scene.
+ *            (kcbp_scene_to_text, then parse again) that gives the same scene.
  *   pose     kcbp_pose_parse on the bytes as a string, and kcbp_pose_load_file
  *            on them as a file: rotations orthonormal, translations finite.
  *   collide  a few triangles per mesh and the poses decoded from the bytes:

@@ -18,7 +18,7 @@
 
 
 #include "../cso_oracle.h"
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 static uint64_t rng_state;
 static uint64_t rng_next(void)

@@ -3,7 +3,7 @@
 // triangles (their double coordinates taken as exact rationals) share a
 // point, and gives their exact squared distance when they do not.
 //
-// kcbp_tri_intersect's contract (lib/tritri.h): touching within eps counts.
+// kcbp_tri_intersect's contract (include/kcbp/tritri.h): touching within eps counts.
 // So, with the tolerance kcbp_collide uses (1e-10 x the pair's scale):
 //   - an exact intersection must be found: a miss is a bug;
 //   - an answer "touching" for triangles that are apart by d > 0 is the
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "tritri.h"
+#include <kcbp/tritri.h>
 
 typedef CGAL::Exact_predicates_exact_constructions_kernel K;
 typedef K::Point_3 P3;

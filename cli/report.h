@@ -1,0 +1,58 @@
+/* JSON reports, built with cJSON. Each function returns a new cJSON tree that
+ * the caller owns (cJSON_Delete), or NULL when memory ran out. */
+#ifndef KCBP_REPORT_H
+#define KCBP_REPORT_H
+
+#include <cjson/cJSON.h>
+
+#include <kcbp/collide.h>
+#include <kcbp/scene.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Wall-clock times measured by the caller, in milliseconds. */
+typedef struct {
+    double load_ms, build_ms, query_ms;
+} kcbp_timings;
+
+/* {"vertices", "triangles", "degenerate_triangles"} of a model's mesh. */
+cJSON *kcbp_report_mesh(const kcbp_model *model);
+
+/* What the k-CBP stage found: {"separated", "distance", and "point_a",
+ * "point_b" when apart, or "depth", "direction", "depth_exact" when not;
+ * "gjk_iterations", "epa_iterations"} when it measured (cbp_measure), else
+ * {"separated", "measured": false, "distance_lower" when separated,
+ * "gjk_iterations"}. */
+cJSON *kcbp_report_cbp(const kcbp_cbp_result *cbp);
+
+/* The report of one kcbp_collide answer:
+ * {"collide", "decided_by", "contacts": [[a, b], ...], "cbp" (when the k-CBP
+ *  stage ran), "a": mesh, "b": mesh,
+ *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms", "query_ms"}} */
+cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
+                           const kcbp_timings *times);
+
+/* The report of one frame of a built scene (f: the frame's answer):
+ * {"scene": name, "frame": f, "frames": F, "objects": n, "models": m,
+ *  "pairs": n(n-1)/2,
+ *  "passed": {"broadphase": world boxes overlap,
+ *             "cbp": k-CBPs not apart (null when that filter is off),
+ *             "mesh": meshes touch = the colliding pairs},
+ *  "hit_rate": {"broadphase": mesh / broadphase, "cbp": mesh / cbp or null},
+ *  "colliding": [{"a": name, "b": name[, "contacts": [[ta, tb], ...]]}, ...],
+ *  "time_ms": {"load", "build" (the scene's, repeated on every frame),
+ *              "bounds", "broadphase", "cbp", "mesh",
+ *              "detect" (= bounds + broadphase + cbp + mesh)}}
+ * A hit rate is the fraction of the pairs passing a filter that collide; 0/0
+ * (no pair passed) is 1: the filter let no false positive through.
+ * "cbp" time is spent on the pairs that the filters after the broad phase
+ * rejected, "mesh" on those that reached the mesh test (their filters
+ * included). Contacts are listed when with_contacts is set. */
+cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, bool with_contacts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

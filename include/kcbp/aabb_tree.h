@@ -1,0 +1,62 @@
+/* Bounding-volume hierarchy of axis-aligned boxes over a mesh's triangles.
+ *
+ * A tree is built once, in the mesh's own frame, and never refitted: to test
+ * two meshes under any relative pose, each node box of B is tested against
+ * A's node box in A's frame, where it is an oriented box (separating-axis
+ * test). So one tree serves every pose and every thread (it is read-only
+ * after building). */
+#ifndef KCBP_AABB_TREE_H
+#define KCBP_AABB_TREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "mesh.h"
+#include "pose.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A leaf holds at most this many triangles. */
+#define KCBP_AABB_LEAF_MAX 2
+
+typedef struct {
+    kcbp_vec3 center, extent; /* the box, as centre and half-sizes */
+    uint32_t first;           /* leaf: first slot in the tree's triangle order; inner: left child (right = first + 1) */
+    uint32_t count;           /* leaf: number of triangles (>= 1); inner: 0 */
+} kcbp_aabb_node;
+
+typedef struct {
+    kcbp_aabb_node *nodes; /* nodes[0] is the root */
+    uint32_t nnodes;
+    uint32_t depth;          /* number of levels; bounds the traversal stack */
+    uint32_t *tri_ids;       /* mesh triangle index of each slot */
+    kcbp_vec3 (*tri_verts)[3]; /* each slot's three vertices, copied so that leaves are read contiguously */
+} kcbp_aabb_tree;
+
+KCBP_API kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err);
+KCBP_API void kcbp_aabb_tree_free(kcbp_aabb_tree *tree);
+
+/* Called for each pair of intersecting triangles (mesh indices); return false
+ * to stop the traversal. */
+typedef bool (*kcbp_tri_pair_fn)(void *ctx, uint32_t tri_a, uint32_t tri_b);
+
+typedef struct {
+    uint64_t box_pairs; /* node pairs whose boxes were tested */
+    uint64_t tri_pairs; /* triangle pairs given to the triangle test */
+} kcbp_tree_stats;
+
+/* Finds the pairs of intersecting triangles of two trees, B being placed in
+ * A's frame by b_in_a. eps is the length tolerance of kcbp_tri_intersect;
+ * boxes are widened by it so that no pair the triangle test would accept is
+ * culled. Stats are added to *stats (which may be NULL). Returns true when
+ * the traversal was stopped by the callback. */
+KCBP_API bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
+                            kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,139 @@
+/* The staged collision test of one pair of posed meshes.
+ *
+ * A kcbp_model is everything built once from a mesh, in the mesh's own frame:
+ * its AABB tree and its k-CBP. kcbp_collide answers for any two poses without
+ * rebuilding anything; models are read-only during queries, so one model may
+ * be shared by any number of threads.
+ *
+ * The stages, cheapest first; the first that can settle the answer does:
+ *   1. aabb: the world boxes of the two k-CBPs are apart;
+ *   2. cbp:  GJK finds the two k-CBPs apart (and, when asked to measure, their
+ *            distance, or EPA their overlap);
+ *   3. mesh: the AABB trees and Möller's triangle test give the exact answer.
+ * Stages 1 and 2 only ever say "apart", and only with a margin above the
+ * triangle test's tolerance, so they never change the answer of stage 3. */
+#ifndef KCBP_COLLIDE_H
+#define KCBP_COLLIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aabb_tree.h"
+#include "cbp.h"
+#include "error.h"
+#include "mesh.h"
+#include "pose.h"
+#include "support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int k;              /* planes of the k-CBP (>= KCBP_CBP_K_MIN); 0 builds none */
+    kcbp_cbp_dirs dirs; /* how its directions are chosen */
+} kcbp_model_options;
+
+/* k = 16, greedy directions. */
+KCBP_API kcbp_model_options kcbp_model_options_default(void);
+
+typedef struct {
+    kcbp_mesh mesh;
+    kcbp_aabb_tree tree;
+    kcbp_cbp cbp;       /* nplanes == 0 when none was built */
+    kcbp_convex shape;  /* the k-CBP as GJK sees it: its vertices and their adjacency */
+    double scale;       /* kcbp_mesh_scale of the mesh */
+    double cbp_scale;   /* largest absolute coordinate of the k-CBP's vertices (0 without one) */
+} kcbp_model;
+
+static inline bool kcbp_model_has_cbp(const kcbp_model *m) { return m->cbp.nplanes > 0; }
+
+/* Builds a model from a mesh, taking ownership of it (on success and on
+ * failure alike: the mesh is freed if building fails). opts NULL: defaults. */
+KCBP_API kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_model_options *opts, kcbp_error *err);
+/* Loads an OBJ file and builds its model. */
+KCBP_API kcbp_status kcbp_model_load(kcbp_model *model, const char *obj_path, const kcbp_model_options *opts,
+                            kcbp_error *err);
+KCBP_API void kcbp_model_free(kcbp_model *model);
+
+/* The world-frame axis-aligned box of a posed model: the first, cheapest
+ * filter of every pair test and of a scene's broad phase. With a k-CBP it is
+ * the box of the k-CBP's transformed vertices (as in the thesis: tight, and
+ * a few dozen points); without, the box of the posed local box. */
+KCBP_API kcbp_aabb kcbp_model_world_bounds(const kcbp_model *model, const kcbp_pose *pose);
+
+typedef enum {
+    KCBP_CONTACTS_NONE,  /* only the yes/no answer: stop at the first contact */
+    KCBP_CONTACTS_FIRST, /* the answer and one contact pair */
+    KCBP_CONTACTS_ALL,   /* every pair of intersecting triangles */
+} kcbp_contacts_mode;
+
+/* The stage that settled an answer. */
+typedef enum {
+    KCBP_STAGE_AABB, /* the two world boxes are apart */
+    KCBP_STAGE_CBP,  /* GJK: the two k-CBPs are apart */
+    KCBP_STAGE_MESH, /* the triangle test (through the AABB trees) */
+} kcbp_stage;
+
+KCBP_API const char *kcbp_stage_name(kcbp_stage stage);
+
+typedef struct {
+    uint32_t a, b; /* triangle indices in A and in B */
+} kcbp_contact;
+
+typedef struct {
+    kcbp_contacts_mode contacts;
+    bool use_cbp;     /* run the k-CBP stage (when both models have one) */
+    bool cbp_measure; /* measure the distance or depth of the k-CBPs for the
+                         report: GJK to convergence, then EPA when they overlap.
+                         false: GJK only until a plane separates them by more
+                         than the margin (or they are found not to be), which is
+                         all the answer needs. Never changes the answer. */
+} kcbp_collide_options;
+
+KCBP_API kcbp_collide_options kcbp_collide_options_default(void);
+
+/* What the k-CBP stage found, in world coordinates. */
+typedef struct {
+    bool tested;       /* the stage ran */
+    bool separated;    /* the k-CBPs are apart: the meshes cannot touch */
+    bool measured;     /* cbp_measure was set: the fields below are filled */
+    double distance_lower; /* when separated: a proven lower bound on their
+                              distance (== distance when measured) */
+    double distance;   /* between the k-CBPs (0 when they overlap or touch) */
+    kcbp_vec3 point_a, point_b; /* closest points of the k-CBPs, when apart */
+    double depth;      /* when they overlap: the penetration depth (EPA) */
+    kcbp_vec3 direction; /* unit: moving B by depth * direction separates them */
+    bool depth_exact;  /* false when EPA could only bound the depth from above */
+    int gjk_iterations, epa_iterations;
+} kcbp_cbp_result;
+
+/* The answer for one pair. Contacts are sorted by (a, b). The contact array
+ * is owned by the result and reused by the next kcbp_collide on it, so a
+ * loop over many poses allocates only while the contact count grows. */
+typedef struct {
+    bool collide;
+    kcbp_stage decided_by;
+    kcbp_contact *contacts;
+    size_t ncontacts, capacity;
+    kcbp_cbp_result cbp;  /* the k-CBP stage */
+    kcbp_tree_stats tree; /* work done in the mesh stage */
+} kcbp_collide_result;
+
+/* Tests model a at pose_a against model b at pose_b (world = pose * local).
+ * Triangles that touch count as colliding; see kcbp_tri_intersect for the
+ * tolerance, which is relative to the size and position of the models. */
+KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
+                         const kcbp_collide_options *options, kcbp_collide_result *result, kcbp_error *err);
+
+/* The length tolerance kcbp_collide uses for the given models and relative
+ * pose (B in A's frame); exposed so that tests can reproduce it exactly. */
+KCBP_API double kcbp_collide_tolerance(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a);
+
+KCBP_API void kcbp_collide_result_free(kcbp_collide_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

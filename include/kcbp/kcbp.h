@@ -1,0 +1,37 @@
+/* kcbp: exact collision detection between triangle meshes, with k-direction
+ * convex bounding polytopes (k-CBPs) in front of the exact test.
+ *
+ * The umbrella header of the public API: #include <kcbp/kcbp.h> and link with
+ * `pkg-config --cflags --libs kcbp`. The layers, each using only those above:
+ *
+ *   base.h error.h vec3.h pose.h      version, errors, vector math, rigid poses
+ *   mesh.h obj.h                      triangle meshes, loading them
+ *   tritri.h aabb_tree.h cbp.h        Möller's test, AABB trees, k-CBPs
+ *   support.h gjk.h epa.h             convex shapes, GJK, EPA
+ *   collide.h                         models and the staged pair test
+ *   broadphase.h scene.h              sweep and prune, scenes of many objects
+ *
+ * No header needs anything but the C standard library (no cJSON, no qhull).
+ * Conventions: every call that can fail returns a kcbp_status and fills an
+ * optional kcbp_error; the library never prints and never exits; it keeps no
+ * global mutable state, so calls on different data may run in parallel. */
+#ifndef KCBP_KCBP_H
+#define KCBP_KCBP_H
+
+#include "base.h"
+#include "error.h"
+#include "vec3.h"
+#include "pose.h"
+#include "mesh.h"
+#include "obj.h"
+#include "tritri.h"
+#include "aabb_tree.h"
+#include "cbp.h"
+#include "support.h"
+#include "gjk.h"
+#include "epa.h"
+#include "collide.h"
+#include "broadphase.h"
+#include "scene.h"
+
+#endif

@@ -1,0 +1,200 @@
+/* Scenes: many posed copies of meshes, read from a JSON file, and the
+ * collision test of every pair of them.
+ *
+ * The file:
+ *
+ *   { "objects": [ {"name": "b1", "mesh": "bunny.obj", "position": [0, 0, 0],
+ *                   "rotation": {"axis": [0, 0, 1], "angle_deg": 30}, "scale": 1.0,
+ *                   "velocity": [0, 0, 0],
+ *                   "angular_velocity": {"axis": [0, 1, 0], "deg_per_s": 90}} ],
+ *     "motion": {"frames": 100, "dt": 0.01} }
+ *
+ * - "objects" (required, at least one): "name" (a non-empty string, unique in
+ *   the scene), "mesh" (an OBJ file; a relative path is relative to the
+ *   scene file's folder) and "position" (3 numbers) are required; "scale"
+ *   (> 0, default 1), "rotation" (default none), "velocity" (default 0) and
+ *   "angular_velocity" (default none) are optional. A zero axis is allowed
+ *   only with a zero angle or rate; other axes are normalised.
+ * - "motion" (optional): "frames" (an integer in [1, KCBP_SCENE_MAX_FRAMES])
+ *   and "dt" (seconds, > 0). Without it the scene is static: one frame, and
+ *   velocities are ignored.
+ * - Every number must be finite (1e999 is refused), and so must every pose
+ *   the motion leads to: a position beyond KCBP_COORD_MAX (1e60), at the
+ *   start or, moved by its velocity, at the last frame, or a spin whose angle
+ *   overflows, is refused, naming the object's field. Unknown keys and
+ *   repeated keys are errors, so that a typo never passes silently.
+ *
+ * Poses. Object i at frame f (f = 0 .. frames-1, t = f * dt) maps a mesh
+ * vertex x to
+ *
+ *   world(x) = S(ws, t * deg_per_s) * R(axis, angle_deg) * (scale * x)
+ *              + position + t * velocity
+ *
+ * where R(u, a) is the rotation by a degrees about the unit vector u (right
+ * hand). So: scale about the mesh's own origin, then the initial rotation
+ * about that origin, then the spin, a rotation about the world-fixed axis ws
+ * through the object's origin (the point that the mesh's origin is moved
+ * to), then the move. The spin's angle grows linearly in time, and each
+ * frame's pose is computed from f directly (no accumulated rounding).
+ *
+ * Models. Every model (a mesh with its trees and k-CBP) is built once per
+ * distinct (mesh file, scale) pair, however many objects use it: copies at
+ * the same scale share one model; each different scale of a mesh gets its own
+ * scaled model (the mesh file is still read only once). Meshes are told
+ * apart by their path as written, joined to the scene's folder: two spellings
+ * of one file ("a.obj", "./a.obj") are loaded twice.
+ *
+ * Errors are "scene-file: field: problem", the field written as a path, e.g.
+ * "scene.json: objects[3].rotation.axis: expected 3 numbers"; JSON syntax
+ * errors are "scene-file:line:column: ..."; a mesh that cannot be loaded is
+ * "scene-file: objects[i].mesh: " followed by the OBJ reader's own
+ * "file:line: problem" (i: the first object that uses it).
+ *
+ * Threads: a kcbp_scene is read-only once built, and every evaluation keeps
+ * its state in its own kcbp_scene_eval, so scenes may be read, built and
+ * evaluated in parallel (cJSON's parser writes a global error variable: the
+ * parse is serialised by a mutex inside this module). */
+#ifndef KCBP_SCENE_H
+#define KCBP_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <stdio.h>
+
+#include "broadphase.h"
+#include "collide.h"
+#include "error.h"
+#include "pose.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Guards against absurd scene files. */
+#define KCBP_SCENE_MAX_OBJECTS 100000u
+#define KCBP_SCENE_MAX_FRAMES 100000u
+#define KCBP_SCENE_MAX_FILE_BYTES (256u << 20)
+
+typedef struct {
+    char *name;
+    char *mesh;            /* as written in the file */
+    double scale;          /* > 0, applied first, about the mesh's origin */
+    kcbp_vec3 position;
+    kcbp_vec3 axis;        /* the initial rotation, as written (not normalised) */
+    double angle_deg;
+    kcbp_vec3 velocity;    /* per second */
+    kcbp_vec3 spin_axis;   /* the angular velocity, as written */
+    double spin_deg_per_s;
+    uint32_t model;        /* index in kcbp_scene.models */
+    kcbp_mat3 rot0;        /* R(axis, angle_deg) */
+} kcbp_scene_object;
+
+typedef struct {
+    char *path;            /* the file read: the scene's folder joined with the mesh */
+    double scale;
+    uint32_t first_object; /* the first object that uses it, named in errors */
+    kcbp_model model;      /* valid once the scene is built */
+} kcbp_scene_model;
+
+typedef struct {
+    char *name;            /* the scene file's name as given, used in messages */
+    char *dir;             /* folder that relative mesh paths start from ("" = as written) */
+    kcbp_scene_object *objects;
+    uint32_t nobjects;
+    kcbp_scene_model *models; /* distinct (path, scale) pairs, in order of first use */
+    uint32_t nmodels;
+    bool built;
+    bool moving;           /* the file has "motion" */
+    uint32_t frames;       /* 1 for a static scene */
+    double dt;             /* 0 for a static scene */
+    double load_ms, build_ms; /* wall-clock time kcbp_scene_build spent reading meshes and building models */
+} kcbp_scene;
+
+/* Parses scene JSON text (len bytes, no NUL needed). name is used in
+ * messages, dir is the folder relative mesh paths start from (NULL or "":
+ * paths are used as written). On failure scene is zeroed. Nothing is loaded:
+ * see kcbp_scene_build. */
+KCBP_API kcbp_status kcbp_scene_parse(kcbp_scene *scene, const char *name, const char *dir, const char *text, size_t len,
+                             kcbp_error *err);
+/* Reads and parses a scene file; mesh paths are relative to its folder. */
+KCBP_API kcbp_status kcbp_scene_read(kcbp_scene *scene, const char *path, kcbp_error *err);
+
+/* Loads every mesh file once and builds each model (see "Models" above)
+ * with the given options (NULL: kcbp_model_options_default). This is the one
+ * place where a scene's models are built. */
+KCBP_API kcbp_status kcbp_scene_build(kcbp_scene *scene, const kcbp_model_options *opts, kcbp_error *err);
+
+/* kcbp_scene_read and kcbp_scene_build. */
+KCBP_API kcbp_status kcbp_scene_load(kcbp_scene *scene, const char *path, const kcbp_model_options *opts, kcbp_error *err);
+
+KCBP_API void kcbp_scene_free(kcbp_scene *scene);
+
+/* Object i's pose at frame f (the scale is in its model, not in the pose). */
+KCBP_API kcbp_pose kcbp_scene_object_pose(const kcbp_scene *scene, uint32_t i, uint32_t frame);
+
+/* The scene as JSON text in the format above, numbers written so that they
+ * read back exactly: *text is malloc'ed (free() it) and NUL-terminated;
+ * pretty: indented, else one line. Fails only when memory runs out. */
+KCBP_API kcbp_status kcbp_scene_to_text(const kcbp_scene *scene, bool pretty, char **text, kcbp_error *err);
+
+/* kcbp_scene_to_text, written to out followed by a newline. */
+KCBP_API kcbp_status kcbp_scene_write(const kcbp_scene *scene, FILE *out, bool pretty, kcbp_error *err);
+
+/* A colliding pair of one frame: objects a < b, and its contacts
+ * (contacts[first .. first + count) of the frame). */
+typedef struct {
+    uint32_t a, b;
+    size_t first, count;
+} kcbp_scene_hit;
+
+/* The answer for one frame. Counts are of pairs of objects: pairs =
+ * n(n-1)/2; broadphase: pairs whose world boxes overlap (the boxes of the
+ * posed k-CBPs, see kcbp_model_world_bounds); mesh_tested: pairs that reached
+ * the mesh test (not apart by their boxes, nor by their k-CBPs when that
+ * filter is on: these are the pairs passing the k-CBP filter); colliding:
+ * pairs that touch. */
+typedef struct {
+    uint32_t frame;
+    uint64_t pairs, broadphase, mesh_tested, colliding;
+    bool cbp_used;                    /* the k-CBP filter ran (options.use_cbp, and every model has a k-CBP) */
+    kcbp_scene_hit *hits;             /* colliding pairs, sorted by (a, b) */
+    size_t cap_hits;
+    kcbp_contact *contacts;           /* per hit, as kcbp_collide gives them */
+    size_t ncontacts, cap_contacts;
+    /* Wall-clock time of each stage, ms: the world boxes; the broad phase;
+     * the pair tests that ended before the mesh test (filter_ms) and those
+     * that reached it (mesh_ms, including their filters). */
+    double bounds_ms, broadphase_ms, filter_ms, mesh_ms;
+} kcbp_scene_frame;
+
+KCBP_API void kcbp_scene_frame_free(kcbp_scene_frame *frame);
+
+/* Evaluation state of one built scene: poses, boxes, the broad phase's
+ * sweep order (kept from frame to frame: coherence) and scratch space. One
+ * per thread; the scene itself is only read. */
+typedef struct {
+    const kcbp_scene *scene;
+    kcbp_collide_options options;
+    kcbp_pose *poses;
+    kcbp_aabb *boxes;
+    kcbp_sap sap;
+    kcbp_collide_result result;
+} kcbp_scene_eval;
+
+KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
+                                 kcbp_error *err);
+/* Tests every pair of objects at frame f (< scene->frames): world boxes,
+ * broad phase, then kcbp_collide on each pair the broad phase keeps. The
+ * boxes are widened by each object's share of kcbp_collide's tolerance, so
+ * the broad phase never drops a pair that kcbp_collide would find touching:
+ * the colliding pairs are exactly those kcbp_collide finds over all pairs.
+ * out is reused from call to call (zero it before the first). */
+KCBP_API kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err);
+KCBP_API void kcbp_scene_eval_free(kcbp_scene_eval *ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

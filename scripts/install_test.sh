@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The installed library, as a user gets it: `make install` into a temporary
+# DESTDIR, then
+#   1. tests/install/contract.c built with `pkg-config --cflags --libs kcbp`
+#      against the shared library, run;
+#   2. the same built against the static library (pkg-config --static), run,
+#      and checked not to need libkcbp.so;
+#   3. every public header compiled alone as C99 and as C++17 (-Wall -Wextra
+#      -Werror -pedantic), with no include path but the installed one: no
+#      cJSON, no qhull, nothing of src/;
+#   4. `make uninstall` leaves nothing behind.
+# Prints cmocka-style lines so that scripts/run_tests.sh counts them.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+MAKE=${KCBP_MAKE:-make}
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+ok() { echo "[       OK ] install: $1"; passed=$((passed + 1)); }
+ko() { echo "[  FAILED  ] install: $1"; failed=$((failed + 1)); }
+check() { local name=$1; shift; if "$@" >"$tmp/log" 2>&1; then ok "$name"; else ko "$name"; cat "$tmp/log"; fi; }
+
+dest=$tmp/root prefix=/opt/kcbp-test
+echo "[==========] install: DESTDIR=$dest PREFIX=$prefix"
+check "make install" $MAKE -s install DESTDIR="$dest" PREFIX="$prefix"
+export PKG_CONFIG_PATH="$dest$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
+libdir=$dest$prefix/lib
+check "pkg-config finds kcbp" pkg-config --exists kcbp
+shared() {
+    # shellcheck disable=SC2046
+    $CC -std=c11 -Wall -Wextra -Werror -o "$tmp/contract" tests/install/contract.c $(pkg-config --cflags --libs kcbp) &&
+        LD_LIBRARY_PATH="$libdir" "$tmp/contract" tests/install/cube.obj &&
+        LD_LIBRARY_PATH="$libdir" ldd "$tmp/contract" | grep -q "libkcbp.so.0 => $libdir"
+}
+check "shared: build with pkg-config, run" shared
+static() {
+    # shellcheck disable=SC2046
+    $CC -std=c11 -Wall -Wextra -Werror -o "$tmp/contract_static" tests/install/contract.c \
+        $(pkg-config --cflags kcbp) -L"$libdir" -l:libkcbp.a $(pkg-config --static --libs kcbp | sed 's/-lkcbp//') &&
+        "$tmp/contract_static" tests/install/cube.obj && ! ldd "$tmp/contract_static" | grep -q libkcbp
+}
+check "static: build with pkg-config --static, run" static
+headers() {
+    local lang=$1 h
+    for h in "$dest$prefix"/include/kcbp/*.h; do
+        h=kcbp/$(basename "$h")
+        if [[ $lang == c99 ]]; then
+            printf '#include <%s>\nint main(void) { return 0; }\n' "$h" |
+                $CC -std=c99 -pedantic -Wall -Wextra -Werror -I"$dest$prefix/include" -x c -c -o /dev/null - ||
+                { echo "$h: not C99"; return 1; }
+        else
+            printf '#include <%s>\nint main() { return 0; }\n' "$h" |
+                $CXX -std=c++17 -pedantic -Wall -Wextra -Werror -I"$dest$prefix/include" -x c++ -c -o /dev/null - ||
+                { echo "$h: not C++17"; return 1; }
+        fi
+    done
+}
+check "public headers compile alone as C99" headers c99
+check "public headers compile alone as C++17" headers cxx
+check "make uninstall" $MAKE -s uninstall DESTDIR="$dest" PREFIX="$prefix"
+leftover() { [[ -z $(find "$dest" -type f -o -type l) ]] || { find "$dest" -type f -o -type l; return 1; }; }
+check "uninstall leaves no file" leftover
+echo "[==========] install: $((passed + failed)) test(s) run."
+echo "[  PASSED  ] $passed test(s)."
+[[ $failed -gt 0 ]] && echo "[  FAILED  ] $failed test(s)."
+[[ $failed -eq 0 ]]

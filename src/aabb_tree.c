@@ -1,0 +1,314 @@
+/* AABB tree: top-down build with a binned surface-area heuristic
+ * (I. Wald, "On fast Construction of SAH-based Bounding Volume Hierarchies",
+ * IEEE RT 2007), and a simultaneous traversal of two trees with the
+ * separating-axis test of boxes in different frames (Gottschalk, Lin,
+ * Manocha, "OBBTree", SIGGRAPH 1996). */
+#include <kcbp/aabb_tree.h>
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kcbp/tritri.h>
+
+enum {
+    SAH_BINS = 16,
+    /* Past this depth the build splits at the median, so the depth stays
+     * below SAH_DEPTH_MAX + log2(KCBP_MESH_MAX_ELEMENTS) < STACK_PER_TREE. */
+    SAH_DEPTH_MAX = 64,
+    STACK_PER_TREE = 96,
+};
+
+typedef struct {
+    kcbp_vec3 lo, hi;
+} box3;
+
+static box3 box_empty(void)
+{
+    box3 b = {{DBL_MAX, DBL_MAX, DBL_MAX}, {-DBL_MAX, -DBL_MAX, -DBL_MAX}};
+    return b;
+}
+static void box_add(box3 *b, kcbp_vec3 p)
+{
+    b->lo = kcbp_v3_min(b->lo, p);
+    b->hi = kcbp_v3_max(b->hi, p);
+}
+static void box_merge(box3 *b, box3 o)
+{
+    b->lo = kcbp_v3_min(b->lo, o.lo);
+    b->hi = kcbp_v3_max(b->hi, o.hi);
+}
+static double box_half_area(box3 b)
+{
+    if (b.lo.x > b.hi.x)
+        return 0.0;
+    kcbp_vec3 d = kcbp_v3_sub(b.hi, b.lo);
+    return d.x * d.y + d.y * d.z + d.z * d.x;
+}
+
+typedef struct {
+    const box3 *tri_box;
+    const kcbp_vec3 *centroid;
+    uint32_t *order;
+} build_ctx;
+
+static void swap_u32(uint32_t *a, uint32_t *b)
+{
+    uint32_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Reorders order[begin, end) so that its middle element is the median by
+ * centroid on axis (quickselect with a three-way partition, so that equal
+ * keys cannot make it quadratic). */
+static void median_split(const build_ctx *c, uint32_t begin, uint32_t end, int axis)
+{
+    uint32_t k = begin + (end - begin) / 2, lo = begin, hi = end;
+    while (hi - lo > 1) {
+        double pivot = kcbp_v3_get(c->centroid[c->order[lo + (hi - lo) / 2]], axis);
+        uint32_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            double key = kcbp_v3_get(c->centroid[c->order[i]], axis);
+            if (key < pivot)
+                swap_u32(&c->order[lt++], &c->order[i++]);
+            else if (key > pivot)
+                swap_u32(&c->order[i], &c->order[--gt]);
+            else
+                i++;
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return;
+    }
+}
+
+/* Chooses a split of order[begin, end) and partitions it; returns the first
+ * index of the right half (strictly between begin and end). */
+static uint32_t split_range(const build_ctx *c, uint32_t begin, uint32_t end, uint32_t depth)
+{
+    box3 cb = box_empty();
+    for (uint32_t i = begin; i < end; i++)
+        box_add(&cb, c->centroid[c->order[i]]);
+    kcbp_vec3 size = kcbp_v3_sub(cb.hi, cb.lo);
+    int axis = size.x >= size.y && size.x >= size.z ? 0 : size.y >= size.z ? 1 : 2;
+    double lo = kcbp_v3_get(cb.lo, axis), extent = kcbp_v3_get(size, axis);
+    uint32_t mid = begin + (end - begin) / 2;
+    if (!(extent > 0.0))
+        return mid; /* all centroids coincide: any split is as good */
+    if (depth >= SAH_DEPTH_MAX) {
+        median_split(c, begin, end, axis);
+        return mid;
+    }
+    box3 bin_box[SAH_BINS];
+    uint32_t bin_count[SAH_BINS] = {0};
+    for (int i = 0; i < SAH_BINS; i++)
+        bin_box[i] = box_empty();
+    double to_bin = SAH_BINS * (1.0 - 1e-9) / extent;
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t t = c->order[i];
+        int bin = (int)((kcbp_v3_get(c->centroid[t], axis) - lo) * to_bin);
+        bin = bin < 0 ? 0 : bin >= SAH_BINS ? SAH_BINS - 1 : bin;
+        bin_count[bin]++;
+        box_merge(&bin_box[bin], c->tri_box[t]);
+    }
+    /* Sweep from the right to get the cost of every right half, then from the
+     * left to choose the cheapest plane. */
+    double right_cost[SAH_BINS];
+    box3 acc = box_empty();
+    uint32_t n = 0;
+    for (int i = SAH_BINS - 1; i > 0; i--) {
+        box_merge(&acc, bin_box[i]);
+        n += bin_count[i];
+        right_cost[i] = box_half_area(acc) * n;
+    }
+    acc = box_empty();
+    n = 0;
+    int best = -1;
+    double best_cost = DBL_MAX;
+    for (int i = 0; i < SAH_BINS - 1; i++) {
+        box_merge(&acc, bin_box[i]);
+        n += bin_count[i];
+        double cost = box_half_area(acc) * n + right_cost[i + 1];
+        if (n > 0 && n < end - begin && cost < best_cost) {
+            best_cost = cost;
+            best = i;
+        }
+    }
+    if (best < 0) { /* cannot happen with extent > 0, but stay safe */
+        median_split(c, begin, end, axis);
+        return mid;
+    }
+    uint32_t i = begin, j = end;
+    while (i < j) {
+        uint32_t t = c->order[i];
+        int bin = (int)((kcbp_v3_get(c->centroid[t], axis) - lo) * to_bin);
+        bin = bin < 0 ? 0 : bin >= SAH_BINS ? SAH_BINS - 1 : bin;
+        if (bin <= best) {
+            i++;
+        } else {
+            c->order[i] = c->order[--j];
+            c->order[j] = t;
+        }
+    }
+    return i;
+}
+
+kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err)
+{
+    memset(tree, 0, sizeof *tree);
+    uint32_t n = mesh->ntriangles;
+    if (n == 0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "cannot build an AABB tree of an empty mesh");
+    box3 *tri_box = malloc(n * sizeof *tri_box);
+    kcbp_vec3 *centroid = malloc(n * sizeof *centroid);
+    uint32_t *order = malloc(n * sizeof *order);
+    struct item {
+        uint32_t node, begin, end, depth;
+    } *stack = malloc(n * sizeof *stack);
+    tree->nodes = malloc((2 * (size_t)n - 1) * sizeof *tree->nodes);
+    tree->tri_ids = order;
+    tree->tri_verts = malloc(n * sizeof *tree->tri_verts);
+    if (!tri_box || !centroid || !order || !stack || !tree->nodes || !tree->tri_verts) {
+        free(tri_box);
+        free(centroid);
+        free(stack);
+        kcbp_aabb_tree_free(tree);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the AABB tree of %u triangles", n);
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        const uint32_t *v = mesh->triangles[t].v;
+        box3 b = box_empty();
+        for (int k = 0; k < 3; k++)
+            box_add(&b, mesh->vertices[v[k]]);
+        tri_box[t] = b;
+        centroid[t] = kcbp_v3_scale(kcbp_v3_add(b.lo, b.hi), 0.5);
+        order[t] = t;
+    }
+    build_ctx c = {tri_box, centroid, order};
+    size_t top = 0;
+    stack[top++] = (struct item){0, 0, n, 1};
+    tree->nnodes = 1;
+    while (top > 0) {
+        struct item it = stack[--top];
+        box3 b = box_empty();
+        for (uint32_t i = it.begin; i < it.end; i++)
+            box_merge(&b, tri_box[order[i]]);
+        kcbp_aabb_node *node = &tree->nodes[it.node];
+        node->center = kcbp_v3_scale(kcbp_v3_add(b.lo, b.hi), 0.5);
+        /* Half-sizes rounded so that the box still covers both corners. */
+        node->extent = kcbp_v3_max(kcbp_v3_sub(b.hi, node->center), kcbp_v3_sub(node->center, b.lo));
+        if (it.depth > tree->depth)
+            tree->depth = it.depth;
+        if (it.end - it.begin <= KCBP_AABB_LEAF_MAX) {
+            node->first = it.begin;
+            node->count = it.end - it.begin;
+            continue;
+        }
+        uint32_t split = split_range(&c, it.begin, it.end, it.depth);
+        uint32_t left = tree->nnodes;
+        tree->nnodes += 2;
+        node->first = left;
+        node->count = 0;
+        stack[top++] = (struct item){left, it.begin, split, it.depth + 1};
+        stack[top++] = (struct item){left + 1, split, it.end, it.depth + 1};
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            tree->tri_verts[i][k] = mesh->vertices[mesh->triangles[order[i]].v[k]];
+    free(tri_box);
+    free(centroid);
+    free(stack);
+    return KCBP_OK;
+}
+
+void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
+{
+    if (!tree)
+        return;
+    free(tree->nodes);
+    free(tree->tri_ids);
+    free(tree->tri_verts);
+    memset(tree, 0, sizeof *tree);
+}
+
+/* The relative pose and its absolute rotation, shared by every node pair. */
+typedef struct {
+    kcbp_mat3 r, abs_r;
+    kcbp_vec3 t;
+    double eps;
+} frame_b_in_a;
+
+/* Separating-axis test of node a (frame A) against node b (frame B), on the
+ * six face axes. The nine edge-edge axes are left out: the test stays
+ * conservative (it may keep a separated pair, never drops a touching one),
+ * and the leaves settle the rest. */
+static bool boxes_separated(const frame_b_in_a *f, const kcbp_aabb_node *a, const kcbp_aabb_node *b)
+{
+    kcbp_vec3 d = kcbp_v3_sub(kcbp_v3_add(kcbp_mat3_mul_v3(&f->r, b->center), f->t), a->center);
+    kcbp_vec3 rb = kcbp_mat3_mul_v3(&f->abs_r, b->extent);
+    if (fabs(d.x) > a->extent.x + rb.x + f->eps || fabs(d.y) > a->extent.y + rb.y + f->eps ||
+        fabs(d.z) > a->extent.z + rb.z + f->eps)
+        return true;
+    kcbp_vec3 db = kcbp_mat3_tmul_v3(&f->r, d);
+    kcbp_vec3 ra = kcbp_mat3_tmul_v3(&f->abs_r, a->extent);
+    return fabs(db.x) > ra.x + b->extent.x + f->eps || fabs(db.y) > ra.y + b->extent.y + f->eps ||
+           fabs(db.z) > ra.z + b->extent.z + f->eps;
+}
+
+static double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->extent.y + n->extent.z; }
+
+bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
+                            kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
+{
+    frame_b_in_a f = {b_in_a->rot, b_in_a->rot, b_in_a->trans, eps};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            f.abs_r.m[i][j] = fabs(f.r.m[i][j]);
+    /* Depth-first: each step pops one pair and pushes at most two, one level
+     * down in one tree, so the stack never holds more than the two depths. */
+    uint32_t stack[2 * STACK_PER_TREE][2];
+    size_t top = 0;
+    uint64_t box_pairs = 0, tri_pairs = 0;
+    bool stopped = false;
+    stack[top][0] = 0;
+    stack[top][1] = 0;
+    top++;
+    while (top > 0 && !stopped) {
+        top--;
+        uint32_t ia = stack[top][0], ib = stack[top][1];
+        const kcbp_aabb_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
+        box_pairs++;
+        if (boxes_separated(&f, na, nb))
+            continue;
+        if (na->count && nb->count) {
+            kcbp_vec3 tb[KCBP_AABB_LEAF_MAX][3];
+            for (uint32_t j = 0; j < nb->count; j++)
+                for (int k = 0; k < 3; k++)
+                    tb[j][k] = kcbp_pose_apply(b_in_a, b->tri_verts[nb->first + j][k]);
+            for (uint32_t i = 0; i < na->count && !stopped; i++)
+                for (uint32_t j = 0; j < nb->count && !stopped; j++) {
+                    tri_pairs++;
+                    if (kcbp_tri_intersect(a->tri_verts[na->first + i], tb[j], eps))
+                        stopped = !on_pair(ctx, a->tri_ids[na->first + i], b->tri_ids[nb->first + j]);
+                }
+            continue;
+        }
+        /* Descend the larger box, so that both sides shrink together. */
+        if (nb->count || (!na->count && node_size(na) >= node_size(nb))) {
+            stack[top][0] = na->first + 1, stack[top++][1] = ib;
+            stack[top][0] = na->first, stack[top++][1] = ib;
+        } else {
+            stack[top][0] = ia, stack[top++][1] = nb->first + 1;
+            stack[top][0] = ia, stack[top++][1] = nb->first;
+        }
+    }
+    if (stats) {
+        stats->box_pairs += box_pairs;
+        stats->tri_pairs += tri_pairs;
+    }
+    return stopped;
+}

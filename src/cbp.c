@@ -1,0 +1,1093 @@
+/* k-CBP construction: directions, then the polytope of the supporting planes.
+ *
+ * Pipeline of kcbp_cbp_build:
+ *  1. Work in coordinates centred on the bounds' centre (so offsets such as
+ *     1e6 cost no precision in qhull or in the vertex solves).
+ *  2. Find thin directions (principal axes along which the points are
+ *     thinner than KCBP_CBP_THICKEN * scale) and thicken them: the work
+ *     points are p ± t e along each thin axis e.
+ *  3. Choose the directions (greedy / thesis from the hull of the work
+ *     points' grid extremes, an approximate hull; fixed / kdop from tables).
+ *  4. Offsets, from the input points in world coordinates:
+ *       d = max_v fl(n·v) + t max_e |n·e| + push,
+ *     so every input point satisfies every plane as evaluated in floating
+ *     point, with margin push.
+ *  5. Vertices: the planes' intersection through polar duality (the hull of
+ *     the points n / (d - n·c) about an interior point c, qhull): each dual
+ *     facet is a vertex, solved from its best-conditioned triple of planes.
+ *     Unbounded (the origin not strictly inside the dual hull) is detected
+ *     there. Faces are each plane's vertices in angular order.
+ *  6. Check that every point is inside the vertices' hull (see cbp.h); if not,
+ *     push 1000 times further and go back to 4. */
+#include <kcbp/cbp.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbp_internal.h"
+#include "hull.h"
+
+const char *kcbp_cbp_dirs_name(kcbp_cbp_dirs dirs)
+{
+    switch (dirs) {
+    case KCBP_DIRS_GREEDY: return "greedy";
+    case KCBP_DIRS_THESIS: return "thesis";
+    case KCBP_DIRS_FIXED: return "fixed";
+    case KCBP_DIRS_KDOP: return "kdop";
+    case KCBP_DIRS_GIVEN: return "given";
+    }
+    return "unknown";
+}
+
+kcbp_status kcbp_cbp_dirs_parse(const char *name, kcbp_cbp_dirs *dirs, kcbp_error *err)
+{
+    static const kcbp_cbp_dirs all[] = {KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP};
+    for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(name, kcbp_cbp_dirs_name(all[i]))) {
+            *dirs = all[i];
+            return KCBP_OK;
+        }
+    return kcbp_error_set(err, KCBP_ERR_INVALID, "unknown directions '%s' (greedy, thesis, fixed or kdop)",
+                          name ? name : "(null)");
+}
+
+void kcbp_cbp_free(kcbp_cbp *cbp)
+{
+    if (!cbp)
+        return;
+    free(cbp->planes);
+    free(cbp->vertices);
+    free(cbp->adj_start);
+    free(cbp->adj);
+    free(cbp->face_start);
+    free(cbp->face_verts);
+    memset(cbp, 0, sizeof *cbp);
+}
+
+/* ---- directions ---------------------------------------------------------- */
+
+static void fibonacci_dirs(kcbp_vec3 *out, size_t k)
+{
+    const double golden = M_PI * (3.0 - sqrt(5.0));
+    for (size_t i = 0; i < k; i++) {
+        double z = 1.0 - (2.0 * (double)i + 1.0) / (double)k;
+        double r = sqrt(fmax(0, 1.0 - z * z));
+        double phi = golden * (double)i;
+        out[i] = kcbp_v3(r * cos(phi), r * sin(phi), z);
+    }
+}
+
+/* Axes (6), cube corners (8) and cube edges (12): the classic k-DOPs. */
+static size_t kdop_dirs(kcbp_vec3 *out, size_t k)
+{
+    if (k != 6 && k != 14 && k != 18 && k != 26) {
+        fibonacci_dirs(out, k);
+        return k;
+    }
+    size_t n = 0;
+    for (int a = 0; a < 3; a++)
+        for (int s = -1; s <= 1; s += 2)
+            out[n++] = kcbp_v3(a == 0 ? s : 0, a == 1 ? s : 0, a == 2 ? s : 0);
+    if (k == 14 || k == 26)
+        for (int x = -1; x <= 1; x += 2)
+            for (int y = -1; y <= 1; y += 2)
+                for (int z = -1; z <= 1; z += 2)
+                    out[n++] = kcbp_v3_scale(kcbp_v3(x, y, z), 1 / sqrt(3.0));
+    if (k == 18 || k == 26)
+        for (int zero = 0; zero < 3; zero++)
+            for (int s = -1; s <= 1; s += 2)
+                for (int t = -1; t <= 1; t += 2) {
+                    double c[3], u = 1 / sqrt(2.0);
+                    c[zero] = 0;
+                    c[(zero + 1) % 3] = s * u;
+                    c[(zero + 2) % 3] = t * u;
+                    out[n++] = kcbp_v3(c[0], c[1], c[2]);
+                }
+    return n;
+}
+
+typedef struct {
+    double area;
+    size_t index;
+} area_index;
+
+static int by_area_desc(const void *a, const void *b)
+{
+    double x = ((const area_index *)a)->area, y = ((const area_index *)b)->area;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The thesis' directions: the normals of the floor(0.1 k) largest hull faces
+ * and an area-weighted spherical k-means (cosine similarity) of all the hull's
+ * face normals for the rest, seeded deterministically by weighted
+ * farthest-point selection. Returns how many directions it wrote. */
+static kcbp_status thesis_dirs(const kcbp_hull *h, size_t k, kcbp_vec3 *out, size_t *nout, kcbp_error *err)
+{
+    size_t nf = h->nfacets, ntop = k / 10, nk = k - ntop;
+    area_index *order = malloc(nf * sizeof *order);
+    uint32_t *assign = malloc(nf * sizeof *assign);
+    kcbp_vec3 *sum = malloc(nk * sizeof *sum);
+    double *best = malloc(nf * sizeof *best);
+    if (!order || !assign || !sum || !best) {
+        free(order);
+        free(assign);
+        free(sum);
+        free(best);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory choosing %zu directions", k);
+    }
+    size_t n = 0;
+    for (size_t f = 0; f < nf; f++)
+        order[f] = (area_index){h->area[f], f};
+    qsort(order, nf, sizeof *order, by_area_desc);
+    for (size_t t = 0; t < ntop && t < nf; t++)
+        out[n++] = h->normal[order[t].index];
+    if (nf <= nk) {
+        for (size_t f = 0; f < nf; f++)
+            out[n++] = h->normal[f];
+    } else {
+        kcbp_vec3 *centre = out + n;
+        centre[0] = h->normal[order[0].index];
+        for (size_t f = 0; f < nf; f++)
+            best[f] = kcbp_v3_dot(h->normal[f], centre[0]);
+        for (size_t c = 1; c < nk; c++) {
+            size_t pick = 0;
+            double score = -1;
+            for (size_t f = 0; f < nf; f++) {
+                double s = h->area[f] * (1.0 - best[f]) + 1e-300;
+                if (s > score) {
+                    score = s;
+                    pick = f;
+                }
+            }
+            centre[c] = h->normal[pick];
+            for (size_t f = 0; f < nf; f++)
+                best[f] = fmax(best[f], kcbp_v3_dot(h->normal[f], centre[c]));
+        }
+        for (int iter = 0; iter < 100; iter++) {
+            bool changed = iter == 0;
+            for (size_t f = 0; f < nf; f++) {
+                uint32_t arg = 0;
+                double bestdot = -2;
+                for (size_t c = 0; c < nk; c++) {
+                    double d = kcbp_v3_dot(h->normal[f], centre[c]);
+                    if (d > bestdot) {
+                        bestdot = d;
+                        arg = (uint32_t)c;
+                    }
+                }
+                changed |= assign[f] != arg;
+                assign[f] = arg;
+            }
+            if (!changed)
+                break;
+            for (size_t c = 0; c < nk; c++)
+                sum[c] = kcbp_v3(0, 0, 0);
+            for (size_t f = 0; f < nf; f++)
+                sum[assign[f]] = kcbp_v3_add(sum[assign[f]], kcbp_v3_scale(h->normal[f], h->area[f]));
+            for (size_t c = 0; c < nk; c++) {
+                double len = kcbp_v3_len(sum[c]);
+                if (len > 0)
+                    centre[c] = kcbp_v3_scale(sum[c], 1.0 / len);
+            }
+        }
+        n += nk;
+    }
+    free(order);
+    free(assign);
+    free(sum);
+    free(best);
+    *nout = n;
+    return KCBP_OK;
+}
+
+/* ---- small linear algebra ------------------------------------------------ */
+
+void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            v[i][j] = i == j;
+    for (int sweep = 0; sweep < 50; sweep++) {
+        double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
+        if (off == 0)
+            break;
+        for (int p = 0; p < 2; p++)
+            for (int q = p + 1; q < 3; q++) {
+                if (a[p][q] == 0)
+                    continue;
+                double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                for (int r = 0; r < 3; r++) {
+                    double arp = a[r][p], arq = a[r][q];
+                    a[r][p] = c * arp - s * arq;
+                    a[r][q] = s * arp + c * arq;
+                }
+                for (int r = 0; r < 3; r++) {
+                    double apr = a[p][r], aqr = a[q][r];
+                    a[p][r] = c * apr - s * aqr;
+                    a[q][r] = s * apr + c * aqr;
+                }
+                for (int r = 0; r < 3; r++) {
+                    double vrp = v[r][p], vrq = v[r][q];
+                    v[r][p] = c * vrp - s * vrq;
+                    v[r][q] = s * vrp + c * vrq;
+                }
+            }
+    }
+}
+
+static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
+
+/* ---- the polytope of a set of planes ------------------------------------- */
+
+typedef struct {
+    const kcbp_vec3 *points; /* input, world coordinates */
+    size_t npoints;
+    kcbp_vec3 centre;        /* world position of the local origin */
+    double scale, size;      /* size: half the bounds' diagonal (local extent) */
+    kcbp_vec3 mean;          /* local mean of the points: an interior point */
+    double thick;
+    kcbp_vec3 thin[3];       /* thickened axes */
+    int nthin;
+    const kcbp_vec3 *check;  /* local points whose containment is verified */
+    size_t ncheck;
+} build_ctx;
+
+typedef struct {
+    size_t i;
+    double key;
+} sort_item;
+
+static int by_key(const void *a, const void *b)
+{
+    double x = ((const sort_item *)a)->key, y = ((const sort_item *)b)->key;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t v)
+{
+    while (parent[v] != v)
+        v = parent[v] = parent[parent[v]];
+    return v;
+}
+
+/* The vertex adjacency, from the convex hull of the stored vertices
+ * themselves, in world coordinates as stored (vert).
+ *
+ * Not from the faces' loops: each vertex is solved from its own triple of
+ * planes, so where several near-coplanar planes meet (thickened flat input,
+ * jittered boxes) the vertices form clusters a few 1e-6 of the size across
+ * whose coordinates carry errors around 1e-12. The loops, ordered by angle
+ * and linked by which planes each vertex lies on, describe the exact
+ * polytope, not the stored points: an edge inside such a cluster can go
+ * downhill in a direction where the stored points' own hull has an uphill
+ * edge that the loops lack, and hill-climbing (support.h) stopped there,
+ * 8e-7 of the size below the maximum (found by fuzzing).
+ *
+ * So the edges are those of qhull's hull of the vertices, in the coordinates
+ * the climb reads (qhull then merges facets that are coplanar within its
+ * roundoff, which is about what a dot product can resolve), and climbing on
+ * a superset of a convex polytope's edge graph is exact. Refinements for
+ * what floating point cannot resolve:
+ *  - hubs: see below.
+ *  - twins, vertices within twin_tol of each other, are made neighbours of
+ *    each other and of each other's neighbours. Clusters of vertices form
+ *    wherever several planes nearly meet (fixed directions all touching
+ *    one corner of the mesh, thickened flat input). For directions nearly
+ *    across an edge of length L a dot product cannot tell which end is
+ *    higher (they tie, and the climb stops at a tie) and when the only way
+ *    up leads over that edge the climb can end about rounding * size / L
+ *    short: 4.5e-10 of the size for L = 6e-8 (found by fuzzing). With
+ *    twin_tol about 1e-4 of the scale that stays near 1e-13; with the edges
+ *    shared, a climb that reaches any twin sees all the group's ways up.
+ *  - a vertex that is not on qhull's hull (inside the others' hull by
+ *    rounding, or in the middle of a face within qhull's roundoff) and has
+ *    no twin on it lists every hull vertex and is nobody's neighbour: from
+ *    it, a climb scans the hull once and stays on the hull. Such vertices
+ *    are rare (none in most polytopes; a few in a thousand of degenerate
+ *    input). */
+static kcbp_status hull_adjacency(const kcbp_vec3 *vert, uint32_t nv, double twin_tol, kcbp_cbp *out,
+                                  kcbp_error *err)
+{
+    kcbp_hull h;
+    kcbp_error herr;
+    if (kcbp_hull_compute_edges(vert, nv, &h, &herr) != KCBP_OK)
+        return kcbp_error_set(err, herr.code, "the convex hull of the polytope's %u vertices: %s", nv, herr.msg);
+    size_t n1 = (size_t)nv + 1;
+    uint32_t *tstart = calloc(n1, sizeof *tstart), *tadj = NULL; /* the hull's edges and hub links */
+    uint32_t *pairs = NULL;
+    uint32_t *parent = malloc(n1 * sizeof *parent), *first = malloc(n1 * sizeof *first);
+    uint32_t *next = malloc(n1 * sizeof *next), *stamp = malloc(n1 * sizeof *stamp);
+    uint32_t *start = calloc(n1, sizeof *start), *adj = NULL;
+    bool *on_hull = calloc(n1, sizeof *on_hull);
+    sort_item *items = malloc(n1 * sizeof *items);
+    kcbp_status st = KCBP_OK;
+    /* undirected pairs: the edges, and 3 per vertex of each facet */
+    size_t cap = h.nedges + 3 * (size_t)h.facet_start[h.nfacets], np = 0;
+    if (!tstart || !parent || !first || !next || !stamp || !start || !on_hull || !items || cap >= UINT32_MAX / 2 ||
+        !(pairs = malloc((2 * cap + 1) * sizeof *pairs)) || !(tadj = malloc((2 * cap + 1) * sizeof *tadj))) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the edges of %u vertices", nv);
+        goto done;
+    }
+    memcpy(pairs, h.edges, 2 * h.nedges * sizeof *pairs);
+    np = h.nedges;
+    /* Hubs: every vertex of a facet is linked to three of its vertices
+     * spread over it (one farthest from the first, one farthest from that,
+     * one farthest from the line through both). Without them, a vertex on
+     * a nearly straight stretch of a facet's boundary (near-coplanar planes)
+     * has only its two boundary neighbours in the facet, which can tie with
+     * it in floating point while the facet rises inward. No line holds all
+     * three hubs, so one of them always leads inward. */
+    for (size_t f = 0; f < h.nfacets; f++) {
+        const uint32_t *fv = h.facet_verts + h.facet_start[f];
+        uint32_t c = h.facet_start[f + 1] - h.facet_start[f], hub[3] = {0, 0, 0};
+        if (c <= 3)
+            continue; /* a triangle: its sides are edges */
+        for (int k = 0; k < 2; k++) {
+            kcbp_vec3 from = vert[fv[k ? hub[0] : 0]];
+            double best = -1;
+            for (uint32_t i = 0; i < c; i++) {
+                double dd = kcbp_v3_len(kcbp_v3_sub(vert[fv[i]], from));
+                if (dd > best) {
+                    best = dd;
+                    hub[k] = i;
+                }
+            }
+        }
+        kcbp_vec3 axis = kcbp_v3_sub(vert[fv[hub[1]]], vert[fv[hub[0]]]);
+        double best = -1;
+        for (uint32_t i = 0; i < c; i++) {
+            double dd = kcbp_v3_len(kcbp_v3_cross(axis, kcbp_v3_sub(vert[fv[i]], vert[fv[hub[0]]])));
+            if (dd > best) {
+                best = dd;
+                hub[2] = i;
+            }
+        }
+        for (uint32_t i = 0; i < c; i++)
+            for (int k = 0; k < 3; k++) {
+                pairs[2 * np] = fv[i];
+                pairs[2 * np++ + 1] = fv[hub[k]];
+            }
+    }
+    for (size_t e = 0; e < np; e++) {
+        tstart[pairs[2 * e] + 1]++;
+        tstart[pairs[2 * e + 1] + 1]++;
+    }
+    for (uint32_t v = 0; v < nv; v++)
+        tstart[v + 1] += tstart[v];
+    memcpy(next, tstart, n1 * sizeof *next); /* fill pointers, for now */
+    for (size_t e = 0; e < np; e++) {
+        tadj[next[pairs[2 * e]]++] = pairs[2 * e + 1];
+        tadj[next[pairs[2 * e + 1]]++] = pairs[2 * e];
+    }
+    for (size_t i = 0; i < h.nverts; i++)
+        on_hull[h.verts[i]] = true;
+
+    /* Twins: union-find over pairs within twin_tol (sweep along x). */
+    for (uint32_t v = 0; v < nv; v++) {
+        parent[v] = v;
+        items[v] = (sort_item){v, vert[v].x};
+    }
+    qsort(items, nv, sizeof *items, by_key);
+    for (uint32_t a = 0; a < nv; a++)
+        for (uint32_t b = a + 1; b < nv && items[b].key - items[a].key <= twin_tol; b++) {
+            uint32_t va = (uint32_t)items[a].i, vb = (uint32_t)items[b].i;
+            if (kcbp_v3_max_abs(kcbp_v3_sub(vert[va], vert[vb])) <= twin_tol) {
+                uint32_t ra = uf_find(parent, va), rb = uf_find(parent, vb);
+                if (ra != rb)
+                    parent[ra] = rb;
+            }
+        }
+    /* Groups as linked lists (first[root], next[member]); a group is on the
+     * hull when a member is: on_hull[root] then says so. */
+    for (uint32_t v = 0; v < nv; v++)
+        first[v] = stamp[v] = UINT32_MAX;
+    for (uint32_t v = nv; v-- > 0;) {
+        uint32_t r = uf_find(parent, v);
+        next[v] = first[r];
+        first[r] = v;
+        on_hull[r] |= on_hull[v];
+    }
+    /* Two passes, count then fill: each vertex's group's members and their
+     * triangle neighbours, or every hull vertex for a group off the hull.
+     * stamp[u] == v marks u as listed for v. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t v = 0; v < nv; v++) {
+            uint32_t r = uf_find(parent, v), at = pass ? start[v] : 0, count = 0;
+            stamp[v] = v;
+            if (!on_hull[r]) {
+                count = (uint32_t)h.nverts;
+                for (size_t i = 0; pass && i < h.nverts; i++)
+                    adj[at++] = h.verts[i];
+            } else {
+                for (uint32_t m = first[r]; m != UINT32_MAX; m = next[m])
+                    for (uint32_t k = tstart[m]; k <= tstart[m + 1]; k++) {
+                        uint32_t u = k < tstart[m + 1] ? tadj[k] : m; /* the member itself last */
+                        if (stamp[u] == v)
+                            continue;
+                        stamp[u] = v;
+                        if (pass)
+                            adj[at++] = u;
+                        count++;
+                    }
+            }
+            if (!pass) {
+                if ((size_t)start[v] + count >= UINT32_MAX) {
+                    st = kcbp_error_set(err, KCBP_ERR_LIMIT, "too many edges for %u vertices", nv);
+                    goto done;
+                }
+                start[v + 1] = start[v] + count;
+            }
+        }
+        for (uint32_t v = 0; v < nv; v++)
+            stamp[v] = UINT32_MAX;
+        if (!pass && !(adj = malloc(((size_t)start[nv] + 1) * sizeof *adj))) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u edges", start[nv]);
+            goto done;
+        }
+    }
+    out->adj_start = start;
+    out->adj = adj;
+    start = adj = NULL;
+done:
+    kcbp_hull_free(&h);
+    free(tstart);
+    free(tadj);
+    free(pairs);
+    free(parent);
+    free(first);
+    free(next);
+    free(stamp);
+    free(start);
+    free(adj);
+    free(on_hull);
+    free(items);
+    return st;
+}
+
+/* Builds out from m unit normals and push. Returns KCBP_ERR_GEOMETRY with
+ * *unbounded set when the planes do not bound a polytope. */
+static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m, double push, kcbp_cbp *out,
+                            bool *unbounded, kcbp_error *err)
+{
+    *unbounded = false;
+    memset(out, 0, sizeof *out);
+    double *dw = malloc(m * sizeof *dw), *dl = malloc(m * sizeof *dl);
+    kcbp_vec3 *dual = malloc(m * sizeof *dual);
+    kcbp_hull h;
+    memset(&h, 0, sizeof h);
+    kcbp_vec3 *vl = NULL;          /* local vertices */
+    uint32_t *vmap = NULL;         /* dual facet -> merged vertex id */
+    uint32_t *pstart = NULL, *plist = NULL, *newid = NULL;
+    sort_item *items = NULL;
+    kcbp_status st = KCBP_OK;
+    if (!dw || !dl || !dual) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
+        goto done;
+    }
+    for (size_t j = 0; j < m; j++) {
+        kcbp_vec3 n = nrm[j];
+        double best = -INFINITY;
+        for (size_t p = 0; p < bc->npoints; p++)
+            best = fmax(best, kcbp_v3_dot(n, bc->points[p]));
+        double grow = 0;
+        for (int t = 0; t < bc->nthin; t++)
+            grow = fmax(grow, fabs(kcbp_v3_dot(n, bc->thin[t])));
+        dw[j] = best + bc->thick * grow + push;
+        dl[j] = dw[j] - kcbp_v3_dot(n, bc->centre);
+        double slack = dl[j] - kcbp_v3_dot(n, bc->mean);
+        if (!(slack > 0) || !isfinite(dw[j])) {
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate plane %zu (slack %g)", j, slack);
+            goto done;
+        }
+        dual[j] = kcbp_v3_scale(n, 1.0 / slack);
+    }
+    kcbp_error herr;
+    if (kcbp_hull_compute(dual, m, &h, &herr) != KCBP_OK) {
+        if (kcbp_hull_failed_flat(&herr)) {
+            *unbounded = true;
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
+        } else {
+            st = herr.code;
+            if (err)
+                *err = herr;
+        }
+        goto done;
+    }
+    double qmax = 0;
+    for (size_t j = 0; j < m; j++)
+        qmax = fmax(qmax, kcbp_v3_len(dual[j]));
+    for (size_t f = 0; f < h.nfacets; f++)
+        if (!(h.offset[f] > 1e-9 * qmax)) {
+            *unbounded = true;
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
+            goto done;
+        }
+
+    /* One vertex per dual facet, from its best-conditioned plane triple. */
+    size_t nv0 = h.nfacets;
+    vl = malloc(nv0 * sizeof *vl);
+    vmap = malloc(nv0 * sizeof *vmap);
+    items = malloc(nv0 * sizeof *items);
+    if (!vl || !vmap || !items) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv0);
+        goto done;
+    }
+    for (size_t f = 0; f < nv0; f++) {
+        const uint32_t *s = h.facet_verts + h.facet_start[f];
+        size_t cnt = h.facet_start[f + 1] - h.facet_start[f], lim = cnt < 12 ? cnt : 12;
+        double bestdet = -1;
+        uint32_t t[3] = {s[0], s[1], s[2]};
+        for (size_t a = 0; a < lim; a++)
+            for (size_t b = a + 1; b < lim; b++)
+                for (size_t c = b + 1; c < lim; c++) {
+                    double d = fabs(det3(nrm[s[a]], nrm[s[b]], nrm[s[c]]));
+                    if (d > bestdet) {
+                        bestdet = d;
+                        t[0] = s[a];
+                        t[1] = s[b];
+                        t[2] = s[c];
+                    }
+                }
+        kcbp_vec3 na = nrm[t[0]], nb = nrm[t[1]], nc = nrm[t[2]];
+        double det = det3(na, nb, nc);
+        /* Solve relative to the interior point: smaller right-hand sides. */
+        double ra = dl[t[0]] - kcbp_v3_dot(na, bc->mean), rb = dl[t[1]] - kcbp_v3_dot(nb, bc->mean),
+               rc = dl[t[2]] - kcbp_v3_dot(nc, bc->mean);
+        kcbp_vec3 x = kcbp_v3_scale(kcbp_v3_cross(nb, nc), ra);
+        x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(nc, na), rb));
+        x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(na, nb), rc));
+        x = kcbp_v3_add(bc->mean, kcbp_v3_scale(x, 1.0 / det));
+        if (!isfinite(x.x) || !isfinite(x.y) || !isfinite(x.z)) {
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "a vertex of the polytope is not finite");
+            goto done;
+        }
+        vl[f] = x;
+        items[f] = (sort_item){f, x.x};
+    }
+    /* Merge vertices closer than rounding (unmerged nearly coplanar dual facets). */
+    qsort(items, nv0, sizeof *items, by_key);
+    double mtol = 1e-12 * bc->scale + 1e-13 * bc->size;
+    size_t nv = 0;
+    newid = malloc(nv0 * sizeof *newid);
+    if (!newid) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv0);
+        goto done;
+    }
+    for (size_t a = 0; a < nv0; a++)
+        vmap[a] = UINT32_MAX;
+    for (size_t a = 0; a < nv0; a++) {
+        size_t fa = items[a].i;
+        if (vmap[fa] != UINT32_MAX)
+            continue;
+        vmap[fa] = (uint32_t)nv;
+        newid[nv++] = (uint32_t)fa; /* representative */
+        for (size_t b = a + 1; b < nv0 && items[b].key - items[a].key <= mtol; b++) {
+            size_t fb = items[b].i;
+            if (vmap[fb] == UINT32_MAX && kcbp_v3_max_abs(kcbp_v3_sub(vl[fa], vl[fb])) <= mtol)
+                vmap[fb] = vmap[fa];
+        }
+    }
+    /* Planes -> vertices (CSR), each vertex once. */
+    pstart = calloc(m + 1, sizeof *pstart);
+    plist = malloc((h.facet_start[nv0] + 1) * sizeof *plist);
+    if (!pstart || !plist) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
+        goto done;
+    }
+    for (size_t f = 0; f < nv0; f++)
+        for (uint32_t a = h.facet_start[f]; a < h.facet_start[f + 1]; a++)
+            pstart[h.facet_verts[a] + 1]++;
+    for (size_t j = 0; j < m; j++)
+        pstart[j + 1] += pstart[j];
+    {
+        uint32_t *fill = malloc((m + 1) * sizeof *fill);
+        if (!fill) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
+            goto done;
+        }
+        memcpy(fill, pstart, (m + 1) * sizeof *fill);
+        for (size_t f = 0; f < nv0; f++)
+            for (uint32_t a = h.facet_start[f]; a < h.facet_start[f + 1]; a++) {
+                uint32_t j = h.facet_verts[a], id = vmap[f];
+                bool seen = false;
+                for (uint32_t q = pstart[j]; q < fill[j] && !seen; q++)
+                    seen = plist[q] == id;
+                if (!seen)
+                    plist[fill[j]++] = id;
+            }
+        /* Faces: planes with 3 or more distinct vertices, in angular order. */
+        size_t nfaces = 0, nfv = 0;
+        for (size_t j = 0; j < m; j++)
+            if (fill[j] - pstart[j] >= 3) {
+                nfaces++;
+                nfv += fill[j] - pstart[j];
+            }
+        out->planes = malloc((nfaces ? nfaces : 1) * sizeof *out->planes);
+        out->face_start = malloc((nfaces + 1) * sizeof *out->face_start);
+        out->face_verts = malloc((nfv ? nfv : 1) * sizeof *out->face_verts);
+        out->vertices = malloc((nv ? nv : 1) * sizeof *out->vertices);
+        sort_item *loop = malloc((m + nv + 1) * sizeof *loop);
+        if (!out->planes || !out->face_start || !out->face_verts || !out->vertices || !loop) {
+            free(fill);
+            free(loop);
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a polytope of %zu faces", nfaces);
+            goto done;
+        }
+        for (size_t v = 0; v < nv; v++)
+            out->vertices[v] = kcbp_v3_add(vl[newid[v]], bc->centre);
+        size_t fi = 0, at = 0;
+        double vol = 0;
+        for (size_t j = 0; j < m; j++) {
+            size_t cnt = fill[j] - pstart[j];
+            if (cnt < 3)
+                continue;
+            kcbp_vec3 n = nrm[j], mid = kcbp_v3(0, 0, 0);
+            for (size_t q = 0; q < cnt; q++)
+                mid = kcbp_v3_add(mid, vl[newid[plist[pstart[j] + q]]]);
+            mid = kcbp_v3_scale(mid, 1.0 / (double)cnt);
+            kcbp_vec3 u = kcbp_v3_cross(n, fabs(n.x) < 0.6 ? kcbp_v3(1, 0, 0) : kcbp_v3(0, 1, 0));
+            u = kcbp_v3_scale(u, 1.0 / kcbp_v3_len(u));
+            kcbp_vec3 w = kcbp_v3_cross(n, u);
+            for (size_t q = 0; q < cnt; q++) {
+                uint32_t id = plist[pstart[j] + q];
+                kcbp_vec3 r = kcbp_v3_sub(vl[newid[id]], mid);
+                loop[q] = (sort_item){id, atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u))};
+            }
+            qsort(loop, cnt, sizeof *loop, by_key);
+            out->planes[fi].n = n;
+            out->planes[fi].d = dw[j];
+            out->face_start[fi] = (uint32_t)at;
+            for (size_t q = 0; q < cnt; q++) {
+                uint32_t a = (uint32_t)loop[q].i, b = (uint32_t)loop[(q + 1) % cnt].i;
+                out->face_verts[at++] = a;
+                if (q >= 1 && q + 1 < cnt) {
+                    kcbp_vec3 p0 = kcbp_v3_sub(vl[newid[loop[0].i]], bc->mean);
+                    kcbp_vec3 p1 = kcbp_v3_sub(vl[newid[a]], bc->mean), p2 = kcbp_v3_sub(vl[newid[b]], bc->mean);
+                    vol += det3(p0, p1, p2) / 6;
+                }
+            }
+            fi++;
+        }
+        out->face_start[fi] = (uint32_t)at;
+        free(fill);
+        free(loop);
+        out->nplanes = (uint32_t)nfaces;
+        out->nvertices = (uint32_t)nv;
+        out->volume = vol;
+        out->push = push;
+        out->thickness = bc->nthin ? bc->thick : 0;
+        if (nfaces < 4 || !(vol > 0) || !isfinite(vol)) {
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate polytope (%zu faces, volume %g)", nfaces, vol);
+            goto done;
+        }
+        /* twins: within 1e8 times the merge tolerance, about 1e-4 of the
+         * scale (see hull_adjacency) */
+        st = hull_adjacency(out->vertices, (uint32_t)nv, 1e8 * mtol, out, err);
+    }
+done:
+    free(dw);
+    free(dl);
+    free(dual);
+    kcbp_hull_free(&h);
+    free(vl);
+    free(vmap);
+    free(items);
+    free(pstart);
+    free(plist);
+    free(newid);
+    if (st != KCBP_OK)
+        kcbp_cbp_free(out);
+    return st;
+}
+
+/* Is every checked point inside the hull of the vertices? (cbp.h) */
+static bool contains_points(const build_ctx *bc, const kcbp_cbp *c)
+{
+    for (uint32_t f = 0; f < c->nplanes; f++) {
+        kcbp_vec3 n = c->planes[f].n;
+        double lim = INFINITY;
+        for (uint32_t a = c->face_start[f]; a < c->face_start[f + 1]; a++)
+            lim = fmin(lim, kcbp_v3_dot(n, c->vertices[c->face_verts[a]]));
+        for (size_t p = 0; p < bc->ncheck; p++)
+            if (kcbp_v3_dot(n, kcbp_v3_add(bc->check[p], bc->centre)) > lim)
+                return false;
+    }
+    return true;
+}
+
+/* ---- the approximate hull ------------------------------------------------ */
+
+/* The points that are extreme along one axis within a cell of a g x g grid
+ * over the other two axes, for each of the three axes: the k-CBP thesis's
+ * approximate hull (anchors.md §1; it used 10 x 10). O(n) for at most 6 g^2
+ * points. The directions are chosen on the hull of these points, then the
+ * offsets are taken over all the points (step 4), so containment never
+ * depends on the approximation, only the choice of directions does.
+ *
+ * Why not the exact hull: its cost is unbounded. qhull merges coplanar
+ * facets in time quadratic in the points of a face, so a finely tessellated
+ * cylinder cap or flat polygon of 20,000 vertices took 100 s (10^6: hours),
+ * and the greedy's cost grows with the hull's faces (133 ms for the Stanford
+ * bunny's). At g = 32 the grid keeps the directions the exact hull gives to
+ * within 0.1-0.6 points of hit rate on the bundled meshes (`kcbp bench`) and
+ * builds the Stanford bunny's 16-CBP 4-5 times faster. */
+#define KCBP_CBP_GRID 32
+/* Up to this many points, the hull is of all of them: cheap, and exact. */
+#define KCBP_CBP_GRID_MIN_POINTS 1024
+
+static int by_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *idx, uint32_t *cell)
+{
+    kcbp_vec3 lo = pts[0], hi = pts[0];
+    for (size_t i = 0; i < n; i++) {
+        lo = kcbp_v3_min(lo, pts[i]);
+        hi = kcbp_v3_max(hi, pts[i]);
+    }
+    double l[3] = {lo.x, lo.y, lo.z}, w[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    size_t ncells = (size_t)g * (size_t)g, count = 0;
+    for (int a = 0; a < 3; a++) {
+        int u = (a + 1) % 3, v = (a + 2) % 3;
+        /* cell[2c] / cell[2c + 1]: the lowest / highest point of cell c along a */
+        for (size_t c = 0; c < 2 * ncells; c++)
+            cell[c] = UINT32_MAX;
+        for (size_t i = 0; i < n; i++) {
+            const double *p = &pts[i].x;
+            int cu = w[u] > 0 ? (int)((p[u] - l[u]) / w[u] * g) : 0;
+            int cv = w[v] > 0 ? (int)((p[v] - l[v]) / w[v] * g) : 0;
+            size_t c = (size_t)(cu < g ? cu : g - 1) * (size_t)g + (size_t)(cv < g ? cv : g - 1);
+            uint32_t *lo_i = &cell[2 * c], *hi_i = &cell[2 * c + 1];
+            if (*lo_i == UINT32_MAX || p[a] < (&pts[*lo_i].x)[a])
+                *lo_i = (uint32_t)i;
+            if (*hi_i == UINT32_MAX || p[a] > (&pts[*hi_i].x)[a])
+                *hi_i = (uint32_t)i;
+        }
+        for (size_t c = 0; c < 2 * ncells; c++)
+            if (cell[c] != UINT32_MAX)
+                idx[count++] = cell[c];
+    }
+    return count;
+}
+
+/* ---- the build ----------------------------------------------------------- */
+
+kcbp_status kcbp_hull_volume(const kcbp_vec3 *points, size_t npoints, double *volume, kcbp_error *err)
+{
+    *volume = 0;
+    if (!points || npoints == 0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "no points");
+    kcbp_vec3 lo = points[0], hi = points[0];
+    for (size_t i = 0; i < npoints; i++) {
+        if (!isfinite(points[i].x) || !isfinite(points[i].y) || !isfinite(points[i].z))
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "point %zu has a non-finite coordinate", i);
+        lo = kcbp_v3_min(lo, points[i]);
+        hi = kcbp_v3_max(hi, points[i]);
+    }
+    kcbp_vec3 c = kcbp_v3_scale(kcbp_v3_add(lo, hi), 0.5);
+    kcbp_vec3 *local = malloc(npoints * sizeof *local);
+    if (!local)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
+    for (size_t i = 0; i < npoints; i++)
+        local[i] = kcbp_v3_sub(points[i], c);
+    kcbp_hull h;
+    kcbp_error herr;
+    kcbp_status st = kcbp_hull_compute(local, npoints, &h, &herr);
+    free(local);
+    if (st == KCBP_OK) {
+        *volume = h.volume;
+        kcbp_hull_free(&h);
+    } else if (kcbp_hull_failed_flat(&herr)) {
+        st = KCBP_OK; /* flat: volume 0 */
+    } else if (err) {
+        *err = herr;
+    }
+    return st;
+}
+
+/* Steps 1-2: checks the points and fills bc; *work (malloc'ed, *nwork
+ * points) are the local points, thickened along thin axes. */
+static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *bc, kcbp_vec3 **work, size_t *nwork,
+                           kcbp_error *err)
+{
+    memset(bc, 0, sizeof *bc);
+    *work = NULL;
+    *nwork = 0;
+    if (!points || npoints == 0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "no points to bound");
+    if (npoints > (size_t)INT32_MAX / 8)
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "too many points (%zu)", npoints);
+    bc->points = points;
+    bc->npoints = npoints;
+    kcbp_vec3 lo = points[0], hi = points[0];
+    for (size_t i = 0; i < npoints; i++) {
+        if (!isfinite(points[i].x) || !isfinite(points[i].y) || !isfinite(points[i].z))
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "point %zu has a non-finite coordinate", i);
+        lo = kcbp_v3_min(lo, points[i]);
+        hi = kcbp_v3_max(hi, points[i]);
+    }
+    bc->centre = kcbp_v3_scale(kcbp_v3_add(lo, hi), 0.5);
+    double diag = kcbp_v3_len(kcbp_v3_sub(hi, lo));
+    bc->scale = fmax(diag, fmax(kcbp_v3_max_abs(lo), kcbp_v3_max_abs(hi)));
+    bc->thick = bc->scale > 0 ? KCBP_CBP_THICKEN * bc->scale : KCBP_CBP_THICKEN;
+
+    /* Local points, their mean and principal axes; thin axes get thickened. */
+    kcbp_vec3 *local = malloc(npoints * sizeof *local);
+    if (!local)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
+    kcbp_vec3 mean = kcbp_v3(0, 0, 0);
+    for (size_t i = 0; i < npoints; i++) {
+        local[i] = kcbp_v3_sub(points[i], bc->centre);
+        mean = kcbp_v3_add(mean, local[i]);
+    }
+    mean = kcbp_v3_scale(mean, 1.0 / (double)npoints);
+    bc->mean = mean;
+    double cov[3][3] = {{0}}, axes[3][3];
+    for (size_t i = 0; i < npoints; i++) {
+        double r[3] = {local[i].x - mean.x, local[i].y - mean.y, local[i].z - mean.z};
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                cov[a][b] += r[a] * r[b];
+    }
+    kcbp_sym3_eigenvectors(cov, axes);
+    for (int a = 0; a < 3; a++) {
+        kcbp_vec3 e = kcbp_v3(axes[0][a], axes[1][a], axes[2][a]);
+        double mn = INFINITY, mx = -INFINITY;
+        for (size_t i = 0; i < npoints; i++) {
+            double t = kcbp_v3_dot(e, local[i]);
+            mn = fmin(mn, t);
+            mx = fmax(mx, t);
+        }
+        if (mx - mn <= bc->thick)
+            bc->thin[bc->nthin++] = e;
+    }
+    size_t mult = bc->nthin == 0 ? 1 : bc->nthin == 3 ? 6 : 2 * (size_t)bc->nthin;
+    kcbp_vec3 *w = local;
+    size_t nw = npoints;
+    if (bc->nthin) {
+        w = malloc(npoints * mult * sizeof *w);
+        if (!w) {
+            free(local);
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
+        }
+        nw = 0;
+        for (size_t i = 0; i < npoints; i++)
+            for (int t = 0; t < bc->nthin; t++)
+                for (int sgn = -1; sgn <= 1; sgn += 2)
+                    w[nw++] = kcbp_v3_add(local[i], kcbp_v3_scale(bc->thin[t], sgn * bc->thick));
+        free(local);
+    }
+    double size = 0;
+    for (size_t i = 0; i < nw; i++)
+        size = fmax(size, kcbp_v3_max_abs(w[i]));
+    bc->size = size;
+    bc->check = w;
+    bc->ncheck = nw;
+    *work = w;
+    *nwork = nw;
+    return KCBP_OK;
+}
+
+/* Step 3 for greedy and thesis: the directions from the hull of the work
+ * points' grid extremes. On success *nrm (malloc'ed) holds *ndirs of them,
+ * with room for the six axes polytope_of_dirs may add. */
+static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t nwork, int k, kcbp_cbp_dirs dirs,
+                             kcbp_vec3 **nrm, size_t *ndirs, kcbp_error *err)
+{
+    uint32_t *sel = NULL, *cell = NULL;
+    kcbp_vec3 *pts = NULL;
+    kcbp_hull hull;
+    memset(&hull, 0, sizeof hull);
+    kcbp_status st = KCBP_OK;
+    /* hp: the points the hull is of. Few points are taken whole. The grid
+     * can drop a hull vertex that lies between others in its cells along
+     * all three axes, so its points can even be flat when the input is not
+     * (found by fuzzing: three of a thin tetrahedron's four vertices); the
+     * whole set, thickened where thin, always spans 3D. */
+    const kcbp_vec3 *hp = work;
+    size_t nhp = nwork;
+    if (nwork > KCBP_CBP_GRID_MIN_POINTS) {
+        size_t room = 6 * (size_t)KCBP_CBP_GRID * KCBP_CBP_GRID, nsel = 0; /* 3 axes, 2 ends */
+        sel = malloc(room * sizeof *sel);
+        cell = malloc(room / 3 * sizeof *cell);
+        pts = malloc(room * sizeof *pts);
+        if (!sel || !cell || !pts) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the approximate hull");
+            goto done;
+        }
+        size_t nidx = grid_extremes(work, nwork, KCBP_CBP_GRID, sel, cell);
+        qsort(sel, nidx, sizeof *sel, by_u32);
+        for (size_t i = 0; i < nidx; i++)
+            if (i == 0 || sel[i] != sel[i - 1])
+                pts[nsel++] = work[sel[i]];
+        hp = pts;
+        nhp = nsel;
+    }
+    kcbp_error herr;
+    st = kcbp_hull_compute(hp, nhp, &hull, &herr);
+    if (st != KCBP_OK && hp == pts && kcbp_hull_failed_flat(&herr)) {
+        hp = work;
+        nhp = nwork;
+        st = kcbp_hull_compute(hp, nhp, &hull, &herr);
+    }
+    if (st != KCBP_OK) {
+        if (err)
+            *err = herr;
+        goto done;
+    }
+    size_t cap = (hull.nfacets > (size_t)k ? hull.nfacets : (size_t)k) + 6;
+    if (!(*nrm = malloc(cap * sizeof **nrm))) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu directions", cap);
+        goto done;
+    }
+    if (dirs == KCBP_DIRS_THESIS) {
+        st = thesis_dirs(&hull, (size_t)k, *nrm, ndirs, err);
+    } else {
+        uint32_t *keep;
+        double added;
+        st = kcbp_greedy_select(&hull, hp, (size_t)k, bc->size, &keep, ndirs, &added, err);
+        for (size_t j = 0; st == KCBP_OK && j < *ndirs; j++)
+            (*nrm)[j] = hull.normal[keep[j]];
+        if (st == KCBP_OK)
+            free(keep);
+    }
+    if (st != KCBP_OK) {
+        free(*nrm);
+        *nrm = NULL;
+    }
+done:
+    kcbp_hull_free(&hull);
+    free(sel);
+    free(cell);
+    free(pts);
+    return st;
+}
+
+/* Steps 4-6: the polytope of the planes with normals nrm[0..ndirs) (unit;
+ * room for 6 more). Unbounded -> add the axes; inaccurate vertices -> push
+ * further. */
+static kcbp_status polytope_of_dirs(const build_ctx *bc, kcbp_vec3 *nrm, size_t ndirs, kcbp_cbp *out,
+                                    kcbp_error *err)
+{
+    double push = KCBP_CBP_PUSH * (bc->scale > 0 ? bc->scale : 1);
+    bool added_axes = false;
+    for (int attempt = 0;; attempt++) {
+        bool unbounded;
+        kcbp_error perr;
+        kcbp_status st = polytope(bc, nrm, ndirs, push, out, &unbounded, &perr);
+        if (st != KCBP_OK && unbounded && !added_axes) {
+            added_axes = true;
+            ndirs += kdop_dirs(nrm + ndirs, 6);
+            continue;
+        }
+        if (st != KCBP_OK) {
+            if (err)
+                *err = perr;
+            return st;
+        }
+        if (contains_points(bc, out))
+            return KCBP_OK;
+        kcbp_cbp_free(out);
+        if (attempt >= 2)
+            return kcbp_error_set(err, KCBP_ERR_GEOMETRY,
+                                  "the polytope's vertices are too inaccurate to contain the points");
+        push *= 1000;
+    }
+}
+
+kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs, kcbp_cbp *out,
+                           kcbp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (k < KCBP_CBP_K_MIN || k > KCBP_CBP_K_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "k must be between %d and %d (got %d)", KCBP_CBP_K_MIN,
+                              KCBP_CBP_K_MAX, k);
+    if (dirs != KCBP_DIRS_GREEDY && dirs != KCBP_DIRS_THESIS && dirs != KCBP_DIRS_FIXED && dirs != KCBP_DIRS_KDOP)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "unknown direction mode %d", (int)dirs);
+    build_ctx bc;
+    kcbp_vec3 *work, *nrm = NULL;
+    size_t nwork, ndirs = 0;
+    kcbp_status st = prepare(points, npoints, &bc, &work, &nwork, err);
+    if (st != KCBP_OK)
+        return st;
+    if (dirs == KCBP_DIRS_GREEDY || dirs == KCBP_DIRS_THESIS) {
+        st = hull_dirs(&bc, work, nwork, k, dirs, &nrm, &ndirs, err);
+    } else if (!(nrm = malloc(((size_t)k + 6) * sizeof *nrm))) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %d directions", k);
+    } else if (dirs == KCBP_DIRS_FIXED) {
+        fibonacci_dirs(nrm, (size_t)k);
+        ndirs = (size_t)k;
+    } else {
+        ndirs = kdop_dirs(nrm, (size_t)k);
+    }
+    if (st == KCBP_OK)
+        st = polytope_of_dirs(&bc, nrm, ndirs, out, err);
+    if (st == KCBP_OK) {
+        out->k = k;
+        out->dirs = dirs;
+    }
+    free(nrm);
+    free(work);
+    return st;
+}
+
+kcbp_status kcbp_cbp_build_dirs(const kcbp_vec3 *points, size_t npoints, const kcbp_vec3 *dirs, size_t ndirs,
+                                kcbp_cbp *out, kcbp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!dirs || ndirs == 0 || ndirs > KCBP_CBP_K_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "need 1 to %d directions (got %zu)", KCBP_CBP_K_MAX, ndirs);
+    kcbp_vec3 *nrm = malloc((ndirs + 6) * sizeof *nrm);
+    if (!nrm)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu directions", ndirs);
+    for (size_t j = 0; j < ndirs; j++) {
+        double len = kcbp_v3_len(dirs[j]);
+        if (!(len > 0) || !isfinite(len)) {
+            free(nrm);
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "direction %zu is zero or not finite", j);
+        }
+        nrm[j] = kcbp_v3_scale(dirs[j], 1 / len);
+    }
+    build_ctx bc;
+    kcbp_vec3 *work;
+    size_t nwork;
+    kcbp_status st = prepare(points, npoints, &bc, &work, &nwork, err);
+    if (st == KCBP_OK)
+        st = polytope_of_dirs(&bc, nrm, ndirs, out, err);
+    if (st == KCBP_OK) {
+        out->k = (int)ndirs;
+        out->dirs = KCBP_DIRS_GIVEN;
+    }
+    free(nrm);
+    free(work);
+    return st;
+}
+
+kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot open for writing", path);
+    fprintf(f, "# k-CBP: %u planes, %u vertices, volume %.17g\n", cbp->nplanes, cbp->nvertices, cbp->volume);
+    for (uint32_t v = 0; v < cbp->nvertices; v++)
+        fprintf(f, "v %.17g %.17g %.17g\n", cbp->vertices[v].x, cbp->vertices[v].y, cbp->vertices[v].z);
+    for (uint32_t p = 0; p < cbp->nplanes; p++) {
+        fputc('f', f);
+        for (uint32_t a = cbp->face_start[p]; a < cbp->face_start[p + 1]; a++)
+            fprintf(f, " %u", cbp->face_verts[a] + 1);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: write failed", path);
+    return KCBP_OK;
+}

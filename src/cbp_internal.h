@@ -1,0 +1,26 @@
+/* Internals of the k-CBP module shared between its files (and its tests). */
+#ifndef KCBP_CBP_INTERNAL_H
+#define KCBP_CBP_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <kcbp/error.h>
+#include "hull.h"
+#include <kcbp/vec3.h>
+
+/* Greedy successive plane removal on the planes of hull (a hull of points,
+ * in coordinates where the points are within `size` of the origin). Removes
+ * the plane whose removal adds the least volume until k planes remain or
+ * every removal would leave the polytope unbounded. Returns the indices of
+ * the kept facets in *keep (malloc'ed, *nkeep entries) and the volume the
+ * removals added, as the greedy computed it, in *added. */
+kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, size_t k, double size,
+                               uint32_t **keep, size_t *nkeep, double *added, kcbp_error *err);
+
+/* Eigenvectors of a symmetric 3x3 matrix (cyclic Jacobi), as the columns of
+ * v; a is destroyed (its diagonal ends as the eigenvalues). Used for the
+ * principal axes of point sets here and by the OBBs of eval/bv.c. */
+void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3]);
+
+#endif

@@ -1,0 +1,309 @@
+/* Scenes: freeing, models (one per distinct mesh file and scale), reading
+ * a scene file, building its models, and object poses. Parsing and writing
+ * JSON are in scene_json.c, frames in scene_eval.c. */
+#include <kcbp/scene.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <kcbp/obj.h>
+#include "scene_internal.h"
+#include "util.h"
+
+kcbp_status kcbp_scene_error(kcbp_error *err, const char *scene, kcbp_status code, const char *field,
+                             const char *fmt, ...)
+{
+    char msg[KCBP_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (field && *field)
+        return kcbp_error_set(err, code, "%s: %s: %s", scene, field, msg);
+    return kcbp_error_set(err, code, "%s: %s", scene, msg);
+}
+
+typedef struct {
+    const char *name; /* the scene's name, first in every message */
+    kcbp_error *err;
+} pctx;
+
+#define perr(c, code, field, ...) kcbp_scene_error((c)->err, (c)->name, code, field, __VA_ARGS__)
+
+void kcbp_scene_free(kcbp_scene *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; s->objects && i < s->nobjects; i++) {
+        free(s->objects[i].name);
+        free(s->objects[i].mesh);
+    }
+    for (uint32_t i = 0; s->models && i < s->nmodels; i++) {
+        free(s->models[i].path);
+        kcbp_model_free(&s->models[i].model);
+    }
+    free(s->objects);
+    free(s->models);
+    free(s->name);
+    free(s->dir);
+    memset(s, 0, sizeof *s);
+}
+
+static char *join_path(const char *dir, const char *file)
+{
+    if (!dir || !*dir || file[0] == '/')
+        return kcbp_strdup(file);
+    size_t a = strlen(dir), b = strlen(file);
+    char *p = malloc(a + b + 2);
+    if (p) {
+        memcpy(p, dir, a);
+        p[a] = '/';
+        memcpy(p + a + 1, file, b + 1);
+    }
+    return p;
+}
+
+typedef struct {
+    const char *key;
+    double scale;
+    uint32_t idx;
+} sort_item;
+
+static int cmp_name(const void *p, const void *q)
+{
+    const sort_item *x = p, *y = q;
+    int r = strcmp(x->key, y->key);
+    return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int cmp_model(const void *p, const void *q)
+{
+    const sort_item *x = p, *y = q;
+    int r = strcmp(x->key, y->key);
+    if (r)
+        return r;
+    if (x->scale != y->scale)
+        return x->scale < y->scale ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Unique names, and one model per distinct (path, scale), sorted by both so
+ * that the models of one mesh file are adjacent. */
+kcbp_status kcbp_scene_assign_models(kcbp_scene *s, kcbp_error *err)
+{
+    pctx cc = {s->name, err}, *c = &cc;
+    uint32_t n = s->nobjects;
+    sort_item *items = malloc(n * sizeof *items);
+    char **paths = calloc(n, sizeof *paths);
+    kcbp_status st = KCBP_OK;
+    if (!items || !paths) {
+        st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u objects", n);
+        goto done;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        items[i] = (sort_item){s->objects[i].name, 0, i};
+    qsort(items, n, sizeof *items, cmp_name);
+    for (uint32_t i = 1; i < n; i++)
+        if (!strcmp(items[i].key, items[i - 1].key)) {
+            char field[64];
+            snprintf(field, sizeof field, "objects[%u].name", items[i].idx);
+            st = perr(c, KCBP_ERR_PARSE, field, "'%s' is already the name of objects[%u]", items[i].key,
+                      items[i - 1].idx);
+            goto done;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(paths[i] = join_path(s->dir, s->objects[i].mesh))) {
+            st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for mesh paths");
+            goto done;
+        }
+        items[i] = (sort_item){paths[i], s->objects[i].scale, i};
+    }
+    qsort(items, n, sizeof *items, cmp_model);
+    uint32_t nm = 0;
+    for (uint32_t i = 0; i < n; i++)
+        nm += i == 0 || cmp_model(&(sort_item){items[i].key, items[i].scale, 0},
+                                  &(sort_item){items[i - 1].key, items[i - 1].scale, 0}) != 0;
+    if (!(s->models = calloc(nm, sizeof *s->models))) {
+        st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u models", nm);
+        goto done;
+    }
+    for (uint32_t i = 0, m = 0; i < n; i++) {
+        bool fresh = i == 0 || strcmp(items[i].key, items[i - 1].key) != 0 || items[i].scale != items[i - 1].scale;
+        if (fresh) {
+            kcbp_scene_model *md = &s->models[m++];
+            md->path = paths[items[i].idx];
+            paths[items[i].idx] = NULL;
+            md->scale = items[i].scale;
+            md->first_object = items[i].idx; /* ties sort by index: the first user */
+            s->nmodels = m;
+        }
+        s->objects[items[i].idx].model = s->nmodels - 1;
+    }
+done:
+    for (uint32_t i = 0; paths && i < n; i++)
+        free(paths[i]);
+    free(paths);
+    free(items);
+    return st;
+}
+
+kcbp_status kcbp_scene_read(kcbp_scene *s, const char *path, kcbp_error *err)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        int e = errno;
+        fclose(f);
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: %s", path,
+                              S_ISDIR(sb.st_mode) ? "is a directory" : S_ISREG(sb.st_mode) ? strerror(e)
+                                                                                             : "not a regular file");
+    }
+    if ((unsigned long long)sb.st_size > KCBP_SCENE_MAX_FILE_BYTES) {
+        fclose(f);
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: larger than %u MiB", path, KCBP_SCENE_MAX_FILE_BYTES >> 20);
+    }
+    size_t len = (size_t)sb.st_size;
+    char *text = malloc(len ? len : 1);
+    if (!text) {
+        fclose(f);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", path);
+    }
+    size_t got = fread(text, 1, len, f);
+    bool bad = ferror(f) || got != len;
+    int e = errno;
+    fclose(f);
+    if (bad) {
+        free(text);
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: read error: %s", path, strerror(e));
+    }
+    const char *slash = strrchr(path, '/');
+    char *dir = malloc(slash ? (size_t)(slash - path) + 2 : 1);
+    if (!dir) {
+        free(text);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", path);
+    }
+    if (!slash)
+        dir[0] = '\0';
+    else if (slash == path)
+        strcpy(dir, "/");
+    else {
+        memcpy(dir, path, (size_t)(slash - path));
+        dir[slash - path] = '\0';
+    }
+    kcbp_status st = kcbp_scene_parse(s, path, dir, text, len, err);
+    free(dir);
+    free(text);
+    return st;
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+/* A copy of mesh with every vertex multiplied by scale (or the mesh itself,
+ * taken over, when take is set). */
+static kcbp_status scaled_mesh(kcbp_mesh *mesh, double scale, bool take, kcbp_mesh *out, kcbp_error *err)
+{
+    kcbp_vec3 *v;
+    kcbp_tri *t;
+    size_t nv = mesh->nvertices, nt = mesh->ntriangles;
+    if (take) {
+        if (scale == 1.0) {
+            *out = *mesh;
+            memset(mesh, 0, sizeof *mesh);
+            return KCBP_OK;
+        }
+        v = mesh->vertices;
+        t = mesh->triangles;
+        memset(mesh, 0, sizeof *mesh);
+    } else {
+        v = malloc(nv * sizeof *v);
+        t = malloc(nt * sizeof *t);
+        if (!v || !t) {
+            free(v);
+            free(t);
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a scaled copy of %zu vertices", nv);
+        }
+        memcpy(v, mesh->vertices, nv * sizeof *v);
+        memcpy(t, mesh->triangles, nt * sizeof *t);
+    }
+    if (scale != 1.0)
+        for (size_t i = 0; i < nv; i++)
+            v[i] = kcbp_v3_scale(v[i], scale);
+    return kcbp_mesh_adopt(out, v, nv, t, nt, err);
+}
+
+kcbp_status kcbp_scene_build(kcbp_scene *s, const kcbp_model_options *opts, kcbp_error *err)
+{
+    kcbp_status st = KCBP_OK;
+    pctx c = {s->name, err};
+    s->load_ms = s->build_ms = 0;
+    /* Models are sorted by (path, scale): each run of one path reads its
+     * file once. */
+    for (uint32_t m = 0; m < s->nmodels && st == KCBP_OK;) {
+        uint32_t end = m + 1, first = s->models[m].first_object;
+        while (end < s->nmodels && !strcmp(s->models[end].path, s->models[m].path)) {
+            if (s->models[end].first_object < first)
+                first = s->models[end].first_object;
+            end++;
+        }
+        char field[64];
+        snprintf(field, sizeof field, "objects[%u].mesh", first);
+        double t0 = kcbp_now_ms();
+        kcbp_mesh mesh;
+        st = kcbp_obj_load(s->models[m].path, &mesh, err);
+        double t1 = kcbp_now_ms();
+        s->load_ms += t1 - t0;
+        for (uint32_t i = m; i < end && st == KCBP_OK; i++) {
+            kcbp_mesh own;
+            st = scaled_mesh(&mesh, s->models[i].scale, i + 1 == end, &own, err);
+            if (st == KCBP_OK)
+                st = kcbp_model_build(&s->models[i].model, &own, opts, err);
+        }
+        kcbp_mesh_free(&mesh);
+        s->build_ms += kcbp_now_ms() - t1;
+        if (st != KCBP_OK) {
+            char prefix[128];
+            snprintf(prefix, sizeof prefix, "%s: %s", c.name, field);
+            kcbp_error_prefix(err, prefix);
+        }
+        m = end;
+    }
+    s->built = st == KCBP_OK;
+    return st;
+}
+
+kcbp_status kcbp_scene_load(kcbp_scene *s, const char *path, const kcbp_model_options *opts, kcbp_error *err)
+{
+    kcbp_status st = kcbp_scene_read(s, path, err);
+    if (st == KCBP_OK && (st = kcbp_scene_build(s, opts, err)) != KCBP_OK)
+        kcbp_scene_free(s);
+    return st;
+}
+
+/* ---- poses -------------------------------------------------------------- */
+
+kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame)
+{
+    const kcbp_scene_object *o = &s->objects[i];
+    kcbp_pose p = {o->rot0, o->position};
+    double t = s->moving ? (double)frame * s->dt : 0.0;
+    if (t == 0.0)
+        return p;
+    p.trans = kcbp_v3_add(o->position, kcbp_v3_scale(o->velocity, t));
+    if (o->spin_deg_per_s != 0.0) {
+        kcbp_pose spin;
+        /* Validated at parse time: the axis is non-zero here. A rate times a
+         * time may overflow to infinity: then the spin is left out rather
+         * than made NaN. */
+        if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->spin_axis, t * o->spin_deg_per_s, &spin, NULL) == KCBP_OK)
+            p.rot = kcbp_mat3_mul(&spin.rot, &o->rot0);
+    }
+    return p;
+}

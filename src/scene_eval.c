@@ -1,0 +1,137 @@
+/* Scene frames: world boxes, the broad phase, and the pair test of every
+ * pair it keeps. */
+#include <kcbp/scene.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <kcbp/tritri.h>
+#include "util.h"
+
+void kcbp_scene_frame_free(kcbp_scene_frame *f)
+{
+    if (!f)
+        return;
+    free(f->hits);
+    free(f->contacts);
+    memset(f, 0, sizeof *f);
+}
+
+kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
+                                 kcbp_error *err)
+{
+    memset(ev, 0, sizeof *ev);
+    if (!scene->built)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: the scene's models are not built", scene->name);
+    ev->scene = scene;
+    ev->options = *options;
+    size_t n = scene->nobjects;
+    ev->poses = malloc((n ? n : 1) * sizeof *ev->poses);
+    ev->boxes = malloc((n ? n : 1) * sizeof *ev->boxes);
+    kcbp_status st = KCBP_OK;
+    if (!ev->poses || !ev->boxes)
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu objects", scene->name, n);
+    else
+        st = kcbp_sap_init(&ev->sap, scene->nobjects, err);
+    if (st != KCBP_OK)
+        kcbp_scene_eval_free(ev);
+    return st;
+}
+
+void kcbp_scene_eval_free(kcbp_scene_eval *ev)
+{
+    if (!ev)
+        return;
+    free(ev->poses);
+    free(ev->boxes);
+    kcbp_sap_free(&ev->sap);
+    kcbp_collide_result_free(&ev->result);
+    memset(ev, 0, sizeof *ev);
+}
+
+static kcbp_status add_hit(kcbp_scene_frame *f, uint32_t a, uint32_t b, const kcbp_collide_result *r,
+                           kcbp_error *err)
+{
+    if (f->colliding == f->cap_hits) {
+        size_t cap = f->cap_hits ? 2 * f->cap_hits : 64;
+        kcbp_scene_hit *grown = realloc(f->hits, cap * sizeof *grown);
+        if (!grown)
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu colliding pairs", cap);
+        f->hits = grown;
+        f->cap_hits = cap;
+    }
+    if (f->ncontacts + r->ncontacts > f->cap_contacts) {
+        size_t cap = f->cap_contacts ? f->cap_contacts : 64;
+        while (cap < f->ncontacts + r->ncontacts)
+            cap *= 2;
+        kcbp_contact *grown = realloc(f->contacts, cap * sizeof *grown);
+        if (!grown)
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu contacts", cap);
+        f->contacts = grown;
+        f->cap_contacts = cap;
+    }
+    if (r->ncontacts)
+        memcpy(f->contacts + f->ncontacts, r->contacts, r->ncontacts * sizeof *r->contacts);
+    f->hits[f->colliding++] = (kcbp_scene_hit){a, b, f->ncontacts, r->ncontacts};
+    f->ncontacts += r->ncontacts;
+    return KCBP_OK;
+}
+
+kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err)
+{
+    const kcbp_scene *s = ev->scene;
+    uint32_t n = s->nobjects;
+    out->frame = frame;
+    out->pairs = (uint64_t)n * (n - 1) / 2;
+    out->broadphase = out->mesh_tested = out->colliding = 0;
+    out->ncontacts = 0;
+    out->cbp_used = ev->options.use_cbp;
+    for (uint32_t m = 0; m < s->nmodels && out->cbp_used; m++)
+        out->cbp_used = kcbp_model_has_cbp(&s->models[m].model);
+    out->filter_ms = out->mesh_ms = 0;
+    if (frame >= s->frames)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: frame %u of a scene of %u", s->name, frame, s->frames);
+
+    /* 1. World boxes, each widened by its object's share of kcbp_collide's
+     * tolerance: for a pair, tol(max(sa, sb + |tb - ta|)) <= pad_a + pad_b. */
+    double t0 = kcbp_now_ms();
+    for (uint32_t i = 0; i < n; i++) {
+        const kcbp_model *m = &s->models[s->objects[i].model].model;
+        ev->poses[i] = kcbp_scene_object_pose(s, i, frame);
+        kcbp_aabb b = kcbp_model_world_bounds(m, &ev->poses[i]);
+        double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(ev->poses[i].trans));
+        kcbp_vec3 p = kcbp_v3(pad, pad, pad);
+        ev->boxes[i].min = kcbp_v3_sub(b.min, p);
+        ev->boxes[i].max = kcbp_v3_add(b.max, p);
+    }
+    double t1 = kcbp_now_ms();
+    out->bounds_ms = t1 - t0;
+
+    /* 2. Broad phase. */
+    kcbp_status st = kcbp_sap_update(&ev->sap, ev->boxes, err);
+    double t2 = kcbp_now_ms();
+    out->broadphase_ms = t2 - t1;
+    if (st != KCBP_OK)
+        return st;
+    out->broadphase = ev->sap.npairs;
+
+    /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide. */
+    for (size_t k = 0; k < ev->sap.npairs && st == KCBP_OK; k++) {
+        uint32_t a = ev->sap.pairs[k].a, b = ev->sap.pairs[k].b;
+        const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
+        double q0 = kcbp_now_ms();
+        st = kcbp_collide(ma, &ev->poses[a], mb, &ev->poses[b], &ev->options, &ev->result, err);
+        double q1 = kcbp_now_ms();
+        if (st != KCBP_OK)
+            break;
+        if (ev->result.decided_by == KCBP_STAGE_MESH) {
+            out->mesh_tested++;
+            out->mesh_ms += q1 - q0;
+        } else {
+            out->filter_ms += q1 - q0;
+        }
+        if (ev->result.collide)
+            st = add_hit(out, a, b, &ev->result, err);
+    }
+    return st;
+}

@@ -226,7 +226,7 @@ static kcbp_status save_scene(const bench_opts *o, const char *mesh, const kcbp_
  * per mesh. */
 static kcbp_status measure_scene(const bench_opts *o, const char *mesh, const kcbp_scene *scene, uint32_t n,
                                  const kcbp_bv *bvs, const double *ct, const kcbp_bv_spec *specs, int nspecs,
-                                 double hull_volume, row *rows, kcbp_error *err)
+                                 double hull_volume, row *rows, bool *mismatch, kcbp_error *err)
 {
     kcbp_hitrate ref, h;
     memset(&ref, 0, sizeof ref);
@@ -241,11 +241,13 @@ static kcbp_status measure_scene(const bench_opts *o, const char *mesh, const kc
         if (st != KCBP_OK)
             break;
         fill_row(&rows[b], n, &specs[b], &bvs[b], hull_volume, into, ct[b], dt);
-        if (b > 0 && !kcbp_hitrate_same_pairs(&ref, &h))
+        if (b > 0 && !kcbp_hitrate_same_pairs(&ref, &h)) {
+            *mismatch = true;
             st = kcbp_error_set(err, KCBP_ERR_GEOMETRY,
                                 "%s, n = %u: %s found %llu colliding pairs, %s %llu: a filter changed the answer",
                                 mesh, n, rows[0].name, (unsigned long long)ref.colliding, rows[b].name,
                                 (unsigned long long)h.colliding);
+        }
     }
     kcbp_hitrate_free(&ref);
     kcbp_hitrate_free(&h);
@@ -309,7 +311,7 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
         }
         if (st == KCBP_OK)
             st = measure_scene(o, mesh, &scene, n, bvs, ct, o->bvs, o->nbvs, res->hull_volume,
-                               res->rows + (size_t)i * (size_t)o->nbvs, err);
+                               res->rows + (size_t)i * (size_t)o->nbvs, mismatch, err);
         if (st == KCBP_OK)
             res->nrows += (size_t)o->nbvs;
         kcbp_scene_free(&scene);
@@ -337,7 +339,7 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
             }
             if (st == KCBP_OK)
                 st = measure_scene(o, mesh, &scene, o->sweep_n, bvs, ct, sweep_specs, nsweep, res->hull_volume,
-                                   res->sweep, err);
+                                   res->sweep, mismatch, err);
             if (st == KCBP_OK)
                 res->nsweep = (size_t)nsweep;
             kcbp_scene_free(&scene);
@@ -347,8 +349,6 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
     free(bvs);
     free(ct);
     free(sweep_specs);
-    if (st == KCBP_ERR_GEOMETRY && strstr(err->msg, "a filter changed the answer"))
-        *mismatch = true;
     return st;
 }
 

@@ -50,6 +50,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     };
     memset(args, 0, sizeof *args);
     args->opts = kcbp_collide_options_default();
+    args->opts.cbp_measure = true; /* the report gives the k-CBPs' distance or depth */
     args->model = kcbp_model_options_default();
     *help = false;
     long k;

@@ -44,7 +44,6 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
     o.collide = kcbp_collide_options_default();
     o.collide.contacts = KCBP_CONTACTS_NONE;
     o.collide.use_cbp = true;
-    o.collide.cbp_measure = false; /* a scene reports which pairs touch, not how far apart or deep the k-CBPs are */
     return o;
 }
 

@@ -5,7 +5,6 @@
 
 #include <kcbp/epa.h>
 #include <kcbp/gjk.h>
-#include <kcbp/obj.h>
 #include <kcbp/tritri.h>
 
 /* The k-CBP stage rejects a pair only when the k-CBPs are apart by more than
@@ -43,17 +42,6 @@ kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_mode
     return KCBP_OK;
 }
 
-kcbp_status kcbp_model_load(kcbp_model *model, const char *obj_path, const kcbp_model_options *opts,
-                            kcbp_error *err)
-{
-    kcbp_mesh mesh;
-    memset(model, 0, sizeof *model);
-    kcbp_status st = kcbp_obj_load(obj_path, &mesh, err);
-    if (st != KCBP_OK)
-        return st;
-    return kcbp_model_build(model, &mesh, opts, err);
-}
-
 void kcbp_model_free(kcbp_model *model)
 {
     if (!model)
@@ -76,7 +64,7 @@ const char *kcbp_stage_name(kcbp_stage stage)
 
 kcbp_collide_options kcbp_collide_options_default(void)
 {
-    kcbp_collide_options o = {KCBP_CONTACTS_FIRST, true, true};
+    kcbp_collide_options o = {KCBP_CONTACTS_FIRST, true, false};
     return o;
 }
 

@@ -38,6 +38,7 @@ const char *kcbp_status_name(kcbp_status code)
     case KCBP_ERR_NOMEM: return "nomem";
     case KCBP_ERR_LIMIT: return "limit";
     case KCBP_ERR_GEOMETRY: return "geometry";
+    case KCBP_ERR_FLAT: return "flat";
     }
     return "unknown";
 }

@@ -118,7 +118,7 @@ static kcbp_status compute(const kcbp_vec3 *points, size_t n, bool want_edges, b
     memset(hull, 0, sizeof *hull);
     *exitcode_out = 0;
     if (n < 4)
-        return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "flat: %zu points do not span 3D", n);
+        return kcbp_error_set(err, KCBP_ERR_FLAT, "%zu points do not span 3D", n);
     if (n > (size_t)INT32_MAX / 3)
         return kcbp_error_set(err, KCBP_ERR_LIMIT, "too many points for a convex hull (%zu)", n);
     coordT *coords = malloc(n * 3 * sizeof *coords);
@@ -165,8 +165,8 @@ static kcbp_status compute(const kcbp_vec3 *points, size_t n, bool want_edges, b
          * or QH6013, an input error it gives when every point has the same
          * value of one coordinate (a mesh in the plane x = 1). */
         bool flat = exitcode == qh_ERRsingular || !strncmp(line, "QH6013", 6);
-        st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "%sconvex hull failed: %s", flat ? "flat: " : "",
-                            line[0] ? line : "qhull error");
+        st = kcbp_error_set(err, flat ? KCBP_ERR_FLAT : KCBP_ERR_GEOMETRY, "convex hull failed%s: %s",
+                            flat ? " (the points do not span 3D)" : "", line[0] ? line : "qhull error");
     }
     free(errtext);
     if (st != KCBP_OK)

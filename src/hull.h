@@ -33,16 +33,13 @@ typedef struct {
     uint32_t *edges;        /* input point indices edges[2e], edges[2e + 1]; some twice */
 } kcbp_hull;
 
-/* Computes the hull of n points. Fails with KCBP_ERR_GEOMETRY when the points
- * do not span 3D (fewer than 4 points, coplanar or collinear input: qhull's
- * "initial simplex is flat"); the message then starts with "flat: ". */
+/* Computes the hull of n points. Fails with KCBP_ERR_FLAT when the points do
+ * not span 3D (fewer than 4 points, coplanar or collinear input: qhull's
+ * "initial simplex is flat"), KCBP_ERR_GEOMETRY for other qhull failures. */
 kcbp_status kcbp_hull_compute(const kcbp_vec3 *points, size_t n, kcbp_hull *hull, kcbp_error *err);
 
 /* Did a hull computation fail because its points do not span 3D? */
-static inline bool kcbp_hull_failed_flat(const kcbp_error *err)
-{
-    return err->code == KCBP_ERR_GEOMETRY && !strncmp(err->msg, "flat: ", 6);
-}
+static inline bool kcbp_hull_failed_flat(const kcbp_error *err) { return err->code == KCBP_ERR_FLAT; }
 
 /* The same, with the hull's edges (the sides of its merged facets). Input
  * points that are not in verts are inside the hull or within qhull's

@@ -52,7 +52,7 @@ static inline bool kcbp_model_has_cbp(const kcbp_model *m) { return m->cbp.nplan
 /* Builds a model from a mesh, taking ownership of it (on success and on
  * failure alike: the mesh is freed if building fails). opts NULL: defaults. */
 KCBP_API kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_model_options *opts, kcbp_error *err);
-/* Loads an OBJ file and builds its model. */
+/* Loads an OBJ file and builds its model (src/model_load.c). */
 KCBP_API kcbp_status kcbp_model_load(kcbp_model *model, const char *obj_path, const kcbp_model_options *opts,
                             kcbp_error *err);
 KCBP_API void kcbp_model_free(kcbp_model *model);
@@ -92,6 +92,9 @@ typedef struct {
                          all the answer needs. Never changes the answer. */
 } kcbp_collide_options;
 
+/* Contacts FIRST, the k-CBP stage on, not measured (cbp_measure false: the
+ * answer, as fast as it can be had; `kcbp collide` asks to measure for its
+ * report). */
 KCBP_API kcbp_collide_options kcbp_collide_options_default(void);
 
 /* What the k-CBP stage found, in world coordinates. */

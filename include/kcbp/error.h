@@ -20,6 +20,9 @@ typedef enum {
     KCBP_ERR_NOMEM,    /* an allocation failed */
     KCBP_ERR_LIMIT,    /* the input exceeds a documented guard */
     KCBP_ERR_GEOMETRY, /* geometry that cannot be handled (e.g. qhull failed) */
+    KCBP_ERR_FLAT,     /* points that do not span 3D where a solid was needed
+                          (a convex hull of coplanar points); the k-CBP build
+                          handles it itself by thickening, so users rarely see it */
 } kcbp_status;
 
 enum { KCBP_ERROR_MSG_MAX = 512 };

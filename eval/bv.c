@@ -9,13 +9,7 @@
 #include "cbp_internal.h"
 #include <kcbp/gjk.h>
 #include "hull.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+#include "util.h"
 
 void kcbp_bv_free(kcbp_bv *bv)
 {
@@ -342,7 +336,7 @@ kcbp_status kcbp_bv_build(kcbp_bv *bv, const kcbp_bv_spec *spec, const kcbp_mesh
     if (!m || m->nvertices == 0)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "no mesh to bound");
     bv->spec = *spec;
-    double t0 = now_ms();
+    double t0 = kcbp_now_ms();
     kcbp_status st = KCBP_OK;
     switch (spec->kind) {
     case KCBP_BV_SPHERE: st = build_sphere(bv, m, err); break;
@@ -379,7 +373,7 @@ kcbp_status kcbp_bv_build(kcbp_bv *bv, const kcbp_bv_spec *spec, const kcbp_mesh
         kcbp_bv_free(bv);
         return st;
     }
-    bv->build_ms = now_ms() - t0;
+    bv->build_ms = kcbp_now_ms() - t0;
     return KCBP_OK;
 }
 

@@ -5,13 +5,7 @@
 #include <time.h>
 
 #include <kcbp/collide.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+#include "util.h"
 
 void kcbp_hitrate_free(kcbp_hitrate *h)
 {
@@ -33,14 +27,8 @@ bool kcbp_hitrate_same_pairs(const kcbp_hitrate *a, const kcbp_hitrate *b)
 
 static kcbp_status add_hit(kcbp_hitrate *h, uint32_t a, uint32_t b, kcbp_error *err)
 {
-    if (h->colliding == h->cap_hits) {
-        size_t cap = h->cap_hits ? 2 * h->cap_hits : 64;
-        kcbp_index_pair *grown = realloc(h->hits, cap * sizeof *grown);
-        if (!grown)
-            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu colliding pairs", cap);
-        h->hits = grown;
-        h->cap_hits = cap;
-    }
+    if (!kcbp_grow(&h->hits, &h->cap_hits, h->colliding + 1, sizeof *h->hits, 64))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu colliding pairs", h->colliding + 1);
     h->hits[h->colliding++] = (kcbp_index_pair){a, b};
     return KCBP_OK;
 }
@@ -79,7 +67,7 @@ kcbp_status kcbp_hitrate_measure(const kcbp_scene *s, uint32_t frame, const kcbp
     opts.use_cbp = false; /* the volume under test is the only filter */
     bool box_kind = bvs[0].spec.kind == KCBP_BV_AABB || bvs[0].spec.kind == KCBP_BV_AABB_POSED;
 
-    double t0 = now_ms();
+    double t0 = kcbp_now_ms();
     for (uint32_t i = 0; i < n; i++) {
         uint32_t m = s->objects[i].model;
         poses[i] = kcbp_scene_object_pose(s, i, frame);
@@ -89,9 +77,9 @@ kcbp_status kcbp_hitrate_measure(const kcbp_scene *s, uint32_t frame, const kcbp
         boxes[i].min = kcbp_v3_sub(b.min, p);
         boxes[i].max = kcbp_v3_add(b.max, p);
     }
-    double t1 = now_ms();
+    double t1 = kcbp_now_ms();
     st = kcbp_sap_update(&sap, boxes, err);
-    double t2 = now_ms();
+    double t2 = kcbp_now_ms();
     out->bounds_ms = t1 - t0;
     out->broadphase_ms = t2 - t1;
     if (st != KCBP_OK)
@@ -109,7 +97,7 @@ kcbp_status kcbp_hitrate_measure(const kcbp_scene *s, uint32_t frame, const kcbp
         if (st == KCBP_OK && res.collide)
             st = add_hit(out, a, b, err);
     }
-    out->pairs_ms = now_ms() - t2;
+    out->pairs_ms = kcbp_now_ms() - t2;
 done:
     kcbp_collide_result_free(&res);
     kcbp_sap_free(&sap);

@@ -1,7 +1,9 @@
 #include <kcbp/broadphase.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util.h"
 
 kcbp_status kcbp_sap_init(kcbp_sap *sap, uint32_t nboxes, kcbp_error *err)
 {
@@ -136,14 +138,9 @@ static int spread_axis(const kcbp_aabb *boxes, uint32_t n)
 
 static kcbp_status push_pair(kcbp_sap *sap, uint32_t a, uint32_t b, kcbp_error *err)
 {
-    if (sap->npairs == sap->cap) {
-        size_t cap = sap->cap ? 2 * sap->cap : 64;
-        kcbp_index_pair *grown = realloc(sap->pairs, cap * sizeof *grown);
-        if (!grown)
-            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu broad-phase pairs", cap);
-        sap->pairs = grown;
-        sap->cap = cap;
-    }
+    if (!kcbp_grow(&sap->pairs, &sap->cap, sap->npairs + 1, sizeof *sap->pairs, 64))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu broad-phase pairs", sap->npairs + 1);
+    KCBP_ASSERT(a != b && a < sap->nboxes && b < sap->nboxes);
     sap->pairs[sap->npairs++] = a < b ? (kcbp_index_pair){a, b} : (kcbp_index_pair){b, a};
     return KCBP_OK;
 }
@@ -169,6 +166,8 @@ kcbp_status kcbp_sap_update(kcbp_sap *sap, const kcbp_aabb *boxes, kcbp_error *e
         sap->full_sort = true;
     }
     sap->sorted_before = true;
+    for (uint32_t i = 1; i < n; i++)
+        KCBP_ASSERT(e[i - 1].lo <= e[i].lo || (isnan(e[i - 1].lo) || isnan(e[i].lo))); /* sorted on lo */
 
     /* The other two axes. */
     int u = (ax + 1) % 3, w = (ax + 2) % 3;

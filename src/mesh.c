@@ -1,5 +1,7 @@
 #include <kcbp/mesh.h>
 
+#include "util.h"
+
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,9 @@ kcbp_status kcbp_mesh_adopt(kcbp_mesh *mesh, kcbp_vec3 *vertices, size_t nvertic
         free(triangles);
         return st;
     }
+    /* Invariants every later stage relies on (mesh.h): finite vertices
+     * within KCBP_COORD_MAX, triangle indices in range. */
+    KCBP_ASSERT(nvertices > 0 && ntriangles > 0);
     mesh->vertices = vertices;
     mesh->nvertices = (uint32_t)nvertices;
     mesh->triangles = triangles;

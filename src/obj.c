@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "numparse.h"
+#include "util.h"
 
 /* Files larger than this are refused rather than read into memory. */
 #define OBJ_MAX_FILE_BYTES ((size_t)1 << 31)
@@ -89,24 +90,6 @@ static const char *quote(char *buf, size_t size, const char *p, const char *e)
     return buf;
 }
 
-/* Makes room for need elements of size elem in *arr (capacity *cap),
- * doubling. Returns 0 when out of memory (the array is left as it was). */
-static int reserve(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 1;
-    size_t c = *cap ? *cap : 256;
-    while (c < need)
-        c = c > SIZE_MAX / 2 ? need : c * 2;
-    if (c > SIZE_MAX / elem)
-        return 0;
-    void *p = realloc(*arr, c * elem);
-    if (!p)
-        return 0;
-    *arr = p;
-    *cap = c;
-    return 1;
-}
 
 static kcbp_status parse_vertex(parser *ps, const char *p, const char *e)
 {
@@ -145,7 +128,7 @@ static kcbp_status parse_vertex(parser *ps, const char *p, const char *e)
             return fail(ps, KCBP_ERR_LIMIT, "vertex coordinate %g is beyond the limit of %g", c[k], KCBP_COORD_MAX);
     if (ps->nv >= KCBP_MESH_MAX_ELEMENTS)
         return fail(ps, KCBP_ERR_LIMIT, "more than %u vertices", KCBP_MESH_MAX_ELEMENTS);
-    if (!reserve((void **)&ps->v, &ps->cap_v, ps->nv + 1, sizeof *ps->v))
+    if (!kcbp_grow(&ps->v, &ps->cap_v, ps->nv + 1, sizeof *ps->v, 256))
         return fail(ps, KCBP_ERR_NOMEM, "out of memory for %zu vertices", ps->nv + 1);
     ps->v[ps->nv++] = kcbp_v3(c[0], c[1], c[2]);
     return KCBP_OK;
@@ -324,12 +307,12 @@ static kcbp_status triangulate(parser *ps, size_t n)
         return fail(ps, KCBP_ERR_PARSE, "face has %zu vertex index%s, needs at least 3", n, n == 1 ? "" : "es");
     if (n - 2 > KCBP_MESH_MAX_ELEMENTS - ps->nt)
         return fail(ps, KCBP_ERR_LIMIT, "more than %u triangles", KCBP_MESH_MAX_ELEMENTS);
-    if (!reserve((void **)&ps->t, &ps->cap_t, ps->nt + n - 2, sizeof *ps->t))
+    if (!kcbp_grow(&ps->t, &ps->cap_t, ps->nt + n - 2, sizeof *ps->t, 256))
         return fail(ps, KCBP_ERR_NOMEM, "out of memory for %zu triangles", ps->nt + n - 2);
     if (n == 3)
         return add_triangle(ps, poly[0], poly[1], poly[2]);
-    if (!reserve((void **)&ps->uv, &ps->cap_uv, 2 * n, sizeof *ps->uv) ||
-        !reserve((void **)&ps->link, &ps->cap_link, 2 * n, sizeof *ps->link))
+    if (!kcbp_grow(&ps->uv, &ps->cap_uv, 2 * n, sizeof *ps->uv, 256) ||
+        !kcbp_grow(&ps->link, &ps->cap_link, 2 * n, sizeof *ps->link, 256))
         return fail(ps, KCBP_ERR_NOMEM, "out of memory for a face of %zu vertices", n);
     if (project(ps, poly, n) && !is_convex(ps->uv, n) && n <= OBJ_EARCLIP_MAX_VERTICES && ear_clip(ps, poly, n))
         return KCBP_OK;
@@ -366,7 +349,7 @@ static kcbp_status parse_face(parser *ps, const char *p, const char *e)
         if (vi < 0 && (uint64_t)-vi > ps->nv)
             return fail(ps, KCBP_ERR_PARSE, "relative vertex index %" PRId64 " reaches before the first vertex (%zu so far)",
                         vi, ps->nv);
-        if (!reserve((void **)&ps->poly, &ps->cap_poly, n + 1, sizeof *ps->poly))
+        if (!kcbp_grow(&ps->poly, &ps->cap_poly, n + 1, sizeof *ps->poly, 256))
             return fail(ps, KCBP_ERR_NOMEM, "out of memory for a face of %zu vertices", n + 1);
         ps->poly[n++] = (uint32_t)(vi > 0 ? vi - 1 : (int64_t)ps->nv + vi);
     }

@@ -52,24 +52,11 @@ void kcbp_scene_eval_free(kcbp_scene_eval *ev)
 static kcbp_status add_hit(kcbp_scene_frame *f, uint32_t a, uint32_t b, const kcbp_collide_result *r,
                            kcbp_error *err)
 {
-    if (f->colliding == f->cap_hits) {
-        size_t cap = f->cap_hits ? 2 * f->cap_hits : 64;
-        kcbp_scene_hit *grown = realloc(f->hits, cap * sizeof *grown);
-        if (!grown)
-            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu colliding pairs", cap);
-        f->hits = grown;
-        f->cap_hits = cap;
-    }
-    if (f->ncontacts + r->ncontacts > f->cap_contacts) {
-        size_t cap = f->cap_contacts ? f->cap_contacts : 64;
-        while (cap < f->ncontacts + r->ncontacts)
-            cap *= 2;
-        kcbp_contact *grown = realloc(f->contacts, cap * sizeof *grown);
-        if (!grown)
-            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu contacts", cap);
-        f->contacts = grown;
-        f->cap_contacts = cap;
-    }
+    if (!kcbp_grow(&f->hits, &f->cap_hits, (size_t)f->colliding + 1, sizeof *f->hits, 64))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %llu colliding pairs",
+                              (unsigned long long)f->colliding + 1);
+    if (!kcbp_grow(&f->contacts, &f->cap_contacts, f->ncontacts + r->ncontacts, sizeof *f->contacts, 64))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu contacts", f->ncontacts + r->ncontacts);
     if (r->ncontacts)
         memcpy(f->contacts + f->ncontacts, r->contacts, r->ncontacts * sizeof *r->contacts);
     f->hits[f->colliding++] = (kcbp_scene_hit){a, b, f->ncontacts, r->ncontacts};
@@ -130,6 +117,8 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         } else {
             out->filter_ms += q1 - q0;
         }
+        KCBP_ASSERT(a < b && b < n);
+        KCBP_ASSERT(!ev->result.collide || ev->result.decided_by == KCBP_STAGE_MESH); /* filters only say "apart" */
         if (ev->result.collide)
             st = add_hit(out, a, b, &ev->result, err);
     }

@@ -149,6 +149,12 @@ int kcbp_cli_batch(int argc, char **argv)
         if ((long)(k % (size_t)shard_n) == shard_i)
             slots[nslots++] = (slot){argv[optind + (int)k], (long)k, NULL, KCBP_OK, false};
 
+    /* One model per (mesh file, scale, options) for the whole batch. */
+    kcbp_error cerr;
+    if (kcbp_model_cache_new(KCBP_CLI_BATCH_CACHE_BYTES, &o.cache, &cerr) != KCBP_OK) {
+        free(slots);
+        return kcbp_cli_fail(&cerr);
+    }
     batch b = {slots, nslots, &o, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
     size_t nthreads = (size_t)jobs < nslots ? (size_t)jobs : nslots;
     pthread_t *threads = NULL;
@@ -191,6 +197,7 @@ int kcbp_cli_batch(int argc, char **argv)
         pthread_join(threads[t], NULL);
     free(threads);
     free(slots);
+    kcbp_model_cache_free(o.cache);
     pthread_mutex_destroy(&b.lock);
     pthread_cond_destroy(&b.ready);
     if (fflush(stdout) != 0 || ferror(stdout) || write_failed) {

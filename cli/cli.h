@@ -51,7 +51,11 @@ typedef struct {
     kcbp_model_options model;     /* -k, --dirs */
     kcbp_collide_options collide; /* --contacts, --filter (use_cbp) */
     bool pretty;                  /* indent each document (kcbp scene only) */
+    kcbp_model_cache *cache;      /* models shared across scenes (kcbp batch), or NULL */
 } kcbp_cli_scene_options;
+
+/* How much a batch's model cache may hold of models no running scene uses. */
+#define KCBP_CLI_BATCH_CACHE_BYTES (512ull << 20)
 
 kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
 /* Handles the options common to scene and batch (getopt value opt with its

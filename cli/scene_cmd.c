@@ -112,9 +112,13 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
 {
     *text = NULL;
     kcbp_scene scene;
-    kcbp_status st = kcbp_scene_load(&scene, path, &o->model, err);
+    kcbp_status st = kcbp_scene_read(&scene, path, err);
     if (st != KCBP_OK)
         return st;
+    if ((st = kcbp_scene_build_cached(&scene, &o->model, o->cache, err)) != KCBP_OK) {
+        kcbp_scene_free(&scene);
+        return st;
+    }
     kcbp_scene_eval ev;
     kcbp_scene_frame frame;
     memset(&frame, 0, sizeof frame);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <kcbp/obj.h>
+#include "model_cache.h"
 #include "scene_internal.h"
 #include "util.h"
 
@@ -45,7 +46,10 @@ void kcbp_scene_free(kcbp_scene *s)
     }
     for (uint32_t i = 0; s->models && i < s->nmodels; i++) {
         free(s->models[i].path);
-        kcbp_model_free(&s->models[i].model);
+        if (s->models[i].cached)
+            kcbp_model_cache_release(s->cache, s->models[i].cached);
+        else
+            kcbp_model_free(&s->models[i].model);
     }
     free(s->objects);
     free(s->models);
@@ -241,9 +245,17 @@ static kcbp_status scaled_mesh(kcbp_mesh *mesh, double scale, bool take, kcbp_me
 
 kcbp_status kcbp_scene_build(kcbp_scene *s, const kcbp_model_options *opts, kcbp_error *err)
 {
+    return kcbp_scene_build_cached(s, opts, NULL, err);
+}
+
+kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opts, kcbp_model_cache *cache,
+                                    kcbp_error *err)
+{
     kcbp_status st = KCBP_OK;
     pctx c = {s->name, err};
+    kcbp_model_options o = opts ? *opts : kcbp_model_options_default();
     s->load_ms = s->build_ms = 0;
+    s->cache = cache;
     /* Models are sorted by (path, scale): each run of one path reads its
      * file once. */
     for (uint32_t m = 0; m < s->nmodels && st == KCBP_OK;) {
@@ -255,16 +267,37 @@ kcbp_status kcbp_scene_build(kcbp_scene *s, const kcbp_model_options *opts, kcbp
         }
         char field[64];
         snprintf(field, sizeof field, "objects[%u].mesh", first);
+        /* Borrow what the cache has; last: the last model still to build,
+         * which may take the loaded mesh over instead of copying it. */
+        uint32_t last = end;
+        kcbp_model_key key;
+        bool keyed = cache && kcbp_model_key_of(s->models[m].path, 1.0, &o, &key);
+        for (uint32_t i = m; i < end; i++) {
+            key.scale = s->models[i].scale;
+            if (keyed)
+                s->models[i].cached = kcbp_model_cache_borrow(cache, &key, &s->models[i].model);
+            if (!s->models[i].cached)
+                last = i;
+        }
+        if (last == end) {
+            m = end;
+            continue;
+        }
         double t0 = kcbp_now_ms();
         kcbp_mesh mesh;
         st = kcbp_obj_load(s->models[m].path, &mesh, err);
         double t1 = kcbp_now_ms();
         s->load_ms += t1 - t0;
         for (uint32_t i = m; i < end && st == KCBP_OK; i++) {
+            if (s->models[i].cached)
+                continue;
             kcbp_mesh own;
-            st = scaled_mesh(&mesh, s->models[i].scale, i + 1 == end, &own, err);
+            st = scaled_mesh(&mesh, s->models[i].scale, i == last, &own, err);
             if (st == KCBP_OK)
-                st = kcbp_model_build(&s->models[i].model, &own, opts, err);
+                st = kcbp_model_build(&s->models[i].model, &own, &o, err);
+            key.scale = s->models[i].scale;
+            if (st == KCBP_OK && keyed)
+                s->models[i].cached = kcbp_model_cache_lend(cache, &key, &s->models[i].model);
         }
         kcbp_mesh_free(&mesh);
         s->build_ms += kcbp_now_ms() - t1;

@@ -4,6 +4,7 @@
  * --shard do not change the output, and every kind of bad scene file gets an
  * error that names the field. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -672,13 +673,121 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* ---- the model cache of kcbp batch ----------------------------------------- */
+
+/* Colliding pairs of frame 0, as a list of a * 1000 + b. */
+static size_t frame_pairs(const kcbp_scene *s, uint32_t *out, size_t cap)
+{
+    kcbp_scene_eval ev;
+    kcbp_scene_frame fr;
+    memset(&fr, 0, sizeof fr);
+    kcbp_collide_options o = kcbp_collide_options_default();
+    assert_int_equal(kcbp_scene_eval_init(&ev, s, &o, NULL), KCBP_OK);
+    assert_int_equal(kcbp_scene_eval_frame(&ev, 0, &fr, NULL), KCBP_OK);
+    size_t n = 0;
+    for (size_t k = 0; k < fr.colliding && n < cap; k++)
+        out[n++] = fr.hits[k].a * 1000 + fr.hits[k].b;
+    kcbp_scene_frame_free(&fr);
+    kcbp_scene_eval_free(&ev);
+    return n;
+}
+
+static const char cache_scene[] =
+    "{\"objects\": ["
+    "{\"name\": \"a\", \"mesh\": \"meshes/suzanne.obj\", \"position\": [0, 0, 0]},"
+    "{\"name\": \"b\", \"mesh\": \"./meshes/suzanne.obj\", \"position\": [1.2, 0.3, 0]},"
+    "{\"name\": \"c\", \"mesh\": \"meshes/suzanne.obj\", \"position\": [-0.64, 0.62, 2.05], \"scale\": 0.5},"
+    "{\"name\": \"d\", \"mesh\": \"meshes/cow.obj\", \"position\": [-1.33, 1.29, 4.1], \"scale\": 0.3},"
+    "{\"name\": \"e\", \"mesh\": \"meshes/cow.obj\", \"position\": [5, 5, 5], \"scale\": 0.3}]}";
+
+typedef struct {
+    kcbp_model_cache *cache;
+    uint32_t pairs[64];
+    size_t npairs;
+} cache_job;
+
+static void *cache_worker(void *arg)
+{
+    cache_job *j = arg;
+    for (int round = 0; round < 3; round++) {
+        kcbp_scene s;
+        kcbp_error err = {0};
+        if (kcbp_scene_parse(&s, "cache.json", "", cache_scene, strlen(cache_scene), &err) != KCBP_OK ||
+            kcbp_scene_build_cached(&s, NULL, j->cache, &err) != KCBP_OK)
+            return (void *)1;
+        j->npairs = frame_pairs(&s, j->pairs, 64);
+        kcbp_scene_free(&s);
+    }
+    return NULL;
+}
+
+static void test_model_cache(void **state)
+{
+    (void)state;
+    /* The reference: built without a cache. The two spellings of suzanne at
+     * scale 1 are two models there, one file identity in the cache. */
+    kcbp_scene ref;
+    assert_int_equal(kcbp_scene_parse(&ref, "cache.json", "", cache_scene, strlen(cache_scene), NULL), KCBP_OK);
+    assert_int_equal(kcbp_scene_build(&ref, NULL, NULL), KCBP_OK);
+    assert_int_equal(ref.nmodels, 4);
+    uint32_t want[64];
+    size_t nwant = frame_pairs(&ref, want, 64);
+    assert_true(nwant >= 2); /* a-b, a-c or a-d touch: the comparison means something */
+
+    for (int limit = 0; limit < 2; limit++) {
+        kcbp_model_cache *cache;
+        assert_int_equal(kcbp_model_cache_new(limit ? 1 : 0, &cache, NULL), KCBP_OK);
+        for (int round = 0; round < 3; round++) {
+            kcbp_scene s;
+            assert_int_equal(kcbp_scene_parse(&s, "cache.json", "", cache_scene, strlen(cache_scene), NULL), KCBP_OK);
+            assert_int_equal(kcbp_scene_build_cached(&s, NULL, cache, NULL), KCBP_OK);
+            uint32_t got[64];
+            assert_int_equal(frame_pairs(&s, got, 64), nwant);
+            assert_memory_equal(got, want, nwant * sizeof *got);
+            kcbp_scene_free(&s);
+            kcbp_model_cache_stats st = kcbp_model_cache_get_stats(cache);
+            if (!limit) { /* 3 distinct models (suzanne 1 and 0.5, cow 0.3), built once */
+                assert_int_equal(st.misses, 3);
+                assert_int_equal(st.hits, 1 + 4 * (uint64_t)round);
+                assert_int_equal(st.models, 3);
+            } else { /* a 1-byte cache keeps nothing once the scene is freed */
+                assert_int_equal(st.models, 0);
+                assert_int_equal(st.misses, 3 * (uint64_t)(round + 1));
+            }
+        }
+        kcbp_model_cache_free(cache);
+    }
+
+    /* Four threads through one cache. */
+    kcbp_model_cache *cache;
+    assert_int_equal(kcbp_model_cache_new(0, &cache, NULL), KCBP_OK);
+    pthread_t th[4];
+    cache_job jobs[4];
+    for (int t = 0; t < 4; t++) {
+        jobs[t] = (cache_job){cache, {0}, 0};
+        assert_int_equal(pthread_create(&th[t], NULL, cache_worker, &jobs[t]), 0);
+    }
+    for (int t = 0; t < 4; t++) {
+        void *rc;
+        pthread_join(th[t], &rc);
+        assert_null(rc);
+        assert_int_equal(jobs[t].npairs, nwant);
+        assert_memory_equal(jobs[t].pairs, want, nwant * sizeof *want);
+    }
+    kcbp_model_cache_stats st = kcbp_model_cache_get_stats(cache);
+    assert_int_equal(st.models, 3);
+    assert_int_equal(st.hits + st.misses, 4 * 3 * 4);
+    kcbp_model_cache_free(cache);
+    kcbp_scene_free(&ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadphase_vs_all_pairs), cmocka_unit_test(test_thesis_scene_vs_all_pairs),
         cmocka_unit_test(test_moving_scene_vs_all_pairs), cmocka_unit_test(test_thesis_layout),
         cmocka_unit_test(test_batch_jobs_and_shards), cmocka_unit_test(test_scene_command),
-        cmocka_unit_test(test_bad_scene_files),
+        cmocka_unit_test(test_bad_scene_files), cmocka_unit_test(test_model_cache),
     };
     return cmocka_run_group_tests_name("scene", tests, setup, teardown);
 }

@@ -96,7 +96,34 @@ typedef struct {
     double scale;
     uint32_t first_object; /* the first object that uses it, named in errors */
     kcbp_model model;      /* valid once the scene is built */
+    void *cached;          /* the model cache's entry when model is borrowed from
+                              one (kcbp_scene_build_cached), else NULL */
 } kcbp_scene_model;
+
+/* A cache of built models shared by the scenes of a batch: a model is built
+ * once per (mesh file, scale, model options) and lent to every scene that
+ * needs it. The file is told by its identity (device, inode, size and
+ * modification time, from stat), not its spelling, so "a.obj", "./a.obj" and
+ * a link to it share one model, and a file changed between two scenes is
+ * read again. Thread safe: scenes may be built through one cache from many
+ * threads at once (one mutex, held only for look-ups, never while a model is
+ * built; two threads that miss the same model at once both build it and one
+ * copy is dropped). Models no scene uses are evicted, least recently used
+ * first, when the cache holds more than max_bytes. */
+typedef struct kcbp_model_cache kcbp_model_cache;
+
+typedef struct {
+    uint64_t hits, misses; /* models lent from the cache / built for it */
+    uint64_t models;       /* models held now */
+    uint64_t bytes;        /* their approximate size */
+    uint64_t evicted;
+} kcbp_model_cache_stats;
+
+/* max_bytes: 0 for no limit. */
+KCBP_API kcbp_status kcbp_model_cache_new(uint64_t max_bytes, kcbp_model_cache **cache, kcbp_error *err);
+/* Every scene built through the cache must be freed first. NULL is allowed. */
+KCBP_API void kcbp_model_cache_free(kcbp_model_cache *cache);
+KCBP_API kcbp_model_cache_stats kcbp_model_cache_get_stats(kcbp_model_cache *cache);
 
 typedef struct {
     char *name;            /* the scene file's name as given, used in messages */
@@ -110,6 +137,7 @@ typedef struct {
     uint32_t frames;       /* 1 for a static scene */
     double dt;             /* 0 for a static scene */
     double load_ms, build_ms; /* wall-clock time kcbp_scene_build spent reading meshes and building models */
+    kcbp_model_cache *cache;  /* the cache its models are borrowed from, or NULL */
 } kcbp_scene;
 
 /* Parses scene JSON text (len bytes, no NUL needed). name is used in
@@ -125,6 +153,12 @@ KCBP_API kcbp_status kcbp_scene_read(kcbp_scene *scene, const char *path, kcbp_e
  * with the given options (NULL: kcbp_model_options_default). This is the one
  * place where a scene's models are built. */
 KCBP_API kcbp_status kcbp_scene_build(kcbp_scene *scene, const kcbp_model_options *opts, kcbp_error *err);
+
+/* kcbp_scene_build, borrowing models from cache (NULL: kcbp_scene_build) and
+ * lending it those it builds. The scene must be freed before the cache. The
+ * answers are those of kcbp_scene_build: a cached model is the same model. */
+KCBP_API kcbp_status kcbp_scene_build_cached(kcbp_scene *scene, const kcbp_model_options *opts,
+                                             kcbp_model_cache *cache, kcbp_error *err);
 
 /* kcbp_scene_read and kcbp_scene_build. */
 KCBP_API kcbp_status kcbp_scene_load(kcbp_scene *scene, const char *path, const kcbp_model_options *opts, kcbp_error *err);

@@ -25,14 +25,18 @@
 # collide per run, as bench/scene.sh), its kcbp side moving_kcbp on the
 # one-frame scene (a fresh evaluation per run, like bench/scene_kcbp).
 #
-# Timing: RUNS rounds; in each round every scene runs its three
-# configurations, one process each, in an order rotated from round to round;
-# each process does INNER runs (STATIC_INNER for the static scene, whose runs
-# take milliseconds) and reports their median. The table gives the median over
-# the rounds of those medians, and the spread table (max - min) / median over
-# the rounds. Exits non-zero when the three configurations disagree on the
-# colliding pairs of any frame, when a round differs from the first, or when
-# something cannot be built or run.
+# Timing: RUNS rounds; in each round every scene runs one kcbp process (both
+# filters, INNER timed runs each, alternating cbp aabb aabb cbp ..., after an
+# untimed warm-up run of each) and one FCL process (INNER timed runs after a
+# warm-up), kcbp first in odd rounds and FCL first in even ones; the static
+# scene does STATIC_INNER runs (milliseconds each; scene_fcl has no warm-up).
+# Each process reports the median of its runs; the table gives the median
+# over the rounds of those medians, and the spread table (max - min) / median
+# over the rounds. The machine is shared: alternating the two filters inside
+# one process keeps their ratio steady when the absolute times are not.
+# Exits non-zero when the three configurations disagree on the colliding
+# pairs of any frame, when a round differs from the first, or when something
+# cannot be built or run.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -54,6 +58,7 @@ if [[ -z ${NO_BUILD:-} ]]; then
     make -s -C "$here" moving-bench >&2 || fail "building the bench programs failed"
 fi
 mkdir -p "$out"
+rm -f "$out"/moving-*.r*.txt "$out"/moving-*.diff # an earlier run's rounds must not be read as this one's
 
 # name mesh n frames k thesis-ms (frames 0 = static)
 scenes=(
@@ -77,32 +82,41 @@ for s in "${scenes[@]}"; do
     fi
 done
 
-run_one() { # scene-spec round config
+# One process per side and round: moving_kcbp runs both filters in
+# alternation (so a slow phase of the machine falls on both alike), then its
+# output is split into one file per filter, with the filter's prefix dropped.
+run_kcbp() { # scene-spec round
     local name mesh n frames k
     read -r name mesh n frames k _ <<<"$1"
-    local scene="$out/moving-$name.json" res="$out/moving-$name.r$2.$3.txt"
-    case $3 in
-    cbp | aabb)
-        "$here/moving_kcbp" "$scene" "$k" "$3" "$( ((frames > 0)) && echo "$INNER" || echo "$STATIC_INNER")" >"$res" ||
-            fail "moving_kcbp $3 failed on $name"
-        ;;
-    fcl)
-        if ((frames > 0)); then
-            "$here/moving_fcl" "$scene" "$INNER" >"$res" || fail "moving_fcl failed on $name"
-        else # scene_fcl: "pair A B" lines, as frame 0's
-            "$here/scene_fcl" "$scene" "$STATIC_INNER" | sed 's/^pair /frame 0 pair /' >"$res" ||
-                fail "scene_fcl failed on $name"
-        fi
-        ;;
-    esac
+    local res="$out/moving-$name.r$2"
+    "$here/moving_kcbp" "$out/moving-$name.json" "$k" both "$( ((frames > 0)) && echo "$INNER" || echo "$STATIC_INNER")" \
+        >"$res.kcbp.txt" || fail "moving_kcbp failed on $name"
+    for c in cbp aabb; do
+        awk -v f="$c" '$1 == f { sub(/^[^ ]+ /, ""); print; next } $1 != "cbp" && $1 != "aabb"' "$res.kcbp.txt" >"$res.$c.txt"
+    done
+}
+run_fcl() { # scene-spec round
+    local name mesh n frames k
+    read -r name mesh n frames k _ <<<"$1"
+    local scene="$out/moving-$name.json" res="$out/moving-$name.r$2.fcl.txt"
+    if ((frames > 0)); then
+        "$here/moving_fcl" "$scene" "$INNER" >"$res" || fail "moving_fcl failed on $name"
+    else # scene_fcl: "pair A B" lines, as frame 0's
+        "$here/scene_fcl" "$scene" "$STATIC_INNER" | sed 's/^pair /frame 0 pair /' >"$res" ||
+            fail "scene_fcl failed on $name"
+    fi
 }
 
 configs=(cbp aabb fcl)
 for ((r = 1; r <= RUNS; r++)); do
     for s in "${scenes[@]}"; do
-        for ((c = 0; c < 3; c++)); do
-            run_one "$s" "$r" "${configs[$(((c + r) % 3))]}"
-        done
+        if ((r % 2)); then
+            run_kcbp "$s" "$r"
+            run_fcl "$s" "$r"
+        else
+            run_fcl "$s" "$r"
+            run_kcbp "$s" "$r"
+        fi
     done
     echo "moving.sh: round $r of $RUNS done ($((SECONDS - start)) s)" >&2
 done
@@ -133,6 +147,9 @@ spread() { sort -g | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v
 files() { local i; for ((i = 1; i <= RUNS; i++)); do echo "$out/moving-$1.r$i.$2.txt"; done; }
 vals() { local fs; mapfile -t fs < <(files "$2" "$3"); val "$1" "${fs[@]}"; } # KEY scene config: one value per round
 m() { vals "$@" | med; }
+# The median over the rounds of each round's aabb / cbp ratio (both from one
+# process, their runs alternating): steadier than the ratio of the medians.
+paired() { paste <(vals median_ms "$1" aabb) <(vals median_ms "$1" cbp) | awk '{ print $1 / $2 }' | med; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 echo "| scene | objects | frames | triangles per mesh | k | colliding pair-frames | kcbp cbp ms | kcbp aabb ms | aabb/cbp speed-up | FCL ms | kcbp/FCL (cbp / aabb) | thesis ms |"
@@ -143,9 +160,12 @@ for s in "${scenes[@]}"; do
     cb=$(m median_ms "$name" cbp) aa=$(m median_ms "$name" aabb) fc=$(m median_ms "$name" fcl)
     printf '| %s (%s) | %s | %s | %s | %s | %s | %.1f | %.1f | %s× | %.1f | %s / %s | %s |\n' "$name" "$mesh" \
         "$(val objects "$f1")" "$( ((frames > 0)) && echo "$frames" || echo "1 (static)")" "$(val triangles "$f1")" "$k" \
-        "$(val colliding "$f1")" "$cb" "$aa" "$(ratio "$aa" "$cb")" "$fc" "$(ratio "$cb" "$fc")" "$(ratio "$aa" "$fc")" \
+        "$(val colliding "$f1")" "$cb" "$aa" "$(paired "$name" | xargs printf %.2f)" "$fc" "$(ratio "$cb" "$fc")" "$(ratio "$aa" "$fc")" \
         "$thesis"
 done
+echo
+echo "aabb/cbp: the median over the rounds of each round's ratio (one process, the filters' runs alternating)."
+echo "kcbp/FCL: the ratio of the medians (separate processes)."
 echo
 echo "Spread of the rounds' medians, (max - min) / median over $RUNS rounds:"
 echo

@@ -150,6 +150,13 @@ m() { vals "$@" | med; }
 # The median over the rounds of each round's aabb / cbp ratio (both from one
 # process, their runs alternating): steadier than the ratio of the medians.
 paired() { paste <(vals median_ms "$1" aabb) <(vals median_ms "$1" cbp) | awk '{ print $1 / $2 }' | med; }
+fastest() { # scene config: the fastest single run over the rounds (run_ms), or the fastest median
+    local fs
+    mapfile -t fs < <(files "$1" "$2")
+    awk '$1 == "run_ms" { for (i = 2; i <= NF; i++) print $i; seen[FILENAME] = 1 }
+         $1 == "median_ms" { med[FILENAME] = $2 }
+         END { for (f in med) if (!(f in seen)) print med[f] }' "${fs[@]}" | sort -g | head -1 | xargs printf %.1f
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 echo "| scene | objects | frames | triangles per mesh | k | colliding pair-frames | kcbp cbp ms | kcbp aabb ms | aabb/cbp speed-up | FCL ms | kcbp/FCL (cbp / aabb) | thesis ms |"
@@ -167,14 +174,18 @@ echo
 echo "aabb/cbp: the median over the rounds of each round's ratio (one process, the filters' runs alternating)."
 echo "kcbp/FCL: the ratio of the medians (separate processes)."
 echo
-echo "Spread of the rounds' medians, (max - min) / median over $RUNS rounds:"
+echo "Noise: the spread of the rounds' medians, (max - min) / median over $RUNS rounds, then the fastest"
+echo "single run in ms (the machine undisturbed; scene_fcl reports no single runs: its fastest median):"
 echo
 echo "| scene | kcbp cbp | kcbp aabb | FCL |"
 echo "|---|---|---|---|"
 for s in "${scenes[@]}"; do
     read -r name _ <<<"$s"
-    printf '| %s | %s | %s | %s |\n' "$name" "$(vals median_ms "$name" cbp | spread)" \
-        "$(vals median_ms "$name" aabb | spread)" "$(vals median_ms "$name" fcl | spread)"
+    row="| $name |"
+    for c in "${configs[@]}"; do
+        row+=" $(vals median_ms "$name" "$c" | spread), $(fastest "$name" "$c") |"
+    done
+    echo "$row"
 done
 echo
 echo "kcbp's stages, ms summed over the frames (medians over the rounds; filter = pair tests ended by the"

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 static uint64_t state;
 
@@ -82,18 +82,12 @@ int main(int argc, char **argv)
     s.moving = true;
     s.frames = (uint32_t)frames;
     s.dt = dt;
-    cJSON *doc = kcbp_scene_to_json(&s);
-    char *text = doc ? cJSON_Print(doc) : NULL;
+    kcbp_error err = {0};
     int rc = 0;
-    if (!text) {
-        fprintf(stderr, "gen_moving: out of memory\n");
-        rc = 4;
-    } else if (printf("%s\n", text) < 0 || fflush(stdout) != 0) {
-        fprintf(stderr, "gen_moving: writing the scene failed\n");
-        rc = 1;
+    if (kcbp_scene_write(&s, stdout, true, &err) != KCBP_OK || fflush(stdout) != 0) {
+        fprintf(stderr, "gen_moving: writing the scene failed%s%s\n", err.msg[0] ? ": " : "", err.msg);
+        rc = err.code == KCBP_ERR_NOMEM ? 4 : 1;
     }
-    cJSON_free(text);
-    cJSON_Delete(doc);
     kcbp_scene_free(&s);
     return rc;
 }

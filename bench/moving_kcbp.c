@@ -33,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 typedef struct {
     uint32_t frame, a, b;

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kcbp.h"
+#include <kcbp/kcbp.h>
 
 static double now_us(void)
 {

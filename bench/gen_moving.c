@@ -82,7 +82,6 @@ int main(int argc, char **argv)
     s.moving = true;
     s.frames = (uint32_t)frames;
     s.dt = dt;
-    kcbp_error err = {0};
     int rc = 0;
     if (kcbp_scene_write(&s, stdout, true, &err) != KCBP_OK || fflush(stdout) != 0) {
         fprintf(stderr, "gen_moving: writing the scene failed%s%s\n", err.msg[0] ? ": " : "", err.msg);

@@ -83,6 +83,7 @@ int main(int argc, char **argv)
     s.frames = (uint32_t)frames;
     s.dt = dt;
     int rc = 0;
+    err.msg[0] = '\0';
     if (kcbp_scene_write(&s, stdout, true, &err) != KCBP_OK || fflush(stdout) != 0) {
         fprintf(stderr, "gen_moving: writing the scene failed%s%s\n", err.msg[0] ? ": " : "", err.msg);
         rc = err.code == KCBP_ERR_NOMEM ? 4 : 1;

@@ -4,6 +4,8 @@
 #define KCBP_BENCH_FCL_PEER_HPP
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -31,6 +33,31 @@ inline std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>> build_bvh(const kcbp_mesh &m
         bvh->addSubModel(ps, ts) != fcl::BVH_OK || bvh->endModel() != fcl::BVH_OK)
         return nullptr;
     return bvh;
+}
+
+// Reads and builds the scene at path with kcbp, meshes only (FCL needs no
+// k-CBPs), and one BVH per model; build_ms: the BVHs' build time. Returns 0,
+// or the exit status after printing "prog: problem".
+inline int load_scene_bvhs(const char *prog, const char *path, kcbp_scene &scene,
+                           std::vector<std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>>> &bvhs, double &build_ms)
+{
+    kcbp_error err;
+    kcbp_model_options opts = kcbp_model_options_default();
+    opts.k = 0;
+    if (kcbp_scene_load(&scene, path, &opts, &err) != KCBP_OK) {
+        std::fprintf(stderr, "%s: %s\n", prog, err.msg);
+        return 3;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    for (uint32_t m = 0; m < scene.nmodels; m++) {
+        bvhs.push_back(build_bvh(scene.models[m].model.mesh));
+        if (!bvhs.back()) {
+            std::fprintf(stderr, "%s: building the BVH failed\n", prog);
+            return 4;
+        }
+    }
+    build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return 0;
 }
 
 inline fcl::Transform3d to_fcl(const kcbp_pose &p)

@@ -83,24 +83,11 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "%s: RUNS must be in 1..1000\n", argv[0]);
         return 2;
     }
-    kcbp_error err;
     kcbp_scene scene;
-    kcbp_model_options opts = kcbp_model_options_default();
-    opts.k = 0; // FCL needs only the meshes: no k-CBPs
-    if (kcbp_scene_load(&scene, argv[1], &opts, &err) != KCBP_OK) {
-        std::fprintf(stderr, "moving_fcl: %s\n", err.msg);
-        return 3;
-    }
-    auto b0 = Clock::now();
     std::vector<std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>>> bvhs;
-    for (uint32_t m = 0; m < scene.nmodels; m++) {
-        bvhs.push_back(build_bvh(scene.models[m].model.mesh));
-        if (!bvhs.back()) {
-            std::fprintf(stderr, "moving_fcl: building the BVH failed\n");
-            return 4;
-        }
-    }
-    double build_ms = ms(b0, Clock::now());
+    double build_ms;
+    if (int rc = load_scene_bvhs("moving_fcl", argv[1], scene, bvhs, build_ms))
+        return rc;
     std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects;
     std::vector<fcl::CollisionObjectd *> ptrs;
     for (uint32_t i = 0; i < scene.nobjects; i++) {

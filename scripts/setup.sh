@@ -3,7 +3,7 @@
 # included: test_bench renders `kcbp bench --plot`; groff-base: the tests
 # render the man pages, and a minimal Debian image may lack it), with --bench
 # also the peers the benchmarks compare against (FCL, libccd), and with
-# --harden what the hardening checks need (README "Hardening": clang and its
+# --harden what the hardening checks need (HARDENING.md: clang and its
 # sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++). Run as
 # root it installs them with apt-get; otherwise it says what to install. It
 # does nothing when everything is already there.

@@ -5,9 +5,12 @@
  * - every command of `kcbp --help` has its page man/kcbp-COMMAND.1 and is
  *   named in man/kcbp.1, and every option a command's --help shows is
  *   described in its page, so that a new option cannot ship undocumented.
+ * - the example program of README.md ("The library") compiles, warning-free,
+ *   against the library just built, and answers as the README says.
  * The pages are rendered with groff (groff-base, ./scripts/setup.sh) as
  * plain text on very long lines, so that no option is hyphenated.
- * scripts/install_test.sh checks that they render without warnings. */
+ * scripts/install_test.sh checks that they render without warnings, and
+ * builds tests/install/contract.c against an installed copy. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,8 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -186,11 +191,96 @@ static void test_man_pages(void **state)
         fail_msg("%d thing(s) the program shows are not in its man pages", missing);
 }
 
+/* Runs a shell command; returns its exit status and its stdout and stderr
+ * (malloc'ed) in *out. */
+static int shell(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        fail_msg("cannot run: %s", cmd);
+    size_t len = 0, cap = 4096;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    size_t got;
+    while ((got = fread(text + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (cap - len < 1024) {
+            cap *= 2;
+            text = realloc(text, cap);
+            assert_non_null(text);
+        }
+    }
+    text[len] = '\0';
+    *out = text;
+    int rc = pclose(p);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void test_readme_example(void **state)
+{
+    (void)state;
+    /* Built against the libkcbp.a of the normal build; the sanitizer build
+     * (KCBP_EXE=build/san/kcbp) would need its runtime to link it. */
+    if (strcmp(test_kcbp_exe(), "./kcbp") != 0)
+        skip();
+    FILE *f = fopen("README.md", "r");
+    assert_non_null(f);
+    static char readme[1 << 18];
+    size_t n = fread(readme, 1, sizeof readme - 1, f);
+    fclose(f);
+    readme[n] = '\0';
+    const char *lib = strstr(readme, "\n## The library\n");
+    assert_non_null(lib);
+    const char *start = strstr(lib, "\n```c\n");
+    assert_non_null(start);
+    start += strlen("\n```c\n");
+    const char *end = strstr(start, "\n```\n");
+    assert_non_null(end);
+
+    char dir[] = "/tmp/kcbp-docs-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char src[64], exe[64], cmd[1024];
+    snprintf(src, sizeof src, "%s/touch.c", dir);
+    snprintf(exe, sizeof exe, "%s/touch", dir);
+    f = fopen(src, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(start, 1, (size_t)(end - start) + 1, f), (size_t)(end - start) + 1);
+    assert_int_equal(fclose(f), 0);
+    const char *cc = getenv("CC");
+    snprintf(cmd, sizeof cmd,
+             "%s -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -o %s %s libkcbp.a "
+             "$(pkg-config --libs qhull_r libcjson) -lm -lpthread 2>&1",
+             cc && *cc ? cc : "cc", exe, src);
+    char *out;
+    int rc = shell(cmd, &out);
+    if (rc != 0)
+        fail_msg("the README's example does not compile:\n%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s meshes/bunny2.obj meshes/spot.obj 0.5 30 2>&1", exe);
+    assert_int_equal(shell(cmd, &out), 0);
+    const char *expect = "touch (decided by mesh)\ntriangle "; /* which triangles: the first contact found */
+    if (strncmp(out, expect, strlen(expect)) != 0)
+        fail_msg("the README's example said: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s meshes/bunny2.obj meshes/spot.obj 3 30 2>&1", exe);
+    assert_int_equal(shell(cmd, &out), 0);
+    assert_string_equal(out, "apart (decided by aabb)\n");
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s /nonexistent/a.obj meshes/spot.obj 3 30 2>&1", exe);
+    assert_int_equal(shell(cmd, &out), 3);
+    assert_non_null(strstr(out, "/nonexistent/a.obj"));
+    free(out);
+    unlink(exe);
+    unlink(src);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_man_pages),
+        cmocka_unit_test(test_readme_example),
     };
     return cmocka_run_group_tests_name("docs", tests, NULL, NULL);
 }

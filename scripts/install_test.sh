@@ -33,14 +33,14 @@ shared() {
     # shellcheck disable=SC2046
     $CC -std=c11 -Wall -Wextra -Werror -o "$tmp/contract" tests/install/contract.c $(pkg-config --cflags --libs kcbp) &&
         LD_LIBRARY_PATH="$libdir" "$tmp/contract" tests/install/cube.obj &&
-        LD_LIBRARY_PATH="$libdir" ldd "$tmp/contract" | grep -q "libkcbp.so.0 => $libdir"
+        LD_LIBRARY_PATH="$libdir" ldd "$tmp/contract" | grep "libkcbp.so.0 => $libdir" >/dev/null
 }
 check "shared: build with pkg-config, run" shared
 static() {
     # shellcheck disable=SC2046
     $CC -std=c11 -Wall -Wextra -Werror -o "$tmp/contract_static" tests/install/contract.c \
         $(pkg-config --cflags kcbp) -L"$libdir" -l:libkcbp.a $(pkg-config --static --libs kcbp | sed 's/-lkcbp//') &&
-        "$tmp/contract_static" tests/install/cube.obj && ! ldd "$tmp/contract_static" | grep -q libkcbp
+        "$tmp/contract_static" tests/install/cube.obj && ! ldd "$tmp/contract_static" | grep libkcbp >/dev/null
 }
 check "static: build with pkg-config --static, run" static
 headers() {

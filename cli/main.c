@@ -4,6 +4,8 @@
 
 #include "cli.h"
 
+static int version_cmd(int argc, char **argv);
+
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -14,14 +16,40 @@ static const struct {
     {"batch", kcbp_cli_batch, "many scene files, NDJSON, on N threads, shardable"},
     {"cbp", kcbp_cli_cbp, "build a mesh's k-CBP, report its tightness, export it as OBJ"},
     {"bench", kcbp_cli_bench, "hit rates of bounding volumes as filters (the k-CBP thesis's Table 1)"},
+    {"version", version_cmd, "print the version (also kcbp --version)"},
 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: kcbp COMMAND [options]\n\ncommands:\n");
+    fprintf(out, "usage: kcbp COMMAND [options]\n       kcbp --help | --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'kcbp COMMAND --help' describes each command.\n");
+    fprintf(out, "\n'kcbp COMMAND --help' describes each command, 'man kcbp' all of them.\n"
+                 "Exit status: 0 success (whatever the answer), 2 usage error, 3 bad input,\n"
+                 "4 out of memory; 'kcbp COMMAND --help' gives the details.\n");
+}
+
+/* "kcbp VERSION": the headers' version, which is the program's. The program
+ * links libkcbp statically, so the library's kcbp_version() is the same
+ * string; should the two ever differ, both are shown. */
+static int print_version(void)
+{
+    if (strcmp(kcbp_version(), KCBP_VERSION_STRING) != 0)
+        printf("kcbp %s (libkcbp %s)\n", KCBP_VERSION_STRING, kcbp_version());
+    else
+        printf("kcbp %s\n", KCBP_VERSION_STRING);
+    return KCBP_EXIT_OK;
+}
+
+static int version_cmd(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: kcbp version   (or kcbp --version)\n\nPrints \"kcbp VERSION\" and exits with status 0.\n");
+        return KCBP_EXIT_OK;
+    }
+    if (argc > 1)
+        return kcbp_cli_usage_error("version", "takes no arguments ('%s' is extra)", argv[1]);
+    return print_version();
 }
 
 int main(int argc, char **argv)
@@ -34,6 +62,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return KCBP_EXIT_OK;
     }
+    if (!strcmp(argv[1], "--version"))
+        return version_cmd(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);

@@ -8,7 +8,8 @@
 #   3. every public header compiled alone as C99 and as C++17 (-Wall -Wextra
 #      -Werror -pedantic), with no include path but the installed one: no
 #      cJSON, no qhull, nothing of src/;
-#   4. `make uninstall` leaves nothing behind.
+#   4. the man pages are installed and render without a warning (groff);
+#   5. `make uninstall` leaves nothing behind.
 # Prints cmocka-style lines so that scripts/run_tests.sh counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,14 +33,14 @@ shared() {
     # shellcheck disable=SC2046
     $CC -std=c11 -Wall -Wextra -Werror -o "$tmp/contract" tests/install/contract.c $(pkg-config --cflags --libs kcbp) &&
         LD_LIBRARY_PATH="$libdir" "$tmp/contract" tests/install/cube.obj &&
-        LD_LIBRARY_PATH="$libdir" ldd "$tmp/contract" | grep -q "libkcbp.so.0 => $libdir"
+        LD_LIBRARY_PATH="$libdir" ldd "$tmp/contract" | grep "libkcbp.so.0 => $libdir" >/dev/null
 }
 check "shared: build with pkg-config, run" shared
 static() {
     # shellcheck disable=SC2046
     $CC -std=c11 -Wall -Wextra -Werror -o "$tmp/contract_static" tests/install/contract.c \
         $(pkg-config --cflags kcbp) -L"$libdir" -l:libkcbp.a $(pkg-config --static --libs kcbp | sed 's/-lkcbp//') &&
-        "$tmp/contract_static" tests/install/cube.obj && ! ldd "$tmp/contract_static" | grep -q libkcbp
+        "$tmp/contract_static" tests/install/cube.obj && ! ldd "$tmp/contract_static" | grep libkcbp >/dev/null
 }
 check "static: build with pkg-config --static, run" static
 headers() {
@@ -59,6 +60,15 @@ headers() {
 }
 check "public headers compile alone as C99" headers c99
 check "public headers compile alone as C++17" headers cxx
+check "man pages installed" test -n "$(ls "$dest$prefix"/share/man/man1/kcbp*.1 2>/dev/null)"
+manpages() {
+    local p out bad=0
+    for p in "$dest$prefix"/share/man/man1/kcbp*.1; do
+        out=$(groff -man -Tutf8 -ww -z "$p" 2>&1) && [[ -z $out ]] || { echo "$p: ${out:-groff failed}"; bad=1; }
+    done
+    return $bad
+}
+check "man pages render without warnings" manpages
 check "make uninstall" $MAKE -s uninstall DESTDIR="$dest" PREFIX="$prefix"
 leftover() { [[ -z $(find "$dest" -type f -o -type l) ]] || { find "$dest" -type f -o -type l; return 1; }; }
 check "uninstall leaves no file" leftover

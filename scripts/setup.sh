@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what kcbp needs on Debian: the build and test dependencies (gnuplot
-# included: test_bench renders `kcbp bench --plot`), with --bench also the
-# peers the benchmarks compare against (FCL, libccd), and with --harden what
-# the hardening checks need (README "Hardening": clang and its
+# included: test_bench renders `kcbp bench --plot`; groff-base: the tests
+# render the man pages, and a minimal Debian image may lack it), with --bench
+# also the peers the benchmarks compare against (FCL, libccd), and with
+# --harden what the hardening checks need (HARDENING.md: clang and its
 # sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++). Run as
 # root it installs them with apt-get; otherwise it says what to install. It
 # does nothing when everything is already there.
 set -euo pipefail
-pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox)
+pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox groff-base)
 checks=(qhull_r libcjson cmocka)
 if [[ "${1:-}" == "--bench" ]]; then
     pkgs+=(g++ libfcl-dev libccd-dev)
@@ -25,6 +26,7 @@ if [[ "${1:-}" == "--harden" ]]; then
     ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing=1
 fi
 command -v gnuplot >/dev/null || missing=1
+command -v groff >/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "kcbp needs these Debian packages: ${pkgs[*]}" >&2

@@ -27,14 +27,17 @@
  * of the planes of N(i) only: those are recomputed, other heap entries stay
  * valid (stale entries are skipped by a version stamp).
  *
- * Cost of one cap: the candidate new vertices are the intersections of
- * triples of N(i) beyond plane i and inside every plane of N(i); the cap is
- * the convex hull of them and of face i's vertices, and its volume is summed
- * face by face (pyramids from the cap's centroid). Unboundedness is found on
- * the normals alone: the recession cone {u : n_i·u >= 0, n_j·u <= 0} is
- * non-trivial iff one of its candidate extreme rays ±(n_a × n_b) lies in it.
+ * Cost of one cap: the cap is clipped out of a starting polytope by the
+ * planes of N(i), one at a time (Sutherland-Hodgman on each face, the cut
+ * face closed by the cut points in angular order), and its volume summed face
+ * by face (pyramids from one of its vertices); its vertices beyond plane i
+ * are the new vertices. The start is the tetrahedron that plane i and the
+ * first three neighbours bound, taking the planes across face i's edges
+ * first, or a box 1000 times the points' size when that tetrahedron is
+ * unbounded. A cap that reaches half of the box's size counts as unbounded
+ * (infinite cost: the plane is kept); a truly unbounded one always does.
  * Caps with more than MAX_NEIGHBOURS neighbours are not evaluated (infinite
- * cost: the plane is kept), which bounds the cost of the triple search.
+ * cost too), which bounds the work per cap.
  *
  * Tolerances: points within `tol` (1e-10 of the coordinates' size) of a plane
  * count as on it. Rounding can only make the neighbour sets too large or the
@@ -126,6 +129,7 @@ typedef struct {
     size_t hn, hcap;
     uint32_t *stamp;
     uint32_t stampval;
+    int32_t *slot; /* a stamped plane's index in nb */
     double tol;
     /* scratch for one cap */
     int32_t *nb;
@@ -183,29 +187,6 @@ static hentry heap_pop(greedy *g)
 
 static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
 
-/* Is {u : a_r·u <= 0 for all r} more than {0}? (up to tol) */
-static bool cone_nontrivial(const kcbp_vec3 *a, size_t m, double tol)
-{
-    bool any_pair = false;
-    for (size_t p = 0; p < m; p++)
-        for (size_t q = p + 1; q < m; q++) {
-            kcbp_vec3 u = kcbp_v3_cross(a[p], a[q]);
-            double len = kcbp_v3_len(u);
-            if (len < 1e-9)
-                continue;
-            any_pair = true;
-            u = kcbp_v3_scale(u, 1.0 / len);
-            for (int sign = -1; sign <= 1; sign += 2) {
-                bool inside = true;
-                for (size_t r = 0; r < m && inside; r++)
-                    inside = sign * kcbp_v3_dot(a[r], u) <= tol;
-                if (inside)
-                    return true;
-            }
-        }
-    return !any_pair;
-}
-
 static bool add_newvert(greedy *g, kcbp_vec3 x)
 {
     double merge = 10 * g->tol;
@@ -226,11 +207,28 @@ static bool add_newvert(greedy *g, kcbp_vec3 x)
     return true;
 }
 
+/* A number that grows with atan2(y, x) over (-pi, pi], without its cost
+ * (the "pseudo-angle": y / (|x| + |y|), unfolded into (-2, 2]). */
+static double pseudo_angle(double y, double x)
+{
+    double s = fabs(x) + fabs(y);
+    if (s == 0)
+        return 0;
+    double p = y / s;
+    return x >= 0 ? p : y >= 0 ? 2 - p : -2 - p;
+}
+
 /* Clips the polytope src by n·x <= d into dst (faces as vertex loops, CCW
  * seen from outside). Points within eps of the plane count as on it. Returns
- * false if a face would overflow CAP_MAXV vertices. */
-static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps)
+ * false if a face would overflow CAP_MAXV vertices. *same is set, and dst
+ * left alone, when no point of src is beyond the plane: src is the result. */
+static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps, bool *same)
 {
+    *same = true;
+    for (int k = 0; k < src->npool && *same; k++)
+        *same = kcbp_v3_dot(n, src->v[k]) - d <= eps;
+    if (*same)
+        return true;
     kcbp_vec3 cut[2 * CAP_MAXV];
     int ncut = 0;
     dst->nf = 0;
@@ -331,7 +329,7 @@ static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps
     dst->npool += nu;
     for (int a = 0; a < nu; a++) { /* insertion sort by angle: small */
         kcbp_vec3 r = kcbp_v3_sub(cut[a], mid);
-        double key = atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u));
+        double key = pseudo_angle(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u));
         int b = a;
         for (; b > 0 && ang[b - 1] > key; b--) {
             ang[b] = ang[b - 1];
@@ -366,6 +364,46 @@ static void box_poly(cpoly *p, double b)
     }
 }
 
+/* The tetrahedron {a_k·x <= d_k, k = 0..3} into p when it is bounded and
+ * within half of big of the origin; false (p undefined) otherwise. Bounded:
+ * the normals have a positive dependence sum lambda_k a_k = 0, whose
+ * coefficients are the signed 3x3 minors. Vertex k is where the three
+ * planes other than k meet (Cramer's rule). */
+static bool tetra_poly(cpoly *p, const kcbp_vec3 a[4], const double d[4], double big)
+{
+    double lam[4] = {det3(a[1], a[2], a[3]), -det3(a[0], a[2], a[3]), det3(a[0], a[1], a[3]),
+                     -det3(a[0], a[1], a[2])};
+    double sgn = lam[0] > 0 ? 1 : -1;
+    for (int k = 0; k < 4; k++)
+        if (!(sgn * lam[k] > 0))
+            return false;
+    kcbp_vec3 v[4];
+    for (int k = 0; k < 4; k++) {
+        int q = (k + 1) % 4, r = (k + 2) % 4, t = (k + 3) % 4;
+        kcbp_vec3 x = kcbp_v3_scale(kcbp_v3_cross(a[r], a[t]), d[q]);
+        x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(a[t], a[q]), d[r]));
+        x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(a[q], a[r]), d[t]));
+        v[k] = kcbp_v3_scale(x, 1.0 / det3(a[q], a[r], a[t]));
+        if (!(kcbp_v3_max_abs(v[k]) < 0.5 * big))
+            return false;
+    }
+    p->nf = 4;
+    p->npool = 12;
+    for (int k = 0; k < 4; k++) {
+        int q = (k + 1) % 4, r = (k + 2) % 4, t = (k + 3) % 4;
+        kcbp_vec3 *fv = p->v + 3 * k;
+        fv[0] = v[q];
+        fv[1] = v[r];
+        fv[2] = v[t];
+        if (det3(kcbp_v3_sub(v[r], v[q]), kcbp_v3_sub(v[t], v[q]), a[k]) < 0) {
+            fv[1] = v[t];
+            fv[2] = v[r];
+        }
+        p->f[k] = (cface){a[k], d[k], 3 * k, 3};
+    }
+    return true;
+}
+
 /* The cap of plane i: fills g->nb (N(i)) and g->nw (new vertices, with their
  * planes in g->newpl) and returns its volume, INFINITY if unbounded, too large
  * or too complex, NAN on out of memory. */
@@ -381,38 +419,71 @@ static double cap_volume(greedy *g, int32_t i)
     uint32_t s = g->stampval;
     g->stamp[i] = s;
     const ivec *face = &g->pverts[i];
+    int32_t shared[MAX_NEIGHBOURS];
     for (int32_t a = 0; a < face->n; a++) {
         const ivec *pl = &g->v[face->a[a]].planes;
-        for (int32_t b = 0; b < pl->n; b++)
-            if (g->stamp[pl->a[b]] != s) {
-                g->stamp[pl->a[b]] = s;
-                g->nb[g->nnb++] = pl->a[b];
+        for (int32_t b = 0; b < pl->n; b++) {
+            int32_t j = pl->a[b];
+            if (g->stamp[j] != s) {
+                g->stamp[j] = s;
+                g->slot[j] = (int32_t)g->nnb;
+                if (g->nnb < MAX_NEIGHBOURS)
+                    shared[g->nnb] = 0;
+                g->nb[g->nnb++] = j;
             }
+            if (j != i && g->slot[j] < MAX_NEIGHBOURS)
+                shared[g->slot[j]]++;
+        }
     }
     size_t m = g->nnb;
     if (m < 3 || m > MAX_NEIGHBOURS)
         return INFINITY;
+    /* Planes across face i's edges (two or more shared vertices) first: they
+     * shape most of the cap, so the clips by the others mostly cut nothing. */
+    for (size_t a = 1; a < m; a++) {
+        int32_t j = g->nb[a], c = shared[a];
+        size_t b = a;
+        for (; b > 0 && shared[b - 1] < c; b--) {
+            g->nb[b] = g->nb[b - 1];
+            shared[b] = shared[b - 1];
+        }
+        g->nb[b] = j;
+        shared[b] = c;
+    }
     kcbp_vec3 nn[MAX_NEIGHBOURS + 1];
     for (size_t a = 0; a < m; a++)
         nn[a] = g->n[g->nb[a]];
     nn[m] = kcbp_v3_neg(g->n[i]);
-    if (cone_nontrivial(nn, m + 1, 1e-10))
-        return INFINITY;
 
-    /* Clip a big box by the reversed plane i, then by each neighbour. */
+    /* The region above plane i and below the first three neighbours (across
+     * face i's edges) when it is a bounded tetrahedron, else a big box above
+     * plane i; then clipped by every other neighbour. Most of them cut
+     * nothing (clip checks that first), so a cap costs little more than its
+     * tetrahedron. */
     kcbp_vec3 ni = g->n[i];
     double di = g->d[i], tol = g->tol, big = g->box;
     cpoly *a = g->pa, *b = g->pb;
-    box_poly(a, big);
-    if (!clip(a, b, kcbp_v3_neg(ni), -di, tol))
-        return INFINITY;
-    for (size_t r = 0; r < m; r++) {
-        cpoly *t = a;
-        a = b;
-        b = t;
-        if (!clip(a, b, nn[r], g->d[g->nb[r]], tol))
+    bool same = true;
+    size_t r = 3;
+    kcbp_vec3 ta[4] = {kcbp_v3_neg(ni), nn[0], nn[1], nn[2]};
+    double td[4] = {-di, g->d[g->nb[0]], g->d[g->nb[1]], g->d[g->nb[2]]};
+    if (!tetra_poly(a, ta, td, big)) {
+        box_poly(a, big);
+        if (!clip(a, b, kcbp_v3_neg(ni), -di, tol, &same))
+            return INFINITY;
+        r = 0;
+    }
+    for (; r < m; r++) {
+        if (!same) {
+            cpoly *t = a;
+            a = b;
+            b = t;
+        }
+        if (!clip(a, b, nn[r], g->d[g->nb[r]], tol, &same))
             return INFINITY;
     }
+    if (same)
+        b = a;
     /* b is the cap. Its volume by pyramids from one of its points; its
      * vertices beyond plane i are the new vertices of the polytope. */
     if (b->nf < 4)
@@ -517,6 +588,7 @@ static void greedy_free(greedy *g)
     free(g->v);
     free(g->heap);
     free(g->stamp);
+    free(g->slot);
     free(g->nb);
     free(g->nw);
     free(g->newpl);
@@ -545,12 +617,13 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
     g.dirty = calloc(np + 1, sizeof *g.dirty);
     g.pverts = calloc(np + 1, sizeof *g.pverts);
     g.stamp = calloc(np + 1, sizeof *g.stamp);
+    g.slot = malloc((np + 1) * sizeof *g.slot);
     g.nb = malloc((np + 1) * sizeof *g.nb);
     uint32_t maxid = 0;
     for (size_t v = 0; v < hull->nverts; v++)
         maxid = hull->verts[v] > maxid ? hull->verts[v] : maxid;
     int32_t *vid = malloc(((size_t)maxid + 1) * sizeof *vid);
-    bool ok = g.dirty && g.pa && g.pb && g.n && g.d && g.alive && g.version && g.pverts && g.stamp && g.nb && vid;
+    bool ok = g.dirty && g.pa && g.pb && g.n && g.d && g.alive && g.version && g.pverts && g.stamp && g.slot && g.nb && vid;
     for (size_t v = 0; ok && v < hull->nverts; v++) {
         int32_t id = add_vertex(&g, points[hull->verts[v]]);
         ok = id >= 0;
@@ -571,6 +644,10 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
         double c = cap_volume(&g, (int32_t)f);
         ok = !isnan(c) && heap_push(&g, c, (int32_t)f);
     }
+    /* The plane whose cap the scratch (g.nb, g.nw) holds, for the polytope
+     * as it is: often the plane just refreshed is the cheapest and is popped
+     * right back, and its cap need not be computed again. */
+    int32_t in_scratch = np > k ? (int32_t)np - 1 : -1;
     size_t live = np;
     while (ok && live > k && g.hn > 0) {
         hentry e = heap_pop(&g);
@@ -581,12 +658,14 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
             g.dirty[e.plane] = false;
             g.version[e.plane]++;
             double c = cap_volume(&g, e.plane);
+            in_scratch = e.plane;
             ok = !isnan(c) && heap_push(&g, c, e.plane);
             continue;
         }
         if (isinf(e.cost))
             break; /* every remaining removal leaves P unbounded */
-        double c = cap_volume(&g, e.plane);
+        double c = e.plane == in_scratch ? e.cost : cap_volume(&g, e.plane);
+        in_scratch = -1;
         if (isnan(c) || !remove_plane(&g, e.plane)) {
             ok = false;
             break;

@@ -115,6 +115,15 @@ typedef struct {
     kcbp_vec3 v[CAP_POOL];
 } cpoly;
 
+/* A copy of a cap's neighbours and new vertices (greedy's scratch). */
+typedef struct {
+    int32_t *nb;
+    newvert *nw;
+    int32_t *newpl;
+    size_t nnb, nnw, nnewpl;
+    size_t cnb, cnw, cnewpl; /* capacities */
+} capsave;
+
 typedef struct {
     size_t np;
     kcbp_vec3 *n;
@@ -139,6 +148,7 @@ typedef struct {
     int32_t *newpl;
     size_t nnewpl, newplcap;
     cpoly *pa, *pb; /* clipping buffers */
+    capsave *saved; /* each plane's cap as last computed */
     double box;     /* half-size of the box caps are clipped from */
 } greedy;
 
@@ -541,6 +551,53 @@ static int32_t add_vertex(greedy *g, kcbp_vec3 p)
     return (int32_t)g->nv++;
 }
 
+/* Grows *a (of *cap elements of size sz) to at least n elements. */
+static bool grow(void **a, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 8;
+    while (c < n)
+        c *= 2;
+    void *p = realloc(*a, c * sz);
+    if (!p)
+        return false;
+    *a = p;
+    *cap = c;
+    return true;
+}
+
+/* Saves the cap in the scratch as plane i's, or restores it from there. */
+static bool cap_save(greedy *g, int32_t i)
+{
+    capsave *c = &g->saved[i];
+    if (!grow((void **)&c->nb, &c->cnb, g->nnb, sizeof *c->nb) || !grow((void **)&c->nw, &c->cnw, g->nnw, sizeof *c->nw) ||
+        !grow((void **)&c->newpl, &c->cnewpl, g->nnewpl, sizeof *c->newpl))
+        return false;
+    memcpy(c->nb, g->nb, g->nnb * sizeof *c->nb);
+    memcpy(c->nw, g->nw, g->nnw * sizeof *c->nw);
+    memcpy(c->newpl, g->newpl, g->nnewpl * sizeof *c->newpl);
+    c->nnb = g->nnb;
+    c->nnw = g->nnw;
+    c->nnewpl = g->nnewpl;
+    return true;
+}
+
+static bool cap_restore(greedy *g, int32_t i)
+{
+    const capsave *c = &g->saved[i];
+    if (!grow((void **)&g->nw, &g->nwcap, c->nnw, sizeof *g->nw) ||
+        !grow((void **)&g->newpl, &g->newplcap, c->nnewpl, sizeof *g->newpl))
+        return false;
+    memcpy(g->nb, c->nb, c->nnb * sizeof *g->nb);
+    memcpy(g->nw, c->nw, c->nnw * sizeof *g->nw);
+    memcpy(g->newpl, c->newpl, c->nnewpl * sizeof *g->newpl);
+    g->nnb = c->nnb;
+    g->nnw = c->nnw;
+    g->nnewpl = c->nnewpl;
+    return true;
+}
+
 /* Removes plane i (whose cap g->nb / g->nw hold) and updates the structure. */
 static bool remove_plane(greedy *g, int32_t i)
 {
@@ -594,6 +651,12 @@ static void greedy_free(greedy *g)
     free(g->newpl);
     free(g->pa);
     free(g->pb);
+    for (size_t j = 0; g->saved && j < g->np; j++) {
+        free(g->saved[j].nb);
+        free(g->saved[j].nw);
+        free(g->saved[j].newpl);
+    }
+    free(g->saved);
 }
 
 kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, size_t k, double size,
@@ -619,11 +682,12 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
     g.stamp = calloc(np + 1, sizeof *g.stamp);
     g.slot = malloc((np + 1) * sizeof *g.slot);
     g.nb = malloc((np + 1) * sizeof *g.nb);
+    g.saved = calloc(np + 1, sizeof *g.saved);
     uint32_t maxid = 0;
     for (size_t v = 0; v < hull->nverts; v++)
         maxid = hull->verts[v] > maxid ? hull->verts[v] : maxid;
     int32_t *vid = malloc(((size_t)maxid + 1) * sizeof *vid);
-    bool ok = g.dirty && g.pa && g.pb && g.n && g.d && g.alive && g.version && g.pverts && g.stamp && g.slot && g.nb && vid;
+    bool ok = g.dirty && g.pa && g.pb && g.n && g.d && g.alive && g.version && g.pverts && g.stamp && g.slot && g.nb && g.saved && vid;
     for (size_t v = 0; ok && v < hull->nverts; v++) {
         int32_t id = add_vertex(&g, points[hull->verts[v]]);
         ok = id >= 0;
@@ -640,14 +704,12 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
         }
     }
     free(vid);
+    /* Each cap is saved when computed: a plane that is not dirty when it is
+     * removed has the same cap still, and need not be computed again. */
     for (size_t f = 0; ok && f < np && np > k; f++) {
         double c = cap_volume(&g, (int32_t)f);
-        ok = !isnan(c) && heap_push(&g, c, (int32_t)f);
+        ok = !isnan(c) && cap_save(&g, (int32_t)f) && heap_push(&g, c, (int32_t)f);
     }
-    /* The plane whose cap the scratch (g.nb, g.nw) holds, for the polytope
-     * as it is: often the plane just refreshed is the cheapest and is popped
-     * right back, and its cap need not be computed again. */
-    int32_t in_scratch = np > k ? (int32_t)np - 1 : -1;
     size_t live = np;
     while (ok && live > k && g.hn > 0) {
         hentry e = heap_pop(&g);
@@ -658,19 +720,16 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
             g.dirty[e.plane] = false;
             g.version[e.plane]++;
             double c = cap_volume(&g, e.plane);
-            in_scratch = e.plane;
-            ok = !isnan(c) && heap_push(&g, c, e.plane);
+            ok = !isnan(c) && cap_save(&g, e.plane) && heap_push(&g, c, e.plane);
             continue;
         }
         if (isinf(e.cost))
             break; /* every remaining removal leaves P unbounded */
-        double c = e.plane == in_scratch ? e.cost : cap_volume(&g, e.plane);
-        in_scratch = -1;
-        if (isnan(c) || !remove_plane(&g, e.plane)) {
+        if (!cap_restore(&g, e.plane) || !remove_plane(&g, e.plane)) {
             ok = false;
             break;
         }
-        *added += c;
+        *added += e.cost;
         live--;
         for (size_t a = 0; a < g.nnb; a++)
             g.dirty[g.nb[a]] = true;

@@ -243,6 +243,35 @@ void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3])
 
 static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
 
+/* The passes over every point use these rather than fmax / fmin and
+ * kcbp_v3_max_abs, which are calls to libm (the coordinates are finite, so
+ * NaN, where they differ, never occurs). */
+static inline double max2(double a, double b) { return b > a ? b : a; }
+static inline double min2(double a, double b) { return b < a ? b : a; }
+static inline double max_abs3(kcbp_vec3 a) { return max2(fabs(a.x), max2(fabs(a.y), fabs(a.z))); }
+
+/* best[j] = the largest fl(n[j]·fl(p + shift)) over the np points, for
+ * j < m. Four planes per pass over the points: the passes over every point
+ * are most of a k-CBP's build for big meshes. */
+static void max_dots(const kcbp_vec3 *n, size_t m, const kcbp_vec3 *pts, size_t np, kcbp_vec3 shift, double *best)
+{
+    for (size_t j = 0; j < m; j += 4) {
+        size_t b = m - j < 4 ? m - j : 4;
+        kcbp_vec3 n0 = n[j], n1 = n[j + (b > 1)], n2 = n[j + 2 * (b > 2)], n3 = n[j + 3 * (b > 3)];
+        double m0 = -INFINITY, m1 = -INFINITY, m2 = -INFINITY, m3 = -INFINITY;
+        for (size_t p = 0; p < np; p++) {
+            kcbp_vec3 q = kcbp_v3_add(pts[p], shift);
+            m0 = max2(m0, kcbp_v3_dot(n0, q));
+            m1 = max2(m1, kcbp_v3_dot(n1, q));
+            m2 = max2(m2, kcbp_v3_dot(n2, q));
+            m3 = max2(m3, kcbp_v3_dot(n3, q));
+        }
+        double mm[4] = {m0, m1, m2, m3};
+        for (size_t k = 0; k < b; k++)
+            best[j + k] = mm[k];
+    }
+}
+
 /* ---- the polytope of a set of planes ------------------------------------- */
 
 typedef struct {
@@ -490,11 +519,10 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
         st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
         goto done;
     }
+    max_dots(nrm, m, bc->points, bc->npoints, kcbp_v3(0, 0, 0), dw); /* + 0: exact */
     for (size_t j = 0; j < m; j++) {
         kcbp_vec3 n = nrm[j];
-        double best = -INFINITY;
-        for (size_t p = 0; p < bc->npoints; p++)
-            best = fmax(best, kcbp_v3_dot(n, bc->points[p]));
+        double best = dw[j];
         double grow = 0;
         for (int t = 0; t < bc->nthin; t++)
             grow = fmax(grow, fabs(kcbp_v3_dot(n, bc->thin[t])));
@@ -709,16 +737,20 @@ done:
 /* Is every checked point inside the hull of the vertices? (cbp.h) */
 static bool contains_points(const build_ctx *bc, const kcbp_cbp *c)
 {
-    for (uint32_t f = 0; f < c->nplanes; f++) {
-        kcbp_vec3 n = c->planes[f].n;
-        double lim = INFINITY;
+    size_t m = c->nplanes;
+    double *top = malloc(m * sizeof *top);
+    kcbp_vec3 *n = malloc(m * sizeof *n);
+    bool inside = top && n;
+    for (size_t f = 0; inside && f < m; f++)
+        n[f] = c->planes[f].n;
+    if (inside)
+        max_dots(n, m, bc->check, bc->ncheck, bc->centre, top);
+    for (uint32_t f = 0; inside && f < c->nplanes; f++)
         for (uint32_t a = c->face_start[f]; a < c->face_start[f + 1]; a++)
-            lim = fmin(lim, kcbp_v3_dot(n, c->vertices[c->face_verts[a]]));
-        for (size_t p = 0; p < bc->ncheck; p++)
-            if (kcbp_v3_dot(n, kcbp_v3_add(bc->check[p], bc->centre)) > lim)
-                return false;
-    }
-    return true;
+            inside &= top[f] <= kcbp_v3_dot(n[f], c->vertices[c->face_verts[a]]);
+    free(top);
+    free(n);
+    return inside; /* false too when out of memory: the caller fails in the end */
 }
 
 /* ---- the approximate hull ------------------------------------------------ */
@@ -855,21 +887,29 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
     for (size_t i = 0; i < npoints; i++) {
         double r[3] = {local[i].x - mean.x, local[i].y - mean.y, local[i].z - mean.z};
         for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
+            for (int b = a; b < 3; b++)
                 cov[a][b] += r[a] * r[b];
     }
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < a; b++)
+            cov[a][b] = cov[b][a];
     kcbp_sym3_eigenvectors(cov, axes);
+    kcbp_vec3 e[3];
+    double mn[3], mx[3];
     for (int a = 0; a < 3; a++) {
-        kcbp_vec3 e = kcbp_v3(axes[0][a], axes[1][a], axes[2][a]);
-        double mn = INFINITY, mx = -INFINITY;
-        for (size_t i = 0; i < npoints; i++) {
-            double t = kcbp_v3_dot(e, local[i]);
-            mn = fmin(mn, t);
-            mx = fmax(mx, t);
-        }
-        if (mx - mn <= bc->thick)
-            bc->thin[bc->nthin++] = e;
+        e[a] = kcbp_v3(axes[0][a], axes[1][a], axes[2][a]);
+        mn[a] = INFINITY;
+        mx[a] = -INFINITY;
     }
+    for (size_t i = 0; i < npoints; i++)
+        for (int a = 0; a < 3; a++) {
+            double t = kcbp_v3_dot(e[a], local[i]);
+            mn[a] = min2(mn[a], t);
+            mx[a] = max2(mx[a], t);
+        }
+    for (int a = 0; a < 3; a++)
+        if (mx[a] - mn[a] <= bc->thick)
+            bc->thin[bc->nthin++] = e[a];
     size_t mult = bc->nthin == 0 ? 1 : bc->nthin == 3 ? 6 : 2 * (size_t)bc->nthin;
     kcbp_vec3 *w = local;
     size_t nw = npoints;
@@ -888,7 +928,7 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
     }
     double size = 0;
     for (size_t i = 0; i < nw; i++)
-        size = fmax(size, kcbp_v3_max_abs(w[i]));
+        size = max2(size, max_abs3(w[i]));
     bc->size = size;
     bc->check = w;
     bc->ncheck = nw;

@@ -197,11 +197,18 @@ static hentry heap_pop(greedy *g)
 
 static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
 
+/* kcbp_v3_max_abs without its calls to libm's fmax (no NaN here). */
+static inline double max_abs3(kcbp_vec3 a)
+{
+    double x = fabs(a.x), y = fabs(a.y), z = fabs(a.z), m = x > y ? x : y;
+    return m > z ? m : z;
+}
+
 static bool add_newvert(greedy *g, kcbp_vec3 x)
 {
     double merge = 10 * g->tol;
     for (size_t k = 0; k < g->nnw; k++)
-        if (kcbp_v3_max_abs(kcbp_v3_sub(g->nw[k].p, x)) <= merge)
+        if (max_abs3(kcbp_v3_sub(g->nw[k].p, x)) <= merge)
             return true; /* the same vertex, seen from another face */
     if (g->nnw == g->nwcap) {
         size_t cap = g->nwcap ? 2 * g->nwcap : 16;
@@ -314,7 +321,7 @@ static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps
     for (int a = 0; a < ncut; a++) {
         bool dup = false;
         for (int b = 0; b < nu && !dup; b++)
-            dup = kcbp_v3_max_abs(kcbp_v3_sub(cut[a], cut[b])) <= eps;
+            dup = max_abs3(kcbp_v3_sub(cut[a], cut[b])) <= eps;
         if (!dup)
             cut[nu++] = cut[a];
     }
@@ -394,7 +401,7 @@ static bool tetra_poly(cpoly *p, const kcbp_vec3 a[4], const double d[4], double
         x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(a[t], a[q]), d[r]));
         x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(a[q], a[r]), d[t]));
         v[k] = kcbp_v3_scale(x, 1.0 / det3(a[q], a[r], a[t]));
-        if (!(kcbp_v3_max_abs(v[k]) < 0.5 * big))
+        if (!(max_abs3(v[k]) < 0.5 * big))
             return false;
     }
     p->nf = 4;
@@ -465,19 +472,36 @@ static double cap_volume(greedy *g, int32_t i)
         nn[a] = g->n[g->nb[a]];
     nn[m] = kcbp_v3_neg(g->n[i]);
 
-    /* The region above plane i and below the first three neighbours (across
-     * face i's edges) when it is a bounded tetrahedron, else a big box above
-     * plane i; then clipped by every other neighbour. Most of them cut
-     * nothing (clip checks that first), so a cap costs little more than its
-     * tetrahedron. */
+    /* The start: the region above plane i and below three neighbours, when
+     * it is a bounded tetrahedron: the first such triple in the order above
+     * (the planes across face i's edges alone bound half of the caps), moved
+     * to the front of nb; else a big box above plane i. Then it is clipped
+     * by every other neighbour. Most of them cut nothing (clip checks that
+     * first before copying anything). */
     kcbp_vec3 ni = g->n[i];
     double di = g->d[i], tol = g->tol, big = g->box;
     cpoly *a = g->pa, *b = g->pb;
-    bool same = true;
-    size_t r = 3;
-    kcbp_vec3 ta[4] = {kcbp_v3_neg(ni), nn[0], nn[1], nn[2]};
-    double td[4] = {-di, g->d[g->nb[0]], g->d[g->nb[1]], g->d[g->nb[2]]};
-    if (!tetra_poly(a, ta, td, big)) {
+    bool same = true, found = false;
+    size_t r = 3, lim = m < 12 ? m : 12;
+    for (size_t t2 = 2; t2 < lim && !found; t2++)
+        for (size_t t1 = 1; t1 < t2 && !found; t1++)
+            for (size_t t0 = 0; t0 < t1 && !found; t0++) {
+                kcbp_vec3 ta[4] = {kcbp_v3_neg(ni), nn[t0], nn[t1], nn[t2]};
+                double td[4] = {-di, g->d[g->nb[t0]], g->d[g->nb[t1]], g->d[g->nb[t2]]};
+                if (!tetra_poly(a, ta, td, big))
+                    continue;
+                found = true;
+                size_t t[3] = {t0, t1, t2};
+                for (size_t q = 0; q < 3; q++) { /* t[q] >= q: swaps keep every plane */
+                    int32_t j = g->nb[q];
+                    kcbp_vec3 v = nn[q];
+                    g->nb[q] = g->nb[t[q]];
+                    nn[q] = nn[t[q]];
+                    g->nb[t[q]] = j;
+                    nn[t[q]] = v;
+                }
+            }
+    if (!found) {
         box_poly(a, big);
         if (!clip(a, b, kcbp_v3_neg(ni), -di, tol, &same))
             return INFINITY;
@@ -504,7 +528,7 @@ static double cap_volume(greedy *g, int32_t i)
         const cface *c = &b->f[f];
         const kcbp_vec3 *cv = b->v + c->start;
         for (int k = 0; k < c->nv; k++) {
-            if (kcbp_v3_max_abs(cv[k]) >= 0.5 * big)
+            if (max_abs3(cv[k]) >= 0.5 * big)
                 return INFINITY; /* reaches the box: unbounded in practice */
             if (k >= 2)
                 vol += det3(kcbp_v3_sub(cv[0], o), kcbp_v3_sub(cv[k - 1], o), kcbp_v3_sub(cv[k], o));

@@ -773,13 +773,10 @@ static bool contains_points(const build_ctx *bc, const kcbp_cbp *c)
 /* Up to this many points, the hull is of all of them: cheap, and exact. */
 #define KCBP_CBP_GRID_MIN_POINTS 1024
 
-static int by_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static size_t grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *idx, uint32_t *cell)
+/* Marks (keep[i] = 1) the grid's extreme points of pts; keep is zeroed by
+ * the caller. One pass over the points for all three axes: a point's cell
+ * along each coordinate is computed once. */
+static void grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *cell, double *val, unsigned char *keep)
 {
     kcbp_vec3 lo = pts[0], hi = pts[0];
     for (size_t i = 0; i < n; i++) {
@@ -787,28 +784,33 @@ static size_t grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *idx
         hi = kcbp_v3_max(hi, pts[i]);
     }
     double l[3] = {lo.x, lo.y, lo.z}, w[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
-    size_t ncells = (size_t)g * (size_t)g, count = 0;
-    for (int a = 0; a < 3; a++) {
-        int u = (a + 1) % 3, v = (a + 2) % 3;
-        /* cell[2c] / cell[2c + 1]: the lowest / highest point of cell c along a */
-        for (size_t c = 0; c < 2 * ncells; c++)
-            cell[c] = UINT32_MAX;
-        for (size_t i = 0; i < n; i++) {
-            const double *p = &pts[i].x;
-            int cu = w[u] > 0 ? (int)((p[u] - l[u]) / w[u] * g) : 0;
-            int cv = w[v] > 0 ? (int)((p[v] - l[v]) / w[v] * g) : 0;
-            size_t c = (size_t)(cu < g ? cu : g - 1) * (size_t)g + (size_t)(cv < g ? cv : g - 1);
-            uint32_t *lo_i = &cell[2 * c], *hi_i = &cell[2 * c + 1];
-            if (*lo_i == UINT32_MAX || p[a] < (&pts[*lo_i].x)[a])
-                *lo_i = (uint32_t)i;
-            if (*hi_i == UINT32_MAX || p[a] > (&pts[*hi_i].x)[a])
-                *hi_i = (uint32_t)i;
+    size_t ncells = (size_t)g * (size_t)g;
+    /* cell[(a * ncells + c) * 2] / [... + 1]: the lowest / highest point of
+     * cell c along axis a (over the other two), val its coordinate a */
+    for (size_t c = 0; c < 6 * ncells; c++)
+        cell[c] = UINT32_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const double *p = &pts[i].x;
+        size_t k[3];
+        for (int a = 0; a < 3; a++) {
+            int c = w[a] > 0 ? (int)((p[a] - l[a]) / w[a] * g) : 0;
+            k[a] = (size_t)(c < g ? c : g - 1);
         }
-        for (size_t c = 0; c < 2 * ncells; c++)
-            if (cell[c] != UINT32_MAX)
-                idx[count++] = cell[c];
+        for (int a = 0; a < 3; a++) {
+            size_t c = 2 * ((size_t)a * ncells + k[(a + 1) % 3] * (size_t)g + k[(a + 2) % 3]);
+            if (cell[c] == UINT32_MAX || p[a] < val[c]) {
+                cell[c] = (uint32_t)i;
+                val[c] = p[a];
+            }
+            if (cell[c + 1] == UINT32_MAX || p[a] > val[c + 1]) {
+                cell[c + 1] = (uint32_t)i;
+                val[c + 1] = p[a];
+            }
+        }
     }
-    return count;
+    for (size_t c = 0; c < 6 * ncells; c++)
+        if (cell[c] != UINT32_MAX)
+            keep[cell[c]] = 1;
 }
 
 /* ---- the build ----------------------------------------------------------- */
@@ -943,7 +945,9 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
 static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t nwork, int k, kcbp_cbp_dirs dirs,
                              kcbp_vec3 **nrm, size_t *ndirs, kcbp_error *err)
 {
-    uint32_t *sel = NULL, *cell = NULL;
+    uint32_t *cell = NULL;
+    double *val = NULL;
+    unsigned char *keep = NULL;
     kcbp_vec3 *pts = NULL;
     kcbp_hull hull;
     memset(&hull, 0, sizeof hull);
@@ -957,18 +961,18 @@ static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t 
     size_t nhp = nwork;
     if (nwork > KCBP_CBP_GRID_MIN_POINTS) {
         size_t room = 6 * (size_t)KCBP_CBP_GRID * KCBP_CBP_GRID, nsel = 0; /* 3 axes, 2 ends */
-        sel = malloc(room * sizeof *sel);
-        cell = malloc(room / 3 * sizeof *cell);
+        cell = malloc(room * sizeof *cell);
+        val = malloc(room * sizeof *val);
+        keep = calloc(nwork, 1);
         pts = malloc(room * sizeof *pts);
-        if (!sel || !cell || !pts) {
+        if (!cell || !val || !keep || !pts) {
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the approximate hull");
             goto done;
         }
-        size_t nidx = grid_extremes(work, nwork, KCBP_CBP_GRID, sel, cell);
-        qsort(sel, nidx, sizeof *sel, by_u32);
-        for (size_t i = 0; i < nidx; i++)
-            if (i == 0 || sel[i] != sel[i - 1])
-                pts[nsel++] = work[sel[i]];
+        grid_extremes(work, nwork, KCBP_CBP_GRID, cell, val, keep);
+        for (size_t i = 0; i < nwork; i++)
+            if (keep[i])
+                pts[nsel++] = work[i];
         hp = pts;
         nhp = nsel;
     }
@@ -1006,7 +1010,8 @@ static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t 
     }
 done:
     kcbp_hull_free(&hull);
-    free(sel);
+    free(val);
+    free(keep);
     free(cell);
     free(pts);
     return st;

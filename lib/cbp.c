@@ -501,8 +501,8 @@ done:
 
 /* Builds out from m unit normals and push. Returns KCBP_ERR_GEOMETRY with
  * *unbounded set when the planes do not bound a polytope. */
-static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m, double push, kcbp_cbp *out,
-                            bool *unbounded, kcbp_error *err)
+static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const double *best, size_t m, double push,
+                            kcbp_cbp *out, uint32_t *face_plane, bool *unbounded, kcbp_error *err)
 {
     *unbounded = false;
     memset(out, 0, sizeof *out);
@@ -519,14 +519,12 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
         st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
         goto done;
     }
-    max_dots(nrm, m, bc->points, bc->npoints, kcbp_v3(0, 0, 0), dw); /* + 0: exact */
     for (size_t j = 0; j < m; j++) {
         kcbp_vec3 n = nrm[j];
-        double best = dw[j];
         double grow = 0;
         for (int t = 0; t < bc->nthin; t++)
             grow = fmax(grow, fabs(kcbp_v3_dot(n, bc->thin[t])));
-        dw[j] = best + bc->thick * grow + push;
+        dw[j] = best[j] + bc->thick * grow + push;
         dl[j] = dw[j] - kcbp_v3_dot(n, bc->centre);
         double slack = dl[j] - kcbp_v3_dot(n, bc->mean);
         if (!(slack > 0) || !isfinite(dw[j])) {
@@ -688,6 +686,7 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
                 loop[q] = (sort_item){id, atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u))};
             }
             qsort(loop, cnt, sizeof *loop, by_key);
+            face_plane[fi] = (uint32_t)j;
             out->planes[fi].n = n;
             out->planes[fi].d = dw[j];
             out->face_start[fi] = (uint32_t)at;
@@ -734,9 +733,25 @@ done:
     return st;
 }
 
-/* Is every checked point inside the hull of the vertices? (cbp.h) */
-static bool contains_points(const build_ctx *bc, const kcbp_cbp *c)
+/* Is every checked point inside the hull of the vertices? (cbp.h) best[j]:
+ * the largest fl(n_j·p) over the input points p; face f is on plane
+ * face_plane[f]. */
+static bool contains_points(const build_ctx *bc, const kcbp_cbp *c, const double *best, const uint32_t *face_plane)
 {
+    /* Without thickening the checked points are q = fl(fl(p - centre) +
+     * centre), within 3u scale of p in each coordinate (u = DBL_EPSILON / 2,
+     * scale bounds every |p|, |centre| and |p - centre|), so fl(n·q) is
+     * within 5.2u scale (|n|_1 <= sqrt 3) + twice the dot product's rounding,
+     * 5.2u scale each, of fl(n·p) <= best: under 16u scale in all. When every
+     * face's vertices clear best by 32u scale (they sit about the push,
+     * 1e-12 scale, above it), every point is inside without looking at it. */
+    bool quick = bc->nthin == 0;
+    double margin = 16 * DBL_EPSILON * bc->scale;
+    for (uint32_t f = 0; quick && f < c->nplanes; f++)
+        for (uint32_t a = c->face_start[f]; a < c->face_start[f + 1]; a++)
+            quick &= best[face_plane[f]] + margin <= kcbp_v3_dot(c->planes[f].n, c->vertices[c->face_verts[a]]);
+    if (quick)
+        return true;
     size_t m = c->nplanes;
     double *top = malloc(m * sizeof *top);
     kcbp_vec3 *n = malloc(m * sizeof *n);
@@ -1025,28 +1040,45 @@ static kcbp_status polytope_of_dirs(const build_ctx *bc, kcbp_vec3 *nrm, size_t 
 {
     double push = KCBP_CBP_PUSH * (bc->scale > 0 ? bc->scale : 1);
     bool added_axes = false;
+    /* best: each plane's largest fl(n·p) over the points (the offsets less
+     * thickening and push); face_plane: each face's plane */
+    double *best = malloc((ndirs + 6) * sizeof *best);
+    uint32_t *face_plane = malloc((ndirs + 6) * sizeof *face_plane);
+    if (!best || !face_plane) {
+        free(best);
+        free(face_plane);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", ndirs);
+    }
+    max_dots(nrm, ndirs, bc->points, bc->npoints, kcbp_v3(0, 0, 0), best); /* + 0: exact */
+    kcbp_status st;
     for (int attempt = 0;; attempt++) {
         bool unbounded;
         kcbp_error perr;
-        kcbp_status st = polytope(bc, nrm, ndirs, push, out, &unbounded, &perr);
+        st = polytope(bc, nrm, best, ndirs, push, out, face_plane, &unbounded, &perr);
         if (st != KCBP_OK && unbounded && !added_axes) {
             added_axes = true;
-            ndirs += kdop_dirs(nrm + ndirs, 6);
+            size_t nax = kdop_dirs(nrm + ndirs, 6);
+            max_dots(nrm + ndirs, nax, bc->points, bc->npoints, kcbp_v3(0, 0, 0), best + ndirs);
+            ndirs += nax;
             continue;
         }
         if (st != KCBP_OK) {
             if (err)
                 *err = perr;
-            return st;
+            break;
         }
-        if (contains_points(bc, out))
-            return KCBP_OK;
+        if (contains_points(bc, out, best, face_plane))
+            break;
         kcbp_cbp_free(out);
-        if (attempt >= 2)
-            return kcbp_error_set(err, KCBP_ERR_GEOMETRY,
-                                  "the polytope's vertices are too inaccurate to contain the points");
+        if (attempt >= 2) {
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the polytope's vertices are too inaccurate to contain the points");
+            break;
+        }
         push *= 1000;
     }
+    free(best);
+    free(face_plane);
+    return st;
 }
 
 kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs, kcbp_cbp *out,

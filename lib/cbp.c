@@ -788,6 +788,19 @@ static bool contains_points(const build_ctx *bc, const kcbp_cbp *c, const double
 /* Up to this many points, the hull is of all of them: cheap, and exact. */
 #define KCBP_CBP_GRID_MIN_POINTS 1024
 
+/* Point i, with coordinate x along the axis, into cell pair c's extremes. */
+static inline void grid_update(uint32_t *cell, double *val, size_t c, uint32_t i, double x)
+{
+    if (cell[c] == UINT32_MAX || x < val[c]) {
+        cell[c] = i;
+        val[c] = x;
+    }
+    if (cell[c + 1] == UINT32_MAX || x > val[c + 1]) {
+        cell[c + 1] = i;
+        val[c + 1] = x;
+    }
+}
+
 /* Marks (keep[i] = 1) the grid's extreme points of pts; keep is zeroed by
  * the caller. One pass over the points for all three axes: a point's cell
  * along each coordinate is computed once. */
@@ -811,17 +824,10 @@ static void grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *cell,
             int c = w[a] > 0 ? (int)((p[a] - l[a]) / w[a] * g) : 0;
             k[a] = (size_t)(c < g ? c : g - 1);
         }
-        for (int a = 0; a < 3; a++) {
-            size_t c = 2 * ((size_t)a * ncells + k[(a + 1) % 3] * (size_t)g + k[(a + 2) % 3]);
-            if (cell[c] == UINT32_MAX || p[a] < val[c]) {
-                cell[c] = (uint32_t)i;
-                val[c] = p[a];
-            }
-            if (cell[c + 1] == UINT32_MAX || p[a] > val[c + 1]) {
-                cell[c + 1] = (uint32_t)i;
-                val[c + 1] = p[a];
-            }
-        }
+        size_t gg = (size_t)g;
+        grid_update(cell, val, 2 * (k[1] * gg + k[2]), (uint32_t)i, p[0]);
+        grid_update(cell, val, 2 * (ncells + k[2] * gg + k[0]), (uint32_t)i, p[1]);
+        grid_update(cell, val, 2 * (2 * ncells + k[0] * gg + k[1]), (uint32_t)i, p[2]);
     }
     for (size_t c = 0; c < 6 * ncells; c++)
         if (cell[c] != UINT32_MAX)

@@ -110,9 +110,10 @@ typedef struct {
 } cface;
 
 typedef struct {
-    int nf, npool;
+    int nf, npool, nuv;
     cface f[CAP_MAXF];
     kcbp_vec3 v[CAP_POOL];
+    kcbp_vec3 uv[CAP_POOL]; /* every vertex, fewer times than in the loops */
 } cpoly;
 
 /* A copy of a cap's neighbours and new vertices (greedy's scratch). */
@@ -241,9 +242,13 @@ static double pseudo_angle(double y, double x)
  * left alone, when no point of src is beyond the plane: src is the result. */
 static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps, bool *same)
 {
-    *same = true;
-    for (int k = 0; k < src->npool && *same; k++)
-        *same = kcbp_v3_dot(n, src->v[k]) - d <= eps;
+    double su[CAP_POOL];
+    bool beyond = false;
+    for (int k = 0; k < src->nuv; k++) {
+        su[k] = kcbp_v3_dot(n, src->uv[k]) - d;
+        beyond |= su[k] > eps;
+    }
+    *same = !beyond;
     if (*same)
         return true;
     kcbp_vec3 cut[2 * CAP_MAXV];
@@ -316,6 +321,16 @@ static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps
             dst->npool += out->nv;
         }
     }
+    /* The vertices: those left inside, and the cut points (the crossings
+     * once from each of their two faces, the points on the plane). */
+    dst->nuv = 0;
+    for (int k = 0; k < src->nuv; k++)
+        if (su[k] < -eps)
+            dst->uv[dst->nuv++] = src->uv[k];
+    if (dst->nuv + ncut > CAP_POOL)
+        return false;
+    memcpy(dst->uv + dst->nuv, cut, (size_t)ncut * sizeof *cut);
+    dst->nuv += ncut;
     /* The new face: the cut points, deduplicated, in angular order. */
     int nu = 0;
     for (int a = 0; a < ncut; a++) {
@@ -363,6 +378,7 @@ static void box_poly(cpoly *p, double b)
 {
     p->nf = 6;
     p->npool = 24;
+    p->nuv = 24;
     for (int f = 0; f < 6; f++) {
         int ax = f / 2;
         double s = f % 2 ? -1 : 1, nn[3] = {0, 0, 0}, u[3] = {0, 0, 0}, w[3] = {0, 0, 0};
@@ -379,6 +395,7 @@ static void box_poly(cpoly *p, double b)
             p->v[4 * f + k] = kcbp_v3(b * (nn[0] + cu[k] * u[0] + cw[k] * w[0]), b * (nn[1] + cu[k] * u[1] + cw[k] * w[1]),
                               b * (nn[2] + cu[k] * u[2] + cw[k] * w[2]));
     }
+    memcpy(p->uv, p->v, sizeof p->v[0] * 24);
 }
 
 /* The tetrahedron {a_k·x <= d_k, k = 0..3} into p when it is bounded and
@@ -406,6 +423,8 @@ static bool tetra_poly(cpoly *p, const kcbp_vec3 a[4], const double d[4], double
     }
     p->nf = 4;
     p->npool = 12;
+    p->nuv = 4;
+    memcpy(p->uv, v, sizeof v);
     for (int k = 0; k < 4; k++) {
         int q = (k + 1) % 4, r = (k + 2) % 4, t = (k + 3) % 4;
         kcbp_vec3 *fv = p->v + 3 * k;
@@ -522,19 +541,19 @@ static double cap_volume(greedy *g, int32_t i)
      * vertices beyond plane i are the new vertices of the polytope. */
     if (b->nf < 4)
         return 0; /* flat: plane i is (weakly) redundant */
+    for (int k = 0; k < b->nuv; k++) {
+        if (max_abs3(b->uv[k]) >= 0.5 * big)
+            return INFINITY; /* reaches the box: unbounded in practice */
+        if (kcbp_v3_dot(ni, b->uv[k]) - di > tol && !add_newvert(g, b->uv[k]))
+            return NAN;
+    }
     kcbp_vec3 o = b->v[0];
     double vol = 0;
     for (int f = 0; f < b->nf; f++) {
         const cface *c = &b->f[f];
         const kcbp_vec3 *cv = b->v + c->start;
-        for (int k = 0; k < c->nv; k++) {
-            if (max_abs3(cv[k]) >= 0.5 * big)
-                return INFINITY; /* reaches the box: unbounded in practice */
-            if (k >= 2)
-                vol += det3(kcbp_v3_sub(cv[0], o), kcbp_v3_sub(cv[k - 1], o), kcbp_v3_sub(cv[k], o));
-            if (kcbp_v3_dot(ni, cv[k]) - di > tol && !add_newvert(g, cv[k]))
-                return NAN;
-        }
+        for (int k = 2; k < c->nv; k++)
+            vol += det3(kcbp_v3_sub(cv[0], o), kcbp_v3_sub(cv[k - 1], o), kcbp_v3_sub(cv[k], o));
     }
     /* Planes through each new vertex. */
     for (size_t k = 0; k < g->nnw; k++) {

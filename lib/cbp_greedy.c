@@ -610,6 +610,13 @@ static bool grow(void **a, size_t *cap, size_t n, size_t sz)
     return true;
 }
 
+/* memcpy, for buffers that are still NULL when empty */
+static void copy(void *dst, const void *src, size_t size)
+{
+    if (size)
+        memcpy(dst, src, size);
+}
+
 /* Saves the cap in the scratch as plane i's, or restores it from there. */
 static bool cap_save(greedy *g, int32_t i)
 {
@@ -617,9 +624,9 @@ static bool cap_save(greedy *g, int32_t i)
     if (!grow((void **)&c->nb, &c->cnb, g->nnb, sizeof *c->nb) || !grow((void **)&c->nw, &c->cnw, g->nnw, sizeof *c->nw) ||
         !grow((void **)&c->newpl, &c->cnewpl, g->nnewpl, sizeof *c->newpl))
         return false;
-    memcpy(c->nb, g->nb, g->nnb * sizeof *c->nb);
-    memcpy(c->nw, g->nw, g->nnw * sizeof *c->nw);
-    memcpy(c->newpl, g->newpl, g->nnewpl * sizeof *c->newpl);
+    copy(c->nb, g->nb, g->nnb * sizeof *c->nb);
+    copy(c->nw, g->nw, g->nnw * sizeof *c->nw);
+    copy(c->newpl, g->newpl, g->nnewpl * sizeof *c->newpl);
     c->nnb = g->nnb;
     c->nnw = g->nnw;
     c->nnewpl = g->nnewpl;
@@ -632,9 +639,9 @@ static bool cap_restore(greedy *g, int32_t i)
     if (!grow((void **)&g->nw, &g->nwcap, c->nnw, sizeof *g->nw) ||
         !grow((void **)&g->newpl, &g->newplcap, c->nnewpl, sizeof *g->newpl))
         return false;
-    memcpy(g->nb, c->nb, c->nnb * sizeof *g->nb);
-    memcpy(g->nw, c->nw, c->nnw * sizeof *g->nw);
-    memcpy(g->newpl, c->newpl, c->nnewpl * sizeof *g->newpl);
+    copy(g->nb, c->nb, c->nnb * sizeof *g->nb);
+    copy(g->nw, c->nw, c->nnw * sizeof *g->nw);
+    copy(g->newpl, c->newpl, c->nnewpl * sizeof *g->newpl);
     g->nnb = c->nnb;
     g->nnw = c->nnw;
     g->nnewpl = c->nnewpl;

@@ -401,16 +401,20 @@ static void box_poly(cpoly *p, double b)
 /* The tetrahedron {a_k·x <= d_k, k = 0..3} into p when it is bounded and
  * within half of big of the origin; false (p undefined) otherwise. Bounded:
  * the normals have a positive dependence sum lambda_k a_k = 0, whose
- * coefficients are the signed 3x3 minors. Vertex k is where the three
- * planes other than k meet (Cramer's rule). */
+ * coefficients are the signed 3x3 minors; not empty: sum lambda_k d_k >= 0.
+ * Vertex k is where the three planes other than k meet (Cramer's rule). */
 static bool tetra_poly(cpoly *p, const kcbp_vec3 a[4], const double d[4], double big)
 {
     double lam[4] = {det3(a[1], a[2], a[3]), -det3(a[0], a[2], a[3]), det3(a[0], a[1], a[3]),
                      -det3(a[0], a[1], a[2])};
-    double sgn = lam[0] > 0 ? 1 : -1;
-    for (int k = 0; k < 4; k++)
+    double sgn = lam[0] > 0 ? 1 : -1, sum = 0;
+    for (int k = 0; k < 4; k++) {
         if (!(sgn * lam[k] > 0))
             return false;
+        sum += sgn * lam[k] * d[k];
+    }
+    if (!(sum >= 0))
+        return false; /* empty (sum lambda_k a_k·x = 0 <= sum lambda_k d_k) */
     kcbp_vec3 v[4];
     for (int k = 0; k < 4; k++) {
         int q = (k + 1) % 4, r = (k + 2) % 4, t = (k + 3) % 4;

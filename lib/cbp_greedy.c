@@ -24,18 +24,25 @@
  * through them, and each plane's list of vertices. Removing i deletes the
  * vertices of face i that lie on fewer than three live planes afterwards,
  * adds the cap's new vertices, and changes the neighbourhood (hence the cost)
- * of the planes of N(i) only: those are recomputed, other heap entries stay
- * valid (stale entries are skipped by a version stamp).
+ * of the planes of N(i) only: those are marked dirty, other heap entries
+ * stay valid. Caps only grow, so a dirty plane's cost is a lower bound: it is
+ * recomputed when it reaches the top of the heap (stale entries are skipped
+ * by a version stamp). Each cap's neighbours and new vertices are saved when
+ * it is computed, so removing a plane, which is never dirty then, needs no
+ * new computation. Most of a build is spent in caps: about 3 per removal
+ * (the first, the refreshes).
  *
  * Cost of one cap: the cap is clipped out of a starting polytope by the
  * planes of N(i), one at a time (Sutherland-Hodgman on each face, the cut
  * face closed by the cut points in angular order), and its volume summed face
  * by face (pyramids from one of its vertices); its vertices beyond plane i
- * are the new vertices. The start is the tetrahedron that plane i and the
- * first three neighbours bound, taking the planes across face i's edges
- * first, or a box 1000 times the points' size when that tetrahedron is
- * unbounded. A cap that reaches half of the box's size counts as unbounded
- * (infinite cost: the plane is kept); a truly unbounded one always does.
+ * are the new vertices. The start is a bounded tetrahedron that plane i and
+ * three planes of N(i) bound (most caps have one; see cap_volume), or a box
+ * 1000 times the points' size when none is found, clipped by plane i. Then
+ * the other neighbours mostly cut nothing, which is checked against the
+ * polytope's vertices first. A cap that reaches half of the box's size counts
+ * as unbounded (infinite cost: the plane is kept); a truly unbounded one
+ * always does (it contains face i, so its recession cone shows).
  * Caps with more than MAX_NEIGHBOURS neighbours are not evaluated (infinite
  * cost too), which bounds the work per cap.
  *
@@ -598,15 +605,35 @@ static int32_t add_vertex(greedy *g, kcbp_vec3 p)
     return (int32_t)g->nv++;
 }
 
-/* Grows *a (of *cap elements of size sz) to at least n elements. */
-static bool grow(void **a, size_t *cap, size_t n, size_t sz)
+/* reserve_*: room for n elements in *a (capacity *cap), false when out of
+ * memory; grown: the capacity they grow to. */
+static size_t grown(size_t cap, size_t n)
+{
+    size_t c = cap ? cap : 8;
+    while (c < n)
+        c *= 2;
+    return c;
+}
+
+static bool reserve_i32(int32_t **a, size_t *cap, size_t n)
 {
     if (n <= *cap)
         return true;
-    size_t c = *cap ? *cap : 8;
-    while (c < n)
-        c *= 2;
-    void *p = realloc(*a, c * sz);
+    size_t c = grown(*cap, n);
+    int32_t *p = realloc(*a, c * sizeof *p);
+    if (!p)
+        return false;
+    *a = p;
+    *cap = c;
+    return true;
+}
+
+static bool reserve_nw(newvert **a, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return true;
+    size_t c = grown(*cap, n);
+    newvert *p = realloc(*a, c * sizeof *p);
     if (!p)
         return false;
     *a = p;
@@ -625,8 +652,8 @@ static void copy(void *dst, const void *src, size_t size)
 static bool cap_save(greedy *g, int32_t i)
 {
     capsave *c = &g->saved[i];
-    if (!grow((void **)&c->nb, &c->cnb, g->nnb, sizeof *c->nb) || !grow((void **)&c->nw, &c->cnw, g->nnw, sizeof *c->nw) ||
-        !grow((void **)&c->newpl, &c->cnewpl, g->nnewpl, sizeof *c->newpl))
+    if (!reserve_i32(&c->nb, &c->cnb, g->nnb) || !reserve_nw(&c->nw, &c->cnw, g->nnw) ||
+        !reserve_i32(&c->newpl, &c->cnewpl, g->nnewpl))
         return false;
     copy(c->nb, g->nb, g->nnb * sizeof *c->nb);
     copy(c->nw, g->nw, g->nnw * sizeof *c->nw);
@@ -640,8 +667,7 @@ static bool cap_save(greedy *g, int32_t i)
 static bool cap_restore(greedy *g, int32_t i)
 {
     const capsave *c = &g->saved[i];
-    if (!grow((void **)&g->nw, &g->nwcap, c->nnw, sizeof *g->nw) ||
-        !grow((void **)&g->newpl, &g->newplcap, c->nnewpl, sizeof *g->newpl))
+    if (!reserve_nw(&g->nw, &g->nwcap, c->nnw) || !reserve_i32(&g->newpl, &g->newplcap, c->nnewpl))
         return false;
     copy(g->nb, c->nb, c->nnb * sizeof *g->nb);
     copy(g->nw, c->nw, c->nnw * sizeof *g->nw);

@@ -815,7 +815,12 @@ static void grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *cell,
         lo = kcbp_v3_min(lo, pts[i]);
         hi = kcbp_v3_max(hi, pts[i]);
     }
-    double l[3] = {lo.x, lo.y, lo.z}, w[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
+    double l[3] = {lo.x, lo.y, lo.z}, w[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}, sc[3];
+    bool divide = false; /* an extent so small that g / w overflows */
+    for (int a = 0; a < 3; a++) {
+        sc[a] = w[a] > 0 ? g / w[a] : 0;
+        divide |= !isfinite(sc[a]);
+    }
     size_t ncells = (size_t)g * (size_t)g;
     /* cell[(a * ncells + c) * 2] / [... + 1]: the lowest / highest point of
      * cell c along axis a (over the other two), val its coordinate a */
@@ -825,7 +830,7 @@ static void grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *cell,
         const double *p = &pts[i].x;
         size_t k[3];
         for (int a = 0; a < 3; a++) {
-            int c = w[a] > 0 ? (int)((p[a] - l[a]) / w[a] * g) : 0;
+            int c = divide ? (w[a] > 0 ? (int)((p[a] - l[a]) / w[a] * g) : 0) : (int)((p[a] - l[a]) * sc[a]);
             k[a] = (size_t)(c < g ? c : g - 1);
         }
         size_t gg = (size_t)g;
@@ -904,9 +909,11 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
     if (!local)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
     kcbp_vec3 mean = kcbp_v3(0, 0, 0);
+    double size = 0; /* the largest local coordinate, if nothing is thickened */
     for (size_t i = 0; i < npoints; i++) {
         local[i] = kcbp_v3_sub(points[i], bc->centre);
         mean = kcbp_v3_add(mean, local[i]);
+        size = max2(size, max_abs3(local[i]));
     }
     mean = kcbp_v3_scale(mean, 1.0 / (double)npoints);
     bc->mean = mean;
@@ -953,9 +960,11 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
                     w[nw++] = kcbp_v3_add(local[i], kcbp_v3_scale(bc->thin[t], sgn * bc->thick));
         free(local);
     }
-    double size = 0;
-    for (size_t i = 0; i < nw; i++)
-        size = max2(size, max_abs3(w[i]));
+    if (bc->nthin) {
+        size = 0;
+        for (size_t i = 0; i < nw; i++)
+            size = max2(size, max_abs3(w[i]));
+    }
     bc->size = size;
     bc->check = w;
     bc->ncheck = nw;

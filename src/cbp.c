@@ -18,7 +18,11 @@
  *     Unbounded (the origin not strictly inside the dual hull) is detected
  *     there. Faces are each plane's vertices in angular order.
  *  6. Check that every point is inside the vertices' hull (see cbp.h); if not,
- *     push 1000 times further and go back to 4. */
+ *     push 1000 times further and go back to 4. Without thickening this
+ *     usually needs no second pass over the points: the maxima of step 4
+ *     bound it up to a proven rounding margin (contains_points).
+ * Steps 2-4 and 6 go over every point; the rest works on the hull of at
+ * most 6 * 32^2 of them (bar the rare fallback in hull_dirs). */
 #include <kcbp/cbp.h>
 
 #include <float.h>
@@ -242,6 +246,35 @@ void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3])
 }
 
 static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
+
+/* The passes over every point use these rather than fmax / fmin and
+ * kcbp_v3_max_abs, which are calls to libm (the coordinates are finite, so
+ * NaN, where they differ, never occurs). */
+static inline double max2(double a, double b) { return b > a ? b : a; }
+static inline double min2(double a, double b) { return b < a ? b : a; }
+static inline double max_abs3(kcbp_vec3 a) { return max2(fabs(a.x), max2(fabs(a.y), fabs(a.z))); }
+
+/* best[j] = the largest fl(n[j]·fl(p + shift)) over the np points, for
+ * j < m. Four planes per pass over the points: the passes over every point
+ * are most of a k-CBP's build for big meshes. */
+static void max_dots(const kcbp_vec3 *n, size_t m, const kcbp_vec3 *pts, size_t np, kcbp_vec3 shift, double *best)
+{
+    for (size_t j = 0; j < m; j += 4) {
+        size_t b = m - j < 4 ? m - j : 4;
+        kcbp_vec3 n0 = n[j], n1 = n[j + (b > 1)], n2 = n[j + 2 * (b > 2)], n3 = n[j + 3 * (b > 3)];
+        double m0 = -INFINITY, m1 = -INFINITY, m2 = -INFINITY, m3 = -INFINITY;
+        for (size_t p = 0; p < np; p++) {
+            kcbp_vec3 q = kcbp_v3_add(pts[p], shift);
+            m0 = max2(m0, kcbp_v3_dot(n0, q));
+            m1 = max2(m1, kcbp_v3_dot(n1, q));
+            m2 = max2(m2, kcbp_v3_dot(n2, q));
+            m3 = max2(m3, kcbp_v3_dot(n3, q));
+        }
+        double mm[4] = {m0, m1, m2, m3};
+        for (size_t k = 0; k < b; k++)
+            best[j + k] = mm[k];
+    }
+}
 
 /* ---- the polytope of a set of planes ------------------------------------- */
 
@@ -472,8 +505,8 @@ done:
 
 /* Builds out from m unit normals and push. Returns KCBP_ERR_GEOMETRY with
  * *unbounded set when the planes do not bound a polytope. */
-static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m, double push, kcbp_cbp *out,
-                            bool *unbounded, kcbp_error *err)
+static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const double *best, size_t m, double push,
+                            kcbp_cbp *out, uint32_t *face_plane, bool *unbounded, kcbp_error *err)
 {
     *unbounded = false;
     memset(out, 0, sizeof *out);
@@ -492,13 +525,10 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
     }
     for (size_t j = 0; j < m; j++) {
         kcbp_vec3 n = nrm[j];
-        double best = -INFINITY;
-        for (size_t p = 0; p < bc->npoints; p++)
-            best = fmax(best, kcbp_v3_dot(n, bc->points[p]));
         double grow = 0;
         for (int t = 0; t < bc->nthin; t++)
             grow = fmax(grow, fabs(kcbp_v3_dot(n, bc->thin[t])));
-        dw[j] = best + bc->thick * grow + push;
+        dw[j] = best[j] + bc->thick * grow + push;
         dl[j] = dw[j] - kcbp_v3_dot(n, bc->centre);
         double slack = dl[j] - kcbp_v3_dot(n, bc->mean);
         if (!(slack > 0) || !isfinite(dw[j])) {
@@ -660,6 +690,7 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, size_t m,
                 loop[q] = (sort_item){id, atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u))};
             }
             qsort(loop, cnt, sizeof *loop, by_key);
+            face_plane[fi] = (uint32_t)j;
             out->planes[fi].n = n;
             out->planes[fi].d = dw[j];
             out->face_start[fi] = (uint32_t)at;
@@ -706,19 +737,39 @@ done:
     return st;
 }
 
-/* Is every checked point inside the hull of the vertices? (cbp.h) */
-static bool contains_points(const build_ctx *bc, const kcbp_cbp *c)
+/* Is every checked point inside the hull of the vertices? (cbp.h) best[j]:
+ * the largest fl(n_j·p) over the input points p; face f is on plane
+ * face_plane[f]. */
+static bool contains_points(const build_ctx *bc, const kcbp_cbp *c, const double *best, const uint32_t *face_plane)
 {
-    for (uint32_t f = 0; f < c->nplanes; f++) {
-        kcbp_vec3 n = c->planes[f].n;
-        double lim = INFINITY;
+    /* Without thickening the checked points are q = fl(fl(p - centre) +
+     * centre), within 3u scale of p in each coordinate (u = DBL_EPSILON / 2,
+     * scale bounds every |p|, |centre| and |p - centre|), so fl(n·q) is
+     * within 5.2u scale (|n|_1 <= sqrt 3) + twice the dot product's rounding,
+     * 5.2u scale each, of fl(n·p) <= best: under 16u scale in all. When every
+     * face's vertices clear best by 32u scale (they sit about the push,
+     * 1e-12 scale, above it), every point is inside without looking at it. */
+    bool quick = bc->nthin == 0;
+    double margin = 16 * DBL_EPSILON * bc->scale;
+    for (uint32_t f = 0; quick && f < c->nplanes; f++)
         for (uint32_t a = c->face_start[f]; a < c->face_start[f + 1]; a++)
-            lim = fmin(lim, kcbp_v3_dot(n, c->vertices[c->face_verts[a]]));
-        for (size_t p = 0; p < bc->ncheck; p++)
-            if (kcbp_v3_dot(n, kcbp_v3_add(bc->check[p], bc->centre)) > lim)
-                return false;
-    }
-    return true;
+            quick &= best[face_plane[f]] + margin <= kcbp_v3_dot(c->planes[f].n, c->vertices[c->face_verts[a]]);
+    if (quick)
+        return true;
+    size_t m = c->nplanes;
+    double *top = malloc(m * sizeof *top);
+    kcbp_vec3 *n = malloc(m * sizeof *n);
+    bool inside = top && n;
+    for (size_t f = 0; inside && f < m; f++)
+        n[f] = c->planes[f].n;
+    if (inside)
+        max_dots(n, m, bc->check, bc->ncheck, bc->centre, top);
+    for (uint32_t f = 0; inside && f < c->nplanes; f++)
+        for (uint32_t a = c->face_start[f]; a < c->face_start[f + 1]; a++)
+            inside &= top[f] <= kcbp_v3_dot(n[f], c->vertices[c->face_verts[a]]);
+    free(top);
+    free(n);
+    return inside; /* false too when out of memory: the caller fails in the end */
 }
 
 /* ---- the approximate hull ------------------------------------------------ */
@@ -741,42 +792,55 @@ static bool contains_points(const build_ctx *bc, const kcbp_cbp *c)
 /* Up to this many points, the hull is of all of them: cheap, and exact. */
 #define KCBP_CBP_GRID_MIN_POINTS 1024
 
-static int by_u32(const void *a, const void *b)
+/* Point i, with coordinate x along the axis, into cell pair c's extremes. */
+static inline void grid_update(uint32_t *cell, double *val, size_t c, uint32_t i, double x)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
+    if (cell[c] == UINT32_MAX || x < val[c]) {
+        cell[c] = i;
+        val[c] = x;
+    }
+    if (cell[c + 1] == UINT32_MAX || x > val[c + 1]) {
+        cell[c + 1] = i;
+        val[c + 1] = x;
+    }
 }
 
-static size_t grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *idx, uint32_t *cell)
+/* Marks (keep[i] = 1) the grid's extreme points of pts; keep is zeroed by
+ * the caller. One pass over the points for all three axes: a point's cell
+ * along each coordinate is computed once. */
+static void grid_extremes(const kcbp_vec3 *pts, size_t n, int g, uint32_t *cell, double *val, unsigned char *keep)
 {
     kcbp_vec3 lo = pts[0], hi = pts[0];
     for (size_t i = 0; i < n; i++) {
         lo = kcbp_v3_min(lo, pts[i]);
         hi = kcbp_v3_max(hi, pts[i]);
     }
-    double l[3] = {lo.x, lo.y, lo.z}, w[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z};
-    size_t ncells = (size_t)g * (size_t)g, count = 0;
+    double l[3] = {lo.x, lo.y, lo.z}, w[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}, sc[3];
+    bool divide = false; /* an extent so small that g / w overflows */
     for (int a = 0; a < 3; a++) {
-        int u = (a + 1) % 3, v = (a + 2) % 3;
-        /* cell[2c] / cell[2c + 1]: the lowest / highest point of cell c along a */
-        for (size_t c = 0; c < 2 * ncells; c++)
-            cell[c] = UINT32_MAX;
-        for (size_t i = 0; i < n; i++) {
-            const double *p = &pts[i].x;
-            int cu = w[u] > 0 ? (int)((p[u] - l[u]) / w[u] * g) : 0;
-            int cv = w[v] > 0 ? (int)((p[v] - l[v]) / w[v] * g) : 0;
-            size_t c = (size_t)(cu < g ? cu : g - 1) * (size_t)g + (size_t)(cv < g ? cv : g - 1);
-            uint32_t *lo_i = &cell[2 * c], *hi_i = &cell[2 * c + 1];
-            if (*lo_i == UINT32_MAX || p[a] < (&pts[*lo_i].x)[a])
-                *lo_i = (uint32_t)i;
-            if (*hi_i == UINT32_MAX || p[a] > (&pts[*hi_i].x)[a])
-                *hi_i = (uint32_t)i;
-        }
-        for (size_t c = 0; c < 2 * ncells; c++)
-            if (cell[c] != UINT32_MAX)
-                idx[count++] = cell[c];
+        sc[a] = w[a] > 0 ? g / w[a] : 0;
+        divide |= !isfinite(sc[a]);
     }
-    return count;
+    size_t ncells = (size_t)g * (size_t)g;
+    /* cell[(a * ncells + c) * 2] / [... + 1]: the lowest / highest point of
+     * cell c along axis a (over the other two), val its coordinate a */
+    for (size_t c = 0; c < 6 * ncells; c++)
+        cell[c] = UINT32_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const double *p = &pts[i].x;
+        size_t k[3];
+        for (int a = 0; a < 3; a++) {
+            int c = divide ? (w[a] > 0 ? (int)((p[a] - l[a]) / w[a] * g) : 0) : (int)((p[a] - l[a]) * sc[a]);
+            k[a] = (size_t)(c < g ? c : g - 1);
+        }
+        size_t gg = (size_t)g;
+        grid_update(cell, val, 2 * (k[1] * gg + k[2]), (uint32_t)i, p[0]);
+        grid_update(cell, val, 2 * (ncells + k[2] * gg + k[0]), (uint32_t)i, p[1]);
+        grid_update(cell, val, 2 * (2 * ncells + k[0] * gg + k[1]), (uint32_t)i, p[2]);
+    }
+    for (size_t c = 0; c < 6 * ncells; c++)
+        if (cell[c] != UINT32_MAX)
+            keep[cell[c]] = 1;
 }
 
 /* ---- the build ----------------------------------------------------------- */
@@ -845,9 +909,11 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
     if (!local)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu points", npoints);
     kcbp_vec3 mean = kcbp_v3(0, 0, 0);
+    double size = 0; /* the largest local coordinate, if nothing is thickened */
     for (size_t i = 0; i < npoints; i++) {
         local[i] = kcbp_v3_sub(points[i], bc->centre);
         mean = kcbp_v3_add(mean, local[i]);
+        size = max2(size, max_abs3(local[i]));
     }
     mean = kcbp_v3_scale(mean, 1.0 / (double)npoints);
     bc->mean = mean;
@@ -855,21 +921,29 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
     for (size_t i = 0; i < npoints; i++) {
         double r[3] = {local[i].x - mean.x, local[i].y - mean.y, local[i].z - mean.z};
         for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
+            for (int b = a; b < 3; b++)
                 cov[a][b] += r[a] * r[b];
     }
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < a; b++)
+            cov[a][b] = cov[b][a];
     kcbp_sym3_eigenvectors(cov, axes);
+    kcbp_vec3 e[3];
+    double mn[3], mx[3];
     for (int a = 0; a < 3; a++) {
-        kcbp_vec3 e = kcbp_v3(axes[0][a], axes[1][a], axes[2][a]);
-        double mn = INFINITY, mx = -INFINITY;
-        for (size_t i = 0; i < npoints; i++) {
-            double t = kcbp_v3_dot(e, local[i]);
-            mn = fmin(mn, t);
-            mx = fmax(mx, t);
-        }
-        if (mx - mn <= bc->thick)
-            bc->thin[bc->nthin++] = e;
+        e[a] = kcbp_v3(axes[0][a], axes[1][a], axes[2][a]);
+        mn[a] = INFINITY;
+        mx[a] = -INFINITY;
     }
+    for (size_t i = 0; i < npoints; i++)
+        for (int a = 0; a < 3; a++) {
+            double t = kcbp_v3_dot(e[a], local[i]);
+            mn[a] = min2(mn[a], t);
+            mx[a] = max2(mx[a], t);
+        }
+    for (int a = 0; a < 3; a++)
+        if (mx[a] - mn[a] <= bc->thick)
+            bc->thin[bc->nthin++] = e[a];
     size_t mult = bc->nthin == 0 ? 1 : bc->nthin == 3 ? 6 : 2 * (size_t)bc->nthin;
     kcbp_vec3 *w = local;
     size_t nw = npoints;
@@ -886,9 +960,11 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
                     w[nw++] = kcbp_v3_add(local[i], kcbp_v3_scale(bc->thin[t], sgn * bc->thick));
         free(local);
     }
-    double size = 0;
-    for (size_t i = 0; i < nw; i++)
-        size = fmax(size, kcbp_v3_max_abs(w[i]));
+    if (bc->nthin) {
+        size = 0;
+        for (size_t i = 0; i < nw; i++)
+            size = max2(size, max_abs3(w[i]));
+    }
     bc->size = size;
     bc->check = w;
     bc->ncheck = nw;
@@ -903,7 +979,9 @@ static kcbp_status prepare(const kcbp_vec3 *points, size_t npoints, build_ctx *b
 static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t nwork, int k, kcbp_cbp_dirs dirs,
                              kcbp_vec3 **nrm, size_t *ndirs, kcbp_error *err)
 {
-    uint32_t *sel = NULL, *cell = NULL;
+    uint32_t *cell = NULL;
+    double *val = NULL;
+    unsigned char *keep = NULL;
     kcbp_vec3 *pts = NULL;
     kcbp_hull hull;
     memset(&hull, 0, sizeof hull);
@@ -917,18 +995,18 @@ static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t 
     size_t nhp = nwork;
     if (nwork > KCBP_CBP_GRID_MIN_POINTS) {
         size_t room = 6 * (size_t)KCBP_CBP_GRID * KCBP_CBP_GRID, nsel = 0; /* 3 axes, 2 ends */
-        sel = malloc(room * sizeof *sel);
-        cell = malloc(room / 3 * sizeof *cell);
+        cell = malloc(room * sizeof *cell);
+        val = malloc(room * sizeof *val);
+        keep = calloc(nwork, 1);
         pts = malloc(room * sizeof *pts);
-        if (!sel || !cell || !pts) {
+        if (!cell || !val || !keep || !pts) {
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the approximate hull");
             goto done;
         }
-        size_t nidx = grid_extremes(work, nwork, KCBP_CBP_GRID, sel, cell);
-        qsort(sel, nidx, sizeof *sel, by_u32);
-        for (size_t i = 0; i < nidx; i++)
-            if (i == 0 || sel[i] != sel[i - 1])
-                pts[nsel++] = work[sel[i]];
+        grid_extremes(work, nwork, KCBP_CBP_GRID, cell, val, keep);
+        for (size_t i = 0; i < nwork; i++)
+            if (keep[i])
+                pts[nsel++] = work[i];
         hp = pts;
         nhp = nsel;
     }
@@ -966,7 +1044,8 @@ static kcbp_status hull_dirs(const build_ctx *bc, const kcbp_vec3 *work, size_t 
     }
 done:
     kcbp_hull_free(&hull);
-    free(sel);
+    free(val);
+    free(keep);
     free(cell);
     free(pts);
     return st;
@@ -980,28 +1059,45 @@ static kcbp_status polytope_of_dirs(const build_ctx *bc, kcbp_vec3 *nrm, size_t 
 {
     double push = KCBP_CBP_PUSH * (bc->scale > 0 ? bc->scale : 1);
     bool added_axes = false;
+    /* best: each plane's largest fl(n·p) over the points (the offsets less
+     * thickening and push); face_plane: each face's plane */
+    double *best = malloc((ndirs + 6) * sizeof *best);
+    uint32_t *face_plane = malloc((ndirs + 6) * sizeof *face_plane);
+    if (!best || !face_plane) {
+        free(best);
+        free(face_plane);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", ndirs);
+    }
+    max_dots(nrm, ndirs, bc->points, bc->npoints, kcbp_v3(0, 0, 0), best); /* + 0: exact */
+    kcbp_status st;
     for (int attempt = 0;; attempt++) {
         bool unbounded;
         kcbp_error perr;
-        kcbp_status st = polytope(bc, nrm, ndirs, push, out, &unbounded, &perr);
+        st = polytope(bc, nrm, best, ndirs, push, out, face_plane, &unbounded, &perr);
         if (st != KCBP_OK && unbounded && !added_axes) {
             added_axes = true;
-            ndirs += kdop_dirs(nrm + ndirs, 6);
+            size_t nax = kdop_dirs(nrm + ndirs, 6);
+            max_dots(nrm + ndirs, nax, bc->points, bc->npoints, kcbp_v3(0, 0, 0), best + ndirs);
+            ndirs += nax;
             continue;
         }
         if (st != KCBP_OK) {
             if (err)
                 *err = perr;
-            return st;
+            break;
         }
-        if (contains_points(bc, out))
-            return KCBP_OK;
+        if (contains_points(bc, out, best, face_plane))
+            break;
         kcbp_cbp_free(out);
-        if (attempt >= 2)
-            return kcbp_error_set(err, KCBP_ERR_GEOMETRY,
-                                  "the polytope's vertices are too inaccurate to contain the points");
+        if (attempt >= 2) {
+            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the polytope's vertices are too inaccurate to contain the points");
+            break;
+        }
         push *= 1000;
     }
+    free(best);
+    free(face_plane);
+    return st;
 }
 
 kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs, kcbp_cbp *out,

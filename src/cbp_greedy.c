@@ -24,17 +24,27 @@
  * through them, and each plane's list of vertices. Removing i deletes the
  * vertices of face i that lie on fewer than three live planes afterwards,
  * adds the cap's new vertices, and changes the neighbourhood (hence the cost)
- * of the planes of N(i) only: those are recomputed, other heap entries stay
- * valid (stale entries are skipped by a version stamp).
+ * of the planes of N(i) only: those are marked dirty, other heap entries
+ * stay valid. Caps only grow, so a dirty plane's cost is a lower bound: it is
+ * recomputed when it reaches the top of the heap (stale entries are skipped
+ * by a version stamp). Each cap's neighbours and new vertices are saved when
+ * it is computed, so removing a plane, which is never dirty then, needs no
+ * new computation. Most of a build is spent in caps: about 3 per removal
+ * (the first, the refreshes).
  *
- * Cost of one cap: the candidate new vertices are the intersections of
- * triples of N(i) beyond plane i and inside every plane of N(i); the cap is
- * the convex hull of them and of face i's vertices, and its volume is summed
- * face by face (pyramids from the cap's centroid). Unboundedness is found on
- * the normals alone: the recession cone {u : n_i·u >= 0, n_j·u <= 0} is
- * non-trivial iff one of its candidate extreme rays ±(n_a × n_b) lies in it.
+ * Cost of one cap: the cap is clipped out of a starting polytope by the
+ * planes of N(i), one at a time (Sutherland-Hodgman on each face, the cut
+ * face closed by the cut points in angular order), and its volume summed face
+ * by face (pyramids from one of its vertices); its vertices beyond plane i
+ * are the new vertices. The start is a bounded tetrahedron that plane i and
+ * three planes of N(i) bound (most caps have one; see cap_volume), or a box
+ * 1000 times the points' size when none is found, clipped by plane i. Then
+ * the other neighbours mostly cut nothing, which is checked against the
+ * polytope's vertices first. A cap that reaches half of the box's size counts
+ * as unbounded (infinite cost: the plane is kept); a truly unbounded one
+ * always does (it contains face i, so its recession cone shows).
  * Caps with more than MAX_NEIGHBOURS neighbours are not evaluated (infinite
- * cost: the plane is kept), which bounds the cost of the triple search.
+ * cost too), which bounds the work per cap.
  *
  * Tolerances: points within `tol` (1e-10 of the coordinates' size) of a plane
  * count as on it. Rounding can only make the neighbour sets too large or the
@@ -107,10 +117,20 @@ typedef struct {
 } cface;
 
 typedef struct {
-    int nf, npool;
+    int nf, npool, nuv;
     cface f[CAP_MAXF];
     kcbp_vec3 v[CAP_POOL];
+    kcbp_vec3 uv[CAP_POOL]; /* every vertex, fewer times than in the loops */
 } cpoly;
+
+/* A copy of a cap's neighbours and new vertices (greedy's scratch). */
+typedef struct {
+    int32_t *nb;
+    newvert *nw;
+    int32_t *newpl;
+    size_t nnb, nnw, nnewpl;
+    size_t cnb, cnw, cnewpl; /* capacities */
+} capsave;
 
 typedef struct {
     size_t np;
@@ -126,6 +146,7 @@ typedef struct {
     size_t hn, hcap;
     uint32_t *stamp;
     uint32_t stampval;
+    int32_t *slot; /* a stamped plane's index in nb */
     double tol;
     /* scratch for one cap */
     int32_t *nb;
@@ -135,6 +156,7 @@ typedef struct {
     int32_t *newpl;
     size_t nnewpl, newplcap;
     cpoly *pa, *pb; /* clipping buffers */
+    capsave *saved; /* each plane's cap as last computed */
     double box;     /* half-size of the box caps are clipped from */
 } greedy;
 
@@ -183,34 +205,18 @@ static hentry heap_pop(greedy *g)
 
 static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
 
-/* Is {u : a_r·u <= 0 for all r} more than {0}? (up to tol) */
-static bool cone_nontrivial(const kcbp_vec3 *a, size_t m, double tol)
+/* kcbp_v3_max_abs without its calls to libm's fmax (no NaN here). */
+static inline double max_abs3(kcbp_vec3 a)
 {
-    bool any_pair = false;
-    for (size_t p = 0; p < m; p++)
-        for (size_t q = p + 1; q < m; q++) {
-            kcbp_vec3 u = kcbp_v3_cross(a[p], a[q]);
-            double len = kcbp_v3_len(u);
-            if (len < 1e-9)
-                continue;
-            any_pair = true;
-            u = kcbp_v3_scale(u, 1.0 / len);
-            for (int sign = -1; sign <= 1; sign += 2) {
-                bool inside = true;
-                for (size_t r = 0; r < m && inside; r++)
-                    inside = sign * kcbp_v3_dot(a[r], u) <= tol;
-                if (inside)
-                    return true;
-            }
-        }
-    return !any_pair;
+    double x = fabs(a.x), y = fabs(a.y), z = fabs(a.z), m = x > y ? x : y;
+    return m > z ? m : z;
 }
 
 static bool add_newvert(greedy *g, kcbp_vec3 x)
 {
     double merge = 10 * g->tol;
     for (size_t k = 0; k < g->nnw; k++)
-        if (kcbp_v3_max_abs(kcbp_v3_sub(g->nw[k].p, x)) <= merge)
+        if (max_abs3(kcbp_v3_sub(g->nw[k].p, x)) <= merge)
             return true; /* the same vertex, seen from another face */
     if (g->nnw == g->nwcap) {
         size_t cap = g->nwcap ? 2 * g->nwcap : 16;
@@ -226,11 +232,32 @@ static bool add_newvert(greedy *g, kcbp_vec3 x)
     return true;
 }
 
+/* A number that grows with atan2(y, x) over (-pi, pi], without its cost
+ * (the "pseudo-angle": y / (|x| + |y|), unfolded into (-2, 2]). */
+static double pseudo_angle(double y, double x)
+{
+    double s = fabs(x) + fabs(y);
+    if (s == 0)
+        return 0;
+    double p = y / s;
+    return x >= 0 ? p : y >= 0 ? 2 - p : -2 - p;
+}
+
 /* Clips the polytope src by n·x <= d into dst (faces as vertex loops, CCW
  * seen from outside). Points within eps of the plane count as on it. Returns
- * false if a face would overflow CAP_MAXV vertices. */
-static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps)
+ * false if a face would overflow CAP_MAXV vertices. *same is set, and dst
+ * left alone, when no point of src is beyond the plane: src is the result. */
+static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps, bool *same)
 {
+    double su[CAP_POOL];
+    bool beyond = false;
+    for (int k = 0; k < src->nuv; k++) {
+        su[k] = kcbp_v3_dot(n, src->uv[k]) - d;
+        beyond |= su[k] > eps;
+    }
+    *same = !beyond;
+    if (*same)
+        return true;
     kcbp_vec3 cut[2 * CAP_MAXV];
     int ncut = 0;
     dst->nf = 0;
@@ -301,12 +328,22 @@ static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps
             dst->npool += out->nv;
         }
     }
+    /* The vertices: those left inside, and the cut points (the crossings
+     * once from each of their two faces, the points on the plane). */
+    dst->nuv = 0;
+    for (int k = 0; k < src->nuv; k++)
+        if (su[k] < -eps)
+            dst->uv[dst->nuv++] = src->uv[k];
+    if (dst->nuv + ncut > CAP_POOL)
+        return false;
+    memcpy(dst->uv + dst->nuv, cut, (size_t)ncut * sizeof *cut);
+    dst->nuv += ncut;
     /* The new face: the cut points, deduplicated, in angular order. */
     int nu = 0;
     for (int a = 0; a < ncut; a++) {
         bool dup = false;
         for (int b = 0; b < nu && !dup; b++)
-            dup = kcbp_v3_max_abs(kcbp_v3_sub(cut[a], cut[b])) <= eps;
+            dup = max_abs3(kcbp_v3_sub(cut[a], cut[b])) <= eps;
         if (!dup)
             cut[nu++] = cut[a];
     }
@@ -331,7 +368,7 @@ static bool clip(const cpoly *src, cpoly *dst, kcbp_vec3 n, double d, double eps
     dst->npool += nu;
     for (int a = 0; a < nu; a++) { /* insertion sort by angle: small */
         kcbp_vec3 r = kcbp_v3_sub(cut[a], mid);
-        double key = atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u));
+        double key = pseudo_angle(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u));
         int b = a;
         for (; b > 0 && ang[b - 1] > key; b--) {
             ang[b] = ang[b - 1];
@@ -348,6 +385,7 @@ static void box_poly(cpoly *p, double b)
 {
     p->nf = 6;
     p->npool = 24;
+    p->nuv = 24;
     for (int f = 0; f < 6; f++) {
         int ax = f / 2;
         double s = f % 2 ? -1 : 1, nn[3] = {0, 0, 0}, u[3] = {0, 0, 0}, w[3] = {0, 0, 0};
@@ -364,6 +402,53 @@ static void box_poly(cpoly *p, double b)
             p->v[4 * f + k] = kcbp_v3(b * (nn[0] + cu[k] * u[0] + cw[k] * w[0]), b * (nn[1] + cu[k] * u[1] + cw[k] * w[1]),
                               b * (nn[2] + cu[k] * u[2] + cw[k] * w[2]));
     }
+    memcpy(p->uv, p->v, sizeof p->v[0] * 24);
+}
+
+/* The tetrahedron {a_k·x <= d_k, k = 0..3} into p when it is bounded and
+ * within half of big of the origin; false (p undefined) otherwise. Bounded:
+ * the normals have a positive dependence sum lambda_k a_k = 0, whose
+ * coefficients are the signed 3x3 minors; not empty: sum lambda_k d_k >= 0.
+ * Vertex k is where the three planes other than k meet (Cramer's rule). */
+static bool tetra_poly(cpoly *p, const kcbp_vec3 a[4], const double d[4], double big)
+{
+    double lam[4] = {det3(a[1], a[2], a[3]), -det3(a[0], a[2], a[3]), det3(a[0], a[1], a[3]),
+                     -det3(a[0], a[1], a[2])};
+    double sgn = lam[0] > 0 ? 1 : -1, sum = 0;
+    for (int k = 0; k < 4; k++) {
+        if (!(sgn * lam[k] > 0))
+            return false;
+        sum += sgn * lam[k] * d[k];
+    }
+    if (!(sum >= 0))
+        return false; /* empty (sum lambda_k a_k·x = 0 <= sum lambda_k d_k) */
+    kcbp_vec3 v[4];
+    for (int k = 0; k < 4; k++) {
+        int q = (k + 1) % 4, r = (k + 2) % 4, t = (k + 3) % 4;
+        kcbp_vec3 x = kcbp_v3_scale(kcbp_v3_cross(a[r], a[t]), d[q]);
+        x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(a[t], a[q]), d[r]));
+        x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(a[q], a[r]), d[t]));
+        v[k] = kcbp_v3_scale(x, 1.0 / det3(a[q], a[r], a[t]));
+        if (!(max_abs3(v[k]) < 0.5 * big))
+            return false;
+    }
+    p->nf = 4;
+    p->npool = 12;
+    p->nuv = 4;
+    memcpy(p->uv, v, sizeof v);
+    for (int k = 0; k < 4; k++) {
+        int q = (k + 1) % 4, r = (k + 2) % 4, t = (k + 3) % 4;
+        kcbp_vec3 *fv = p->v + 3 * k;
+        fv[0] = v[q];
+        fv[1] = v[r];
+        fv[2] = v[t];
+        if (det3(kcbp_v3_sub(v[r], v[q]), kcbp_v3_sub(v[t], v[q]), a[k]) < 0) {
+            fv[1] = v[t];
+            fv[2] = v[r];
+        }
+        p->f[k] = (cface){a[k], d[k], 3 * k, 3};
+    }
+    return true;
 }
 
 /* The cap of plane i: fills g->nb (N(i)) and g->nw (new vertices, with their
@@ -381,55 +466,105 @@ static double cap_volume(greedy *g, int32_t i)
     uint32_t s = g->stampval;
     g->stamp[i] = s;
     const ivec *face = &g->pverts[i];
+    int32_t shared[MAX_NEIGHBOURS];
     for (int32_t a = 0; a < face->n; a++) {
         const ivec *pl = &g->v[face->a[a]].planes;
-        for (int32_t b = 0; b < pl->n; b++)
-            if (g->stamp[pl->a[b]] != s) {
-                g->stamp[pl->a[b]] = s;
-                g->nb[g->nnb++] = pl->a[b];
+        for (int32_t b = 0; b < pl->n; b++) {
+            int32_t j = pl->a[b];
+            if (g->stamp[j] != s) {
+                g->stamp[j] = s;
+                g->slot[j] = (int32_t)g->nnb;
+                if (g->nnb < MAX_NEIGHBOURS)
+                    shared[g->nnb] = 0;
+                g->nb[g->nnb++] = j;
             }
+            if (j != i && g->slot[j] < MAX_NEIGHBOURS)
+                shared[g->slot[j]]++;
+        }
     }
     size_t m = g->nnb;
     if (m < 3 || m > MAX_NEIGHBOURS)
         return INFINITY;
+    /* Planes across face i's edges (two or more shared vertices) first: they
+     * shape most of the cap, so the clips by the others mostly cut nothing. */
+    for (size_t a = 1; a < m; a++) {
+        int32_t j = g->nb[a], c = shared[a];
+        size_t b = a;
+        for (; b > 0 && shared[b - 1] < c; b--) {
+            g->nb[b] = g->nb[b - 1];
+            shared[b] = shared[b - 1];
+        }
+        g->nb[b] = j;
+        shared[b] = c;
+    }
     kcbp_vec3 nn[MAX_NEIGHBOURS + 1];
     for (size_t a = 0; a < m; a++)
         nn[a] = g->n[g->nb[a]];
     nn[m] = kcbp_v3_neg(g->n[i]);
-    if (cone_nontrivial(nn, m + 1, 1e-10))
-        return INFINITY;
 
-    /* Clip a big box by the reversed plane i, then by each neighbour. */
+    /* The start: the region above plane i and below three neighbours, when
+     * it is a bounded tetrahedron: the first such triple in the order above
+     * (the planes across face i's edges alone bound half of the caps), moved
+     * to the front of nb; else a big box above plane i. Then it is clipped
+     * by every other neighbour. Most of them cut nothing (clip checks that
+     * first before copying anything). */
     kcbp_vec3 ni = g->n[i];
     double di = g->d[i], tol = g->tol, big = g->box;
     cpoly *a = g->pa, *b = g->pb;
-    box_poly(a, big);
-    if (!clip(a, b, kcbp_v3_neg(ni), -di, tol))
-        return INFINITY;
-    for (size_t r = 0; r < m; r++) {
-        cpoly *t = a;
-        a = b;
-        b = t;
-        if (!clip(a, b, nn[r], g->d[g->nb[r]], tol))
+    bool same = true, found = false;
+    size_t r = 3, lim = m < 12 ? m : 12;
+    for (size_t t2 = 2; t2 < lim && !found; t2++)
+        for (size_t t1 = 1; t1 < t2 && !found; t1++)
+            for (size_t t0 = 0; t0 < t1 && !found; t0++) {
+                kcbp_vec3 ta[4] = {kcbp_v3_neg(ni), nn[t0], nn[t1], nn[t2]};
+                double td[4] = {-di, g->d[g->nb[t0]], g->d[g->nb[t1]], g->d[g->nb[t2]]};
+                if (!tetra_poly(a, ta, td, big))
+                    continue;
+                found = true;
+                size_t t[3] = {t0, t1, t2};
+                for (size_t q = 0; q < 3; q++) { /* t[q] >= q: swaps keep every plane */
+                    int32_t j = g->nb[q];
+                    kcbp_vec3 v = nn[q];
+                    g->nb[q] = g->nb[t[q]];
+                    nn[q] = nn[t[q]];
+                    g->nb[t[q]] = j;
+                    nn[t[q]] = v;
+                }
+            }
+    if (!found) {
+        box_poly(a, big);
+        if (!clip(a, b, kcbp_v3_neg(ni), -di, tol, &same))
+            return INFINITY;
+        r = 0;
+    }
+    for (; r < m; r++) {
+        if (!same) {
+            cpoly *t = a;
+            a = b;
+            b = t;
+        }
+        if (!clip(a, b, nn[r], g->d[g->nb[r]], tol, &same))
             return INFINITY;
     }
+    if (same)
+        b = a;
     /* b is the cap. Its volume by pyramids from one of its points; its
      * vertices beyond plane i are the new vertices of the polytope. */
     if (b->nf < 4)
         return 0; /* flat: plane i is (weakly) redundant */
+    for (int k = 0; k < b->nuv; k++) {
+        if (max_abs3(b->uv[k]) >= 0.5 * big)
+            return INFINITY; /* reaches the box: unbounded in practice */
+        if (kcbp_v3_dot(ni, b->uv[k]) - di > tol && !add_newvert(g, b->uv[k]))
+            return NAN;
+    }
     kcbp_vec3 o = b->v[0];
     double vol = 0;
     for (int f = 0; f < b->nf; f++) {
         const cface *c = &b->f[f];
         const kcbp_vec3 *cv = b->v + c->start;
-        for (int k = 0; k < c->nv; k++) {
-            if (kcbp_v3_max_abs(cv[k]) >= 0.5 * big)
-                return INFINITY; /* reaches the box: unbounded in practice */
-            if (k >= 2)
-                vol += det3(kcbp_v3_sub(cv[0], o), kcbp_v3_sub(cv[k - 1], o), kcbp_v3_sub(cv[k], o));
-            if (kcbp_v3_dot(ni, cv[k]) - di > tol && !add_newvert(g, cv[k]))
-                return NAN;
-        }
+        for (int k = 2; k < c->nv; k++)
+            vol += det3(kcbp_v3_sub(cv[0], o), kcbp_v3_sub(cv[k - 1], o), kcbp_v3_sub(cv[k], o));
     }
     /* Planes through each new vertex. */
     for (size_t k = 0; k < g->nnw; k++) {
@@ -468,6 +603,79 @@ static int32_t add_vertex(greedy *g, kcbp_vec3 p)
     v->p = p;
     v->alive = true;
     return (int32_t)g->nv++;
+}
+
+/* reserve_*: room for n elements in *a (capacity *cap), false when out of
+ * memory; grown: the capacity they grow to. */
+static size_t grown(size_t cap, size_t n)
+{
+    size_t c = cap ? cap : 8;
+    while (c < n)
+        c *= 2;
+    return c;
+}
+
+static bool reserve_i32(int32_t **a, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return true;
+    size_t c = grown(*cap, n);
+    int32_t *p = realloc(*a, c * sizeof *p);
+    if (!p)
+        return false;
+    *a = p;
+    *cap = c;
+    return true;
+}
+
+static bool reserve_nw(newvert **a, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return true;
+    size_t c = grown(*cap, n);
+    newvert *p = realloc(*a, c * sizeof *p);
+    if (!p)
+        return false;
+    *a = p;
+    *cap = c;
+    return true;
+}
+
+/* memcpy, for buffers that are still NULL when empty */
+static void copy(void *dst, const void *src, size_t size)
+{
+    if (size)
+        memcpy(dst, src, size);
+}
+
+/* Saves the cap in the scratch as plane i's, or restores it from there. */
+static bool cap_save(greedy *g, int32_t i)
+{
+    capsave *c = &g->saved[i];
+    if (!reserve_i32(&c->nb, &c->cnb, g->nnb) || !reserve_nw(&c->nw, &c->cnw, g->nnw) ||
+        !reserve_i32(&c->newpl, &c->cnewpl, g->nnewpl))
+        return false;
+    copy(c->nb, g->nb, g->nnb * sizeof *c->nb);
+    copy(c->nw, g->nw, g->nnw * sizeof *c->nw);
+    copy(c->newpl, g->newpl, g->nnewpl * sizeof *c->newpl);
+    c->nnb = g->nnb;
+    c->nnw = g->nnw;
+    c->nnewpl = g->nnewpl;
+    return true;
+}
+
+static bool cap_restore(greedy *g, int32_t i)
+{
+    const capsave *c = &g->saved[i];
+    if (!reserve_nw(&g->nw, &g->nwcap, c->nnw) || !reserve_i32(&g->newpl, &g->newplcap, c->nnewpl))
+        return false;
+    copy(g->nb, c->nb, c->nnb * sizeof *g->nb);
+    copy(g->nw, c->nw, c->nnw * sizeof *g->nw);
+    copy(g->newpl, c->newpl, c->nnewpl * sizeof *g->newpl);
+    g->nnb = c->nnb;
+    g->nnw = c->nnw;
+    g->nnewpl = c->nnewpl;
+    return true;
 }
 
 /* Removes plane i (whose cap g->nb / g->nw hold) and updates the structure. */
@@ -517,11 +725,18 @@ static void greedy_free(greedy *g)
     free(g->v);
     free(g->heap);
     free(g->stamp);
+    free(g->slot);
     free(g->nb);
     free(g->nw);
     free(g->newpl);
     free(g->pa);
     free(g->pb);
+    for (size_t j = 0; g->saved && j < g->np; j++) {
+        free(g->saved[j].nb);
+        free(g->saved[j].nw);
+        free(g->saved[j].newpl);
+    }
+    free(g->saved);
 }
 
 kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, size_t k, double size,
@@ -545,12 +760,14 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
     g.dirty = calloc(np + 1, sizeof *g.dirty);
     g.pverts = calloc(np + 1, sizeof *g.pverts);
     g.stamp = calloc(np + 1, sizeof *g.stamp);
+    g.slot = malloc((np + 1) * sizeof *g.slot);
     g.nb = malloc((np + 1) * sizeof *g.nb);
+    g.saved = calloc(np + 1, sizeof *g.saved);
     uint32_t maxid = 0;
     for (size_t v = 0; v < hull->nverts; v++)
         maxid = hull->verts[v] > maxid ? hull->verts[v] : maxid;
     int32_t *vid = malloc(((size_t)maxid + 1) * sizeof *vid);
-    bool ok = g.dirty && g.pa && g.pb && g.n && g.d && g.alive && g.version && g.pverts && g.stamp && g.nb && vid;
+    bool ok = g.dirty && g.pa && g.pb && g.n && g.d && g.alive && g.version && g.pverts && g.stamp && g.slot && g.nb && g.saved && vid;
     for (size_t v = 0; ok && v < hull->nverts; v++) {
         int32_t id = add_vertex(&g, points[hull->verts[v]]);
         ok = id >= 0;
@@ -567,9 +784,11 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
         }
     }
     free(vid);
+    /* Each cap is saved when computed: a plane that is not dirty when it is
+     * removed has the same cap still, and need not be computed again. */
     for (size_t f = 0; ok && f < np && np > k; f++) {
         double c = cap_volume(&g, (int32_t)f);
-        ok = !isnan(c) && heap_push(&g, c, (int32_t)f);
+        ok = !isnan(c) && cap_save(&g, (int32_t)f) && heap_push(&g, c, (int32_t)f);
     }
     size_t live = np;
     while (ok && live > k && g.hn > 0) {
@@ -581,17 +800,16 @@ kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, s
             g.dirty[e.plane] = false;
             g.version[e.plane]++;
             double c = cap_volume(&g, e.plane);
-            ok = !isnan(c) && heap_push(&g, c, e.plane);
+            ok = !isnan(c) && cap_save(&g, e.plane) && heap_push(&g, c, e.plane);
             continue;
         }
         if (isinf(e.cost))
             break; /* every remaining removal leaves P unbounded */
-        double c = cap_volume(&g, e.plane);
-        if (isnan(c) || !remove_plane(&g, e.plane)) {
+        if (!cap_restore(&g, e.plane) || !remove_plane(&g, e.plane)) {
             ok = false;
             break;
         }
-        *added += c;
+        *added += e.cost;
         live--;
         for (size_t a = 0; a < g.nnb; a++)
             g.dirty[g.nb[a]] = true;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cbp_internal.h"
+#include "linalg.h"
 #include <kcbp/gjk.h>
 #include "hull.h"
 #include "util.h"

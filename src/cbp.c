@@ -34,6 +34,7 @@
 
 #include "cbp_internal.h"
 #include "hull.h"
+#include "linalg.h"
 
 const char *kcbp_cbp_dirs_name(kcbp_cbp_dirs dirs)
 {
@@ -208,44 +209,6 @@ static kcbp_status thesis_dirs(const kcbp_hull *h, size_t k, kcbp_vec3 *out, siz
     return KCBP_OK;
 }
 
-/* ---- small linear algebra ------------------------------------------------ */
-
-void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            v[i][j] = i == j;
-    for (int sweep = 0; sweep < 50; sweep++) {
-        double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
-        if (off == 0)
-            break;
-        for (int p = 0; p < 2; p++)
-            for (int q = p + 1; q < 3; q++) {
-                if (a[p][q] == 0)
-                    continue;
-                double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
-                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
-                double c = 1 / sqrt(t * t + 1), s = t * c;
-                for (int r = 0; r < 3; r++) {
-                    double arp = a[r][p], arq = a[r][q];
-                    a[r][p] = c * arp - s * arq;
-                    a[r][q] = s * arp + c * arq;
-                }
-                for (int r = 0; r < 3; r++) {
-                    double apr = a[p][r], aqr = a[q][r];
-                    a[p][r] = c * apr - s * aqr;
-                    a[q][r] = s * apr + c * aqr;
-                }
-                for (int r = 0; r < 3; r++) {
-                    double vrp = v[r][p], vrq = v[r][q];
-                    v[r][p] = c * vrp - s * vrq;
-                    v[r][q] = s * vrp + c * vrq;
-                }
-            }
-    }
-}
-
-static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
 
 /* The passes over every point use these rather than fmax / fmin and
  * kcbp_v3_max_abs, which are calls to libm (the coordinates are finite, so
@@ -576,7 +539,7 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const dou
         for (size_t a = 0; a < lim; a++)
             for (size_t b = a + 1; b < lim; b++)
                 for (size_t c = b + 1; c < lim; c++) {
-                    double d = fabs(det3(nrm[s[a]], nrm[s[b]], nrm[s[c]]));
+                    double d = fabs(kcbp_v3_det3(nrm[s[a]], nrm[s[b]], nrm[s[c]]));
                     if (d > bestdet) {
                         bestdet = d;
                         t[0] = s[a];
@@ -585,7 +548,7 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const dou
                     }
                 }
         kcbp_vec3 na = nrm[t[0]], nb = nrm[t[1]], nc = nrm[t[2]];
-        double det = det3(na, nb, nc);
+        double det = kcbp_v3_det3(na, nb, nc);
         /* Solve relative to the interior point: smaller right-hand sides. */
         double ra = dl[t[0]] - kcbp_v3_dot(na, bc->mean), rb = dl[t[1]] - kcbp_v3_dot(nb, bc->mean),
                rc = dl[t[2]] - kcbp_v3_dot(nc, bc->mean);
@@ -700,7 +663,7 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const dou
                 if (q >= 1 && q + 1 < cnt) {
                     kcbp_vec3 p0 = kcbp_v3_sub(vl[newid[loop[0].i]], bc->mean);
                     kcbp_vec3 p1 = kcbp_v3_sub(vl[newid[a]], bc->mean), p2 = kcbp_v3_sub(vl[newid[b]], bc->mean);
-                    vol += det3(p0, p1, p2) / 6;
+                    vol += kcbp_v3_det3(p0, p1, p2) / 6;
                 }
             }
             fi++;

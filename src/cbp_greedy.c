@@ -203,7 +203,6 @@ static hentry heap_pop(greedy *g)
     return top;
 }
 
-static double det3(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c) { return kcbp_v3_dot(a, kcbp_v3_cross(b, c)); }
 
 /* kcbp_v3_max_abs without its calls to libm's fmax (no NaN here). */
 static inline double max_abs3(kcbp_vec3 a)
@@ -412,8 +411,8 @@ static void box_poly(cpoly *p, double b)
  * Vertex k is where the three planes other than k meet (Cramer's rule). */
 static bool tetra_poly(cpoly *p, const kcbp_vec3 a[4], const double d[4], double big)
 {
-    double lam[4] = {det3(a[1], a[2], a[3]), -det3(a[0], a[2], a[3]), det3(a[0], a[1], a[3]),
-                     -det3(a[0], a[1], a[2])};
+    double lam[4] = {kcbp_v3_det3(a[1], a[2], a[3]), -kcbp_v3_det3(a[0], a[2], a[3]), kcbp_v3_det3(a[0], a[1], a[3]),
+                     -kcbp_v3_det3(a[0], a[1], a[2])};
     double sgn = lam[0] > 0 ? 1 : -1, sum = 0;
     for (int k = 0; k < 4; k++) {
         if (!(sgn * lam[k] > 0))
@@ -428,7 +427,7 @@ static bool tetra_poly(cpoly *p, const kcbp_vec3 a[4], const double d[4], double
         kcbp_vec3 x = kcbp_v3_scale(kcbp_v3_cross(a[r], a[t]), d[q]);
         x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(a[t], a[q]), d[r]));
         x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(a[q], a[r]), d[t]));
-        v[k] = kcbp_v3_scale(x, 1.0 / det3(a[q], a[r], a[t]));
+        v[k] = kcbp_v3_scale(x, 1.0 / kcbp_v3_det3(a[q], a[r], a[t]));
         if (!(max_abs3(v[k]) < 0.5 * big))
             return false;
     }
@@ -442,7 +441,7 @@ static bool tetra_poly(cpoly *p, const kcbp_vec3 a[4], const double d[4], double
         fv[0] = v[q];
         fv[1] = v[r];
         fv[2] = v[t];
-        if (det3(kcbp_v3_sub(v[r], v[q]), kcbp_v3_sub(v[t], v[q]), a[k]) < 0) {
+        if (kcbp_v3_det3(kcbp_v3_sub(v[r], v[q]), kcbp_v3_sub(v[t], v[q]), a[k]) < 0) {
             fv[1] = v[t];
             fv[2] = v[r];
         }
@@ -564,7 +563,7 @@ static double cap_volume(greedy *g, int32_t i)
         const cface *c = &b->f[f];
         const kcbp_vec3 *cv = b->v + c->start;
         for (int k = 2; k < c->nv; k++)
-            vol += det3(kcbp_v3_sub(cv[0], o), kcbp_v3_sub(cv[k - 1], o), kcbp_v3_sub(cv[k], o));
+            vol += kcbp_v3_det3(kcbp_v3_sub(cv[0], o), kcbp_v3_sub(cv[k - 1], o), kcbp_v3_sub(cv[k], o));
     }
     /* Planes through each new vertex. */
     for (size_t k = 0; k < g->nnw; k++) {

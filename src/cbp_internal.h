@@ -18,9 +18,4 @@
 kcbp_status kcbp_greedy_select(const kcbp_hull *hull, const kcbp_vec3 *points, size_t k, double size,
                                uint32_t **keep, size_t *nkeep, double *added, kcbp_error *err);
 
-/* Eigenvectors of a symmetric 3x3 matrix (cyclic Jacobi), as the columns of
- * v; a is destroyed (its diagonal ends as the eigenvalues). Used for the
- * principal axes of point sets here and by the OBBs of eval/bv.c. */
-void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3]);
-
 #endif

@@ -1,0 +1,14 @@
+/* Small dense linear algebra the library needs beyond include/kcbp/vec3.h
+ * (internal: not installed). */
+#ifndef KCBP_LINALG_H
+#define KCBP_LINALG_H
+
+/* Eigenvectors of a symmetric 3x3 matrix by cyclic Jacobi rotations (Golub
+ * and Van Loan, "Matrix Computations", section 8.5), as the columns of v; a is
+ * destroyed (its diagonal ends as the eigenvalues, in no particular order).
+ * At most 50 sweeps; stops as soon as the off-diagonal part is exactly 0.
+ * Used for the principal axes of point sets by the k-CBP and by the OBBs of
+ * eval/bv.c. */
+void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3]);
+
+#endif

@@ -245,8 +245,11 @@ typedef struct {
 /* Separating-axis test of node a (frame A) against node b (frame B), on the
  * six face axes. The nine edge-edge axes are left out: the test stays
  * conservative (it may keep a separated pair, never drops a touching one),
- * and the leaves settle the rest. */
-static bool boxes_separated(const frame_b_in_a *f, const kcbp_aabb_node *a, const kcbp_aabb_node *b)
+ * and the leaves settle the rest. When the boxes are not separated, *d is
+ * b's centre minus a's in A's frame and *db the same in B's frame (R^T d),
+ * which the traversal uses to choose which child to visit first. */
+static bool boxes_separated(const frame_b_in_a *f, const kcbp_aabb_node *a, const kcbp_aabb_node *b, kcbp_vec3 *d_out,
+                            kcbp_vec3 *db_out)
 {
     kcbp_vec3 d = kcbp_v3_sub(kcbp_v3_add(kcbp_mat3_mul_v3(&f->r, b->center), f->t), a->center);
     kcbp_vec3 rb = kcbp_mat3_mul_v3(&f->abs_r, b->extent);
@@ -255,11 +258,19 @@ static bool boxes_separated(const frame_b_in_a *f, const kcbp_aabb_node *a, cons
         return true;
     kcbp_vec3 db = kcbp_mat3_tmul_v3(&f->r, d);
     kcbp_vec3 ra = kcbp_mat3_tmul_v3(&f->abs_r, a->extent);
+    *d_out = d;
+    *db_out = db;
     return fabs(db.x) > ra.x + b->extent.x + f->eps || fabs(db.y) > ra.y + b->extent.y + f->eps ||
            fabs(db.z) > ra.z + b->extent.z + f->eps;
 }
 
 static double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->extent.y + n->extent.z; }
+
+/* 1 when child first + 1's centre is nearer p than child first's. */
+static int nearer_child(const kcbp_aabb_node *nodes, uint32_t first, kcbp_vec3 p)
+{
+    return kcbp_v3_len2(kcbp_v3_sub(nodes[first + 1].center, p)) < kcbp_v3_len2(kcbp_v3_sub(nodes[first].center, p));
+}
 
 bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
                             kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
@@ -281,8 +292,9 @@ bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, co
         top--;
         uint32_t ia = stack[top][0], ib = stack[top][1];
         const kcbp_aabb_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
+        kcbp_vec3 d, db;
         box_pairs++;
-        if (boxes_separated(&f, na, nb))
+        if (boxes_separated(&f, na, nb, &d, &db))
             continue;
         if (na->count && nb->count) {
             kcbp_vec3 tb[KCBP_AABB_LEAF_MAX][3];
@@ -297,13 +309,21 @@ bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, co
                 }
             continue;
         }
-        /* Descend the larger box, so that both sides shrink together. */
+        /* Descend the larger box, so that both sides shrink together, and
+         * visit first the child whose centre is nearer the other box's: a
+         * contact, if any, lies where the boxes overlap, and for the first
+         * contact (KCBP_CONTACTS_NONE, FIRST) this halves the work on the
+         * thesis scene (issue 12: 303 box and 52 triangle tests per
+         * colliding pair before, 150 and 32 after). The order changes which
+         * contact is found first, not which contacts exist. */
         if (nb->count || (!na->count && node_size(na) >= node_size(nb))) {
-            stack[top][0] = na->first + 1, stack[top++][1] = ib;
-            stack[top][0] = na->first, stack[top++][1] = ib;
+            int near = nearer_child(a->nodes, na->first, kcbp_v3_add(na->center, d));
+            stack[top][0] = na->first + !near, stack[top++][1] = ib;
+            stack[top][0] = na->first + near, stack[top++][1] = ib;
         } else {
-            stack[top][0] = ia, stack[top++][1] = nb->first + 1;
-            stack[top][0] = ia, stack[top++][1] = nb->first;
+            int near = nearer_child(b->nodes, nb->first, kcbp_v3_sub(nb->center, db));
+            stack[top][0] = ia, stack[top++][1] = nb->first + !near;
+            stack[top][0] = ia, stack[top++][1] = nb->first + near;
         }
     }
     if (stats) {

@@ -161,12 +161,12 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
  * it, at the price of one scan of the k-CBPs' vertices. */
 static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
-    double max_a = -INFINITY, min_b = INFINITY;
-    for (uint32_t i = 0; i < a->cbp.nvertices; i++)
-        max_a = fmax(max_a, kcbp_v3_dot(n, a->cbp.vertices[i]));
-    kcbp_vec3 nb = kcbp_mat3_tmul_v3(&b_in_a->rot, n);
-    for (uint32_t i = 0; i < b->cbp.nvertices; i++)
-        min_b = fmin(min_b, kcbp_v3_dot(nb, b->cbp.vertices[i]));
+    /* kcbp_support_scan's maximum is bitwise the largest kcbp_v3_dot (same
+     * products, same order), and min(nb.v) = -max(-nb.v) exactly. */
+    const kcbp_vec3 *va = a->cbp.vertices, *vb = b->cbp.vertices;
+    double max_a = kcbp_v3_dot(va[kcbp_support_scan(va, a->cbp.nvertices, n)], n);
+    kcbp_vec3 nb = kcbp_v3_neg(kcbp_mat3_tmul_v3(&b_in_a->rot, n));
+    double min_b = -kcbp_v3_dot(vb[kcbp_support_scan(vb, b->cbp.nvertices, nb)], nb);
     return min_b + kcbp_v3_dot(n, b_in_a->trans) - max_a;
 }
 

@@ -9,9 +9,7 @@
 #include "tritri.h"
 
 /* The k-CBP stage rejects a pair only when the k-CBPs are apart by more than
- * this fraction of the scene's scale: far above the triangle test's
- * tolerance (KCBP_TRI_REL_TOL), so that a pair the exact stage would call
- * touching is never rejected early. */
+ * this fraction of the scene's scale (see cbp_margin). */
 #define KCBP_CBP_REJECT_REL 1e-8
 
 kcbp_model_options kcbp_model_options_default(void)
@@ -170,6 +168,19 @@ static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pos
     return min_b + kcbp_v3_dot(n, b_in_a->trans) - max_a;
 }
 
+/* The rejection margin of the k-CBP stage: far above the triangle test's
+ * tolerance (KCBP_TRI_REL_TOL), so that a pair the exact stage would call
+ * touching is never rejected early. GJK's accuracy is relative to the
+ * coordinates it works with, those of the k-CBPs, which a loose k-CBP of a
+ * needle-like mesh can put far beyond the meshes' own scale (found by
+ * fuzzing: 2e12 for a mesh of scale 1.5e10, and a k-CBP "apart" from itself
+ * by 1e4), so the scale is the larger of both. */
+static double cbp_margin(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a)
+{
+    double scale = fmax(pair_scale(a, b, b_in_a), fmax(a->cbp_scale, b->cbp_scale + kcbp_v3_len(b_in_a->trans)));
+    return KCBP_CBP_REJECT_REL * scale;
+}
+
 /* Runs GJK on the k-CBPs and fills result->cbp in world coordinates.
  * Returns true when the k-CBPs are apart by more than the rejection margin,
  * so that the meshes cannot touch. measure: GJK to convergence for the
@@ -180,12 +191,7 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
 {
     kcbp_cbp_result *c = &result->cbp;
     kcbp_support_cache cache = {{0, 0}};
-    /* GJK's accuracy is relative to the coordinates it works with, those of
-     * the k-CBPs, which a loose k-CBP of a needle-like mesh can put far
-     * beyond the meshes' own scale (found by fuzzing: 2e12 for a mesh of
-     * scale 1.5e10, and a k-CBP "apart" from itself by 1e4). */
-    double scale = fmax(pair_scale(a, b, b_in_a), fmax(a->cbp_scale, b->cbp_scale + kcbp_v3_len(b_in_a->trans)));
-    double margin = KCBP_CBP_REJECT_REL * scale;
+    double margin = cbp_margin(a, b, b_in_a);
     c->tested = true;
     c->measured = measure;
     if (!measure) {
@@ -221,6 +227,60 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
     c->direction = kcbp_mat3_mul_v3(&pose_a->rot, e.normal);
     c->depth_exact = e.status == KCBP_EPA_PENETRATING || e.status == KCBP_EPA_TOUCHING;
     return false;
+}
+
+/* The planes of one k-CBP moved into the other model's frame, as
+ * half-spaces for kcbp_tree_clip: each plane of B's k-CBP holds every
+ * vertex of B (kcbp_cbp's guarantee), so in A's frame it holds B as posed.
+ * Kept: the planes that A's root box reaches more than the margin beyond
+ * (no node of A can be beyond the others); when there are more than
+ * KCBP_TREE_CLIP_MAX, those it reaches farthest beyond. The same for A's
+ * planes in B's frame. The margin is the k-CBP stage's, far above the
+ * triangle test's tolerance, so a node is dropped only where the k-CBP stage
+ * would drop the whole pair. */
+static uint32_t clip_planes(const kcbp_cbp *cbp, const kcbp_mat3 *r, kcbp_vec3 t, bool inverse,
+                            const kcbp_aabb_node *root, double margin, kcbp_half_space *out)
+{
+    double reach[KCBP_TREE_CLIP_MAX];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < cbp->nplanes; i++) {
+        kcbp_half_space h;
+        if (!inverse) { /* n.x <= d for x in B's frame: (R n).y <= d + (R n).t for y = R x + t */
+            h.n = kcbp_mat3_mul_v3(r, cbp->planes[i].n);
+            h.d = cbp->planes[i].d + kcbp_v3_dot(h.n, t);
+        } else { /* n.y <= d for y in A's frame: (R^T n).x <= d - n.t */
+            h.n = kcbp_mat3_tmul_v3(r, cbp->planes[i].n);
+            h.d = cbp->planes[i].d - kcbp_v3_dot(cbp->planes[i].n, t);
+        }
+        h.abs_n = kcbp_v3_abs(h.n);
+        double x = kcbp_v3_dot(h.n, root->center) + kcbp_v3_dot(h.abs_n, root->extent) - h.d;
+        if (!(x > margin))
+            continue;
+        if (n < KCBP_TREE_CLIP_MAX) {
+            reach[n] = x;
+            out[n++] = h;
+            continue;
+        }
+        /* More than fit: keep those the root reaches farthest beyond. */
+        uint32_t low = 0;
+        for (uint32_t k = 1; k < n; k++)
+            low = reach[k] < reach[low] ? k : low;
+        if (x > reach[low]) {
+            reach[low] = x;
+            out[low] = h;
+        }
+    }
+    return n;
+}
+
+void kcbp_collide_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_tree_clip *clip)
+{
+    clip->margin = cbp_margin(a, b, b_in_a);
+    clip->na = clip->nb = 0;
+    if (!kcbp_model_has_cbp(a) || !kcbp_model_has_cbp(b))
+        return;
+    clip->na = clip_planes(&b->cbp, &b_in_a->rot, b_in_a->trans, false, &a->tree.nodes[0], clip->margin, clip->a);
+    clip->nb = clip_planes(&a->cbp, &b_in_a->rot, b_in_a->trans, true, &b->tree.nodes[0], clip->margin, clip->b);
 }
 
 kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,

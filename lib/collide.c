@@ -94,6 +94,8 @@ typedef struct {
     kcbp_collide_result *res;
     kcbp_contacts_mode mode;
     bool nomem;
+    bool found;         /* first holds the first contact found */
+    kcbp_contact first;
 } contact_sink;
 
 static bool add_contact(void *ctx, uint32_t ta, uint32_t tb)
@@ -101,6 +103,10 @@ static bool add_contact(void *ctx, uint32_t ta, uint32_t tb)
     contact_sink *s = ctx;
     kcbp_collide_result *r = s->res;
     r->collide = true;
+    if (!s->found) {
+        s->found = true;
+        s->first = (kcbp_contact){ta, tb};
+    }
     if (s->mode == KCBP_CONTACTS_NONE)
         return false;
     if (r->ncontacts == r->capacity) {
@@ -185,9 +191,10 @@ static double cbp_margin(const kcbp_model *a, const kcbp_model *b, const kcbp_po
  * Returns true when the k-CBPs are apart by more than the rejection margin,
  * so that the meshes cannot touch. measure: GJK to convergence for the
  * distance, EPA for the depth when they overlap; otherwise GJK stops at the
- * first plane that separates them by more than the margin. */
+ * first plane that separates them by more than the margin. pc: the pair
+ * cache (NULL: none), used only when not measuring (see kcbp_pair_cache). */
 static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, const kcbp_pose *pose_a,
-                      bool measure, kcbp_collide_result *result)
+                      bool measure, kcbp_pair_cache *pc, kcbp_collide_result *result)
 {
     kcbp_cbp_result *c = &result->cbp;
     kcbp_support_cache cache = {{0, 0}};
@@ -197,10 +204,30 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
     if (!measure) {
         double lower;
         kcbp_vec3 axis;
-        c->separated = kcbp_gjk_separated(&a->shape, &b->shape, b_in_a, margin, &cache, &lower, &c->gjk_iterations,
-                                          &axis) &&
+        double len = pc && (pc->flags & KCBP_PAIR_CACHE_AXIS) ? kcbp_v3_len(pc->axis) : 0;
+        if (len > 0 && isfinite(len)) {
+            /* The gap along the last separating axis: a lower bound on the
+             * k-CBPs' distance, whatever the axis, once it is a unit one
+             * (see gap_along; the cache may hold anything). */
+            lower = gap_along(a, b, b_in_a, kcbp_v3_scale(pc->axis, 1 / len));
+            if (lower > margin) {
+                c->separated = true;
+                c->distance_lower = lower;
+                result->cache.hit = KCBP_CACHE_AXIS;
+                return true;
+            }
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_AXIS;
+        }
+        kcbp_gjk_simplex_cache *warm = pc ? &pc->simplex : NULL;
+        result->cache.gjk_warm = warm && warm->count > 0;
+        c->separated = kcbp_gjk_separated_warm(&a->shape, &b->shape, b_in_a, margin, &cache, warm, &lower,
+                                               &c->gjk_iterations, &axis) &&
                        gap_along(a, b, b_in_a, axis) > margin;
         c->distance_lower = c->separated ? lower : 0;
+        if (pc && c->separated) {
+            pc->axis = axis;
+            pc->flags |= KCBP_PAIR_CACHE_AXIS;
+        }
         return c->separated;
     }
     kcbp_gjk_result g;
@@ -283,13 +310,51 @@ void kcbp_collide_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose
     clip->nb = clip_planes(&a->cbp, &b_in_a->rot, b_in_a->trans, true, &b->tree.nodes[0], clip->margin, clip->b);
 }
 
+/* Whether triangle ta of a and tb of b intersect, tested exactly as the
+ * traversal tests them: a's vertices as stored, b's moved by b_in_a with
+ * kcbp_pose_apply, the same tolerance (and kcbp_tri_intersect does not
+ * depend on the order of its arguments). */
+static bool tri_pair_intersects(const kcbp_model *a, uint32_t ta, const kcbp_model *b, uint32_t tb,
+                                const kcbp_pose *b_in_a, double eps)
+{
+    kcbp_vec3 pa[3], pb[3];
+    for (int k = 0; k < 3; k++) {
+        pa[k] = a->mesh.vertices[a->mesh.triangles[ta].v[k]];
+        pb[k] = kcbp_pose_apply(b_in_a, b->mesh.vertices[b->mesh.triangles[tb].v[k]]);
+    }
+    return kcbp_tri_intersect(pa, pb, eps);
+}
+
+/* The cached contact's test: true (and the result filled) when it still
+ * holds. */
+static bool contact_holds(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, double eps,
+                          kcbp_pair_cache *pc, kcbp_collide_result *result)
+{
+    result->tree.tri_pairs++;
+    if (!tri_pair_intersects(a, pc->contact.a, b, pc->contact.b, b_in_a, eps))
+        return false;
+    result->collide = true;
+    result->decided_by = KCBP_STAGE_MESH;
+    result->cache.hit = KCBP_CACHE_CONTACT;
+    pc->overlaps += pc->overlaps < UINT32_MAX;
+    return true;
+}
+
 kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                          const kcbp_collide_options *options, kcbp_collide_result *result, kcbp_error *err)
+{
+    return kcbp_collide_cached(a, pose_a, b, pose_b, options, NULL, result, err);
+}
+
+kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
+                                const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
+                                kcbp_collide_result *result, kcbp_error *err)
 {
     result->collide = false;
     result->ncontacts = 0;
     memset(&result->tree, 0, sizeof result->tree);
     memset(&result->cbp, 0, sizeof result->cbp);
+    memset(&result->cache, 0, sizeof result->cache);
     kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
     double eps = kcbp_collide_tolerance(a, b, &b_in_a);
 
@@ -300,23 +365,65 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     wa.max = kcbp_v3_add(wa.max, pad);
     if (!kcbp_aabb_overlap(wa, wb)) {
         result->decided_by = KCBP_STAGE_AABB;
+        if (pc) {
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
+            pc->overlaps = 0;
+        }
         return KCBP_OK;
     }
 
-    /* Stage 2: GJK on the k-CBPs, in A's frame. */
-    if (options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b) && cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, result)) {
-        result->decided_by = KCBP_STAGE_CBP;
+    /* The last contact, when it still holds, settles "collide" if no
+     * contact is to be reported: tested exactly as the trees would test it.
+     * It comes before the k-CBP stage, which could only have passed the pair
+     * on (the triangle test accepts no pair its margin apart), unless that
+     * stage measures for the report. */
+    bool use_contact = pc && (pc->flags & KCBP_PAIR_CACHE_CONTACT) && options->contacts == KCBP_CONTACTS_NONE &&
+                       pc->contact.a < a->mesh.ntriangles && pc->contact.b < b->mesh.ntriangles;
+    if (use_contact && !options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
         return KCBP_OK;
+
+    /* Stage 2: GJK on the k-CBPs, in A's frame. Adaptive (when not
+     * measuring): skipped once KCBP_CACHE_SKIP_AFTER tests in a row found
+     * the k-CBPs overlapping, since it then only costs time (stage 3 alone
+     * is exact), until a test finds the pair apart. */
+    bool cbp = options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b);
+    bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER;
+    result->cache.gjk_skipped = skip;
+    if (cbp && !skip) {
+        if (cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, pc, result)) {
+            result->decided_by = KCBP_STAGE_CBP;
+            if (pc) {
+                pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
+                pc->overlaps = 0;
+            }
+            return KCBP_OK;
+        }
+        if (pc)
+            pc->overlaps += pc->overlaps < UINT32_MAX;
     }
+    if (use_contact && options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
+        return KCBP_OK;
 
     /* Stage 3: the exact answer, from the two trees and Möller's test. */
     result->decided_by = KCBP_STAGE_MESH;
-    contact_sink sink = {result, options->contacts, false};
+    contact_sink sink = {result, options->contacts, false, false, {0, 0}};
     kcbp_aabb_tree_collide(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
     if (sink.nomem)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
     if (result->ncontacts > 1) /* contacts is NULL before the first one: qsort(NULL, 0) is undefined */
         qsort(result->contacts, result->ncontacts, sizeof *result->contacts, cmp_contact);
+    if (pc) {
+        if (sink.found) {
+            /* The first contact found, which the depth-first order makes
+             * much the same from one pose to the next. */
+            pc->contact = sink.first;
+            pc->flags |= KCBP_PAIR_CACHE_CONTACT;
+            pc->overlaps += skip && pc->overlaps < UINT32_MAX;
+        } else {
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
+            pc->overlaps = 0;
+        }
+    }
     return KCBP_OK;
 }
 

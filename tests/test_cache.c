@@ -1,6 +1,6 @@
 /* Issue 12: the k-CBPs inside the mesh test (kcbp_tree_clip) and temporal
- * coherence (kcbp_gjk_simplex_cache). Everything here checks one promise:
- * these make answers faster, never different. */
+ * coherence (kcbp_pair_cache, kcbp_gjk_simplex_cache). Everything here
+ * checks one promise: these make answers faster, never different. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +26,25 @@ static kcbp_pose trajectory(kcbp_vec3 from, kcbp_vec3 to, kcbp_vec3 axis, double
                                                turn * t, &p, NULL),
                      KCBP_OK);
     return p;
+}
+
+static void assert_same_contacts(const kcbp_collide_result *x, const kcbp_collide_result *y)
+{
+    assert_int_equal(x->collide, y->collide);
+    assert_int_equal(x->ncontacts, y->ncontacts);
+    for (size_t i = 0; i < x->ncontacts; i++) {
+        assert_int_equal(x->contacts[i].a, y->contacts[i].a);
+        assert_int_equal(x->contacts[i].b, y->contacts[i].b);
+    }
+}
+
+static void assert_same_bits(double x, double y) { assert_memory_equal(&x, &y, sizeof x); }
+
+static void assert_same_vec(kcbp_vec3 x, kcbp_vec3 y)
+{
+    assert_same_bits(x.x, y.x);
+    assert_same_bits(x.y, y.y);
+    assert_same_bits(x.z, y.z);
 }
 
 /* ---- GJK from a cached simplex ----------------------------------------- */
@@ -260,6 +279,275 @@ static void test_clip_cubes_touching(void **state)
     kcbp_model_free(&b);
 }
 
+/* ---- the pair cache ---------------------------------------------------- */
+
+typedef struct {
+    int axis, contact, warm, skipped, calls;
+} cache_counts;
+
+/* One step of a trajectory, in one mode: the cached call gives what the
+ * cache-less call gives. */
+static void compare_step(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model *b, const kcbp_pose *pb,
+                         const kcbp_collide_options *o, kcbp_pair_cache *cache, cache_counts *n)
+{
+    kcbp_collide_result r0 = {0}, r1 = {0};
+    assert_int_equal(kcbp_collide(a, pa, b, pb, o, &r0, NULL), KCBP_OK);
+    assert_int_equal(kcbp_collide_cached(a, pa, b, pb, o, cache, &r1, NULL), KCBP_OK);
+    assert_same_contacts(&r0, &r1);
+    /* No pose of these trajectories is within rounding of the margin, so
+     * the stages agree too. */
+    assert_int_equal(r0.decided_by, r1.decided_by);
+    assert_int_equal(r0.cache.hit, KCBP_CACHE_UNUSED);
+    if (o->cbp_measure) { /* the measured k-CBP stage is untouched, bit for bit */
+        assert_false(r1.cache.gjk_skipped || r1.cache.gjk_warm || r1.cache.hit == KCBP_CACHE_AXIS);
+        assert_int_equal(r0.cbp.tested, r1.cbp.tested);
+        assert_int_equal(r0.cbp.separated, r1.cbp.separated);
+        assert_same_bits(r0.cbp.distance, r1.cbp.distance);
+        assert_same_bits(r0.cbp.depth, r1.cbp.depth);
+        assert_same_vec(r0.cbp.point_a, r1.cbp.point_a);
+        assert_same_vec(r0.cbp.direction, r1.cbp.direction);
+    } else if (r1.cbp.separated) {
+        assert_true(r1.cbp.distance_lower > 0);
+    }
+    if (r1.cache.hit == KCBP_CACHE_CONTACT)
+        assert_true(o->contacts == KCBP_CONTACTS_NONE && r1.collide && r1.tree.tri_pairs == 1);
+    if (r1.cache.hit == KCBP_CACHE_AXIS)
+        assert_true(r1.decided_by == KCBP_STAGE_CBP && r1.cbp.gjk_iterations == 0);
+    n->axis += r1.cache.hit == KCBP_CACHE_AXIS;
+    n->contact += r1.cache.hit == KCBP_CACHE_CONTACT;
+    n->warm += r1.cache.gjk_warm;
+    n->skipped += r1.cache.gjk_skipped;
+    n->calls++;
+    kcbp_collide_result_free(&r0);
+    kcbp_collide_result_free(&r1);
+}
+
+/* Trajectories of B through A (apart, touching, overlapping, apart again),
+ * each mode with its own cache kept along the trajectory, and brute force
+ * every few steps. */
+static void cache_pair(const char *name_a, const char *name_b, int paths, int steps, uint64_t seed)
+{
+    kcbp_model a, b;
+    test_model_load_unit(&a, name_a);
+    test_model_load_unit(&b, name_b);
+    test_rng rng = {seed};
+    kcbp_pose pa = test_random_pose(&rng, 0.05);
+    cache_counts none_cbp = {0}, total = {0};
+    for (int path = 0; path < paths; path++) {
+        kcbp_vec3 dir = test_rng_unit_vector(&rng), off = kcbp_v3_scale(test_rng_unit_vector(&rng), 0.4);
+        kcbp_vec3 axis = test_rng_unit_vector(&rng);
+        kcbp_pair_cache caches[3][2][2];
+        memset(caches, 0, sizeof caches);
+        for (int i = 0; i < steps; i++) {
+            kcbp_pose pb = trajectory(kcbp_v3_add(kcbp_v3_scale(dir, 3), off), kcbp_v3_sub(off, kcbp_v3_scale(dir, 3)),
+                                      axis, 60, i, steps);
+            for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_ALL; mode++)
+                for (int use_cbp = 0; use_cbp < 2; use_cbp++)
+                    for (int measure = 0; measure < 2; measure++) {
+                        kcbp_collide_options o = {(kcbp_contacts_mode)mode, use_cbp, measure};
+                        cache_counts *n = mode == KCBP_CONTACTS_NONE && use_cbp && !measure ? &none_cbp : &total;
+                        compare_step(&a, &pa, &b, &pb, &o, &caches[mode][use_cbp][measure], n);
+                    }
+            if (i % 16 == 0) {
+                kcbp_contact *want;
+                size_t nwant = test_brute_force_contacts(&a, &pa, &b, &pb, &want);
+                kcbp_collide_options o = {KCBP_CONTACTS_ALL, true, false};
+                kcbp_collide_result r = {0};
+                assert_int_equal(kcbp_collide_cached(&a, &pa, &b, &pb, &o, &caches[2][1][0], &r, NULL), KCBP_OK);
+                assert_int_equal(r.ncontacts, nwant);
+                if (nwant)
+                    assert_memory_equal(r.contacts, want, nwant * sizeof *want);
+                kcbp_collide_result_free(&r);
+                free(want);
+            }
+        }
+    }
+    /* Every shortcut was taken somewhere along the way. */
+    assert_true(none_cbp.axis > 0 && none_cbp.contact > 0 && none_cbp.warm > 0 && none_cbp.skipped > 0);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+static void test_cache_suzanne_bunny2(void **state)
+{
+    (void)state;
+    cache_pair("suzanne.obj", "bunny2.obj", 2, 100, 21);
+}
+
+static void test_cache_suzanne_suzanne(void **state)
+{
+    (void)state;
+    cache_pair("suzanne.obj", "suzanne.obj", 3, 100, 22);
+}
+
+static void test_cache_woody_suzanne(void **state)
+{
+    (void)state;
+    cache_pair("woody.obj", "suzanne.obj", 3, 100, 23);
+}
+
+/* A cache holding anything at all (another pair's, random bytes, a long or
+ * NaN axis, indices out of range) costs time at worst, never an answer. */
+static void test_cache_junk(void **state)
+{
+    (void)state;
+    kcbp_model a, b;
+    test_model_load_unit(&a, "suzanne.obj");
+    test_model_load_unit(&b, "woody.obj");
+    test_rng rng = {31};
+    kcbp_pose pa = kcbp_pose_identity();
+    for (int i = 0; i < 300; i++) {
+        kcbp_pose pb = test_random_pose(&rng, 1.6);
+        kcbp_pair_cache junk;
+        unsigned char *bytes = (unsigned char *)&junk;
+        for (size_t k = 0; k < sizeof junk; k++)
+            bytes[k] = (unsigned char)(test_rng_uniform(&rng) * 256);
+        switch (i % 5) {
+        case 0: break; /* random bytes */
+        case 1:        /* a long axis: its gap would be scaled up */
+            junk.flags = KCBP_PAIR_CACHE_AXIS;
+            junk.axis = kcbp_v3_scale(test_rng_unit_vector(&rng), 1e6);
+            break;
+        case 2:
+            junk.flags = KCBP_PAIR_CACHE_AXIS;
+            junk.axis = kcbp_v3(NAN, 0, 1);
+            break;
+        case 3: /* in-range triangles of some other place */
+            junk.flags = KCBP_PAIR_CACHE_CONTACT;
+            junk.contact.a = (uint32_t)(test_rng_uniform(&rng) * a.mesh.ntriangles);
+            junk.contact.b = (uint32_t)(test_rng_uniform(&rng) * b.mesh.ntriangles);
+            break;
+        default: /* out of range everywhere, and a skip of the k-CBP stage */
+            junk.flags = ~0u;
+            junk.contact.a = UINT32_MAX;
+            junk.simplex.count = 4;
+            junk.overlaps = UINT32_MAX;
+            break;
+        }
+        for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_ALL; mode++) {
+            kcbp_collide_options o = {(kcbp_contacts_mode)mode, true, false};
+            kcbp_pair_cache c = junk;
+            kcbp_collide_result r0 = {0}, r1 = {0};
+            assert_int_equal(kcbp_collide(&a, &pa, &b, &pb, &o, &r0, NULL), KCBP_OK);
+            assert_int_equal(kcbp_collide_cached(&a, &pa, &b, &pb, &o, &c, &r1, NULL), KCBP_OK);
+            assert_same_contacts(&r0, &r1);
+            kcbp_collide_result_free(&r0);
+            kcbp_collide_result_free(&r1);
+        }
+    }
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+/* ---- one cache per pair of a moving scene -------------------------------- */
+
+/* The wiring proposed for kcbp_scene_eval_frame, done here from outside:
+ * the broad phase's pairs come sorted by (a, b) every frame, so the caches
+ * of the previous frame's pairs are carried over by one merge, O(pairs),
+ * and a pair that leaves the broad phase loses its cache. Every frame's
+ * answer must be the scene's own (kcbp_scene_eval_frame, no cache). */
+static void test_cache_moving_scene(void **state)
+{
+    (void)state;
+    kcbp_mesh mesh;
+    assert_int_equal(kcbp_obj_load("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
+    kcbp_scene s;
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, 24, 5, &err), KCBP_OK);
+    kcbp_mesh_free(&mesh);
+    test_rng rng = {41};
+    for (uint32_t i = 0; i < s.nobjects; i++) {
+        s.objects[i].velocity = kcbp_v3_scale(test_rng_unit_vector(&rng), 2.0);
+        s.objects[i].spin_axis = test_rng_unit_vector(&rng);
+        s.objects[i].spin_deg_per_s = test_rng_range(&rng, 0, 300);
+    }
+    s.moving = true;
+    s.frames = 60;
+    s.dt = 0.01;
+    if (kcbp_scene_build(&s, NULL, &err) != KCBP_OK)
+        fail_msg("%s", err.msg);
+    for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_FIRST; mode++) {
+        kcbp_collide_options o = kcbp_collide_options_default();
+        o.contacts = (kcbp_contacts_mode)mode;
+        o.cbp_measure = false;
+        kcbp_scene_eval ev;
+        assert_int_equal(kcbp_scene_eval_init(&ev, &s, &o, &err), KCBP_OK);
+        kcbp_sap sap;
+        assert_int_equal(kcbp_sap_init(&sap, s.nobjects, NULL), KCBP_OK);
+        kcbp_pose *poses = malloc(s.nobjects * sizeof *poses);
+        kcbp_aabb *boxes = malloc(s.nobjects * sizeof *boxes);
+        kcbp_index_pair *keys = NULL, *new_keys = NULL;
+        kcbp_pair_cache *caches = NULL, *new_caches = NULL;
+        size_t nkeys = 0, hits = 0;
+        kcbp_scene_frame fr;
+        memset(&fr, 0, sizeof fr);
+        kcbp_collide_result res = {0};
+        for (uint32_t f = 0; f < s.frames; f++) {
+            assert_int_equal(kcbp_scene_eval_frame(&ev, f, &fr, &err), KCBP_OK);
+            /* the scene's world boxes, widened as kcbp_scene_eval_frame does */
+            for (uint32_t i = 0; i < s.nobjects; i++) {
+                const kcbp_model *m = &s.models[s.objects[i].model].model;
+                poses[i] = kcbp_scene_object_pose(&s, i, f);
+                kcbp_aabb bx = kcbp_model_world_bounds(m, &poses[i]);
+                double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(poses[i].trans));
+                boxes[i].min = kcbp_v3_sub(bx.min, kcbp_v3(pad, pad, pad));
+                boxes[i].max = kcbp_v3_add(bx.max, kcbp_v3(pad, pad, pad));
+            }
+            assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
+            new_keys = realloc(new_keys, (sap.npairs + 1) * sizeof *new_keys);
+            new_caches = realloc(new_caches, (sap.npairs + 1) * sizeof *new_caches);
+            assert_true(new_keys && new_caches);
+            size_t j = 0;
+            for (size_t k = 0; k < sap.npairs; k++) {
+                kcbp_index_pair p = sap.pairs[k];
+                while (j < nkeys && (keys[j].a < p.a || (keys[j].a == p.a && keys[j].b < p.b)))
+                    j++;
+                if (j < nkeys && keys[j].a == p.a && keys[j].b == p.b)
+                    new_caches[k] = caches[j++];
+                else
+                    memset(&new_caches[k], 0, sizeof new_caches[k]);
+                new_keys[k] = p;
+            }
+            kcbp_index_pair *tk = keys;
+            keys = new_keys, new_keys = tk;
+            kcbp_pair_cache *tc = caches;
+            caches = new_caches, new_caches = tc;
+            nkeys = sap.npairs;
+            /* the pair tests, with their caches, against the scene's hits */
+            size_t h = 0;
+            for (size_t k = 0; k < nkeys; k++) {
+                uint32_t a = keys[k].a, b = keys[k].b;
+                assert_int_equal(kcbp_collide_cached(&s.models[s.objects[a].model].model, &poses[a],
+                                                     &s.models[s.objects[b].model].model, &poses[b], &o,
+                                                     &caches[k], &res, NULL),
+                                 KCBP_OK);
+                hits += res.cache.hit != KCBP_CACHE_UNUSED;
+                if (!res.collide)
+                    continue;
+                assert_true(h < fr.colliding && fr.hits[h].a == a && fr.hits[h].b == b);
+                assert_int_equal(fr.hits[h].count, res.ncontacts);
+                if (res.ncontacts)
+                    assert_memory_equal(fr.contacts + fr.hits[h].first, res.contacts,
+                                        res.ncontacts * sizeof *res.contacts);
+                h++;
+            }
+            assert_int_equal(h, fr.colliding);
+        }
+        assert_true(hits > 0);
+        free(keys);
+        free(new_keys);
+        free(caches);
+        free(new_caches);
+        free(poses);
+        free(boxes);
+        kcbp_collide_result_free(&res);
+        kcbp_scene_frame_free(&fr);
+        kcbp_sap_free(&sap);
+        kcbp_scene_eval_free(&ev);
+    }
+    kcbp_scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +555,11 @@ int main(void)
         cmocka_unit_test(test_clip_suzanne_suzanne),
         cmocka_unit_test(test_clip_woody_suzanne),
         cmocka_unit_test(test_clip_cubes_touching),
+        cmocka_unit_test(test_cache_suzanne_bunny2),
+        cmocka_unit_test(test_cache_suzanne_suzanne),
+        cmocka_unit_test(test_cache_woody_suzanne),
+        cmocka_unit_test(test_cache_junk),
+        cmocka_unit_test(test_cache_moving_scene),
     };
     return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }

@@ -59,6 +59,13 @@ typedef struct {
 bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
                             kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats);
 
+/* The same pairs, without choosing which child to visit first: for callers
+ * that want every pair (an exhaustive traversal visits the same node pairs
+ * in any order, and the choice costs ~11 % of it). The callback can still
+ * stop it. */
+bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+                                double eps, kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats);
+
 /* The half-space n.x <= d, and |n| componentwise: a box of centre c and
  * half-sizes e reaches n.c + |n|.e along n. */
 typedef struct {

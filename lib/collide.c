@@ -407,7 +407,11 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
     /* Stage 3: the exact answer, from the two trees and Möller's test. */
     result->decided_by = KCBP_STAGE_MESH;
     contact_sink sink = {result, options->contacts, false, false, {0, 0}};
-    kcbp_aabb_tree_collide(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
+    /* Every contact: the order of the search does not matter. */
+    if (options->contacts == KCBP_CONTACTS_ALL)
+        kcbp_aabb_tree_collide_all(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
+    else
+        kcbp_aabb_tree_collide(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
     if (sink.nomem)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
     if (result->ncontacts > 1) /* contacts is NULL before the first one: qsort(NULL, 0) is undefined */

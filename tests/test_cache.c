@@ -164,15 +164,27 @@ static uint64_t check_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_
     kcbp_tree_stats s0 = {0}, s1 = {0};
     kcbp_aabb_tree_collide(&a->tree, &b->tree, pb, eps, collect, &all0, &s0);
     kcbp_aabb_tree_collide_clipped(&a->tree, &b->tree, pb, eps, &clip, collect, &all1, &s1);
+    pair_list all2 = {0};
+    kcbp_tree_stats s2 = {0};
+    kcbp_aabb_tree_collide_all(&a->tree, &b->tree, pb, eps, collect, &all2, &s2); /* no ordering: the same pairs */
+    assert_int_equal(s2.box_pairs, s0.box_pairs);
+    assert_int_equal(s2.tri_pairs, s0.tri_pairs);
     kcbp_aabb_tree_collide(&a->tree, &b->tree, pb, eps, collect, &first0, NULL);
     kcbp_aabb_tree_collide_clipped(&a->tree, &b->tree, pb, eps, &clip, collect, &first1, NULL);
     assert_true(s1.box_pairs <= s0.box_pairs);
     assert_int_equal(s0.node_planes, 0);
-    qsort(all0.c, all0.n, sizeof *all0.c, cmp_pair);
-    qsort(all1.c, all1.n, sizeof *all1.c, cmp_pair);
+    if (all0.n > 1) /* all0.c is NULL without contacts: qsort(NULL, 0) is undefined */
+        qsort(all0.c, all0.n, sizeof *all0.c, cmp_pair);
+    if (all1.n > 1)
+        qsort(all1.c, all1.n, sizeof *all1.c, cmp_pair);
+    if (all2.n > 1)
+        qsort(all2.c, all2.n, sizeof *all2.c, cmp_pair);
     assert_int_equal(all0.n, all1.n);
-    if (all0.n)
+    assert_int_equal(all0.n, all2.n);
+    if (all0.n) {
         assert_memory_equal(all0.c, all1.c, all0.n * sizeof *all0.c);
+        assert_memory_equal(all0.c, all2.c, all0.n * sizeof *all0.c);
+    }
     assert_int_equal(first0.n, first1.n);
     if (first0.n)
         assert_memory_equal(first0.c, first1.c, sizeof *first0.c);
@@ -186,6 +198,7 @@ static uint64_t check_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_
     }
     free(all0.c);
     free(all1.c);
+    free(all2.c);
     free(first0.c);
     free(first1.c);
     return s1.node_culls;

@@ -213,8 +213,9 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
  * kcbp_collide_tolerance(a, b, b_in_a), clip, ...): the same contacts (see
  * kcbp_tree_clip's invariant), fewer node pairs. Of each k-CBP's planes it
  * keeps those the other tree's root box reaches more than the margin beyond
- * (no node can be beyond the others), the farthest-reaching first when
- * there are more than KCBP_TREE_CLIP_MAX. None when a model has no k-CBP.
+ * (no node can be beyond the others); when there are more than
+ * KCBP_TREE_CLIP_MAX, those it reaches farthest beyond. None when a model
+ * has no k-CBP.
  * kcbp_collide does not use it: on the thesis scenes it removes about half
  * of the node pairs of the pairs whose meshes are apart, and the plane
  * tests cost more than those node pairs did (issue 12). */

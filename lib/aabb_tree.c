@@ -235,8 +235,8 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     memset(tree, 0, sizeof *tree);
 }
 
-/* The traversal's helpers are inlined into each of its two versions (see
- * traverse), which GCC stops doing on its own once there are two. */
+/* The traversal's helpers are inlined into each of its versions (see
+ * traverse), which GCC stops doing on its own once there are several. */
 #if defined(__GNUC__)
 #define HOT_INLINE static inline __attribute__((always_inline))
 #else

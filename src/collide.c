@@ -8,9 +8,7 @@
 #include <kcbp/tritri.h>
 
 /* The k-CBP stage rejects a pair only when the k-CBPs are apart by more than
- * this fraction of the scene's scale: far above the triangle test's
- * tolerance (KCBP_TRI_REL_TOL), so that a pair the exact stage would call
- * touching is never rejected early. */
+ * this fraction of the scene's scale (see cbp_margin). */
 #define KCBP_CBP_REJECT_REL 1e-8
 
 kcbp_model_options kcbp_model_options_default(void)
@@ -84,6 +82,8 @@ typedef struct {
     kcbp_collide_result *res;
     kcbp_contacts_mode mode;
     bool nomem;
+    bool found;         /* first holds the first contact found */
+    kcbp_contact first;
 } contact_sink;
 
 static bool add_contact(void *ctx, uint32_t ta, uint32_t tb)
@@ -91,6 +91,10 @@ static bool add_contact(void *ctx, uint32_t ta, uint32_t tb)
     contact_sink *s = ctx;
     kcbp_collide_result *r = s->res;
     r->collide = true;
+    if (!s->found) {
+        s->found = true;
+        s->first = (kcbp_contact){ta, tb};
+    }
     if (s->mode == KCBP_CONTACTS_NONE)
         return false;
     if (r->ncontacts == r->capacity) {
@@ -149,40 +153,69 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
  * it, at the price of one scan of the k-CBPs' vertices. */
 static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
-    double max_a = -INFINITY, min_b = INFINITY;
-    for (uint32_t i = 0; i < a->cbp.nvertices; i++)
-        max_a = fmax(max_a, kcbp_v3_dot(n, a->cbp.vertices[i]));
-    kcbp_vec3 nb = kcbp_mat3_tmul_v3(&b_in_a->rot, n);
-    for (uint32_t i = 0; i < b->cbp.nvertices; i++)
-        min_b = fmin(min_b, kcbp_v3_dot(nb, b->cbp.vertices[i]));
+    /* kcbp_support_scan's maximum is bitwise the largest kcbp_v3_dot (same
+     * products, same order), and min(nb.v) = -max(-nb.v) exactly. */
+    const kcbp_vec3 *va = a->cbp.vertices, *vb = b->cbp.vertices;
+    double max_a = kcbp_v3_dot(va[kcbp_support_scan(va, a->cbp.nvertices, n)], n);
+    kcbp_vec3 nb = kcbp_v3_neg(kcbp_mat3_tmul_v3(&b_in_a->rot, n));
+    double min_b = -kcbp_v3_dot(vb[kcbp_support_scan(vb, b->cbp.nvertices, nb)], nb);
     return min_b + kcbp_v3_dot(n, b_in_a->trans) - max_a;
+}
+
+/* The rejection margin of the k-CBP stage: far above the triangle test's
+ * tolerance (KCBP_TRI_REL_TOL), so that a pair the exact stage would call
+ * touching is never rejected early. GJK's accuracy is relative to the
+ * coordinates it works with, those of the k-CBPs, which a loose k-CBP of a
+ * needle-like mesh can put far beyond the meshes' own scale (found by
+ * fuzzing: 2e12 for a mesh of scale 1.5e10, and a k-CBP "apart" from itself
+ * by 1e4), so the scale is the larger of both. */
+static double cbp_margin(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a)
+{
+    double scale = fmax(pair_scale(a, b, b_in_a), fmax(a->cbp_scale, b->cbp_scale + kcbp_v3_len(b_in_a->trans)));
+    return KCBP_CBP_REJECT_REL * scale;
 }
 
 /* Runs GJK on the k-CBPs and fills result->cbp in world coordinates.
  * Returns true when the k-CBPs are apart by more than the rejection margin,
  * so that the meshes cannot touch. measure: GJK to convergence for the
  * distance, EPA for the depth when they overlap; otherwise GJK stops at the
- * first plane that separates them by more than the margin. */
+ * first plane that separates them by more than the margin. pc: the pair
+ * cache (NULL: none), used only when not measuring (see kcbp_pair_cache). */
 static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, const kcbp_pose *pose_a,
-                      bool measure, kcbp_collide_result *result)
+                      bool measure, kcbp_pair_cache *pc, kcbp_collide_result *result)
 {
     kcbp_cbp_result *c = &result->cbp;
     kcbp_support_cache cache = {{0, 0}};
-    /* GJK's accuracy is relative to the coordinates it works with, those of
-     * the k-CBPs, which a loose k-CBP of a needle-like mesh can put far
-     * beyond the meshes' own scale (found by fuzzing: 2e12 for a mesh of
-     * scale 1.5e10, and a k-CBP "apart" from itself by 1e4). */
-    double scale = fmax(pair_scale(a, b, b_in_a), fmax(a->cbp_scale, b->cbp_scale + kcbp_v3_len(b_in_a->trans)));
-    double margin = KCBP_CBP_REJECT_REL * scale;
+    double margin = cbp_margin(a, b, b_in_a);
     c->tested = true;
     c->measured = measure;
     if (!measure) {
         double lower;
         kcbp_vec3 axis;
-        c->separated = kcbp_gjk_separated(&a->shape, &b->shape, b_in_a, margin, &cache, &lower, &c->gjk_iterations,
-                                          &axis) &&
+        double len = pc && (pc->flags & KCBP_PAIR_CACHE_AXIS) ? kcbp_v3_len(pc->axis) : 0;
+        if (len > 0 && isfinite(len)) {
+            /* The gap along the last separating axis: a lower bound on the
+             * k-CBPs' distance, whatever the axis, once it is a unit one
+             * (see gap_along; the cache may hold anything). */
+            lower = gap_along(a, b, b_in_a, kcbp_v3_scale(pc->axis, 1 / len));
+            if (lower > margin) {
+                c->separated = true;
+                c->distance_lower = lower;
+                result->cache.hit = KCBP_CACHE_AXIS;
+                return true;
+            }
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_AXIS;
+        }
+        kcbp_gjk_simplex_cache *warm = pc ? &pc->simplex : NULL;
+        result->cache.gjk_warm = warm && warm->count > 0;
+        c->separated = kcbp_gjk_separated_warm(&a->shape, &b->shape, b_in_a, margin, &cache, warm, &lower,
+                                               &c->gjk_iterations, &axis) &&
                        gap_along(a, b, b_in_a, axis) > margin;
         c->distance_lower = c->separated ? lower : 0;
+        if (pc && c->separated) {
+            pc->axis = axis;
+            pc->flags |= KCBP_PAIR_CACHE_AXIS;
+        }
         return c->separated;
     }
     kcbp_gjk_result g;
@@ -211,13 +244,105 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
     return false;
 }
 
+/* The planes of one k-CBP moved into the other model's frame, as
+ * half-spaces for kcbp_tree_clip: each plane of B's k-CBP holds every
+ * vertex of B (kcbp_cbp's guarantee), so in A's frame it holds B as posed.
+ * Kept: the planes that A's root box reaches more than the margin beyond
+ * (no node of A can be beyond the others); when there are more than
+ * KCBP_TREE_CLIP_MAX, those it reaches farthest beyond. The same for A's
+ * planes in B's frame. The margin is the k-CBP stage's, far above the
+ * triangle test's tolerance, so a node is dropped only where the k-CBP stage
+ * would drop the whole pair. */
+static uint32_t clip_planes(const kcbp_cbp *cbp, const kcbp_mat3 *r, kcbp_vec3 t, bool inverse,
+                            const kcbp_aabb_node *root, double margin, kcbp_half_space *out)
+{
+    double reach[KCBP_TREE_CLIP_MAX];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < cbp->nplanes; i++) {
+        kcbp_half_space h;
+        if (!inverse) { /* n.x <= d for x in B's frame: (R n).y <= d + (R n).t for y = R x + t */
+            h.n = kcbp_mat3_mul_v3(r, cbp->planes[i].n);
+            h.d = cbp->planes[i].d + kcbp_v3_dot(h.n, t);
+        } else { /* n.y <= d for y in A's frame: (R^T n).x <= d - n.t */
+            h.n = kcbp_mat3_tmul_v3(r, cbp->planes[i].n);
+            h.d = cbp->planes[i].d - kcbp_v3_dot(cbp->planes[i].n, t);
+        }
+        h.abs_n = kcbp_v3_abs(h.n);
+        double x = kcbp_v3_dot(h.n, root->center) + kcbp_v3_dot(h.abs_n, root->extent) - h.d;
+        if (!(x > margin))
+            continue;
+        if (n < KCBP_TREE_CLIP_MAX) {
+            reach[n] = x;
+            out[n++] = h;
+            continue;
+        }
+        /* More than fit: keep those the root reaches farthest beyond. */
+        uint32_t low = 0;
+        for (uint32_t k = 1; k < n; k++)
+            low = reach[k] < reach[low] ? k : low;
+        if (x > reach[low]) {
+            reach[low] = x;
+            out[low] = h;
+        }
+    }
+    return n;
+}
+
+void kcbp_collide_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_tree_clip *clip)
+{
+    clip->margin = cbp_margin(a, b, b_in_a);
+    clip->na = clip->nb = 0;
+    if (!kcbp_model_has_cbp(a) || !kcbp_model_has_cbp(b))
+        return;
+    clip->na = clip_planes(&b->cbp, &b_in_a->rot, b_in_a->trans, false, &a->tree.nodes[0], clip->margin, clip->a);
+    clip->nb = clip_planes(&a->cbp, &b_in_a->rot, b_in_a->trans, true, &b->tree.nodes[0], clip->margin, clip->b);
+}
+
+/* Whether triangle ta of a and tb of b intersect, tested exactly as the
+ * traversal tests them: a's vertices as stored, b's moved by b_in_a with
+ * kcbp_pose_apply, the same tolerance (and kcbp_tri_intersect does not
+ * depend on the order of its arguments). */
+static bool tri_pair_intersects(const kcbp_model *a, uint32_t ta, const kcbp_model *b, uint32_t tb,
+                                const kcbp_pose *b_in_a, double eps)
+{
+    kcbp_vec3 pa[3], pb[3];
+    for (int k = 0; k < 3; k++) {
+        pa[k] = a->mesh.vertices[a->mesh.triangles[ta].v[k]];
+        pb[k] = kcbp_pose_apply(b_in_a, b->mesh.vertices[b->mesh.triangles[tb].v[k]]);
+    }
+    return kcbp_tri_intersect(pa, pb, eps);
+}
+
+/* The cached contact's test: true (and the result filled) when it still
+ * holds. */
+static bool contact_holds(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, double eps,
+                          kcbp_pair_cache *pc, kcbp_collide_result *result)
+{
+    result->tree.tri_pairs++;
+    if (!tri_pair_intersects(a, pc->contact.a, b, pc->contact.b, b_in_a, eps))
+        return false;
+    result->collide = true;
+    result->decided_by = KCBP_STAGE_MESH;
+    result->cache.hit = KCBP_CACHE_CONTACT;
+    pc->overlaps += pc->overlaps < UINT32_MAX;
+    return true;
+}
+
 kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                          const kcbp_collide_options *options, kcbp_collide_result *result, kcbp_error *err)
+{
+    return kcbp_collide_cached(a, pose_a, b, pose_b, options, NULL, result, err);
+}
+
+kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
+                                const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
+                                kcbp_collide_result *result, kcbp_error *err)
 {
     result->collide = false;
     result->ncontacts = 0;
     memset(&result->tree, 0, sizeof result->tree);
     memset(&result->cbp, 0, sizeof result->cbp);
+    memset(&result->cache, 0, sizeof result->cache);
     kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
     double eps = kcbp_collide_tolerance(a, b, &b_in_a);
 
@@ -228,23 +353,69 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     wa.max = kcbp_v3_add(wa.max, pad);
     if (!kcbp_aabb_overlap(wa, wb)) {
         result->decided_by = KCBP_STAGE_AABB;
+        if (pc) {
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
+            pc->overlaps = 0;
+        }
         return KCBP_OK;
     }
 
-    /* Stage 2: GJK on the k-CBPs, in A's frame. */
-    if (options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b) && cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, result)) {
-        result->decided_by = KCBP_STAGE_CBP;
+    /* The last contact, when it still holds, settles "collide" if no
+     * contact is to be reported: tested exactly as the trees would test it.
+     * It comes before the k-CBP stage, which could only have passed the pair
+     * on (the triangle test accepts no pair its margin apart), unless that
+     * stage measures for the report. */
+    bool use_contact = pc && (pc->flags & KCBP_PAIR_CACHE_CONTACT) && options->contacts == KCBP_CONTACTS_NONE &&
+                       pc->contact.a < a->mesh.ntriangles && pc->contact.b < b->mesh.ntriangles;
+    if (use_contact && !options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
         return KCBP_OK;
+
+    /* Stage 2: GJK on the k-CBPs, in A's frame. Adaptive (when not
+     * measuring): skipped once KCBP_CACHE_SKIP_AFTER tests in a row found
+     * the k-CBPs overlapping, since it then only costs time (stage 3 alone
+     * is exact), until a test finds the pair apart. */
+    bool cbp = options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b);
+    bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER;
+    result->cache.gjk_skipped = skip;
+    if (cbp && !skip) {
+        if (cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, pc, result)) {
+            result->decided_by = KCBP_STAGE_CBP;
+            if (pc) {
+                pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
+                pc->overlaps = 0;
+            }
+            return KCBP_OK;
+        }
+        if (pc)
+            pc->overlaps += pc->overlaps < UINT32_MAX;
     }
+    if (use_contact && options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
+        return KCBP_OK;
 
     /* Stage 3: the exact answer, from the two trees and Möller's test. */
     result->decided_by = KCBP_STAGE_MESH;
-    contact_sink sink = {result, options->contacts, false};
-    kcbp_aabb_tree_collide(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
+    contact_sink sink = {result, options->contacts, false, false, {0, 0}};
+    /* Every contact: the order of the search does not matter. */
+    if (options->contacts == KCBP_CONTACTS_ALL)
+        kcbp_aabb_tree_collide_all(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
+    else
+        kcbp_aabb_tree_collide(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
     if (sink.nomem)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
     if (result->ncontacts > 1) /* contacts is NULL before the first one: qsort(NULL, 0) is undefined */
         qsort(result->contacts, result->ncontacts, sizeof *result->contacts, cmp_contact);
+    if (pc) {
+        if (sink.found) {
+            /* The first contact found, which the depth-first order makes
+             * much the same from one pose to the next. */
+            pc->contact = sink.first;
+            pc->flags |= KCBP_PAIR_CACHE_CONTACT;
+            pc->overlaps += skip && pc->overlaps < UINT32_MAX;
+        } else {
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
+            pc->overlaps = 0;
+        }
+    }
     return KCBP_OK;
 }
 

@@ -598,8 +598,62 @@ typedef struct {
  * max(exit_gap, the touching tolerance): the lower bound dot(v, w) / |v| is
  * the gap along v, a valid lower bound on the distance (for
  * kcbp_gjk_intersect and kcbp_gjk_separated). */
+/* Warm start: makes the simplex of the polytope vertices warm names (in
+ * range, without repeats; at least one) under the current pose, solved
+ * for its point nearest the origin. Returns 0, leaving s alone, when warm
+ * names none. Any CSO points are a valid start: GJK's bounds, not its
+ * start, decide what it reports (van den Bergen 1999, section 4: with
+ * coherent poses the previous simplex is close to the new answer). */
+static int warm_simplex(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *pose,
+                        const kcbp_gjk_simplex_cache *warm, simplex *s, kcbp_vec3 *v, double *vv, double *scale)
+{
+    if (!warm || warm->count < 1 || warm->count > 4 || a->kind != KCBP_CONVEX_POLYTOPE ||
+        b->kind != KCBP_CONVEX_POLYTOPE)
+        return 0;
+    int n = 0;
+    for (int k = 0; k < warm->count; k++) {
+        uint32_t ia = warm->ia[k], ib = warm->ib[k];
+        int repeat = ia >= a->npoints || ib >= b->npoints;
+        for (int j = 0; j < n && !repeat; j++)
+            repeat = s->v[j].ia == ia && s->v[j].ib == ib;
+        if (repeat)
+            continue;
+        kcbp_simplex_vertex *x = &s->v[n++];
+        x->a = a->points[ia];
+        x->b = kcbp_pose_apply(pose, b->points[ib]);
+        x->w = kcbp_v3_sub(x->a, x->b);
+        x->ia = ia;
+        x->ib = ib;
+    }
+    if (n == 0)
+        return 0;
+    kcbp_vec3 w[4];
+    int slots[4] = {0, 1, 2, 3};
+    *scale = 0;
+    for (int k = 0; k < n; k++) {
+        w[k] = s->v[k].w;
+        *scale = maxd(*scale, max_abs_coord(s->v[k].a, s->v[k].b));
+    }
+    sv_result r;
+    s->careful = 0;
+    switch (n) {
+    case 1: sv_point(w, 0, &r); break;
+    case 2: s1d(w, 0, 1, &r); break;
+    case 3: s2d(w, 0, 1, 2, &r); break;
+    default:
+        if (s3d(w, &r)) {
+            s->careful = 1;
+            careful_solve(w, 4, -1, &r);
+        }
+        break;
+    }
+    *vv = simplex_take(s, slots, &r, v);
+    return 1;
+}
+
 static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                    const kcbp_gjk_params *params, kcbp_support_cache *cache, double exit_gap, gjk_state *st)
+                    const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_simplex_cache *warm,
+                    double exit_gap, gjk_state *st)
 {
     kcbp_gjk_params prm = params ? *params : kcbp_gjk_default_params();
     if (prm.max_iterations < 1)
@@ -617,15 +671,19 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
     if (!(kcbp_v3_len2(d) > 0))
         d = kcbp_v3(1, 0, 0);
     simplex *s = &st->s;
-    s->n = 1;
-    s->used = 1;
-    s->slot[0] = 0, s->slot[1] = 1, s->slot[2] = 2, s->slot[3] = 3;
-    s->careful = 0;
-    s->v[0] = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(d), cache);
-    s->lam[0] = 1;
-    kcbp_vec3 v = s->v[0].w;
-    double vv = kcbp_v3_len2(v);
-    double scale = max_abs_coord(s->v[0].a, s->v[0].b);
+    kcbp_vec3 v;
+    double vv, scale;
+    if (!warm_simplex(a, b, &pose, warm, s, &v, &vv, &scale)) {
+        s->n = 1;
+        s->used = 1;
+        s->slot[0] = 0, s->slot[1] = 1, s->slot[2] = 2, s->slot[3] = 3;
+        s->careful = 0;
+        s->v[0] = kcbp_gjk_support(a, b, &pose, kcbp_v3_neg(d), cache);
+        s->lam[0] = 1;
+        v = s->v[0].w;
+        vv = kcbp_v3_len2(v);
+        scale = max_abs_coord(s->v[0].a, s->v[0].b);
+    }
     double lower = 0;
     int overlap = 0, capped = 1, converged = 0, iter = 0, early = 0, hidden = 0;
     const double rsum = a->radius + b->radius;
@@ -728,6 +786,13 @@ static void gjk_run(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose 
         overlap = 1;
         capped = 0;
     }
+    if (warm) { /* the final simplex, for the next query of this pair */
+        warm->count = s->n;
+        for (int k = 0; k < s->n; k++) {
+            warm->ia[k] = s->v[s->slot[k]].ia;
+            warm->ib[k] = s->v[s->slot[k]].ib;
+        }
+    }
     st->v = v;
     st->vv = vv;
     st->scale = scale;
@@ -781,7 +846,7 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
                        const kcbp_gjk_params *params, kcbp_support_cache *cache, kcbp_gjk_result *out)
 {
     gjk_state st;
-    gjk_run(a, b, b_in_a, params, cache, -1, &st);
+    gjk_run(a, b, b_in_a, params, cache, NULL, -1, &st);
     const simplex *s = &st.s;
     memset(out, 0, sizeof *out);
     out->iterations = st.iter;
@@ -820,7 +885,7 @@ int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
                        kcbp_support_cache *cache)
 {
     gjk_state st;
-    gjk_run(a, b, b_in_a, NULL, cache, 0, &st);
+    gjk_run(a, b, b_in_a, NULL, cache, NULL, 0, &st);
     if (st.separated_early)
         return 0;
     /* Not proven apart: a HIT_CAP here has a lower bound within the
@@ -834,9 +899,16 @@ int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
 int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
                        kcbp_support_cache *cache, double *distance_lower, int *iterations, kcbp_vec3 *axis)
 {
+    return kcbp_gjk_separated_warm(a, b, b_in_a, margin, cache, NULL, distance_lower, iterations, axis);
+}
+
+int kcbp_gjk_separated_warm(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
+                            kcbp_support_cache *cache, kcbp_gjk_simplex_cache *warm, double *distance_lower,
+                            int *iterations, kcbp_vec3 *axis)
+{
     gjk_state st;
     double rsum = a->radius + b->radius;
-    gjk_run(a, b, b_in_a, NULL, cache, margin > 0 ? margin : 0, &st);
+    gjk_run(a, b, b_in_a, NULL, cache, warm, margin > 0 ? margin : 0, &st);
     double lower = 0;
     int apart = 0;
     if (st.separated_early) {

@@ -22,6 +22,7 @@
 #include "aabb_tree.h"
 #include "cbp.h"
 #include "error.h"
+#include "gjk.h"
 #include "mesh.h"
 #include "pose.h"
 #include "support.h"
@@ -112,6 +113,21 @@ typedef struct {
     int gjk_iterations, epa_iterations;
 } kcbp_cbp_result;
 
+/* What a pair cache (kcbp_pair_cache) settled or changed in one test. */
+typedef enum {
+    KCBP_CACHE_UNUSED = 0, /* no cache, or nothing in it settled the answer */
+    KCBP_CACHE_AXIS,       /* its separating axis proved the k-CBPs apart again: no GJK */
+    KCBP_CACHE_CONTACT,    /* its contact still intersects: one triangle test, no trees (and no
+                              GJK, unless cbp_measure asks for the k-CBP stage's figures) */
+} kcbp_cache_hit;
+
+typedef struct {
+    kcbp_cache_hit hit;
+    bool gjk_warm;    /* GJK started from the cached simplex */
+    bool gjk_skipped; /* the k-CBP stage was skipped: the k-CBPs overlapped in the last
+                         KCBP_CACHE_SKIP_AFTER tests of the pair (adaptive, see kcbp_pair_cache) */
+} kcbp_cache_stats;
+
 /* The answer for one pair. Contacts are sorted by (a, b). The contact array
  * is owned by the result and reused by the next kcbp_collide on it, so a
  * loop over many poses allocates only while the contact count grows. */
@@ -120,8 +136,9 @@ typedef struct {
     kcbp_stage decided_by;
     kcbp_contact *contacts;
     size_t ncontacts, capacity;
-    kcbp_cbp_result cbp;  /* the k-CBP stage */
-    kcbp_tree_stats tree; /* work done in the mesh stage */
+    kcbp_cbp_result cbp;    /* the k-CBP stage */
+    kcbp_tree_stats tree;   /* work done in the mesh stage */
+    kcbp_cache_stats cache; /* what the pair cache did (all zero without one) */
 } kcbp_collide_result;
 
 /* Tests model a at pose_a against model b at pose_b (world = pose * local).
@@ -129,6 +146,83 @@ typedef struct {
  * tolerance, which is relative to the size and position of the models. */
 KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                          const kcbp_collide_options *options, kcbp_collide_result *result, kcbp_error *err);
+
+/* Temporal coherence: what one test of a pair of models leaves for the next
+ * test of the same pair, when poses change little between tests (the frames
+ * of a moving scene, a trajectory of poses). Owned by the caller: one per
+ * pair, zero-initialised (= empty), passed to every kcbp_collide_cached of
+ * that pair with the models in the same order; never shared between
+ * threads. Plain data, no allocation: dropping or zeroing it is free.
+ *
+ * What it holds and how each is used (van den Bergen, "A fast and robust GJK
+ * implementation for collision detection of convex objects", JGT 4(2), 1999,
+ * section 4, separating-axis and simplex caching; Box2D's b2SimplexCache):
+ *   - axis: a unit axis in A's frame along which the k-CBPs were last proven
+ *     apart. Next time their gap along it is computed first, one scan of each
+ *     k-CBP's vertices: a gap above the k-CBP stage's margin proves them
+ *     apart again without GJK (it is the check that certifies GJK's own
+ *     "apart").
+ *   - simplex: GJK's last simplex on the two k-CBPs (vertex indices). GJK
+ *     starts from it; while the k-CBPs overlap it mostly still encloses the
+ *     origin, which proves the overlap before any support search.
+ *   - contact: the first contact the last mesh stage found. With
+ *     KCBP_CONTACTS_NONE it is tested first, with the very test and
+ *     tolerance the trees would use: a pair still touching there is
+ *     confirmed by one triangle test, before the k-CBP stage (after it with
+ *     cbp_measure).
+ *   - overlaps: how many tests in a row found the k-CBPs overlapping (or
+ *     the meshes touching). From KCBP_CACHE_SKIP_AFTER on, the k-CBP stage
+ *     is skipped (adaptive: it can then only pass the pair on) until a test
+ *     finds the pair apart.
+ * Guarantee: the cache never changes collide or the contacts reported.
+ * Every shortcut is a test the full path makes too (the axis gap is the
+ * k-CBP stage's certificate; the cached contact is tested as the trees test
+ * it); skipping the k-CBP stage or trusting the cached contact before it
+ * relies on what the k-CBP stage itself relies on (the triangle test accepts
+ * no pair more than its margin apart); nothing reorders the search, so FIRST
+ * reports the same contact. decided_by can differ only where the k-CBPs are
+ * within rounding of the margin apart, or where a cold GJK would stop at its
+ * iteration cap. The stats (result->cbp's iterations and distance_lower,
+ * result->tree) do differ. With cbp_measure the k-CBP stage runs as without
+ * a cache, so that the measured distance and depth stay bit for bit the same
+ * (and it is not skipped). Contents that do not fit the models (indices out
+ * of range, another pair's cache) are skipped, never trusted. */
+#define KCBP_CACHE_SKIP_AFTER 8
+
+enum {
+    KCBP_PAIR_CACHE_AXIS = 1u << 0,
+    KCBP_PAIR_CACHE_CONTACT = 1u << 1,
+};
+
+typedef struct {
+    uint32_t flags;                 /* KCBP_PAIR_CACHE_*: which of axis, contact hold something */
+    kcbp_vec3 axis;                 /* A's frame, unit, from A toward B */
+    kcbp_gjk_simplex_cache simplex; /* count 0: none */
+    kcbp_contact contact;           /* triangle indices in A and B */
+    uint32_t overlaps;
+} kcbp_pair_cache;
+
+/* kcbp_collide with a pair cache (NULL: exactly kcbp_collide), which it reads
+ * and updates. The same answer as kcbp_collide (see kcbp_pair_cache for what
+ * may differ in the stats); result->cache says what the cache did. */
+KCBP_API kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
+                                const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *cache,
+                                kcbp_collide_result *result, kcbp_error *err);
+
+/* The k-CBPs inside the mesh test: fills clip (kcbp_tree_clip) with the
+ * planes of B's k-CBP moved into A's frame and those of A's k-CBP in B's
+ * frame, with the k-CBP stage's rejection margin, for
+ * kcbp_aabb_tree_collide_clipped(&a->tree, &b->tree, b_in_a,
+ * kcbp_collide_tolerance(a, b, b_in_a), clip, ...): the same contacts (see
+ * kcbp_tree_clip's invariant), fewer node pairs. Of each k-CBP's planes it
+ * keeps those the other tree's root box reaches more than the margin beyond
+ * (no node can be beyond the others); when there are more than
+ * KCBP_TREE_CLIP_MAX, those it reaches farthest beyond. None when a model
+ * has no k-CBP.
+ * kcbp_collide does not use it: on the thesis scenes it removes about half
+ * of the node pairs of the pairs whose meshes are apart, and the plane
+ * tests cost more than those node pairs did (issue 12). */
+KCBP_API void kcbp_collide_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_tree_clip *clip);
 
 /* The length tolerance kcbp_collide uses for the given models and relative
  * pose (B in A's frame); exposed so that tests can reproduce it exactly. */

@@ -129,6 +129,28 @@ KCBP_API int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, cons
 KCBP_API int kcbp_gjk_separated(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
                        kcbp_support_cache *cache, double *distance_lower, int *iterations, kcbp_vec3 *axis);
 
+/* A simplex GJK ended with, by the indices of its vertices in two
+ * polytopes (KCBP_CONVEX_POLYTOPE; ignored for other kinds), to start the
+ * next query of the same pair from (van den Bergen, JGT 1999, section 4;
+ * Box2D's b2SimplexCache): with coherent poses the old simplex is near the
+ * new answer, and when it still encloses the origin the overlap is proven
+ * before any support search. Zero-initialise it (count 0: no start). Any
+ * content is safe: indices out of range or repeated are skipped, and the
+ * start never changes what the bounds prove, only how soon. */
+typedef struct {
+    int count; /* 0 .. 4 */
+    uint32_t ia[4], ib[4];
+} kcbp_gjk_simplex_cache;
+
+/* kcbp_gjk_separated, started from *warm's simplex when it names one (NULL:
+ * cold start, the same as kcbp_gjk_separated); on return *warm holds the
+ * final simplex. The verdict is proven the same way whatever the start: a
+ * start can change it only where the distance is within rounding of the
+ * margin, or where a cold run hits its iteration cap. */
+KCBP_API int kcbp_gjk_separated_warm(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a, double margin,
+                            kcbp_support_cache *cache, kcbp_gjk_simplex_cache *warm, double *distance_lower,
+                            int *iterations, kcbp_vec3 *axis);
+
 /* The Minkowski-difference support used by GJK and EPA: the vertex of
  * core(A) - core(pose(B)) maximising dot(w, d). Exposed for EPA and tests;
  * inline because it is GJK's inner step. */

@@ -1,0 +1,578 @@
+/* Issue 12: the k-CBPs inside the mesh test (kcbp_tree_clip) and temporal
+ * coherence (kcbp_pair_cache, kcbp_gjk_simplex_cache). Everything here
+ * checks one promise: these make answers faster, never different. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* B's pose at step i of n along a trajectory through A: from `from` to `to`
+ * (translations) while turning about `axis` by up to `turn` degrees. Steps
+ * are small, as between the frames of a moving scene. */
+static kcbp_pose trajectory(kcbp_vec3 from, kcbp_vec3 to, kcbp_vec3 axis, double turn, int i, int n)
+{
+    double t = (double)i / (n - 1);
+    kcbp_pose p;
+    assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3_add(kcbp_v3_scale(from, 1 - t), kcbp_v3_scale(to, t)), axis,
+                                               turn * t, &p, NULL),
+                     KCBP_OK);
+    return p;
+}
+
+static void assert_same_contacts(const kcbp_collide_result *x, const kcbp_collide_result *y)
+{
+    assert_int_equal(x->collide, y->collide);
+    assert_int_equal(x->ncontacts, y->ncontacts);
+    for (size_t i = 0; i < x->ncontacts; i++) {
+        assert_int_equal(x->contacts[i].a, y->contacts[i].a);
+        assert_int_equal(x->contacts[i].b, y->contacts[i].b);
+    }
+}
+
+static void assert_same_bits(double x, double y) { assert_memory_equal(&x, &y, sizeof x); }
+
+static void assert_same_vec(kcbp_vec3 x, kcbp_vec3 y)
+{
+    assert_same_bits(x.x, y.x);
+    assert_same_bits(x.y, y.y);
+    assert_same_bits(x.z, y.z);
+}
+
+/* ---- GJK from a cached simplex ----------------------------------------- */
+
+/* Along a trajectory of B through A, GJK started from the previous simplex
+ * gives the verdict the cold GJK gives (unless the distance is within
+ * rounding of the margin), a valid lower bound, and needs fewer iterations
+ * in all. Junk in the cache is skipped. */
+static void warm_gjk_along(const char *name_a, const char *name_b, uint64_t seed)
+{
+    kcbp_model a, b;
+    test_model_load_unit(&a, name_a);
+    test_model_load_unit(&b, name_b);
+    test_rng rng = {seed};
+    int cold_iter = 0, warm_iter = 0, apart = 0, steps = 0;
+    for (int path = 0; path < 4; path++) {
+        kcbp_vec3 dir = test_rng_unit_vector(&rng);
+        kcbp_vec3 axis = test_rng_unit_vector(&rng);
+        kcbp_gjk_simplex_cache warm = {0, {0}, {0}};
+        const int n = 120;
+        for (int i = 0; i < n; i++, steps++) {
+            kcbp_pose p = trajectory(kcbp_v3_scale(dir, 4), kcbp_v3_scale(dir, -4), axis, 90, i, n);
+            double margin = 1e-8 * 4;
+            kcbp_support_cache c1 = {{0, 0}}, c2 = {{0, 0}};
+            double low1, low2;
+            int it1, it2;
+            kcbp_vec3 ax1, ax2;
+            int cold = kcbp_gjk_separated(&a.shape, &b.shape, &p, margin, &c1, &low1, &it1, &ax1);
+            int hot = kcbp_gjk_separated_warm(&a.shape, &b.shape, &p, margin, &c2, &warm, &low2, &it2, &ax2);
+            assert_true(warm.count >= 1 && warm.count <= 4);
+            kcbp_gjk_result g;
+            kcbp_support_cache c3 = {{0, 0}};
+            kcbp_gjk_distance(&a.shape, &b.shape, &p, NULL, &c3, &g);
+            if (cold != hot)
+                assert_true(fabs(g.distance - margin) <= 1e-9 * 4);
+            if (hot)
+                assert_true(low2 > margin && low2 <= g.distance * (1 + 1e-9) + 1e-12);
+            /* Junk: out of range and repeated indices, an impossible count. */
+            kcbp_gjk_simplex_cache junk = {4, {0, 0, UINT32_MAX, 7}, {0, 0, 3, UINT32_MAX}};
+            kcbp_gjk_simplex_cache bad_count = {9, {0}, {0}};
+            kcbp_support_cache c4 = {{0, 0}}, c5 = {{0, 0}};
+            int j1 = kcbp_gjk_separated_warm(&a.shape, &b.shape, &p, margin, &c4, &junk, NULL, NULL, NULL);
+            int j2 = kcbp_gjk_separated_warm(&a.shape, &b.shape, &p, margin, &c5, &bad_count, NULL, NULL, NULL);
+            if (j1 != cold || j2 != cold)
+                assert_true(fabs(g.distance - margin) <= 1e-9 * 4);
+            cold_iter += it1;
+            warm_iter += it2;
+            apart += cold;
+        }
+    }
+    /* Both answers occur, and the warm start saves work. */
+    assert_true(apart > steps / 5 && apart < steps - steps / 5);
+    assert_true(warm_iter < cold_iter);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+static void test_gjk_warm_start(void **state)
+{
+    (void)state;
+    warm_gjk_along("suzanne.obj", "bunny2.obj", 1);
+    warm_gjk_along("woody.obj", "suzanne.obj", 2); /* woody is flat: its k-CBP is thickened */
+}
+
+/* ---- the k-CBP planes inside the mesh test ----------------------------- */
+
+typedef struct {
+    kcbp_contact *c;
+    size_t n, cap;
+    bool first_only;
+} pair_list;
+
+static bool collect(void *ctx, uint32_t ta, uint32_t tb)
+{
+    pair_list *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->c = realloc(l->c, l->cap * sizeof *l->c);
+        assert_non_null(l->c);
+    }
+    l->c[l->n++] = (kcbp_contact){ta, tb};
+    return !l->first_only;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const kcbp_contact *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+/* The invariant of kcbp_tree_clip at one pose: its half-spaces hold the other
+ * mesh (the premise), and the traversal with them finds exactly the
+ * contacts found without them (all of them, and the same first one), which
+ * are brute force's when `brute` is set. Returns the nodes dropped. */
+static uint64_t check_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *pb, bool brute)
+{
+    kcbp_pose id = kcbp_pose_identity();
+    double eps = kcbp_collide_tolerance(a, b, pb);
+    kcbp_tree_clip clip;
+    kcbp_collide_clip(a, b, pb, &clip);
+    assert_true(clip.margin >= eps);
+    assert_true(clip.na <= KCBP_TREE_CLIP_MAX && clip.nb <= KCBP_TREE_CLIP_MAX);
+    /* The premise, up to rounding far below the margin. */
+    kcbp_pose a_in_b = kcbp_pose_inverse(pb);
+    double slack = 1e-6 * clip.margin;
+    for (uint32_t i = 0; i < clip.na; i++)
+        for (uint32_t v = 0; v < b->mesh.nvertices; v++)
+            assert_true(kcbp_v3_dot(clip.a[i].n, kcbp_pose_apply(pb, b->mesh.vertices[v])) <= clip.a[i].d + slack);
+    for (uint32_t i = 0; i < clip.nb; i++)
+        for (uint32_t v = 0; v < a->mesh.nvertices; v++)
+            assert_true(kcbp_v3_dot(clip.b[i].n, kcbp_pose_apply(&a_in_b, a->mesh.vertices[v])) <=
+                        clip.b[i].d + slack);
+    /* Every contact, and the first. */
+    pair_list all0 = {0}, all1 = {0}, first0 = {NULL, 0, 0, true}, first1 = {NULL, 0, 0, true};
+    kcbp_tree_stats s0 = {0}, s1 = {0};
+    kcbp_aabb_tree_collide(&a->tree, &b->tree, pb, eps, collect, &all0, &s0);
+    kcbp_aabb_tree_collide_clipped(&a->tree, &b->tree, pb, eps, &clip, collect, &all1, &s1);
+    pair_list all2 = {0};
+    kcbp_tree_stats s2 = {0};
+    kcbp_aabb_tree_collide_all(&a->tree, &b->tree, pb, eps, collect, &all2, &s2); /* no ordering: the same pairs */
+    assert_int_equal(s2.box_pairs, s0.box_pairs);
+    assert_int_equal(s2.tri_pairs, s0.tri_pairs);
+    kcbp_aabb_tree_collide(&a->tree, &b->tree, pb, eps, collect, &first0, NULL);
+    kcbp_aabb_tree_collide_clipped(&a->tree, &b->tree, pb, eps, &clip, collect, &first1, NULL);
+    assert_true(s1.box_pairs <= s0.box_pairs);
+    assert_int_equal(s0.node_planes, 0);
+    if (all0.n > 1) /* all0.c is NULL without contacts: qsort(NULL, 0) is undefined */
+        qsort(all0.c, all0.n, sizeof *all0.c, cmp_pair);
+    if (all1.n > 1)
+        qsort(all1.c, all1.n, sizeof *all1.c, cmp_pair);
+    if (all2.n > 1)
+        qsort(all2.c, all2.n, sizeof *all2.c, cmp_pair);
+    assert_int_equal(all0.n, all1.n);
+    assert_int_equal(all0.n, all2.n);
+    if (all0.n) {
+        assert_memory_equal(all0.c, all1.c, all0.n * sizeof *all0.c);
+        assert_memory_equal(all0.c, all2.c, all0.n * sizeof *all0.c);
+    }
+    assert_int_equal(first0.n, first1.n);
+    if (first0.n)
+        assert_memory_equal(first0.c, first1.c, sizeof *first0.c);
+    if (brute) {
+        kcbp_contact *want;
+        size_t nwant = test_brute_force_contacts(a, &id, b, pb, &want);
+        assert_int_equal(nwant, all1.n);
+        if (nwant)
+            assert_memory_equal(want, all1.c, nwant * sizeof *want);
+        free(want);
+    }
+    free(all0.c);
+    free(all1.c);
+    free(all2.c);
+    free(first0.c);
+    free(first1.c);
+    return s1.node_culls;
+}
+
+/* The distance s along dir at which B (turned by rot) first touches A,
+ * within 1e-12 (bisection with kcbp_collide, as bench/gen_poses does). */
+static double first_touch(const kcbp_model *a, const kcbp_model *b, kcbp_vec3 dir, const kcbp_mat3 *rot)
+{
+    kcbp_collide_options o = {KCBP_CONTACTS_NONE, true, false};
+    kcbp_collide_result r = {0};
+    kcbp_pose p = {*rot, kcbp_v3(0, 0, 0)};
+    double lo = 0, hi = 8;
+    p.trans = kcbp_v3_scale(dir, lo);
+    assert_int_equal(kcbp_collide(a, &(kcbp_pose){kcbp_mat3_identity(), {0, 0, 0}}, b, &p, &o, &r, NULL), KCBP_OK);
+    if (!r.collide) { /* B at A's centre does not touch it: skip this direction */
+        kcbp_collide_result_free(&r);
+        return -1;
+    }
+    for (int i = 0; i < 60 && hi - lo > 1e-12; i++) {
+        double mid = 0.5 * (lo + hi);
+        p.trans = kcbp_v3_scale(dir, mid);
+        assert_int_equal(kcbp_collide(a, &(kcbp_pose){kcbp_mat3_identity(), {0, 0, 0}}, b, &p, &o, &r, NULL),
+                         KCBP_OK);
+        if (r.collide)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    kcbp_collide_result_free(&r);
+    return lo;
+}
+
+static void clip_pair(const char *name_a, const char *name_b, int nrandom, int ntouch, uint64_t seed)
+{
+    kcbp_model a, b;
+    test_model_load_unit(&a, name_a);
+    test_model_load_unit(&b, name_b);
+    test_rng rng = {seed};
+    uint64_t culls = 0;
+    for (int i = 0; i < nrandom; i++) {
+        kcbp_pose p = test_random_pose(&rng, 1.6);
+        culls += check_clip(&a, &b, &p, i < 6);
+    }
+    /* At first contact, and a hair (around the margin and the tolerance)
+     * either side of it: where dropping a node too many would show. */
+    static const double hair[] = {0, 1e-6, -1e-6, 1e-8, -1e-8, 3e-10, -3e-10};
+    for (int i = 0; i < ntouch; i++) {
+        kcbp_vec3 dir = test_rng_unit_vector(&rng);
+        kcbp_pose p = test_random_pose(&rng, 0);
+        double s = first_touch(&a, &b, dir, &p.rot);
+        if (s < 0)
+            continue;
+        for (size_t h = 0; h < sizeof hair / sizeof *hair; h++) {
+            p.trans = kcbp_v3_scale(dir, s + hair[h]);
+            culls += check_clip(&a, &b, &p, h < 3);
+        }
+    }
+    assert_true(culls > 0); /* the planes do cut */
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+static void test_clip_suzanne_suzanne(void **state)
+{
+    (void)state;
+    clip_pair("suzanne.obj", "suzanne.obj", 30, 4, 11);
+}
+
+static void test_clip_woody_suzanne(void **state)
+{
+    (void)state;
+    clip_pair("woody.obj", "suzanne.obj", 30, 4, 12);
+}
+
+static void test_clip_cubes_touching(void **state)
+{
+    (void)state;
+    /* Faces, edges and corners exactly on the k-CBP planes, and a hair off. */
+    kcbp_model a, b;
+    test_model_box(&a, kcbp_v3(0, 0, 0), kcbp_v3(1, 1, 1));
+    test_model_box(&b, kcbp_v3(0, 0, 0), kcbp_v3(1, 1, 1));
+    static const double off[][3] = {{1, 0, 0},   {1, 0.5, 0.5}, {1, 1, 0},          {1, 1, 1},
+                                    {0.5, 0, 0}, {1 + 1e-11, 0, 0}, {1 + 1e-9, 1, 0}, {1 - 1e-11, 0.3, 0.2}};
+    for (size_t i = 0; i < sizeof off / sizeof *off; i++) {
+        kcbp_pose p = kcbp_pose_identity();
+        p.trans = kcbp_v3(off[i][0], off[i][1], off[i][2]);
+        check_clip(&a, &b, &p, true);
+    }
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+/* ---- the pair cache ---------------------------------------------------- */
+
+typedef struct {
+    int axis, contact, warm, skipped, calls;
+} cache_counts;
+
+/* One step of a trajectory, in one mode: the cached call gives what the
+ * cache-less call gives. */
+static void compare_step(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model *b, const kcbp_pose *pb,
+                         const kcbp_collide_options *o, kcbp_pair_cache *cache, cache_counts *n)
+{
+    kcbp_collide_result r0 = {0}, r1 = {0};
+    assert_int_equal(kcbp_collide(a, pa, b, pb, o, &r0, NULL), KCBP_OK);
+    assert_int_equal(kcbp_collide_cached(a, pa, b, pb, o, cache, &r1, NULL), KCBP_OK);
+    assert_same_contacts(&r0, &r1);
+    /* No pose of these trajectories is within rounding of the margin, so
+     * the stages agree too. */
+    assert_int_equal(r0.decided_by, r1.decided_by);
+    assert_int_equal(r0.cache.hit, KCBP_CACHE_UNUSED);
+    if (o->cbp_measure) { /* the measured k-CBP stage is untouched, bit for bit */
+        assert_false(r1.cache.gjk_skipped || r1.cache.gjk_warm || r1.cache.hit == KCBP_CACHE_AXIS);
+        assert_int_equal(r0.cbp.tested, r1.cbp.tested);
+        assert_int_equal(r0.cbp.separated, r1.cbp.separated);
+        assert_same_bits(r0.cbp.distance, r1.cbp.distance);
+        assert_same_bits(r0.cbp.depth, r1.cbp.depth);
+        assert_same_vec(r0.cbp.point_a, r1.cbp.point_a);
+        assert_same_vec(r0.cbp.direction, r1.cbp.direction);
+    } else if (r1.cbp.separated) {
+        assert_true(r1.cbp.distance_lower > 0);
+    }
+    if (r1.cache.hit == KCBP_CACHE_CONTACT)
+        assert_true(o->contacts == KCBP_CONTACTS_NONE && r1.collide && r1.tree.tri_pairs == 1);
+    if (r1.cache.hit == KCBP_CACHE_AXIS)
+        assert_true(r1.decided_by == KCBP_STAGE_CBP && r1.cbp.gjk_iterations == 0);
+    n->axis += r1.cache.hit == KCBP_CACHE_AXIS;
+    n->contact += r1.cache.hit == KCBP_CACHE_CONTACT;
+    n->warm += r1.cache.gjk_warm;
+    n->skipped += r1.cache.gjk_skipped;
+    n->calls++;
+    kcbp_collide_result_free(&r0);
+    kcbp_collide_result_free(&r1);
+}
+
+/* Trajectories of B through A (apart, touching, overlapping, apart again),
+ * each mode with its own cache kept along the trajectory, and brute force
+ * every few steps. */
+static void cache_pair(const char *name_a, const char *name_b, int paths, int steps, uint64_t seed)
+{
+    kcbp_model a, b;
+    test_model_load_unit(&a, name_a);
+    test_model_load_unit(&b, name_b);
+    test_rng rng = {seed};
+    kcbp_pose pa = test_random_pose(&rng, 0.05);
+    cache_counts none_cbp = {0}, total = {0};
+    for (int path = 0; path < paths; path++) {
+        kcbp_vec3 dir = test_rng_unit_vector(&rng), off = kcbp_v3_scale(test_rng_unit_vector(&rng), 0.4);
+        kcbp_vec3 axis = test_rng_unit_vector(&rng);
+        kcbp_pair_cache caches[3][2][2];
+        memset(caches, 0, sizeof caches);
+        for (int i = 0; i < steps; i++) {
+            kcbp_pose pb = trajectory(kcbp_v3_add(kcbp_v3_scale(dir, 3), off), kcbp_v3_sub(off, kcbp_v3_scale(dir, 3)),
+                                      axis, 60, i, steps);
+            for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_ALL; mode++)
+                for (int use_cbp = 0; use_cbp < 2; use_cbp++)
+                    for (int measure = 0; measure < 2; measure++) {
+                        kcbp_collide_options o = {(kcbp_contacts_mode)mode, use_cbp, measure};
+                        cache_counts *n = mode == KCBP_CONTACTS_NONE && use_cbp && !measure ? &none_cbp : &total;
+                        compare_step(&a, &pa, &b, &pb, &o, &caches[mode][use_cbp][measure], n);
+                    }
+            if (i % 16 == 0) {
+                kcbp_contact *want;
+                size_t nwant = test_brute_force_contacts(&a, &pa, &b, &pb, &want);
+                kcbp_collide_options o = {KCBP_CONTACTS_ALL, true, false};
+                kcbp_collide_result r = {0};
+                assert_int_equal(kcbp_collide_cached(&a, &pa, &b, &pb, &o, &caches[2][1][0], &r, NULL), KCBP_OK);
+                assert_int_equal(r.ncontacts, nwant);
+                if (nwant)
+                    assert_memory_equal(r.contacts, want, nwant * sizeof *want);
+                kcbp_collide_result_free(&r);
+                free(want);
+            }
+        }
+    }
+    /* Every shortcut was taken somewhere along the way. */
+    assert_true(none_cbp.axis > 0 && none_cbp.contact > 0 && none_cbp.warm > 0 && none_cbp.skipped > 0);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+static void test_cache_suzanne_bunny2(void **state)
+{
+    (void)state;
+    cache_pair("suzanne.obj", "bunny2.obj", 2, 100, 21);
+}
+
+static void test_cache_suzanne_suzanne(void **state)
+{
+    (void)state;
+    cache_pair("suzanne.obj", "suzanne.obj", 3, 100, 22);
+}
+
+static void test_cache_woody_suzanne(void **state)
+{
+    (void)state;
+    cache_pair("woody.obj", "suzanne.obj", 3, 100, 23);
+}
+
+/* A cache holding anything at all (another pair's, random bytes, a long or
+ * NaN axis, indices out of range) costs time at worst, never an answer. */
+static void test_cache_junk(void **state)
+{
+    (void)state;
+    kcbp_model a, b;
+    test_model_load_unit(&a, "suzanne.obj");
+    test_model_load_unit(&b, "woody.obj");
+    test_rng rng = {31};
+    kcbp_pose pa = kcbp_pose_identity();
+    for (int i = 0; i < 300; i++) {
+        kcbp_pose pb = test_random_pose(&rng, 1.6);
+        kcbp_pair_cache junk;
+        unsigned char *bytes = (unsigned char *)&junk;
+        for (size_t k = 0; k < sizeof junk; k++)
+            bytes[k] = (unsigned char)(test_rng_uniform(&rng) * 256);
+        switch (i % 5) {
+        case 0: break; /* random bytes */
+        case 1:        /* a long axis: its gap would be scaled up */
+            junk.flags = KCBP_PAIR_CACHE_AXIS;
+            junk.axis = kcbp_v3_scale(test_rng_unit_vector(&rng), 1e6);
+            break;
+        case 2:
+            junk.flags = KCBP_PAIR_CACHE_AXIS;
+            junk.axis = kcbp_v3(NAN, 0, 1);
+            break;
+        case 3: /* in-range triangles of some other place */
+            junk.flags = KCBP_PAIR_CACHE_CONTACT;
+            junk.contact.a = (uint32_t)(test_rng_uniform(&rng) * a.mesh.ntriangles);
+            junk.contact.b = (uint32_t)(test_rng_uniform(&rng) * b.mesh.ntriangles);
+            break;
+        default: /* out of range everywhere, and a skip of the k-CBP stage */
+            junk.flags = ~0u;
+            junk.contact.a = UINT32_MAX;
+            junk.simplex.count = 4;
+            junk.overlaps = UINT32_MAX;
+            break;
+        }
+        for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_ALL; mode++) {
+            kcbp_collide_options o = {(kcbp_contacts_mode)mode, true, false};
+            kcbp_pair_cache c = junk;
+            kcbp_collide_result r0 = {0}, r1 = {0};
+            assert_int_equal(kcbp_collide(&a, &pa, &b, &pb, &o, &r0, NULL), KCBP_OK);
+            assert_int_equal(kcbp_collide_cached(&a, &pa, &b, &pb, &o, &c, &r1, NULL), KCBP_OK);
+            assert_same_contacts(&r0, &r1);
+            kcbp_collide_result_free(&r0);
+            kcbp_collide_result_free(&r1);
+        }
+    }
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
+/* ---- one cache per pair of a moving scene -------------------------------- */
+
+/* The wiring proposed for kcbp_scene_eval_frame, done here from outside:
+ * the broad phase's pairs come sorted by (a, b) every frame, so the caches
+ * of the previous frame's pairs are carried over by one merge, O(pairs),
+ * and a pair that leaves the broad phase loses its cache. Every frame's
+ * answer must be the scene's own (kcbp_scene_eval_frame, no cache). */
+static void test_cache_moving_scene(void **state)
+{
+    (void)state;
+    kcbp_mesh mesh;
+    assert_int_equal(kcbp_obj_load("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
+    kcbp_scene s;
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, 24, 5, &err), KCBP_OK);
+    kcbp_mesh_free(&mesh);
+    test_rng rng = {41};
+    for (uint32_t i = 0; i < s.nobjects; i++) {
+        s.objects[i].velocity = kcbp_v3_scale(test_rng_unit_vector(&rng), 2.0);
+        s.objects[i].spin_axis = test_rng_unit_vector(&rng);
+        s.objects[i].spin_deg_per_s = test_rng_range(&rng, 0, 300);
+    }
+    s.moving = true;
+    s.frames = 60;
+    s.dt = 0.01;
+    if (kcbp_scene_build(&s, NULL, &err) != KCBP_OK)
+        fail_msg("%s", err.msg);
+    for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_FIRST; mode++) {
+        kcbp_collide_options o = kcbp_collide_options_default();
+        o.contacts = (kcbp_contacts_mode)mode;
+        o.cbp_measure = false;
+        kcbp_scene_eval ev;
+        assert_int_equal(kcbp_scene_eval_init(&ev, &s, &o, &err), KCBP_OK);
+        kcbp_sap sap;
+        assert_int_equal(kcbp_sap_init(&sap, s.nobjects, NULL), KCBP_OK);
+        kcbp_pose *poses = malloc(s.nobjects * sizeof *poses);
+        kcbp_aabb *boxes = malloc(s.nobjects * sizeof *boxes);
+        kcbp_index_pair *keys = NULL, *new_keys = NULL;
+        kcbp_pair_cache *caches = NULL, *new_caches = NULL;
+        size_t nkeys = 0, hits = 0;
+        kcbp_scene_frame fr;
+        memset(&fr, 0, sizeof fr);
+        kcbp_collide_result res = {0};
+        for (uint32_t f = 0; f < s.frames; f++) {
+            assert_int_equal(kcbp_scene_eval_frame(&ev, f, &fr, &err), KCBP_OK);
+            /* the scene's world boxes, widened as kcbp_scene_eval_frame does */
+            for (uint32_t i = 0; i < s.nobjects; i++) {
+                const kcbp_model *m = &s.models[s.objects[i].model].model;
+                poses[i] = kcbp_scene_object_pose(&s, i, f);
+                kcbp_aabb bx = kcbp_model_world_bounds(m, &poses[i]);
+                double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(poses[i].trans));
+                boxes[i].min = kcbp_v3_sub(bx.min, kcbp_v3(pad, pad, pad));
+                boxes[i].max = kcbp_v3_add(bx.max, kcbp_v3(pad, pad, pad));
+            }
+            assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
+            new_keys = realloc(new_keys, (sap.npairs + 1) * sizeof *new_keys);
+            new_caches = realloc(new_caches, (sap.npairs + 1) * sizeof *new_caches);
+            assert_true(new_keys && new_caches);
+            size_t j = 0;
+            for (size_t k = 0; k < sap.npairs; k++) {
+                kcbp_index_pair p = sap.pairs[k];
+                while (j < nkeys && (keys[j].a < p.a || (keys[j].a == p.a && keys[j].b < p.b)))
+                    j++;
+                if (j < nkeys && keys[j].a == p.a && keys[j].b == p.b)
+                    new_caches[k] = caches[j++];
+                else
+                    memset(&new_caches[k], 0, sizeof new_caches[k]);
+                new_keys[k] = p;
+            }
+            kcbp_index_pair *tk = keys;
+            keys = new_keys, new_keys = tk;
+            kcbp_pair_cache *tc = caches;
+            caches = new_caches, new_caches = tc;
+            nkeys = sap.npairs;
+            /* the pair tests, with their caches, against the scene's hits */
+            size_t h = 0;
+            for (size_t k = 0; k < nkeys; k++) {
+                uint32_t a = keys[k].a, b = keys[k].b;
+                assert_int_equal(kcbp_collide_cached(&s.models[s.objects[a].model].model, &poses[a],
+                                                     &s.models[s.objects[b].model].model, &poses[b], &o,
+                                                     &caches[k], &res, NULL),
+                                 KCBP_OK);
+                hits += res.cache.hit != KCBP_CACHE_UNUSED;
+                if (!res.collide)
+                    continue;
+                assert_true(h < fr.colliding && fr.hits[h].a == a && fr.hits[h].b == b);
+                assert_int_equal(fr.hits[h].count, res.ncontacts);
+                if (res.ncontacts)
+                    assert_memory_equal(fr.contacts + fr.hits[h].first, res.contacts,
+                                        res.ncontacts * sizeof *res.contacts);
+                h++;
+            }
+            assert_int_equal(h, fr.colliding);
+        }
+        assert_true(hits > 0);
+        free(keys);
+        free(new_keys);
+        free(caches);
+        free(new_caches);
+        free(poses);
+        free(boxes);
+        kcbp_collide_result_free(&res);
+        kcbp_scene_frame_free(&fr);
+        kcbp_sap_free(&sap);
+        kcbp_scene_eval_free(&ev);
+    }
+    kcbp_scene_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gjk_warm_start),
+        cmocka_unit_test(test_clip_suzanne_suzanne),
+        cmocka_unit_test(test_clip_woody_suzanne),
+        cmocka_unit_test(test_clip_cubes_touching),
+        cmocka_unit_test(test_cache_suzanne_bunny2),
+        cmocka_unit_test(test_cache_suzanne_suzanne),
+        cmocka_unit_test(test_cache_woody_suzanne),
+        cmocka_unit_test(test_cache_junk),
+        cmocka_unit_test(test_cache_moving_scene),
+    };
+    return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
+}

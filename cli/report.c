@@ -141,8 +141,9 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
     cJSON *passed = cJSON_AddObjectToObject(o, "passed");
     cJSON *rate = cJSON_AddObjectToObject(o, "hit_rate");
     cJSON *hits = cJSON_AddArrayToObject(o, "colliding");
+    cJSON *cache = cJSON_AddObjectToObject(o, "cache");
     cJSON *time = cJSON_AddObjectToObject(o, "time_ms");
-    if (!passed || !rate || !hits || !time) {
+    if (!passed || !rate || !hits || !cache || !time) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -172,6 +173,9 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
             s.failed |= !q || !cJSON_AddItemToArray(contacts, q);
         }
     }
+    add_number(&s, cache, "axis", (double)f->cache_axis);
+    add_number(&s, cache, "contact", (double)f->cache_contact);
+    add_number(&s, cache, "cbp_skipped", (double)f->cbp_skipped);
     add_number(&s, time, "load", scene->load_ms);
     add_number(&s, time, "build", scene->build_ms);
     add_number(&s, time, "bounds", f->bounds_ms);

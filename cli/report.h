@@ -42,6 +42,10 @@ cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *
  *             "mesh": meshes touch = the colliding pairs},
  *  "hit_rate": {"broadphase": mesh / broadphase, "cbp": mesh / cbp or null},
  *  "colliding": [{"a": name, "b": name[, "contacts": [[ta, tb], ...]]}, ...],
+ *  "cache": {"axis": pairs proven apart by last frame's separating axis,
+ *            "contact": pairs confirmed by last frame's contact,
+ *            "cbp_skipped": pairs whose k-CBP stage was skipped (their k-CBPs
+ *            kept overlapping)},
  *  "time_ms": {"load", "build" (the scene's, repeated on every frame),
  *              "bounds", "broadphase", "cbp", "mesh",
  *              "detect" (= bounds + broadphase + cbp + mesh)}}

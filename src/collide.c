@@ -62,7 +62,7 @@ const char *kcbp_stage_name(kcbp_stage stage)
 
 kcbp_collide_options kcbp_collide_options_default(void)
 {
-    kcbp_collide_options o = {KCBP_CONTACTS_FIRST, true, false};
+    kcbp_collide_options o = {KCBP_CONTACTS_FIRST, true, false, false};
     return o;
 }
 
@@ -334,6 +334,16 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     return kcbp_collide_cached(a, pose_a, b, pose_b, options, NULL, result, err);
 }
 
+static bool bounds_overlap(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
+                           double eps)
+{
+    kcbp_aabb wa = kcbp_model_world_bounds(a, pose_a), wb = kcbp_model_world_bounds(b, pose_b);
+    kcbp_vec3 pad = kcbp_v3(eps, eps, eps);
+    wa.min = kcbp_v3_sub(wa.min, pad);
+    wa.max = kcbp_v3_add(wa.max, pad);
+    return kcbp_aabb_overlap(wa, wb);
+}
+
 kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                 const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
                                 kcbp_collide_result *result, kcbp_error *err)
@@ -346,12 +356,9 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
     kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
     double eps = kcbp_collide_tolerance(a, b, &b_in_a);
 
-    /* Stage 1: world boxes, widened by the tolerance. */
-    kcbp_aabb wa = kcbp_model_world_bounds(a, pose_a), wb = kcbp_model_world_bounds(b, pose_b);
-    kcbp_vec3 pad = kcbp_v3(eps, eps, eps);
-    wa.min = kcbp_v3_sub(wa.min, pad);
-    wa.max = kcbp_v3_add(wa.max, pad);
-    if (!kcbp_aabb_overlap(wa, wb)) {
+    /* Stage 1: world boxes, widened by the tolerance (unless a broad phase
+     * has just tested them). */
+    if (!options->skip_bounds && !bounds_overlap(a, pose_a, b, pose_b, eps)) {
         result->decided_by = KCBP_STAGE_AABB;
         if (pc) {
             pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;

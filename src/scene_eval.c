@@ -25,6 +25,7 @@ kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, c
         return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: the scene's models are not built", scene->name);
     ev->scene = scene;
     ev->options = *options;
+    ev->coherent = true;
     size_t n = scene->nobjects;
     ev->poses = malloc((n ? n : 1) * sizeof *ev->poses);
     ev->boxes = malloc((n ? n : 1) * sizeof *ev->boxes);
@@ -45,6 +46,8 @@ void kcbp_scene_eval_free(kcbp_scene_eval *ev)
     free(ev->poses);
     free(ev->boxes);
     kcbp_sap_free(&ev->sap);
+    free(ev->caches);
+    free(ev->next_caches);
     kcbp_collide_result_free(&ev->result);
     memset(ev, 0, sizeof *ev);
 }
@@ -102,15 +105,41 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         return st;
     out->broadphase = ev->sap.npairs;
 
-    /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide. */
-    for (size_t k = 0; k < ev->sap.npairs && st == KCBP_OK; k++) {
+    /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide_cached, each
+     * pair with the cache it had in the last frame (both lists are sorted by
+     * (a, b): one merge). The broad phase has tested the world boxes. */
+    size_t np = ev->sap.npairs;
+    if (ev->coherent &&
+        !kcbp_grow(&ev->next_caches, &ev->cap_next_caches, np ? np : 1, sizeof *ev->next_caches, 64))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu pair caches", s->name, np);
+    kcbp_collide_options opts = ev->options;
+    opts.skip_bounds = true;
+    size_t old = 0;
+    out->cache_axis = out->cache_contact = out->cbp_skipped = 0;
+    for (size_t k = 0; k < np && st == KCBP_OK; k++) {
         uint32_t a = ev->sap.pairs[k].a, b = ev->sap.pairs[k].b;
         const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
+        kcbp_pair_cache *pc = NULL;
+        if (ev->coherent) {
+            kcbp_scene_pair_cache *next = &ev->next_caches[k];
+            while (old < ev->ncaches && (ev->caches[old].a < a || (ev->caches[old].a == a && ev->caches[old].b < b)))
+                old++;
+            next->a = a;
+            next->b = b;
+            if (old < ev->ncaches && ev->caches[old].a == a && ev->caches[old].b == b)
+                next->cache = ev->caches[old].cache;
+            else
+                memset(&next->cache, 0, sizeof next->cache);
+            pc = &next->cache;
+        }
         double q0 = kcbp_now_ms();
-        st = kcbp_collide(ma, &ev->poses[a], mb, &ev->poses[b], &ev->options, &ev->result, err);
+        st = kcbp_collide_cached(ma, &ev->poses[a], mb, &ev->poses[b], &opts, pc, &ev->result, err);
         double q1 = kcbp_now_ms();
         if (st != KCBP_OK)
             break;
+        out->cache_axis += ev->result.cache.hit == KCBP_CACHE_AXIS;
+        out->cache_contact += ev->result.cache.hit == KCBP_CACHE_CONTACT;
+        out->cbp_skipped += ev->result.cache.gjk_skipped;
         if (ev->result.decided_by == KCBP_STAGE_MESH) {
             out->mesh_tested++;
             out->mesh_ms += q1 - q0;
@@ -121,6 +150,15 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         KCBP_ASSERT(!ev->result.collide || ev->result.decided_by == KCBP_STAGE_MESH); /* filters only say "apart" */
         if (ev->result.collide)
             st = add_hit(out, a, b, &ev->result, err);
+    }
+    if (ev->coherent) { /* this frame's caches are the next frame's old ones */
+        kcbp_scene_pair_cache *t = ev->caches;
+        size_t cap = ev->cap_caches;
+        ev->caches = ev->next_caches;
+        ev->cap_caches = ev->cap_next_caches;
+        ev->next_caches = t;
+        ev->cap_next_caches = cap;
+        ev->ncaches = st == KCBP_OK ? np : 0;
     }
     return st;
 }

@@ -91,6 +91,8 @@ typedef struct {
                          false: GJK only until a plane separates them by more
                          than the margin (or they are found not to be), which is
                          all the answer needs. Never changes the answer. */
+    bool skip_bounds; /* do not test the world boxes first (stage 1): the caller
+                         has (a broad phase). Never changes the answer. */
 } kcbp_collide_options;
 
 /* Contacts FIRST, the k-CBP stage on, not measured (cbp_measure false: the

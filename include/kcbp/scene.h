@@ -201,9 +201,20 @@ typedef struct {
      * the pair tests that ended before the mesh test (filter_ms) and those
      * that reached it (mesh_ms, including their filters). */
     double bounds_ms, broadphase_ms, filter_ms, mesh_ms;
+    /* What the pairs' caches did (kcbp_scene_eval, coherence): pairs
+     * proven apart again by their last separating axis (no GJK), pairs
+     * confirmed by their last contact (one triangle test), pairs whose k-CBP
+     * stage was skipped because their k-CBPs kept overlapping. */
+    uint64_t cache_axis, cache_contact, cbp_skipped;
 } kcbp_scene_frame;
 
 KCBP_API void kcbp_scene_frame_free(kcbp_scene_frame *frame);
+
+/* A pair of objects (a < b) and what its last test left (collide.h). */
+typedef struct {
+    uint32_t a, b;
+    kcbp_pair_cache cache;
+} kcbp_scene_pair_cache;
 
 /* Evaluation state of one built scene: poses, boxes, the broad phase's
  * sweep order (kept from frame to frame: coherence) and scratch space. One
@@ -215,6 +226,14 @@ typedef struct {
     kcbp_aabb *boxes;
     kcbp_sap sap;
     kcbp_collide_result result;
+    /* Temporal coherence: one kcbp_pair_cache per pair the broad phase kept
+     * in the last frame, sorted by (a, b) like the broad phase's pairs, and
+     * kept while the pair stays in the broad phase (a merge of the two sorted
+     * lists: O(pairs) per frame). coherent = false evaluates every frame
+     * from scratch. */
+    bool coherent;
+    kcbp_scene_pair_cache *caches, *next_caches;
+    size_t ncaches, cap_caches, cap_next_caches;
 } kcbp_scene_eval;
 
 KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
@@ -224,6 +243,9 @@ KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene 
  * boxes are widened by each object's share of kcbp_collide's tolerance, so
  * the broad phase never drops a pair that kcbp_collide would find touching:
  * the colliding pairs are exactly those kcbp_collide finds over all pairs.
+ * Each pair kept by the broad phase in consecutive calls carries a pair
+ * cache from one call to the next (kcbp_collide_cached: the same answers,
+ * sooner), whatever the frames asked for.
  * out is reused from call to call (zero it before the first). */
 KCBP_API kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err);
 KCBP_API void kcbp_scene_eval_free(kcbp_scene_eval *ev);

@@ -23,6 +23,10 @@ static const char collide_help[] =
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "  --measure-cbp            with --poses: measure the k-CBPs' distance or depth for\n"
+    "                           every pose, as a single pose always is (slower: GJK to\n"
+    "                           convergence and EPA; without it a pose's \"cbp\" says only\n"
+    "                           whether the k-CBPs are apart, and the poses share a cache)\n"
     "\n"
     "Stages: the world boxes of the k-CBPs, then GJK on the k-CBPs (EPA measures\n"
     "their overlap), then the AABB trees and Moller's triangle test, which decide.\n"
@@ -37,6 +41,7 @@ typedef struct {
     kcbp_collide_options opts;
     kcbp_model_options model;
     bool pretty;
+    bool measure_cbp; /* --measure-cbp */
 } collide_args;
 
 static int parse_args(int argc, char **argv, collide_args *args, bool *help)
@@ -46,11 +51,11 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"poses", required_argument, NULL, 'p'},  {"contacts", required_argument, NULL, 'c'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
+        {"measure-cbp", no_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
     args->opts = kcbp_collide_options_default();
-    args->opts.cbp_measure = true; /* the report gives the k-CBPs' distance or depth */
     args->model = kcbp_model_options_default();
     *help = false;
     long k;
@@ -66,6 +71,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'P': args->pretty = true; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
+        case 'M': args->measure_cbp = true; break;
         case 'k':
             if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
                 return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
@@ -96,6 +102,10 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         return kcbp_cli_usage_error("collide", "--poses gives the poses of B: do not combine it with --pose-b");
     if (!args->opts.use_cbp)
         args->model.k = 0;
+    /* A single pose's report gives the k-CBPs' distance or depth; a pose
+     * file's lines do when asked, since measuring costs more than the answer
+     * and keeps the poses from sharing a pair cache (kcbp_collide_cached). */
+    args->opts.cbp_measure = !args->poses_file || args->measure_cbp;
     args->path_a = argv[optind];
     args->path_b = argv[optind + 1];
     return KCBP_EXIT_OK;
@@ -157,9 +167,13 @@ int kcbp_cli_collide(int argc, char **argv)
     if (st == KCBP_OK && !lines)
         st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for %zu poses", nposes);
     kcbp_collide_result result = {0};
+    /* The poses of a file are often a trajectory: one pair cache carries
+     * what each test found to the next (the same answers, sooner). */
+    kcbp_pair_cache cache;
+    memset(&cache, 0, sizeof cache);
     for (size_t i = 0; st == KCBP_OK && i < nposes; i++) {
         double t0 = kcbp_cli_now_ms();
-        st = kcbp_collide(&model_a, &pose_a, b, &poses[i], &args.opts, &result, &err);
+        st = kcbp_collide_cached(&model_a, &pose_a, b, &poses[i], &args.opts, &cache, &result, &err);
         times.query_ms = kcbp_cli_now_ms() - t0;
         if (st != KCBP_OK)
             break;

@@ -106,6 +106,9 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
      * file's lines do when asked, since measuring costs more than the answer
      * and keeps the poses from sharing a pair cache (kcbp_collide_cached). */
     args->opts.cbp_measure = !args->poses_file || args->measure_cbp;
+    /* The fine k-CBPs serve only unmeasured tests of a pair seen before. */
+    if (args->opts.cbp_measure)
+        args->model.k_fine = 0;
     args->path_a = argv[optind];
     args->path_b = argv[optind + 1];
     return KCBP_EXIT_OK;

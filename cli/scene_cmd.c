@@ -115,7 +115,11 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     kcbp_status st = kcbp_scene_read(&scene, path, err);
     if (st != KCBP_OK)
         return st;
-    if ((st = kcbp_scene_build_cached(&scene, &o->model, o->cache, err)) != KCBP_OK) {
+    /* The fine k-CBPs serve only from a pair's second frame on. */
+    kcbp_model_options mo = o->model;
+    if (scene.frames < 2)
+        mo.k_fine = 0;
+    if ((st = kcbp_scene_build_cached(&scene, &mo, o->cache, err)) != KCBP_OK) {
         kcbp_scene_free(&scene);
         return st;
     }

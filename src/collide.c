@@ -13,7 +13,7 @@
 
 kcbp_model_options kcbp_model_options_default(void)
 {
-    kcbp_model_options o = {KCBP_CBP_K_DEFAULT, KCBP_DIRS_GREEDY};
+    kcbp_model_options o = {KCBP_CBP_K_DEFAULT, KCBP_DIRS_GREEDY, KCBP_CBP_K_FINE_DEFAULT};
     return o;
 }
 
@@ -31,8 +31,20 @@ kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_mode
         kcbp_model_free(model);
         return st;
     }
+    /* The fine k-CBP: a best effort (a failure leaves the model without
+     * one, which only costs time). */
+    if (o.k != 0 && o.k_fine > o.k) {
+        kcbp_error ferr;
+        if (kcbp_cbp_build(model->mesh.vertices, model->mesh.nvertices, o.k_fine, o.dirs, &model->fine, &ferr) !=
+            KCBP_OK)
+            memset(&model->fine, 0, sizeof model->fine);
+    }
     for (uint32_t i = 0; i < model->cbp.nvertices; i++)
         model->cbp_scale = fmax(model->cbp_scale, kcbp_v3_max_abs(model->cbp.vertices[i]));
+    for (uint32_t i = 0; i < model->fine.nvertices; i++)
+        model->cbp_scale = fmax(model->cbp_scale, kcbp_v3_max_abs(model->fine.vertices[i]));
+    if (model->fine.nplanes > 0)
+        model->fine_shape = kcbp_convex_polytope(model->fine.vertices, model->fine.nvertices, NULL, NULL, 0.0);
     if (kcbp_model_has_cbp(model))
         /* Scanned, not climbed: a k-CBP has few vertices (2k - 4 at most
          * for simple vertices), below where climbing pays. */
@@ -45,6 +57,7 @@ void kcbp_model_free(kcbp_model *model)
     if (!model)
         return;
     kcbp_cbp_free(&model->cbp);
+    kcbp_cbp_free(&model->fine);
     kcbp_aabb_tree_free(&model->tree);
     kcbp_mesh_free(&model->mesh);
     memset(model, 0, sizeof *model);
@@ -151,15 +164,20 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
  * make the stage pass a pair on to the exact test, never drop a touching
  * one. GJK now proves its own "apart"; this stays as a check independent of
  * it, at the price of one scan of the k-CBPs' vertices. */
-static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
+static double gap_between(const kcbp_cbp *ca, const kcbp_cbp *cb, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
     /* kcbp_support_scan's maximum is bitwise the largest kcbp_v3_dot (same
      * products, same order), and min(nb.v) = -max(-nb.v) exactly. */
-    const kcbp_vec3 *va = a->cbp.vertices, *vb = b->cbp.vertices;
-    double max_a = kcbp_v3_dot(va[kcbp_support_scan(va, a->cbp.nvertices, n)], n);
+    const kcbp_vec3 *va = ca->vertices, *vb = cb->vertices;
+    double max_a = kcbp_v3_dot(va[kcbp_support_scan(va, ca->nvertices, n)], n);
     kcbp_vec3 nb = kcbp_v3_neg(kcbp_mat3_tmul_v3(&b_in_a->rot, n));
-    double min_b = -kcbp_v3_dot(vb[kcbp_support_scan(vb, b->cbp.nvertices, nb)], nb);
+    double min_b = -kcbp_v3_dot(vb[kcbp_support_scan(vb, cb->nvertices, nb)], nb);
     return min_b + kcbp_v3_dot(n, b_in_a->trans) - max_a;
+}
+
+static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
+{
+    return gap_between(&a->cbp, &b->cbp, b_in_a, n);
 }
 
 /* The rejection margin of the k-CBP stage: far above the triangle test's
@@ -242,6 +260,45 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
     c->direction = kcbp_mat3_mul_v3(&pose_a->rot, e.normal);
     c->depth_exact = e.status == KCBP_EPA_PENETRATING || e.status == KCBP_EPA_TOUCHING;
     return false;
+}
+
+/* The fine k-CBPs, when the coarse ones overlap: the same early-exit test
+ * with its own cached axis and simplex, the same margin and the same
+ * certificate (the gap along GJK's axis over every vertex). Only ever says
+ * "apart", as the coarse stage. */
+static bool fine_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_pair_cache *pc,
+                       kcbp_collide_result *result)
+{
+    double margin = cbp_margin(a, b, b_in_a);
+    double len = pc && (pc->flags & KCBP_PAIR_CACHE_FINE_AXIS) ? kcbp_v3_len(pc->fine_axis) : 0;
+    if (len > 0 && isfinite(len)) {
+        double lower = gap_between(&a->fine, &b->fine, b_in_a, kcbp_v3_scale(pc->fine_axis, 1 / len));
+        if (lower > margin) {
+            result->cbp.separated = true;
+            result->cbp.distance_lower = lower;
+            result->cache.hit = KCBP_CACHE_AXIS;
+            return true;
+        }
+        pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_FINE_AXIS;
+    }
+    kcbp_support_cache cache = {{0, 0}};
+    kcbp_gjk_simplex_cache *warm = pc ? &pc->fine_simplex : NULL;
+    double lower;
+    kcbp_vec3 axis;
+    int it = 0;
+    bool sep = kcbp_gjk_separated_warm(&a->fine_shape, &b->fine_shape, b_in_a, margin, &cache, warm, &lower, &it,
+                                       &axis) &&
+               gap_between(&a->fine, &b->fine, b_in_a, axis) > margin;
+    result->cbp.gjk_iterations += it;
+    if (sep) {
+        result->cbp.separated = true;
+        result->cbp.distance_lower = lower;
+        if (pc) {
+            pc->fine_axis = axis;
+            pc->flags |= KCBP_PAIR_CACHE_FINE_AXIS;
+        }
+    }
+    return sep;
 }
 
 /* The planes of one k-CBP moved into the other model's frame, as
@@ -383,9 +440,18 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
      * is exact), until a test finds the pair apart. */
     bool cbp = options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b);
     bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER;
+    /* The fine k-CBPs, when the coarse ones overlap, only for a pair seen
+     * before (a frame of a moving scene, a pose of a trajectory): there its
+     * cached axis and simplex make it cheap, while on a first test it costs
+     * more than it saves (measured: bench/moving.sh, static-201). */
+    bool fine = pc && (pc->flags & KCBP_PAIR_CACHE_SEEN) && !options->cbp_measure && a->fine.nplanes > 0 &&
+                b->fine.nplanes > 0;
+    if (pc)
+        pc->flags |= KCBP_PAIR_CACHE_SEEN;
     result->cache.gjk_skipped = skip;
     if (cbp && !skip) {
-        if (cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, pc, result)) {
+        if (cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, pc, result) ||
+            (fine && fine_stage(a, b, &b_in_a, pc, result))) {
             result->decided_by = KCBP_STAGE_CBP;
             if (pc) {
                 pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;

@@ -80,13 +80,15 @@ bool kcbp_model_key_of(const char *path, double scale, const kcbp_model_options 
     key->scale = scale;
     key->k = opts->k;
     key->dirs = (int)opts->dirs;
+    key->k_fine = opts->k_fine;
     return true;
 }
 
 static bool same_key(const kcbp_model_key *a, const kcbp_model_key *b)
 {
     return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_s == b->mtime_s &&
-           a->mtime_ns == b->mtime_ns && a->scale == b->scale && a->k == b->k && a->dirs == b->dirs;
+           a->mtime_ns == b->mtime_ns && a->scale == b->scale && a->k == b->k && a->dirs == b->dirs &&
+           a->k_fine == b->k_fine;
 }
 
 static entry *find(kcbp_model_cache *c, const kcbp_model_key *key)
@@ -117,8 +119,8 @@ static uint64_t model_bytes(const kcbp_model *m)
     b += (uint64_t)m->mesh.nvertices * sizeof(kcbp_vec3) + (uint64_t)m->mesh.ntriangles * sizeof(kcbp_tri);
     b += (uint64_t)m->tree.nnodes * sizeof(kcbp_aabb_node) +
          (uint64_t)m->mesh.ntriangles * (sizeof(uint32_t) + 3 * sizeof(kcbp_vec3));
-    b += (uint64_t)m->cbp.nplanes * (sizeof(kcbp_cbp_plane) + 8 * sizeof(uint32_t)) +
-         (uint64_t)m->cbp.nvertices * (sizeof(kcbp_vec3) + 8 * sizeof(uint32_t));
+    b += (uint64_t)(m->cbp.nplanes + m->fine.nplanes) * (sizeof(kcbp_cbp_plane) + 8 * sizeof(uint32_t)) +
+         (uint64_t)(m->cbp.nvertices + m->fine.nvertices) * (sizeof(kcbp_vec3) + 8 * sizeof(uint32_t));
     return b;
 }
 

@@ -11,7 +11,7 @@ typedef struct {
     uint64_t dev, ino;
     int64_t size, mtime_s, mtime_ns;
     double scale;
-    int k, dirs;
+    int k, dirs, k_fine;
 } kcbp_model_key;
 
 /* The key of the model of the file at path: false when the file cannot be

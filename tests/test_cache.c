@@ -308,8 +308,14 @@ static void compare_step(const kcbp_model *a, const kcbp_pose *pa, const kcbp_mo
     assert_int_equal(kcbp_collide_cached(a, pa, b, pb, o, cache, &r1, NULL), KCBP_OK);
     assert_same_contacts(&r0, &r1);
     /* No pose of these trajectories is within rounding of the margin, so
-     * the stages agree too. */
-    assert_int_equal(r0.decided_by, r1.decided_by);
+     * the stages agree too, but for the fine k-CBPs, which only a cached
+     * call tests: they may end a test that the mesh stage ends without a
+     * cache, and only with "apart". */
+    if (r0.decided_by != r1.decided_by) {
+        assert_int_equal(r0.decided_by, KCBP_STAGE_MESH);
+        assert_int_equal(r1.decided_by, KCBP_STAGE_CBP);
+        assert_false(r0.collide);
+    }
     assert_int_equal(r0.cache.hit, KCBP_CACHE_UNUSED);
     if (o->cbp_measure) { /* the measured k-CBP stage is untouched, bit for bit */
         assert_false(r1.cache.gjk_skipped || r1.cache.gjk_warm || r1.cache.hit == KCBP_CACHE_AXIS);

@@ -34,9 +34,12 @@ extern "C" {
 typedef struct {
     int k;              /* planes of the k-CBP (>= KCBP_CBP_K_MIN); 0 builds none */
     kcbp_cbp_dirs dirs; /* how its directions are chosen */
+    int k_fine;         /* planes of a second, finer k-CBP tested only when the
+                           first ones overlap (0: none; ignored unless > k) */
 } kcbp_model_options;
 
-/* k = 16, greedy directions. */
+/* k = 16, greedy directions, a fine k-CBP of KCBP_CBP_K_FINE_DEFAULT planes. */
+#define KCBP_CBP_K_FINE_DEFAULT 64
 KCBP_API kcbp_model_options kcbp_model_options_default(void);
 
 typedef struct {
@@ -45,7 +48,9 @@ typedef struct {
     kcbp_cbp cbp;       /* nplanes == 0 when none was built */
     kcbp_convex shape;  /* the k-CBP as GJK sees it: its vertices and their adjacency */
     double scale;       /* kcbp_mesh_scale of the mesh */
-    double cbp_scale;   /* largest absolute coordinate of the k-CBP's vertices (0 without one) */
+    double cbp_scale;   /* largest absolute coordinate of the k-CBPs' vertices (0 without one) */
+    kcbp_cbp fine;      /* the fine k-CBP (nplanes == 0 when none was built) */
+    kcbp_convex fine_shape;
 } kcbp_model;
 
 static inline bool kcbp_model_has_cbp(const kcbp_model *m) { return m->cbp.nplanes > 0; }
@@ -172,6 +177,9 @@ KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, 
  *     tolerance the trees would use: a pair still touching there is
  *     confirmed by one triangle test, before the k-CBP stage (after it with
  *     cbp_measure).
+ *   - fine_axis, fine_simplex: the same two for the models' fine k-CBPs
+ *     (kcbp_model_options.k_fine), tested when the coarse k-CBPs overlap,
+ *     from the second test of a pair on (SEEN).
  *   - overlaps: how many tests in a row found the k-CBPs overlapping (or
  *     the meshes touching). From KCBP_CACHE_SKIP_AFTER on, the k-CBP stage
  *     is skipped (adaptive: it can then only pass the pair on) until a test
@@ -183,8 +191,9 @@ KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, 
  * relies on what the k-CBP stage itself relies on (the triangle test accepts
  * no pair more than its margin apart); nothing reorders the search, so FIRST
  * reports the same contact. decided_by can differ only where the k-CBPs are
- * within rounding of the margin apart, or where a cold GJK would stop at its
- * iteration cap. The stats (result->cbp's iterations and distance_lower,
+ * within rounding of the margin apart, where a cold GJK would stop at its
+ * iteration cap, or where the fine k-CBPs (tested only with a cache) are
+ * apart: "cbp" then, where kcbp_collide says "mesh" (and collide false). The stats (result->cbp's iterations and distance_lower,
  * result->tree) do differ. With cbp_measure the k-CBP stage runs as without
  * a cache, so that the measured distance and depth stay bit for bit the same
  * (and it is not skipped). Contents that do not fit the models (indices out
@@ -194,6 +203,8 @@ KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, 
 enum {
     KCBP_PAIR_CACHE_AXIS = 1u << 0,
     KCBP_PAIR_CACHE_CONTACT = 1u << 1,
+    KCBP_PAIR_CACHE_FINE_AXIS = 1u << 2,
+    KCBP_PAIR_CACHE_SEEN = 1u << 3, /* the pair was tested before */
 };
 
 typedef struct {
@@ -202,6 +213,8 @@ typedef struct {
     kcbp_gjk_simplex_cache simplex; /* count 0: none */
     kcbp_contact contact;           /* triangle indices in A and B */
     uint32_t overlaps;
+    kcbp_vec3 fine_axis;            /* the same two for the fine k-CBPs */
+    kcbp_gjk_simplex_cache fine_simplex;
 } kcbp_pair_cache;
 
 /* kcbp_collide with a pair cache (NULL: exactly kcbp_collide), which it reads

@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     kcbp_pose id = kcbp_pose_identity();
     double wa;
     tri_item *ta = posed_tris(&ma.mesh, &id, &wa);
-    kcbp_collide_options opts = {KCBP_CONTACTS_NONE};
+    kcbp_collide_options opts = {.contacts = KCBP_CONTACTS_NONE};
     kcbp_collide_result res = {0};
     for (int ai = 5; ai < argc; ai++) {
         long pi = strtol(argv[ai], NULL, 10);

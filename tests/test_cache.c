@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "scene_layout.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -208,7 +209,7 @@ static uint64_t check_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_
  * within 1e-12 (bisection with kcbp_collide, as bench/gen_poses does). */
 static double first_touch(const kcbp_model *a, const kcbp_model *b, kcbp_vec3 dir, const kcbp_mat3 *rot)
 {
-    kcbp_collide_options o = {KCBP_CONTACTS_NONE, true, false};
+    kcbp_collide_options o = {.contacts = KCBP_CONTACTS_NONE, .use_cbp = true, .cbp_measure = false};
     kcbp_collide_result r = {0};
     kcbp_pose p = {*rot, kcbp_v3(0, 0, 0)};
     double lo = 0, hi = 8;
@@ -363,14 +364,14 @@ static void cache_pair(const char *name_a, const char *name_b, int paths, int st
             for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_ALL; mode++)
                 for (int use_cbp = 0; use_cbp < 2; use_cbp++)
                     for (int measure = 0; measure < 2; measure++) {
-                        kcbp_collide_options o = {(kcbp_contacts_mode)mode, use_cbp, measure};
+                        kcbp_collide_options o = {.contacts = (kcbp_contacts_mode)mode, .use_cbp = use_cbp, .cbp_measure = measure};
                         cache_counts *n = mode == KCBP_CONTACTS_NONE && use_cbp && !measure ? &none_cbp : &total;
                         compare_step(&a, &pa, &b, &pb, &o, &caches[mode][use_cbp][measure], n);
                     }
             if (i % 16 == 0) {
                 kcbp_contact *want;
                 size_t nwant = test_brute_force_contacts(&a, &pa, &b, &pb, &want);
-                kcbp_collide_options o = {KCBP_CONTACTS_ALL, true, false};
+                kcbp_collide_options o = {.contacts = KCBP_CONTACTS_ALL, .use_cbp = true, .cbp_measure = false};
                 kcbp_collide_result r = {0};
                 assert_int_equal(kcbp_collide_cached(&a, &pa, &b, &pb, &o, &caches[2][1][0], &r, NULL), KCBP_OK);
                 assert_int_equal(r.ncontacts, nwant);
@@ -444,7 +445,7 @@ static void test_cache_junk(void **state)
             break;
         }
         for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_ALL; mode++) {
-            kcbp_collide_options o = {(kcbp_contacts_mode)mode, true, false};
+            kcbp_collide_options o = {.contacts = (kcbp_contacts_mode)mode, .use_cbp = true, .cbp_measure = false};
             kcbp_pair_cache c = junk;
             kcbp_collide_result r0 = {0}, r1 = {0};
             assert_int_equal(kcbp_collide(&a, &pa, &b, &pb, &o, &r0, NULL), KCBP_OK);

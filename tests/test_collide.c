@@ -26,7 +26,7 @@ static bool check_against_brute_force(const kcbp_model *a, const kcbp_pose *pa, 
     kcbp_cbp_result measured = {0};
     for (int run = 0; run < 3; run++) {
         bool use_cbp = run > 0, measure = run == 1;
-        kcbp_collide_options opt = {KCBP_CONTACTS_ALL, use_cbp, measure};
+        kcbp_collide_options opt = {.contacts = KCBP_CONTACTS_ALL, .use_cbp = use_cbp, .cbp_measure = measure};
         kcbp_collide_result res = {0};
         assert_int_equal(kcbp_collide(a, pa, b, pb, &opt, &res, &err), KCBP_OK);
         assert_int_equal(res.collide, nwant > 0);
@@ -63,7 +63,7 @@ static bool check_against_brute_force(const kcbp_model *a, const kcbp_pose *pa, 
         /* The cheaper modes must give the same answer, and a contact that is
          * one of the real ones. */
         for (int mode = KCBP_CONTACTS_NONE; mode <= KCBP_CONTACTS_FIRST; mode++) {
-            kcbp_collide_options o = {(kcbp_contacts_mode)mode, use_cbp, measure};
+            kcbp_collide_options o = {.contacts = (kcbp_contacts_mode)mode, .use_cbp = use_cbp, .cbp_measure = measure};
             kcbp_collide_result r = {0};
             assert_int_equal(kcbp_collide(a, pa, b, pb, &o, &r, &err), KCBP_OK);
             assert_int_equal(r.collide, nwant > 0);
@@ -235,7 +235,7 @@ static void test_posed_a_and_b(void **state)
     test_model_load_unit(&a, "woody.obj");
     test_model_load_unit(&b, "suzanne.obj");
     test_rng rng = {42};
-    kcbp_collide_options opt = {KCBP_CONTACTS_ALL, true, true};
+    kcbp_collide_options opt = {.contacts = KCBP_CONTACTS_ALL, .use_cbp = true, .cbp_measure = true};
     for (int i = 0; i < 20; i++) {
         kcbp_pose pa = test_random_pose(&rng, 0.1), pb = test_random_pose(&rng, 0.5);
         kcbp_pose m = test_random_pose(&rng, 100);

@@ -947,7 +947,7 @@ static void test_regress_thin_prism_stops_apart(void **state)
     assert_int_equal((h0 >> 4) & 3, 0); /* mode 0 */
     assert_false(h0 & 0x40);            /* two meshes */
     assert_true(na == 2 && nb == 1);
-    kcbp_model_options mo = {4 + h1 % 29, (kcbp_cbp_dirs)((h1 >> 5) & 3)};
+    kcbp_model_options mo = {.k = 4 + h1 % 29, .dirs = (kcbp_cbp_dirs)((h1 >> 5) & 3)};
     kcbp_model model[2];
     for (int s = 0; s < 2; s++) {
         int ntri = s ? nb : na;

@@ -365,7 +365,7 @@ int kcbp_fuzz_collide(const uint8_t *data, size_t size)
     int na = 1 + (h0 & 3), nb = 1 + ((h0 >> 2) & 3), mode = (h0 >> 4) & 3;
     bool same_mesh = h0 & 0x40;
     int exp2 = (int)(next(&b) % 81) - 40;
-    kcbp_model_options mo = {4 + h1 % 29, (kcbp_cbp_dirs)((h1 >> 5) & 3)};
+    kcbp_model_options mo = {.k = 4 + h1 % 29, .dirs = (kcbp_cbp_dirs)((h1 >> 5) & 3)};
 
     kcbp_mesh mesh_a, mesh_b;
     decode_mesh(&b, na, mode, exp2, &mesh_a);

@@ -439,7 +439,10 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
      * the k-CBPs overlapping, since it then only costs time (stage 3 alone
      * is exact), until a test finds the pair apart. */
     bool cbp = options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b);
-    bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER;
+    /* While skipping, every KCBP_CACHE_SKIP_AFTER-th test still runs the
+     * stage, so that a pair whose k-CBPs come apart is noticed. */
+    bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER &&
+                pc->overlaps % KCBP_CACHE_SKIP_AFTER != 0;
     /* The fine k-CBPs, when the coarse ones overlap, only for a pair seen
      * before (a frame of a moving scene, a pose of a trajectory): there its
      * cached axis and simplex make it cheap, while on a first test it costs
@@ -485,8 +488,10 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
             pc->flags |= KCBP_PAIR_CACHE_CONTACT;
             pc->overlaps += skip && pc->overlaps < UINT32_MAX;
         } else {
+            /* Meshes apart but k-CBPs not: the k-CBP stage did not pay for
+             * this test either, so the count goes on. */
             pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
-            pc->overlaps = 0;
+            pc->overlaps += skip && pc->overlaps < UINT32_MAX;
         }
     }
     return KCBP_OK;

@@ -161,6 +161,7 @@ int main(int argc, char **argv)
     kcbp_scene s;
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = (int)k;
+    mo.k_fine = KCBP_CBP_K_FINE_DEFAULT; /* as kcbp scene for a moving scene */
     if (kcbp_scene_load(&s, argv[1], &mo, &err) != KCBP_OK) {
         fprintf(stderr, "moving_kcbp: %s\n", err.msg);
         return 3;

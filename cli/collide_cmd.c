@@ -110,7 +110,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
      * more than they save (callgrind, 200 random near-contact poses of
      * bench/gen_poses: +0.8 to +1.5 % instructions), and a measured single
      * pose never uses them. */
-    args->model.k_fine = 0;
+    args->model.k_fine = 0; /* (the default too) */
     args->path_a = argv[optind];
     args->path_b = argv[optind + 1];
     return KCBP_EXIT_OK;

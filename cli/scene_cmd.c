@@ -117,8 +117,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
         return st;
     /* The fine k-CBPs serve only from a pair's second frame on. */
     kcbp_model_options mo = o->model;
-    if (scene.frames < 2)
-        mo.k_fine = 0;
+    mo.k_fine = scene.frames >= 2 ? KCBP_CBP_K_FINE_DEFAULT : 0;
     if ((st = kcbp_scene_build_cached(&scene, &mo, o->cache, err)) != KCBP_OK) {
         kcbp_scene_free(&scene);
         return st;

@@ -13,7 +13,7 @@
 
 kcbp_model_options kcbp_model_options_default(void)
 {
-    kcbp_model_options o = {KCBP_CBP_K_DEFAULT, KCBP_DIRS_GREEDY, KCBP_CBP_K_FINE_DEFAULT};
+    kcbp_model_options o = {KCBP_CBP_K_DEFAULT, KCBP_DIRS_GREEDY, 0};
     return o;
 }
 

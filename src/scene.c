@@ -254,6 +254,8 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
     kcbp_status st = KCBP_OK;
     pctx c = {s->name, err};
     kcbp_model_options o = opts ? *opts : kcbp_model_options_default();
+    if (!opts && s->moving) /* default options: the fine k-CBPs serve moving scenes */
+        o.k_fine = KCBP_CBP_K_FINE_DEFAULT;
     s->load_ms = s->build_ms = 0;
     s->cache = cache;
     /* Models are sorted by (path, scale): each run of one path reads its

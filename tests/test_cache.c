@@ -336,8 +336,11 @@ static void compare_step(const kcbp_model *a, const kcbp_pose *pa, const kcbp_mo
     }
     if (r1.cache.hit == KCBP_CACHE_CONTACT)
         assert_true(o->contacts == KCBP_CONTACTS_NONE && r1.collide && r1.tree.tri_pairs == 1);
+    /* A cached axis ends the test with no GJK of its own: none at all when
+     * it is the coarse k-CBPs' axis; the coarse GJK's when it is the fine
+     * ones' (the coarse k-CBPs overlapped first). */
     if (r1.cache.hit == KCBP_CACHE_AXIS)
-        assert_true(r1.decided_by == KCBP_STAGE_CBP && r1.cbp.gjk_iterations == 0);
+        assert_true(r1.decided_by == KCBP_STAGE_CBP);
     n->axis += r1.cache.hit == KCBP_CACHE_AXIS;
     n->contact += r1.cache.hit == KCBP_CACHE_CONTACT;
     n->warm += r1.cache.gjk_warm;

@@ -84,7 +84,10 @@ void test_model_load_unit(kcbp_model *m, const char *name)
         mesh.vertices[i] = kcbp_v3_scale(kcbp_v3_sub(mesh.vertices[i], c), s);
     mesh.bounds.min = kcbp_v3_scale(kcbp_v3_sub(mesh.bounds.min, c), s);
     mesh.bounds.max = kcbp_v3_scale(kcbp_v3_sub(mesh.bounds.max, c), s);
-    if (kcbp_model_build(m, &mesh, NULL, &err) != KCBP_OK)
+    /* With a fine k-CBP, so that the cached tests exercise it too. */
+    kcbp_model_options mo = kcbp_model_options_default();
+    mo.k_fine = KCBP_CBP_K_FINE_DEFAULT;
+    if (kcbp_model_build(m, &mesh, &mo, &err) != KCBP_OK)
         fail_msg("building %s: %s", path, err.msg);
 }
 

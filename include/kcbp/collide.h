@@ -34,12 +34,16 @@ extern "C" {
 typedef struct {
     int k;              /* planes of the k-CBP (>= KCBP_CBP_K_MIN); 0 builds none */
     kcbp_cbp_dirs dirs; /* how its directions are chosen */
-    int k_fine;         /* planes of a second, finer k-CBP tested only when the
-                           first ones overlap (0: none; ignored unless > k) */
+    int k_fine;         /* planes of a second, finer k-CBP, tested only by
+                           kcbp_collide_cached for a pair seen before when the
+                           first ones overlap (0: none; ignored unless > k).
+                           It pays over coherent motion (a moving scene sets
+                           KCBP_CBP_K_FINE_DEFAULT), not for single queries. */
 } kcbp_model_options;
 
-/* k = 16, greedy directions, a fine k-CBP of KCBP_CBP_K_FINE_DEFAULT planes. */
 #define KCBP_CBP_K_FINE_DEFAULT 64
+
+/* k = 16, greedy directions, no fine k-CBP. */
 KCBP_API kcbp_model_options kcbp_model_options_default(void);
 
 typedef struct {

@@ -492,6 +492,28 @@ static inline double simplex_take(simplex *s, const int *slots, const sv_result 
     return r->vv;
 }
 
+/* The point of the hull of w[0 .. n) nearest the origin: the plain
+ * sub-algorithm, or the careful one when *careful is set or the plain s3d
+ * asks for it (which sets *careful). newest: the point just added, or -1. */
+static inline void sv_solve(const kcbp_vec3 *w, int n, int newest, int *careful, sv_result *r)
+{
+    if (*careful) {
+        careful_solve(w, n, newest, r);
+        return;
+    }
+    switch (n) {
+    case 1: sv_point(w, 0, r); break;
+    case 2: s1d(w, 0, 1, r); break;
+    case 3: s2d(w, 0, 1, 2, r); break;
+    default:
+        if (s3d(w, r)) {
+            *careful = 1;
+            careful_solve(w, n, newest, r);
+        }
+        break;
+    }
+}
+
 /* Adds slot `add` to the set and reduces the set to the sub-simplex nearest
  * the origin; returns |v|^2 and v. With s->careful set, by the caller or
  * here when the plain s3d asks for it, the careful sub-algorithm does it. */
@@ -507,21 +529,7 @@ static inline double simplex_solve(simplex *s, int add, kcbp_vec3 *v)
     w[n] = s->v[add].w;
     n++;
     sv_result r;
-    if (s->careful) {
-        careful_solve(w, n, n - 1, &r);
-    } else {
-        switch (n) {
-        case 1: sv_point(w, 0, &r); break;
-        case 2: s1d(w, 0, 1, &r); break;
-        case 3: s2d(w, 0, 1, 2, &r); break;
-        default:
-            if (s3d(w, &r)) {
-                s->careful = 1;
-                careful_solve(w, n, n - 1, &r);
-            }
-            break;
-        }
-    }
+    sv_solve(w, n, n - 1, &s->careful, &r);
     return simplex_take(s, slots, &r, v);
 }
 
@@ -636,17 +644,7 @@ static int warm_simplex(const kcbp_convex *a, const kcbp_convex *b, const kcbp_p
     }
     sv_result r;
     s->careful = 0;
-    switch (n) {
-    case 1: sv_point(w, 0, &r); break;
-    case 2: s1d(w, 0, 1, &r); break;
-    case 3: s2d(w, 0, 1, 2, &r); break;
-    default:
-        if (s3d(w, &r)) {
-            s->careful = 1;
-            careful_solve(w, 4, -1, &r);
-        }
-        break;
-    }
+    sv_solve(w, n, -1, &s->careful, &r);
     *vv = simplex_take(s, slots, &r, v);
     return 1;
 }

@@ -381,7 +381,6 @@ static bool contact_holds(const kcbp_model *a, const kcbp_model *b, const kcbp_p
     result->collide = true;
     result->decided_by = KCBP_STAGE_MESH;
     result->cache.hit = KCBP_CACHE_CONTACT;
-    pc->overlaps += pc->overlaps < UINT32_MAX;
     return true;
 }
 
@@ -424,23 +423,12 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
         return KCBP_OK;
     }
 
-    /* The last contact, when it still holds, settles "collide" if no
-     * contact is to be reported: tested exactly as the trees would test it.
-     * It comes before the k-CBP stage, which could only have passed the pair
-     * on (the triangle test accepts no pair its margin apart), unless that
-     * stage measures for the report. */
-    bool use_contact = pc && (pc->flags & KCBP_PAIR_CACHE_CONTACT) && options->contacts == KCBP_CONTACTS_NONE &&
-                       pc->contact.a < a->mesh.ntriangles && pc->contact.b < b->mesh.ntriangles;
-    if (use_contact && !options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
-        return KCBP_OK;
-
-    /* Stage 2: GJK on the k-CBPs, in A's frame. Adaptive (when not
-     * measuring): skipped once KCBP_CACHE_SKIP_AFTER tests in a row found
-     * the k-CBPs overlapping, since it then only costs time (stage 3 alone
-     * is exact), until a test finds the pair apart. */
+    /* Stage 2, GJK on the k-CBPs, is adaptive (when not measuring): skipped
+     * once KCBP_CACHE_SKIP_AFTER tests in a row were not ended by it (the
+     * count below), since it then only costs time (stage 3 alone is exact),
+     * but for every KCBP_CACHE_SKIP_AFTER-th test, which still runs it so
+     * that a pair whose k-CBPs come apart is noticed. */
     bool cbp = options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b);
-    /* While skipping, every KCBP_CACHE_SKIP_AFTER-th test still runs the
-     * stage, so that a pair whose k-CBPs come apart is noticed. */
     bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER &&
                 pc->overlaps % KCBP_CACHE_SKIP_AFTER != 0;
     /* The fine k-CBPs, when the coarse ones overlap, only for a pair seen
@@ -449,9 +437,24 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
      * more than it saves (measured: bench/moving.sh, static-201). */
     bool fine = pc && (pc->flags & KCBP_PAIR_CACHE_SEEN) && !options->cbp_measure && a->fine.nplanes > 0 &&
                 b->fine.nplanes > 0;
-    if (pc)
+    if (pc) { /* one more test not ended by the boxes; reset below if the k-CBPs end it */
         pc->flags |= KCBP_PAIR_CACHE_SEEN;
+        pc->overlaps += pc->overlaps < UINT32_MAX;
+    }
     result->cache.gjk_skipped = skip;
+
+    /* The last contact, when it still holds, settles "collide" if no
+     * contact is to be reported: tested exactly as the trees would test it.
+     * It comes before the k-CBP stage, which could only have passed the pair
+     * on (the triangle test accepts no pair its margin apart), unless that
+     * stage measures for the report. */
+    bool use_contact = pc && (pc->flags & KCBP_PAIR_CACHE_CONTACT) && options->contacts == KCBP_CONTACTS_NONE &&
+                       pc->contact.a < a->mesh.ntriangles && pc->contact.b < b->mesh.ntriangles;
+    if (use_contact && !options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result)) {
+        result->cache.gjk_skipped = false;
+        return KCBP_OK;
+    }
+
     if (cbp && !skip) {
         if (cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, pc, result) ||
             (fine && fine_stage(a, b, &b_in_a, pc, result))) {
@@ -462,8 +465,6 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
             }
             return KCBP_OK;
         }
-        if (pc)
-            pc->overlaps += pc->overlaps < UINT32_MAX;
     }
     if (use_contact && options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
         return KCBP_OK;
@@ -480,19 +481,13 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
     if (result->ncontacts > 1) /* contacts is NULL before the first one: qsort(NULL, 0) is undefined */
         qsort(result->contacts, result->ncontacts, sizeof *result->contacts, cmp_contact);
-    if (pc) {
-        if (sink.found) {
-            /* The first contact found, which the depth-first order makes
-             * much the same from one pose to the next. */
-            pc->contact = sink.first;
-            pc->flags |= KCBP_PAIR_CACHE_CONTACT;
-            pc->overlaps += skip && pc->overlaps < UINT32_MAX;
-        } else {
-            /* Meshes apart but k-CBPs not: the k-CBP stage did not pay for
-             * this test either, so the count goes on. */
-            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
-            pc->overlaps += skip && pc->overlaps < UINT32_MAX;
-        }
+    if (pc && sink.found) {
+        /* The first contact found, which the depth-first order makes much
+         * the same from one pose to the next. */
+        pc->contact = sink.first;
+        pc->flags |= KCBP_PAIR_CACHE_CONTACT;
+    } else if (pc) {
+        pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
     }
     return KCBP_OK;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -33,6 +34,22 @@ inline std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>> build_bvh(const kcbp_mesh &m
         bvh->addSubModel(ps, ts) != fcl::BVH_OK || bvh->endModel() != fcl::BVH_OK)
         return nullptr;
     return bvh;
+}
+
+// The command line "PROG SCENE.json [RUNS=fallback]": RUNS in 1..1000, or
+// 0 after printing the usage or the problem.
+inline int parse_scene_runs(int argc, char **argv, int fallback)
+{
+    if (argc < 2 || argc > 3) {
+        std::fprintf(stderr, "usage: %s SCENE.json [RUNS=%d]\n", argv[0], fallback);
+        return 0;
+    }
+    int runs = argc > 2 ? std::atoi(argv[2]) : fallback;
+    if (runs < 1 || runs > 1000) {
+        std::fprintf(stderr, "%s: RUNS must be in 1..1000\n", argv[0]);
+        return 0;
+    }
+    return runs;
 }
 
 // Reads and builds the scene at path with kcbp, meshes only (FCL needs no

@@ -74,15 +74,9 @@ static double ms(Clock::time_point a, Clock::time_point b)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
-        std::fprintf(stderr, "usage: %s SCENE.json [RUNS=1]\n", argv[0]);
+    int runs = parse_scene_runs(argc, argv, 1);
+    if (runs == 0)
         return 2;
-    }
-    int runs = argc > 2 ? std::atoi(argv[2]) : 1;
-    if (runs < 1 || runs > 1000) {
-        std::fprintf(stderr, "%s: RUNS must be in 1..1000\n", argv[0]);
-        return 2;
-    }
     kcbp_scene scene;
     std::vector<std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>>> bvhs;
     double build_ms;

@@ -175,6 +175,7 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
     }
     add_number(&s, cache, "axis", (double)f->cache_axis);
     add_number(&s, cache, "contact", (double)f->cache_contact);
+    add_number(&s, cache, "near", (double)f->cache_near);
     add_number(&s, cache, "cbp_skipped", (double)f->cbp_skipped);
     add_number(&s, time, "load", scene->load_ms);
     add_number(&s, time, "build", scene->build_ms);

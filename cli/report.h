@@ -44,6 +44,7 @@ cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *
  *  "colliding": [{"a": name, "b": name[, "contacts": [[ta, tb], ...]]}, ...],
  *  "cache": {"axis": pairs proven apart by last frame's separating axis,
  *            "contact": pairs confirmed by last frame's contact,
+ *            "near": pairs whose contact was found near last frame's,
  *            "cbp_skipped": pairs whose k-CBP stage was skipped (their k-CBPs
  *            kept overlapping)},
  *  "time_ms": {"load", "build" (the scene's, repeated on every frame),

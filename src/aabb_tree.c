@@ -11,6 +11,8 @@
 
 #include <kcbp/tritri.h>
 
+#include "util.h"
+
 enum {
     SAH_BINS = 16,
     /* Past this depth the build splits at the median, so the depth stays
@@ -172,7 +174,8 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
     tree->nodes = malloc((2 * (size_t)n - 1) * sizeof *tree->nodes);
     tree->tri_ids = order;
     tree->tri_verts = malloc(n * sizeof *tree->tri_verts);
-    if (!tri_box || !centroid || !order || !stack || !tree->nodes || !tree->tri_verts) {
+    tree->parent = malloc((2 * (size_t)n - 1) * sizeof *tree->parent);
+    if (!tri_box || !centroid || !order || !stack || !tree->nodes || !tree->tri_verts || !tree->parent) {
         free(tri_box);
         free(centroid);
         free(stack);
@@ -192,6 +195,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
     size_t top = 0;
     stack[top++] = (struct item){0, 0, n, 1};
     tree->nnodes = 1;
+    tree->parent[0] = 0;
     while (top > 0) {
         struct item it = stack[--top];
         box3 b = box_empty();
@@ -213,6 +217,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
         tree->nnodes += 2;
         node->first = left;
         node->count = 0;
+        tree->parent[left] = tree->parent[left + 1] = it.node;
         stack[top++] = (struct item){left, it.begin, split, it.depth + 1};
         stack[top++] = (struct item){left + 1, split, it.end, it.depth + 1};
     }
@@ -232,6 +237,7 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     free(tree->nodes);
     free(tree->tri_ids);
     free(tree->tri_verts);
+    free(tree->parent);
     memset(tree, 0, sizeof *tree);
 }
 
@@ -280,122 +286,31 @@ HOT_INLINE int nearer_child(const kcbp_aabb_node *nodes, uint32_t first, kcbp_ve
     return kcbp_v3_len2(kcbp_v3_sub(nodes[first + 1].center, p)) < kcbp_v3_len2(kcbp_v3_sub(nodes[first].center, p));
 }
 
-/* Index of the lowest set bit of m != 0. */
-static inline int lowest_bit(uint32_t m)
-{
-#if defined(__GNUC__)
-    return __builtin_ctz(m);
-#else
-    int i = 0;
-    while (!(m & 1u))
-        m >>= 1, i++;
-    return i;
-#endif
-}
-
-/* Tests node's box against the half-spaces h[i] whose bit i is set in
- * *mask. True: the box lies more than margin beyond one of them, and the
- * node is dropped. Otherwise clears the bits of the half-spaces the box does
- * not reach more than margin beyond: a child's box lies within its
- * parent's (each is the box of its triangles), so no descendant can be
- * dropped by those. Clearing a bit only ever keeps more nodes, so it needs
- * no exactness; dropping rests on the box holding all of the node's
- * triangles (it is built to) and on margin (see kcbp_tree_clip). */
-static bool node_clipped(const kcbp_half_space *h, uint32_t *mask, const kcbp_aabb_node *node, double margin,
-                         uint64_t *tests)
-{
-    uint32_t m = *mask, keep = m;
-    while (m) {
-        int i = lowest_bit(m);
-        m &= m - 1;
-        (*tests)++;
-        double s = kcbp_v3_dot(h[i].n, node->center) - h[i].d, r = kcbp_v3_dot(h[i].abs_n, node->extent);
-        if (s - r > margin)
-            return true;
-        if (s + r <= margin)
-            keep &= ~(1u << i);
-    }
-    *mask = keep;
-    return false;
-}
-
-/* node_clipped's verdicts by node, direct-mapped: a node's mask depends on
- * the node alone (on the half-spaces its ancestors' boxes cross), not on
- * the node of the other tree it meets, and it meets many (about half of the
- * tests were repeats on the thesis scene). A slot holds node + 1 (0:
- * empty), with MEMO_CULLED set when the node is dropped; a collision
- * overwrites, costing only the tests again. */
-enum { MEMO_SLOTS = 128 };
-#define MEMO_CULLED 0x80000000u /* node indices stay below 2^31: KCBP_MESH_MAX_ELEMENTS */
-typedef struct {
-    uint32_t key[MEMO_SLOTS], mask[MEMO_SLOTS];
-} clip_memo;
-
-/* Whether child `node` is dropped; *mask: its parent's on entry, its own on
- * exit. */
-static bool child_clipped(clip_memo *memo, const kcbp_half_space *h, const kcbp_aabb_node *nodes, uint32_t node,
-                          uint32_t *mask, double margin, uint64_t *tests)
-{
-    uint32_t slot = node & (MEMO_SLOTS - 1);
-    if ((memo->key[slot] & ~MEMO_CULLED) == node + 1) {
-        *mask = memo->mask[slot];
-        return (memo->key[slot] & MEMO_CULLED) != 0;
-    }
-    bool culled = node_clipped(h, mask, &nodes[node], margin, tests);
-    memo->key[slot] = (node + 1) | (culled ? MEMO_CULLED : 0);
-    memo->mask[slot] = *mask;
-    return culled;
-}
-
-static uint32_t all_bits(uint32_t n)
-{
-    n = n < KCBP_TREE_CLIP_MAX ? n : KCBP_TREE_CLIP_MAX;
-    return n >= 32 ? ~0u : (1u << n) - 1;
-}
-
-/* The traversal. `clipping` and `ordering` are constants at each call, so
- * that the compiler makes a version for each use: without the half-space
- * code, which costs ~6 % of the traversal when present and unused (with
- * it, each stack entry also carries its two nodes' masks, see
- * node_clipped), and without the child ordering, which costs ~11 % of an
- * exhaustive traversal and saves nothing there. */
+/* The traversal, from the node pair start (A's, B's). `ordering` is a
+ * constant at each call, so that the compiler makes a version without the
+ * child ordering, which costs ~11 % of an exhaustive traversal and saves
+ * nothing there. On a stop, stop[] gets the two leaves of the pair that
+ * stopped it. */
 HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
-                         const kcbp_tree_clip *clip, const bool clipping, const bool ordering,
-                         kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
+                         const uint32_t start[2], const bool ordering, kcbp_tri_pair_fn on_pair, void *ctx,
+                         kcbp_tree_stats *stats, uint32_t stop[2])
 {
     frame_b_in_a f = {b_in_a->rot, b_in_a->rot, b_in_a->trans, eps};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             f.abs_r.m[i][j] = fabs(f.r.m[i][j]);
-    uint64_t box_pairs = 0, tri_pairs = 0, plane_tests = 0, culls = 0;
+    uint64_t box_pairs = 0, tri_pairs = 0;
     bool stopped = false;
-    uint32_t ma = clipping ? all_bits(clip->na) : 0, mb = clipping ? all_bits(clip->nb) : 0;
-    double margin = clipping ? fmax(clip->margin, eps) : 0;
-    clip_memo memo_a, memo_b;
-    if (clipping) {
-        memset(memo_a.key, 0, sizeof memo_a.key);
-        memset(memo_b.key, 0, sizeof memo_b.key);
-        if ((ma && node_clipped(clip->a, &ma, &a->nodes[0], margin, &plane_tests)) ||
-            (mb && node_clipped(clip->b, &mb, &b->nodes[0], margin, &plane_tests))) {
-            culls++;
-            stats->node_planes += plane_tests;
-            stats->node_culls += culls;
-            return false;
-        }
-    }
     /* Depth-first: each step pops one pair and pushes at most two, one level
      * down in one tree, so the stack never holds more than the two depths. */
-    uint32_t stack[2 * STACK_PER_TREE][2], masks[2 * STACK_PER_TREE][2];
+    uint32_t stack[2 * STACK_PER_TREE][2];
     size_t top = 0;
-    stack[0][0] = stack[0][1] = 0;
-    if (clipping)
-        masks[0][0] = ma, masks[0][1] = mb;
+    stack[0][0] = start[0];
+    stack[0][1] = start[1];
     top++;
     while (top > 0 && !stopped) {
         top--;
         uint32_t ia = stack[top][0], ib = stack[top][1];
-        if (clipping)
-            ma = masks[top][0], mb = masks[top][1];
         const kcbp_aabb_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
         kcbp_vec3 d, db;
         box_pairs++;
@@ -412,6 +327,10 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
                     if (kcbp_tri_intersect(a->tri_verts[na->first + i], tb[j], eps))
                         stopped = !on_pair(ctx, a->tri_ids[na->first + i], b->tri_ids[nb->first + j]);
                 }
+            if (stopped && stop) {
+                stop[0] = ia;
+                stop[1] = ib;
+            }
             continue;
         }
         /* Descend the larger box, so that both sides shrink together, and
@@ -428,49 +347,45 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
         int near = ordering &&
                    nearer_child(nodes, first, down_a ? kcbp_v3_add(na->center, d) : kcbp_v3_sub(nb->center, db));
         for (int k = 0; k < 2; k++) {
-            uint32_t c = first + (k ? near : !near), cm = down_a ? ma : mb;
-            if (clipping && cm &&
-                child_clipped(down_a ? &memo_a : &memo_b, down_a ? clip->a : clip->b, nodes, c, &cm, margin,
-                              &plane_tests)) {
-                culls++;
-                continue;
-            }
+            uint32_t c = first + (k ? near : !near);
             stack[top][0] = down_a ? c : ia;
             stack[top][1] = down_a ? ib : c;
-            if (clipping)
-                masks[top][0] = down_a ? cm : ma, masks[top][1] = down_a ? mb : cm;
             top++;
         }
     }
     stats->box_pairs += box_pairs;
     stats->tri_pairs += tri_pairs;
-    stats->node_planes += plane_tests;
-    stats->node_culls += culls;
     return stopped;
 }
+
+static const uint32_t roots[2] = {0, 0};
 
 bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
                             kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
 {
-    kcbp_tree_stats local = {0, 0, 0, 0};
-    return traverse(a, b, b_in_a, eps, NULL, false, true, on_pair, ctx, stats ? stats : &local);
+    kcbp_tree_stats local = {0, 0};
+    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL);
 }
 
 bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                                 double eps, kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
 {
-    kcbp_tree_stats local = {0, 0, 0, 0};
-    return traverse(a, b, b_in_a, eps, NULL, false, false, on_pair, ctx, stats ? stats : &local);
+    kcbp_tree_stats local = {0, 0};
+    return traverse(a, b, b_in_a, eps, roots, false, on_pair, ctx, stats ? stats : &local, NULL);
 }
 
-bool kcbp_aabb_tree_collide_clipped(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
-                                    double eps, const kcbp_tree_clip *clip, kcbp_tri_pair_fn on_pair, void *ctx,
-                                    kcbp_tree_stats *stats)
+bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+                                  double eps, const uint32_t start[2], kcbp_tri_pair_fn on_pair, void *ctx,
+                                  kcbp_tree_stats *stats, uint32_t stop[2])
 {
-    kcbp_tree_stats local = {0, 0, 0, 0};
-    if (!stats)
-        stats = &local;
-    if (clip && (clip->na || clip->nb))
-        return traverse(a, b, b_in_a, eps, clip, true, true, on_pair, ctx, stats);
-    return traverse(a, b, b_in_a, eps, NULL, false, true, on_pair, ctx, stats);
+    kcbp_tree_stats local = {0, 0};
+    KCBP_ASSERT(start[0] < a->nnodes && start[1] < b->nnodes);
+    return traverse(a, b, b_in_a, eps, start, true, on_pair, ctx, stats ? stats : &local, stop);
+}
+
+uint32_t kcbp_aabb_tree_ancestor(const kcbp_aabb_tree *tree, uint32_t node, uint32_t levels)
+{
+    while (levels-- > 0 && node != 0)
+        node = tree->parent[node];
+    return node;
 }

@@ -301,60 +301,6 @@ static bool fine_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose
     return sep;
 }
 
-/* The planes of one k-CBP moved into the other model's frame, as
- * half-spaces for kcbp_tree_clip: each plane of B's k-CBP holds every
- * vertex of B (kcbp_cbp's guarantee), so in A's frame it holds B as posed.
- * Kept: the planes that A's root box reaches more than the margin beyond
- * (no node of A can be beyond the others); when there are more than
- * KCBP_TREE_CLIP_MAX, those it reaches farthest beyond. The same for A's
- * planes in B's frame. The margin is the k-CBP stage's, far above the
- * triangle test's tolerance, so a node is dropped only where the k-CBP stage
- * would drop the whole pair. */
-static uint32_t clip_planes(const kcbp_cbp *cbp, const kcbp_mat3 *r, kcbp_vec3 t, bool inverse,
-                            const kcbp_aabb_node *root, double margin, kcbp_half_space *out)
-{
-    double reach[KCBP_TREE_CLIP_MAX];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < cbp->nplanes; i++) {
-        kcbp_half_space h;
-        if (!inverse) { /* n.x <= d for x in B's frame: (R n).y <= d + (R n).t for y = R x + t */
-            h.n = kcbp_mat3_mul_v3(r, cbp->planes[i].n);
-            h.d = cbp->planes[i].d + kcbp_v3_dot(h.n, t);
-        } else { /* n.y <= d for y in A's frame: (R^T n).x <= d - n.t */
-            h.n = kcbp_mat3_tmul_v3(r, cbp->planes[i].n);
-            h.d = cbp->planes[i].d - kcbp_v3_dot(cbp->planes[i].n, t);
-        }
-        h.abs_n = kcbp_v3_abs(h.n);
-        double x = kcbp_v3_dot(h.n, root->center) + kcbp_v3_dot(h.abs_n, root->extent) - h.d;
-        if (!(x > margin))
-            continue;
-        if (n < KCBP_TREE_CLIP_MAX) {
-            reach[n] = x;
-            out[n++] = h;
-            continue;
-        }
-        /* More than fit: keep those the root reaches farthest beyond. */
-        uint32_t low = 0;
-        for (uint32_t k = 1; k < n; k++)
-            low = reach[k] < reach[low] ? k : low;
-        if (x > reach[low]) {
-            reach[low] = x;
-            out[low] = h;
-        }
-    }
-    return n;
-}
-
-void kcbp_collide_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_tree_clip *clip)
-{
-    clip->margin = cbp_margin(a, b, b_in_a);
-    clip->na = clip->nb = 0;
-    if (!kcbp_model_has_cbp(a) || !kcbp_model_has_cbp(b))
-        return;
-    clip->na = clip_planes(&b->cbp, &b_in_a->rot, b_in_a->trans, false, &a->tree.nodes[0], clip->margin, clip->a);
-    clip->nb = clip_planes(&a->cbp, &b_in_a->rot, b_in_a->trans, true, &b->tree.nodes[0], clip->margin, clip->b);
-}
-
 /* Whether triangle ta of a and tb of b intersect, tested exactly as the
  * traversal tests them: a's vertices as stored, b's moved by b_in_a with
  * kcbp_pose_apply, the same tolerance (and kcbp_tri_intersect does not
@@ -472,11 +418,30 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
     /* Stage 3: the exact answer, from the two trees and Möller's test. */
     result->decided_by = KCBP_STAGE_MESH;
     contact_sink sink = {result, options->contacts, false, false, {0, 0}};
+    uint32_t leaf[2] = {UINT32_MAX, UINT32_MAX};
     /* Every contact: the order of the search does not matter. */
-    if (options->contacts == KCBP_CONTACTS_ALL)
+    if (options->contacts == KCBP_CONTACTS_ALL) {
         kcbp_aabb_tree_collide_all(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
-    else
-        kcbp_aabb_tree_collide(&a->tree, &b->tree, &b_in_a, eps, add_contact, &sink, &result->tree);
+    } else {
+        /* Near the last contact first (see kcbp_pair_cache), then from the
+         * roots: below the start pair, every pair is one the full search
+         * tests too, so a contact found there is one of its contacts. */
+        static const uint32_t roots[2] = {0, 0};
+        bool near = use_contact && (pc->flags & KCBP_PAIR_CACHE_LEAVES) && pc->leaf[0] < a->tree.nnodes &&
+                    pc->leaf[1] < b->tree.nnodes;
+        if (near) {
+            uint32_t start[2] = {kcbp_aabb_tree_ancestor(&a->tree, pc->leaf[0], KCBP_CACHE_NEAR_LEVELS),
+                                 kcbp_aabb_tree_ancestor(&b->tree, pc->leaf[1], KCBP_CACHE_NEAR_LEVELS)};
+            near = (start[0] | start[1]) != 0 && /* not already the whole search */
+                   kcbp_aabb_tree_collide_below(&a->tree, &b->tree, &b_in_a, eps, start, add_contact, &sink,
+                                                &result->tree, leaf);
+            if (near)
+                result->cache.hit = KCBP_CACHE_NEAR;
+        }
+        if (!near && !sink.nomem)
+            kcbp_aabb_tree_collide_below(&a->tree, &b->tree, &b_in_a, eps, roots, add_contact, &sink,
+                                         &result->tree, leaf);
+    }
     if (sink.nomem)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
     if (result->ncontacts > 1) /* contacts is NULL before the first one: qsort(NULL, 0) is undefined */
@@ -486,8 +451,14 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
          * the same from one pose to the next. */
         pc->contact = sink.first;
         pc->flags |= KCBP_PAIR_CACHE_CONTACT;
+        pc->leaf[0] = leaf[0];
+        pc->leaf[1] = leaf[1];
+        if (leaf[0] != UINT32_MAX) /* the search stopped at the first contact */
+            pc->flags |= KCBP_PAIR_CACHE_LEAVES;
+        else
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_LEAVES;
     } else if (pc) {
-        pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
+        pc->flags &= ~(uint32_t)(KCBP_PAIR_CACHE_CONTACT | KCBP_PAIR_CACHE_LEAVES);
     }
     return KCBP_OK;
 }

@@ -115,7 +115,7 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
     kcbp_collide_options opts = ev->options;
     opts.skip_bounds = true;
     size_t old = 0;
-    out->cache_axis = out->cache_contact = out->cbp_skipped = 0;
+    out->cache_axis = out->cache_contact = out->cache_near = out->cbp_skipped = 0;
     for (size_t k = 0; k < np && st == KCBP_OK; k++) {
         uint32_t a = ev->sap.pairs[k].a, b = ev->sap.pairs[k].b;
         const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
@@ -139,6 +139,7 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
             break;
         out->cache_axis += ev->result.cache.hit == KCBP_CACHE_AXIS;
         out->cache_contact += ev->result.cache.hit == KCBP_CACHE_CONTACT;
+        out->cache_near += ev->result.cache.hit == KCBP_CACHE_NEAR;
         out->cbp_skipped += ev->result.cache.gjk_skipped;
         if (ev->result.decided_by == KCBP_STAGE_MESH) {
             out->mesh_tested++;

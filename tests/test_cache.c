@@ -1,5 +1,5 @@
-/* Issue 12: the k-CBPs inside the mesh test (kcbp_tree_clip) and temporal
- * coherence (kcbp_pair_cache, kcbp_gjk_simplex_cache). Everything here
+/* Issue 12: temporal coherence (kcbp_pair_cache, kcbp_gjk_simplex_cache) and
+ * the search below a pair of tree nodes that the cache starts from. Everything here
  * checks one promise: these make answers faster, never different. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,7 +110,7 @@ static void test_gjk_warm_start(void **state)
     warm_gjk_along("woody.obj", "suzanne.obj", 2); /* woody is flat: its k-CBP is thickened */
 }
 
-/* ---- the k-CBP planes inside the mesh test ----------------------------- */
+/* ---- the search below a pair of nodes ----------------------------------- */
 
 typedef struct {
     kcbp_contact *c;
@@ -138,42 +138,53 @@ static int cmp_pair(const void *x, const void *y)
     return (p->b > q->b) - (p->b < q->b);
 }
 
-/* The invariant of kcbp_tree_clip at one pose: its half-spaces hold the other
- * mesh (the premise), and the traversal with them finds exactly the
- * contacts found without them (all of them, and the same first one), which
- * are brute force's when `brute` is set. Returns the nodes dropped. */
-static uint64_t check_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *pb, bool brute)
+/* Whether triangle t's slot lies under node (tree order: a node's slots are
+ * those of its leaves). */
+static bool under(const kcbp_aabb_tree *tree, uint32_t node, uint32_t tri)
+{
+    for (uint32_t s = 0; s < tree->nnodes; s++) {
+        const kcbp_aabb_node *n = &tree->nodes[s];
+        if (!n->count)
+            continue;
+        for (uint32_t i = 0; i < n->count; i++)
+            if (tree->tri_ids[n->first + i] == tri) {
+                for (uint32_t up = s;; up = tree->parent[up]) {
+                    if (up == node)
+                        return true;
+                    if (up == 0)
+                        return false;
+                }
+            }
+    }
+    return false;
+}
+
+/* At one pose: from the roots, kcbp_aabb_tree_collide_below finds what
+ * kcbp_aabb_tree_collide finds (every contact, and the same first one, whose
+ * leaves it names); from the ancestors of that first contact's leaves, the
+ * contacts it finds are contacts of the whole search (and include that
+ * first one), which are brute force's when `brute` is set. Returns whether
+ * there was a contact. */
+static bool check_below(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *pb, bool brute)
 {
     kcbp_pose id = kcbp_pose_identity();
     double eps = kcbp_collide_tolerance(a, b, pb);
-    kcbp_tree_clip clip;
-    kcbp_collide_clip(a, b, pb, &clip);
-    assert_true(clip.margin >= eps);
-    assert_true(clip.na <= KCBP_TREE_CLIP_MAX && clip.nb <= KCBP_TREE_CLIP_MAX);
-    /* The premise, up to rounding far below the margin. */
-    kcbp_pose a_in_b = kcbp_pose_inverse(pb);
-    double slack = 1e-6 * clip.margin;
-    for (uint32_t i = 0; i < clip.na; i++)
-        for (uint32_t v = 0; v < b->mesh.nvertices; v++)
-            assert_true(kcbp_v3_dot(clip.a[i].n, kcbp_pose_apply(pb, b->mesh.vertices[v])) <= clip.a[i].d + slack);
-    for (uint32_t i = 0; i < clip.nb; i++)
-        for (uint32_t v = 0; v < a->mesh.nvertices; v++)
-            assert_true(kcbp_v3_dot(clip.b[i].n, kcbp_pose_apply(&a_in_b, a->mesh.vertices[v])) <=
-                        clip.b[i].d + slack);
-    /* Every contact, and the first. */
+    static const uint32_t roots[2] = {0, 0};
     pair_list all0 = {0}, all1 = {0}, first0 = {NULL, 0, 0, true}, first1 = {NULL, 0, 0, true};
     kcbp_tree_stats s0 = {0}, s1 = {0};
     kcbp_aabb_tree_collide(&a->tree, &b->tree, pb, eps, collect, &all0, &s0);
-    kcbp_aabb_tree_collide_clipped(&a->tree, &b->tree, pb, eps, &clip, collect, &all1, &s1);
+    uint32_t stop[2] = {UINT32_MAX, UINT32_MAX};
+    kcbp_aabb_tree_collide_below(&a->tree, &b->tree, pb, eps, roots, collect, &all1, &s1, stop);
+    assert_int_equal(stop[0], UINT32_MAX); /* never stopped */
+    assert_int_equal(s0.box_pairs, s1.box_pairs);
     pair_list all2 = {0};
     kcbp_tree_stats s2 = {0};
     kcbp_aabb_tree_collide_all(&a->tree, &b->tree, pb, eps, collect, &all2, &s2); /* no ordering: the same pairs */
     assert_int_equal(s2.box_pairs, s0.box_pairs);
     assert_int_equal(s2.tri_pairs, s0.tri_pairs);
     kcbp_aabb_tree_collide(&a->tree, &b->tree, pb, eps, collect, &first0, NULL);
-    kcbp_aabb_tree_collide_clipped(&a->tree, &b->tree, pb, eps, &clip, collect, &first1, NULL);
-    assert_true(s1.box_pairs <= s0.box_pairs);
-    assert_int_equal(s0.node_planes, 0);
+    bool hit = kcbp_aabb_tree_collide_below(&a->tree, &b->tree, pb, eps, roots, collect, &first1, NULL, stop);
+    assert_int_equal(hit, first0.n > 0);
     if (all0.n > 1) /* all0.c is NULL without contacts: qsort(NULL, 0) is undefined */
         qsort(all0.c, all0.n, sizeof *all0.c, cmp_pair);
     if (all1.n > 1)
@@ -187,8 +198,30 @@ static uint64_t check_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_
         assert_memory_equal(all0.c, all2.c, all0.n * sizeof *all0.c);
     }
     assert_int_equal(first0.n, first1.n);
-    if (first0.n)
+    if (first0.n) {
         assert_memory_equal(first0.c, first1.c, sizeof *first0.c);
+        /* stop names the leaves of that contact */
+        assert_true(stop[0] < a->tree.nnodes && a->tree.nodes[stop[0]].count > 0);
+        assert_true(stop[1] < b->tree.nnodes && b->tree.nodes[stop[1]].count > 0);
+        assert_true(under(&a->tree, stop[0], first0.c[0].a) && under(&b->tree, stop[1], first0.c[0].b));
+        /* below ancestors of those leaves, some levels up */
+        for (uint32_t up = 0; up < 6; up++) {
+            uint32_t start[2] = {kcbp_aabb_tree_ancestor(&a->tree, stop[0], up),
+                                 kcbp_aabb_tree_ancestor(&b->tree, stop[1], up)};
+            pair_list sub = {0};
+            assert_true(kcbp_aabb_tree_collide_below(&a->tree, &b->tree, pb, eps, start, collect, &sub, NULL, NULL) ==
+                        false);
+            assert_true(sub.n >= 1);
+            bool has_first = false;
+            for (size_t i = 0; i < sub.n; i++) {
+                assert_non_null(bsearch(&sub.c[i], all0.c, all0.n, sizeof *all0.c, cmp_pair));
+                assert_true(under(&a->tree, start[0], sub.c[i].a) && under(&b->tree, start[1], sub.c[i].b));
+                has_first |= sub.c[i].a == first0.c[0].a && sub.c[i].b == first0.c[0].b;
+            }
+            assert_true(has_first);
+            free(sub.c);
+        }
+    }
     if (brute) {
         kcbp_contact *want;
         size_t nwant = test_brute_force_contacts(a, &id, b, pb, &want);
@@ -197,12 +230,13 @@ static uint64_t check_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_
             assert_memory_equal(want, all1.c, nwant * sizeof *want);
         free(want);
     }
+    bool any = all0.n > 0;
     free(all0.c);
     free(all1.c);
     free(all2.c);
     free(first0.c);
     free(first1.c);
-    return s1.node_culls;
+    return any;
 }
 
 /* The distance s along dir at which B (turned by rot) first touches A,
@@ -233,19 +267,19 @@ static double first_touch(const kcbp_model *a, const kcbp_model *b, kcbp_vec3 di
     return lo;
 }
 
-static void clip_pair(const char *name_a, const char *name_b, int nrandom, int ntouch, uint64_t seed)
+static void below_pair(const char *name_a, const char *name_b, int nrandom, int ntouch, uint64_t seed)
 {
     kcbp_model a, b;
     test_model_load_unit(&a, name_a);
     test_model_load_unit(&b, name_b);
     test_rng rng = {seed};
-    uint64_t culls = 0;
+    int hits = 0;
     for (int i = 0; i < nrandom; i++) {
         kcbp_pose p = test_random_pose(&rng, 1.6);
-        culls += check_clip(&a, &b, &p, i < 6);
+        hits += check_below(&a, &b, &p, i < 6);
     }
-    /* At first contact, and a hair (around the margin and the tolerance)
-     * either side of it: where dropping a node too many would show. */
+    /* At first contact, and a hair (around the tolerance) either side of
+     * it. */
     static const double hair[] = {0, 1e-6, -1e-6, 1e-8, -1e-8, 3e-10, -3e-10};
     for (int i = 0; i < ntouch; i++) {
         kcbp_vec3 dir = test_rng_unit_vector(&rng);
@@ -255,30 +289,30 @@ static void clip_pair(const char *name_a, const char *name_b, int nrandom, int n
             continue;
         for (size_t h = 0; h < sizeof hair / sizeof *hair; h++) {
             p.trans = kcbp_v3_scale(dir, s + hair[h]);
-            culls += check_clip(&a, &b, &p, h < 3);
+            hits += check_below(&a, &b, &p, h < 3);
         }
     }
-    assert_true(culls > 0); /* the planes do cut */
+    assert_true(hits > 0);
     kcbp_model_free(&a);
     kcbp_model_free(&b);
 }
 
-static void test_clip_suzanne_suzanne(void **state)
+static void test_below_suzanne_suzanne(void **state)
 {
     (void)state;
-    clip_pair("suzanne.obj", "suzanne.obj", 30, 4, 11);
+    below_pair("suzanne.obj", "suzanne.obj", 30, 4, 11);
 }
 
-static void test_clip_woody_suzanne(void **state)
+static void test_below_woody_suzanne(void **state)
 {
     (void)state;
-    clip_pair("woody.obj", "suzanne.obj", 30, 4, 12);
+    below_pair("woody.obj", "suzanne.obj", 30, 4, 12);
 }
 
-static void test_clip_cubes_touching(void **state)
+static void test_below_cubes_touching(void **state)
 {
     (void)state;
-    /* Faces, edges and corners exactly on the k-CBP planes, and a hair off. */
+    /* Faces, edges and corners touching, and a hair off. */
     kcbp_model a, b;
     test_model_box(&a, kcbp_v3(0, 0, 0), kcbp_v3(1, 1, 1));
     test_model_box(&b, kcbp_v3(0, 0, 0), kcbp_v3(1, 1, 1));
@@ -287,7 +321,7 @@ static void test_clip_cubes_touching(void **state)
     for (size_t i = 0; i < sizeof off / sizeof *off; i++) {
         kcbp_pose p = kcbp_pose_identity();
         p.trans = kcbp_v3(off[i][0], off[i][1], off[i][2]);
-        check_clip(&a, &b, &p, true);
+        check_below(&a, &b, &p, true);
     }
     kcbp_model_free(&a);
     kcbp_model_free(&b);
@@ -296,7 +330,7 @@ static void test_clip_cubes_touching(void **state)
 /* ---- the pair cache ---------------------------------------------------- */
 
 typedef struct {
-    int axis, contact, warm, skipped, calls;
+    int axis, contact, near, warm, skipped, calls;
 } cache_counts;
 
 /* One step of a trajectory, in one mode: the cached call gives what the
@@ -336,6 +370,8 @@ static void compare_step(const kcbp_model *a, const kcbp_pose *pa, const kcbp_mo
     }
     if (r1.cache.hit == KCBP_CACHE_CONTACT)
         assert_true(o->contacts == KCBP_CONTACTS_NONE && r1.collide && r1.tree.tri_pairs == 1);
+    if (r1.cache.hit == KCBP_CACHE_NEAR)
+        assert_true(o->contacts == KCBP_CONTACTS_NONE && r1.collide && r1.decided_by == KCBP_STAGE_MESH);
     /* A cached axis ends the test with no GJK of its own: none at all when
      * it is the coarse k-CBPs' axis; the coarse GJK's when it is the fine
      * ones' (the coarse k-CBPs overlapped first). */
@@ -343,6 +379,7 @@ static void compare_step(const kcbp_model *a, const kcbp_pose *pa, const kcbp_mo
         assert_true(r1.decided_by == KCBP_STAGE_CBP);
     n->axis += r1.cache.hit == KCBP_CACHE_AXIS;
     n->contact += r1.cache.hit == KCBP_CACHE_CONTACT;
+    n->near += r1.cache.hit == KCBP_CACHE_NEAR;
     n->warm += r1.cache.gjk_warm;
     n->skipped += r1.cache.gjk_skipped;
     n->calls++;
@@ -391,7 +428,7 @@ static void cache_pair(const char *name_a, const char *name_b, int paths, int st
         }
     }
     /* Every shortcut was taken somewhere along the way. */
-    assert_true(none_cbp.axis > 0 && none_cbp.contact > 0 && none_cbp.warm > 0 && none_cbp.skipped > 0);
+    assert_true(none_cbp.axis > 0 && none_cbp.contact > 0 && none_cbp.near > 0 && none_cbp.warm > 0 && none_cbp.skipped > 0);
     kcbp_model_free(&a);
     kcbp_model_free(&b);
 }
@@ -580,9 +617,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gjk_warm_start),
-        cmocka_unit_test(test_clip_suzanne_suzanne),
-        cmocka_unit_test(test_clip_woody_suzanne),
-        cmocka_unit_test(test_clip_cubes_touching),
+        cmocka_unit_test(test_below_suzanne_suzanne),
+        cmocka_unit_test(test_below_woody_suzanne),
+        cmocka_unit_test(test_below_cubes_touching),
         cmocka_unit_test(test_cache_suzanne_bunny2),
         cmocka_unit_test(test_cache_suzanne_suzanne),
         cmocka_unit_test(test_cache_woody_suzanne),

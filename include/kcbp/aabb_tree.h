@@ -30,6 +30,7 @@ typedef struct {
 
 typedef struct {
     kcbp_aabb_node *nodes; /* nodes[0] is the root */
+    uint32_t *parent;      /* parent[i]: node i's parent (parent[0] = 0); nnodes of them */
     uint32_t nnodes;
     uint32_t depth;          /* number of levels; bounds the traversal stack */
     uint32_t *tri_ids;       /* mesh triangle index of each slot */
@@ -46,8 +47,6 @@ typedef bool (*kcbp_tri_pair_fn)(void *ctx, uint32_t tri_a, uint32_t tri_b);
 typedef struct {
     uint64_t box_pairs;   /* node pairs whose boxes were tested */
     uint64_t tri_pairs;   /* triangle pairs given to the triangle test */
-    uint64_t node_planes; /* node-against-half-space tests (kcbp_tree_clip) */
-    uint64_t node_culls;  /* nodes dropped by a half-space, with every pair below them */
 } kcbp_tree_stats;
 
 /* Finds the pairs of intersecting triangles of two trees, B being placed in
@@ -66,43 +65,18 @@ KCBP_API bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tr
 KCBP_API bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                                 double eps, kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats);
 
-/* The half-space n.x <= d, and |n| componentwise: a box of centre c and
- * half-sizes e reaches n.c + |n|.e along n. */
-typedef struct {
-    kcbp_vec3 n, abs_n;
-    double d;
-} kcbp_half_space;
+/* kcbp_aabb_tree_collide below one pair of nodes: only the pairs of
+ * triangles under A's node start[0] and B's node start[1], in the same
+ * order (start = {0, 0} is kcbp_aabb_tree_collide). When the callback stops
+ * the traversal, stop[] (if not NULL) gets the two leaves whose triangle
+ * pair stopped it; otherwise stop[] is left as it was. */
+KCBP_API bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+                                           double eps, const uint32_t start[2], kcbp_tri_pair_fn on_pair, void *ctx,
+                                           kcbp_tree_stats *stats, uint32_t stop[2]);
 
-enum { KCBP_TREE_CLIP_MAX = 32 };
-
-/* Half-spaces that hold the other mesh (e.g. the planes of its k-CBP), to
- * cut a traversal short:
- *   a[0 .. na): in A's frame, each holding every triangle of B as posed by
- *               b_in_a;
- *   b[0 .. nb): in B's own frame, each holding every triangle of A.
- * Every contact lies in both meshes' regions, so a node whose box lies more
- * than `margin` beyond one of them holds no triangle within margin of the
- * other mesh, and it is dropped with every pair below it.
- * Invariant: with margin >= eps, as long as the triangle test accepts no
- * pair of triangles more than margin apart (what kcbp_collide's k-CBP stage
- * assumes, with the same margin), the contacts found are exactly those found
- * without the half-spaces, and the first one found is the same (dropping
- * nodes does not reorder the others). A node is tested only against the
- * half-spaces its parent's box reaches more than margin beyond, and each
- * node's verdict is computed once per call (a small direct-mapped memo): a
- * node meets many nodes of the other tree. At most KCBP_TREE_CLIP_MAX of
- * each are used. */
-typedef struct {
-    kcbp_half_space a[KCBP_TREE_CLIP_MAX], b[KCBP_TREE_CLIP_MAX];
-    uint32_t na, nb;
-    double margin; /* taken as at least eps */
-} kcbp_tree_clip;
-
-/* kcbp_aabb_tree_collide, also dropping the nodes beyond clip's half-spaces
- * (NULL or none: the same call). */
-KCBP_API bool kcbp_aabb_tree_collide_clipped(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
-                                    double eps, const kcbp_tree_clip *clip, kcbp_tri_pair_fn on_pair, void *ctx,
-                                    kcbp_tree_stats *stats);
+/* The ancestor `levels` levels above node (the root when the node is less
+ * deep than that). */
+KCBP_API uint32_t kcbp_aabb_tree_ancestor(const kcbp_aabb_tree *tree, uint32_t node, uint32_t levels);
 
 #ifdef __cplusplus
 }

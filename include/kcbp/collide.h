@@ -130,6 +130,8 @@ typedef enum {
     KCBP_CACHE_AXIS,       /* its separating axis proved the k-CBPs apart again: no GJK */
     KCBP_CACHE_CONTACT,    /* its contact still intersects: one triangle test, no trees (and no
                               GJK, unless cbp_measure asks for the k-CBP stage's figures) */
+    KCBP_CACHE_NEAR,       /* a contact was found near its contact: the trees searched from a few
+                              levels above the contact's leaves, not from their roots */
 } kcbp_cache_hit;
 
 typedef struct {
@@ -181,6 +183,16 @@ KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, 
  *     tolerance the trees would use: a pair still touching there is
  *     confirmed by one triangle test, before the k-CBP stage (after it with
  *     cbp_measure).
+ *   - leaf: the two tree leaves that hold that contact. When the contact no
+ *     longer holds, the mesh stage first searches below the leaves'
+ *     ancestors KCBP_CACHE_NEAR_LEVELS levels up (a few dozen triangles of
+ *     each mesh, where a contact that moved a little is found), and only
+ *     then, when none is there, from the roots (Ehmann and Lin's front
+ *     tracking, "Accurate and fast proximity queries between polyhedra using
+ *     convex surface decomposition", Eurographics 2001, cut to the one
+ *     node pair that matters for a yes/no answer). Any contact proves
+ *     "collide", so this reorders the search only with KCBP_CONTACTS_NONE,
+ *     where no contact is reported.
  *   - fine_axis, fine_simplex: the same two for the models' fine k-CBPs
  *     (kcbp_model_options.k_fine), tested when the coarse k-CBPs overlap,
  *     from the second test of a pair on (SEEN).
@@ -198,23 +210,27 @@ KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, 
  * k-CBP stage's certificate; the cached contact is tested as the trees test
  * it); skipping the k-CBP stage or trusting the cached contact before it
  * relies on what the k-CBP stage itself relies on (the triangle test accepts
- * no pair more than its margin apart); nothing reorders the search, so FIRST
- * reports the same contact. decided_by can differ only where the k-CBPs are
+ * no pair more than its margin apart); the search near the last contact
+ * runs only with KCBP_CONTACTS_NONE and any contact it finds is one the
+ * full search could report, so FIRST and ALL report the same contacts. decided_by can differ only where the k-CBPs are
  * within rounding of the margin apart, where a cold GJK would stop at its
  * iteration cap, where the fine k-CBPs (tested only with a cache) are
  * apart ("cbp" where kcbp_collide says "mesh"), or where the stage was
- * skipped ("mesh" where kcbp_collide says "cbp"); collide is false then. The stats (result->cbp's iterations and distance_lower,
- * result->tree) do differ. With cbp_measure the k-CBP stage runs as without
+ * skipped ("mesh" where kcbp_collide says "cbp"); collide is false then.
+ * The stats (result->cbp's iterations and distance_lower, result->tree) do
+ * differ. With cbp_measure the k-CBP stage runs as without
  * a cache, so that the measured distance and depth stay bit for bit the same
  * (and it is not skipped). Contents that do not fit the models (indices out
  * of range, another pair's cache) are skipped, never trusted. */
 #define KCBP_CACHE_SKIP_AFTER 8
+#define KCBP_CACHE_NEAR_LEVELS 4
 
 enum {
     KCBP_PAIR_CACHE_AXIS = 1u << 0,
     KCBP_PAIR_CACHE_CONTACT = 1u << 1,
     KCBP_PAIR_CACHE_FINE_AXIS = 1u << 2,
     KCBP_PAIR_CACHE_SEEN = 1u << 3, /* the pair was tested before */
+    KCBP_PAIR_CACHE_LEAVES = 1u << 4, /* leaf holds the contact's two leaves */
 };
 
 typedef struct {
@@ -222,6 +238,7 @@ typedef struct {
     kcbp_vec3 axis;                 /* A's frame, unit, from A toward B */
     kcbp_gjk_simplex_cache simplex; /* count 0: none */
     kcbp_contact contact;           /* triangle indices in A and B */
+    uint32_t leaf[2];               /* the tree leaves (A's, B's) that hold contact */
     uint32_t overlaps;
     kcbp_vec3 fine_axis;            /* the same two for the fine k-CBPs */
     kcbp_gjk_simplex_cache fine_simplex;
@@ -233,21 +250,6 @@ typedef struct {
 KCBP_API kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                 const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *cache,
                                 kcbp_collide_result *result, kcbp_error *err);
-
-/* The k-CBPs inside the mesh test: fills clip (kcbp_tree_clip) with the
- * planes of B's k-CBP moved into A's frame and those of A's k-CBP in B's
- * frame, with the k-CBP stage's rejection margin, for
- * kcbp_aabb_tree_collide_clipped(&a->tree, &b->tree, b_in_a,
- * kcbp_collide_tolerance(a, b, b_in_a), clip, ...): the same contacts (see
- * kcbp_tree_clip's invariant), fewer node pairs. Of each k-CBP's planes it
- * keeps those the other tree's root box reaches more than the margin beyond
- * (no node can be beyond the others); when there are more than
- * KCBP_TREE_CLIP_MAX, those it reaches farthest beyond. None when a model
- * has no k-CBP.
- * kcbp_collide does not use it: on the thesis scenes it removes about half
- * of the node pairs of the pairs whose meshes are apart, and the plane
- * tests cost more than those node pairs did (issue 12). */
-KCBP_API void kcbp_collide_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_tree_clip *clip);
 
 /* The length tolerance kcbp_collide uses for the given models and relative
  * pose (B in A's frame); exposed so that tests can reproduce it exactly. */

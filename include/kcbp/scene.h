@@ -203,9 +203,10 @@ typedef struct {
     double bounds_ms, broadphase_ms, filter_ms, mesh_ms;
     /* What the pairs' caches did (kcbp_scene_eval, coherence): pairs
      * proven apart again by their last separating axis (no GJK), pairs
-     * confirmed by their last contact (one triangle test), pairs whose k-CBP
-     * stage was skipped because their k-CBPs kept overlapping. */
-    uint64_t cache_axis, cache_contact, cbp_skipped;
+     * confirmed by their last contact (one triangle test), pairs whose
+     * contact was found near their last one (KCBP_CACHE_NEAR), pairs whose
+     * k-CBP stage was skipped because their k-CBPs kept overlapping. */
+    uint64_t cache_axis, cache_contact, cache_near, cbp_skipped;
 } kcbp_scene_frame;
 
 KCBP_API void kcbp_scene_frame_free(kcbp_scene_frame *frame);

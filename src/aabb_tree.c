@@ -256,26 +256,35 @@ typedef struct {
     double eps;
 } frame_b_in_a;
 
-/* Separating-axis test of node a (frame A) against node b (frame B), on the
- * six face axes. The nine edge-edge axes are left out: the test stays
- * conservative (it may keep a separated pair, never drops a touching one),
- * and the leaves settle the rest. When the boxes are not separated, *d is
- * b's centre minus a's in A's frame and *db the same in B's frame (R^T d),
- * which the traversal uses to choose which child to visit first. */
-HOT_INLINE bool boxes_separated(const frame_b_in_a *f, const kcbp_aabb_node *a, const kcbp_aabb_node *b,
-                                kcbp_vec3 *d_out, kcbp_vec3 *db_out)
+/* A node's box carried into the other tree's frame: its centre there and
+ * its half-sizes along that frame's axes (|R| times its own, Arvo). */
+typedef struct {
+    kcbp_vec3 c, r;
+} moved_box;
+
+HOT_INLINE moved_box move_b_into_a(const frame_b_in_a *f, const kcbp_aabb_node *b)
 {
-    kcbp_vec3 d = kcbp_v3_sub(kcbp_v3_add(kcbp_mat3_mul_v3(&f->r, b->center), f->t), a->center);
-    kcbp_vec3 rb = kcbp_mat3_mul_v3(&f->abs_r, b->extent);
-    if (fabs(d.x) > a->extent.x + rb.x + f->eps || fabs(d.y) > a->extent.y + rb.y + f->eps ||
-        fabs(d.z) > a->extent.z + rb.z + f->eps)
-        return true;
-    kcbp_vec3 db = kcbp_mat3_tmul_v3(&f->r, d);
-    kcbp_vec3 ra = kcbp_mat3_tmul_v3(&f->abs_r, a->extent);
-    *d_out = d;
-    *db_out = db;
-    return fabs(db.x) > ra.x + b->extent.x + f->eps || fabs(db.y) > ra.y + b->extent.y + f->eps ||
-           fabs(db.z) > ra.z + b->extent.z + f->eps;
+    moved_box m = {kcbp_v3_add(kcbp_mat3_mul_v3(&f->r, b->center), f->t), kcbp_mat3_mul_v3(&f->abs_r, b->extent)};
+    return m;
+}
+
+HOT_INLINE moved_box move_a_into_b(const frame_b_in_a *f, const kcbp_aabb_node *a)
+{
+    moved_box m = {kcbp_mat3_tmul_v3(&f->r, kcbp_v3_sub(a->center, f->t)), kcbp_mat3_tmul_v3(&f->abs_r, a->extent)};
+    return m;
+}
+
+/* Whether box n, in its own frame, and the box moved into that frame lie
+ * more than eps apart along one of the frame's three axes. Together the
+ * two frames' six face axes make the separating-axis test of two boxes
+ * without the nine edge-edge axes: conservative (it may keep a separated
+ * pair, never drops a touching one; rounding in moving a box is far below
+ * eps), and the leaves settle the rest. */
+HOT_INLINE bool apart_on_axes(const kcbp_aabb_node *n, moved_box m, double eps)
+{
+    kcbp_vec3 d = kcbp_v3_sub(m.c, n->center);
+    return fabs(d.x) > n->extent.x + m.r.x + eps || fabs(d.y) > n->extent.y + m.r.y + eps ||
+           fabs(d.z) > n->extent.z + m.r.z + eps;
 }
 
 HOT_INLINE double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->extent.y + n->extent.z; }
@@ -302,20 +311,45 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
     uint64_t box_pairs = 0, tri_pairs = 0;
     bool stopped = false;
     /* Depth-first: each step pops one pair and pushes at most two, one level
-     * down in one tree, so the stack never holds more than the two depths. */
-    uint32_t stack[2 * STACK_PER_TREE][2];
+     * down in one tree, so the stack never holds more than the two depths.
+     * An entry carries the box of the node that did not change, already
+     * moved into the other frame: A's node in B's frame after a step down
+     * B, B's node in A's frame after a step down A. So the pair is first
+     * tested on the axes of the new node's frame, which needs no moving,
+     * and the new node is moved only when those axes do not separate the
+     * boxes (most separated pairs end there). */
+    struct entry {
+        uint32_t ia, ib;
+        bool a_moved; /* box holds A's node in B's frame; else B's node in A's frame */
+        moved_box box;
+    } stack[2 * STACK_PER_TREE];
     size_t top = 0;
-    stack[0][0] = start[0];
-    stack[0][1] = start[1];
+    stack[0].ia = start[0];
+    stack[0].ib = start[1];
+    stack[0].a_moved = false;
+    stack[0].box = move_b_into_a(&f, &b->nodes[start[1]]);
     top++;
     while (top > 0 && !stopped) {
-        top--;
-        uint32_t ia = stack[top][0], ib = stack[top][1];
+        /* The entry is read in place: its slot is the first child's. */
+        struct entry *e = &stack[--top];
+        const uint32_t ia = e->ia, ib = e->ib;
+        const bool a_moved = e->a_moved;
         const kcbp_aabb_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
-        kcbp_vec3 d, db;
+        moved_box fresh; /* the pair's other node, moved */
         box_pairs++;
-        if (boxes_separated(&f, na, nb, &d, &db))
-            continue;
+        if (a_moved) {
+            if (apart_on_axes(nb, e->box, eps))
+                continue;
+            fresh = move_b_into_a(&f, nb);
+            if (apart_on_axes(na, fresh, eps))
+                continue;
+        } else {
+            if (apart_on_axes(na, e->box, eps))
+                continue;
+            fresh = move_a_into_b(&f, na);
+            if (apart_on_axes(nb, fresh, eps))
+                continue;
+        }
         if (na->count && nb->count) {
             kcbp_vec3 tb[KCBP_AABB_LEAF_MAX][3];
             for (uint32_t j = 0; j < nb->count; j++)
@@ -344,14 +378,26 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
         bool down_a = nb->count || (!na->count && node_size(na) >= node_size(nb));
         const kcbp_aabb_node *nodes = down_a ? a->nodes : b->nodes;
         uint32_t first = down_a ? na->first : nb->first;
-        int near = ordering &&
-                   nearer_child(nodes, first, down_a ? kcbp_v3_add(na->center, d) : kcbp_v3_sub(nb->center, db));
-        for (int k = 0; k < 2; k++) {
-            uint32_t c = first + (k ? near : !near);
-            stack[top][0] = down_a ? c : ia;
-            stack[top][1] = down_a ? ib : c;
-            top++;
+        /* The node that stays is B's when descending A: its box in A's
+         * frame is the carried one when A's node was the new one. */
+        bool keep_carried = down_a != a_moved;
+        const moved_box *keep = keep_carried ? &e->box : &fresh;
+        int near = ordering && nearer_child(nodes, first, keep->c);
+        uint32_t c0 = first + !near, c1 = first + near;
+        if (!keep_carried)
+            stack[top].box = fresh;
+        stack[top + 1].box = stack[top].box;
+        stack[top].ia = stack[top + 1].ia = down_a ? 0 : ia;
+        stack[top].ib = stack[top + 1].ib = down_a ? ib : 0;
+        if (down_a) {
+            stack[top].ia = c0;
+            stack[top + 1].ia = c1;
+        } else {
+            stack[top].ib = c0;
+            stack[top + 1].ib = c1;
         }
+        stack[top].a_moved = stack[top + 1].a_moved = !down_a;
+        top += 2;
     }
     stats->box_pairs += box_pairs;
     stats->tri_pairs += tri_pairs;

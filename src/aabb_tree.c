@@ -159,6 +159,50 @@ static uint32_t split_range(const build_ctx *c, uint32_t begin, uint32_t end, ui
     return i;
 }
 
+/* The slab along n (any direction: rounded or not, the slab holds the
+ * points, since lo and hi are widened by the rounding of each n.p, at most
+ * 3u sum |n_k p_k| (Higham's gamma_3) and one more rounding of d -+ err:
+ * taken as 8u). Never separating when n is zero or anything is not
+ * finite. */
+static kcbp_tri_slab slab_along(kcbp_vec3 n, const kcbp_vec3 *p, uint32_t np)
+{
+    kcbp_tri_slab s = {{0, 0, 0}, -INFINITY, INFINITY};
+    double len = kcbp_v3_len(n);
+    if (!(len > 0) || !isfinite(len))
+        return s;
+    n = kcbp_v3_scale(n, 1 / len);
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t k = 0; k < np; k++) {
+        double d = kcbp_v3_dot(n, p[k]), err = 8 * DBL_EPSILON * kcbp_v3_dot(kcbp_v3_abs(n), kcbp_v3_abs(p[k]));
+        lo = fmin(lo, d - err);
+        hi = fmax(hi, d + err);
+    }
+    if (!isfinite(lo) || !isfinite(hi))
+        return s;
+    s.n = n;
+    s.lo = lo;
+    s.hi = hi;
+    return s;
+}
+
+static kcbp_vec3 tri_normal(const kcbp_vec3 t[3])
+{
+    return kcbp_v3_cross(kcbp_v3_sub(t[1], t[0]), kcbp_v3_sub(t[2], t[0]));
+}
+
+/* A leaf's slab: along the sum of its triangles' area-weighted normals
+ * (for a leaf of nearly coplanar triangles, such as a quad, nearly as thin
+ * as each triangle's). */
+static kcbp_tri_slab leaf_slab_of(const kcbp_aabb_tree *tree, const kcbp_aabb_node *leaf)
+{
+    kcbp_vec3 n = {0, 0, 0};
+    for (uint32_t i = 0; i < leaf->count; i++) {
+        kcbp_vec3 ni = tri_normal(tree->tri_verts[leaf->first + i]);
+        n = kcbp_v3_add(n, kcbp_v3_dot(n, ni) < 0 ? kcbp_v3_neg(ni) : ni);
+    }
+    return slab_along(n, &tree->tri_verts[leaf->first][0], 3 * leaf->count);
+}
+
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err)
 {
     memset(tree, 0, sizeof *tree);
@@ -175,7 +219,10 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
     tree->tri_ids = order;
     tree->tri_verts = malloc(n * sizeof *tree->tri_verts);
     tree->parent = malloc((2 * (size_t)n - 1) * sizeof *tree->parent);
-    if (!tri_box || !centroid || !order || !stack || !tree->nodes || !tree->tri_verts || !tree->parent) {
+    tree->tri_slab = malloc(n * sizeof *tree->tri_slab);
+    tree->leaf_slab = malloc((2 * (size_t)n - 1) * sizeof *tree->leaf_slab);
+    if (!tri_box || !centroid || !order || !stack || !tree->nodes || !tree->tri_verts || !tree->parent ||
+        !tree->tri_slab || !tree->leaf_slab) {
         free(tri_box);
         free(centroid);
         free(stack);
@@ -221,9 +268,14 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
         stack[top++] = (struct item){left, it.begin, split, it.depth + 1};
         stack[top++] = (struct item){left + 1, split, it.end, it.depth + 1};
     }
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++)
             tree->tri_verts[i][k] = mesh->vertices[mesh->triangles[order[i]].v[k]];
+        tree->tri_slab[i] = slab_along(tri_normal(tree->tri_verts[i]), tree->tri_verts[i], 3);
+    }
+    for (uint32_t i = 0; i < tree->nnodes; i++)
+        tree->leaf_slab[i] = tree->nodes[i].count ? leaf_slab_of(tree, &tree->nodes[i])
+                                                  : (kcbp_tri_slab){{0, 0, 0}, -INFINITY, INFINITY};
     free(tri_box);
     free(centroid);
     free(stack);
@@ -238,6 +290,8 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     free(tree->tri_ids);
     free(tree->tri_verts);
     free(tree->parent);
+    free(tree->tri_slab);
+    free(tree->leaf_slab);
     memset(tree, 0, sizeof *tree);
 }
 
@@ -287,6 +341,39 @@ HOT_INLINE bool apart_on_axes(const kcbp_aabb_node *n, moved_box m, double eps)
            fabs(d.z) > n->extent.z + m.r.z + eps;
 }
 
+/* Whether box m (centre c, half-sizes r along the slab's frame's axes)
+ * lies more than tol beyond the triangle's slab (see slab_tolerance). */
+HOT_INLINE bool slab_apart(const kcbp_tri_slab *s, moved_box m, double tol)
+{
+    double c = kcbp_v3_dot(s->n, m.c), r = kcbp_v3_dot(kcbp_v3_abs(s->n), m.r);
+    return c - r > s->hi + tol || c + r < s->lo - tol;
+}
+
+/* The margin of slab_apart in one traversal: eps (no point of a box more
+ * than eps beyond a slab is within eps of its triangle) plus the rounding
+ * of projecting a box on n: n.c +- |n|.r with n unit is off by at most
+ * 8u (|n|.|c| + 2 |n|.r) <= 8u (sqrt(3) + 2) size, size bounding every
+ * moved box's |c| and r in both frames (each is inside its root's). */
+static double slab_tolerance(double eps, moved_box a_root_in_b, moved_box b_root_in_a, const kcbp_aabb_node *ra,
+                             const kcbp_aabb_node *rb)
+{
+    double size = fmax(fmax(kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(ra->center), ra->extent)),
+                            kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(rb->center), rb->extent))),
+                       fmax(kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(a_root_in_b.c), a_root_in_b.r)),
+                            kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(b_root_in_a.c), b_root_in_a.r))));
+    return eps + 8 * DBL_EPSILON * 4 * size;
+}
+
+/* Bit i set: triangle i of the leaf (slot first + i) comes within eps of
+ * box m (in the leaf's frame), as far as its slab tells. */
+HOT_INLINE uint32_t leaf_near(const kcbp_tri_slab *slabs, const kcbp_aabb_node *leaf, moved_box m, double tol)
+{
+    uint32_t mask = 0;
+    for (uint32_t i = 0; i < leaf->count; i++)
+        mask |= (uint32_t)!slab_apart(&slabs[leaf->first + i], m, tol) << i;
+    return mask;
+}
+
 HOT_INLINE double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->extent.y + n->extent.z; }
 
 /* 1 when child first + 1's centre is nearer p than child first's. */
@@ -329,6 +416,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
     stack[0].a_moved = false;
     stack[0].box = move_b_into_a(&f, &b->nodes[start[1]]);
     top++;
+    const double slab_tol = slab_tolerance(eps, move_a_into_b(&f, &a->nodes[0]), move_b_into_a(&f, &b->nodes[0]),
+                                           &a->nodes[0], &b->nodes[0]);
     while (top > 0 && !stopped) {
         /* The entry is read in place: its slot is the first child's. */
         struct entry *e = &stack[--top];
@@ -350,6 +439,21 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
             if (apart_on_axes(nb, fresh, eps))
                 continue;
         }
+        const moved_box *ma = a_moved ? &e->box : &fresh, *mb = a_moved ? &fresh : &e->box;
+        /* A leaf's triangles against the other node's box, each by its
+         * slab: large slanted triangles fill little of their boxes. */
+        uint32_t near_a = ~0u, near_b = ~0u;
+        if (na->count && nb->count) {
+            if (!(near_a = leaf_near(a->tri_slab, na, *mb, slab_tol)) ||
+                !(near_b = leaf_near(b->tri_slab, nb, *ma, slab_tol)))
+                continue;
+        } else if (na->count) {
+            if (slab_apart(&a->leaf_slab[ia], *mb, slab_tol))
+                continue;
+        } else if (nb->count) {
+            if (slab_apart(&b->leaf_slab[ib], *ma, slab_tol))
+                continue;
+        }
         if (na->count && nb->count) {
             kcbp_vec3 tb[KCBP_AABB_LEAF_MAX][3];
             for (uint32_t j = 0; j < nb->count; j++)
@@ -357,6 +461,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
                     tb[j][k] = kcbp_pose_apply(b_in_a, b->tri_verts[nb->first + j][k]);
             for (uint32_t i = 0; i < na->count && !stopped; i++)
                 for (uint32_t j = 0; j < nb->count && !stopped; j++) {
+                    if (!(near_a >> i & near_b >> j & 1u))
+                        continue;
                     tri_pairs++;
                     if (kcbp_tri_intersect(a->tri_verts[na->first + i], tb[j], eps))
                         stopped = !on_pair(ctx, a->tri_ids[na->first + i], b->tri_ids[nb->first + j]);

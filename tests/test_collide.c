@@ -132,6 +132,50 @@ static void test_random_bunny2_bunny2(void **state)
     run_random_poses("bunny2.obj", "bunny2.obj", 8, 4);
 }
 
+/* Large slanted faces against small triangles (issue 13): a cube whose
+ * faces are slanted in its own frame, so that its tree's leaf boxes are
+ * mostly empty, against a small copy of suzanne near its faces, edges and
+ * corners. The leaves' slabs cut most of that empty space; brute force says
+ * whether they cut anything they should not. */
+static void test_slanted_faces_against_small_triangles(void **state)
+{
+    (void)state;
+    kcbp_mat3 r0;
+    kcbp_pose turn;
+    assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), kcbp_v3(1, 1, 0.3), 40, &turn, NULL), KCBP_OK);
+    r0 = turn.rot;
+    kcbp_vec3 cv[8];
+    for (int i = 0; i < 8; i++)
+        cv[i] = kcbp_mat3_mul_v3(&r0, kcbp_v3(i & 1 ? 1 : -1, i & 2 ? 1 : -1, i & 4 ? 1 : -1));
+    static const kcbp_tri ct[12] = {{{0, 2, 1}}, {{1, 2, 3}}, {{4, 5, 6}}, {{5, 7, 6}}, {{0, 1, 4}}, {{1, 5, 4}},
+                                    {{2, 6, 3}}, {{3, 6, 7}}, {{0, 4, 2}}, {{2, 4, 6}}, {{1, 3, 5}}, {{3, 7, 5}}};
+    kcbp_model a, s, b;
+    test_model_from_arrays(&a, cv, 8, ct, 12);
+    test_model_load_unit(&s, "suzanne.obj");
+    kcbp_vec3 *sv = malloc(s.mesh.nvertices * sizeof *sv);
+    assert_non_null(sv);
+    for (uint32_t i = 0; i < s.mesh.nvertices; i++)
+        sv[i] = kcbp_v3_scale(s.mesh.vertices[i], 0.15);
+    test_model_from_arrays(&b, sv, s.mesh.nvertices, s.mesh.triangles, s.mesh.ntriangles);
+    free(sv);
+    test_rng rng = {31};
+    kcbp_pose pa = kcbp_pose_identity();
+    int hits = 0, n = 60;
+    for (int i = 0; i < n; i++) {
+        /* B's centre on the ray from A's centre along u, at the cube's
+         * surface (found in A's unturned frame) plus or minus B's size. */
+        kcbp_vec3 u = test_rng_unit_vector(&rng), ul = kcbp_mat3_tmul_v3(&r0, u);
+        double m = kcbp_v3_max_abs(ul), at = 1 / m + test_rng_range(&rng, -0.15, 0.15);
+        kcbp_pose pb = test_random_pose(&rng, 0);
+        pb.trans = kcbp_v3_scale(u, at);
+        hits += check_against_brute_force(&a, &pa, &b, &pb);
+    }
+    assert_true(hits > n / 10 && hits < n - n / 10);
+    kcbp_model_free(&a);
+    kcbp_model_free(&s);
+    kcbp_model_free(&b);
+}
+
 /* Two unit cubes, B moved by `offset`, both scaled by `scale` and shifted by
  * `shift` (the same for both, so the configuration is unchanged). */
 static bool cubes(kcbp_vec3 offset, double scale, kcbp_vec3 shift)
@@ -257,6 +301,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_woody_suzanne),
+        cmocka_unit_test(test_slanted_faces_against_small_triangles),
         cmocka_unit_test(test_random_suzanne_suzanne),
         cmocka_unit_test(test_random_woody_woody),
         cmocka_unit_test(test_random_bunny2_woody),

@@ -28,6 +28,14 @@ typedef struct {
     uint32_t count;           /* leaf: number of triangles (>= 1); inner: 0 */
 } kcbp_aabb_node;
 
+/* The slab a triangle lies in: lo <= n.x <= hi for each of its points
+ * (rounding included), n a unit normal; lo = -inf, hi = +inf (never
+ * separating) for a triangle with no usable normal (zero area). */
+typedef struct {
+    kcbp_vec3 n;
+    double lo, hi;
+} kcbp_tri_slab;
+
 typedef struct {
     kcbp_aabb_node *nodes; /* nodes[0] is the root */
     uint32_t *parent;      /* parent[i]: node i's parent (parent[0] = 0); nnodes of them */
@@ -35,6 +43,8 @@ typedef struct {
     uint32_t depth;          /* number of levels; bounds the traversal stack */
     uint32_t *tri_ids;       /* mesh triangle index of each slot */
     kcbp_vec3 (*tri_verts)[3]; /* each slot's three vertices, copied so that leaves are read contiguously */
+    kcbp_tri_slab *tri_slab;   /* each slot's triangle's slab */
+    kcbp_tri_slab *leaf_slab;  /* each node's: for a leaf, a slab holding its triangles; never separating for an inner node */
 } kcbp_aabb_tree;
 
 KCBP_API kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err);

@@ -30,16 +30,25 @@ if [[ -z ${NO_BUILD:-} ]]; then # NO_BUILD=1: use the programs already built
 fi
 mkdir -p "$out"
 
-# name  A  B  (why these pairs: see bench/README.md)
+# name  A  B  (why these pairs: see bench/README.md). Meshes are read from
+# meshes/, or from bench/out/ for the two made here: fandisk turned by 40
+# degrees in its own frame (large slanted triangles) and the Stanford bunny
+# scaled by 7.5 (triangles about 10x smaller than fandisk's).
 pairs=(
     "bunny-bunny stanford-bunny.obj stanford-bunny.obj"
     "bunny2-spot bunny2.obj spot.obj"
     "rocker-fandisk rocker-arm.obj fandisk.obj"
+    "slanted-bunny fandisk-slanted.obj bunny-x7.5.obj"
 )
+python3 "$here/transform_obj.py" "$root/meshes/fandisk.obj" "$out/fandisk-slanted.obj" 1 1 0.3 40 1 ||
+    fail "making fandisk-slanted.obj failed"
+python3 "$here/transform_obj.py" "$root/meshes/stanford-bunny.obj" "$out/bunny-x7.5.obj" 0 0 1 0 7.5 ||
+    fail "making bunny-x7.5.obj failed"
+mesh() { if [[ -f $out/$1 ]]; then echo "$out/$1"; else echo "$root/meshes/$1"; fi; }
 
 for i in "${!pairs[@]}"; do
     read -r name a b <<<"${pairs[i]}"
-    A="$root/meshes/$a" B="$root/meshes/$b"
+    A=$(mesh "$a") B=$(mesh "$b")
     poses="$out/$name.seed$SEED.n$COUNT.d$DELTA.poses"
     # Each pair gets its own random stream (seed*1000 + pair index), so that
     # the pairs' deltas are independent draws.
@@ -126,7 +135,7 @@ for name, a, b in pairs:
     if dis:
         notes.append(f"{name}: disagreements at poses {' '.join(map(str, dis))} "
                      f"(kcbp {''.join(map(str, (k_ans[i] for i in dis)))}, FCL {''.join(map(str, (f_ans[i] for i in dis)))}); "
-                     f"check with: bench/brute_check meshes/{a} meshes/{b} bench/out/{name}.seed{seed}.n{count}.d{delta}.poses 1e-3 "
+                     f"check with: bench/brute_check <meshes or bench/out>/{a} <...>/{b} bench/out/{name}.seed{seed}.n{count}.d{delta}.poses 1e-3 "
                      + " ".join(map(str, dis[:5])))
 print(f"{count} near-contact poses per pair (seed {seed}, at (1 ± {delta}) × the contact distance), {runs} runs; median µs per query "
       "(median over poses in each run, then median over runs)\n")

@@ -180,9 +180,14 @@ static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pos
     return gap_between(&a->cbp, &b->cbp, b_in_a, n);
 }
 
-/* The rejection margin of the k-CBP stage: far above the triangle test's
- * tolerance (KCBP_TRI_REL_TOL), so that a pair the exact stage would call
- * touching is never rejected early. GJK's accuracy is relative to the
+/* The rejection margin of the k-CBP stage. The triangle test is exact for
+ * B's vertices as carried into A's frame (kcbp_pose_apply, rounded once);
+ * the stage's gap (gap_between, over every k-CBP vertex) is a lower bound
+ * on the distance of the k-CBPs, computed in double from the pose and the
+ * k-CBPs, which hold the meshes. Between the two the rounding is a few ulps
+ * of the coordinates (~1e-15 of the scale below), so a gap above this
+ * margin (1e-8 of it) proves the coordinates the triangle test would see
+ * apart: the stage never drops a pair the exact test calls touching. GJK's accuracy is relative to the
  * coordinates it works with, those of the k-CBPs, which a loose k-CBP of a
  * needle-like mesh can put far beyond the meshes' own scale (found by
  * fuzzing: 2e12 for a mesh of scale 1.5e10, and a k-CBP "apart" from itself
@@ -307,9 +312,9 @@ static bool fine_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose
  * Kept: the planes that A's root box reaches more than the margin beyond
  * (no node of A can be beyond the others); when there are more than
  * KCBP_TREE_CLIP_MAX, those it reaches farthest beyond. The same for A's
- * planes in B's frame. The margin is the k-CBP stage's, far above the
- * triangle test's tolerance, so a node is dropped only where the k-CBP stage
- * would drop the whole pair. */
+ * planes in B's frame. The margin is the k-CBP stage's (see cbp_margin),
+ * so a node is dropped only where the k-CBP stage would drop the whole
+ * pair. */
 static uint32_t clip_planes(const kcbp_cbp *cbp, const kcbp_mat3 *r, kcbp_vec3 t, bool inverse,
                             const kcbp_aabb_node *root, double margin, kcbp_half_space *out)
 {
@@ -357,8 +362,8 @@ void kcbp_collide_clip(const kcbp_model *a, const kcbp_model *b, const kcbp_pose
 
 /* Whether triangle ta of a and tb of b intersect, tested exactly as the
  * traversal tests them: a's vertices as stored, b's moved by b_in_a with
- * kcbp_pose_apply, the same tolerance (and kcbp_tri_intersect does not
- * depend on the order of its arguments). */
+ * kcbp_pose_apply (and kcbp_tri_intersect does not depend on the order of
+ * its arguments). */
 static bool tri_pair_intersects(const kcbp_model *a, uint32_t ta, const kcbp_model *b, uint32_t tb,
                                 const kcbp_pose *b_in_a, double eps)
 {

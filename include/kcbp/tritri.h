@@ -3,8 +3,9 @@
  * Every sign the test takes (orient3d of a vertex against the other
  * triangle's plane, the Guigue-Devillers orientations, 2D orientations in
  * an axis plane for coplanar pairs and degenerate triangles) is exact:
- * a floating-point filter with a proven error bound, and GMP integer
- * arithmetic when the filter cannot decide. No point is constructed. */
+ * a floating-point filter with a proven error bound, and exact expansion
+ * arithmetic (GMP integers for extreme ranges of magnitudes) when the
+ * filter cannot decide. No point is constructed. */
 #ifndef KCBP_TRITRI_H
 #define KCBP_TRITRI_H
 
@@ -34,7 +35,8 @@ extern "C" {
  * 0). Coordinates must be finite: meshes and poses are checked when made,
  * not here; a NaN or infinite coordinate returns true. The result does not
  * depend on the order of a and b or of their vertices. No allocation but
- * GMP's, on the rare undecided signs; safe to call from many threads. */
+ * GMP's (only for coordinates spanning hundreds of powers of two in one
+ * predicate); safe to call from many threads. */
 KCBP_API bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps);
 
 /* A length for models whose coordinates are of magnitude `scale` (see

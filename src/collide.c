@@ -395,10 +395,19 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     return kcbp_collide_cached(a, pose_a, b, pose_b, options, NULL, result, err);
 }
 
+/* The world boxes are computed from the world poses, the triangle test's
+ * coordinates from the relative pose: both round by a few ulps of the
+ * world coordinates, which include the poses' translations. So the boxes
+ * are padded by the tolerance of the world magnitudes too (not only of the
+ * pair's scale in A's frame): with both models moved far from the origin
+ * together, a pair touching in A's frame must not look apart in the world. */
 static bool bounds_overlap(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                            double eps)
 {
     kcbp_aabb wa = kcbp_model_world_bounds(a, pose_a), wb = kcbp_model_world_bounds(b, pose_b);
+    double world = fmax(fmax(a->scale, a->cbp_scale) + kcbp_v3_len(pose_a->trans),
+                        fmax(b->scale, b->cbp_scale) + kcbp_v3_len(pose_b->trans));
+    eps = fmax(eps, kcbp_tri_tolerance(world));
     kcbp_vec3 pad = kcbp_v3(eps, eps, eps);
     wa.min = kcbp_v3_sub(wa.min, pad);
     wa.max = kcbp_v3_add(wa.max, pad);

@@ -2,10 +2,12 @@
 // rotations and directions, B is moved along the direction to its first
 // contact with A (bisection on the translation's length, on CGAL's exact
 // answer), then posed at (1 +- 10^-k) times that length, k = 6 .. 12. At each
-// pose, kcbp_collide's answer (A at the identity, the full pipeline: boxes,
+// pose, kcbp_collide's answer (A at the identity or, every other direction,
+// rotated and 10^7 of its scale from the origin; the full pipeline: boxes,
 // k-CBPs, trees) must equal CGAL's exact kernel over every triangle pair on
 // the coordinates kcbp's triangle test receives: A's vertices as stored, B's
-// carried into A's frame with kcbp_pose_apply of kcbp_pose_relative.
+// carried into A's frame with kcbp_pose_apply of kcbp_pose_relative of the
+// two world poses.
 //
 // usage: pose_exact A.obj B.obj [directions (default 20)] [seed (default 1)]
 // Exit status 1 on any disagreement.
@@ -96,14 +98,16 @@ bool exact_collide(const kcbp_mesh &a, const Sorted &sa, const kcbp_mesh &b, con
     return false;
 }
 
-// B rotated by rot, its box centre moved to base + s dir.
+// B rotated by rot, its box centre moved to base + s dir, in A's frame;
+// then both carried by pose_a (the world poses kcbp_collide receives).
 kcbp_vec3 base;
+kcbp_pose pose_a;
 kcbp_pose pose_at(const kcbp_mat3 &rot, kcbp_vec3 dir, double s)
 {
     kcbp_pose p;
     p.rot = rot;
     p.trans = kcbp_v3_add(base, kcbp_v3_scale(dir, s));
-    return p;
+    return kcbp_pose_mul(&pose_a, &p);
 }
 
 } // namespace
@@ -124,7 +128,6 @@ int main(int argc, char **argv)
         return 2;
     }
     Sorted sa = sort_a(ma.mesh);
-    kcbp_pose id = kcbp_pose_identity();
     kcbp_collide_options co = kcbp_collide_options_default();
     co.contacts = KCBP_CONTACTS_NONE;
     double far = 2 * (ma.scale + mb.scale);
@@ -134,28 +137,34 @@ int main(int argc, char **argv)
         if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), runit(), uni(0, 360), &rp, &err) != KCBP_OK)
             return 2;
         kcbp_vec3 dir = runit();
+        // Every other direction, A rotated and moved 10^7 of its scale away
+        // from the origin, B with it: world rounding far above the gaps.
+        pose_a = kcbp_pose_identity();
+        if (d % 2 && kcbp_pose_from_axis_angle(kcbp_v3_scale(runit(), 1e7 * ma.scale), runit(), uni(0, 360), &pose_a,
+                                               &err) != KCBP_OK)
+            return 2;
         // s = 0: the boxes' centres together
         base = kcbp_v3_sub(kcbp_aabb_center(ma.mesh.bounds), kcbp_mat3_mul_v3(&rp.rot, kcbp_aabb_center(mb.mesh.bounds)));
         // Bisection: lo touches, hi is apart (both exactly, per CGAL).
         double lo = 0, hi = far;
         kcbp_pose p0 = pose_at(rp.rot, dir, lo), p1 = pose_at(rp.rot, dir, hi);
-        if (!exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&id, &p0)) ||
-            exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&id, &p1))) {
+        if (!exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&pose_a, &p0)) ||
+            exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&pose_a, &p1))) {
             skipped++;
             continue;
         }
         for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; it++) {
             double mid = 0.5 * (lo + hi);
             kcbp_pose pm = pose_at(rp.rot, dir, mid);
-            (exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&id, &pm)) ? lo : hi) = mid;
+            (exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&pose_a, &pm)) ? lo : hi) = mid;
         }
         for (int k = 6; k <= 12; k++)
             for (int sg = -1; sg <= 1; sg += 2) {
                 double s = hi * (1 + sg * std::pow(10.0, -k));
                 kcbp_pose pb = pose_at(rp.rot, dir, s);
-                bool want = exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&id, &pb));
+                bool want = exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&pose_a, &pb));
                 kcbp_collide_result res = {};
-                if (kcbp_collide(&ma, &id, &mb, &pb, &co, &res, &err) != KCBP_OK) {
+                if (kcbp_collide(&ma, &pose_a, &mb, &pb, &co, &res, &err) != KCBP_OK) {
                     std::fprintf(stderr, "pose_exact: %s\n", err.msg);
                     return 2;
                 }

@@ -1,6 +1,8 @@
-/* Tests for kcbp_tri_intersect: hand-made cases with exact expected answers
- * (checked under argument swap, every vertex order, scaling and
- * translation), non-finite input, and 100k random pairs checked against an
+/* Tests for kcbp_tri_intersect (exact: no tolerance): hand-made cases with
+ * exact expected answers (checked under argument swap, every vertex order,
+ * scaling and translation), contacts and one-ulp gaps at scales from 2^-1000
+ * to 2^190, points and segments, non-finite input, and 100k random pairs
+ * checked against an
  * independent oracle (edge-against-triangle with barycentric coordinates, or
  * a 2D separating-axis test for coplanar pairs) or against answers known by
  * construction. */
@@ -155,7 +157,8 @@ static void test_hand_unit(void **state)
     check_hand(E, 1.0, V(0, 0, 0), E);
 }
 
-/* Model and eps scaled together: the same answers. */
+/* The model scaled (rounding each coordinate): the same answers; the gaps
+ * of 0.5 E and 2 E scale with it and stay far above the rounding. */
 static void test_hand_scaled(void **state)
 {
     (void)state;
@@ -165,8 +168,8 @@ static void test_hand_scaled(void **state)
 }
 
 /* Far from the origin the coordinates carry ~1e-10 of rounding, so the
- * tolerance follows the coordinates' magnitude (kcbp_tri_tolerance of it)
- * and the cases are built for that tolerance. */
+ * gaps are built from E = 1e-10 of the coordinates' magnitude, far above
+ * it; contacts at integer coordinates stay exact. */
 static void test_hand_translated(void **state)
 {
     (void)state;

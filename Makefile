@@ -11,7 +11,7 @@
 CC ?= cc
 CXX ?= c++
 PKG_CONFIG ?= pkg-config
-LIB_PKGS := qhull_r libcjson
+LIB_PKGS := qhull_r libcjson gmp
 OPT ?= -O2 -g
 # WERROR=1 turns warnings into errors (CI sets it); off by default so that a
 # newer compiler's new warning does not break a user's build.
@@ -151,17 +151,22 @@ $(B)/stress/%.o: src/%.c Makefile
 STRESS_LIBA := $(B)/stress/libkcbp.a
 $(STRESS_LIBA): $(LIB_SRC:src/%.c=$(B)/stress/%.o)
 	$(AR) rcs $@ $^
-$(B)/tritri_exact: tests/stress/tritri_exact.cpp $(STRESS_LIBA)
+$(B)/tritri_exact: tests/stress/tritri_exact.cpp tests/stress/exact_shape.hpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
+$(B)/pose_exact: tests/stress/pose_exact.cpp tests/stress/exact_shape.hpp $(STRESS_LIBA)
+	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(LDLIBS) $(CGAL_LIBS)
 $(B)/gjk_stress: tests/stress/gjk_stress.c tests/cso_oracle.c tests/cso_oracle.h $(STRESS_LIBA)
 	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< tests/cso_oracle.c $(STRESS_LIBA) $(LDLIBS)
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
-stress: $(B)/tritri_exact $(B)/gjk_stress
+POSE_DIRS ?= 40
+stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact
 	$(B)/tritri_exact $(TRITRI_PAIRS) 1
 	$(B)/gjk_stress $(GJK_PAIRS) 10 1
+	$(B)/pose_exact meshes/suzanne.obj meshes/woody.obj $(POSE_DIRS) 1
+	$(B)/pose_exact meshes/bunny2.obj meshes/spot.obj $(POSE_DIRS) 2
 stress-ci:
-	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 stress
+	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 stress
 
 demo: $(KCBP)
 	@scripts/demo.sh

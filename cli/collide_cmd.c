@@ -168,7 +168,7 @@ int kcbp_cli_collide(int argc, char **argv)
     const kcbp_model *b = same ? &model_a : &model_b;
 
     /* Answer every pose before printing anything. */
-    cJSON **lines = st == KCBP_OK ? calloc(nposes, sizeof *lines) : NULL;
+    char **lines = st == KCBP_OK ? calloc(nposes, sizeof *lines) : NULL;
     if (st == KCBP_OK && !lines)
         st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for %zu poses", nposes);
     kcbp_collide_result result = {0};
@@ -182,18 +182,26 @@ int kcbp_cli_collide(int argc, char **argv)
         times.query_ms = kcbp_cli_now_ms() - t0;
         if (st != KCBP_OK)
             break;
-        lines[i] = kcbp_report_collide(&result, &model_a, b, &times);
-        if (lines[i] && args.poses_file && !cJSON_AddNumberToObject(lines[i], "pose", (double)i)) {
-            cJSON_Delete(lines[i]);
-            lines[i] = NULL;
-        }
+        /* Only what was asked: no contact list with --contacts none, and the
+         * meshes and their load and build times once, on the first line. */
+        kcbp_report_collide_options ro = {.contacts = args.opts.contacts != KCBP_CONTACTS_NONE,
+                                          .models = i == 0,
+                                          .pose = args.poses_file ? (long)i : -1};
+        lines[i] = kcbp_report_collide_line(&result, &model_a, b, &times, &ro);
         if (!lines[i])
             st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
     }
     if (st == KCBP_OK) {
         for (size_t i = 0; i < nposes; i++) {
-            rc = kcbp_cli_print_json(lines[i], args.pretty && !args.poses_file);
-            lines[i] = NULL;
+            if (args.pretty && !args.poses_file) { /* one pose: indent it through cJSON */
+                cJSON *doc = cJSON_Parse(lines[i]);
+                rc = doc ? kcbp_cli_print_json(doc, true) : KCBP_EXIT_NOMEM;
+                if (!doc)
+                    fprintf(stderr, "kcbp: out of memory while writing the report\n");
+            } else {
+                rc = kcbp_cli_print_text(lines[i]);
+                lines[i] = NULL;
+            }
             if (rc != KCBP_EXIT_OK)
                 break;
         }
@@ -201,7 +209,7 @@ int kcbp_cli_collide(int argc, char **argv)
         rc = kcbp_cli_fail(&err);
     }
     for (size_t i = 0; lines && i < nposes; i++)
-        cJSON_Delete(lines[i]);
+        free(lines[i]);
     free(lines);
     kcbp_collide_result_free(&result);
     kcbp_model_free(&model_a);

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include "json_line.h"
 #include "utf8.h"
 
 /* cJSON's add functions return NULL on failure and leave the parent intact,
@@ -25,97 +26,120 @@ static cJSON *finish(build_state *s, cJSON *obj)
     return obj;
 }
 
-cJSON *kcbp_report_mesh(const kcbp_model *model)
+static void line_mesh(kcbp_jl *w, const char *key, const kcbp_model *model)
 {
-    build_state s = {false};
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    add_number(&s, o, "vertices", model->mesh.nvertices);
-    add_number(&s, o, "triangles", model->mesh.ntriangles);
-    add_number(&s, o, "degenerate_triangles", model->mesh.ndegenerate);
+    kcbp_jl_key(w, key);
+    kcbp_jl_open(w, '{');
+    kcbp_jl_key(w, "vertices");
+    kcbp_jl_uint(w, model->mesh.nvertices);
+    kcbp_jl_key(w, "triangles");
+    kcbp_jl_uint(w, model->mesh.ntriangles);
+    kcbp_jl_key(w, "degenerate_triangles");
+    kcbp_jl_uint(w, model->mesh.ndegenerate);
     if (kcbp_model_has_cbp(model)) {
-        add_number(&s, o, "cbp_planes", model->cbp.nplanes);
-        add_number(&s, o, "cbp_vertices", model->cbp.nvertices);
+        kcbp_jl_key(w, "cbp_planes");
+        kcbp_jl_uint(w, model->cbp.nplanes);
+        kcbp_jl_key(w, "cbp_vertices");
+        kcbp_jl_uint(w, model->cbp.nvertices);
     }
-    return finish(&s, o);
+    kcbp_jl_close(w, '}');
 }
 
-static void add_item(build_state *s, cJSON *obj, const char *key, cJSON *item)
+static void line_number(kcbp_jl *w, const char *key, double v)
 {
-    if (!item || !cJSON_AddItemToObject(obj, key, item)) {
-        cJSON_Delete(item);
-        s->failed = true;
-    }
+    kcbp_jl_key(w, key);
+    kcbp_jl_double(w, v);
 }
 
-static void add_vec3(build_state *s, cJSON *obj, const char *key, kcbp_vec3 v)
+static void line_vec3(kcbp_jl *w, const char *key, kcbp_vec3 v)
 {
-    double a[3] = {v.x, v.y, v.z};
-    add_item(s, obj, key, cJSON_CreateDoubleArray(a, 3));
+    kcbp_jl_key(w, key);
+    kcbp_jl_open(w, '[');
+    kcbp_jl_double(w, v.x);
+    kcbp_jl_double(w, v.y);
+    kcbp_jl_double(w, v.z);
+    kcbp_jl_close(w, ']');
 }
 
-cJSON *kcbp_report_cbp(const kcbp_cbp_result *c)
+static void line_cbp(kcbp_jl *w, const kcbp_cbp_result *c)
 {
-    build_state s = {false};
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    s.failed |= cJSON_AddBoolToObject(o, "separated", c->separated) == NULL;
+    kcbp_jl_key(w, "cbp");
+    kcbp_jl_open(w, '{');
+    kcbp_jl_key(w, "separated");
+    kcbp_jl_bool(w, c->separated);
     if (!c->measured) {
         /* Only the filter's verdict was computed: no distance, witnesses or
          * depth to report, only the bound that proved the separation. */
-        s.failed |= cJSON_AddBoolToObject(o, "measured", false) == NULL;
+        kcbp_jl_key(w, "measured");
+        kcbp_jl_bool(w, false);
         if (c->separated)
-            add_number(&s, o, "distance_lower", c->distance_lower);
-        add_number(&s, o, "gjk_iterations", c->gjk_iterations);
-        return finish(&s, o);
-    }
-    add_number(&s, o, "distance", c->distance);
-    if (c->distance > 0) {
-        add_vec3(&s, o, "point_a", c->point_a);
-        add_vec3(&s, o, "point_b", c->point_b);
+            line_number(w, "distance_lower", c->distance_lower);
     } else {
-        add_number(&s, o, "depth", c->depth);
-        add_vec3(&s, o, "direction", c->direction);
-        s.failed |= cJSON_AddBoolToObject(o, "depth_exact", c->depth_exact) == NULL;
+        line_number(w, "distance", c->distance);
+        if (c->distance > 0) {
+            line_vec3(w, "point_a", c->point_a);
+            line_vec3(w, "point_b", c->point_b);
+        } else {
+            line_number(w, "depth", c->depth);
+            line_vec3(w, "direction", c->direction);
+            kcbp_jl_key(w, "depth_exact");
+            kcbp_jl_bool(w, c->depth_exact);
+        }
     }
-    add_number(&s, o, "gjk_iterations", c->gjk_iterations);
-    add_number(&s, o, "epa_iterations", c->epa_iterations);
-    return finish(&s, o);
+    kcbp_jl_key(w, "gjk_iterations");
+    kcbp_jl_uint(w, (uint64_t)c->gjk_iterations);
+    if (c->measured) {
+        kcbp_jl_key(w, "epa_iterations");
+        kcbp_jl_uint(w, (uint64_t)c->epa_iterations);
+    }
+    kcbp_jl_close(w, '}');
 }
 
-cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
-                           const kcbp_timings *times)
+char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
+                               const kcbp_timings *times, const kcbp_report_collide_options *o)
 {
-    build_state s = {false};
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    s.failed |= cJSON_AddBoolToObject(o, "collide", result->collide) == NULL;
-    s.failed |= cJSON_AddStringToObject(o, "decided_by", kcbp_stage_name(result->decided_by)) == NULL;
-    cJSON *contacts = cJSON_AddArrayToObject(o, "contacts");
-    s.failed |= contacts == NULL;
-    for (size_t i = 0; contacts && i < result->ncontacts && !s.failed; i++) {
-        int pair[2] = {(int)result->contacts[i].a, (int)result->contacts[i].b};
-        cJSON *p = cJSON_CreateIntArray(pair, 2);
-        s.failed |= !p || !cJSON_AddItemToArray(contacts, p);
+    kcbp_jl w;
+    kcbp_jl_init(&w);
+    kcbp_jl_open(&w, '{');
+    kcbp_jl_key(&w, "collide");
+    kcbp_jl_bool(&w, result->collide);
+    kcbp_jl_key(&w, "decided_by");
+    kcbp_jl_string(&w, kcbp_stage_name(result->decided_by));
+    if (o->contacts) {
+        kcbp_jl_key(&w, "contacts");
+        kcbp_jl_open(&w, '[');
+        for (size_t i = 0; i < result->ncontacts; i++) {
+            kcbp_jl_open(&w, '[');
+            kcbp_jl_uint(&w, result->contacts[i].a);
+            kcbp_jl_uint(&w, result->contacts[i].b);
+            kcbp_jl_close(&w, ']');
+        }
+        kcbp_jl_close(&w, ']');
     }
     if (result->cbp.tested)
-        add_item(&s, o, "cbp", kcbp_report_cbp(&result->cbp));
-    add_item(&s, o, "a", kcbp_report_mesh(a));
-    add_item(&s, o, "b", kcbp_report_mesh(b));
-    cJSON *stats = cJSON_AddObjectToObject(o, "stats");
-    if (stats) {
-        add_number(&s, stats, "box_pairs", (double)result->tree.box_pairs);
-        add_number(&s, stats, "triangle_pairs", (double)result->tree.tri_pairs);
-        add_number(&s, stats, "load_ms", times->load_ms);
-        add_number(&s, stats, "build_ms", times->build_ms);
-        add_number(&s, stats, "query_ms", times->query_ms);
-    } else {
-        s.failed = true;
+        line_cbp(&w, &result->cbp);
+    if (o->models) {
+        line_mesh(&w, "a", a);
+        line_mesh(&w, "b", b);
     }
-    return finish(&s, o);
+    kcbp_jl_key(&w, "stats");
+    kcbp_jl_open(&w, '{');
+    kcbp_jl_key(&w, "box_pairs");
+    kcbp_jl_uint(&w, result->tree.box_pairs);
+    kcbp_jl_key(&w, "triangle_pairs");
+    kcbp_jl_uint(&w, result->tree.tri_pairs);
+    if (o->models) {
+        line_number(&w, "load_ms", times->load_ms);
+        line_number(&w, "build_ms", times->build_ms);
+    }
+    line_number(&w, "query_ms", times->query_ms);
+    kcbp_jl_close(&w, '}');
+    if (o->pose >= 0) {
+        kcbp_jl_key(&w, "pose");
+        kcbp_jl_uint(&w, (uint64_t)o->pose);
+    }
+    kcbp_jl_close(&w, '}');
+    return kcbp_jl_finish(&w);
 }
 
 static double hit_rate(uint64_t hits, uint64_t passed) { return passed ? (double)hits / (double)passed : 1.0; }

@@ -17,22 +17,29 @@ typedef struct {
     double load_ms, build_ms, query_ms;
 } kcbp_timings;
 
-/* {"vertices", "triangles", "degenerate_triangles"} of a model's mesh. */
-cJSON *kcbp_report_mesh(const kcbp_model *model);
+/* What a collide line holds beyond the answer. */
+typedef struct {
+    bool contacts; /* "contacts" (false with --contacts none: nothing was asked) */
+    bool models;   /* "a", "b" and stats.load_ms, stats.build_ms (with --poses: the first line only) */
+    long pose;     /* "pose": the pose's index in a poses file; -1: none */
+} kcbp_report_collide_options;
 
-/* What the k-CBP stage found: {"separated", "distance", and "point_a",
- * "point_b" when apart, or "depth", "direction", "depth_exact" when not;
- * "gjk_iterations", "epa_iterations"} when it measured (cbp_measure), else
- * {"separated", "measured": false, "distance_lower" when separated,
- * "gjk_iterations"}. */
-cJSON *kcbp_report_cbp(const kcbp_cbp_result *cbp);
-
-/* The report of one kcbp_collide answer:
- * {"collide", "decided_by", "contacts": [[a, b], ...], "cbp" (when the k-CBP
- *  stage ran), "a": mesh, "b": mesh,
- *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms", "query_ms"}} */
-cJSON *kcbp_report_collide(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
-                           const kcbp_timings *times);
+/* The report of one kcbp_collide answer, as one line of JSON (malloc'ed, no
+ * newline; NULL when memory ran out):
+ * {"collide", "decided_by", "contacts": [[a, b], ...] (o->contacts),
+ *  "cbp" (when the k-CBP stage ran), "a": mesh, "b": mesh (o->models),
+ *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms" (o->models),
+ *            "query_ms"}, "pose" (o->pose >= 0)}
+ * A mesh is {"vertices", "triangles", "degenerate_triangles", and with a
+ * k-CBP "cbp_planes", "cbp_vertices"}. "cbp" is {"separated", "distance",
+ * and "point_a", "point_b" when apart, or "depth", "direction",
+ * "depth_exact" when not; "gjk_iterations", "epa_iterations"} when it
+ * measured (cbp_measure), else {"separated", "measured": false,
+ * "distance_lower" when separated, "gjk_iterations"}. Numbers are written
+ * once each, doubles in the shortest form that reads back exactly
+ * (kcbp_format_double). */
+char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
+                               const kcbp_timings *times, const kcbp_report_collide_options *o);
 
 /* The report of one frame of a built scene (f: the frame's answer):
  * {"scene": name, "frame": f, "frames": F, "objects": n, "models": m,

@@ -8,8 +8,8 @@
 # root it installs them with apt-get; otherwise it says what to install. It
 # does nothing when everything is already there.
 set -euo pipefail
-pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox groff-base)
-checks=(qhull_r libcjson cmocka)
+pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libgmp-dev libcmocka-dev gnuplot-nox groff-base)
+checks=(qhull_r libcjson gmp cmocka)
 if [[ "${1:-}" == "--bench" ]]; then
     pkgs+=(g++ libfcl-dev libccd-dev)
     checks+=(fcl ccd)

@@ -349,8 +349,8 @@ HOT_INLINE bool slab_apart(const kcbp_tri_slab *s, moved_box m, double tol)
     return c - r > s->hi + tol || c + r < s->lo - tol;
 }
 
-/* The margin of slab_apart in one traversal: eps (no point of a box more
- * than eps beyond a slab is within eps of its triangle) plus the rounding
+/* The margin of slab_apart in one traversal: eps (the padding that covers
+ * the rounding of moving a box, as in the box tests) plus the rounding
  * of projecting a box on n: n.c +- |n|.r with n unit is off by at most
  * 8u (|n|.|c| + 2 |n|.r) <= 8u (sqrt(3) + 2) size, size bounding every
  * moved box's |c| and r in both frames (each is inside its root's). */

@@ -180,9 +180,14 @@ static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pos
     return gap_between(&a->cbp, &b->cbp, b_in_a, n);
 }
 
-/* The rejection margin of the k-CBP stage: far above the triangle test's
- * tolerance (KCBP_TRI_REL_TOL), so that a pair the exact stage would call
- * touching is never rejected early. GJK's accuracy is relative to the
+/* The rejection margin of the k-CBP stage. The triangle test is exact for
+ * B's vertices as carried into A's frame (kcbp_pose_apply, rounded once);
+ * the stage's gap (gap_between, over every k-CBP vertex) is a lower bound
+ * on the distance of the k-CBPs, computed in double from the pose and the
+ * k-CBPs, which hold the meshes. Between the two the rounding is a few ulps
+ * of the coordinates (~1e-15 of the scale below), so a gap above this
+ * margin (1e-8 of it) proves the coordinates the triangle test would see
+ * apart: the stage never drops a pair the exact test calls touching. GJK's accuracy is relative to the
  * coordinates it works with, those of the k-CBPs, which a loose k-CBP of a
  * needle-like mesh can put far beyond the meshes' own scale (found by
  * fuzzing: 2e12 for a mesh of scale 1.5e10, and a k-CBP "apart" from itself
@@ -303,8 +308,8 @@ static bool fine_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose
 
 /* Whether triangle ta of a and tb of b intersect, tested exactly as the
  * traversal tests them: a's vertices as stored, b's moved by b_in_a with
- * kcbp_pose_apply, the same tolerance (and kcbp_tri_intersect does not
- * depend on the order of its arguments). */
+ * kcbp_pose_apply (and kcbp_tri_intersect does not depend on the order of
+ * its arguments). */
 static bool tri_pair_intersects(const kcbp_model *a, uint32_t ta, const kcbp_model *b, uint32_t tb,
                                 const kcbp_pose *b_in_a, double eps)
 {
@@ -336,10 +341,19 @@ kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     return kcbp_collide_cached(a, pose_a, b, pose_b, options, NULL, result, err);
 }
 
+/* The world boxes are computed from the world poses, the triangle test's
+ * coordinates from the relative pose: both round by a few ulps of the
+ * world coordinates, which include the poses' translations. So the boxes
+ * are padded by the tolerance of the world magnitudes too (not only of the
+ * pair's scale in A's frame): with both models moved far from the origin
+ * together, a pair touching in A's frame must not look apart in the world. */
 static bool bounds_overlap(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                            double eps)
 {
     kcbp_aabb wa = kcbp_model_world_bounds(a, pose_a), wb = kcbp_model_world_bounds(b, pose_b);
+    double world = fmax(fmax(a->scale, a->cbp_scale) + kcbp_v3_len(pose_a->trans),
+                        fmax(b->scale, b->cbp_scale) + kcbp_v3_len(pose_b->trans));
+    eps = fmax(eps, kcbp_tri_tolerance(world));
     kcbp_vec3 pad = kcbp_v3(eps, eps, eps);
     wa.min = kcbp_v3_sub(wa.min, pad);
     wa.max = kcbp_v3_add(wa.max, pad);

@@ -249,7 +249,7 @@ static void test_readme_example(void **state)
     const char *cc = getenv("CC");
     snprintf(cmd, sizeof cmd,
              "%s -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -o %s %s libkcbp.a "
-             "$(pkg-config --libs qhull_r libcjson) -lm -lpthread 2>&1",
+             "$(pkg-config --libs qhull_r libcjson gmp) -lm -lpthread 2>&1",
              cc && *cc ? cc : "cc", exe, src);
     char *out;
     int rc = shell(cmd, &out);

@@ -1,6 +1,8 @@
-/* Tests for kcbp_tri_intersect: hand-made cases with exact expected answers
- * (checked under argument swap, every vertex order, scaling and
- * translation), non-finite input, and 100k random pairs checked against an
+/* Tests for kcbp_tri_intersect (exact: no tolerance): hand-made cases with
+ * exact expected answers (checked under argument swap, every vertex order,
+ * scaling and translation), contacts and one-ulp gaps at scales from 2^-1000
+ * to 2^190, points and segments, non-finite input, and 100k random pairs
+ * checked against an
  * independent oracle (edge-against-triangle with barycentric coordinates, or
  * a 2D separating-axis test for coplanar pairs) or against answers known by
  * construction. */
@@ -45,8 +47,8 @@ typedef struct {
     bool want;
 } hand_case;
 
-/* Case i (0 <= i < NHAND) built for tolerance E: geometry that depends on the
- * tolerance is placed at multiples of E (0.5 E: within, >= 2 E: beyond). The
+/* Case i (0 <= i < NHAND) built around a small length E: geometry placed at
+ * 0.5 E or 2 E from contact, both apart (the test is exact: no tolerance). The
  * reference triangle A lies in z = 0 with legs of length 2 on the axes. */
 #define NHAND 45
 static hand_case hand(int i, double E)
@@ -66,7 +68,7 @@ static hand_case hand(int i, double E)
         CASE(3, true, V(0.5, 0.2, -1), V(0.5, 0.2, 1), V(0.5, 1.0, 0));
         CASE(4, true, V(0.5, 0.5, -1), V(0.5, 0.5, 1), V(5, 5, 0));
         CASE(5, true, V(0.5, 0.5, 0), V(0, 0, 1), V(1, 0, 1));
-        CASE(6, true, V(0.5, 0.5, 0.5 * E), V(0, 0, 1), V(1, 0, 1));
+        CASE(6, false, V(0.5, 0.5, 0.5 * E), V(0, 0, 1), V(1, 0, 1));
         CASE(7, false, V(0.5, 0.5, 2 * E), V(0, 0, 1), V(1, 0, 1));
         CASE(8, true, V(0.5, 0.5, -0.5 * E), V(0, 0, 1), V(1, 0, 1));
         /* shared vertex: non-coplanar, coplanar */
@@ -77,7 +79,7 @@ static hand_case hand(int i, double E)
         CASE(12, true, V(2, 0, 0), V(0, 2, 0), V(2, 2, 1));
         /* edge of B crossing edge A0A1 at (1, 0, 0) only; then moved off */
         CASE(13, true, V(1, 1, -1), V(1, -1, 1), V(1, -3, -1));
-        CASE(14, true, V(1, 1 - 0.5 * E, -1), V(1, -1 - 0.5 * E, 1), V(1, -3 - 0.5 * E, -1));
+        CASE(14, false, V(1, 1 - 0.5 * E, -1), V(1, -1 - 0.5 * E, 1), V(1, -3 - 0.5 * E, -1));
         CASE(15, false, V(1, 1 - 2 * E, -1), V(1, -1 - 2 * E, 1), V(1, -3 - 2 * E, -1));
         /* vertex of B on edge A0A1 (non-coplanar) */
         CASE(16, true, V(1, 0, 0), V(1, -1, 1), V(0, -1, -1));
@@ -90,21 +92,21 @@ static hand_case hand(int i, double E)
         CASE(21, true, V(-1, -1, 0), V(5, -1, 0), V(-1, 5, 0));
         CASE(22, true, V(1, -0.5, 0), V(1.5, 2, 0), V(-1, 1, 0)); /* star: edges cross, no vertex inside */
         CASE(23, false, V(1 + 10 * E, 1 + 10 * E, 0), V(3, 2, 0), V(2, 3, 0));
-        CASE(24, true, V(1 + 0.3 * E, 1 + 0.3 * E, 0), V(3, 2, 0), V(2, 3, 0));
+        CASE(24, false, V(1 + 0.3 * E, 1 + 0.3 * E, 0), V(3, 2, 0), V(2, 3, 0));
         CASE(25, true, V(1, 1, 0), V(3, 2, 0), V(2, 3, 0));        /* vertex on edge */
         CASE(26, true, V(2, 0, 0), V(3, 0, 0), V(3, 1, 0));        /* vertex on vertex */
         CASE(27, false, V(3, 3, 0), V(4, 3, 0), V(3, 4, 0));       /* clearly apart */
         CASE(28, false, V(2 + 2 * E, 0, 0), V(3, 0, 0), V(3, 1, 0)); /* vertex near vertex */
         /* parallel planes */
         CASE(29, false, V(0.5, 0.5, 2 * E), V(1.5, 0.2, 2 * E), V(0.2, 1.5, 2 * E));
-        CASE(30, true, V(0.5, 0.5, 0.5 * E), V(1.5, 0.2, 0.5 * E), V(0.2, 1.5, 0.5 * E));
+        CASE(30, false, V(0.5, 0.5, 0.5 * E), V(1.5, 0.2, 0.5 * E), V(0.2, 1.5, 0.5 * E));
         CASE(31, true, V(0.5, 0.5, -0.5 * E), V(1.5, 0.2, 0.5 * E), V(0.2, 1.5, -0.5 * E));
         /* degenerate B: segments and points */
         CASE(32, true, V(0.5, 0.5, -1), V(0.5, 0.5, 1), V(0.5, 0.5, 0)); /* segment piercing */
         CASE(33, false, V(3, 3, -1), V(3, 3, 1), V(3, 3, 0));          /* segment beside */
         CASE(34, true, V(0.5, 0.5, 0), V(0.5, 0.5, 0), V(0.5, 0.5, 0)); /* point inside */
         CASE(35, false, V(0.5, 0.5, 2 * E), V(0.5, 0.5, 2 * E), V(0.5, 0.5, 2 * E));
-        CASE(36, true, V(0.5, 0.5, 0.5 * E), V(0.5, 0.5, 0.5 * E), V(0.5, 0.5, 0.5 * E));
+        CASE(36, false, V(0.5, 0.5, 0.5 * E), V(0.5, 0.5, 0.5 * E), V(0.5, 0.5, 0.5 * E));
         CASE(37, true, V(0.5, 0.5, -1), V(0.5, 0.5, -1), V(0.5, 0.5, 1)); /* repeated vertex */
         CASE(38, false, V(3, 0.5, -1), V(3, 0.5, -1), V(3, 0.5, 1));
         CASE(39, true, V(1, 1, 0), V(3, 3, 0), V(2, 2, 0));             /* coplanar, touching edge */
@@ -155,7 +157,8 @@ static void test_hand_unit(void **state)
     check_hand(E, 1.0, V(0, 0, 0), E);
 }
 
-/* Model and eps scaled together: the same answers. */
+/* The model scaled (rounding each coordinate): the same answers; the gaps
+ * of 0.5 E and 2 E scale with it and stay far above the rounding. */
 static void test_hand_scaled(void **state)
 {
     (void)state;
@@ -165,8 +168,8 @@ static void test_hand_scaled(void **state)
 }
 
 /* Far from the origin the coordinates carry ~1e-10 of rounding, so the
- * tolerance follows the coordinates' magnitude (kcbp_tri_tolerance of it)
- * and the cases are built for that tolerance. */
+ * gaps are built from E = 1e-10 of the coordinates' magnitude, far above
+ * it; contacts at integer coordinates stay exact. */
 static void test_hand_translated(void **state)
 {
     (void)state;
@@ -176,24 +179,27 @@ static void test_hand_translated(void **state)
     check_hand(E, 1.0, kcbp_v3_neg(off), E);
 }
 
-/* Cases exact in floating point hold with eps = 0 too. */
+/* eps is ignored: every case, any eps, the same answers. */
 static void test_zero_eps(void **state)
 {
     (void)state;
-    int exact[] = {0, 1, 3, 4, 5, 9, 10, 11, 12, 13, 16, 17, 18, 19, 21, 22, 25, 26, 27, 32, 33, 34, 37, 38, 39, 40, 42, 43};
-    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
-        hand_case c = hand(exact[i], 0);
-        int bad = count_mismatches(c.a, c.b, 0.0, c.want);
-        if (bad)
-            fail_msg("case %s with eps 0: %d of 72 orders wrong", c.name, bad);
-    }
+    const double epss[] = {0.0, -1.0, NAN, 1e-3};
+    for (size_t e = 0; e < sizeof epss / sizeof epss[0]; e++)
+        for (int i = 0; i < NHAND; i++) {
+            hand_case c = hand(i, 1e-10);
+            int bad = count_mismatches(c.a, c.b, epss[e], c.want);
+            if (bad)
+                fail_msg("case %s with eps %g: %d of 72 orders wrong", c.name, epss[e], bad);
+        }
 }
 
+/* A non-finite coordinate (never in a mesh or a pose: they are checked when
+ * made) gives "touching", whatever eps. */
 static void test_nonfinite(void **state)
 {
     (void)state;
     hand_case c = hand(0, 1e-10); /* separated */
-    assert_false(kcbp_tri_intersect(c.a, c.b, 1e-10));
+    assert_false(kcbp_tri_intersect(c.a, c.b, 0));
     double bad[] = {NAN, INFINITY, -INFINITY};
     for (int v = 0; v < 3; v++)
         for (int k = 0; k < 18; k++) {
@@ -201,15 +207,106 @@ static void test_nonfinite(void **state)
             kcbp_vec3 *t = k < 9 ? d.a : d.b;
             double *x = &t[(k % 9) / 3].x + k % 3;
             *x = bad[v];
-            assert_true(kcbp_tri_intersect(d.a, d.b, 1e-10));
-            assert_true(kcbp_tri_intersect(d.b, d.a, 1e-10));
+            assert_true(kcbp_tri_intersect(d.a, d.b, 0));
+            assert_true(kcbp_tri_intersect(d.b, d.a, 0));
         }
-    /* A NaN or negative eps means no tolerance. */
-    c = hand(7, 1e-10); /* vertex 2E above the face */
-    assert_false(kcbp_tri_intersect(c.a, c.b, NAN));
-    assert_false(kcbp_tri_intersect(c.a, c.b, -1.0));
-    c = hand(9, 1e-10); /* shared vertex */
-    assert_true(kcbp_tri_intersect(c.a, c.b, -1.0));
+}
+
+/* ------------------------------------------------------ exact answers --- */
+
+/* The unit right triangle in z = 0 scaled by s and moved by o, and a
+ * triangle b given relative to it (same scaling): f(a, b) under all orders
+ * must be want. */
+static void expect(const char *what, kcbp_vec3 o, double s, const kcbp_vec3 b0[3], bool want)
+{
+    kcbp_vec3 a[3] = {o, kcbp_v3_add(o, V(s, 0, 0)), kcbp_v3_add(o, V(0, s, 0))}, b[3];
+    for (int k = 0; k < 3; k++)
+        b[k] = kcbp_v3_add(o, kcbp_v3_scale(b0[k], s));
+    int bad = count_mismatches(a, b, 0, want);
+    if (bad)
+        fail_msg("%s at scale %g offset %g: %d of 72 orders wrong", what, s, o.x, bad);
+}
+
+static double up(double x) { return nextafter(x, INFINITY); }
+static double down(double x) { return nextafter(x, -INFINITY); }
+
+/* Contacts, and the same moved by one ulp, at scales where the products
+ * the determinants need are huge, tiny or subnormal (power-of-two scales
+ * keep the geometry exact). */
+static void test_exact_ulp(void **state)
+{
+    (void)state;
+    const double scales[] = {1.0, 0x1p-100, 0x1p-340, 0x1p-1000, 0x1p100, 0x1p190, 3.0};
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+        double s = scales[i];
+        kcbp_vec3 o = V(0, 0, 0);
+        /* a vertex of b on a's face, the rest above; then one ulp above */
+        kcbp_vec3 b[3] = {V(0.25, 0.25, 0), V(0, 0, 1), V(1, 0, 1)};
+        expect("vertex on face", o, s, b, true);
+        b[0].z = up(0) / s; /* the smallest positive double once scaled, when it can be */
+        if (b[0].z * s == up(0))
+            expect("vertex the smallest double above the face", o, s, b, false);
+        b[0].z = 0x1p-1000;
+        if (b[0].z * s >= 0x1p-1074) /* else it underflows to 0: on the face */
+            expect("vertex 2^-1000 s above the face", o, s, b, false);
+        /* a vertex of b on a's edge, b otherwise outside; one ulp outside */
+        kcbp_vec3 e[3] = {V(0.5, 0, 0), V(0.5, -1, 1), V(0.5, -1, -1)};
+        expect("vertex on edge", o, s, e, true);
+        e[0].y = -0x1p-52;
+        expect("vertex just off the edge", o, s, e, false);
+        /* coplanar: b's vertex on a's hypotenuse; just beyond it */
+        kcbp_vec3 c[3] = {V(0.5, 0.5, 0), V(1, 1, 0), V(0.5, 1, 0)};
+        expect("coplanar vertex on edge", o, s, c, true);
+        c[0] = V(up(0.5), 0.5, 0);
+        expect("coplanar vertex 1 ulp beyond the edge", o, s, c, false);
+        /* parallel planes one ulp apart */
+        kcbp_vec3 p[3] = {V(0.1, 0.1, 0x1p-60), V(0.5, 0.1, 0x1p-60), V(0.1, 0.5, 0x1p-60)};
+        expect("parallel, 2^-60 apart", o, s, p, false);
+    }
+    /* Far from the origin: z = 2^20, the vertex at the plane or one ulp off. */
+    kcbp_vec3 o = V(0x1p20, -0x1p20, 0x1p20);
+    kcbp_vec3 b[3] = {V(0.25, 0.25, 0), V(0, 0, 1), V(1, 0, 1)};
+    expect("far: vertex on face", o, 1.0, b, true);
+    b[0].z = up(0x1p20) - 0x1p20;
+    expect("far: vertex 1 ulp above", o, 1.0, b, false);
+    b[0].z = down(0x1p20) - 0x1p20; /* below: b pierces a */
+    expect("far: vertex 1 ulp below", o, 1.0, b, true);
+}
+
+/* Degenerate triangles: points and segments, exactly. */
+static void test_exact_degenerate(void **state)
+{
+    (void)state;
+    kcbp_vec3 o = V(0, 0, 0);
+    kcbp_vec3 pt[3] = {V(0.5, 0, 0), V(0.5, 0, 0), V(0.5, 0, 0)};
+    expect("point on edge", o, 1, pt, true);
+    pt[0].y = pt[1].y = pt[2].y = -0x1p-60;
+    expect("point just off the edge", o, 1, pt, false);
+    kcbp_vec3 vx[3] = {V(1, 0, 0), V(1, 0, 0), V(1, 0, 0)};
+    expect("point on vertex", o, 1, vx, true);
+    vx[0].x = vx[1].x = vx[2].x = up(1);
+    expect("point 1 ulp beyond the vertex", o, 1, vx, false);
+    /* segment along the line of a's edge, touching its end; one ulp short */
+    kcbp_vec3 sg[3] = {V(1, 0, 0), V(3, 0, 0), V(2, 0, 0)};
+    expect("collinear segment touching", o, 1, sg, true);
+    sg[0].x = up(1);
+    expect("collinear segment 1 ulp short", o, 1, sg, false);
+    /* segment crossing a's edge in 3D (skew to its plane); one beside it */
+    kcbp_vec3 sk[3] = {V(0.5, -1, 1), V(0.5, 1, -1), V(0.5, 0, 0)};
+    expect("segment through the edge", o, 1, sk, true);
+    kcbp_vec3 sk2[3] = {V(0.5, -1, -1), V(0.5, -1, 1), V(0.5, -1, 0)};
+    expect("segment beside the edge", o, 1, sk2, false);
+    /* both degenerate: crossing segments, and one ulp apart */
+    kcbp_vec3 a[3] = {V(0, 0, 0), V(2, 0, 0), V(1, 0, 0)}, b[3] = {V(1, -1, 0), V(1, 1, 0), V(1, 0, 0)};
+    assert_int_equal(count_mismatches(a, b, 0, true), 0);
+    for (int k = 0; k < 3; k++)
+        b[k].z = up(0);
+    assert_int_equal(count_mismatches(a, b, 0, false), 0);
+    /* a sliver: its apex 2^-80 off the base line still makes it a triangle */
+    kcbp_vec3 sl[3] = {V(-1, 0.5, 1), V(2, 0.5, 1), V(0.5, 0.5 + 0x1p-80, 1)};
+    expect("sliver above the face", o, 1, sl, false);
+    sl[2].z = 0;
+    expect("sliver with its apex on the face", o, 1, sl, true);
 }
 
 /* Found by the random test: a0 is 0.6 eps from b's plane and the planes are
@@ -363,11 +460,11 @@ static int make_pair(int cls, double eps, kcbp_vec3 a[3], kcbp_vec3 b[3])
         for (int i = 0; i < 3; i++) {
             pa[i][0] = uni(-1, 1), pa[i][1] = uni(-1, 1);
             pb[i][0] = uni(-1.5, 1.5), pb[i][1] = uni(-1.5, 1.5);
-            double off = cls == C_COPLANAR ? uni(-0.5, 0.5) * eps
-                         : cls == C_ONESIDE ? side * rk() * eps
-                                            : (rng_next() & 1 ? 1 : -1) * rk() * eps;
+            double off = cls == C_ONESIDE ? side * rk() * eps : (rng_next() & 1 ? 1 : -1) * rk() * eps;
             a[i] = place(o, f, pa[i][0], pa[i][1], 0);
             b[i] = place(o, f, pb[i][0], pb[i][1], off);
+            if (cls == C_COPLANAR) /* exactly coplanar: the plane z = o.z */
+                a[i] = V(o.x + pa[i][0], o.y + pa[i][1], o.z), b[i] = V(o.x + pb[i][0], o.y + pb[i][1], o.z);
         }
         if (cls == C_COPLANAR)
             return oracle2(pa, pb, mlen);
@@ -472,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_hand_unit),      cmocka_unit_test(test_hand_scaled),
         cmocka_unit_test(test_hand_translated), cmocka_unit_test(test_zero_eps),
         cmocka_unit_test(test_nonfinite),      cmocka_unit_test(test_snapped_near_parallel),
+        cmocka_unit_test(test_exact_ulp),      cmocka_unit_test(test_exact_degenerate),
         cmocka_unit_test(test_random_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,9 +60,11 @@ typedef struct {
 } kcbp_tree_stats;
 
 /* Finds the pairs of intersecting triangles of two trees, B being placed in
- * A's frame by b_in_a. eps is the length tolerance of kcbp_tri_intersect;
- * boxes are widened by it so that no pair the triangle test would accept is
- * culled. Depth-first; of two children it visits first the one nearer the
+ * A's frame by b_in_a (B's vertices carried with kcbp_pose_apply, as
+ * kcbp_tri_intersect then decides exactly). eps is a padding, far above the
+ * rounding of moving a box or a slab (kcbp_collide passes
+ * kcbp_collide_tolerance): boxes and leaf slabs are widened by it so that
+ * no pair the triangle test would accept is culled. Depth-first; of two children it visits first the one nearer the
  * other tree's node. Stats are added to *stats (which may be NULL). Returns
  * true when the traversal was stopped by the callback. */
 KCBP_API bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,

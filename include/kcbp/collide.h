@@ -9,9 +9,13 @@
  *   1. aabb: the world boxes of the two k-CBPs are apart;
  *   2. cbp:  GJK finds the two k-CBPs apart (and, when asked to measure, their
  *            distance, or EPA their overlap);
- *   3. mesh: the AABB trees and Möller's triangle test give the exact answer.
- * Stages 1 and 2 only ever say "apart", and only with a margin above the
- * triangle test's tolerance, so they never change the answer of stage 3. */
+ *   3. mesh: the AABB trees and the exact triangle test give the answer.
+ * Stage 3's answer is exact for A's vertices and B's carried into A's frame
+ * in double (see kcbp_tri_intersect); it equals testing every triangle pair
+ * on those coordinates. Stages 1 and 2 only ever say "apart", and only with
+ * a margin (1e-10 and 1e-8 of the pair's scale) far above the rounding
+ * between the coordinates they use and those, so they never change the
+ * answer of stage 3. */
 #ifndef KCBP_COLLIDE_H
 #define KCBP_COLLIDE_H
 
@@ -155,8 +159,8 @@ typedef struct {
 } kcbp_collide_result;
 
 /* Tests model a at pose_a against model b at pose_b (world = pose * local).
- * Triangles that touch count as colliding; see kcbp_tri_intersect for the
- * tolerance, which is relative to the size and position of the models. */
+ * Triangles that touch count as colliding; nothing counts for being near
+ * (see kcbp_tri_intersect for which coordinates the answer is exact for). */
 KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                          const kcbp_collide_options *options, kcbp_collide_result *result, kcbp_error *err);
 
@@ -179,8 +183,8 @@ KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, 
  *     starts from it; while the k-CBPs overlap it mostly still encloses the
  *     origin, which proves the overlap before any support search.
  *   - contact: the first contact the last mesh stage found. With
- *     KCBP_CONTACTS_NONE it is tested first, with the very test and
- *     tolerance the trees would use: a pair still touching there is
+ *     KCBP_CONTACTS_NONE it is tested first, with the very test the
+ *     trees would use: a pair still touching there is
  *     confirmed by one triangle test, before the k-CBP stage (after it with
  *     cbp_measure).
  *   - leaf: the two tree leaves that hold that contact. When the contact no
@@ -251,8 +255,10 @@ KCBP_API kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *p
                                 const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *cache,
                                 kcbp_collide_result *result, kcbp_error *err);
 
-/* The length tolerance kcbp_collide uses for the given models and relative
- * pose (B in A's frame); exposed so that tests can reproduce it exactly. */
+/* The padding kcbp_collide gives its box tests (kcbp_tri_tolerance of the
+ * pair's scale) for the given models and relative pose (B in A's frame);
+ * exposed so that tests can reproduce the traversal exactly. The triangle
+ * test itself has no tolerance. */
 KCBP_API double kcbp_collide_tolerance(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a);
 
 KCBP_API void kcbp_collide_result_free(kcbp_collide_result *result);

@@ -1,7 +1,11 @@
-/* Triangle-triangle intersection: Möller's interval-overlap test.
+/* Triangle-triangle intersection, exact for double coordinates.
  *
- * T. Möller, "A Fast Triangle-Triangle Intersection Test", Journal of
- * Graphics Tools 2(2), 1997, including its coplanar case. */
+ * Every sign the test takes (orient3d of a vertex against the other
+ * triangle's plane, the Guigue-Devillers orientations, 2D orientations in
+ * an axis plane for coplanar pairs and degenerate triangles) is exact:
+ * a floating-point filter with a proven error bound, and exact expansion
+ * arithmetic (GMP integers for extreme ranges of magnitudes) when the
+ * filter cannot decide. No point is constructed. */
 #ifndef KCBP_TRITRI_H
 #define KCBP_TRITRI_H
 
@@ -13,42 +17,33 @@
 extern "C" {
 #endif
 
-/* True when triangles a and b share at least one point; touching counts: a
- * shared vertex, a shared edge, a vertex on the other's edge or face, edges
- * crossing at a point, coplanar overlap or containment.
+/* True exactly when the closed triangles a and b, their coordinates taken
+ * as the exact rational numbers the doubles stand for, share at least one
+ * point. Touching counts (a shared vertex, a vertex on the other's edge or
+ * face, edges crossing at a point, coplanar overlap or containment);
+ * nothing counts for being near. Degenerate triangles are the sets they
+ * are: three collinear vertices are the segment they span, three equal
+ * ones a point.
  *
- * eps is a length in model units, not a relative constant (callers pass
- * kcbp_tri_tolerance of the model's scale), so scaling the model and eps
- * together does not change the answer:
- *  - a vertex within eps of the other triangle's plane counts as lying on it
- *    (Möller's snapping; the plane's normal is normalised for the test);
- *  - when one triangle lies in the other's plane that way, both are projected
- *    to the axis plane where the normal is largest and intersect when they
- *    overlap or come within eps there;
- *  - otherwise their intervals on the planes' common line intersect when
- *    they overlap or are within eps (on the line's dominant axis); where a
- *    vertex was snapped, the interval also covers the unsnapped one.
- * So truly touching pairs return true (given eps above the rounding in the
- * input, ~1e-15 of the coordinates' magnitude; kcbp_tri_tolerance is far
- * above it), and pairs with every vertex more than eps from the other's
- * plane are decided exactly up to eps. A vertex snapped onto a plane that
- * meets its own at a shallow angle t can make a gap of up to about
- * eps / sin(t) count as touching (inherent in snapping).
+ * In kcbp_collide the coordinates are A's vertices as stored and B's
+ * vertices carried into A's frame in double (kcbp_pose_apply of the
+ * relative pose, each rounded once): the answer is exact for those
+ * coordinates, which differ from the true posed B by that rounding
+ * (about 1e-16 of their magnitude).
  *
- * Degenerate triangles, whose area is zero up to rounding or whose height
- * over their longest edge is at most eps, are replaced by that longest edge
- * (a point when all vertices coincide; the dropped part is within eps of
- * it): segment against triangle uses the same snapping and 2D tests;
- * segment against segment is true when their distance is at most eps.
- *
- * Any NaN or infinite coordinate returns true (conservative: such a pair is
- * never silently dropped). A negative or NaN eps is taken as 0. The result
- * does not depend on the order of a and b. No allocation; safe to call from
- * many threads. */
+ * eps is ignored (it was a tolerance; kept so that callers compile; pass
+ * 0). Coordinates must be finite: meshes and poses are checked when made,
+ * not here; a NaN or infinite coordinate returns true. The result does not
+ * depend on the order of a and b or of their vertices. No allocation but
+ * GMP's (only for coordinates spanning hundreds of powers of two in one
+ * predicate); safe to call from many threads. */
 KCBP_API bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps);
 
-/* The tolerance for models whose coordinates are of magnitude `scale`
- * (see kcbp_mesh_scale): KCBP_TRI_REL_TOL * scale. */
+/* A length for models whose coordinates are of magnitude `scale` (see
+ * kcbp_mesh_scale): KCBP_TRI_REL_TOL * scale. No longer used by the
+ * triangle test; kcbp_collide pads its bounding-box tests by it, far above
+ * the rounding of the coordinates the boxes are computed from, so that the
+ * boxes never drop a pair the exact test would call touching. */
 #define KCBP_TRI_REL_TOL 1e-10
 static inline double kcbp_tri_tolerance(double scale) { return KCBP_TRI_REL_TOL * scale; }
 

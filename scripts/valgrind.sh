@@ -20,9 +20,9 @@ runs=(
     "cbp meshes/spot.obj --dirs thesis -k 12"
     "cbp meshes/fandisk.obj --dirs fixed -k 26"
     "cbp meshes/suzanne.obj --dirs kdop -k 18"
-    "scene $tmp/scene.json --contacts all"
-    "scene $tmp/moving.json"
-    "batch $tmp/scene.json $tmp/moving.json $tmp/missing.json --jobs 2"
+    "scene $tmp/scene.json --contacts all --mesh-root $PWD/meshes"
+    "scene $tmp/moving.json --mesh-root $PWD/meshes"
+    "batch $tmp/scene.json $tmp/moving.json $tmp/missing.json --jobs 2 --mesh-root $PWD/meshes"
     "collide meshes/suzanne.obj tests/bad/nan.obj"
     "scene tests/bad/mesh_bad.json"
 )

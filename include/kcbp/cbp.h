@@ -42,6 +42,7 @@
 #define KCBP_CBP_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -109,6 +110,8 @@ KCBP_API void kcbp_cbp_free(kcbp_cbp *cbp);
 
 /* Writes the polytope as a Wavefront OBJ file (v and f lines, faces CCW). */
 KCBP_API kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error *err);
+/* The same text written to an open stream (flushed; name is for messages). */
+KCBP_API kcbp_status kcbp_cbp_print_obj(const kcbp_cbp *cbp, FILE *out, const char *name, kcbp_error *err);
 
 /* Volume of the convex hull of the points; 0 for flat input. */
 KCBP_API kcbp_status kcbp_hull_volume(const kcbp_vec3 *points, size_t npoints, double *volume, kcbp_error *err);

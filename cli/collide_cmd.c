@@ -8,7 +8,8 @@
 
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
-    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--pretty]\n"
+    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N]\n"
+    "                    [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
@@ -16,10 +17,13 @@ static const char collide_help[] =
     "  --pose-a, --pose-b POSE  \"tx ty tz ax ay az deg\": world = R(axis, deg) * local + t,\n"
     "                           rotating about the mesh's own origin (default: identity)\n"
     "  --poses FILE             one pose of B per line ('#' comments allowed): the meshes\n"
-    "                           are loaded and built once, and one JSON line is printed per pose\n"
+    "                           are loaded and built once, and each pose is answered by one\n"
+    "                           JSON line as soon as it is read ('-': standard input)\n"
     "  --contacts MODE          none: the answer only; first (default): one contact pair;\n"
     "                           all: every pair of intersecting triangles\n"
-    "  -k N                     planes of each mesh's k-CBP (default 16, at least 4)\n"
+    "  --max-contacts N         list at most N contacts per answer (default 100000); an\n"
+    "                           answer with more says \"truncated\": true and \"contacts_found\"\n"
+    "  -k N                     planes of each mesh's k-CBP (default 16, 4 to 4096)\n"
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
@@ -34,7 +38,11 @@ static const char collide_help[] =
     "Triangles that only touch (at a point or along an edge) count as colliding.\n"
     "Contacts are [triangle of A, triangle of B], 0-based in file order after\n"
     "polygons are split into triangles.\n"
-    "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input.\n";
+    "A mesh '-' is standard input. A FIFO, a pipe or a device is read as a stream\n"
+    "(a FIFO nobody writes to is refused after a second).\n"
+    "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input (with\n"
+    "--poses, after the answers to the poses before the bad one), 4 out of memory\n"
+    "or a failed write.\n";
 
 typedef struct {
     const char *path_a, *path_b, *pose_a, *pose_b, *poses_file;

@@ -69,9 +69,11 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], commands[i].name)) {
             int rc = commands[i].run(argc - 1, argv + 1);
             /* Whatever a command printed must have reached stdout: a failed
-             * write (a full disk, /dev/full) is exit status 4. */
+             * write (a full disk, /dev/full) is exit status 4, said once. */
+            if (rc == KCBP_EXIT_NOMEM)
+                return rc;
             int wrc = kcbp_cli_flush();
-            return wrc != KCBP_EXIT_OK && rc != KCBP_EXIT_NOMEM ? wrc : rc;
+            return wrc != KCBP_EXIT_OK ? wrc : rc;
         }
     fprintf(stderr, "kcbp: unknown command '%s'\n", argv[1]);
     usage(stderr);

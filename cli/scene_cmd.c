@@ -8,20 +8,25 @@
 
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
-    "                  [--contacts none|first|all] [--pretty]\n"
+    "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
     "broad phase, the k-CBP filter, then the exact mesh test. Prints one JSON document\n"
-    "per frame (a static scene has one): counts of the pairs passing each stage, the\n"
-    "colliding pairs by name, each filter's hit rate and the time of each stage.\n"
+    "per frame (a static scene has one), written as soon as the frame is done: counts\n"
+    "of the pairs passing each stage, the colliding pairs by name, each filter's hit\n"
+    "rate and the time of each stage.\n"
     "\n"
-    "  -k N              planes of each model's k-CBP (default 16, at least 4)\n"
+    "  -k N              planes of each model's k-CBP (default 16, 4 to 4096)\n"
     "  --dirs MODE       how the k-CBP's directions are chosen (default greedy)\n"
     "  --filter F        cbp (default): GJK on the k-CBPs before the mesh test;\n"
     "                    aabb: boxes only (the boxes of the k-CBPs)\n"
     "  --contacts MODE   none (default): pairs only; first: one triangle pair per\n"
     "                    colliding pair; all: every intersecting triangle pair\n"
+    "  --max-contacts N  list at most N contacts per frame (default 100000); a frame\n"
+    "                    with more says \"truncated\": true and \"contacts_found\"\n"
+    "  --mesh-root DIR   read meshes only inside DIR (default: the scene file's folder;\n"
+    "                    symbolic links are followed to where they lead)\n"
     "  --pretty          indent each document\n"
     "\n"
     "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
@@ -32,9 +37,11 @@ static const char scene_help[] =
     "  --mesh FILE       the mesh to copy;  --n N  copies besides the first (default 100);\n"
     "  --seed S          random seed (default 1)\n"
     "\n"
-    "Scene files are described in README.md (\"kcbp scene and kcbp batch\").\n"
+    "Scene files are described in README.md (\"kcbp scene and kcbp batch\"); '-' is\n"
+    "standard input (meshes are then found from the current folder).\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input\n"
-    "(the scene file or a mesh; the message names the field), 4 out of memory.\n";
+    "(the scene file or a mesh; the message names the field), 4 out of memory or a\n"
+    "failed write.\n";
 
 kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
 {

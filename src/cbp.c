@@ -25,6 +25,7 @@
  * most 6 * 32^2 of them (bar the rare fallback in hull_dirs). */
 #include <kcbp/cbp.h>
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -1138,7 +1139,7 @@ kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error
         return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot open for writing", path);
     kcbp_status st = kcbp_cbp_print_obj(cbp, f, path, err);
     if (fclose(f) != 0 && st == KCBP_OK)
-        st = kcbp_error_set(err, KCBP_ERR_IO, "%s: write failed", path);
+        st = kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     return st;
 }
 
@@ -1153,7 +1154,8 @@ kcbp_status kcbp_cbp_print_obj(const kcbp_cbp *cbp, FILE *f, const char *name, k
             fprintf(f, " %u", cbp->face_verts[a] + 1);
         fputc('\n', f);
     }
+    errno = 0;
     if (fflush(f) != 0 || ferror(f))
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: write failed", name);
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot write: %s", name, errno ? strerror(errno) : "write error");
     return KCBP_OK;
 }

@@ -352,6 +352,7 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
         o.k_fine = KCBP_CBP_K_FINE_DEFAULT;
     s->load_ms = s->build_ms = 0;
     s->cache = cache;
+    uint64_t copies = 0; /* vertices and triangles of the scaled copies */
     /* Models are sorted by (path, scale): each run of one path reads its
      * file once. */
     for (uint32_t m = 0; m < s->nmodels && st == KCBP_OK;) {
@@ -387,6 +388,19 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
         st = kcbp_obj_load(s->models[m].path, &mesh, err);
         double t1 = kcbp_now_ms();
         s->load_ms += t1 - t0;
+        /* Scaled copies cost a model each without a file to warrant it:
+         * they share one budget of elements (20,000 scales of one mesh took
+         * over 3 GB). */
+        for (uint32_t i = m + 1; i < end && st == KCBP_OK; i++) {
+            copies += mesh.nvertices + mesh.ntriangles;
+            if (copies > KCBP_SCENE_MAX_COPY_ELEMENTS) {
+                snprintf(field, sizeof field, "objects[%u].scale", s->models[i].first_object);
+                st = kcbp_error_set(err, KCBP_ERR_LIMIT,
+                                    "a model per distinct scale: the scaled copies of the scene's meshes "
+                                    "would hold more than %llu vertices and triangles",
+                                    (unsigned long long)KCBP_SCENE_MAX_COPY_ELEMENTS);
+            }
+        }
         for (uint32_t i = m; i < end && st == KCBP_OK; i++) {
             if (s->models[i].cached)
                 continue;

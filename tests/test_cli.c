@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -211,6 +213,124 @@ static void test_poses_mode(void **state)
     free(r);
 }
 
+/* Output that cannot be written (a full disk: /dev/full) is exit status 4
+ * with a message, in every command; '-' is stdin or stdout. */
+static void test_write_failures_and_dash(void **state)
+{
+    (void)state;
+    const char *scene = WRITE_TMP("s.json", "{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]},"
+                                            "{\"name\": \"b\", \"mesh\": \"t.obj\", \"position\": [0.2, 0, 0]}],"
+                                            "\"motion\": {\"frames\": 3, \"dt\": 1}}");
+    const char *poses = WRITE_TMP("p.txt", "0 0 0 0 0 1 0\n1 0 0 0 0 1 0\n");
+    WRITE_TMP("t.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n");
+    const char *mesh = "meshes/suzanne.obj";
+    const char *runs[][16] = {
+        {"collide", mesh, mesh, NULL},
+        {"collide", mesh, mesh, "--poses", poses, NULL},
+        {"cbp", mesh, NULL},
+        {"cbp", mesh, "-o", "-", NULL},
+        {"scene", "--generate", "thesis", "--mesh", mesh, "--n", "3", NULL},
+        {"scene", scene, NULL},
+        {"batch", scene, scene, "--jobs", "2", NULL},
+        {"bench", "--n", "3", "--runs", "1", "--bv", "aabb", "--no-times", NULL},
+        {"--help", NULL},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        test_run_result r = {0};
+        test_run_io(&r, runs[i], 30, NULL, "/dev/full");
+        bool help = !strcmp(runs[i][0], "--help"); /* not a command: main's usage */
+        if (!help && (r.status != 4 || !strstr(r.err, "cannot write") || strlen(r.err) > 300))
+            fail_msg("kcbp %s > /dev/full: exit %d (want 4), stderr: %s", runs[i][0], r.status, r.err);
+        test_run_free(&r);
+    }
+    /* cbp -o -: the OBJ on stdout, the report on stderr */
+    test_run_result *r = calloc(1, sizeof *r);
+    run(r, "cbp", mesh, "-k", "8", "-o", "-", NULL);
+    assert_int_equal(r->status, 0);
+    assert_true(!strncmp(r->out, "# k-CBP: ", 9) && strstr(r->out, "\nf "));
+    cJSON *doc = cJSON_Parse(r->err);
+    assert_non_null(doc);
+    cJSON_Delete(doc);
+    assert_int_equal(access("-", F_OK), -1); /* no file named '-' */
+    /* a mesh, and the poses, from standard input */
+    const char *argv1[] = {"collide", "-", mesh, NULL};
+    test_run_stdin(r, argv1, 30, mesh);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"collide\":true"));
+    test_run_free(r);
+    const char *argv2[] = {"collide", mesh, mesh, "--poses", "-", "--contacts", "none", NULL};
+    test_run_stdin(r, argv2, 30, poses);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"pose\":1}\n"));
+    test_run_free(r);
+    const char *argv3[] = {"collide", "-", mesh, "--poses", "-", NULL};
+    test_run_stdin(r, argv3, 30, poses);
+    assert_int_equal(r->status, 2);
+    test_run_free(r);
+    free(r);
+}
+
+/* --poses -: the first pose is answered while the writer still holds the
+ * pipe open (a line in, a line out), and 20000 more go through in constant
+ * memory. */
+static void test_poses_stream_answers_first(void **state)
+{
+    (void)state;
+    int in[2];
+    assert_int_equal(pipe(in), 0);
+    char out_path[] = "/tmp/kcbp-stream-XXXXXX";
+    int out = mkstemp(out_path);
+    assert_true(out >= 0);
+    unlink(out_path);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out, 1);
+        close(in[1]);
+        execl(test_kcbp_exe(), test_kcbp_exe(), "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--poses", "-",
+              "--contacts", "none", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    FILE *w = fdopen(in[1], "w");
+    assert_non_null(w);
+    fputs("0.5 0 0 0 0 1 10\n", w);
+    fflush(w);
+    /* the answer comes before anything more is written */
+    bool answered = false;
+    for (int i = 0; i < 1000 && !answered; i++) {
+        char buf[4096];
+        ssize_t n = pread(out, buf, sizeof buf - 1, 0);
+        answered = n > 0 && memchr(buf, '\n', (size_t)n);
+        if (!answered)
+            usleep(10000);
+    }
+    assert_true(answered);
+    for (int i = 1; i <= 20000; i++)
+        fprintf(w, "%d.%d 0 0 0 1 1 %d\n", i % 3, i % 10, i % 360);
+    fclose(w);
+    int status;
+    struct rusage ru;
+    assert_int_equal(wait4(pid, &status, 0, &ru), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct stat sb;
+    assert_int_equal(fstat(out, &sb), 0);
+    char *text = malloc((size_t)sb.st_size + 1);
+    assert_int_equal(pread(out, text, (size_t)sb.st_size, 0), sb.st_size);
+    text[sb.st_size] = '\0';
+    size_t lines = 0;
+    for (char *p = text; (p = strchr(p, '\n')); p++)
+        lines++;
+    assert_int_equal(lines, 20001);
+    assert_non_null(strstr(text, "\"pose\":20000}\n"));
+    free(text);
+    close(out);
+    if (test_memory_checked() && ru.ru_maxrss > 30 * 1024) /* suzanne's models take about 6 MB */
+        fail_msg("20001 poses took %ld KB", ru.ru_maxrss);
+}
+
 /* Every byte of s is part of a valid UTF-8 sequence. */
 static bool all_utf8(const char *s)
 {
@@ -311,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_help_and_usage), cmocka_unit_test(test_bad_meshes),
         cmocka_unit_test(test_bad_poses_file), cmocka_unit_test(test_report),
         cmocka_unit_test(test_poses_mode), cmocka_unit_test(test_non_utf8_paths),
+        cmocka_unit_test(test_write_failures_and_dash), cmocka_unit_test(test_poses_stream_answers_first),
     };
     return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

@@ -183,12 +183,24 @@ const char *test_kcbp_exe(void)
 
 void test_run(test_run_result *r, const char *const *argv) { test_run_timeout(r, argv, 0); }
 
+bool test_memory_checked(void)
+{
+    const char *exe = getenv("KCBP_EXE");
+    return !exe || !*exe;
+}
+
 void test_run_timeout(test_run_result *r, const char *const *argv, double seconds)
 {
     test_run_stdin(r, argv, seconds, NULL);
 }
 
 void test_run_stdin(test_run_result *r, const char *const *argv, double seconds, const char *stdin_path)
+{
+    test_run_io(r, argv, seconds, stdin_path, NULL);
+}
+
+void test_run_io(test_run_result *r, const char *const *argv, double seconds, const char *stdin_path,
+                 const char *stdout_path)
 {
     const char *args[64] = {test_kcbp_exe()};
     int argc = 1;
@@ -210,7 +222,14 @@ void test_run_stdin(test_run_result *r, const char *const *argv, double seconds,
                 _exit(126);
             dup2(i, 0);
         }
-        dup2(o, 1);
+        if (stdout_path) {
+            int w = open(stdout_path, O_WRONLY);
+            if (w < 0)
+                _exit(126);
+            dup2(w, 1);
+        } else {
+            dup2(o, 1);
+        }
         dup2(e, 2);
         execv(args[0], (char **)args);
         _exit(127);

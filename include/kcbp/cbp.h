@@ -54,7 +54,7 @@ extern "C" {
 
 #define KCBP_CBP_PUSH 1e-12
 #define KCBP_CBP_THICKEN 1e-6
-enum { KCBP_CBP_K_MIN = 4, KCBP_CBP_K_DEFAULT = 16, KCBP_CBP_K_MAX = 100000 };
+enum { KCBP_CBP_K_MIN = 4, KCBP_CBP_K_DEFAULT = 16, KCBP_CBP_K_MAX = 4096 };
 
 /* GIVEN: built by kcbp_cbp_build_dirs; not a mode kcbp_cbp_build takes. */
 typedef enum { KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP, KCBP_DIRS_GIVEN } kcbp_cbp_dirs;

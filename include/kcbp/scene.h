@@ -27,7 +27,10 @@
  *   metadata), allowed on the scene and on each object and ignored.
  * - Limits: KCBP_SCENE_MAX_OBJECTS objects, KCBP_SCENE_MAX_FRAMES frames,
  *   KCBP_SCENE_MAX_OBJECT_FRAMES objects times frames, KCBP_SCENE_MAX_MODELS
- *   models (the error names the first object past the limit).
+ *   models (the error names the first object past the limit), and
+ *   KCBP_SCENE_MAX_COPY_ELEMENTS vertices and triangles in the scaled copies
+ *   (the models of a mesh file beyond its first, checked by
+ *   kcbp_scene_build; the error names the object at whose scale it runs out).
  *
  * Poses. Object i at frame f (f = 0 .. frames-1, t = f * dt) maps a mesh
  * vertex x to
@@ -82,6 +85,8 @@ extern "C" {
 #define KCBP_SCENE_MAX_FRAMES 100000u
 #define KCBP_SCENE_MAX_OBJECT_FRAMES 10000000ull /* objects times frames: the pose count */
 #define KCBP_SCENE_MAX_MODELS 4096u /* distinct (mesh file, scale) pairs: models built */
+#define KCBP_SCENE_MAX_COPY_ELEMENTS 10000000ull /* vertices + triangles of the models beyond
+                                                   the first of each mesh file (about 1 GB) */
 #define KCBP_SCENE_MAX_FILE_BYTES (256u << 20)
 
 typedef struct {

@@ -252,6 +252,7 @@ static void test_write_failures_and_dash(void **state)
     assert_non_null(doc);
     cJSON_Delete(doc);
     assert_int_equal(access("-", F_OK), -1); /* no file named '-' */
+    test_run_free(r);
     /* a mesh, and the poses, from standard input */
     const char *argv1[] = {"collide", "-", mesh, NULL};
     test_run_stdin(r, argv1, 30, mesh);

@@ -166,6 +166,16 @@ static const char *special(const char *name, bool *skip)
         fclose(f);
         return p;
     }
+    if (!strcmp(name, "@long-pose-line")) {
+        const char *p = gen(13, "long_line.txt");
+        FILE *f = create(p);
+        fputs("0 0 0 0 0 1 0\n0 0 0 0 0 1 0 #", f);
+        for (int i = 0; i < 1000000; i++)
+            fputc('x', f);
+        fputc('\n', f);
+        fclose(f);
+        return p;
+    }
     if (!strcmp(name, "@devzero"))
         return "/dev/zero";
     if (!strcmp(name, "@urandom"))

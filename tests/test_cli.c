@@ -1,6 +1,7 @@
 /* The kcbp program as a user runs it: exit codes, "file:line: problem"
  * messages on stderr, nothing on stdout after an error, and reports that
  * parse as JSON with the documented fields. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -332,6 +333,45 @@ static void test_poses_stream_answers_first(void **state)
         fail_msg("20001 poses took %ld KB", ru.ru_maxrss);
 }
 
+/* A FIFO whose writer comes a little after kcbp opens it, or opens it at
+ * once and writes only later (past the second kcbp waits for a writer), is
+ * read; one with no writer at all is refused, not waited for. */
+static void test_fifo_writers(void **state)
+{
+    (void)state;
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/mesh.fifo", tmpdir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    static const char mesh[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    const useconds_t open_after[] = {300000, 0}, write_after[] = {0, 1500000};
+    for (int k = 0; k < 2; k++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(5); /* should kcbp never open the FIFO, the writer's open would wait for ever */
+            usleep(open_after[k]);
+            int fd = open(fifo, O_WRONLY);
+            usleep(write_after[k]);
+            _exit(fd >= 0 && write(fd, mesh, sizeof mesh - 1) == (ssize_t)(sizeof mesh - 1) ? 0 : 1);
+        }
+        test_run_result *r = calloc(1, sizeof *r);
+        run(r, "collide", fifo, "tests/bad/good.obj", NULL);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (r->status != 0 || !strstr(r->out, "\"collide\":true"))
+            fail_msg("FIFO written %s: exit %d, stderr %s", k ? "late" : "by a late writer", r->status, r->err);
+        test_run_free(r);
+        free(r);
+    }
+    test_run_result *r = calloc(1, sizeof *r);
+    run(r, "collide", fifo, "tests/bad/good.obj", NULL);
+    expect_input_error(r, "mesh.fifo: a FIFO with no writer");
+    test_run_free(r);
+    free(r);
+    unlink(fifo);
+}
+
 /* Every byte of s is part of a valid UTF-8 sequence. */
 static bool all_utf8(const char *s)
 {
@@ -433,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_bad_poses_file), cmocka_unit_test(test_report),
         cmocka_unit_test(test_poses_mode), cmocka_unit_test(test_non_utf8_paths),
         cmocka_unit_test(test_write_failures_and_dash), cmocka_unit_test(test_poses_stream_answers_first),
+        cmocka_unit_test(test_fifo_writers),
     };
     return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

@@ -176,6 +176,22 @@ static const char *special(const char *name, bool *skip)
         fclose(f);
         return p;
     }
+    if (!strcmp(name, "@moving-scene")) { /* frames are written as they are done: memory does not grow with them */
+        const char *p = gen(14, "moving.json");
+        FILE *f = create(p);
+        fputs("{\"motion\": {\"frames\": 2000, \"dt\": 0.01}, \"objects\": [", f);
+        for (int i = 0; i < 1000; i++)
+            fprintf(f, "%s{\"name\": \"o%d\", \"mesh\": \"tet.obj\", \"position\": [%d, %d, 0], \"scale\": 0.001, "
+                       "\"velocity\": [0, 0, 1]}",
+                    i ? ",\n" : "", i, 3 * (i % 40), 3 * (i / 40));
+        fputs("]}\n", f);
+        fclose(f);
+        const char *mesh = gen(15, "tet.obj");
+        f = create(mesh);
+        fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
+        fclose(f);
+        return p;
+    }
     if (!strcmp(name, "@devzero"))
         return "/dev/zero";
     if (!strcmp(name, "@urandom"))

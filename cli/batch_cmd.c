@@ -9,39 +9,99 @@
 
 static const char batch_help[] =
     "usage: kcbp batch SCENE.json... [--jobs N] [--shard I/N] [-k 16] [--dirs ...] [--filter aabb|cbp]\n"
-    "                                 [--contacts none|first|all]\n"
+    "                                 [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR]\n"
     "\n"
     "Runs kcbp scene on each file and prints NDJSON: one line per scene (one per\n"
     "frame for moving scenes), each with \"index\", the scene's 0-based position\n"
-    "in the argument list. Lines come in input order whatever --jobs.\n"
+    "in the argument list. Lines come in input order whatever --jobs; the frames of\n"
+    "the scene being printed are written as they are done.\n"
     "\n"
     "  --jobs N      evaluate N scenes at a time on N threads (default 1)\n"
     "  --shard I/N   only the scenes whose index mod N is I (0 <= I < N): run the\n"
     "                N shards on N machines and put the lines together (sort by\n"
     "                \"index\", then \"frame\", to get the unsharded order)\n"
-    "  -k, --dirs, --filter, --contacts   as for kcbp scene\n"
+    "  -k, --dirs, --filter, --contacts, --max-contacts, --mesh-root   as for kcbp scene\n"
+    "                (--mesh-root: one root for every scene; default: each scene's folder)\n"
     "\n"
     "A scene that fails gets the line {\"scene\": path, \"index\": i, \"error\": message}\n"
     "and the batch goes on.\n"
     "Exit status: 0 when every scene succeeded, 2 for a usage error, 3 when some scene\n"
     "failed, 4 when memory ran out or stdout could not be written.\n";
 
+typedef struct batch batch;
+
 typedef struct {
     const char *path;
     long index;      /* position in the full list */
-    char *text;      /* the scene's lines, or its error line */
+    char *text;      /* the scene's lines not printed yet, or its error line */
+    size_t len, cap;
+    bool text_failed; /* out of memory for them */
     kcbp_status st;
     bool done;
+    batch *b;
 } slot;
 
-typedef struct {
+struct batch {
     slot *slots;
     size_t nslots;
     const kcbp_cli_scene_options *opts;
     atomic_size_t next;
     pthread_mutex_t lock;
     pthread_cond_t ready;
-} batch;
+    size_t head;      /* the slot whose lines are printed now: its worker prints them itself */
+    bool threaded;
+    bool write_failed;
+};
+
+static bool append(slot *s, const char *text, size_t n)
+{
+    if (s->len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + n + 1)
+            cap *= 2;
+        char *g = realloc(s->text, cap);
+        if (!g)
+            return false;
+        s->text = g;
+        s->cap = cap;
+    }
+    memcpy(s->text + s->len, text, n);
+    s->len += n;
+    s->text[s->len] = '\0';
+    return true;
+}
+
+/* Writes what the slot holds; false when stdout failed. Under the lock when
+ * threaded. */
+static bool print_held(batch *b, slot *s)
+{
+    if (s->len && !b->write_failed)
+        b->write_failed = fwrite(s->text, 1, s->len, stdout) != s->len;
+    s->len = 0;
+    return !b->write_failed;
+}
+
+/* Each frame of a scene: printed at once when its scene is the one being
+ * printed (the first not finished), so that a moving scene's frames stream
+ * out in constant memory; held until then otherwise. */
+static bool sink(void *ctx, const char *doc, bool last)
+{
+    slot *s = ctx;
+    batch *b = s->b;
+    (void)last;
+    if (b->threaded)
+        pthread_mutex_lock(&b->lock);
+    bool ok = true;
+    if (s->text_failed)
+        ;
+    else if (!append(s, doc, strlen(doc)) || !append(s, "\n", 1))
+        s->text_failed = true;
+    else if (b->head == (size_t)(s - b->slots))
+        ok = print_held(b, s) && fflush(stdout) == 0;
+    if (b->threaded)
+        pthread_mutex_unlock(&b->lock);
+    return ok;
+}
 
 static char *error_line(const char *path, long index, const char *msg)
 {
@@ -67,9 +127,19 @@ static char *error_line(const char *path, long index, const char *msg)
 static void run_slot(const kcbp_cli_scene_options *opts, slot *s)
 {
     kcbp_error err = {0};
-    s->st = kcbp_cli_scene_eval(s->path, opts, s->index, &s->text, &err);
-    if (s->st != KCBP_OK)
-        s->text = error_line(s->path, s->index, err.msg); /* NULL when out of memory: handled by the printer */
+    s->st = kcbp_cli_scene_eval(s->path, opts, s->index, sink, s, &err);
+    if (s->text_failed && s->st == KCBP_OK)
+        s->st = KCBP_ERR_NOMEM;
+    if (s->st != KCBP_OK) {
+        char *line = error_line(s->path, s->index, err.msg); /* NULL when out of memory: handled by the printer */
+        if (s->b->threaded)
+            pthread_mutex_lock(&s->b->lock);
+        s->len = 0;
+        s->text_failed = !line || !append(s, line, strlen(line));
+        if (s->b->threaded)
+            pthread_mutex_unlock(&s->b->lock);
+        free(line);
+    }
 }
 
 static void *worker(void *arg)
@@ -145,9 +215,11 @@ int kcbp_cli_batch(int argc, char **argv)
         fprintf(stderr, "kcbp: out of memory for %zu scenes\n", total);
         return KCBP_EXIT_NOMEM;
     }
+    batch b = {slots, 0, &o, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false};
     for (size_t k = 0; k < total; k++)
         if ((long)(k % (size_t)shard_n) == shard_i)
-            slots[nslots++] = (slot){argv[optind + (int)k], (long)k, NULL, KCBP_OK, false};
+            slots[nslots++] = (slot){.path = argv[optind + (int)k], .index = (long)k, .b = &b};
+    b.nslots = nslots;
 
     /* One model per (mesh file, scale, options) for the whole batch. */
     kcbp_error cerr;
@@ -155,41 +227,42 @@ int kcbp_cli_batch(int argc, char **argv)
         free(slots);
         return kcbp_cli_fail(&cerr);
     }
-    batch b = {slots, nslots, &o, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
     size_t nthreads = (size_t)jobs < nslots ? (size_t)jobs : nslots;
     pthread_t *threads = NULL;
     size_t started = 0;
+    b.threaded = nthreads > 1;
     if (nthreads > 1 && (threads = calloc(nthreads, sizeof *threads)))
         for (; started < nthreads; started++)
             if (pthread_create(&threads[started], NULL, worker, &b) != 0)
                 break;
+    if (started == 0)
+        b.threaded = false; /* (no thread runs yet: nothing to lock against) */
     /* With no thread running (--jobs 1, or none could be started), this
      * thread does the work itself, one scene before each line it prints. */
     int rc = KCBP_EXIT_OK;
-    bool write_failed = false;
     for (size_t i = 0; i < nslots; i++) {
         slot *s = &slots[i];
         if (started == 0) {
             size_t k = atomic_fetch_add(&b.next, 1);
             (void)k; /* == i: nobody else takes slots */
+            b.head = i;
             run_slot(&o, s);
         } else {
             pthread_mutex_lock(&b.lock);
+            b.head = i; /* its worker prints its frames from now on */
+            print_held(&b, s);
             while (!s->done)
                 pthread_cond_wait(&b.ready, &b.lock);
             pthread_mutex_unlock(&b.lock);
         }
         if (s->st != KCBP_OK && rc == KCBP_EXIT_OK)
             rc = KCBP_EXIT_INPUT;
-        if (s->st == KCBP_ERR_NOMEM || !s->text) {
+        if (s->st == KCBP_ERR_NOMEM || s->text_failed) {
             rc = KCBP_EXIT_NOMEM;
-            if (!s->text)
+            if (s->text_failed)
                 fprintf(stderr, "kcbp: %s: out of memory for the report\n", s->path);
         }
-        if (s->text && !write_failed) {
-            size_t len = strlen(s->text);
-            write_failed = fwrite(s->text, 1, len, stdout) != len;
-        }
+        print_held(&b, s);
         free(s->text);
         s->text = NULL;
     }
@@ -200,9 +273,10 @@ int kcbp_cli_batch(int argc, char **argv)
     kcbp_model_cache_free(o.cache);
     pthread_mutex_destroy(&b.lock);
     pthread_cond_destroy(&b.ready);
-    if (fflush(stdout) != 0 || ferror(stdout) || write_failed) {
+    int wrc = kcbp_cli_flush();
+    if (wrc == KCBP_EXIT_OK && b.write_failed) {
         fprintf(stderr, "kcbp: cannot write the output\n");
-        return KCBP_EXIT_NOMEM;
+        wrc = KCBP_EXIT_NOMEM;
     }
-    return rc;
+    return wrc != KCBP_EXIT_OK ? wrc : rc;
 }

@@ -19,10 +19,13 @@ static void help(FILE *out)
             "  --dirs D     greedy (default): drop the hull plane adding the least volume\n"
             "               until K remain; thesis: largest hull faces + spherical k-means\n"
             "               of face normals; fixed: Fibonacci sphere; kdop: classic k-DOP\n"
-            "  -o OUT.obj   write the polytope as an OBJ file\n"
+            "  -o OUT.obj   write the polytope as an OBJ file ('-': to stdout, and the report\n"
+            "               to stderr)\n"
             "  --pretty     indent the JSON\n"
             "\n"
-            "Exit status: 0 success, 2 bad command line, 3 bad input, 4 out of memory.\n",
+            "MESH.obj '-' is standard input.\n"
+            "Exit status: 0 success, 2 bad command line, 3 bad input, 4 out of memory or a\n"
+            "failed write.\n",
             KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, KCBP_CBP_K_DEFAULT);
 }
 
@@ -92,13 +95,17 @@ int kcbp_cli_cbp(int argc, char **argv)
     st = kcbp_hull_volume(mesh.vertices, mesh.nvertices, &hull, &err);
     if (st == KCBP_OK)
         st = kcbp_cbp_build(mesh.vertices, mesh.nvertices, (int)k, KCBP_DIRS_KDOP, &kdop, &err);
-    if (st == KCBP_OK && out_path)
-        st = kcbp_cbp_write_obj(&cbp, out_path, &err);
+    bool to_stdout = out_path && !strcmp(out_path, "-"), write_failed = false;
+    if (st == KCBP_OK && out_path) {
+        st = to_stdout ? kcbp_cbp_print_obj(&cbp, stdout, "stdout", &err) : kcbp_cbp_write_obj(&cbp, out_path, &err);
+        write_failed = st != KCBP_OK;
+    }
     if (st != KCBP_OK) {
         kcbp_cbp_free(&cbp);
         kcbp_cbp_free(&kdop);
         kcbp_mesh_free(&mesh);
-        return kcbp_cli_fail(&err);
+        int rc = kcbp_cli_fail(&err);
+        return write_failed ? KCBP_EXIT_NOMEM : rc;
     }
     kcbp_vec3 ext = kcbp_v3_sub(mesh.bounds.max, mesh.bounds.min);
     double aabb = ext.x * ext.y * ext.z;
@@ -124,5 +131,16 @@ int kcbp_cli_cbp(int argc, char **argv)
     kcbp_cbp_free(&cbp);
     kcbp_cbp_free(&kdop);
     kcbp_mesh_free(&mesh);
-    return kcbp_cli_print_json(doc, pretty);
+    if (!to_stdout)
+        return kcbp_cli_print_json(doc, pretty);
+    /* stdout holds the OBJ: the report goes to stderr */
+    char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    if (!text) {
+        fprintf(stderr, "kcbp: out of memory while writing the report\n");
+        return KCBP_EXIT_NOMEM;
+    }
+    fprintf(stderr, "%s\n", text);
+    cJSON_free(text);
+    return KCBP_EXIT_OK;
 }

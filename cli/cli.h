@@ -1,7 +1,10 @@
 /* The kcbp program: shared pieces of its subcommands.
  *
- * Every subcommand computes its whole answer first and prints it last, so
- * that an error never leaves partial output on stdout. */
+ * A subcommand prints its answer once it has it: a single answer only when
+ * it is complete, so that an error leaves nothing on stdout; the lines of
+ * `collide --poses` and the frames of a moving scene as each is done (an
+ * error then stops after the lines already printed). A failed write is exit
+ * status 4 with a message, in every subcommand. */
 #ifndef KCBP_CLI_H
 #define KCBP_CLI_H
 
@@ -21,8 +24,13 @@ enum {
     KCBP_EXIT_OK = 0,     /* success, whatever the answer */
     KCBP_EXIT_USAGE = 2,  /* bad command line */
     KCBP_EXIT_INPUT = 3,  /* bad or unreadable input (mesh, pose, scene file) */
-    KCBP_EXIT_NOMEM = 4,  /* out of memory or another resource */
+    KCBP_EXIT_NOMEM = 4,  /* out of memory or another resource, or output that cannot be written */
 };
+
+/* --max-contacts: contacts listed per report (per pose, per frame) before
+ * the report says "truncated": true. */
+#define KCBP_CLI_MAX_CONTACTS_DEFAULT 100000L
+#define KCBP_CLI_MAX_CONTACTS_MAX 100000000L
 
 /* Subcommands: each gets argv with argv[0] set to the subcommand's name. */
 int kcbp_cli_collide(int argc, char **argv);
@@ -51,6 +59,8 @@ typedef struct {
     kcbp_model_options model;     /* -k, --dirs */
     kcbp_collide_options collide; /* --contacts, --filter (use_cbp) */
     bool pretty;                  /* indent each document (kcbp scene only) */
+    long max_contacts;            /* --max-contacts: listed per frame */
+    const char *mesh_root;        /* --mesh-root, or NULL: the scene file's folder */
     kcbp_model_cache *cache;      /* models shared across scenes (kcbp batch), or NULL */
 } kcbp_cli_scene_options;
 
@@ -63,15 +73,25 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
  * problem, or -1 when opt is not one of them. */
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o);
 /* Their getopt codes, and their getopt_long entries for a command's table. */
-enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_K = 'k' };
+enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_MAX_CONTACTS, KCBP_OPT_MESH_ROOT,
+       KCBP_OPT_K = 'k' };
 #define KCBP_CLI_SCENE_SHORTOPTS "k:"
 #define KCBP_CLI_SCENE_LONGOPTS                                                                                      \
     {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS},  \
-        {"dirs", required_argument, NULL, KCBP_OPT_DIRS}
-/* Reads, builds and evaluates the scene file at path. On success *text is a
- * malloc'ed string with one JSON document per frame, each ending with a
- * newline; index >= 0 adds "index": index to each (kcbp batch). */
-kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index, char **text,
+        {"dirs", required_argument, NULL, KCBP_OPT_DIRS},                                                          \
+        {"max-contacts", required_argument, NULL, KCBP_OPT_MAX_CONTACTS},                                          \
+        {"mesh-root", required_argument, NULL, KCBP_OPT_MESH_ROOT}
+/* Receives each frame's JSON document (no newline) as soon as the frame is
+ * done; last: the scene's last frame. Returns false when it could not
+ * write it (the evaluation then stops). */
+typedef bool (*kcbp_cli_frame_sink)(void *ctx, const char *doc, bool last);
+/* Reads, builds and evaluates the scene file at path, handing each frame's
+ * document to sink; index >= 0 adds "index": index to each (kcbp batch).
+ * KCBP_ERR_IO when the sink failed. */
+kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
+                                kcbp_cli_frame_sink sink, void *ctx, kcbp_error *err);
+/* kcbp_scene_read with the options' mesh root (see --mesh-root). */
+kcbp_status kcbp_cli_scene_read(kcbp_scene *scene, const char *path, const kcbp_cli_scene_options *o,
                                 kcbp_error *err);
 
 /* Prints "kcbp: message" to stderr and returns the exit code for the status. */
@@ -89,6 +109,12 @@ bool kcbp_cli_parse_int(const char *s, long lo, long hi, long *out);
 int kcbp_cli_print_json(cJSON *doc, bool pretty);
 /* Prints text (malloc'ed) and a newline, and frees it. */
 int kcbp_cli_print_text(char *text);
+/* Flushes stdout: KCBP_EXIT_OK, or KCBP_EXIT_NOMEM after printing "kcbp:
+ * cannot write the output: reason" when it (or an earlier write) failed. */
+int kcbp_cli_flush(void);
+/* Parses --max-contacts N (1 .. KCBP_CLI_MAX_CONTACTS_MAX); false after
+ * printing a usage error. */
+bool kcbp_cli_parse_max_contacts(const char *cmd, const char *arg, long *out);
 /* Milliseconds from a monotonic clock. */
 double kcbp_cli_now_ms(void);
 

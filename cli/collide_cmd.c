@@ -8,7 +8,8 @@
 
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
-    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--pretty]\n"
+    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N]\n"
+    "                    [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
@@ -16,10 +17,13 @@ static const char collide_help[] =
     "  --pose-a, --pose-b POSE  \"tx ty tz ax ay az deg\": world = R(axis, deg) * local + t,\n"
     "                           rotating about the mesh's own origin (default: identity)\n"
     "  --poses FILE             one pose of B per line ('#' comments allowed): the meshes\n"
-    "                           are loaded and built once, and one JSON line is printed per pose\n"
+    "                           are loaded and built once, and each pose is answered by one\n"
+    "                           JSON line as soon as it is read ('-': standard input)\n"
     "  --contacts MODE          none: the answer only; first (default): one contact pair;\n"
     "                           all: every pair of intersecting triangles\n"
-    "  -k N                     planes of each mesh's k-CBP (default 16, at least 4)\n"
+    "  --max-contacts N         list at most N contacts per answer (default 100000); an\n"
+    "                           answer with more says \"truncated\": true and \"contacts_found\"\n"
+    "  -k N                     planes of each mesh's k-CBP (default 16, 4 to 4096)\n"
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
@@ -34,7 +38,11 @@ static const char collide_help[] =
     "Triangles that only touch (at a point or along an edge) count as colliding.\n"
     "Contacts are [triangle of A, triangle of B], 0-based in file order after\n"
     "polygons are split into triangles.\n"
-    "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input.\n";
+    "A mesh '-' is standard input. A FIFO, a pipe or a device is read as a stream\n"
+    "(a FIFO nobody writes to is refused after a second).\n"
+    "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input (with\n"
+    "--poses, after the answers to the poses before the bad one), 4 out of memory\n"
+    "or a failed write.\n";
 
 typedef struct {
     const char *path_a, *path_b, *pose_a, *pose_b, *poses_file;
@@ -42,6 +50,7 @@ typedef struct {
     kcbp_model_options model;
     bool pretty;
     bool measure_cbp; /* --measure-cbp */
+    long max_contacts; /* --max-contacts */
 } collide_args;
 
 static int parse_args(int argc, char **argv, collide_args *args, bool *help)
@@ -51,12 +60,13 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"poses", required_argument, NULL, 'p'},  {"contacts", required_argument, NULL, 'c'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
-        {"measure-cbp", no_argument, NULL, 'M'},
+        {"measure-cbp", no_argument, NULL, 'M'}, {"max-contacts", required_argument, NULL, 'm'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
     args->opts = kcbp_collide_options_default();
     args->model = kcbp_model_options_default();
+    args->max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
     *help = false;
     long k;
     kcbp_error err;
@@ -72,6 +82,10 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'M': args->measure_cbp = true; break;
+        case 'm':
+            if (!kcbp_cli_parse_max_contacts("collide", optarg, &args->max_contacts))
+                return KCBP_EXIT_USAGE;
+            break;
         case 'k':
             if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
                 return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
@@ -100,6 +114,9 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         return kcbp_cli_usage_error("collide", "expected two mesh files, got %d", argc - optind);
     if (args->poses_file && args->pose_b)
         return kcbp_cli_usage_error("collide", "--poses gives the poses of B: do not combine it with --pose-b");
+    if (args->poses_file && !strcmp(args->poses_file, "-") &&
+        (!strcmp(argv[optind], "-") || !strcmp(argv[optind + 1], "-")))
+        return kcbp_cli_usage_error("collide", "standard input ('-') can be the poses or a mesh, not both");
     if (!args->opts.use_cbp)
         args->model.k = 0;
     /* A single pose's report gives the k-CBPs' distance or depth; a pose
@@ -134,6 +151,61 @@ static kcbp_status load_model(const char *path, const kcbp_model_options *opts, 
     return st;
 }
 
+/* One pose's line: only what was asked (no contact list with --contacts
+ * none; the meshes and their load and build times on the first line of a
+ * poses file only), at most max_contacts contacts. index < 0: single pose. */
+static char *pose_line(const kcbp_collide_result *result, const collide_args *args, const kcbp_model *a,
+                       const kcbp_model *b, const kcbp_timings *times, long index)
+{
+    kcbp_report_collide_options ro = {.contacts = args->opts.contacts != KCBP_CONTACTS_NONE,
+                                      .models = index <= 0,
+                                      .pose = index,
+                                      .max_contacts = (size_t)args->max_contacts};
+    return kcbp_report_collide_line(result, a, b, times, &ro);
+}
+
+/* --poses: read a pose, answer it, and print its line, in constant memory.
+ * The lines are flushed whenever the next pose is not there yet, so that a
+ * pipeline sees each answer while its input is still coming. A bad pose
+ * stops the run after the answers to the poses before it. */
+static int collide_stream(const collide_args *args, kcbp_pose_reader *reader, const kcbp_model *a,
+                          const kcbp_pose *pose_a, const kcbp_model *b, kcbp_timings *times)
+{
+    kcbp_error err = {0};
+    kcbp_collide_result result = {0};
+    /* The poses of a file are often a trajectory: one pair cache carries
+     * what each test found to the next (the same answers, sooner). */
+    kcbp_pair_cache cache;
+    memset(&cache, 0, sizeof cache);
+    kcbp_status st = KCBP_OK;
+    int rc = KCBP_EXIT_OK;
+    for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
+        if (!kcbp_pose_reader_ready(reader) && (rc = kcbp_cli_flush()) != KCBP_EXIT_OK)
+            break;
+        kcbp_pose pose;
+        bool done;
+        if ((st = kcbp_pose_reader_next(reader, &pose, &done, &err)) != KCBP_OK || done)
+            break;
+        double t0 = kcbp_cli_now_ms();
+        st = kcbp_collide_cached(a, pose_a, b, &pose, &args->opts, &cache, &result, &err);
+        times->query_ms = kcbp_cli_now_ms() - t0;
+        if (st != KCBP_OK)
+            break;
+        char *line = pose_line(&result, args, a, b, times, i);
+        if (!line)
+            st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
+        else
+            rc = kcbp_cli_print_text(line);
+    }
+    kcbp_collide_result_free(&result);
+    if (rc != KCBP_EXIT_OK)
+        return rc;
+    rc = kcbp_cli_flush(); /* the answers before a bad pose stay answered */
+    if (st != KCBP_OK)
+        return kcbp_cli_fail(&err);
+    return rc;
+}
+
 int kcbp_cli_collide(int argc, char **argv)
 {
     collide_args args;
@@ -148,13 +220,12 @@ int kcbp_cli_collide(int argc, char **argv)
 
     kcbp_error err = {0};
     kcbp_pose pose_a = kcbp_pose_identity(), pose_b = kcbp_pose_identity();
-    kcbp_pose *poses = &pose_b;
-    size_t nposes = 1;
     if (args.pose_a && kcbp_pose_parse(args.pose_a, &pose_a, &err) != KCBP_OK)
         return kcbp_cli_usage_error("collide", "--pose-a: %s", err.msg);
     if (args.pose_b && kcbp_pose_parse(args.pose_b, &pose_b, &err) != KCBP_OK)
         return kcbp_cli_usage_error("collide", "--pose-b: %s", err.msg);
-    if (args.poses_file && kcbp_pose_load_file(args.poses_file, &poses, &nposes, &err) != KCBP_OK)
+    kcbp_pose_reader *reader = NULL;
+    if (args.poses_file && kcbp_pose_reader_open(&reader, args.poses_file, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
 
     kcbp_model model_a, model_b;
@@ -167,54 +238,37 @@ int kcbp_cli_collide(int argc, char **argv)
         st = load_model(args.path_b, &args.model, &model_b, &times, &err);
     const kcbp_model *b = same ? &model_a : &model_b;
 
-    /* Answer every pose before printing anything. */
-    char **lines = st == KCBP_OK ? calloc(nposes, sizeof *lines) : NULL;
-    if (st == KCBP_OK && !lines)
-        st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for %zu poses", nposes);
-    kcbp_collide_result result = {0};
-    /* The poses of a file are often a trajectory: one pair cache carries
-     * what each test found to the next (the same answers, sooner). */
-    kcbp_pair_cache cache;
-    memset(&cache, 0, sizeof cache);
-    for (size_t i = 0; st == KCBP_OK && i < nposes; i++) {
-        double t0 = kcbp_cli_now_ms();
-        st = kcbp_collide_cached(&model_a, &pose_a, b, &poses[i], &args.opts, &cache, &result, &err);
-        times.query_ms = kcbp_cli_now_ms() - t0;
-        if (st != KCBP_OK)
-            break;
-        /* Only what was asked: no contact list with --contacts none, and the
-         * meshes and their load and build times once, on the first line. */
-        kcbp_report_collide_options ro = {.contacts = args.opts.contacts != KCBP_CONTACTS_NONE,
-                                          .models = i == 0,
-                                          .pose = args.poses_file ? (long)i : -1};
-        lines[i] = kcbp_report_collide_line(&result, &model_a, b, &times, &ro);
-        if (!lines[i])
-            st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
-    }
-    if (st == KCBP_OK) {
-        for (size_t i = 0; i < nposes; i++) {
-            if (args.pretty && !args.poses_file) { /* one pose: indent it through cJSON */
-                cJSON *doc = cJSON_Parse(lines[i]);
-                rc = doc ? kcbp_cli_print_json(doc, true) : KCBP_EXIT_NOMEM;
-                if (!doc)
-                    fprintf(stderr, "kcbp: out of memory while writing the report\n");
-            } else {
-                rc = kcbp_cli_print_text(lines[i]);
-                lines[i] = NULL;
-            }
-            if (rc != KCBP_EXIT_OK)
-                break;
-        }
-    } else {
+    if (st != KCBP_OK) {
         rc = kcbp_cli_fail(&err);
+    } else if (reader) {
+        rc = collide_stream(&args, reader, &model_a, &pose_a, b, &times);
+    } else {
+        kcbp_collide_result result = {0};
+        kcbp_pair_cache cache; /* fresh: the stats of a first test */
+        memset(&cache, 0, sizeof cache);
+        double t0 = kcbp_cli_now_ms();
+        st = kcbp_collide_cached(&model_a, &pose_a, b, &pose_b, &args.opts, &cache, &result, &err);
+        times.query_ms = kcbp_cli_now_ms() - t0;
+        char *line = st == KCBP_OK ? pose_line(&result, &args, &model_a, b, &times, -1) : NULL;
+        if (st == KCBP_OK && !line)
+            st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
+        if (st != KCBP_OK) {
+            rc = kcbp_cli_fail(&err);
+        } else if (args.pretty) { /* one pose: indent it through cJSON */
+            cJSON *doc = cJSON_Parse(line);
+            free(line);
+            rc = doc ? kcbp_cli_print_json(doc, true) : KCBP_EXIT_NOMEM;
+            if (!doc)
+                fprintf(stderr, "kcbp: out of memory while writing the report\n");
+        } else {
+            rc = kcbp_cli_print_text(line);
+        }
+        if (rc == KCBP_EXIT_OK)
+            rc = kcbp_cli_flush();
+        kcbp_collide_result_free(&result);
     }
-    for (size_t i = 0; lines && i < nposes; i++)
-        free(lines[i]);
-    free(lines);
-    kcbp_collide_result_free(&result);
+    kcbp_pose_reader_close(reader);
     kcbp_model_free(&model_a);
     kcbp_model_free(&model_b);
-    if (poses != &pose_b)
-        free(poses);
     return rc;
 }

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
@@ -54,6 +55,25 @@ int kcbp_cli_print_text(char *text)
     fputc('\n', stdout);
     free(text);
     return KCBP_EXIT_OK;
+}
+
+int kcbp_cli_flush(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return KCBP_EXIT_OK;
+    int e = errno;
+    fprintf(stderr, "kcbp: cannot write the output: %s\n", e ? strerror(e) : "write error");
+    clearerr(stdout);
+    return KCBP_EXIT_NOMEM;
+}
+
+bool kcbp_cli_parse_max_contacts(const char *cmd, const char *arg, long *out)
+{
+    if (kcbp_cli_parse_int(arg, 1, KCBP_CLI_MAX_CONTACTS_MAX, out))
+        return true;
+    kcbp_cli_usage_error(cmd, "--max-contacts takes an integer in [1, %ld], not '%s'", KCBP_CLI_MAX_CONTACTS_MAX, arg);
+    return false;
 }
 
 double kcbp_cli_now_ms(void)

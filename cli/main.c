@@ -26,7 +26,8 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n'kcbp COMMAND --help' describes each command, 'man kcbp' all of them.\n"
                  "Exit status: 0 success (whatever the answer), 2 usage error, 3 bad input,\n"
-                 "4 out of memory; 'kcbp COMMAND --help' gives the details.\n");
+                 "4 out of memory or a failed write; 'kcbp COMMAND --help' gives the details.\n"
+                 "'-' is standard input (or output) wherever a file is expected.\n");
 }
 
 /* "kcbp VERSION": the headers' version, which is the program's. The program
@@ -65,8 +66,15 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--version"))
         return version_cmd(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int rc = commands[i].run(argc - 1, argv + 1);
+            /* Whatever a command printed must have reached stdout: a failed
+             * write (a full disk, /dev/full) is exit status 4, said once. */
+            if (rc == KCBP_EXIT_NOMEM)
+                return rc;
+            int wrc = kcbp_cli_flush();
+            return wrc != KCBP_EXIT_OK ? wrc : rc;
+        }
     fprintf(stderr, "kcbp: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return KCBP_EXIT_USAGE;

@@ -108,13 +108,20 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
     if (o->contacts) {
         kcbp_jl_key(&w, "contacts");
         kcbp_jl_open(&w, '[');
-        for (size_t i = 0; i < result->ncontacts; i++) {
+        size_t n = result->ncontacts < o->max_contacts ? result->ncontacts : o->max_contacts;
+        for (size_t i = 0; i < n; i++) {
             kcbp_jl_open(&w, '[');
             kcbp_jl_uint(&w, result->contacts[i].a);
             kcbp_jl_uint(&w, result->contacts[i].b);
             kcbp_jl_close(&w, ']');
         }
         kcbp_jl_close(&w, ']');
+        if (n < result->ncontacts) {
+            kcbp_jl_key(&w, "truncated");
+            kcbp_jl_bool(&w, true);
+            kcbp_jl_key(&w, "contacts_found");
+            kcbp_jl_uint(&w, result->ncontacts);
+        }
     }
     if (result->cbp.tested)
         line_cbp(&w, &result->cbp);

@@ -8,20 +8,25 @@
 
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
-    "                  [--contacts none|first|all] [--pretty]\n"
+    "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
     "broad phase, the k-CBP filter, then the exact mesh test. Prints one JSON document\n"
-    "per frame (a static scene has one): counts of the pairs passing each stage, the\n"
-    "colliding pairs by name, each filter's hit rate and the time of each stage.\n"
+    "per frame (a static scene has one), written as soon as the frame is done: counts\n"
+    "of the pairs passing each stage, the colliding pairs by name, each filter's hit\n"
+    "rate and the time of each stage.\n"
     "\n"
-    "  -k N              planes of each model's k-CBP (default 16, at least 4)\n"
+    "  -k N              planes of each model's k-CBP (default 16, 4 to 4096)\n"
     "  --dirs MODE       how the k-CBP's directions are chosen (default greedy)\n"
     "  --filter F        cbp (default): GJK on the k-CBPs before the mesh test;\n"
     "                    aabb: boxes only (the boxes of the k-CBPs)\n"
     "  --contacts MODE   none (default): pairs only; first: one triangle pair per\n"
     "                    colliding pair; all: every intersecting triangle pair\n"
+    "  --max-contacts N  list at most N contacts per frame (default 100000); a frame\n"
+    "                    with more says \"truncated\": true and \"contacts_found\"\n"
+    "  --mesh-root DIR   read meshes only inside DIR (default: the scene file's folder;\n"
+    "                    symbolic links are followed to where they lead)\n"
     "  --pretty          indent each document\n"
     "\n"
     "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
@@ -32,9 +37,11 @@ static const char scene_help[] =
     "  --mesh FILE       the mesh to copy;  --n N  copies besides the first (default 100);\n"
     "  --seed S          random seed (default 1)\n"
     "\n"
-    "Scene files are described in README.md (\"kcbp scene and kcbp batch\").\n"
+    "Scene files are described in README.md (\"kcbp scene and kcbp batch\"); '-' is\n"
+    "standard input (meshes are then found from the current folder).\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input\n"
-    "(the scene file or a mesh; the message names the field), 4 out of memory.\n";
+    "(the scene file or a mesh; the message names the field), 4 out of memory or a\n"
+    "failed write.\n";
 
 kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
 {
@@ -44,7 +51,14 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
     o.collide = kcbp_collide_options_default();
     o.collide.contacts = KCBP_CONTACTS_NONE;
     o.collide.use_cbp = true;
+    o.max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
     return o;
+}
+
+kcbp_status kcbp_cli_scene_read(kcbp_scene *scene, const char *path, const kcbp_cli_scene_options *o,
+                                kcbp_error *err)
+{
+    return kcbp_scene_read_in(scene, path, o->mesh_root, err);
 }
 
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o)
@@ -69,6 +83,8 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
             return kcbp_cli_usage_error(cmd, "--dirs: %s", err.msg);
         return KCBP_EXIT_OK;
     }
+    case KCBP_OPT_MAX_CONTACTS: return kcbp_cli_parse_max_contacts(cmd, arg, &o->max_contacts) ? KCBP_EXIT_OK : KCBP_EXIT_USAGE;
+    case KCBP_OPT_MESH_ROOT: o->mesh_root = arg; return KCBP_EXIT_OK;
     case KCBP_OPT_CONTACTS:
         if (!strcmp(arg, "none"))
             o->collide.contacts = KCBP_CONTACTS_NONE;
@@ -83,36 +99,47 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
     return -1;
 }
 
-/* A growing text buffer. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-} text_buf;
-
-static bool append(text_buf *b, const char *s, size_t n)
+/* A frame's report, with at most o->max_contacts contacts: beyond them it
+ * says "truncated": true and "contacts_found": n. scratch holds the hits'
+ * clipped counts. */
+static cJSON *frame_report(const kcbp_scene *scene, kcbp_scene_frame *f, const kcbp_cli_scene_options *o,
+                           kcbp_scene_hit **scratch, size_t *cap)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->s, cap);
-        if (!grown)
-            return false;
-        b->s = grown;
-        b->cap = cap;
+    bool with = o->collide.contacts != KCBP_CONTACTS_NONE;
+    size_t found = f->ncontacts;
+    bool truncated = with && found > (size_t)o->max_contacts;
+    kcbp_scene_hit *hits = f->hits;
+    if (truncated) {
+        if (*cap < f->colliding) {
+            kcbp_scene_hit *g = realloc(*scratch, (size_t)f->colliding * sizeof *g);
+            if (!g)
+                return NULL;
+            *scratch = g;
+            *cap = (size_t)f->colliding;
+        }
+        size_t left = (size_t)o->max_contacts;
+        for (uint64_t i = 0; i < f->colliding; i++) {
+            (*scratch)[i] = hits[i];
+            (*scratch)[i].count = hits[i].count < left ? hits[i].count : left;
+            left -= (*scratch)[i].count;
+        }
+        f->hits = *scratch;
     }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-    return true;
+    cJSON *doc = kcbp_report_scene_frame(scene, f, with);
+    f->hits = hits;
+    if (doc && truncated &&
+        (!cJSON_AddBoolToObject(doc, "truncated", true) || !cJSON_AddNumberToObject(doc, "contacts_found", (double)found))) {
+        cJSON_Delete(doc);
+        doc = NULL;
+    }
+    return doc;
 }
 
-kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index, char **text,
-                                kcbp_error *err)
+kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
+                                kcbp_cli_frame_sink sink, void *ctx, kcbp_error *err)
 {
-    *text = NULL;
     kcbp_scene scene;
-    kcbp_status st = kcbp_scene_read(&scene, path, err);
+    kcbp_status st = kcbp_cli_scene_read(&scene, path, o, err);
     if (st != KCBP_OK)
         return st;
     /* The fine k-CBPs serve only from a pair's second frame on. */
@@ -125,32 +152,33 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     kcbp_scene_eval ev;
     kcbp_scene_frame frame;
     memset(&frame, 0, sizeof frame);
-    text_buf out = {0};
+    kcbp_scene_hit *scratch = NULL;
+    size_t cap = 0;
+    /* Each frame is handed on when it is done: memory does not grow with
+     * the frames. */
     st = kcbp_scene_eval_init(&ev, &scene, &o->collide, err);
     for (uint32_t f = 0; st == KCBP_OK && f < scene.frames; f++) {
         st = kcbp_scene_eval_frame(&ev, f, &frame, err);
         if (st != KCBP_OK)
             break;
-        cJSON *doc = kcbp_report_scene_frame(&scene, &frame, o->collide.contacts != KCBP_CONTACTS_NONE);
+        cJSON *doc = frame_report(&scene, &frame, o, &scratch, &cap);
         if (doc && index >= 0 && !cJSON_AddNumberToObject(doc, "index", (double)index)) {
             cJSON_Delete(doc);
             doc = NULL;
         }
         char *line = doc ? (o->pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc)) : NULL;
         cJSON_Delete(doc);
-        if (!line || !append(&out, line, strlen(line)) || !append(&out, "\n", 1))
+        if (!line)
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the report", path);
+        else if (!sink(ctx, line, f + 1 == scene.frames))
+            st = kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
         cJSON_free(line);
     }
+    free(scratch);
     kcbp_scene_eval_free(&ev);
     kcbp_scene_frame_free(&frame);
     kcbp_scene_free(&scene);
-    if (st != KCBP_OK) {
-        free(out.s);
-        return st;
-    }
-    *text = out.s;
-    return KCBP_OK;
+    return st;
 }
 
 static int generate(const char *kind, const char *mesh_path, long n, long seed, bool pretty)
@@ -184,6 +212,14 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     if (st != KCBP_OK)
         return kcbp_cli_fail(&err);
     return kcbp_cli_print_text(text);
+}
+
+/* kcbp scene's frame sink: each frame printed, and flushed, when it is done. */
+static bool print_frame(void *ctx, const char *line, bool last)
+{
+    (void)ctx;
+    (void)last;
+    return fputs(line, stdout) >= 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0;
 }
 
 int kcbp_cli_scene(int argc, char **argv)
@@ -244,14 +280,10 @@ int kcbp_cli_scene(int argc, char **argv)
         return kcbp_cli_usage_error("scene", "expected one scene file, got %d", argc - optind);
 
     kcbp_error err = {0};
-    char *text;
-    if (kcbp_cli_scene_eval(argv[optind], &o, -1, &text, &err) != KCBP_OK)
+    kcbp_status st = kcbp_cli_scene_eval(argv[optind], &o, -1, print_frame, NULL, &err);
+    if (st == KCBP_ERR_IO && ferror(stdout))
+        return kcbp_cli_flush(); /* says why the write failed */
+    if (st != KCBP_OK)
         return kcbp_cli_fail(&err);
-    fputs(text, stdout);
-    free(text);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "kcbp: cannot write the report\n");
-        return KCBP_EXIT_NOMEM;
-    }
-    return KCBP_EXIT_OK;
+    return kcbp_cli_flush();
 }

@@ -13,4 +13,4 @@ echo "# kcbp scene: 101 copies of bunny2 in the k-CBP thesis's layout (n = 100)"
 scene=$(mktemp --suffix=.json)
 trap 'rm -f "$scene"' EXIT
 ./kcbp scene --generate thesis --mesh "$PWD/meshes/bunny2.obj" --n 100 --seed 1 >"$scene"
-./kcbp scene "$scene" --pretty
+./kcbp scene "$scene" --pretty --mesh-root "$PWD/meshes" # the scene names the mesh outside its folder

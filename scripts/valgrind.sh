@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Valgrind memcheck on the kcbp program's main paths, on bundled meshes:
 # collide (one pose, and --poses), cbp (each direction mode), scene and batch
-# (a small generated scene). Any error, or a definite or indirect leak, fails.
+# (a small generated scene), /dev/zero as a mesh and as poses, and a scene
+# whose mesh leads out of its folder. Any error, or a definite or indirect
+# leak, fails.
 # Usage: scripts/valgrind.sh (after make); VALGRIND_FAST=1 skips the larger mesh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,11 +22,14 @@ runs=(
     "cbp meshes/spot.obj --dirs thesis -k 12"
     "cbp meshes/fandisk.obj --dirs fixed -k 26"
     "cbp meshes/suzanne.obj --dirs kdop -k 18"
-    "scene $tmp/scene.json --contacts all"
-    "scene $tmp/moving.json"
-    "batch $tmp/scene.json $tmp/moving.json $tmp/missing.json --jobs 2"
+    "scene $tmp/scene.json --contacts all --mesh-root $PWD/meshes"
+    "scene $tmp/moving.json --mesh-root $PWD/meshes"
+    "batch $tmp/scene.json $tmp/moving.json $tmp/missing.json --jobs 2 --mesh-root $PWD/meshes"
     "collide meshes/suzanne.obj tests/bad/nan.obj"
     "scene tests/bad/mesh_bad.json"
+    "collide /dev/zero meshes/suzanne.obj"
+    "collide meshes/suzanne.obj meshes/suzanne.obj --poses /dev/zero"
+    "scene tests/bad/outside_link.json"
 )
 [[ -n "${VALGRIND_FAST:-}" ]] || runs+=("collide meshes/stanford-bunny.obj meshes/bunny2.obj --pose-b 0.05_0_0_0_1_0_90")
 failed=0

@@ -25,6 +25,7 @@
  * most 6 * 32^2 of them (bar the rare fallback in hull_dirs). */
 #include <kcbp/cbp.h>
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -1136,6 +1137,14 @@ kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error
     FILE *f = fopen(path, "w");
     if (!f)
         return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot open for writing", path);
+    kcbp_status st = kcbp_cbp_print_obj(cbp, f, path, err);
+    if (fclose(f) != 0 && st == KCBP_OK)
+        st = kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    return st;
+}
+
+kcbp_status kcbp_cbp_print_obj(const kcbp_cbp *cbp, FILE *f, const char *name, kcbp_error *err)
+{
     fprintf(f, "# k-CBP: %u planes, %u vertices, volume %.17g\n", cbp->nplanes, cbp->nvertices, cbp->volume);
     for (uint32_t v = 0; v < cbp->nvertices; v++)
         fprintf(f, "v %.17g %.17g %.17g\n", cbp->vertices[v].x, cbp->vertices[v].y, cbp->vertices[v].z);
@@ -1145,8 +1154,8 @@ kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error
             fprintf(f, " %u", cbp->face_verts[a] + 1);
         fputc('\n', f);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: write failed", path);
+    errno = 0;
+    if (fflush(f) != 0 || ferror(f))
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot write: %s", name, errno ? strerror(errno) : "write error");
     return KCBP_OK;
 }

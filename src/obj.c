@@ -5,7 +5,6 @@
  * and triangle arrays grow geometrically and are handed to kcbp_mesh_adopt. */
 #include <kcbp/obj.h>
 
-#include <errno.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -14,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "input.h"
 #include "numparse.h"
 #include "util.h"
 
@@ -40,6 +39,8 @@ typedef struct {
     size_t cap_uv;
     size_t *link; /* prev and next links for ear clipping */
     size_t cap_link;
+    char *join; /* a line continued with '\' joined to the next ones */
+    size_t cap_join;
 } parser;
 
 static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -115,11 +116,8 @@ static kcbp_status parse_vertex(parser *ps, const char *p, const char *e)
         if (r == KCBP_NUM_NONFINITE)
             return fail(ps, KCBP_ERR_PARSE, "vertex coordinate '%s' is not a finite number",
                         quote(q, sizeof q, p, te));
-        if (r != KCBP_NUM_OK) {
-            if (te - p == 1 && *p == '\\')
-                return fail(ps, KCBP_ERR_PARSE, "line continuation with '\\' is not supported");
+        if (r != KCBP_NUM_OK)
             return fail(ps, KCBP_ERR_PARSE, "malformed number '%s' in a vertex", quote(q, sizeof q, p, te));
-        }
     }
     if (n < 3)
         return fail(ps, KCBP_ERR_PARSE, "vertex has %d coordinate%s, needs 3", n, n == 1 ? "" : "s");
@@ -328,6 +326,9 @@ static kcbp_status parse_face(parser *ps, const char *p, const char *e)
         const char *tok = p;
         int64_t vi, other;
         int ok = read_int(&p, e, &vi);
+        /* The index as written, for messages (vi saturates far above any
+         * valid index). */
+        int vi_len = (int)(p - tok > 40 ? 40 : p - tok);
         if (ok && p < e && *p == '/') { /* i/j, i//k, i/j/k */
             p++;
             if (p < e && *p == '/')
@@ -336,24 +337,61 @@ static kcbp_status parse_face(parser *ps, const char *p, const char *e)
                 ok = (p++, read_int(&p, e, &other));
         }
         if (!ok || (p < e && !is_ws(*p) && *p != '#')) {
-            const char *te = token_end(tok, e);
-            if (te - tok == 1 && *tok == '\\')
-                return fail(ps, KCBP_ERR_PARSE, "line continuation with '\\' is not supported");
             return fail(ps, KCBP_ERR_PARSE, "malformed face vertex '%s' (expected i, i/j, i//k or i/j/k)",
-                        quote(q, sizeof q, tok, te));
+                        quote(q, sizeof q, tok, token_end(tok, e)));
         }
         if (vi == 0)
             return fail(ps, KCBP_ERR_PARSE, "vertex index 0 in a face (indices start at 1)");
         if (vi > 0 && (uint64_t)vi > ps->nv)
-            return fail(ps, KCBP_ERR_PARSE, "vertex index %" PRId64 " out of range (%zu vertices so far)", vi, ps->nv);
+            return fail(ps, KCBP_ERR_PARSE, "vertex index %.*s out of range (%zu vertices so far)", vi_len, tok,
+                        ps->nv);
         if (vi < 0 && (uint64_t)-vi > ps->nv)
-            return fail(ps, KCBP_ERR_PARSE, "relative vertex index %" PRId64 " reaches before the first vertex (%zu so far)",
-                        vi, ps->nv);
+            return fail(ps, KCBP_ERR_PARSE, "relative vertex index %.*s reaches before the first vertex (%zu so far)",
+                        vi_len, tok, ps->nv);
         if (!kcbp_grow(&ps->poly, &ps->cap_poly, n + 1, sizeof *ps->poly, 256))
             return fail(ps, KCBP_ERR_NOMEM, "out of memory for a face of %zu vertices", n + 1);
         ps->poly[n++] = (uint32_t)(vi > 0 ? vi - 1 : (int64_t)ps->nv + vi);
     }
     return triangulate(ps, n);
+}
+
+/* The line [p, eol) ends with a backslash (before an optional CR): it goes
+ * on on the next line. */
+static bool continued(const char *p, const char *eol)
+{
+    if (eol > p && eol[-1] == '\r')
+        eol--;
+    return eol > p && eol[-1] == '\\';
+}
+
+/* Joins the line at p and the lines its trailing backslashes continue into
+ * ps->join, each backslash (and CR) replaced by a space; *eol is the joined
+ * line's end, *next where the line after it starts, *more the number of
+ * lines joined to the first. */
+static kcbp_status join_lines(parser *ps, const char *p, const char *end, const char **eol, const char **next,
+                              size_t *more)
+{
+    size_t n = 0;
+    for (;;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        bool cont = continued(p, e);
+        if (cont)
+            e -= 1 + (e[-1] == '\r'); /* drop the backslash (and the CR after it) */
+        size_t len = (size_t)(e - p);
+        if (!kcbp_grow(&ps->join, &ps->cap_join, n + len + 2, 1, 256))
+            return fail(ps, KCBP_ERR_NOMEM, "out of memory for a line of %zu bytes", n + len + 2);
+        memcpy(ps->join + n, p, len);
+        n += len;
+        p = nl ? nl + 1 : end;
+        if (!cont || p >= end)
+            break;
+        ps->join[n++] = ' ';
+        (*more)++;
+    }
+    *eol = ps->join + n;
+    *next = p;
+    return KCBP_OK;
 }
 
 kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_mesh *mesh, kcbp_error *err)
@@ -374,14 +412,24 @@ kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_
     for (const char *p = text; p < end && st == KCBP_OK;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *eol = nl ? nl : end;
+        const char *next = nl ? nl + 1 : end;
         ps.line++;
+        size_t more = 0; /* lines joined to this one by a '\' */
+        if (continued(p, eol)) {
+            st = join_lines(&ps, p, end, &eol, &next, &more);
+            if (st != KCBP_OK)
+                break;
+            p = ps.join;
+        }
         const char *k = skip_ws(p, eol);
         if (k < eol && (*k == 'v' || *k == 'f') && (k + 1 == eol || is_ws(k[1]) || k[1] == '#'))
             st = *k == 'v' ? parse_vertex(&ps, k + 1, eol) : parse_face(&ps, k + 1, eol);
         /* Anything else is a comment, a blank line or a statement that does
          * not define geometry: skipped. */
-        p = nl ? nl + 1 : end;
+        ps.line += more;
+        p = next;
     }
+    free(ps.join);
     if (st == KCBP_OK && ps.nt == 0)
         st = fail(&ps, KCBP_ERR_PARSE, "no faces (%zu vertices)", ps.nv);
     free(ps.poly);
@@ -402,50 +450,14 @@ kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_
 kcbp_status kcbp_obj_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
 {
     memset(mesh, 0, sizeof *mesh);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0) {
-        int e = errno;
-        fclose(f);
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: is a directory, not an OBJ file", path);
-    }
-    if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > OBJ_MAX_FILE_BYTES) {
-        fclose(f);
-        return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: file of %jd bytes is larger than the limit of %zu bytes",
-                              path, (intmax_t)sb.st_size, OBJ_MAX_FILE_BYTES);
-    }
-    /* Regular files are read in one fread of their size (plus one byte to
-     * see the end); pipes and the like grow the buffer as they go. */
-    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    kcbp_status st = KCBP_OK;
-    if (!buf)
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu bytes", path, cap);
-    while (st == KCBP_OK) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (ferror(f)) {
-            st = kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-        } else if (len > OBJ_MAX_FILE_BYTES) {
-            st = kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: file is larger than the limit of %zu bytes", path,
-                                OBJ_MAX_FILE_BYTES);
-        } else if (feof(f)) {
-            break;
-        } else if (len == cap) {
-            size_t ncap = cap > OBJ_MAX_FILE_BYTES / 2 ? OBJ_MAX_FILE_BYTES + 1 : cap * 2;
-            char *nb = realloc(buf, ncap);
-            if (!nb)
-                st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu bytes", path, ncap);
-            else
-                buf = nb, cap = ncap;
-        }
-    }
-    fclose(f);
+    kcbp_input in;
+    kcbp_status st = kcbp_input_open(&in, path, "an OBJ file", err);
+    if (st != KCBP_OK)
+        return st;
+    char *buf;
+    size_t len;
+    st = kcbp_input_read_all(&in, OBJ_MAX_FILE_BYTES, "2147483648 bytes", &buf, &len, err);
+    kcbp_input_close(&in);
     if (st == KCBP_OK)
         st = kcbp_obj_parse(path, buf, len, mesh, err);
     free(buf);

@@ -1,11 +1,12 @@
 #include <kcbp/pose.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "numparse.h"
+#include "util.h"
 
 kcbp_pose kcbp_pose_identity(void)
 {
@@ -81,9 +82,13 @@ static kcbp_status parse_pose_span(kcbp_numparse *np, const char *s, const char 
             const char *tok_end = p;
             while (tok_end < end && !is_space(*tok_end))
                 tok_end++;
-            int len = (int)(tok_end - p > 40 ? 40 : tok_end - p);
-            return kcbp_error_set(err, KCBP_ERR_PARSE, "pose number %d: %s '%.*s'", n + 1,
-                                  r == KCBP_NUM_NONFINITE ? "not a finite number:" : "malformed number", len, p);
+            char tok[44]; /* at most 40 bytes, control and non-ASCII bytes shown as '?' */
+            size_t len = 0;
+            for (; p < tok_end && len < 40; p++)
+                tok[len++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
+            tok[len] = '\0';
+            return kcbp_error_set(err, KCBP_ERR_PARSE, "pose number %d: %s '%s'", n + 1,
+                                  r == KCBP_NUM_NONFINITE ? "not a finite number:" : "malformed number", tok);
         }
         n++;
         p = stop;
@@ -101,58 +106,149 @@ kcbp_status kcbp_pose_parse(const char *text, kcbp_pose *out, kcbp_error *err)
     return st;
 }
 
-kcbp_status kcbp_pose_load_file(const char *path, kcbp_pose **poses, size_t *count, kcbp_error *err)
+struct kcbp_pose_reader {
+    kcbp_input in;
+    char *path;
+    kcbp_numparse np;
+    char *buf;          /* [start, end) not yet used */
+    size_t start, end;
+    bool eof;
+    long line;          /* lines used so far */
+    size_t poses;       /* poses returned so far */
+};
+
+/* Room for the longest line and a read's worth after it. */
+#define READER_BUF (KCBP_POSE_MAX_LINE + ((size_t)1 << 16))
+
+kcbp_status kcbp_pose_reader_open(kcbp_pose_reader **out, const char *path, kcbp_error *err)
 {
-    *poses = NULL;
-    *count = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    kcbp_numparse np = {0};
-    kcbp_status st = KCBP_OK;
-    size_t cap = 0;
-    char *line = NULL;
-    size_t linecap = 0;
-    ssize_t len;
-    long lineno = 0;
-    while ((len = getline(&line, &linecap, f)) >= 0) {
-        lineno++;
-        if (memchr(line, '\0', (size_t)len)) {
-            st = kcbp_error_set(err, KCBP_ERR_PARSE, "%s:%ld: NUL byte: not a text file", path, lineno);
-            break;
+    *out = NULL;
+    kcbp_pose_reader *r = calloc(1, sizeof *r);
+    char *p = kcbp_strdup(path);
+    char *buf = malloc(READER_BUF);
+    if (!r || !p || !buf) {
+        free(r);
+        free(p);
+        free(buf);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", path);
+    }
+    r->path = p;
+    r->buf = buf;
+    kcbp_status st = kcbp_input_open(&r->in, r->path, "a pose file", err);
+    if (st != KCBP_OK) {
+        r->in.fd = -1;
+        kcbp_pose_reader_close(r);
+        return st;
+    }
+    *out = r;
+    return KCBP_OK;
+}
+
+void kcbp_pose_reader_close(kcbp_pose_reader *r)
+{
+    if (!r)
+        return;
+    kcbp_input_close(&r->in);
+    kcbp_numparse_done(&r->np);
+    free(r->buf);
+    free(r->path);
+    free(r);
+}
+
+bool kcbp_pose_reader_ready(const kcbp_pose_reader *r)
+{
+    return r->eof || memchr(r->buf + r->start, '\n', r->end - r->start) || kcbp_input_ready(&r->in);
+}
+
+long kcbp_pose_reader_line(const kcbp_pose_reader *r) { return r->line; }
+
+/* The next line, without its newline, in [*s, *e); false at the end. */
+static kcbp_status next_line(kcbp_pose_reader *r, const char **s, const char **e, bool *got, kcbp_error *err)
+{
+    *got = false;
+    for (;;) {
+        char *b = r->buf + r->start;
+        size_t avail = r->end - r->start;
+        char *nl = memchr(b, '\n', avail);
+        size_t len = nl ? (size_t)(nl - b) : avail;
+        if (memchr(b, '\0', len))
+            return kcbp_error_set(err, KCBP_ERR_PARSE, "%s:%ld: NUL byte: not a text file", r->path, r->line + 1);
+        if (len > KCBP_POSE_MAX_LINE)
+            return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s:%ld: line longer than the limit of %u bytes", r->path,
+                                  r->line + 1, KCBP_POSE_MAX_LINE);
+        if (nl || (r->eof && avail)) {
+            r->line++;
+            *s = b;
+            *e = b + len;
+            r->start += len + (nl != NULL);
+            *got = true;
+            return KCBP_OK;
         }
-        char *hash = memchr(line, '#', (size_t)len);
-        const char *end = hash ? hash : line + len;
-        const char *p = line;
+        if (r->eof)
+            return KCBP_OK;
+        memmove(r->buf, b, avail);
+        r->start = 0;
+        r->end = avail;
+        ssize_t n = kcbp_input_read(&r->in, r->buf + r->end, READER_BUF - r->end, err);
+        if (n < 0)
+            return KCBP_ERR_IO;
+        r->eof = n == 0;
+        r->end += (size_t)n;
+    }
+}
+
+kcbp_status kcbp_pose_reader_next(kcbp_pose_reader *r, kcbp_pose *pose, bool *done, kcbp_error *err)
+{
+    *done = false;
+    for (;;) {
+        const char *p, *end;
+        bool got;
+        kcbp_status st = next_line(r, &p, &end, &got, err);
+        if (st != KCBP_OK)
+            return st;
+        if (!got) {
+            if (r->poses == 0)
+                return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: no poses in file", r->path);
+            *done = true;
+            return KCBP_OK;
+        }
+        const char *hash = memchr(p, '#', (size_t)(end - p));
+        if (hash)
+            end = hash;
         while (p < end && is_space(*p))
             p++;
         if (p == end)
             continue;
-        if (*count == cap) {
-            cap = cap ? 2 * cap : 64;
-            kcbp_pose *grown = realloc(*poses, cap * sizeof **poses);
-            if (!grown) {
-                st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s:%ld: out of memory", path, lineno);
-                break;
-            }
-            *poses = grown;
-        }
-        st = parse_pose_span(&np, p, end, &(*poses)[*count], err);
+        st = parse_pose_span(&r->np, p, end, pose, err);
         if (st != KCBP_OK) {
             char where[300];
-            snprintf(where, sizeof where, "%s:%ld", path, lineno);
+            snprintf(where, sizeof where, "%s:%ld", r->path, r->line);
             kcbp_error_prefix(err, where);
+            return st;
+        }
+        r->poses++;
+        return KCBP_OK;
+    }
+}
+
+kcbp_status kcbp_pose_load_file(const char *path, kcbp_pose **poses, size_t *count, kcbp_error *err)
+{
+    *poses = NULL;
+    *count = 0;
+    kcbp_pose_reader *r;
+    kcbp_status st = kcbp_pose_reader_open(&r, path, err);
+    size_t cap = 0;
+    for (bool done = false; st == KCBP_OK;) {
+        kcbp_pose pose;
+        if ((st = kcbp_pose_reader_next(r, &pose, &done, err)) != KCBP_OK || done)
+            break;
+        if (!kcbp_grow(poses, &cap, *count + 1, sizeof **poses, 64)) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s:%ld: out of memory", path, r->line);
             break;
         }
-        (*count)++;
+        (*poses)[(*count)++] = pose;
     }
-    if (st == KCBP_OK && ferror(f))
-        st = kcbp_error_set(err, KCBP_ERR_IO, "%s: read error: %s", path, strerror(errno));
-    if (st == KCBP_OK && *count == 0)
-        st = kcbp_error_set(err, KCBP_ERR_PARSE, "%s: no poses in file", path);
-    free(line);
-    fclose(f);
-    kcbp_numparse_done(&np);
+    kcbp_pose_reader_close(r);
     if (st != KCBP_OK) {
         free(*poses);
         *poses = NULL;

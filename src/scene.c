@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <kcbp/obj.h>
+#include "input.h"
 #include "model_cache.h"
 #include "scene_internal.h"
 #include "util.h"
@@ -55,6 +56,8 @@ void kcbp_scene_free(kcbp_scene *s)
     free(s->models);
     free(s->name);
     free(s->dir);
+    free(s->mesh_root);
+    free(s->mesh_base);
     memset(s, 0, sizeof *s);
 }
 
@@ -132,6 +135,20 @@ kcbp_status kcbp_scene_assign_models(kcbp_scene *s, kcbp_error *err)
     for (uint32_t i = 0; i < n; i++)
         nm += i == 0 || cmp_model(&(sort_item){items[i].key, items[i].scale, 0},
                                   &(sort_item){items[i - 1].key, items[i - 1].scale, 0}) != 0;
+    if (nm > KCBP_SCENE_MAX_MODELS) { /* each model costs its mesh, trees and k-CBPs */
+        uint32_t first = UINT32_MAX;
+        for (uint32_t i = 0, m = 0; i < n; i++) {
+            m += i == 0 || strcmp(items[i].key, items[i - 1].key) != 0 || items[i].scale != items[i - 1].scale;
+            if (m > KCBP_SCENE_MAX_MODELS && items[i].idx < first)
+                first = items[i].idx;
+        }
+        char field[64];
+        snprintf(field, sizeof field, "objects[%u]", first);
+        st = perr(c, KCBP_ERR_LIMIT, field,
+                  "the scene needs %u models (distinct mesh files and scales), more than the limit of %u", nm,
+                  KCBP_SCENE_MAX_MODELS);
+        goto done;
+    }
     if (!(s->models = calloc(nm, sizeof *s->models))) {
         st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u models", nm);
         goto done;
@@ -156,38 +173,33 @@ done:
     return st;
 }
 
+static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, const char *mesh_root,
+                              kcbp_error *err);
+
 kcbp_status kcbp_scene_read(kcbp_scene *s, const char *path, kcbp_error *err)
 {
+    return read_scene(s, path, false, NULL, err);
+}
+
+kcbp_status kcbp_scene_read_in(kcbp_scene *s, const char *path, const char *mesh_root, kcbp_error *err)
+{
+    return read_scene(s, path, true, mesh_root, err);
+}
+
+static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, const char *mesh_root,
+                              kcbp_error *err)
+{
     memset(s, 0, sizeof *s);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        int e = errno;
-        fclose(f);
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: %s", path,
-                              S_ISDIR(sb.st_mode) ? "is a directory" : S_ISREG(sb.st_mode) ? strerror(e)
-                                                                                             : "not a regular file");
-    }
-    if ((unsigned long long)sb.st_size > KCBP_SCENE_MAX_FILE_BYTES) {
-        fclose(f);
-        return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: larger than %u MiB", path, KCBP_SCENE_MAX_FILE_BYTES >> 20);
-    }
-    size_t len = (size_t)sb.st_size;
-    char *text = malloc(len ? len : 1);
-    if (!text) {
-        fclose(f);
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", path);
-    }
-    size_t got = fread(text, 1, len, f);
-    bool bad = ferror(f) || got != len;
-    int e = errno;
-    fclose(f);
-    if (bad) {
-        free(text);
-        return kcbp_error_set(err, KCBP_ERR_IO, "%s: read error: %s", path, strerror(e));
-    }
+    kcbp_input in;
+    kcbp_status st = kcbp_input_open(&in, path, "a scene file", err);
+    if (st != KCBP_OK)
+        return st;
+    char *text;
+    size_t len;
+    st = kcbp_input_read_all(&in, KCBP_SCENE_MAX_FILE_BYTES, "256 MiB", &text, &len, err);
+    kcbp_input_close(&in);
+    if (st != KCBP_OK)
+        return st;
     const char *slash = strrchr(path, '/');
     char *dir = malloc(slash ? (size_t)(slash - path) + 2 : 1);
     if (!dir) {
@@ -202,10 +214,92 @@ kcbp_status kcbp_scene_read(kcbp_scene *s, const char *path, kcbp_error *err)
         memcpy(dir, path, (size_t)(slash - path));
         dir[slash - path] = '\0';
     }
-    kcbp_status st = kcbp_scene_parse(s, path, dir, text, len, err);
-    free(dir);
+    st = kcbp_scene_parse(s, path, dir, text, len, err);
     free(text);
+    if (st == KCBP_OK && confined) {
+        /* Meshes are read only inside the root: symlinks resolved, so that
+         * neither "../" nor a link leads out of it. */
+        const char *root = mesh_root ? mesh_root : *dir ? dir : ".";
+        if (!(s->mesh_root = realpath(root, NULL)))
+            st = kcbp_error_set(err, KCBP_ERR_IO, "%s: mesh root %s: %s", path, root, strerror(errno));
+        else if (!(s->mesh_base = realpath(*dir ? dir : ".", NULL)))
+            st = kcbp_error_set(err, KCBP_ERR_IO, "%s: folder %s: %s", path, *dir ? dir : ".", strerror(errno));
+        if (st != KCBP_OK)
+            kcbp_scene_free(s);
+    }
+    free(dir);
     return st;
+}
+
+/* ---- the mesh root -------------------------------------------------------- */
+
+/* Removes ".", ".." and repeated slashes from the absolute path p, in place
+ * (".." at the root stays at the root). */
+static void normalise(char *p)
+{
+    char *out = p; /* p[0] == '/' */
+    for (const char *in = p; *in;) {
+        while (*in == '/')
+            in++;
+        const char *seg = in;
+        while (*in && *in != '/')
+            in++;
+        size_t n = (size_t)(in - seg);
+        if (n == 0 || (n == 1 && seg[0] == '.'))
+            continue;
+        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+            while (out > p && *--out != '/')
+                ;
+            continue;
+        }
+        *out++ = '/';
+        memmove(out, seg, n);
+        out += n;
+    }
+    if (out == p)
+        *out++ = '/';
+    *out = '\0';
+}
+
+static bool inside(const char *root, const char *p)
+{
+    size_t n = strlen(root);
+    if (n == 1) /* "/" */
+        return true;
+    return !strncmp(p, root, n) && (p[n] == '/' || p[n] == '\0');
+}
+
+/* Refuses a mesh outside s->mesh_root, looking at the path first (a path
+ * that leads out is refused without touching the file system, so the
+ * message says nothing of what is there), then at where its links lead. */
+static kcbp_status confine(const kcbp_scene *s, uint32_t obj, const char *joined, kcbp_error *err)
+{
+    const char *mesh = s->objects[obj].mesh;
+    size_t nb = strlen(s->mesh_base), nm = strlen(mesh);
+    char *abs = malloc(nb + nm + 2);
+    if (!abs)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", s->name);
+    if (mesh[0] == '/')
+        memcpy(abs, mesh, nm + 1);
+    else {
+        memcpy(abs, s->mesh_base, nb);
+        abs[nb] = '/';
+        memcpy(abs + nb + 1, mesh, nm + 1);
+    }
+    normalise(abs);
+    bool ok = inside(s->mesh_root, abs);
+    free(abs);
+    char *real = NULL;
+    if (ok && !(real = realpath(joined, NULL)) && errno != ENOMEM)
+        return KCBP_OK; /* inside, but missing or unreadable: the reader says so */
+    if (ok && !real)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", s->name);
+    ok = ok && inside(s->mesh_root, real);
+    free(real);
+    if (ok)
+        return KCBP_OK;
+    return kcbp_error_set(err, KCBP_ERR_IO, "%s: objects[%u].mesh: %s: outside the mesh root %s (see --mesh-root)",
+                          s->name, obj, joined, s->mesh_root);
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -258,6 +352,7 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
         o.k_fine = KCBP_CBP_K_FINE_DEFAULT;
     s->load_ms = s->build_ms = 0;
     s->cache = cache;
+    uint64_t copies = 0; /* vertices and triangles of the scaled copies */
     /* Models are sorted by (path, scale): each run of one path reads its
      * file once. */
     for (uint32_t m = 0; m < s->nmodels && st == KCBP_OK;) {
@@ -269,6 +364,9 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
         }
         char field[64];
         snprintf(field, sizeof field, "objects[%u].mesh", first);
+        /* (the objects of one joined path all wrote it the same way) */
+        if (s->mesh_root && (st = confine(s, first, s->models[m].path, err)) != KCBP_OK)
+            break;
         /* Borrow what the cache has; last: the last model still to build,
          * which may take the loaded mesh over instead of copying it. */
         uint32_t last = end;
@@ -290,6 +388,19 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
         st = kcbp_obj_load(s->models[m].path, &mesh, err);
         double t1 = kcbp_now_ms();
         s->load_ms += t1 - t0;
+        /* Scaled copies cost a model each without a file to warrant it:
+         * they share one budget of elements (20,000 scales of one mesh took
+         * over 3 GB). */
+        for (uint32_t i = m + 1; i < end && st == KCBP_OK; i++) {
+            copies += mesh.nvertices + mesh.ntriangles;
+            if (copies > KCBP_SCENE_MAX_COPY_ELEMENTS) {
+                snprintf(field, sizeof field, "objects[%u].scale", s->models[i].first_object);
+                st = kcbp_error_set(err, KCBP_ERR_LIMIT,
+                                    "a model per distinct scale: the scaled copies of the scene's meshes "
+                                    "would hold more than %llu vertices and triangles",
+                                    (unsigned long long)KCBP_SCENE_MAX_COPY_ELEMENTS);
+            }
+        }
         for (uint32_t i = m; i < end && st == KCBP_OK; i++) {
             if (s->models[i].cached)
                 continue;
@@ -297,6 +408,8 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
             st = scaled_mesh(&mesh, s->models[i].scale, i == last, &own, err);
             if (st == KCBP_OK)
                 st = kcbp_model_build(&s->models[i].model, &own, &o, err);
+            if (st != KCBP_OK) /* name the object whose model failed, not the file's first user */
+                snprintf(field, sizeof field, "objects[%u].mesh", s->models[i].first_object);
             key.scale = s->models[i].scale;
             if (st == KCBP_OK && keyed)
                 s->models[i].cached = kcbp_model_cache_lend(cache, &key, &s->models[i].model);

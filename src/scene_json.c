@@ -151,9 +151,9 @@ static kcbp_status parse_object(pctx *c, const cJSON *j, uint32_t i, kcbp_scene_
     if (!cJSON_IsObject(j))
         return perr(c, KCBP_ERR_PARSE, field, "expected an object, got %s", json_type(j));
     static const char *const keys[] = {"name",     "mesh",     "position", "rotation", "scale", "velocity",
-                                       "angular_velocity", NULL};
+                                       "angular_velocity", "extras", NULL};
     kcbp_status st = check_keys(c, j, field, keys,
-                                "name, mesh, position, rotation, scale, velocity, angular_velocity");
+                                "name, mesh, position, rotation, scale, velocity, angular_velocity, extras");
     if (st != KCBP_OK)
         return st;
     const char *s;
@@ -340,13 +340,13 @@ kcbp_status kcbp_scene_parse(kcbp_scene *s, const char *name, const char *dir, c
         return err ? err->code : KCBP_ERR_PARSE;
     }
     kcbp_status st = KCBP_OK;
-    static const char *const keys[] = {"objects", "motion", NULL};
+    static const char *const keys[] = {"objects", "motion", "extras", NULL};
     const cJSON *objs = cJSON_GetObjectItemCaseSensitive(doc, "objects");
     const cJSON *motion = cJSON_GetObjectItemCaseSensitive(doc, "motion");
     int nobj = 0;
     if (!cJSON_IsObject(doc))
         st = perr(&c, KCBP_ERR_PARSE, NULL, "expected a JSON object {\"objects\": [...]}, got %s", json_type(doc));
-    else if ((st = check_keys(&c, doc, "", keys, "objects, motion")) != KCBP_OK)
+    else if ((st = check_keys(&c, doc, "", keys, "objects, motion, extras")) != KCBP_OK)
         ;
     else if (!objs)
         st = perr(&c, KCBP_ERR_PARSE, "objects", "missing");
@@ -368,6 +368,9 @@ kcbp_status kcbp_scene_parse(kcbp_scene *s, const char *name, const char *dir, c
     }
     if (st == KCBP_OK && motion)
         st = parse_motion(&c, motion, s);
+    if (st == KCBP_OK && (uint64_t)s->nobjects * s->frames > KCBP_SCENE_MAX_OBJECT_FRAMES)
+        st = perr(&c, KCBP_ERR_LIMIT, "motion.frames", "%u objects in %u frames, more than the limit of %llu object-frames",
+                  s->nobjects, s->frames, (unsigned long long)KCBP_SCENE_MAX_OBJECT_FRAMES);
     if (st == KCBP_OK && s->moving)
         st = check_motion_range(&c, s);
     cJSON_Delete(doc);

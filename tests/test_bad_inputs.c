@@ -120,6 +120,90 @@ static const char *special(const char *name, bool *skip)
         fclose(f);
         return p;
     }
+    if (!strcmp(name, "@fifo") || !strcmp(name, "@fifo-mesh-scene")) {
+        /* a FIFO nobody writes to: kcbp must not wait for a writer forever */
+        const char *fifo = gen(7, "fifo.obj");
+        struct stat sb;
+        if (stat(fifo, &sb) != 0)
+            assert_int_equal(mkfifo(fifo, 0644), 0);
+        if (!strcmp(name, "@fifo"))
+            return fifo;
+        const char *p = gen(8, "fifo_mesh.json");
+        FILE *f = create(p);
+        fputs("{\"objects\": [{\"name\": \"a\", \"mesh\": \"fifo.obj\", \"position\": [0, 0, 0]}]}\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@many-scales")) { /* one model per distinct scale: past the limit */
+        const char *p = gen(10, "many_scales.json");
+        FILE *f = create(p);
+        fputs("{\"objects\": [", f);
+        for (int i = 0; i <= 4096; i++)
+            fprintf(f, "%s{\"name\": \"o%d\", \"mesh\": \"good.obj\", \"position\": [%d, 0, 0], \"scale\": %.6f}",
+                    i ? ",\n" : "", i, 3 * i, 1 + i / 8192.0);
+        fputs("]}\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@copies-scene")) { /* scaled copies of a 268k-element mesh past their budget */
+        const char *mesh = gen(11, "grid.obj");
+        FILE *f = create(mesh);
+        enum { N = 300 };
+        for (int i = 0; i < N * N; i++)
+            fprintf(f, "v %d %d %d\n", i % N, i / N, (i * 7) % 3);
+        for (int y = 0; y + 1 < N; y++)
+            for (int x = 0; x + 1 < N; x++)
+                fprintf(f, "f %d %d %d\nf %d %d %d\n", y * N + x + 1, y * N + x + 2, (y + 1) * N + x + 1,
+                        y * N + x + 2, (y + 1) * N + x + 2, (y + 1) * N + x + 1);
+        fclose(f);
+        const char *p = gen(12, "copies.json");
+        f = create(p);
+        fputs("{\"objects\": [", f);
+        for (int i = 0; i < 40; i++)
+            fprintf(f, "%s{\"name\": \"o%d\", \"mesh\": \"grid.obj\", \"position\": [0, 0, %d], \"scale\": %d}",
+                    i ? ",\n" : "", i, 1000 * i, i + 1);
+        fputs("]}\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@long-pose-line")) {
+        const char *p = gen(13, "long_line.txt");
+        FILE *f = create(p);
+        fputs("0 0 0 0 0 1 0\n0 0 0 0 0 1 0 #", f);
+        for (int i = 0; i < 1000000; i++)
+            fputc('x', f);
+        fputc('\n', f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@moving-scene")) { /* frames are written as they are done: memory does not grow with them */
+        const char *p = gen(14, "moving.json");
+        FILE *f = create(p);
+        fputs("{\"motion\": {\"frames\": 2000, \"dt\": 0.01}, \"objects\": [", f);
+        for (int i = 0; i < 1000; i++)
+            fprintf(f, "%s{\"name\": \"o%d\", \"mesh\": \"tet.obj\", \"position\": [%d, %d, 0], \"scale\": 0.001, "
+                       "\"velocity\": [0, 0, 1]}",
+                    i ? ",\n" : "", i, 3 * (i % 40), 3 * (i / 40));
+        fputs("]}\n", f);
+        fclose(f);
+        const char *mesh = gen(15, "tet.obj");
+        f = create(mesh);
+        fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@devzero"))
+        return "/dev/zero";
+    if (!strcmp(name, "@urandom"))
+        return "/dev/urandom";
+    if (!strcmp(name, "@poses5e4")) { /* a long pose stream: memory must not grow with it */
+        const char *p = gen(9, "poses5e4.txt");
+        FILE *f = create(p);
+        for (int i = 0; i < 50000; i++)
+            fprintf(f, "%d.%03d 0.5 0 0 0 1 %d\n", i % 3 - 1, i % 1000, i % 360);
+        fclose(f);
+        return p;
+    }
     fail_msg("unknown generated input %s", name);
     return NULL;
 }
@@ -146,10 +230,14 @@ typedef struct {
     int cases, runs, skipped, bad;
 } tally;
 
-static void check_run(tally *t, const char *cmd, const char *input, int want_exit, const char *msg)
+/* kcbp collide --poses prints the answers to the poses before a bad one. */
+static bool only_json_lines(const char *out) { return !out[0] || all_lines_json(out); }
+
+static void check_run(tally *t, const char *cmd, const char *input, int want_exit, const char *msg, long max_mb)
 {
     const char *good = BAD "/good.obj";
     const char *argv[3][8] = {{0}};
+    const char *stdin_path = NULL;
     int nrun = 1;
     if (!strcmp(cmd, "collide")) {
         const char *a[] = {"collide", input, good, NULL}, *b[] = {"collide", good, input, NULL};
@@ -162,20 +250,32 @@ static void check_run(tally *t, const char *cmd, const char *input, int want_exi
     } else if (!strcmp(cmd, "poses")) {
         const char *a[] = {"collide", good, good, "--poses", input, "--contacts", "none", NULL};
         memcpy(argv[0], a, sizeof a);
+    } else if (!strcmp(cmd, "poses-stdin")) {
+        const char *a[] = {"collide", good, good, "--poses", "-", "--contacts", "none", NULL};
+        memcpy(argv[0], a, sizeof a);
+        stdin_path = input;
+    } else if (!strcmp(cmd, "mesh-stdin")) {
+        const char *a[] = {"collide", "-", good, NULL};
+        memcpy(argv[0], a, sizeof a);
+        stdin_path = input;
     } else {
         fail_msg("cases.tsv: unknown command '%s'", cmd);
     }
     for (int i = 0; i < nrun; i++) {
         test_run_result r = {0};
-        test_run_timeout(&r, argv[i], TIME_LIMIT_S);
+        test_run_stdin(&r, argv[i], TIME_LIMIT_S, stdin_path);
         t->runs++;
         const char *why = NULL;
-        bool batch = !strcmp(cmd, "batch");
+        bool batch = !strcmp(cmd, "batch"), stream = !strncmp(cmd, "poses", 5);
         if (r.status != want_exit)
             why = "exit status";
+        else if (max_mb > 0 && test_memory_checked() && r.maxrss_kb > max_mb * 1024)
+            why = "peak memory";
         else if (want_exit == 0 && (r.err[0] || !all_lines_json(r.out)))
             why = "success should print JSON lines and nothing on stderr";
-        else if (want_exit != 0 && !batch && (r.out[0] || !strstr(r.err, msg)))
+        else if (want_exit != 0 && !batch && stream && (!only_json_lines(r.out) || !strstr(r.err, msg)))
+            why = only_json_lines(r.out) ? "message" : "stdout before the error is not answers";
+        else if (want_exit != 0 && !batch && !stream && (r.out[0] || !strstr(r.err, msg)))
             why = r.out[0] ? "output on stdout after an error" : "message";
         else if (want_exit != 0 && batch) {
             /* kcbp batch reports a failed scene on stdout, in order */
@@ -187,8 +287,9 @@ static void check_run(tally *t, const char *cmd, const char *input, int want_exi
         }
         if (why) {
             t->bad++;
-            print_message("BAD %s on %s (%s): want exit %d and '%s'; got exit %d\n  stderr: %.300s\n  stdout: %.300s\n",
-                          cmd, input, why, want_exit, msg, r.status, r.err, r.out);
+            print_message("BAD %s on %s (%s): want exit %d and '%s'; got exit %d, %ld KB\n  stderr: %.300s\n  stdout: "
+                          "%.300s\n",
+                          cmd, input, why, want_exit, msg, r.status, r.maxrss_kb, r.err, r.out);
         }
         test_run_free(&r);
     }
@@ -210,8 +311,14 @@ static void test_corpus(void **state)
         char *cmds = line, *input = strchr(cmds, '\t'), *code = input ? strchr(input + 1, '\t') : NULL;
         char *msg = code ? strchr(code + 1, '\t') : NULL;
         if (!msg)
-            fail_msg("cases.tsv:%d: expected 4 tab-separated columns", lineno);
+            fail_msg("cases.tsv:%d: expected 4 or 5 tab-separated columns", lineno);
         *input++ = *code++ = *msg++ = '\0';
+        char *mb = strchr(msg, '\t');
+        long max_mb = 0;
+        if (mb) {
+            *mb++ = '\0';
+            max_mb = atol(mb);
+        }
         int want_exit = atoi(code);
         if (!strcmp(msg, "-"))
             msg = "";
@@ -233,7 +340,7 @@ static void test_corpus(void **state)
             continue;
         }
         for (char *c = strtok(cmds, ","); c; c = strtok(NULL, ","))
-            check_run(&t, c, path, want_exit, msg);
+            check_run(&t, c, path, want_exit, msg, max_mb);
     }
     fclose(f);
     print_message("bad inputs: %d cases, %d runs of kcbp, %d skipped (as root), %d wrong\n", t.cases, t.runs,

@@ -1,6 +1,7 @@
 /* The kcbp program as a user runs it: exit codes, "file:line: problem"
  * messages on stderr, nothing on stdout after an error, and reports that
  * parse as JSON with the documented fields. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -9,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -129,7 +132,11 @@ static void test_bad_poses_file(void **state)
     test_run_result *r = calloc(1, sizeof *r);
     const char *p = WRITE_TMP("poses.txt", "# header\n0 0 0 0 0 1 0\n\n1 2 3 0 0 1 x\n");
     run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
-    expect_input_error(r, "poses.txt:4:");
+    /* poses are answered as they are read: the first pose's line, then the error */
+    assert_int_equal(r->status, 3);
+    assert_non_null(strstr(r->err, "poses.txt:4:"));
+    assert_non_null(strstr(r->out, "\"pose\":0}\n"));
+    assert_ptr_equal(strchr(r->out, '\n'), r->out + r->out_len - 1);
     p = WRITE_TMP("poses0.txt", "0 0 0 0 0 0 10\n");
     run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
     expect_input_error(r, "poses0.txt:1:");
@@ -216,6 +223,164 @@ static void test_poses_mode(void **state)
     free(r);
 }
 
+/* Output that cannot be written (a full disk: /dev/full) is exit status 4
+ * with a message, in every command; '-' is stdin or stdout. */
+static void test_write_failures_and_dash(void **state)
+{
+    (void)state;
+    const char *scene = WRITE_TMP("s.json", "{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]},"
+                                            "{\"name\": \"b\", \"mesh\": \"t.obj\", \"position\": [0.2, 0, 0]}],"
+                                            "\"motion\": {\"frames\": 3, \"dt\": 1}}");
+    const char *poses = WRITE_TMP("p.txt", "0 0 0 0 0 1 0\n1 0 0 0 0 1 0\n");
+    WRITE_TMP("t.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n");
+    const char *mesh = "meshes/suzanne.obj";
+    const char *runs[][16] = {
+        {"collide", mesh, mesh, NULL},
+        {"collide", mesh, mesh, "--poses", poses, NULL},
+        {"cbp", mesh, NULL},
+        {"cbp", mesh, "-o", "-", NULL},
+        {"scene", "--generate", "thesis", "--mesh", mesh, "--n", "3", NULL},
+        {"scene", scene, NULL},
+        {"batch", scene, scene, "--jobs", "2", NULL},
+        {"bench", "--n", "3", "--runs", "1", "--bv", "aabb", "--no-times", NULL},
+        {"--help", NULL},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        test_run_result r = {0};
+        test_run_io(&r, runs[i], 30, NULL, "/dev/full");
+        bool help = !strcmp(runs[i][0], "--help"); /* not a command: main's usage */
+        if (!help && (r.status != 4 || !strstr(r.err, "cannot write") || strlen(r.err) > 300))
+            fail_msg("kcbp %s > /dev/full: exit %d (want 4), stderr: %s", runs[i][0], r.status, r.err);
+        test_run_free(&r);
+    }
+    /* cbp -o -: the OBJ on stdout, the report on stderr */
+    test_run_result *r = calloc(1, sizeof *r);
+    run(r, "cbp", mesh, "-k", "8", "-o", "-", NULL);
+    assert_int_equal(r->status, 0);
+    assert_true(!strncmp(r->out, "# k-CBP: ", 9) && strstr(r->out, "\nf "));
+    cJSON *doc = cJSON_Parse(r->err);
+    assert_non_null(doc);
+    cJSON_Delete(doc);
+    assert_int_equal(access("-", F_OK), -1); /* no file named '-' */
+    test_run_free(r);
+    /* a mesh, and the poses, from standard input */
+    const char *argv1[] = {"collide", "-", mesh, NULL};
+    test_run_stdin(r, argv1, 30, mesh);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"collide\":true"));
+    test_run_free(r);
+    const char *argv2[] = {"collide", mesh, mesh, "--poses", "-", "--contacts", "none", NULL};
+    test_run_stdin(r, argv2, 30, poses);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"pose\":1}\n"));
+    test_run_free(r);
+    const char *argv3[] = {"collide", "-", mesh, "--poses", "-", NULL};
+    test_run_stdin(r, argv3, 30, poses);
+    assert_int_equal(r->status, 2);
+    test_run_free(r);
+    free(r);
+}
+
+/* --poses -: the first pose is answered while the writer still holds the
+ * pipe open (a line in, a line out), and 20000 more go through in constant
+ * memory. */
+static void test_poses_stream_answers_first(void **state)
+{
+    (void)state;
+    int in[2];
+    assert_int_equal(pipe(in), 0);
+    char out_path[] = "/tmp/kcbp-stream-XXXXXX";
+    int out = mkstemp(out_path);
+    assert_true(out >= 0);
+    unlink(out_path);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out, 1);
+        close(in[1]);
+        execl(test_kcbp_exe(), test_kcbp_exe(), "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--poses", "-",
+              "--contacts", "none", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    FILE *w = fdopen(in[1], "w");
+    assert_non_null(w);
+    fputs("0.5 0 0 0 0 1 10\n", w);
+    fflush(w);
+    /* the answer comes before anything more is written */
+    bool answered = false;
+    for (int i = 0; i < 1000 && !answered; i++) {
+        char buf[4096];
+        ssize_t n = pread(out, buf, sizeof buf - 1, 0);
+        answered = n > 0 && memchr(buf, '\n', (size_t)n);
+        if (!answered)
+            usleep(10000);
+    }
+    assert_true(answered);
+    for (int i = 1; i <= 20000; i++)
+        fprintf(w, "%d.%d 0 0 0 1 1 %d\n", i % 3, i % 10, i % 360);
+    fclose(w);
+    int status;
+    struct rusage ru;
+    assert_int_equal(wait4(pid, &status, 0, &ru), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct stat sb;
+    assert_int_equal(fstat(out, &sb), 0);
+    char *text = malloc((size_t)sb.st_size + 1);
+    assert_int_equal(pread(out, text, (size_t)sb.st_size, 0), sb.st_size);
+    text[sb.st_size] = '\0';
+    size_t lines = 0;
+    for (char *p = text; (p = strchr(p, '\n')); p++)
+        lines++;
+    assert_int_equal(lines, 20001);
+    assert_non_null(strstr(text, "\"pose\":20000}\n"));
+    free(text);
+    close(out);
+    if (test_memory_checked() && ru.ru_maxrss > 30 * 1024) /* suzanne's models take about 6 MB */
+        fail_msg("20001 poses took %ld KB", ru.ru_maxrss);
+}
+
+/* A FIFO whose writer comes a little after kcbp opens it, or opens it at
+ * once and writes only later (past the second kcbp waits for a writer), is
+ * read; one with no writer at all is refused, not waited for. */
+static void test_fifo_writers(void **state)
+{
+    (void)state;
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/mesh.fifo", tmpdir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    static const char mesh[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    const useconds_t open_after[] = {300000, 0}, write_after[] = {0, 1500000};
+    for (int k = 0; k < 2; k++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(5); /* should kcbp never open the FIFO, the writer's open would wait for ever */
+            usleep(open_after[k]);
+            int fd = open(fifo, O_WRONLY);
+            usleep(write_after[k]);
+            _exit(fd >= 0 && write(fd, mesh, sizeof mesh - 1) == (ssize_t)(sizeof mesh - 1) ? 0 : 1);
+        }
+        test_run_result *r = calloc(1, sizeof *r);
+        run(r, "collide", fifo, "tests/bad/good.obj", NULL);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (r->status != 0 || !strstr(r->out, "\"collide\":true"))
+            fail_msg("FIFO written %s: exit %d, stderr %s", k ? "late" : "by a late writer", r->status, r->err);
+        test_run_free(r);
+        free(r);
+    }
+    test_run_result *r = calloc(1, sizeof *r);
+    run(r, "collide", fifo, "tests/bad/good.obj", NULL);
+    expect_input_error(r, "mesh.fifo: a FIFO with no writer");
+    test_run_free(r);
+    free(r);
+    unlink(fifo);
+}
+
 /* Every byte of s is part of a valid UTF-8 sequence. */
 static bool all_utf8(const char *s)
 {
@@ -267,14 +432,14 @@ static void test_non_utf8_paths(void **state)
                "{\"name\": \"b\", \"mesh\": \"%s/meshes/suzanne.obj\", \"position\": [0.5, 0, 0]}]}",
             getcwd(replaced, sizeof replaced), replaced);
     fclose(f);
-    run(r, "scene", scene, NULL);
+    run(r, "scene", scene, "--mesh-root", "/", NULL); /* its meshes are outside its folder */
     doc = utf8_doc(r);
     assert_non_null(strstr(cJSON_GetObjectItem(doc, "scene")->valuestring, "/scene\xEF\xBF\xBD.json"));
     cJSON_Delete(doc);
 
     /* batch: a good line and an error line, both naming non-UTF-8 paths */
     snprintf(out, sizeof out, "%s/missing\xfe.json", tmpdir);
-    run(r, "batch", scene, out, NULL);
+    run(r, "batch", scene, out, "--mesh-root", "/", NULL);
     if (!all_utf8(r->out))
         fail_msg("batch: stdout is not UTF-8: %s", r->out);
     int lines = 0;
@@ -316,6 +481,8 @@ int main(void)
         cmocka_unit_test(test_help_and_usage), cmocka_unit_test(test_bad_meshes),
         cmocka_unit_test(test_bad_poses_file), cmocka_unit_test(test_report),
         cmocka_unit_test(test_poses_mode), cmocka_unit_test(test_non_utf8_paths),
+        cmocka_unit_test(test_write_failures_and_dash), cmocka_unit_test(test_poses_stream_answers_first),
+        cmocka_unit_test(test_fifo_writers),
     };
     return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

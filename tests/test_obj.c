@@ -354,7 +354,32 @@ static void test_malformed_numbers(void **state)
     expect_error("v 1,5 2 3\n", KCBP_ERR_PARSE, "t.obj:1: ", "'1,5'");
     expect_error("v 1 2 3e\n", KCBP_ERR_PARSE, "t.obj:1: ", "malformed");
     expect_error("v 1 2 3 4 5 6 7 8\n", KCBP_ERR_PARSE, "t.obj:1: ", "too many");
-    expect_error("\n\nv 1 2 3 \\\n  4\n", KCBP_ERR_PARSE, "t.obj:3: ", "continuation");
+}
+
+/* A backslash at the end of a line continues it on the next one (the OBJ
+ * spec); errors name the first line of a continued statement, and the
+ * lines after it keep their numbers. */
+static void test_line_continuation(void **state)
+{
+    (void)state;
+    kcbp_mesh m;
+    parse_ok("v 0 0 0\nv 1 \\\n0 0\nv 0 1 0\nf 1 \\\r\n 2 \\\n3\n", &m, 3, 1);
+    kcbp_mesh_free(&m);
+    parse_ok("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 \\", &m, 3, 1); /* at the very end */
+    kcbp_mesh_free(&m);
+    expect_error("\nv 1 \\\nx 0\n", KCBP_ERR_PARSE, "t.obj:2: ", "'x'");
+    expect_error("v 0 0 0 \\\n\nv 1 y 0\n", KCBP_ERR_PARSE, "t.obj:3: ", "'y'");
+    expect_error("# a comment \\\nv 1 2 3\n", KCBP_ERR_PARSE, "t.obj:2: ", "no faces (0 vertices)");
+}
+
+/* An index too large for any integer type is shown as written. */
+static void test_huge_index_message(void **state)
+{
+    (void)state;
+    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 18446744073709551619\n", KCBP_ERR_PARSE, "t.obj:4: ",
+                 "vertex index 18446744073709551619 out of range");
+    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -18446744073709551619\n", KCBP_ERR_PARSE, "t.obj:4: ",
+                 "relative vertex index -18446744073709551619 reaches");
 }
 
 static void test_too_few_coordinates(void **state)
@@ -629,6 +654,8 @@ int main(void)
         cmocka_unit_test(test_w_coordinate_and_colours),
         cmocka_unit_test(test_no_final_newline),
         cmocka_unit_test(test_malformed_numbers),
+        cmocka_unit_test(test_line_continuation),
+        cmocka_unit_test(test_huge_index_message),
         cmocka_unit_test(test_too_few_coordinates),
         cmocka_unit_test(test_nonfinite_coordinates),
         cmocka_unit_test(test_bad_indices),

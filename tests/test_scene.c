@@ -408,8 +408,8 @@ static void make_batch_files(void)
 
 static void run_batch(test_run_result *r, const char *jobs, const char *shard)
 {
-    const char *argv[32] = {"batch", "--contacts", "first"};
-    int n = 3;
+    const char *argv[32] = {"batch", "--contacts", "first", "--mesh-root", "/"};
+    int n = 5;
     if (jobs) {
         argv[n++] = "--jobs";
         argv[n++] = jobs;
@@ -508,7 +508,7 @@ static void test_scene_command(void **state)
                                            "{\"name\": \"y\", \"mesh\": \"../tet.obj\", \"position\": [0.5, 0, 0]},"
                                            "{\"name\": \"z\", \"mesh\": \"../tet.obj\", \"position\": [9, 0, 0]}]}");
     test_run_result r;
-    const char *argv[] = {"scene", p, "--contacts", "all", "--pretty", NULL};
+    const char *argv[] = {"scene", p, "--contacts", "all", "--pretty", "--mesh-root", tmpdir, NULL};
     test_run(&r, argv);
     assert_int_equal(r.status, 0);
     cJSON *doc = cJSON_Parse(r.out);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <signal.h>
 #include <time.h>
@@ -181,7 +183,24 @@ const char *test_kcbp_exe(void)
 
 void test_run(test_run_result *r, const char *const *argv) { test_run_timeout(r, argv, 0); }
 
+bool test_memory_checked(void)
+{
+    const char *exe = getenv("KCBP_EXE");
+    return !exe || !*exe;
+}
+
 void test_run_timeout(test_run_result *r, const char *const *argv, double seconds)
+{
+    test_run_stdin(r, argv, seconds, NULL);
+}
+
+void test_run_stdin(test_run_result *r, const char *const *argv, double seconds, const char *stdin_path)
+{
+    test_run_io(r, argv, seconds, stdin_path, NULL);
+}
+
+void test_run_io(test_run_result *r, const char *const *argv, double seconds, const char *stdin_path,
+                 const char *stdout_path)
 {
     const char *args[64] = {test_kcbp_exe()};
     int argc = 1;
@@ -197,34 +216,50 @@ void test_run_timeout(test_run_result *r, const char *const *argv, double second
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        dup2(o, 1);
+        if (stdin_path) {
+            int i = open(stdin_path, O_RDONLY);
+            if (i < 0)
+                _exit(126);
+            dup2(i, 0);
+        }
+        if (stdout_path) {
+            int w = open(stdout_path, O_WRONLY);
+            if (w < 0)
+                _exit(126);
+            dup2(w, 1);
+        } else {
+            dup2(o, 1);
+        }
         dup2(e, 2);
         execv(args[0], (char **)args);
         _exit(127);
     }
     int status;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
     r->timed_out = false;
     if (seconds > 0) {
         /* poll, and kill the program when it runs past its time: a hang */
         struct timespec t0, now, nap = {0, 2000000};
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (;;) {
-            pid_t w = waitpid(pid, &status, WNOHANG);
+            pid_t w = wait4(pid, &status, WNOHANG, &ru);
             assert_true(w >= 0);
             if (w == pid)
                 break;
             clock_gettime(CLOCK_MONOTONIC, &now);
             if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > seconds) {
                 kill(pid, SIGKILL);
-                assert_int_equal(waitpid(pid, &status, 0), pid);
+                assert_int_equal(wait4(pid, &status, 0, &ru), pid);
                 r->timed_out = true;
                 break;
             }
             nanosleep(&nap, NULL);
         }
     } else {
-        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_int_equal(wait4(pid, &status, 0, &ru), pid);
     }
+    r->maxrss_kb = ru.ru_maxrss;
     r->out = slurp(o, &r->out_len);
     r->err = slurp(e, NULL);
     close(o);

@@ -54,12 +54,21 @@ typedef struct {
     char *out, *err;
     size_t out_len;
     bool timed_out;
+    long maxrss_kb; /* the program's peak resident memory (getrusage's ru_maxrss) */
 } test_run_result;
 const char *test_kcbp_exe(void);
 void test_run(test_run_result *r, const char *const *argv);
 /* The same, killing the program after `seconds` (> 0), which fails the test
  * as a hang; 0: no limit. */
 void test_run_timeout(test_run_result *r, const char *const *argv, double seconds);
+/* The same with standard input read from stdin_path (NULL: inherited). */
+void test_run_stdin(test_run_result *r, const char *const *argv, double seconds, const char *stdin_path);
+/* ... and standard output written to stdout_path (NULL: captured in r->out). */
+void test_run_io(test_run_result *r, const char *const *argv, double seconds, const char *stdin_path,
+                 const char *stdout_path);
 void test_run_free(test_run_result *r);
+/* Peak-memory limits hold for the plain build only: a sanitizer build (named
+ * by $KCBP_EXE) adds its shadow memory. */
+bool test_memory_checked(void);
 
 #endif

@@ -42,6 +42,7 @@
 #define KCBP_CBP_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -53,7 +54,7 @@ extern "C" {
 
 #define KCBP_CBP_PUSH 1e-12
 #define KCBP_CBP_THICKEN 1e-6
-enum { KCBP_CBP_K_MIN = 4, KCBP_CBP_K_DEFAULT = 16, KCBP_CBP_K_MAX = 100000 };
+enum { KCBP_CBP_K_MIN = 4, KCBP_CBP_K_DEFAULT = 16, KCBP_CBP_K_MAX = 4096 };
 
 /* GIVEN: built by kcbp_cbp_build_dirs; not a mode kcbp_cbp_build takes. */
 typedef enum { KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP, KCBP_DIRS_GIVEN } kcbp_cbp_dirs;
@@ -109,6 +110,8 @@ KCBP_API void kcbp_cbp_free(kcbp_cbp *cbp);
 
 /* Writes the polytope as a Wavefront OBJ file (v and f lines, faces CCW). */
 KCBP_API kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error *err);
+/* The same text written to an open stream (flushed; name is for messages). */
+KCBP_API kcbp_status kcbp_cbp_print_obj(const kcbp_cbp *cbp, FILE *out, const char *name, kcbp_error *err);
 
 /* Volume of the convex hull of the points; 0 for flat input. */
 KCBP_API kcbp_status kcbp_hull_volume(const kcbp_vec3 *points, size_t npoints, double *volume, kcbp_error *err);

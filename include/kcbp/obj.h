@@ -33,18 +33,26 @@
  *   after a statement, any bytes), blank lines, `vt`, `vn`, `vp`, `o`, `g`,
  *   `s`, `usemtl`, `mtllib`, `l`, `p`, and any unknown keyword (exporters emit
  *   e.g. `cstype`, `curv`, `surf`; they define no triangles).
- * - Lines end with LF or CRLF (a CR is white space). A trailing backslash is
- *   not a line continuation: in a v or f statement it is an error that says
- *   so; elsewhere the next line is read as a statement of its own.
+ * - Lines end with LF or CRLF (a CR is white space). A backslash at the end
+ *   of a line (before an optional CR) continues the line on the next one,
+ *   as the OBJ specification says: the backslash becomes a space. Errors
+ *   name the first line of a continued statement.
  * - A NUL byte anywhere is an error "binary file" at its line, so that a
  *   binary file never passes for an OBJ file with nothing in it.
  * - A file without any face is an error "no faces" at its last line; an
  *   empty file is an error "empty file".
  *
  * Guards: more than KCBP_MESH_MAX_ELEMENTS vertices or triangles is refused
- * with KCBP_ERR_LIMIT, and so is a file larger than 2 GiB (it is not read
- * into memory), a coordinate beyond KCBP_COORD_MAX (1e60) in magnitude, and
- * a mesh smaller than KCBP_MESH_MIN_SCALE (1e-60; see mesh.h). */
+ * with KCBP_ERR_LIMIT, and so is a file larger than 2 GiB (a regular file is
+ * not read into memory), a coordinate beyond KCBP_COORD_MAX (1e60) in
+ * magnitude, and a mesh smaller than KCBP_MESH_MIN_SCALE (1e-60; see
+ * mesh.h).
+ *
+ * Files: "-" is standard input. A FIFO, a pipe or a device is read as a
+ * stream up to the limit, stopping at the first chunk holding a NUL byte
+ * (/dev/zero ends at once); a FIFO that no writer opens within a second is
+ * an error ("a FIFO with no writer"), never a hang. A block device is
+ * refused. */
 #ifndef KCBP_OBJ_H
 #define KCBP_OBJ_H
 

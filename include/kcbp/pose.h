@@ -9,6 +9,7 @@
 #ifndef KCBP_POSE_H
 #define KCBP_POSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -33,9 +34,30 @@ KCBP_API kcbp_status kcbp_pose_from_axis_angle(kcbp_vec3 trans, kcbp_vec3 axis, 
  * trailing whitespace). */
 KCBP_API kcbp_status kcbp_pose_parse(const char *text, kcbp_pose *out, kcbp_error *err);
 
-/* Parses a poses file: one pose per line, blank lines and '#' comments
- * skipped. Errors are "path:line: message". On success *poses is malloc'ed
- * (free() it) and holds *count >= 1 poses. */
+/* Pose files: one pose per line, blank lines and '#' comments skipped.
+ * Errors are "path:line: message". "-" is standard input; a FIFO, a pipe or
+ * a device is read as a stream (a FIFO without a writer is an error after
+ * a second's wait, never a hang), a line longer than KCBP_POSE_MAX_LINE
+ * bytes or holding a NUL byte is an error, and a file without any pose is
+ * "path: no poses in file". */
+#define KCBP_POSE_MAX_LINE 65536u
+
+/* Reads a pose file one pose at a time, in constant memory: the way to
+ * answer each pose of a stream before the next one is written. */
+typedef struct kcbp_pose_reader kcbp_pose_reader;
+KCBP_API kcbp_status kcbp_pose_reader_open(kcbp_pose_reader **reader, const char *path, kcbp_error *err);
+/* The next pose (*done false), or *done true after the last one. */
+KCBP_API kcbp_status kcbp_pose_reader_next(kcbp_pose_reader *reader, kcbp_pose *pose, bool *done, kcbp_error *err);
+/* Whether the next call can go on without waiting for more input (a whole
+ * line is buffered, or the input has data or has ended): when not, a caller
+ * streaming answers should flush them first. */
+KCBP_API bool kcbp_pose_reader_ready(const kcbp_pose_reader *reader);
+/* The number of the last line read (1-based). */
+KCBP_API long kcbp_pose_reader_line(const kcbp_pose_reader *reader);
+KCBP_API void kcbp_pose_reader_close(kcbp_pose_reader *reader);
+
+/* The whole file at once: on success *poses is malloc'ed (free() it) and
+ * holds *count >= 1 poses. */
 KCBP_API kcbp_status kcbp_pose_load_file(const char *path, kcbp_pose **poses, size_t *count, kcbp_error *err);
 
 static inline kcbp_vec3 kcbp_pose_apply(const kcbp_pose *p, kcbp_vec3 v)

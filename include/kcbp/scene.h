@@ -22,7 +22,15 @@
  *   the motion leads to: a position beyond KCBP_COORD_MAX (1e60), at the
  *   start or, moved by its velocity, at the last frame, or a spin whose angle
  *   overflows, is refused, naming the object's field. Unknown keys and
- *   repeated keys are errors, so that a typo never passes silently.
+ *   repeated keys are errors, so that a typo never passes silently, except
+ *   "extras" (any JSON value, as in glTF: a generator's record, an editor's
+ *   metadata), allowed on the scene and on each object and ignored.
+ * - Limits: KCBP_SCENE_MAX_OBJECTS objects, KCBP_SCENE_MAX_FRAMES frames,
+ *   KCBP_SCENE_MAX_OBJECT_FRAMES objects times frames, KCBP_SCENE_MAX_MODELS
+ *   models (the error names the first object past the limit), and
+ *   KCBP_SCENE_MAX_COPY_ELEMENTS vertices and triangles in the scaled copies
+ *   (the models of a mesh file beyond its first, checked by
+ *   kcbp_scene_build; the error names the object at whose scale it runs out).
  *
  * Poses. Object i at frame f (f = 0 .. frames-1, t = f * dt) maps a mesh
  * vertex x to
@@ -75,6 +83,10 @@ extern "C" {
 /* Guards against absurd scene files. */
 #define KCBP_SCENE_MAX_OBJECTS 100000u
 #define KCBP_SCENE_MAX_FRAMES 100000u
+#define KCBP_SCENE_MAX_OBJECT_FRAMES 10000000ull /* objects times frames: the pose count */
+#define KCBP_SCENE_MAX_MODELS 4096u /* distinct (mesh file, scale) pairs: models built */
+#define KCBP_SCENE_MAX_COPY_ELEMENTS 10000000ull /* vertices + triangles of the models beyond
+                                                   the first of each mesh file (about 1 GB) */
 #define KCBP_SCENE_MAX_FILE_BYTES (256u << 20)
 
 typedef struct {
@@ -138,6 +150,9 @@ typedef struct {
     double dt;             /* 0 for a static scene */
     double load_ms, build_ms; /* wall-clock time kcbp_scene_build spent reading meshes and building models */
     kcbp_model_cache *cache;  /* the cache its models are borrowed from, or NULL */
+    char *mesh_root;       /* meshes must resolve inside this folder (absolute, no
+                              links), or NULL: anywhere (kcbp_scene_parse) */
+    char *mesh_base;       /* dir, resolved: where relative mesh paths start */
 } kcbp_scene;
 
 /* Parses scene JSON text (len bytes, no NUL needed). name is used in
@@ -146,8 +161,17 @@ typedef struct {
  * see kcbp_scene_build. */
 KCBP_API kcbp_status kcbp_scene_parse(kcbp_scene *scene, const char *name, const char *dir, const char *text, size_t len,
                              kcbp_error *err);
-/* Reads and parses a scene file; mesh paths are relative to its folder. */
+/* Reads and parses a scene file ("-": standard input; a FIFO, a pipe or a
+ * device is read as a stream, see obj.h); mesh paths are relative to its
+ * folder (the current folder for standard input), and may be anywhere. */
 KCBP_API kcbp_status kcbp_scene_read(kcbp_scene *scene, const char *path, kcbp_error *err);
+/* kcbp_scene_read, with meshes confined to mesh_root (NULL: the scene
+ * file's folder): kcbp_scene_build refuses a mesh whose path leads outside
+ * it, as written ("../x", an absolute path) or through symbolic links, with
+ * "scene: objects[i].mesh: path: outside the mesh root ROOT" (KCBP_ERR_IO),
+ * before reading anything of the file. */
+KCBP_API kcbp_status kcbp_scene_read_in(kcbp_scene *scene, const char *path, const char *mesh_root,
+                                        kcbp_error *err);
 
 /* Loads every mesh file once and builds each model (see "Models" above)
  * with the given options (NULL: kcbp_model_options_default). This is the one

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what kcbp needs on Debian: the build and test dependencies (gnuplot
 # included: test_bench renders `kcbp bench --plot`; groff-base: the tests
-# render the man pages, and a minimal Debian image may lack it), with --bench
+# render the man pages, and a minimal Debian image may lack it; python3 with
+# numpy and pytest: the Python package's tests), with --bench
 # also the peers the benchmarks compare against (FCL, libccd), and with
 # --harden what the hardening checks need (HARDENING.md: clang and its
 # sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++). Run as
 # root it installs them with apt-get; otherwise it says what to install. It
 # does nothing when everything is already there.
 set -euo pipefail
-pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox groff-base)
+pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox groff-base
+      python3 python3-numpy python3-pytest)
 checks=(qhull_r libcjson cmocka)
 if [[ "${1:-}" == "--bench" ]]; then
     pkgs+=(g++ libfcl-dev libccd-dev)
@@ -27,6 +29,7 @@ if [[ "${1:-}" == "--harden" ]]; then
 fi
 command -v gnuplot >/dev/null || missing=1
 command -v groff >/dev/null || missing=1
+/usr/bin/python3 -c 'import numpy, pytest' 2>/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "kcbp needs these Debian packages: ${pkgs[*]}" >&2

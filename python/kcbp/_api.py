@@ -475,9 +475,13 @@ def _distance_raw(ma, pa, mb, pb, max_distance):
 
 def distance(a, b, pose_a=None, pose_b=None, max_distance=None, k=_DEFAULT_K):
     """The distance between the surfaces of a and b and a closest pair of
-    points (world frame): {"distance", "point_a", "point_b", "triangles":
-    [tri_a, tri_b], "within"}. With max_distance, a pair proven farther
-    apart gives {"within": False, "distance": None, "distance_lower"}.
+    points (world frame), as `kcbp distance` reports it: {"within",
+    "distance", "point_a", "point_b", "triangles": [tri_a, tri_b],
+    "decided_by", "cbp": {"distance"} (when the k-CBP stage ran), "stats"}.
+    With max_distance, a pair proven farther apart gives {"within": False,
+    "distance": None, "farther_than": max_distance, "distance_lower",
+    "decided_by", ...}. Checked against the distance branch's library and
+    `kcbp distance` (same distance, points and triangles).
 
     Needs kcbp_distance (include/kcbp/distance.h, being written on another
     branch): raises kcbp.Error "not available in this libkcbp" until the
@@ -489,10 +493,18 @@ def distance(a, b, pose_a=None, pose_b=None, max_distance=None, k=_DEFAULT_K):
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     md = math.inf if max_distance is None else float(max_distance)
     r = _distance_raw(a._model(k), pa, b._model(k), pb, md)
+    stage = _STAGES.get(r.decided_by) or lib.kcbp_stage_name(r.decided_by).decode()
     if not r.within:
-        return {"within": False, "distance": None, "distance_lower": r.distance_lower}
-    return {"within": True, "distance": r.distance, "point_a": _vec(r.point_a), "point_b": _vec(r.point_b),
-            "triangles": [int(r.tri_a), int(r.tri_b)]}
+        out = {"within": False, "distance": None, "farther_than": md, "distance_lower": r.distance_lower,
+               "decided_by": stage}
+    else:
+        out = {"within": True, "distance": r.distance, "point_a": _vec(r.point_a), "point_b": _vec(r.point_b),
+               "triangles": [int(r.tri_a), int(r.tri_b)], "decided_by": "mesh"}
+    if r.cbp_tested:
+        out["cbp"] = {"distance": r.cbp_distance}
+    out["stats"] = {"box_pairs": int(r.box_pairs), "triangle_pairs": int(r.tri_pairs),
+                    "gjk_iterations": int(r.gjk_iterations)}
+    return out
 
 
 def sweep(*args, **kwargs):

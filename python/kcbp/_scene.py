@@ -21,10 +21,11 @@ class Scene:
     caches (temporal coherence), as the CLI's do. ``close()`` (or ``with``)
     frees it at once; otherwise it is freed with the object."""
 
+    _open = False  # until built: close() and __del__ then do nothing
+
     def __init__(self, path, k=_DEFAULT_K, contacts="none"):
         if contacts not in _CONTACTS:
             raise Error("contacts must be 'none', 'first' or 'all', not %r" % (contacts,))
-        self._open = False
         self._s = _lib.SceneStruct()
         self._ev = _lib.SceneEval()
         self._fr = _lib.SceneFrame()

@@ -288,6 +288,8 @@ def test_scene_matches_cli(tmp_path):
 
 
 def test_scene_errors(tmp_path):
+    with pytest.raises(kcbp.Error):
+        kcbp.Scene(tmp_path / "none.json", contacts="several")
     with pytest.raises(kcbp.Error) as e:
         kcbp.Scene(os.path.join(ROOT, "tests", "bad", "duplicate_name.json"))
     assert "duplicate_name.json" in str(e.value)
@@ -303,3 +305,11 @@ def test_threads_share_meshes(bunny, spot):
     with ThreadPoolExecutor(4) as ex:
         got = list(ex.map(lambda _: kcbp.collide_many(bunny, spot, poses), range(8)))
     assert all(np.array_equal(g, want) for g in got)
+
+
+def test_layout_probe():
+    assert kcbp._lib.layout("kcbp_pose") == (0, 96)
+    assert kcbp._lib.layout("kcbp_collide_result.collide")[1] == 1
+    assert kcbp._lib.layout("kcbp_collide_options.no_such_member") is None
+    assert kcbp._lib.layout("no_such_struct") is None
+    assert kcbp.VERSION == kcbp.__version__

@@ -9,8 +9,7 @@
 # root it installs them with apt-get; otherwise it says what to install. It
 # does nothing when everything is already there.
 set -euo pipefail
-pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox groff-base
-      python3 python3-numpy python3-pytest)
+pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libcmocka-dev gnuplot-nox groff-base)
 checks=(qhull_r libcjson cmocka)
 if [[ "${1:-}" == "--bench" ]]; then
     pkgs+=(g++ libfcl-dev libccd-dev)
@@ -29,6 +28,7 @@ if [[ "${1:-}" == "--harden" ]]; then
 fi
 command -v gnuplot >/dev/null || missing=1
 command -v groff >/dev/null || missing=1
+pkgs+=(python3 python3-numpy python3-pytest)
 /usr/bin/python3 -c 'import numpy, pytest' 2>/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then

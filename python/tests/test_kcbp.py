@@ -253,9 +253,11 @@ def test_cbp_matches_cli(bunny, tmp_path):
     verts, faces = kcbp.cbp(bunny, k=16)
     assert np.array_equal(verts, cli.vertices)
     assert np.array_equal(faces, cli.faces)  # `kcbp cbp -o` fans the faces the same way
-    poly = kcbp.Mesh(verts, faces)
-    # the polytope holds the mesh: it touches it at the identity and everywhere inside
-    assert kcbp.collide(poly, bunny)["collide"]
+    # a closed convex polytope (faces CCW seen from outside) holding every vertex
+    a, b, c = (verts[faces[:, i]] for i in range(3))
+    n = np.cross(b - a, c - a)
+    assert np.all(np.einsum("fk,vfk->vf", n, bunny.vertices[:, None, :] - a[None]) <= 1e-9 * np.linalg.norm(n, axis=1))
+    assert len(kcbp.Mesh(verts, faces)) == len(faces)
     with pytest.raises(kcbp.Error):
         kcbp.cbp(bunny, k=2)
     with pytest.raises(kcbp.Error):

@@ -39,6 +39,11 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The Python package (python/kcbp): where Debian's python3 finds it
+# ($(PREFIX)/lib/python3.X/dist-packages, on its path for /usr and /usr/local).
+PYTHON ?= /usr/bin/python3
+PYTHONDIR ?= $(PREFIX)/lib/$(shell $(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null \
+	|| echo python3)/dist-packages
 
 LIB_SRC := $(wildcard src/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
@@ -99,7 +104,7 @@ $(B)/tests/test_fuzz_corpus: $(FUZZ_SRC) tests/fuzz/targets.h
 $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
 
 test: all $(TEST_BIN)
-	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) scripts/install_test.sh
+	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) scripts/python_test.sh scripts/install_test.sh
 
 # Installs into a temporary DESTDIR, builds a program against it with
 # pkg-config (shared and static) and compiles the public headers as C99 and
@@ -185,12 +190,14 @@ install: all
 	install -m 644 include/kcbp/*.h $(DESTDIR)$(INCLUDEDIR)/kcbp/
 	sed -e $(PC_SED) kcbp.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/kcbp.pc
 	$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/)
+	install -d $(DESTDIR)$(PYTHONDIR)/kcbp
+	install -m 644 python/kcbp/*.py $(DESTDIR)$(PYTHONDIR)/kcbp/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/kcbp $(DESTDIR)$(LIBDIR)/libkcbp.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO)) \
 		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libkcbp.so $(DESTDIR)$(PKGCONFIGDIR)/kcbp.pc \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/kcbp
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/kcbp $(DESTDIR)$(PYTHONDIR)/kcbp
 
 clean:
 	rm -rf $(B) kcbp libkcbp.a

@@ -9,6 +9,7 @@
 #      -Werror -pedantic), with no include path but the installed one: no
 #      cJSON, no qhull, nothing of src/;
 #   4. the man pages are installed and render without a warning (groff);
+#   4b. the Python package imports from there with Debian's python3;
 #   5. `make uninstall` leaves nothing behind.
 # Prints cmocka-style lines so that scripts/run_tests.sh counts them.
 set -uo pipefail
@@ -69,6 +70,18 @@ manpages() {
     return $bad
 }
 check "man pages render without warnings" manpages
+python_import() {
+    # Debian's python3, the package where `make install` put it, libkcbp.so.0
+    # found beside it (no LD_LIBRARY_PATH, no build tree).
+    (cd "$tmp" && env -u KCBP_LIBRARY PYTHONPATH="$(echo "$dest$prefix"/lib/python3*/dist-packages)" PYTHONDONTWRITEBYTECODE=1 \
+        "${PYTHON:-/usr/bin/python3}" -c '
+import os, sys, kcbp
+lib = os.path.realpath(kcbp._lib.lib._name)
+assert lib.startswith(sys.argv[1]), lib
+assert kcbp.collide(kcbp.load(sys.argv[2]), kcbp.load(sys.argv[2]))["collide"]
+' "$(realpath "$libdir")" "$OLDPWD/tests/install/cube.obj")
+}
+check "python package installed, imports and runs" python_import
 check "make uninstall" $MAKE -s uninstall DESTDIR="$dest" PREFIX="$prefix"
 leftover() { [[ -z $(find "$dest" -type f -o -type l) ]] || { find "$dest" -type f -o -type l; return 1; }; }
 check "uninstall leaves no file" leftover

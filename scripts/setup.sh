@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what kcbp needs on Debian: the build and test dependencies (gnuplot
 # included: test_bench renders `kcbp bench --plot`; groff-base: the tests
-# render the man pages, and a minimal Debian image may lack it), with --bench
+# render the man pages, and a minimal Debian image may lack it; python3 with
+# numpy and pytest: the Python package's tests), with --bench
 # also the peers the benchmarks compare against (FCL, libccd), and with
 # --harden what the hardening checks need (HARDENING.md: clang and its
 # sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++). Run as
@@ -27,6 +28,8 @@ if [[ "${1:-}" == "--harden" ]]; then
 fi
 command -v gnuplot >/dev/null || missing=1
 command -v groff >/dev/null || missing=1
+pkgs+=(python3 python3-numpy python3-pytest)
+/usr/bin/python3 -c 'import numpy, pytest' 2>/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "kcbp needs these Debian packages: ${pkgs[*]}" >&2

@@ -10,6 +10,7 @@
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
  *   collide.h                         models and the staged pair test
  *   broadphase.h scene.h              sweep and prune, scenes of many objects
+ *   batch.h layout.h                  many poses in one call; struct layouts for bindings
  *
  * No header needs anything but the C standard library (no cJSON, no qhull).
  * Conventions: every call that can fail returns a kcbp_status and fills an
@@ -33,5 +34,7 @@
 #include "collide.h"
 #include "broadphase.h"
 #include "scene.h"
+#include "batch.h"
+#include "layout.h"
 
 #endif

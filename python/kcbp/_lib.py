@@ -1,0 +1,212 @@
+"""Loading libkcbp.so and describing its structs to ctypes.
+
+The structs are never copied from the headers by hand: their sizes and the
+offsets of the members used here come from the library itself
+(kcbp_layout, include/kcbp/layout.h), so a struct that grows a field on
+another branch changes nothing here, and a member this package needs but the
+library lacks is a clean kcbp.Error, never a wrong read.
+"""
+import ctypes
+import ctypes.util
+import os
+from ctypes import (POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int, c_size_t, c_uint8, c_uint32,
+                    c_uint64, c_void_p, sizeof)
+
+
+class Error(Exception):
+    """A kcbp failure: the library's message (kcbp_error.msg), or a bad argument.
+
+    ``code`` is kcbp's status name ("io", "parse", "invalid", ...; see
+    include/kcbp/error.h) or "unsupported" when the loaded libkcbp lacks a
+    feature."""
+
+    def __init__(self, message, code="invalid"):
+        super().__init__(message)
+        self.code = code
+
+
+def _candidates():
+    env = os.environ.get("KCBP_LIBRARY")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    # The build tree: python/kcbp/ beside build/.
+    build = os.path.join(here, os.pardir, os.pardir, "build")
+    out += [os.path.join(build, "libkcbp.so.0"), os.path.join(build, "libkcbp.so")]
+    # Installed: $(PREFIX)/lib/python3/dist-packages/kcbp -> $(PREFIX)/lib.
+    prefix_lib = os.path.join(here, os.pardir, os.pardir, os.pardir)
+    out.append(os.path.join(prefix_lib, "libkcbp.so.0"))
+    # Anywhere the dynamic loader looks.
+    out.append("libkcbp.so.0")
+    found = ctypes.util.find_library("kcbp")
+    if found:
+        out.append(found)
+    return out
+
+
+def _open():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            return ctypes.CDLL(os.path.normpath(path) if os.sep in path else path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("kcbp: cannot load libkcbp.so (run `make`, or set KCBP_LIBRARY); tried: " + "; ".join(tried))
+
+
+lib = _open()
+
+lib.kcbp_version.restype = c_char_p
+lib.kcbp_version.argtypes = []
+VERSION = lib.kcbp_version().decode()
+
+if not hasattr(lib, "kcbp_layout"):
+    raise ImportError("kcbp: libkcbp %s has no kcbp_layout (too old for this package)" % VERSION)
+lib.kcbp_layout.restype = c_bool
+lib.kcbp_layout.argtypes = [c_char_p, POINTER(c_size_t), POINTER(c_size_t)]
+
+
+def layout(name):
+    """(offset, size) of a struct ("kcbp_model") or member ("kcbp_model.mesh"), or None."""
+    off, size = c_size_t(), c_size_t()
+    if not lib.kcbp_layout(name.encode(), ctypes.byref(off), ctypes.byref(size)):
+        return None
+    return off.value, size.value
+
+
+def has_member(name):
+    """True when the loaded libkcbp has that struct member (a feature probe)."""
+    return layout(name) is not None
+
+
+def struct(cname, members):
+    """A ctypes Structure for C struct cname with the given (member, ctype)
+    members at the library's offsets, padded to the library's size. A dotted
+    member ("cbp.distance") is stored as "cbp_distance"."""
+    total = layout(cname)
+    if total is None:
+        raise ImportError("kcbp: libkcbp %s does not describe %s" % (VERSION, cname))
+    placed = []
+    for member, ctype in members:
+        where = layout(cname + "." + member)
+        if where is None:
+            raise ImportError("kcbp: libkcbp %s has no %s.%s" % (VERSION, cname, member))
+        if where[1] != sizeof(ctype):
+            raise ImportError("kcbp: %s.%s is %d bytes in libkcbp %s, expected %d" %
+                              (cname, member, where[1], VERSION, sizeof(ctype)))
+        placed.append((where[0], member.replace(".", "_"), ctype))
+    placed.sort(key=lambda p: p[0])
+    fields, pos = [], 0
+    for off, name, ctype in placed:
+        if off < pos:
+            raise ImportError("kcbp: overlapping members in %s" % cname)
+        if off > pos:
+            fields.append(("_pad%d" % pos, c_uint8 * (off - pos)))
+        fields.append((name, ctype))
+        pos = off + sizeof(ctype)
+    if total[1] > pos:
+        fields.append(("_pad%d" % pos, c_uint8 * (total[1] - pos)))
+    cls = type(cname, (Structure,), {"_pack_": 1, "_fields_": fields})
+    if sizeof(cls) != total[1]:
+        raise ImportError("kcbp: %s laid out in %d bytes, libkcbp says %d" % (cname, sizeof(cls), total[1]))
+    return cls
+
+
+# The small structs whose layout is part of the API's meaning (a vector is
+# three doubles, a pose a row-major 3x3 rotation then a translation) are
+# checked against the library rather than built from it.
+class Vec3(Structure):
+    _fields_ = [("x", c_double), ("y", c_double), ("z", c_double)]
+
+
+class Pose(Structure):
+    _fields_ = [("rot", c_double * 9), ("trans", Vec3)]
+
+
+for _name, _cls in (("kcbp_vec3", Vec3), ("kcbp_pose", Pose)):
+    if layout(_name) != (0, sizeof(_cls)):
+        raise ImportError("kcbp: %s has an unexpected layout in libkcbp %s" % (_name, VERSION))
+if layout("kcbp_pose.trans") != (72, 24):
+    raise ImportError("kcbp: kcbp_pose has an unexpected layout in libkcbp %s" % VERSION)
+
+ErrorStruct = struct("kcbp_error", [("code", c_int), ("msg", c_char * 512)])
+MeshStruct = struct("kcbp_mesh", [("vertices", POINTER(c_double)), ("nvertices", c_uint32),
+                                  ("triangles", POINTER(c_uint32)), ("ntriangles", c_uint32),
+                                  ("ndegenerate", c_uint32)])
+CbpStruct = struct("kcbp_cbp", [("nplanes", c_uint32), ("nvertices", c_uint32), ("vertices", POINTER(c_double)),
+                                ("face_start", POINTER(c_uint32)), ("face_verts", POINTER(c_uint32))])
+ModelOptions = struct("kcbp_model_options", [("k", c_int), ("dirs", c_int), ("k_fine", c_int)])
+ModelStruct = struct("kcbp_model", [("mesh", MeshStruct), ("cbp", CbpStruct)])
+_collide_option_members = [("contacts", c_int), ("use_cbp", c_bool), ("cbp_measure", c_bool),
+                           ("skip_bounds", c_bool)]
+# Later features, used when the library has them (feature probes).
+if has_member("kcbp_collide_options.margin"):
+    _collide_option_members.append(("margin", c_double))
+if has_member("kcbp_collide_options.solid"):
+    _collide_option_members.append(("solid", c_bool))
+CollideOptions = struct("kcbp_collide_options", _collide_option_members)
+CollideResult = struct("kcbp_collide_result", [
+    ("collide", c_bool), ("decided_by", c_int), ("contacts", POINTER(c_uint32)), ("ncontacts", c_size_t),
+    ("cbp.tested", c_bool), ("cbp.separated", c_bool), ("cbp.measured", c_bool), ("cbp.distance_lower", c_double),
+    ("cbp.distance", c_double), ("cbp.point_a", Vec3), ("cbp.point_b", Vec3), ("cbp.depth", c_double),
+    ("cbp.direction", Vec3), ("cbp.depth_exact", c_bool), ("cbp.gjk_iterations", c_int),
+    ("cbp.epa_iterations", c_int), ("tree.box_pairs", c_uint64), ("tree.tri_pairs", c_uint64)])
+if layout("kcbp_contact") != (0, 8) or layout("kcbp_contact.b") != (4, 4):
+    raise ImportError("kcbp: kcbp_contact has an unexpected layout in libkcbp %s" % VERSION)
+SceneObject = struct("kcbp_scene_object", [("name", c_char_p), ("mesh", c_char_p)])
+SceneStruct = struct("kcbp_scene", [("name", c_char_p), ("objects", c_void_p), ("nobjects", c_uint32),
+                                    ("nmodels", c_uint32), ("moving", c_bool), ("frames", c_uint32), ("dt", c_double),
+                                    ("load_ms", c_double), ("build_ms", c_double)])
+SceneHit = struct("kcbp_scene_hit", [("a", c_uint32), ("b", c_uint32), ("first", c_size_t), ("count", c_size_t)])
+SceneFrame = struct("kcbp_scene_frame", [
+    ("frame", c_uint32), ("pairs", c_uint64), ("broadphase", c_uint64), ("mesh_tested", c_uint64),
+    ("colliding", c_uint64), ("cbp_used", c_bool), ("hits", c_void_p), ("contacts", POINTER(c_uint32)),
+    ("bounds_ms", c_double), ("broadphase_ms", c_double), ("filter_ms", c_double), ("mesh_ms", c_double),
+    ("cache_axis", c_uint64), ("cache_contact", c_uint64), ("cache_near", c_uint64), ("cbp_skipped", c_uint64)])
+SceneEval = struct("kcbp_scene_eval", [])
+
+P = POINTER
+_status = c_int
+
+
+def _proto(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+_proto("kcbp_status_name", c_char_p, c_int)
+_proto("kcbp_stage_name", c_char_p, c_int)
+_proto("kcbp_mesh_init", _status, P(MeshStruct), c_void_p, c_size_t, c_void_p, c_size_t, P(ErrorStruct))
+_proto("kcbp_model_build", _status, P(ModelStruct), P(MeshStruct), P(ModelOptions), P(ErrorStruct))
+_proto("kcbp_model_load", _status, P(ModelStruct), c_char_p, P(ModelOptions), P(ErrorStruct))
+_proto("kcbp_model_free", None, P(ModelStruct))
+_proto("kcbp_collide", _status, P(ModelStruct), P(Pose), P(ModelStruct), P(Pose), P(CollideOptions),
+       P(CollideResult), P(ErrorStruct))
+_proto("kcbp_collide_result_free", None, P(CollideResult))
+_proto("kcbp_collide_poses", _status, P(ModelStruct), P(Pose), P(ModelStruct), c_void_p, c_size_t,
+       P(CollideOptions), c_void_p, P(ErrorStruct))
+_proto("kcbp_poses_from_axis_angle", _status, c_void_p, c_size_t, c_void_p, P(ErrorStruct))
+_proto("kcbp_cbp_build", _status, c_void_p, c_size_t, c_int, c_int, P(CbpStruct), P(ErrorStruct))
+_proto("kcbp_cbp_free", None, P(CbpStruct))
+_proto("kcbp_cbp_dirs_parse", _status, c_char_p, P(c_int), P(ErrorStruct))
+_proto("kcbp_scene_load", _status, P(SceneStruct), c_char_p, P(ModelOptions), P(ErrorStruct))
+_proto("kcbp_scene_read", _status, P(SceneStruct), c_char_p, P(ErrorStruct))
+_proto("kcbp_scene_build", _status, P(SceneStruct), P(ModelOptions), P(ErrorStruct))
+_proto("kcbp_scene_free", None, P(SceneStruct))
+_proto("kcbp_scene_eval_init", _status, P(SceneEval), P(SceneStruct), P(CollideOptions), P(ErrorStruct))
+_proto("kcbp_scene_eval_frame", _status, P(SceneEval), c_uint32, P(SceneFrame), P(ErrorStruct))
+_proto("kcbp_scene_eval_free", None, P(SceneEval))
+_proto("kcbp_scene_frame_free", None, P(SceneFrame))
+_proto("kcbp_scene_object_pose", Pose, P(SceneStruct), c_uint32, c_uint32)
+
+
+def check(status, err):
+    """Raises Error with the library's message when status is not KCBP_OK."""
+    if status != 0:
+        name = lib.kcbp_status_name(status)
+        raise Error(err.msg.decode("utf-8", "replace"), name.decode() if name else str(status))

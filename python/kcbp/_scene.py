@@ -1,0 +1,145 @@
+"""Scenes: many posed meshes from a scene file, evaluated frame by frame."""
+import ctypes
+import os
+from ctypes import byref
+
+from . import _lib
+from ._api import _CONTACTS, _DEFAULT_K, _model_options
+from ._lib import Error, lib
+
+
+class Scene:
+    """A scene file (the JSON of `kcbp scene`, include/kcbp/scene.h), read
+    and built once: every distinct (mesh file, scale) gets one model.
+
+    ``Scene(path, k=16, contacts="none")``; ``len(scene)`` is its number of
+    frames (1 for a static scene), ``scene.objects`` the object names,
+    ``scene.frame(f)`` the report of frame f as a dict with the fields of
+    `kcbp scene`'s lines ("frame", "pairs", "passed", "colliding": [{"a",
+    "b"[, "contacts"]}], "cache", "time_ms", ...), and iterating the scene
+    gives every frame's report in order. Consecutive frames share the pairs'
+    caches (temporal coherence), as the CLI's do. ``close()`` (or ``with``)
+    frees it at once; otherwise it is freed with the object."""
+
+    _open = False  # until built: close() and __del__ then do nothing
+
+    def __init__(self, path, k=_DEFAULT_K, contacts="none"):
+        if contacts not in _CONTACTS:
+            raise Error("contacts must be 'none', 'first' or 'all', not %r" % (contacts,))
+        self._s = _lib.SceneStruct()
+        self._ev = _lib.SceneEval()
+        self._fr = _lib.SceneFrame()
+        self._contacts = contacts
+        err = _lib.ErrorStruct()
+        _lib.check(lib.kcbp_scene_read(byref(self._s), os.fsencode(path), byref(err)), err)
+        # As `kcbp scene`: the fine k-CBPs only serve a moving scene.
+        opts = _model_options(k)
+        opts.k_fine = 64 if self._s.frames >= 2 and k != 0 else 0
+        st = lib.kcbp_scene_build(byref(self._s), byref(opts), byref(err))
+        if st != 0:
+            lib.kcbp_scene_free(byref(self._s))
+            _lib.check(st, err)
+        co = _lib.CollideOptions()
+        co.contacts = _CONTACTS[contacts]
+        co.use_cbp = k != 0
+        st = lib.kcbp_scene_eval_init(byref(self._ev), byref(self._s), byref(co), byref(err))
+        if st != 0:
+            lib.kcbp_scene_free(byref(self._s))
+            _lib.check(st, err)
+        self._open = True
+        objs = (ctypes.c_uint8 * (_lib.sizeof(_lib.SceneObject) * self._s.nobjects)).from_address(self._s.objects)
+        self.objects = [_lib.SceneObject.from_buffer(objs, i * _lib.sizeof(_lib.SceneObject)).name.decode()
+                        for i in range(self._s.nobjects)]
+        self.name = self._s.name.decode()
+        self.moving = bool(self._s.moving)
+        self.dt = self._s.dt
+
+    def close(self):
+        """Frees the scene's models and evaluation state."""
+        if self._open:
+            self._open = False
+            lib.kcbp_scene_frame_free(byref(self._fr))
+            lib.kcbp_scene_eval_free(byref(self._ev))
+            lib.kcbp_scene_free(byref(self._s))
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __len__(self):
+        return int(self._s.frames)
+
+    def __iter__(self):
+        for f in range(len(self)):
+            yield self.frame(f)
+
+    def pose(self, obj, frame=0):
+        """Object obj's (index or name) pose at a frame, as a 4x4 list (the
+        scale is in its model, not in the pose)."""
+        i = self._index(obj)
+        self._frame_index(frame)
+        p = lib.kcbp_scene_object_pose(byref(self._s), i, frame)
+        r = list(p.rot)
+        t = p.trans
+        return [r[0:3] + [t.x], r[3:6] + [t.y], r[6:9] + [t.z], [0.0, 0.0, 0.0, 1.0]]
+
+    def _index(self, obj):
+        if isinstance(obj, str):
+            try:
+                return self.objects.index(obj)
+            except ValueError:
+                raise Error("no object named %r in %s" % (obj, self.name)) from None
+        if not 0 <= int(obj) < len(self.objects):
+            raise Error("object index %d out of range [0, %d)" % (int(obj), len(self.objects)))
+        return int(obj)
+
+    def _frame_index(self, f):
+        if isinstance(f, bool) or not isinstance(f, int) or not 0 <= f < len(self):
+            raise Error("frame must be a whole number in [0, %d), not %r" % (len(self), f))
+
+    def frame(self, f):
+        """The report of frame f (a dict, the fields of a `kcbp scene` line)."""
+        if not self._open:
+            raise Error("the scene is closed")
+        self._frame_index(f)
+        err = _lib.ErrorStruct()
+        _lib.check(lib.kcbp_scene_eval_frame(byref(self._ev), f, byref(self._fr), byref(err)), err)
+        fr, s = self._fr, self._s
+        hits = []
+        hs = _lib.sizeof(_lib.SceneHit)
+        if fr.colliding:
+            raw = (ctypes.c_uint8 * (hs * fr.colliding)).from_address(fr.hits)
+        for i in range(fr.colliding):
+            h = _lib.SceneHit.from_buffer(raw, i * hs)
+            hit = {"a": self.objects[h.a], "b": self.objects[h.b]}
+            if self._contacts != "none":
+                hit["contacts"] = [[fr.contacts[2 * j], fr.contacts[2 * j + 1]]
+                                   for j in range(h.first, h.first + h.count)]
+            hits.append(hit)
+
+        def rate(n, d):
+            return n / d if d else 1.0
+
+        cbp_used = bool(fr.cbp_used)
+        return {
+            "scene": self.name, "frame": int(fr.frame), "frames": int(s.frames), "objects": int(s.nobjects),
+            "models": int(s.nmodels), "pairs": int(fr.pairs),
+            "passed": {"broadphase": int(fr.broadphase), "cbp": int(fr.mesh_tested) if cbp_used else None,
+                       "mesh": int(fr.colliding)},
+            "hit_rate": {"broadphase": rate(fr.colliding, fr.broadphase),
+                         "cbp": rate(fr.colliding, fr.mesh_tested) if cbp_used else None},
+            "colliding": hits,
+            "cache": {"axis": int(fr.cache_axis), "contact": int(fr.cache_contact), "near": int(fr.cache_near),
+                      "cbp_skipped": int(fr.cbp_skipped)},
+            "time_ms": {"load": s.load_ms, "build": s.build_ms, "bounds": fr.bounds_ms,
+                        "broadphase": fr.broadphase_ms, "cbp": fr.filter_ms, "mesh": fr.mesh_ms,
+                        "detect": fr.bounds_ms + fr.broadphase_ms + fr.filter_ms + fr.mesh_ms},
+        }
+
+    def __repr__(self):
+        return "kcbp.Scene(%r, %d objects, %d frames)" % (self.name, len(self.objects), len(self))

@@ -1,0 +1,70 @@
+/* kcbp_layout: the sizes and offsets of the public structs, as compiled
+ * (layout.h). A constant table: no state. */
+#include <kcbp/layout.h>
+
+#include <string.h>
+
+#include <kcbp/collide.h>
+#include <kcbp/error.h>
+#include <kcbp/mesh.h>
+#include <kcbp/pose.h>
+#include <kcbp/scene.h>
+
+typedef struct {
+    const char *name;
+    size_t offset, size;
+} layout_entry;
+
+#define S(T) {#T, 0, sizeof(T)}
+#define F(T, m) {#T "." #m, offsetof(T, m), sizeof(((T *)0)->m)}
+
+static const layout_entry entries[] = {
+    S(kcbp_error), F(kcbp_error, code), F(kcbp_error, msg),
+    S(kcbp_vec3), S(kcbp_pose), F(kcbp_pose, rot), F(kcbp_pose, trans),
+    S(kcbp_tri), S(kcbp_contact), F(kcbp_contact, a), F(kcbp_contact, b),
+    S(kcbp_mesh), F(kcbp_mesh, vertices), F(kcbp_mesh, nvertices), F(kcbp_mesh, triangles),
+    F(kcbp_mesh, ntriangles), F(kcbp_mesh, ndegenerate),
+    S(kcbp_cbp), F(kcbp_cbp, nplanes), F(kcbp_cbp, nvertices), F(kcbp_cbp, vertices), F(kcbp_cbp, face_start),
+    F(kcbp_cbp, face_verts),
+    S(kcbp_model_options), F(kcbp_model_options, k), F(kcbp_model_options, dirs), F(kcbp_model_options, k_fine),
+    S(kcbp_model), F(kcbp_model, mesh), F(kcbp_model, cbp),
+    S(kcbp_collide_options), F(kcbp_collide_options, contacts), F(kcbp_collide_options, use_cbp),
+    F(kcbp_collide_options, cbp_measure), F(kcbp_collide_options, skip_bounds),
+    S(kcbp_collide_result), F(kcbp_collide_result, collide), F(kcbp_collide_result, decided_by),
+    F(kcbp_collide_result, contacts), F(kcbp_collide_result, ncontacts), F(kcbp_collide_result, cbp.tested),
+    F(kcbp_collide_result, cbp.separated), F(kcbp_collide_result, cbp.measured),
+    F(kcbp_collide_result, cbp.distance_lower), F(kcbp_collide_result, cbp.distance),
+    F(kcbp_collide_result, cbp.point_a), F(kcbp_collide_result, cbp.point_b), F(kcbp_collide_result, cbp.depth),
+    F(kcbp_collide_result, cbp.direction), F(kcbp_collide_result, cbp.depth_exact),
+    F(kcbp_collide_result, cbp.gjk_iterations), F(kcbp_collide_result, cbp.epa_iterations),
+    F(kcbp_collide_result, tree.box_pairs), F(kcbp_collide_result, tree.tri_pairs),
+    S(kcbp_scene_object), F(kcbp_scene_object, name), F(kcbp_scene_object, mesh),
+    S(kcbp_scene), F(kcbp_scene, name), F(kcbp_scene, objects), F(kcbp_scene, nobjects), F(kcbp_scene, nmodels),
+    F(kcbp_scene, moving), F(kcbp_scene, frames), F(kcbp_scene, dt), F(kcbp_scene, load_ms),
+    F(kcbp_scene, build_ms),
+    S(kcbp_scene_hit), F(kcbp_scene_hit, a), F(kcbp_scene_hit, b), F(kcbp_scene_hit, first),
+    F(kcbp_scene_hit, count),
+    S(kcbp_scene_frame), F(kcbp_scene_frame, frame), F(kcbp_scene_frame, pairs), F(kcbp_scene_frame, broadphase),
+    F(kcbp_scene_frame, mesh_tested), F(kcbp_scene_frame, colliding), F(kcbp_scene_frame, cbp_used),
+    F(kcbp_scene_frame, hits), F(kcbp_scene_frame, contacts), F(kcbp_scene_frame, bounds_ms),
+    F(kcbp_scene_frame, broadphase_ms), F(kcbp_scene_frame, filter_ms), F(kcbp_scene_frame, mesh_ms),
+    F(kcbp_scene_frame, cache_axis), F(kcbp_scene_frame, cache_contact), F(kcbp_scene_frame, cache_near),
+    F(kcbp_scene_frame, cbp_skipped),
+    S(kcbp_scene_eval),
+};
+
+bool kcbp_layout(const char *name, size_t *offset, size_t *size)
+{
+    if (!name)
+        return false;
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+        if (!strcmp(entries[i].name, name)) {
+            if (offset)
+                *offset = entries[i].offset;
+            if (size)
+                *size = entries[i].size;
+            return true;
+        }
+    }
+    return false;
+}

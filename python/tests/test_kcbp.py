@@ -279,7 +279,7 @@ SCENE = {
 def test_scene_matches_cli(tmp_path):
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(SCENE))
-    cli = run_cli("scene", path, "--contacts", "first")
+    cli = run_cli("scene", path, "--contacts", "first", "--mesh-root", os.path.join(ROOT, "meshes"))
     with kcbp.Scene(path, contacts="first") as scene:
         assert len(scene) == 12 and scene.objects == ["b1", "b2", "s"] and scene.moving
         reports = list(scene)

@@ -1,0 +1,184 @@
+/* Triangle-triangle distance (include/kcbp/distance.h): the smallest of the
+ * edge-edge, vertex-face and edge-crossing-face cases, each computed in a
+ * form that stays accurate where the textbook form cancels (near-parallel
+ * edges, slivers). */
+#include <kcbp/distance.h>
+
+#include <float.h>
+#include <math.h>
+
+/* A triangle's face, for the vertex-face and edge-face cases: its normal
+ * from the two edges at the vertex opposite its longest edge (the best
+ * conditioned cross product), or none when the triangle is degenerate. */
+typedef struct {
+    bool ok;
+    kcbp_vec3 n; /* not normalised */
+    double n2;   /* |n|^2 */
+} face;
+
+static face face_of(const kcbp_vec3 t[3])
+{
+    face f = {false, {0, 0, 0}, 0};
+    double l0 = kcbp_v3_len2(kcbp_v3_sub(t[1], t[2])); /* opposite t[0] */
+    double l1 = kcbp_v3_len2(kcbp_v3_sub(t[2], t[0]));
+    double l2 = kcbp_v3_len2(kcbp_v3_sub(t[0], t[1]));
+    int o = l0 >= l1 && l0 >= l2 ? 0 : l1 >= l2 ? 1 : 2; /* the vertex opposite the longest edge */
+    kcbp_vec3 p = t[o], q = t[(o + 1) % 3], r = t[(o + 2) % 3];
+    kcbp_vec3 e1 = kcbp_v3_sub(q, p), e2 = kcbp_v3_sub(r, p);
+    f.n = kcbp_v3_cross(e1, e2);
+    f.n2 = kcbp_v3_len2(f.n);
+    /* Degenerate up to rounding: the edges' angle is within a few hundred
+     * ulps of 0 or pi (the cross product's rounding is ~u |e1| |e2|). */
+    double scale = sqrt(kcbp_v3_len2(e1) * kcbp_v3_len2(e2));
+    f.ok = f.n2 > 0 && sqrt(f.n2) > 256 * DBL_EPSILON * scale;
+    return f;
+}
+
+/* Whether x, a point in (or within rounding of) the plane of triangle t,
+ * lies in the closed triangle: on the inner side of each edge, seen along
+ * the normal. */
+static bool inside(const kcbp_vec3 t[3], const face *f, kcbp_vec3 x)
+{
+    for (int i = 0; i < 3; i++) {
+        kcbp_vec3 e = kcbp_v3_sub(t[(i + 1) % 3], t[i]);
+        if (kcbp_v3_dot(kcbp_v3_cross(e, kcbp_v3_sub(x, t[i])), f->n) < 0)
+            return false;
+    }
+    return true;
+}
+
+static double clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+
+/* Closest points of segments p0p1 and q0q1 (either may have zero length);
+ * returns their squared distance. Ericson, Real-Time Collision Detection,
+ * 5.1.9, with the infinite lines' parameter computed from cross products,
+ * s = ((d2 x r) . n) / |n|^2 with n = d1 x d2, instead of (bf - ce) / (ae -
+ * b^2): the same value in exact arithmetic, without the cancellation of
+ * ae - b^2 for near-parallel segments (its error ~u / sin^2 of their angle,
+ * against ~u / sin here), which would move the points along the segments by
+ * up to sqrt(u) of their length. */
+static double seg_seg(kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 q0, kcbp_vec3 q1, kcbp_vec3 *cp, kcbp_vec3 *cq)
+{
+    kcbp_vec3 d1 = kcbp_v3_sub(p1, p0), d2 = kcbp_v3_sub(q1, q0), r = kcbp_v3_sub(p0, q0);
+    double a = kcbp_v3_len2(d1), e = kcbp_v3_len2(d2), f = kcbp_v3_dot(d2, r);
+    double s, t;
+    if (a == 0 && e == 0) {
+        s = t = 0;
+    } else if (a == 0) {
+        s = 0;
+        t = clamp01(f / e);
+    } else {
+        double c = kcbp_v3_dot(d1, r);
+        if (e == 0) {
+            t = 0;
+            s = clamp01(-c / a);
+        } else {
+            double b = kcbp_v3_dot(d1, d2);
+            kcbp_vec3 n = kcbp_v3_cross(d1, d2);
+            double n2 = kcbp_v3_len2(n);
+            /* Parallel (up to rounding): any s gives a closest pair once t
+             * is clamped and s recomputed; take 0. */
+            s = n2 > 0 ? clamp01(kcbp_v3_dot(kcbp_v3_cross(d2, r), n) / n2) : 0;
+            t = (b * s + f) / e;
+            if (t < 0) {
+                t = 0;
+                s = clamp01(-c / a);
+            } else if (t > 1) {
+                t = 1;
+                s = clamp01((b - c) / a);
+            }
+        }
+    }
+    *cp = kcbp_v3_add(p0, kcbp_v3_scale(d1, s));
+    *cq = kcbp_v3_add(q0, kcbp_v3_scale(d2, t));
+    /* Exact endpoints where the parameter is: no rounding of p0 + 1 * d1. */
+    if (s == 1)
+        *cp = p1;
+    if (t == 1)
+        *cq = q1;
+    return kcbp_v3_len2(kcbp_v3_sub(*cp, *cq));
+}
+
+typedef struct {
+    double d2;
+    kcbp_vec3 pa, pb;
+} best_pair;
+
+static void offer(best_pair *b, double d2, kcbp_vec3 pa, kcbp_vec3 pb)
+{
+    if (d2 < b->d2) {
+        b->d2 = d2;
+        b->pa = pa;
+        b->pb = pb;
+    }
+}
+
+/* Vertex p against the face of t: when p projects into t, its distance to
+ * the plane (the foot of the perpendicular as closest point). p_on_a says
+ * which side of the answer p is. */
+static void vertex_face(best_pair *b, kcbp_vec3 p, const kcbp_vec3 t[3], const face *f, bool p_on_a)
+{
+    double h = kcbp_v3_dot(kcbp_v3_sub(p, t[0]), f->n);
+    kcbp_vec3 foot = kcbp_v3_sub(p, kcbp_v3_scale(f->n, h / f->n2));
+    if (!inside(t, f, foot))
+        return;
+    double d2 = h * h / f->n2;
+    if (p_on_a)
+        offer(b, d2, p, foot);
+    else
+        offer(b, d2, foot, p);
+}
+
+/* Edge p0p1 against the face of t: 0 when it crosses (or touches) it. */
+static bool edge_crosses(kcbp_vec3 p0, kcbp_vec3 p1, const kcbp_vec3 t[3], const face *f, kcbp_vec3 *x)
+{
+    double h0 = kcbp_v3_dot(kcbp_v3_sub(p0, t[0]), f->n), h1 = kcbp_v3_dot(kcbp_v3_sub(p1, t[0]), f->n);
+    if ((h0 > 0 && h1 > 0) || (h0 < 0 && h1 < 0) || (h0 == 0 && h1 == 0))
+        return false; /* one side, or in the plane (the edge-edge and vertex-face cases cover it) */
+    double w = h0 / (h0 - h1);
+    *x = kcbp_v3_add(p0, kcbp_v3_scale(kcbp_v3_sub(p1, p0), w));
+    return inside(t, f, *x);
+}
+
+double kcbp_tri_distance(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 *pa, kcbp_vec3 *pb)
+{
+    kcbp_vec3 ta, tb;
+    pa = pa ? pa : &ta;
+    pb = pb ? pb : &tb;
+    for (int i = 0; i < 3; i++)
+        if (!kcbp_v3_is_finite(a[i]) || !kcbp_v3_is_finite(b[i])) {
+            *pa = a[0];
+            *pb = b[0];
+            return INFINITY;
+        }
+    face fa = face_of(a), fb = face_of(b);
+    /* An edge crossing the other's face: they intersect. */
+    for (int i = 0; i < 3; i++) {
+        kcbp_vec3 x;
+        if (fb.ok && edge_crosses(a[i], a[(i + 1) % 3], b, &fb, &x)) {
+            *pa = *pb = x;
+            return 0;
+        }
+        if (fa.ok && edge_crosses(b[i], b[(i + 1) % 3], a, &fa, &x)) {
+            *pa = *pb = x;
+            return 0;
+        }
+    }
+    best_pair best = {INFINITY, a[0], b[0]};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            kcbp_vec3 cp, cq;
+            double d2 = seg_seg(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3], &cp, &cq);
+            offer(&best, d2, cp, cq);
+        }
+    for (int i = 0; i < 3; i++) {
+        if (fb.ok)
+            vertex_face(&best, a[i], b, &fb, true);
+        if (fa.ok)
+            vertex_face(&best, b[i], a, &fa, false);
+    }
+    *pa = best.pa;
+    *pb = best.pb;
+    /* The distance of the points returned (so that |pb - pa| is it). */
+    return kcbp_v3_len(kcbp_v3_sub(best.pb, best.pa));
+}

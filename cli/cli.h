@@ -30,6 +30,7 @@ int kcbp_cli_cbp(int argc, char **argv);
 int kcbp_cli_scene(int argc, char **argv);
 int kcbp_cli_batch(int argc, char **argv);
 int kcbp_cli_bench(int argc, char **argv);
+int kcbp_cli_distance(int argc, char **argv);
 
 /* One mesh's curves for kcbp bench --plot: x[i] (n) and, for each of ncols
  * volumes, r[i * ncols + b] (hit rate) and dt[i * ncols + b] (ms). */
@@ -73,6 +74,14 @@ enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_K = 'k
  * newline; index >= 0 adds "index": index to each (kcbp batch). */
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index, char **text,
                                 kcbp_error *err);
+
+/* Loads an OBJ file and builds its model, adding the times of both steps
+ * to t->load_ms and t->build_ms; errors are prefixed with the path
+ * (collide_cmd.c). */
+kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
+                                kcbp_timings *t, kcbp_error *err);
+/* Parses a distance: a whole decimal number, finite and >= 0 (distance_cmd.c). */
+bool kcbp_cli_parse_distance(const char *text, double *out);
 
 /* Prints "kcbp: message" to stderr and returns the exit code for the status. */
 int kcbp_cli_fail(const kcbp_error *err);

@@ -210,3 +210,9 @@ int kcbp_cli_collide(int argc, char **argv)
         free(poses);
     return rc;
 }
+
+kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
+                                kcbp_timings *t, kcbp_error *err)
+{
+    return load_model(path, opts, model, t, err);
+}

@@ -47,7 +47,29 @@ static inline double box_dist2(const rel_frame *f, const kcbp_aabb_node *a, cons
     gy = fabs(db.y) - b->extent.y - ra.y;
     gz = fabs(db.z) - b->extent.z - ra.z;
     double s2 = (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
-    return s1 > s2 ? s1 : s2;
+    /* The gap along the line through the centres (d in A's frame, db in
+     * B's), often the best single axis for boxes that are not side by
+     * side: |d| minus the two boxes' half-widths along it. */
+    double d2 = kcbp_v3_len2(d);
+    double g = d2 - kcbp_v3_dot(kcbp_v3_abs(d), a->extent) - kcbp_v3_dot(kcbp_v3_abs(db), b->extent);
+    double s3 = g > 0 && d2 > 0 ? g * g / d2 : 0;
+    double s = s1 > s2 ? s1 : s2;
+    return s > s3 ? s : s3;
+}
+
+/* A cheap lower bound on the squared distance of two triangles: their gap
+ * along the line through their centroids (0 when they overlap there), to
+ * skip most of the triangle pairs a leaf pair brings that cannot beat the
+ * best distance found. */
+static inline double tri_gap2(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
+{
+    kcbp_vec3 u = kcbp_v3_sub(kcbp_v3_add(kcbp_v3_add(b[0], b[1]), b[2]), kcbp_v3_add(kcbp_v3_add(a[0], a[1]), a[2]));
+    double a0 = kcbp_v3_dot(a[0], u), a1 = kcbp_v3_dot(a[1], u), a2 = kcbp_v3_dot(a[2], u);
+    double b0 = kcbp_v3_dot(b[0], u), b1 = kcbp_v3_dot(b[1], u), b2 = kcbp_v3_dot(b[2], u);
+    double g = fmin(b0, fmin(b1, b2)) - fmax(a0, fmax(a1, a2));
+    double u2 = kcbp_v3_len2(u);
+    /* The gap is rounded: keep a relative margin below it. */
+    return g > 0 && u2 > 0 ? g * g / u2 * (1 - 1e-9) : 0;
 }
 
 static inline double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->extent.y + n->extent.z; }
@@ -153,8 +175,12 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
             for (uint32_t i = 0; i < na->count; i++)
                 for (uint32_t j = 0; j < nb->count; j++) {
                     kcbp_vec3 pa, pb;
+                    const kcbp_vec3 *ta = a->tree.tri_verts[na->first + i];
+                    double g2 = tri_gap2(ta, tb[j]);
+                    if (g2 >= best2 || g2 > limit2)
+                        continue;
                     tri_pairs++;
-                    double d = kcbp_tri_distance(a->tree.tri_verts[na->first + i], tb[j], &pa, &pb);
+                    double d = kcbp_tri_distance(ta, tb[j], &pa, &pb);
                     if (d * d < best2) {
                         best = d;
                         best2 = d * d;

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -413,6 +415,61 @@ static void test_bundled(void **state)
     kcbp_model_free(&a);
 }
 
+/* The program: one pose, a poses file (NDJSON), a clearance query, and
+ * usage errors with nothing on stdout. */
+static void test_cli(void **state)
+{
+    (void)state;
+    test_run_result r = {0};
+    const char *m = "meshes/suzanne.obj";
+    test_run(&r, (const char *const[]){"distance", m, m, "--pose-b", "10 0 0 0 0 1 0", NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"distance\":"));
+    assert_non_null(strstr(r.out, "\"point_a\":["));
+    assert_non_null(strstr(r.out, "\"triangles\":["));
+    assert_non_null(strstr(r.out, "\"query_ms\":"));
+    double d = atof(strstr(r.out, "\"distance\":") + 11);
+    assert_true(d > 0 && d < 10);
+    test_run_free(&r);
+    /* The same pose through a file, twice, and a clearance query. */
+    char dir[] = "/tmp/kcbp-distance-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *poses = test_tmp_write_text(dir, "poses.txt", "# two poses\n10 0 0 0 0 1 0\n0 0 0 0 0 1 0\n");
+    test_run(&r, (const char *const[]){"distance", m, m, "--poses", poses, NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"pose\":0"));
+    assert_non_null(strstr(r.out, "\"pose\":1"));
+    assert_non_null(strstr(r.out, "{\"distance\":0,"));
+    assert_true(fabs(atof(strstr(r.out, "\"distance\":") + 11) - d) <= 1e-12 * d);
+    test_run_free(&r);
+    test_run(&r, (const char *const[]){"distance", m, m, "--poses", poses, "--max-distance", "1", NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "{\"distance\":null,\"farther_than\":1,"));
+    assert_non_null(strstr(r.out, "{\"distance\":0,"));
+    test_run_free(&r);
+    const char *bad[][8] = {
+        {"distance", m, NULL},
+        {"distance", m, m, "--max-distance", "-1", NULL},
+        {"distance", m, m, "--max-distance", "inf", NULL},
+        {"distance", m, m, "--max-distance", "1x", NULL},
+        {"distance", m, m, "--poses", poses, "--pose-b", "0 0 0 0 0 1 0", NULL},
+        {"distance", m, m, "--pose-b", "1 2", NULL},
+        {"distance", m, m, "--bogus", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        test_run(&r, bad[i]);
+        assert_int_equal(r.status, 2);
+        assert_string_equal(r.out, "");
+        test_run_free(&r);
+    }
+    test_run(&r, (const char *const[]){"distance", m, "meshes/missing.obj", NULL});
+    assert_int_equal(r.status, 3);
+    assert_string_equal(r.out, "");
+    test_run_free(&r);
+    remove(poses);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_tri_oracle),
         cmocka_unit_test(test_mesh_oracle),
         cmocka_unit_test(test_bundled),
+        cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

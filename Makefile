@@ -155,13 +155,17 @@ $(B)/tritri_exact: tests/stress/tritri_exact.cpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
 $(B)/gjk_stress: tests/stress/gjk_stress.c tests/cso_oracle.c tests/cso_oracle.h $(STRESS_LIBA)
 	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< tests/cso_oracle.c $(STRESS_LIBA) $(LDLIBS)
+$(B)/tridist_exact: tests/stress/tridist_exact.cpp $(STRESS_LIBA)
+	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
-stress: $(B)/tritri_exact $(B)/gjk_stress
+TRIDIST_PAIRS ?= 300000
+stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/tridist_exact
 	$(B)/tritri_exact $(TRITRI_PAIRS) 1
 	$(B)/gjk_stress $(GJK_PAIRS) 10 1
+	$(B)/tridist_exact $(TRIDIST_PAIRS) 1
 stress-ci:
-	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 stress
+	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 TRIDIST_PAIRS=100000 stress
 
 demo: $(KCBP)
 	@scripts/demo.sh

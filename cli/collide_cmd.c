@@ -23,6 +23,9 @@ static const char collide_help[] =
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "  --margin D               meshes within distance D (>= 0) of each other count as\n"
+    "                           colliding (each inflated by D/2): \"margin\" gives their\n"
+    "                           distance and closest triangles (kcbp distance --max-distance D)\n"
     "  --measure-cbp            with --poses: measure the k-CBPs' distance or depth for\n"
     "                           every pose, as a single pose always is (slower: GJK to\n"
     "                           convergence and EPA; without it a pose's \"cbp\" says only\n"
@@ -42,6 +45,7 @@ typedef struct {
     kcbp_model_options model;
     bool pretty;
     bool measure_cbp; /* --measure-cbp */
+    double margin;    /* --margin (< 0: none) */
 } collide_args;
 
 static int parse_args(int argc, char **argv, collide_args *args, bool *help)
@@ -51,12 +55,13 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"poses", required_argument, NULL, 'p'},  {"contacts", required_argument, NULL, 'c'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
-        {"measure-cbp", no_argument, NULL, 'M'},
+        {"measure-cbp", no_argument, NULL, 'M'}, {"margin", required_argument, NULL, 'g'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
     args->opts = kcbp_collide_options_default();
     args->model = kcbp_model_options_default();
+    args->margin = -1;
     *help = false;
     long k;
     kcbp_error err;
@@ -72,6 +77,10 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'M': args->measure_cbp = true; break;
+        case 'g':
+            if (!kcbp_cli_parse_distance(optarg, &args->margin))
+                return kcbp_cli_usage_error("collide", "--margin takes a finite number >= 0, not '%s'", optarg);
+            break;
         case 'k':
             if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
                 return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
@@ -134,6 +143,42 @@ static kcbp_status load_model(const char *path, const kcbp_model_options *opts, 
     return st;
 }
 
+/* --margin: a pair that does not touch but is within the margin collides
+ * too ("decided_by": "margin"). "margin": {"d": margin, "distance": the meshes' distance, or null
+ * when farther than d, "triangles": the closest pair when within}. */
+static kcbp_status add_margin(cJSON *line, const kcbp_collide_result *result, double margin, const kcbp_model *a,
+                              const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b, kcbp_error *err)
+{
+    kcbp_distance_result d = {0};
+    d.within = result->collide;
+    if (!result->collide) {
+        kcbp_distance_options o = kcbp_distance_options_default();
+        o.max_distance = margin;
+        kcbp_status st = kcbp_distance(a, pose_a, b, pose_b, &o, &d, err);
+        if (st != KCBP_OK)
+            return st;
+    }
+    cJSON *m = cJSON_CreateObject();
+    bool ok = m && cJSON_AddNumberToObject(m, "d", margin);
+    ok = ok && (d.within ? cJSON_AddNumberToObject(m, "distance", d.distance) : cJSON_AddNullToObject(m, "distance"));
+    if (ok && d.within && !result->collide) {
+        int tris[2] = {(int)d.tri_a, (int)d.tri_b};
+        cJSON *t = cJSON_CreateIntArray(tris, 2);
+        ok = t && cJSON_AddItemToObject(m, "triangles", t);
+        if (!ok)
+            cJSON_Delete(t);
+    }
+    ok = ok && cJSON_AddItemToObject(line, "margin", m);
+    if (!ok) {
+        cJSON_Delete(m);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
+    }
+    if (d.within && !result->collide) /* the margin decided */
+        ok = cJSON_ReplaceItemInObject(line, "collide", cJSON_CreateTrue()) &&
+             cJSON_ReplaceItemInObject(line, "decided_by", cJSON_CreateString("margin"));
+    return ok ? KCBP_OK : kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
+}
+
 int kcbp_cli_collide(int argc, char **argv)
 {
     collide_args args;
@@ -183,6 +228,8 @@ int kcbp_cli_collide(int argc, char **argv)
         if (st != KCBP_OK)
             break;
         lines[i] = kcbp_report_collide(&result, &model_a, b, &times);
+        if (lines[i] && args.margin >= 0)
+            st = add_margin(lines[i], &result, args.margin, &model_a, &pose_a, b, &poses[i], &err);
         if (lines[i] && args.poses_file && !cJSON_AddNumberToObject(lines[i], "pose", (double)i)) {
             cJSON_Delete(lines[i]);
             lines[i] = NULL;

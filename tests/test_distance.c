@@ -470,6 +470,45 @@ static void test_cli(void **state)
     rmdir(dir);
 }
 
+/* kcbp collide --margin: within the margin collides ("decided_by":
+ * "margin", the closest triangles), beyond it does not, touching stays a
+ * mesh contact; the margin agrees with kcbp distance. */
+static void test_collide_margin(void **state)
+{
+    (void)state;
+    test_run_result r = {0};
+    const char *m = "meshes/suzanne.obj", *pose = "3 0 0 0 0 1 0";
+    test_run(&r, (const char *const[]){"distance", m, m, "--pose-b", pose, NULL});
+    assert_int_equal(r.status, 0);
+    double d = atof(strstr(r.out, "\"distance\":") + 11);
+    assert_true(d > 0.01);
+    test_run_free(&r);
+    char within[64], beyond[64];
+    snprintf(within, sizeof within, "%.17g", d * 1.01);
+    snprintf(beyond, sizeof beyond, "%.17g", d * 0.99);
+    test_run(&r, (const char *const[]){"collide", m, m, "--pose-b", pose, "--margin", within, NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"collide\":true,\"decided_by\":\"margin\",\"contacts\":[]"));
+    assert_non_null(strstr(r.out, "\"triangles\":["));
+    assert_true(fabs(atof(strstr(r.out, "\"margin\":{\"d\":") + 14) - d * 1.01) <= 1e-12);
+    assert_true(fabs(atof(strstr(r.out, "\"distance\":") + 11) - d) <= 1e-12);
+    test_run_free(&r);
+    test_run(&r, (const char *const[]){"collide", m, m, "--pose-b", pose, "--margin", beyond, NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"collide\":false"));
+    assert_non_null(strstr(r.out, "\"distance\":null"));
+    test_run_free(&r);
+    test_run(&r, (const char *const[]){"collide", m, m, "--margin", "0", NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"collide\":true,\"decided_by\":\"mesh\""));
+    assert_non_null(strstr(r.out, "\"margin\":{\"d\":0,\"distance\":0}"));
+    test_run_free(&r);
+    test_run(&r, (const char *const[]){"collide", m, m, "--margin", "-0.5", NULL});
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.out, "");
+    test_run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_mesh_oracle),
         cmocka_unit_test(test_bundled),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_collide_margin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

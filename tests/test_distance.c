@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -509,6 +510,51 @@ static void test_collide_margin(void **state)
     test_run_free(&r);
 }
 
+/* kcbp scene and kcbp batch --margin: two copies of a mesh 3 apart along
+ * x (their distance d measured by kcbp distance) collide within a margin
+ * above d, not below it. */
+static void test_scene_margin(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/kcbp-distance-XXXXXX", mesh[4096];
+    assert_non_null(mkdtemp(dir));
+    assert_non_null(realpath("meshes/suzanne.obj", mesh));
+    char scene[2 * sizeof mesh + 256];
+    snprintf(scene, sizeof scene,
+             "{\"objects\": [{\"name\": \"a\", \"mesh\": \"%s\", \"position\": [0, 0, 0]},"
+             " {\"name\": \"b\", \"mesh\": \"%s\", \"position\": [3, 0, 0]}]}\n",
+             mesh, mesh);
+    const char *path = test_tmp_write_text(dir, "s.json", scene);
+    test_run_result r = {0};
+    test_run(&r, (const char *const[]){"distance", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-b",
+                                       "3 0 0 0 0 1 0", NULL});
+    double d = atof(strstr(r.out, "\"distance\":") + 11);
+    test_run_free(&r);
+    char within[64], beyond[64];
+    snprintf(within, sizeof within, "%.17g", d * 1.01);
+    snprintf(beyond, sizeof beyond, "%.17g", d * 0.99);
+    for (int batch = 0; batch < 2; batch++) {
+        const char *cmd = batch ? "batch" : "scene";
+        test_run(&r, (const char *const[]){cmd, path, NULL});
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "\"colliding\":[]"));
+        test_run_free(&r);
+        test_run(&r, (const char *const[]){cmd, path, "--margin", beyond, NULL});
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "\"colliding\":[]"));
+        test_run_free(&r);
+        test_run(&r, (const char *const[]){cmd, path, "--margin", within, "--contacts", "all", NULL});
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "\"colliding\":[{\"a\":\"a\",\"b\":\"b\",\"contacts\":[]}]"));
+        test_run_free(&r);
+        test_run(&r, (const char *const[]){cmd, path, "--margin", "x", NULL});
+        assert_int_equal(r.status, 2);
+        test_run_free(&r);
+    }
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_bundled),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_collide_margin),
+        cmocka_unit_test(test_scene_margin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

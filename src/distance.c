@@ -102,6 +102,23 @@ typedef struct {
     double lb2;
 } node_pair;
 
+/* The slot of a triangle near point p: down the tree, always into the
+ * child whose box is nearer p. */
+static uint32_t dive(const kcbp_aabb_tree *t, kcbp_vec3 p)
+{
+    const kcbp_aabb_node *n = &t->nodes[0];
+    while (!n->count) {
+        const kcbp_aabb_node *c0 = &t->nodes[n->first], *c1 = c0 + 1;
+        double d0 = 0, d1 = 0;
+        kcbp_vec3 u0 = kcbp_v3_sub(kcbp_v3_abs(kcbp_v3_sub(p, c0->center)), c0->extent);
+        kcbp_vec3 u1 = kcbp_v3_sub(kcbp_v3_abs(kcbp_v3_sub(p, c1->center)), c1->extent);
+        d0 = kcbp_v3_len2(kcbp_v3_max(u0, kcbp_v3(0, 0, 0)));
+        d1 = kcbp_v3_len2(kcbp_v3_max(u1, kcbp_v3(0, 0, 0)));
+        n = d1 < d0 ? c1 : c0;
+    }
+    return n->first;
+}
+
 /* Squared distance between two world boxes. */
 static double aabb_dist2(kcbp_aabb p, kcbp_aabb q)
 {
@@ -133,6 +150,9 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
     double scale = fmax(fmax(a->scale, a->cbp_scale),
                         fmax(b->scale, b->cbp_scale) + kcbp_v3_len(b_in_a.trans));
     double margin = DIST_CBP_REL * scale;
+    kcbp_pose b_to_a_inv = kcbp_pose_inverse(&b_in_a);
+    bool have_witness = false;
+    kcbp_vec3 witness_a = {0, 0, 0}, witness_b = {0, 0, 0};
     double lower = 0;
 
     /* Stage 1: the world boxes (only a decision with a limit). */
@@ -158,6 +178,11 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
         result->cbp_tested = true;
         result->gjk_iterations = g.iterations;
         bool apart = g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP;
+        if (apart) {
+            have_witness = true;
+            witness_a = g.point_a;
+            witness_b = kcbp_pose_apply(&b_to_a_inv, g.point_b);
+        }
         result->cbp_distance = apart ? g.distance_lower : 0;
         lower = fmax(lower, result->cbp_distance - margin);
         if (limited && result->cbp_distance - margin > limit) {
@@ -186,6 +211,25 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
     kcbp_vec3 best_pa = {0, 0, 0}, best_pb = {0, 0, 0};
     uint32_t best_ta = 0, best_tb = 0;
     uint64_t box_pairs = 0, tri_pairs = 0;
+    if (have_witness) {
+        /* A first upper bound: the triangles nearest the k-CBPs' closest
+         * points (found by a greedy dive in each tree), which lie near the
+         * meshes' closest points when those are on the hulls. */
+        uint32_t sa = dive(&a->tree, witness_a), sb = dive(&b->tree, witness_b);
+        kcbp_vec3 tb[3], pa, pb;
+        for (int k = 0; k < 3; k++)
+            tb[k] = kcbp_pose_apply(&b_in_a, b->tree.tri_verts[sb][k]);
+        double d = kcbp_tri_distance(a->tree.tri_verts[sa], tb, &pa, &pb);
+        tri_pairs++;
+        if (d <= limit) {
+            best = d;
+            best2 = d * d;
+            best_pa = pa;
+            best_pb = pb;
+            best_ta = a->tree.tri_ids[sa];
+            best_tb = b->tree.tri_ids[sb];
+        }
+    }
     node_pair stack[DIST_STACK];
     size_t top = 0;
     stack[top++] = (node_pair){0, 0, root_dist2(&f, &a->tree.nodes[0], &b->tree.nodes[0])};

@@ -113,31 +113,54 @@ static void offer(best_pair *b, double d2, kcbp_vec3 pa, kcbp_vec3 pb)
     }
 }
 
-/* Vertex p against the face of t: when p projects into t, its distance to
- * the plane (the foot of the perpendicular as closest point). p_on_a says
- * which side of the answer p is. */
-static void vertex_face(best_pair *b, kcbp_vec3 p, const kcbp_vec3 t[3], const face *f, bool p_on_a)
+/* Vertex p, at height h over the plane of t (dot(p - t[0], n)), against
+ * the face of t: when p projects into t, its distance to the plane (the
+ * foot of the perpendicular as closest point). p_on_a says which side of
+ * the answer p is. */
+static void vertex_face(best_pair *b, kcbp_vec3 p, double h, const kcbp_vec3 t[3], const face *f, bool p_on_a)
 {
-    double h = kcbp_v3_dot(kcbp_v3_sub(p, t[0]), f->n);
+    double d2 = h * h / f->n2;
+    if (d2 >= b->d2)
+        return;
     kcbp_vec3 foot = kcbp_v3_sub(p, kcbp_v3_scale(f->n, h / f->n2));
     if (!inside(t, f, foot))
         return;
-    double d2 = h * h / f->n2;
     if (p_on_a)
         offer(b, d2, p, foot);
     else
         offer(b, d2, foot, p);
 }
 
-/* Edge p0p1 against the face of t: 0 when it crosses (or touches) it. */
-static bool edge_crosses(kcbp_vec3 p0, kcbp_vec3 p1, const kcbp_vec3 t[3], const face *f, kcbp_vec3 *x)
+/* Edge p0p1, its ends at heights h0 and h1 over the plane of t, against
+ * the face of t: true when it crosses (or touches) it, at *x. */
+static bool edge_crosses(kcbp_vec3 p0, kcbp_vec3 p1, double h0, double h1, const kcbp_vec3 t[3], const face *f,
+                         kcbp_vec3 *x)
 {
-    double h0 = kcbp_v3_dot(kcbp_v3_sub(p0, t[0]), f->n), h1 = kcbp_v3_dot(kcbp_v3_sub(p1, t[0]), f->n);
     if ((h0 > 0 && h1 > 0) || (h0 < 0 && h1 < 0) || (h0 == 0 && h1 == 0))
         return false; /* one side, or in the plane (the edge-edge and vertex-face cases cover it) */
     double w = h0 / (h0 - h1);
     *x = kcbp_v3_add(p0, kcbp_v3_scale(kcbp_v3_sub(p1, p0), w));
     return inside(t, f, *x);
+}
+
+/* All three heights strictly on one side. */
+static bool one_side(const double h[3])
+{
+    return (h[0] > 0 && h[1] > 0 && h[2] > 0) || (h[0] < 0 && h[1] < 0 && h[2] < 0);
+}
+
+/* Whether the slab between cp (on a) and cq (on b), normal to cq - cp,
+ * holds a on cp's side and b on cq's: then no pair of points is nearer
+ * than this one (the closest pair of two disjoint convex sets is the one
+ * whose slab separates them; PQP's and FCL's triangle distance use the
+ * same early exit). */
+static bool slab_separates(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 cp, kcbp_vec3 cq)
+{
+    kcbp_vec3 v = kcbp_v3_sub(cq, cp);
+    for (int k = 0; k < 3; k++)
+        if (kcbp_v3_dot(kcbp_v3_sub(a[k], cp), v) > 0 || kcbp_v3_dot(kcbp_v3_sub(b[k], cq), v) < 0)
+            return false;
+    return true;
 }
 
 double kcbp_tri_distance(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 *pa, kcbp_vec3 *pb)
@@ -152,31 +175,43 @@ double kcbp_tri_distance(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 *
             return INFINITY;
         }
     face fa = face_of(a), fb = face_of(b);
-    /* An edge crossing the other's face: they intersect. */
+    double ha[3] = {0, 0, 0}, hb[3] = {0, 0, 0}; /* a over b's plane, b over a's */
     for (int i = 0; i < 3; i++) {
-        kcbp_vec3 x;
-        if (fb.ok && edge_crosses(a[i], a[(i + 1) % 3], b, &fb, &x)) {
-            *pa = *pb = x;
-            return 0;
-        }
-        if (fa.ok && edge_crosses(b[i], b[(i + 1) % 3], a, &fa, &x)) {
-            *pa = *pb = x;
-            return 0;
-        }
+        if (fb.ok)
+            ha[i] = kcbp_v3_dot(kcbp_v3_sub(a[i], b[0]), fb.n);
+        if (fa.ok)
+            hb[i] = kcbp_v3_dot(kcbp_v3_sub(b[i], a[0]), fa.n);
     }
+    /* An edge crossing the other's face: they intersect. Not possible when
+     * one lies strictly on one side of the other's plane. */
+    if (!(fb.ok && one_side(ha)) && !(fa.ok && one_side(hb)))
+        for (int i = 0; i < 3; i++) {
+            int j = (i + 1) % 3;
+            kcbp_vec3 x;
+            if ((fb.ok && edge_crosses(a[i], a[j], ha[i], ha[j], b, &fb, &x)) ||
+                (fa.ok && edge_crosses(b[i], b[j], hb[i], hb[j], a, &fa, &x))) {
+                *pa = *pb = x;
+                return 0;
+            }
+        }
     best_pair best = {INFINITY, a[0], b[0]};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             kcbp_vec3 cp, cq;
             double d2 = seg_seg(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3], &cp, &cq);
-            offer(&best, d2, cp, cq);
+            if (d2 < best.d2) {
+                offer(&best, d2, cp, cq);
+                if (d2 == 0 || slab_separates(a, b, cp, cq))
+                    goto done;
+            }
         }
     for (int i = 0; i < 3; i++) {
         if (fb.ok)
-            vertex_face(&best, a[i], b, &fb, true);
+            vertex_face(&best, a[i], ha[i], b, &fb, true);
         if (fa.ok)
-            vertex_face(&best, b[i], a, &fa, false);
+            vertex_face(&best, b[i], hb[i], a, &fa, false);
     }
+done:
     *pa = best.pa;
     *pb = best.pb;
     /* The distance of the points returned (so that |pb - pa| is it). */

@@ -16,10 +16,13 @@
  * The stages, cheapest first (each one a lower bound on the distance):
  *   1. aabb: the distance between the world boxes of the k-CBPs;
  *   2. cbp:  the GJK distance between the two k-CBPs (they hold the meshes);
- *   3. mesh: the two AABB trees, depth-first with the nearer pair of
- *            children first, pruning every node pair whose box distance is
- *            not below the best triangle distance found so far (the running
- *            upper bound), and kcbp_tri_distance on the leaves' triangles.
+ *   3. mesh: a first upper bound from the triangles nearest the k-CBPs'
+ *            closest points (a greedy dive in each tree), then the two AABB
+ *            trees, depth-first with the nearer pair of children first,
+ *            pruning every node pair whose box distance is not below the
+ *            best triangle distance found so far (the running upper bound),
+ *            and kcbp_tri_distance on the leaves' triangles (each pair first
+ *            bounded by its gap along the line through the centroids).
  * Stages 1 and 2 decide only with max_distance: when their lower bound
  * exceeds it, the answer "farther than max_distance" is known without
  * touching the meshes. Stage 3 stops as soon as the distance is 0 (the
@@ -49,7 +52,10 @@ extern "C" {
  * parallel and zero-length edges handled), the 6 vertex-face distances where
  * the vertex projects into the other triangle, and 0 when an edge of one
  * crosses the other (which catches every intersection: the intersection of
- * two triangles, when not empty, meets an edge of one of them). Degenerate
+ * two triangles, when not empty, meets an edge of one of them; tested only
+ * when neither lies strictly on one side of the other's plane). An edge
+ * pair whose slab (normal to the segment joining its closest points)
+ * separates the two triangles ends the search early, as in PQP and FCL. Degenerate
  * triangles (zero area up to rounding: collinear or repeated vertices) are
  * the union of their edges, and only the edge-edge cases are used for them.
  *

@@ -16,6 +16,27 @@ typedef struct {
     double n2;   /* |n|^2 */
 } face;
 
+/* hi = fl(a - b) and the rounding error lo, a - b = hi + lo exactly
+ * (Knuth's TwoSum). */
+static double diff_lo(double a, double b, double hi)
+{
+    double bb = hi - a;
+    return (a - (hi - bb)) + (-b - bb);
+}
+
+/* x1 y2 - x2 y1 for x = xh + xl, y = yh + yl, in about twice the working
+ * precision (the products' errors by fma, the difference's by TwoSum; the
+ * xl yl terms, ~u^2, dropped): accurate to ~u of the result plus ~u^2 of
+ * the products, where the plain formula loses all digits of a nearly
+ * cancelling difference. */
+static double det2(double x1h, double x1l, double y2h, double y2l, double x2h, double x2l, double y1h, double y1l)
+{
+    double p = x1h * y2h, pe = fma(x1h, y2h, -p);
+    double q = x2h * y1h, qe = fma(x2h, y1h, -q);
+    double s = p - q, bb = s - p, se = (p - (s - bb)) + (-q - bb);
+    return s + ((pe - qe + se) + (x1h * y2l + x1l * y2h) - (x2h * y1l + x2l * y1h));
+}
+
 static face face_of(const kcbp_vec3 t[3])
 {
     face f = {false, {0, 0, 0}, 0};
@@ -27,10 +48,25 @@ static face face_of(const kcbp_vec3 t[3])
     kcbp_vec3 e1 = kcbp_v3_sub(q, p), e2 = kcbp_v3_sub(r, p);
     f.n = kcbp_v3_cross(e1, e2);
     f.n2 = kcbp_v3_len2(f.n);
-    /* Degenerate up to rounding: the edges' angle is within a few hundred
-     * ulps of 0 or pi (the cross product's rounding is ~u |e1| |e2|). */
     double scale = sqrt(kcbp_v3_len2(e1) * kcbp_v3_len2(e2));
-    f.ok = f.n2 > 0 && sqrt(f.n2) > 256 * DBL_EPSILON * scale;
+    /* The plain cross product turns the normal by ~u / sin(angle) (the
+     * edges are rounded): for a sliver, whose angle is tiny, that tilts
+     * the plane by far more than its height over a vertex can bear (found
+     * by tests/stress/tridist_exact.cpp: 1.4e-9 of the scale for a vertex
+     * over a sliver 1e-8 thick). Below sin = 1e-3 (an error up to ~1e3 u
+     * otherwise), the edges are taken exactly (hi + lo) and the products
+     * in twice the precision. */
+    if (!(sqrt(f.n2) > 1e-3 * scale)) {
+        double e1l[3] = {diff_lo(q.x, p.x, e1.x), diff_lo(q.y, p.y, e1.y), diff_lo(q.z, p.z, e1.z)};
+        double e2l[3] = {diff_lo(r.x, p.x, e2.x), diff_lo(r.y, p.y, e2.y), diff_lo(r.z, p.z, e2.z)};
+        f.n.x = det2(e1.y, e1l[1], e2.z, e2l[2], e1.z, e1l[2], e2.y, e2l[1]);
+        f.n.y = det2(e1.z, e1l[2], e2.x, e2l[0], e1.x, e1l[0], e2.z, e2l[2]);
+        f.n.z = det2(e1.x, e1l[0], e2.y, e2l[1], e1.y, e1l[1], e2.x, e2l[0]);
+        f.n2 = kcbp_v3_len2(f.n);
+    }
+    /* Degenerate up to rounding: what is left of the normal is within the
+     * ~u^2 |e1| |e2| the accurate products still miss. */
+    f.ok = f.n2 > 0 && sqrt(f.n2) > 64 * DBL_EPSILON * DBL_EPSILON * scale && isfinite(f.n2);
     return f;
 }
 

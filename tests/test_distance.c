@@ -1,6 +1,6 @@
 /* kcbp_tri_distance and kcbp_distance against an independent oracle: the
  * distance between two triangles as a convex quadratic program over the two
- * simplices, minimised in long double by enumerating the faces of their
+ * simplices, minimised in __float128 (or long double) by enumerating the faces of their
  * product (every pair of vertex subsets: the unconstrained minimum on the
  * pair's affine hulls, when it lies in both sub-simplices); then the
  * meshes' distance as the smallest over all triangle pairs. */
@@ -20,7 +20,22 @@
 
 #include "testutil.h"
 
+/* The oracle's precision: __float128 (113-bit significand) where the
+ * compiler has it (GCC and Clang on x86-64), long double otherwise. A
+ * sliver's face is a nearly singular system: long double (64 bits) put a
+ * point on a sliver 1e-8 thick 1e-11 off it. */
+#if defined(__SIZEOF_FLOAT128__) && !defined(__clang__) || defined(__SIZEOF_FLOAT128__) && defined(__x86_64__)
+typedef __float128 ld;
+#define LD_TINY 1e-60Q
+#else
 typedef long double ld;
+#define LD_TINY 1e-30L
+#endif
+static ld ld_abs(ld x) { return x < 0 ? -x : x; }
+static ld ld_max(ld x, ld y) { return x > y ? x : y; }
+static ld ld_min(ld x, ld y) { return x < y ? x : y; }
+/* sqrt in long double of a value known in ld (enough for a distance). */
+static double ld_sqrt(ld x) { return (double)sqrtl((long double)x); }
 typedef struct {
     ld x[3];
 } lvec;
@@ -30,19 +45,22 @@ static ld ldot(lvec a, lvec b) { return a.x[0] * b.x[0] + a.x[1] * b.x[1] + a.x[
 static lvec lsub(lvec a, lvec b) { return (lvec){{a.x[0] - b.x[0], a.x[1] - b.x[1], a.x[2] - b.x[2]}}; }
 
 /* Solves the n x n system m z = r (n <= 4) by Gaussian elimination with
- * partial pivoting; false when singular up to rounding. */
+ * partial pivoting; false when singular. The threshold is far below
+ * rounding (a sliver's face is a nearly singular system that must still be
+ * solved): a garbage solution of a truly singular one is harmless, since
+ * every candidate is evaluated as a real pair of points (an upper bound). */
 static bool solve(ld m[4][4], ld r[4], int n, ld z[4])
 {
     ld big = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
-            big = fmaxl(big, fabsl(m[i][j]));
+            big = ld_max(big, ld_abs(m[i][j]));
     for (int c = 0; c < n; c++) {
         int p = c;
         for (int i = c + 1; i < n; i++)
-            if (fabsl(m[i][c]) > fabsl(m[p][c]))
+            if (ld_abs(m[i][c]) > ld_abs(m[p][c]))
                 p = i;
-        if (!(fabsl(m[p][c]) > 1e-17L * big))
+        if (!(ld_abs(m[p][c]) > LD_TINY * big))
             return false;
         for (int j = 0; j < n; j++) {
             ld t = m[c][j];
@@ -119,13 +137,13 @@ static ld oracle_tri_dist2(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
             for (int i = 1; i < nb; i++)
                 wb[0] -= (wb[i] = z[k++]);
             for (int i = 0; i < 3; i++)
-                if (wa[i] < -1e-12L || wb[i] < -1e-12L)
+                if (wa[i] < (ld)-1e-12 || wb[i] < (ld)-1e-12)
                     feasible = false;
             if (!feasible)
                 continue;
             ld sa_ = 0, sb_ = 0;
             for (int i = 0; i < 3; i++) {
-                wa[i] = fmaxl(wa[i], 0), wb[i] = fmaxl(wb[i], 0);
+                wa[i] = ld_max(wa[i], 0), wb[i] = ld_max(wb[i], 0);
                 sa_ += wa[i], sb_ += wb[i];
             }
             lvec x = {{0, 0, 0}}, y = {{0, 0, 0}};
@@ -136,7 +154,7 @@ static ld oracle_tri_dist2(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
                 for (int c = 0; c < 3; c++)
                     y.x[c] += wb[i] / sb_ * B[ib[i]].x[c];
             lvec d = lsub(x, y);
-            best = fminl(best, ldot(d, d));
+            best = ld_min(best, ldot(d, d));
         }
     return best;
 }
@@ -167,7 +185,7 @@ typedef struct {
 static void check_pair(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double rel, err_stats *st)
 {
     double s = tri_scale(a, b);
-    double want = (double)sqrtl(oracle_tri_dist2(a, b));
+    double want = ld_sqrt(oracle_tri_dist2(a, b));
     for (int order = 0; order < 2; order++) {
         const kcbp_vec3 *x = order ? b : a, *y = order ? a : b;
         kcbp_vec3 px, py;
@@ -181,8 +199,12 @@ static void check_pair(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double rel, e
                      got, want, e / s, s, x[0].x, x[0].y, x[0].z, x[1].x, x[1].y, x[1].z, x[2].x, x[2].y, x[2].z,
                      y[0].x, y[0].y, y[0].z, y[1].x, y[1].y, y[1].z, y[2].x, y[2].y, y[2].z);
         assert_true(fabs(kcbp_v3_len(kcbp_v3_sub(py, px)) - got) <= 1e-15 * s + 1e-300);
-        assert_true((double)sqrtl(point_tri_dist2(px, x)) <= rel * s + 1e-300);
-        assert_true((double)sqrtl(point_tri_dist2(py, y)) <= rel * s + 1e-300);
+        double ex = ld_sqrt(point_tri_dist2(px, x)), ey = ld_sqrt(point_tri_dist2(py, y));
+        if (!(ex <= rel * s + 1e-300 && ey <= rel * s + 1e-300))
+            fail_msg("points off their triangles by %.3g and %.3g (scale %.3g)\n a (%.17g %.17g %.17g) (%.17g %.17g "
+                     "%.17g) (%.17g %.17g %.17g)\n b (%.17g %.17g %.17g) (%.17g %.17g %.17g) (%.17g %.17g %.17g)",
+                     ex, ey, s, x[0].x, x[0].y, x[0].z, x[1].x, x[1].y, x[1].z, x[2].x, x[2].y, x[2].z, y[0].x,
+                     y[0].y, y[0].z, y[1].x, y[1].y, y[1].z, y[2].x, y[2].y, y[2].z);
     }
 }
 
@@ -233,10 +255,10 @@ static void test_tri_oracle(void **state)
     (void)state;
     test_rng r = {0x5eed1234abcdull};
     err_stats st = {0, 0};
-    enum { N = 4500 };
+    enum { N = 5000 };
     for (int n = 0; n < N; n++) {
         kcbp_vec3 a[3], b[3];
-        int cls = n % 9;
+        int cls = n % 10;
         double off = pow(10, test_rng_range(&r, -3, 3)); /* position far from the origin sometimes */
         kcbp_vec3 o = cls == 7 ? rand_point(&r, -off, off) : kcbp_v3(0, 0, 0);
         for (int i = 0; i < 3; i++) {
@@ -289,6 +311,18 @@ static void test_tri_oracle(void **state)
             a[2] = kcbp_v3_add(lerp(a[0], a[1], test_rng_range(&r, -0.5, 1.5)),
                                kcbp_v3_scale(test_rng_unit_vector(&r), pow(10, test_rng_range(&r, -14, -2))));
             break;
+        case 9: { /* a vertex of b just above the middle of a sliver (its face normal is ill-conditioned) */
+            kcbp_vec3 w = kcbp_v3_cross(kcbp_v3_sub(a[1], a[0]), test_rng_unit_vector(&r));
+            w = kcbp_v3_scale(w, pow(10, test_rng_range(&r, -8, -3)) / kcbp_v3_len(w));
+            a[2] = kcbp_v3_add(lerp(a[0], a[1], test_rng_range(&r, 0.2, 0.8)), w);
+            kcbp_vec3 nrm = kcbp_v3_cross(kcbp_v3_sub(a[1], a[0]), kcbp_v3_sub(a[2], a[0]));
+            nrm = kcbp_v3_scale(nrm, 1 / kcbp_v3_len(nrm));
+            kcbp_vec3 c = kcbp_v3_scale(kcbp_v3_add(kcbp_v3_add(a[0], a[1]), a[2]), 1.0 / 3);
+            b[0] = kcbp_v3_add(c, kcbp_v3_scale(nrm, pow(10, test_rng_range(&r, -9, 0))));
+            b[1] = kcbp_v3_add(b[0], kcbp_v3_add(nrm, rand_point(&r, -0.5, 0.5)));
+            b[2] = kcbp_v3_add(b[0], kcbp_v3_add(nrm, rand_point(&r, -0.5, 0.5)));
+            break;
+        }
         default: break;
         }
         check_pair(a, b, KCBP_TRI_DIST_REL_ERR, &st);
@@ -319,15 +353,15 @@ static void test_mesh_oracle(void **state)
     test_rng r = {0xd157a9ceull};
     kcbp_error err = {0};
     int within = 0, beyond = 0, zero = 0;
-    for (int m = 0; m < 12; m++) {
+    for (int m = 0; m < 8; m++) {
         kcbp_model a, b;
-        random_mesh(&a, &r, 20 + m);
+        random_mesh(&a, &r, 12 + m);
         if (m % 3 == 0)
             test_model_box(&b, kcbp_v3(-0.5, -0.4, -0.3), kcbp_v3(0.5, 0.4, 0.3));
         else
-            random_mesh(&b, &r, 40 - m);
-        for (int k = 0; k < 15; k++) {
-            kcbp_pose pa = test_random_pose(&r, 0.5), pb = test_random_pose(&r, 1 + k * 0.2);
+            random_mesh(&b, &r, 24 - m);
+        for (int k = 0; k < 12; k++) {
+            kcbp_pose pa = test_random_pose(&r, 0.5), pb = test_random_pose(&r, k < 3 ? 0.2 : 1 + k * 0.2);
             kcbp_pose rel = kcbp_pose_relative(&pa, &pb);
             ld want2 = INFINITY;
             for (uint32_t i = 0; i < a.mesh.ntriangles; i++)
@@ -337,9 +371,9 @@ static void test_mesh_oracle(void **state)
                         ta[c] = a.mesh.vertices[a.mesh.triangles[i].v[c]];
                         tb[c] = kcbp_pose_apply(&rel, b.mesh.vertices[b.mesh.triangles[j].v[c]]);
                     }
-                    want2 = fminl(want2, oracle_tri_dist2(ta, tb));
+                    want2 = ld_min(want2, oracle_tri_dist2(ta, tb));
                 }
-            double want = (double)sqrtl(want2);
+            double want = ld_sqrt(want2);
             double s = fmax(a.scale, b.scale + kcbp_v3_len(rel.trans));
             for (int use_cbp = 0; use_cbp < 2; use_cbp++) {
                 kcbp_distance_options o = kcbp_distance_options_default();
@@ -357,8 +391,8 @@ static void test_mesh_oracle(void **state)
                     ta[c] = kcbp_pose_apply(&pa, a.mesh.vertices[a.mesh.triangles[res.tri_a].v[c]]);
                     tb[c] = kcbp_pose_apply(&pb, b.mesh.vertices[b.mesh.triangles[res.tri_b].v[c]]);
                 }
-                assert_true((double)sqrtl(point_tri_dist2(res.point_a, ta)) <= 1e-12 * s);
-                assert_true((double)sqrtl(point_tri_dist2(res.point_b, tb)) <= 1e-12 * s);
+                assert_true(ld_sqrt(point_tri_dist2(res.point_a, ta)) <= 1e-12 * s);
+                assert_true(ld_sqrt(point_tri_dist2(res.point_b, tb)) <= 1e-12 * s);
                 if (use_cbp && res.cbp_tested)
                     assert_true(res.cbp_distance <= want + 1e-8 * s);
                 zero += want == 0;
@@ -387,7 +421,7 @@ static void test_mesh_oracle(void **state)
         kcbp_model_free(&b);
     }
     print_message("mesh pairs: %d within a limit, %d beyond, %d touching\n", within, beyond, zero);
-    assert_true(beyond > 50 && within > 50);
+    assert_true(beyond > 30 && within > 30);
 }
 
 /* Bundled meshes: symmetric, translation moves the distance as expected,

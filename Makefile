@@ -162,16 +162,20 @@ $(B)/pose_exact: tests/stress/pose_exact.cpp tests/stress/exact_shape.hpp $(STRE
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(LDLIBS) $(CGAL_LIBS)
 $(B)/gjk_stress: tests/stress/gjk_stress.c tests/cso_oracle.c tests/cso_oracle.h $(STRESS_LIBA)
 	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< tests/cso_oracle.c $(STRESS_LIBA) $(LDLIBS)
+$(B)/tridist_exact: tests/stress/tridist_exact.cpp $(STRESS_LIBA)
+	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 POSE_DIRS ?= 40
-stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact
+TRIDIST_PAIRS ?= 300000
+stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/tridist_exact
 	$(B)/tritri_exact $(TRITRI_PAIRS) 1
 	$(B)/gjk_stress $(GJK_PAIRS) 10 1
 	$(B)/pose_exact meshes/suzanne.obj meshes/woody.obj $(POSE_DIRS) 1
 	$(B)/pose_exact meshes/bunny2.obj meshes/spot.obj $(POSE_DIRS) 2
+	$(B)/tridist_exact $(TRIDIST_PAIRS) 1
 stress-ci:
-	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 stress
+	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 TRIDIST_PAIRS=100000 stress
 
 demo: $(KCBP)
 	@scripts/demo.sh

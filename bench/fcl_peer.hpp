@@ -21,7 +21,8 @@ inline double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-inline std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>> build_bvh(const kcbp_mesh &m)
+// BV: OBBRSSd for collide (the default), RSSd for distance (bench/fcl_distance).
+template <class BV = fcl::OBBRSSd> std::shared_ptr<fcl::BVHModel<BV>> build_bvh(const kcbp_mesh &m)
 {
     std::vector<fcl::Vector3d> ps(m.nvertices);
     for (uint32_t i = 0; i < m.nvertices; i++)
@@ -29,7 +30,7 @@ inline std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>> build_bvh(const kcbp_mesh &m
     std::vector<fcl::Triangle> ts(m.ntriangles);
     for (uint32_t i = 0; i < m.ntriangles; i++)
         ts[i] = fcl::Triangle(m.triangles[i].v[0], m.triangles[i].v[1], m.triangles[i].v[2]);
-    auto bvh = std::make_shared<fcl::BVHModel<fcl::OBBRSSd>>();
+    auto bvh = std::make_shared<fcl::BVHModel<BV>>();
     if (bvh->beginModel((int)m.ntriangles, (int)m.nvertices) != fcl::BVH_OK ||
         bvh->addSubModel(ps, ts) != fcl::BVH_OK || bvh->endModel() != fcl::BVH_OK)
         return nullptr;

@@ -38,6 +38,7 @@ int kcbp_cli_cbp(int argc, char **argv);
 int kcbp_cli_scene(int argc, char **argv);
 int kcbp_cli_batch(int argc, char **argv);
 int kcbp_cli_bench(int argc, char **argv);
+int kcbp_cli_distance(int argc, char **argv);
 
 /* One mesh's curves for kcbp bench --plot: x[i] (n) and, for each of ncols
  * volumes, r[i * ncols + b] (hit rate) and dt[i * ncols + b] (ms). */
@@ -61,6 +62,7 @@ typedef struct {
     bool pretty;                  /* indent each document (kcbp scene only) */
     long max_contacts;            /* --max-contacts: listed per frame */
     const char *mesh_root;        /* --mesh-root, or NULL: the scene file's folder */
+    double margin;                /* --margin: kcbp_scene_eval.margin (0: none) */
     kcbp_model_cache *cache;      /* models shared across scenes (kcbp batch), or NULL */
 } kcbp_cli_scene_options;
 
@@ -74,13 +76,13 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o);
 /* Their getopt codes, and their getopt_long entries for a command's table. */
 enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_MAX_CONTACTS, KCBP_OPT_MESH_ROOT,
-       KCBP_OPT_K = 'k' };
+       KCBP_OPT_MARGIN, KCBP_OPT_K = 'k' };
 #define KCBP_CLI_SCENE_SHORTOPTS "k:"
 #define KCBP_CLI_SCENE_LONGOPTS                                                                                      \
     {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS},  \
         {"dirs", required_argument, NULL, KCBP_OPT_DIRS},                                                          \
         {"max-contacts", required_argument, NULL, KCBP_OPT_MAX_CONTACTS},                                          \
-        {"mesh-root", required_argument, NULL, KCBP_OPT_MESH_ROOT}
+        {"mesh-root", required_argument, NULL, KCBP_OPT_MESH_ROOT}, {"margin", required_argument, NULL, KCBP_OPT_MARGIN}
 /* Receives each frame's JSON document (no newline) as soon as the frame is
  * done; last: the scene's last frame. Returns false when it could not
  * write it (the evaluation then stops). */
@@ -93,6 +95,14 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
 /* kcbp_scene_read with the options' mesh root (see --mesh-root). */
 kcbp_status kcbp_cli_scene_read(kcbp_scene *scene, const char *path, const kcbp_cli_scene_options *o,
                                 kcbp_error *err);
+
+/* Loads an OBJ file and builds its model, adding the times of both steps
+ * to t->load_ms and t->build_ms; errors are prefixed with the path
+ * (collide_cmd.c). */
+kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
+                                kcbp_timings *t, kcbp_error *err);
+/* Parses a distance: a whole decimal number, finite and >= 0 (distance_cmd.c). */
+bool kcbp_cli_parse_distance(const char *text, double *out);
 
 /* Prints "kcbp: message" to stderr and returns the exit code for the status. */
 int kcbp_cli_fail(const kcbp_error *err);

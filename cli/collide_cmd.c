@@ -8,7 +8,7 @@
 
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
-    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N]\n"
+    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N] [--margin D]\n"
     "                    [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
@@ -27,6 +27,9 @@ static const char collide_help[] =
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "  --margin D               meshes within distance D (>= 0) of each other count as\n"
+    "                           colliding (each inflated by D/2): \"margin\" gives their\n"
+    "                           distance and closest triangles (kcbp distance --max-distance D)\n"
     "  --measure-cbp            with --poses: measure the k-CBPs' distance or depth for\n"
     "                           every pose, as a single pose always is (slower: GJK to\n"
     "                           convergence and EPA; without it a pose's \"cbp\" says only\n"
@@ -51,6 +54,7 @@ typedef struct {
     bool pretty;
     bool measure_cbp; /* --measure-cbp */
     long max_contacts; /* --max-contacts */
+    double margin;    /* --margin (< 0: none) */
 } collide_args;
 
 static int parse_args(int argc, char **argv, collide_args *args, bool *help)
@@ -61,12 +65,14 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
         {"measure-cbp", no_argument, NULL, 'M'}, {"max-contacts", required_argument, NULL, 'm'},
+        {"margin", required_argument, NULL, 'g'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
     args->opts = kcbp_collide_options_default();
     args->model = kcbp_model_options_default();
     args->max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
+    args->margin = -1;
     *help = false;
     long k;
     kcbp_error err;
@@ -85,6 +91,10 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'm':
             if (!kcbp_cli_parse_max_contacts("collide", optarg, &args->max_contacts))
                 return KCBP_EXIT_USAGE;
+            break;
+        case 'g':
+            if (!kcbp_cli_parse_distance(optarg, &args->margin))
+                return kcbp_cli_usage_error("collide", "--margin takes a finite number >= 0, not '%s'", optarg);
             break;
         case 'k':
             if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
@@ -153,15 +163,35 @@ static kcbp_status load_model(const char *path, const kcbp_model_options *opts, 
 
 /* One pose's line: only what was asked (no contact list with --contacts
  * none; the meshes and their load and build times on the first line of a
- * poses file only), at most max_contacts contacts. index < 0: single pose. */
+ * poses file only), at most max_contacts contacts. index < 0: single pose.
+ * With --margin, a pair that does not touch but is within the margin
+ * collides too ("decided_by": "margin"; kcbp_distance bounded by the
+ * margin decides it). NULL with *err set on failure. */
 static char *pose_line(const kcbp_collide_result *result, const collide_args *args, const kcbp_model *a,
-                       const kcbp_model *b, const kcbp_timings *times, long index)
+                       const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
+                       const kcbp_timings *times, long index, kcbp_error *err)
 {
+    kcbp_report_margin margin = {.d = args->margin, .within = result->collide, .distance = 0};
+    if (args->margin >= 0 && !result->collide) {
+        kcbp_distance_options o = kcbp_distance_options_default();
+        o.max_distance = args->margin;
+        kcbp_distance_result d = {0};
+        if (kcbp_distance(a, pose_a, b, pose_b, &o, &d, err) != KCBP_OK)
+            return NULL;
+        margin.within = d.within;
+        margin.distance = d.distance;
+        margin.tri[0] = d.tri_a;
+        margin.tri[1] = d.tri_b;
+    }
     kcbp_report_collide_options ro = {.contacts = args->opts.contacts != KCBP_CONTACTS_NONE,
                                       .models = index <= 0,
                                       .pose = index,
-                                      .max_contacts = (size_t)args->max_contacts};
-    return kcbp_report_collide_line(result, a, b, times, &ro);
+                                      .max_contacts = (size_t)args->max_contacts,
+                                      .margin = args->margin >= 0 ? &margin : NULL};
+    char *line = kcbp_report_collide_line(result, a, b, times, &ro);
+    if (!line)
+        kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
+    return line;
 }
 
 /* --poses: read a pose, answer it, and print its line, in constant memory.
@@ -191,9 +221,9 @@ static int collide_stream(const collide_args *args, kcbp_pose_reader *reader, co
         times->query_ms = kcbp_cli_now_ms() - t0;
         if (st != KCBP_OK)
             break;
-        char *line = pose_line(&result, args, a, b, times, i);
+        char *line = pose_line(&result, args, a, pose_a, b, &pose, times, i, &err);
         if (!line)
-            st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
+            st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
         else
             rc = kcbp_cli_print_text(line);
     }
@@ -249,9 +279,9 @@ int kcbp_cli_collide(int argc, char **argv)
         double t0 = kcbp_cli_now_ms();
         st = kcbp_collide_cached(&model_a, &pose_a, b, &pose_b, &args.opts, &cache, &result, &err);
         times.query_ms = kcbp_cli_now_ms() - t0;
-        char *line = st == KCBP_OK ? pose_line(&result, &args, &model_a, b, &times, -1) : NULL;
+        char *line = st == KCBP_OK ? pose_line(&result, &args, &model_a, &pose_a, b, &pose_b, &times, -1, &err) : NULL;
         if (st == KCBP_OK && !line)
-            st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
+            st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
         if (st != KCBP_OK) {
             rc = kcbp_cli_fail(&err);
         } else if (args.pretty) { /* one pose: indent it through cJSON */
@@ -271,4 +301,10 @@ int kcbp_cli_collide(int argc, char **argv)
     kcbp_model_free(&model_a);
     kcbp_model_free(&model_b);
     return rc;
+}
+
+kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
+                                kcbp_timings *t, kcbp_error *err)
+{
+    return load_model(path, opts, model, t, err);
 }

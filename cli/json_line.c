@@ -81,6 +81,12 @@ void kcbp_jl_bool(kcbp_jl *w, bool v)
     put(w, v ? "true" : "false", v ? 4 : 5);
 }
 
+void kcbp_jl_null(kcbp_jl *w)
+{
+    sep(w);
+    put(w, "null", 4);
+}
+
 static int format_uint(char *buf, uint64_t v)
 {
     char tmp[24];

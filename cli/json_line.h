@@ -24,6 +24,7 @@ void kcbp_jl_close(kcbp_jl *w, char c);
 void kcbp_jl_key(kcbp_jl *w, const char *key);
 /* Values, after a key or as array elements. */
 void kcbp_jl_bool(kcbp_jl *w, bool v);
+void kcbp_jl_null(kcbp_jl *w);
 void kcbp_jl_uint(kcbp_jl *w, uint64_t v);
 void kcbp_jl_double(kcbp_jl *w, double v);
 void kcbp_jl_string(kcbp_jl *w, const char *s);

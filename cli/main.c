@@ -12,6 +12,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"collide", kcbp_cli_collide, "do two meshes touch? exact answer, JSON report"},
+    {"distance", kcbp_cli_distance, "how far apart are two meshes? closest points, clearance"},
     {"scene", kcbp_cli_scene, "every colliding pair of a scene file (or --generate one)"},
     {"batch", kcbp_cli_batch, "many scene files, NDJSON, on N threads, shardable"},
     {"cbp", kcbp_cli_cbp, "build a mesh's k-CBP, report its tightness, export it as OBJ"},

@@ -26,6 +26,22 @@ static cJSON *finish(build_state *s, cJSON *obj)
     return obj;
 }
 
+cJSON *kcbp_report_mesh(const kcbp_model *model)
+{
+    build_state s = {false};
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    add_number(&s, o, "vertices", model->mesh.nvertices);
+    add_number(&s, o, "triangles", model->mesh.ntriangles);
+    add_number(&s, o, "degenerate_triangles", model->mesh.ndegenerate);
+    if (kcbp_model_has_cbp(model)) {
+        add_number(&s, o, "cbp_planes", model->cbp.nplanes);
+        add_number(&s, o, "cbp_vertices", model->cbp.nvertices);
+    }
+    return finish(&s, o);
+}
+
 static void line_mesh(kcbp_jl *w, const char *key, const kcbp_model *model)
 {
     kcbp_jl_key(w, key);
@@ -101,10 +117,11 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
     kcbp_jl w;
     kcbp_jl_init(&w);
     kcbp_jl_open(&w, '{');
+    bool by_margin = o->margin && o->margin->within && !result->collide;
     kcbp_jl_key(&w, "collide");
-    kcbp_jl_bool(&w, result->collide);
+    kcbp_jl_bool(&w, result->collide || by_margin);
     kcbp_jl_key(&w, "decided_by");
-    kcbp_jl_string(&w, kcbp_stage_name(result->decided_by));
+    kcbp_jl_string(&w, by_margin ? "margin" : kcbp_stage_name(result->decided_by));
     if (o->contacts) {
         kcbp_jl_key(&w, "contacts");
         kcbp_jl_open(&w, '[');
@@ -141,6 +158,25 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
     }
     line_number(&w, "query_ms", times->query_ms);
     kcbp_jl_close(&w, '}');
+    if (o->margin) {
+        kcbp_jl_key(&w, "margin");
+        kcbp_jl_open(&w, '{');
+        kcbp_jl_key(&w, "d");
+        kcbp_jl_double(&w, o->margin->d);
+        kcbp_jl_key(&w, "distance");
+        if (o->margin->within)
+            kcbp_jl_double(&w, o->margin->distance);
+        else
+            kcbp_jl_null(&w);
+        if (by_margin) {
+            kcbp_jl_key(&w, "triangles");
+            kcbp_jl_open(&w, '[');
+            kcbp_jl_uint(&w, o->margin->tri[0]);
+            kcbp_jl_uint(&w, o->margin->tri[1]);
+            kcbp_jl_close(&w, ']');
+        }
+        kcbp_jl_close(&w, '}');
+    }
     if (o->pose >= 0) {
         kcbp_jl_key(&w, "pose");
         kcbp_jl_uint(&w, (uint64_t)o->pose);

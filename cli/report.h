@@ -17,6 +17,18 @@ typedef struct {
     double load_ms, build_ms, query_ms;
 } kcbp_timings;
 
+/* A mesh's summary as in a collide line's "a" and "b" (for reports built
+ * with cJSON, such as kcbp distance's). */
+cJSON *kcbp_report_mesh(const kcbp_model *model);
+
+/* --margin's part of a collide line (kcbp_distance bounded by d). */
+typedef struct {
+    double d;
+    bool within;     /* the meshes touch or are within d */
+    double distance; /* their distance when within (0 when they touch) */
+    uint32_t tri[2]; /* the closest triangles, when within and not touching */
+} kcbp_report_margin;
+
 /* What a collide line holds beyond the answer. */
 typedef struct {
     bool contacts; /* "contacts" (false with --contacts none: nothing was asked) */
@@ -24,6 +36,7 @@ typedef struct {
     long pose;     /* "pose": the pose's index in a poses file; -1: none */
     size_t max_contacts; /* at most this many contacts are listed; beyond it the line says
                             "truncated": true and "contacts_found": n */
+    const kcbp_report_margin *margin; /* NULL: no --margin */
 } kcbp_report_collide_options;
 
 /* The report of one kcbp_collide answer, as one line of JSON (malloc'ed, no
@@ -32,7 +45,11 @@ typedef struct {
  *  o->max_contacts, then "truncated": true, "contacts_found": n),
  *  "cbp" (when the k-CBP stage ran), "a": mesh, "b": mesh (o->models),
  *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms" (o->models),
- *            "query_ms"}, "pose" (o->pose >= 0)}
+ *            "query_ms"}, "pose" (o->pose >= 0),
+ *  "margin" (o->margin): {"d", "distance": when within d else null,
+ *            "triangles": [ta, tb] when within d without touching}}
+ * With a margin, a pair within d that does not touch has "collide": true
+ * and "decided_by": "margin".
  * A mesh is {"vertices", "triangles", "degenerate_triangles", and with a
  * k-CBP "cbp_planes", "cbp_vertices"}. "cbp" is {"separated", "distance",
  * and "point_a", "point_b" when apart, or "depth", "direction",

@@ -8,7 +8,8 @@
 
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
-    "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--pretty]\n"
+    "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--margin D]\n"
+    "                  [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
@@ -28,6 +29,8 @@ static const char scene_help[] =
     "  --mesh-root DIR   read meshes only inside DIR (default: the scene file's folder;\n"
     "                    symbolic links are followed to where they lead)\n"
     "  --pretty          indent each document\n"
+    "  --margin D        objects within distance D (>= 0) of each other count as\n"
+    "                    colliding (each inflated by D/2), listed with no contacts\n"
     "\n"
     "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
     "                    copies of the mesh, normalised, at random integer positions in\n"
@@ -85,6 +88,10 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
     }
     case KCBP_OPT_MAX_CONTACTS: return kcbp_cli_parse_max_contacts(cmd, arg, &o->max_contacts) ? KCBP_EXIT_OK : KCBP_EXIT_USAGE;
     case KCBP_OPT_MESH_ROOT: o->mesh_root = arg; return KCBP_EXIT_OK;
+    case KCBP_OPT_MARGIN:
+        if (!kcbp_cli_parse_distance(arg, &o->margin))
+            return kcbp_cli_usage_error(cmd, "--margin takes a finite number >= 0, not '%s'", arg);
+        return KCBP_EXIT_OK;
     case KCBP_OPT_CONTACTS:
         if (!strcmp(arg, "none"))
             o->collide.contacts = KCBP_CONTACTS_NONE;
@@ -157,6 +164,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     /* Each frame is handed on when it is done: memory does not grow with
      * the frames. */
     st = kcbp_scene_eval_init(&ev, &scene, &o->collide, err);
+    ev.margin = o->margin;
     for (uint32_t f = 0; st == KCBP_OK && f < scene.frames; f++) {
         st = kcbp_scene_eval_frame(&ev, f, &frame, err);
         if (st != KCBP_OK)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kcbp/distance.h>
 #include <kcbp/tritri.h>
 #include "util.h"
 
@@ -67,6 +68,19 @@ static kcbp_status add_hit(kcbp_scene_frame *f, uint32_t a, uint32_t b, const kc
     return KCBP_OK;
 }
 
+/* ev->margin: whether objects a and b, which do not touch, are within it. */
+static kcbp_status within_margin(const kcbp_scene_eval *ev, const kcbp_model *ma, uint32_t a, const kcbp_model *mb,
+                                 uint32_t b, bool *near, kcbp_error *err)
+{
+    kcbp_distance_options o = kcbp_distance_options_default();
+    o.max_distance = ev->margin;
+    o.use_cbp = ev->options.use_cbp;
+    kcbp_distance_result d;
+    kcbp_status st = kcbp_distance(ma, &ev->poses[a], mb, &ev->poses[b], &o, &d, err);
+    *near = st == KCBP_OK && d.within;
+    return st;
+}
+
 kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err)
 {
     const kcbp_scene *s = ev->scene;
@@ -89,7 +103,7 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         const kcbp_model *m = &s->models[s->objects[i].model].model;
         ev->poses[i] = kcbp_scene_object_pose(s, i, frame);
         kcbp_aabb b = kcbp_model_world_bounds(m, &ev->poses[i]);
-        double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(ev->poses[i].trans));
+        double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(ev->poses[i].trans)) + ev->margin / 2;
         kcbp_vec3 p = kcbp_v3(pad, pad, pad);
         ev->boxes[i].min = kcbp_v3_sub(b.min, p);
         ev->boxes[i].max = kcbp_v3_add(b.max, p);
@@ -134,6 +148,9 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         }
         double q0 = kcbp_now_ms();
         st = kcbp_collide_cached(ma, &ev->poses[a], mb, &ev->poses[b], &opts, pc, &ev->result, err);
+        bool near = false; /* within the margin, not touching */
+        if (st == KCBP_OK && !ev->result.collide && ev->margin > 0)
+            st = within_margin(ev, ma, a, mb, b, &near, err);
         double q1 = kcbp_now_ms();
         if (st != KCBP_OK)
             break;
@@ -149,7 +166,7 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         }
         KCBP_ASSERT(a < b && b < n);
         KCBP_ASSERT(!ev->result.collide || ev->result.decided_by == KCBP_STAGE_MESH); /* filters only say "apart" */
-        if (ev->result.collide)
+        if (ev->result.collide || near)
             st = add_hit(out, a, b, &ev->result, err);
     }
     if (ev->coherent) { /* this frame's caches are the next frame's old ones */

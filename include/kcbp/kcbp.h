@@ -9,6 +9,7 @@
  *   tritri.h aabb_tree.h cbp.h        Möller's test, AABB trees, k-CBPs
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
  *   collide.h                         models and the staged pair test
+ *   distance.h                        distance between posed meshes and triangles
  *   broadphase.h scene.h              sweep and prune, scenes of many objects
  *   batch.h layout.h                  many poses in one call; struct layouts for bindings
  *
@@ -32,6 +33,7 @@
 #include "gjk.h"
 #include "epa.h"
 #include "collide.h"
+#include "distance.h"
 #include "broadphase.h"
 #include "scene.h"
 #include "batch.h"

@@ -259,6 +259,12 @@ typedef struct {
     bool coherent;
     kcbp_scene_pair_cache *caches, *next_caches;
     size_t ncaches, cap_caches, cap_next_caches;
+    /* > 0: objects within this distance of each other count as colliding
+     * (each inflated by margin / 2: the world boxes are widened by it, and
+     * a pair that does not touch is measured with kcbp_distance's clearance
+     * query, max_distance = margin); such a pair is listed among the hits
+     * with no contacts. 0 (kcbp_scene_eval_init's): touching only. */
+    double margin;
 } kcbp_scene_eval;
 
 KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,

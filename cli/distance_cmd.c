@@ -1,0 +1,252 @@
+/* kcbp distance: how far apart two meshes are, at one pose or many. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "numparse.h"
+
+static const char distance_help[] =
+    "usage: kcbp distance A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--max-distance D]\n"
+    "                     [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--pretty]\n"
+    "       kcbp distance A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
+    "\n"
+    "The minimum distance between the surfaces of two triangle meshes (0 when they\n"
+    "touch or intersect), the closest point on each and the triangles they lie on.\n"
+    "\n"
+    "  --pose-a, --pose-b POSE  \"tx ty tz ax ay az deg\": world = R(axis, deg) * local + t,\n"
+    "                           rotating about the mesh's own origin (default: identity)\n"
+    "  --poses FILE             one pose of B per line ('#' comments allowed): the meshes\n"
+    "                           are loaded and built once, and one JSON line is printed per pose\n"
+    "  --max-distance D         a clearance query: stop as soon as the distance is known to\n"
+    "                           exceed D (D >= 0) and say \"farther_than\": D, with a lower bound\n"
+    "  -k N                     planes of each mesh's k-CBP (default 16, at least 4)\n"
+    "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
+    "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
+    "  --pretty                 indent the JSON (single-pose mode)\n"
+    "\n"
+    "Stages: with --max-distance, the distance between the world boxes of the\n"
+    "k-CBPs, then GJK's distance between the k-CBPs (lower bounds: either may\n"
+    "prove the meshes farther than D); then the AABB trees, nearest node pairs\n"
+    "first, pruned by the best triangle distance found so far.\n"
+    "\n"
+    "Points are in the world frame; triangles are 0-based in file order after\n"
+    "polygons are split into triangles, as kcbp collide reports them.\n"
+    "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input.\n";
+
+bool kcbp_cli_parse_distance(const char *text, double *out)
+{
+    kcbp_numparse np = {0};
+    const char *end = text + strlen(text), *stop = text;
+    double v = 0;
+    kcbp_num_result r = *text ? kcbp_parse_double(&np, text, end, &stop, &v) : KCBP_NUM_MALFORMED;
+    kcbp_numparse_done(&np);
+    if (r != KCBP_NUM_OK || stop != end || !(v >= 0))
+        return false;
+    *out = v;
+    return true;
+}
+
+typedef struct {
+    const char *path_a, *path_b, *pose_a, *pose_b, *poses_file;
+    kcbp_distance_options opts;
+    kcbp_model_options model;
+    bool pretty;
+} distance_args;
+
+static int parse_args(int argc, char **argv, distance_args *args, bool *help)
+{
+    static const struct option longopts[] = {
+        {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
+        {"poses", required_argument, NULL, 'p'},  {"max-distance", required_argument, NULL, 'm'},
+        {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
+        {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(args, 0, sizeof *args);
+    args->opts = kcbp_distance_options_default();
+    args->model = kcbp_model_options_default();
+    *help = false;
+    long k;
+    kcbp_error err;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":hk:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a': args->pose_a = optarg; break;
+        case 'b': args->pose_b = optarg; break;
+        case 'p': args->poses_file = optarg; break;
+        case 'P': args->pretty = true; break;
+        case 'h': *help = true; return KCBP_EXIT_OK;
+        case 'n': args->opts.use_cbp = false; break;
+        case 'm':
+            if (!kcbp_cli_parse_distance(optarg, &args->opts.max_distance))
+                return kcbp_cli_usage_error("distance", "--max-distance takes a finite number >= 0, not '%s'", optarg);
+            break;
+        case 'k':
+            if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
+                return kcbp_cli_usage_error("distance", "-k takes a whole number from %d to %d, not '%s'",
+                                            KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, optarg);
+            args->model.k = (int)k;
+            break;
+        case 'd':
+            if (kcbp_cbp_dirs_parse(optarg, &args->model.dirs, &err) != KCBP_OK)
+                return kcbp_cli_usage_error("distance", "--dirs: %s", err.msg);
+            break;
+        case ':': return kcbp_cli_usage_error("distance", "%s needs a value", argv[optind - 1]);
+        default: return kcbp_cli_usage_error("distance", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2)
+        return kcbp_cli_usage_error("distance", "expected two mesh files, got %d", argc - optind);
+    if (args->poses_file && args->pose_b)
+        return kcbp_cli_usage_error("distance", "--poses gives the poses of B: do not combine it with --pose-b");
+    if (!args->opts.use_cbp)
+        args->model.k = 0;
+    args->model.k_fine = 0;
+    args->path_a = argv[optind];
+    args->path_b = argv[optind + 1];
+    return KCBP_EXIT_OK;
+}
+
+static void add_vec3(cJSON *o, const char *key, kcbp_vec3 v, bool *failed)
+{
+    double x[3] = {v.x, v.y, v.z};
+    cJSON *a = cJSON_CreateDoubleArray(x, 3);
+    if (!a || !cJSON_AddItemToObject(o, key, a)) {
+        cJSON_Delete(a);
+        *failed = true;
+    }
+}
+
+/* {"distance": d or null, "point_a", "point_b", "triangles": [a, b] (when
+ *  within), "farther_than": D and "distance_lower" (when beyond),
+ *  "decided_by", "cbp": {"distance"} (when the k-CBP stage ran), "a", "b",
+ *  "stats": {"box_pairs", "triangle_pairs", "gjk_iterations", "load_ms",
+ *  "build_ms", "query_ms"}} */
+static cJSON *report(const kcbp_distance_result *r, double max_distance, const kcbp_model *a, const kcbp_model *b,
+                     const kcbp_timings *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool failed = false;
+    if (r->within) {
+        failed |= !cJSON_AddNumberToObject(o, "distance", r->distance);
+        add_vec3(o, "point_a", r->point_a, &failed);
+        add_vec3(o, "point_b", r->point_b, &failed);
+        int tris[2] = {(int)r->tri_a, (int)r->tri_b};
+        cJSON *tr = cJSON_CreateIntArray(tris, 2);
+        failed |= !tr || !cJSON_AddItemToObject(o, "triangles", tr);
+        if (failed && tr && !cJSON_GetObjectItem(o, "triangles"))
+            cJSON_Delete(tr);
+    } else {
+        failed |= !cJSON_AddNullToObject(o, "distance");
+        failed |= !cJSON_AddNumberToObject(o, "farther_than", max_distance);
+        failed |= !cJSON_AddNumberToObject(o, "distance_lower", r->distance_lower);
+    }
+    failed |= !cJSON_AddStringToObject(o, "decided_by", kcbp_stage_name(r->decided_by));
+    if (r->cbp_tested) {
+        cJSON *c = cJSON_AddObjectToObject(o, "cbp");
+        failed |= !c || !cJSON_AddNumberToObject(c, "distance", r->cbp_distance);
+    }
+    cJSON *ma = kcbp_report_mesh(a), *mb = kcbp_report_mesh(b);
+    if (!ma || !cJSON_AddItemToObject(o, "a", ma)) {
+        cJSON_Delete(ma);
+        failed = true;
+    }
+    if (!mb || !cJSON_AddItemToObject(o, "b", mb)) {
+        cJSON_Delete(mb);
+        failed = true;
+    }
+    cJSON *s = cJSON_AddObjectToObject(o, "stats");
+    failed |= !s;
+    if (s) {
+        failed |= !cJSON_AddNumberToObject(s, "box_pairs", (double)r->tree.box_pairs);
+        failed |= !cJSON_AddNumberToObject(s, "triangle_pairs", (double)r->tree.tri_pairs);
+        failed |= !cJSON_AddNumberToObject(s, "gjk_iterations", r->gjk_iterations);
+        failed |= !cJSON_AddNumberToObject(s, "load_ms", t->load_ms);
+        failed |= !cJSON_AddNumberToObject(s, "build_ms", t->build_ms);
+        failed |= !cJSON_AddNumberToObject(s, "query_ms", t->query_ms);
+    }
+    if (failed) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int kcbp_cli_distance(int argc, char **argv)
+{
+    distance_args args;
+    bool help;
+    int rc = parse_args(argc, argv, &args, &help);
+    if (rc != KCBP_EXIT_OK)
+        return rc;
+    if (help) {
+        fputs(distance_help, stdout);
+        return KCBP_EXIT_OK;
+    }
+
+    kcbp_error err = {0};
+    kcbp_pose pose_a = kcbp_pose_identity(), pose_b = kcbp_pose_identity();
+    if (args.pose_a && kcbp_pose_parse(args.pose_a, &pose_a, &err) != KCBP_OK)
+        return kcbp_cli_usage_error("distance", "--pose-a: %s", err.msg);
+    if (args.pose_b && kcbp_pose_parse(args.pose_b, &pose_b, &err) != KCBP_OK)
+        return kcbp_cli_usage_error("distance", "--pose-b: %s", err.msg);
+    kcbp_pose_reader *reader = NULL;
+    if (args.poses_file && kcbp_pose_reader_open(&reader, args.poses_file, &err) != KCBP_OK)
+        return kcbp_cli_fail(&err);
+
+    kcbp_model model_a, model_b;
+    kcbp_timings times = {0};
+    bool same = !strcmp(args.path_a, args.path_b);
+    memset(&model_a, 0, sizeof model_a);
+    memset(&model_b, 0, sizeof model_b);
+    kcbp_status st = kcbp_cli_load_model(args.path_a, &args.model, &model_a, &times, &err);
+    if (st == KCBP_OK && !same)
+        st = kcbp_cli_load_model(args.path_b, &args.model, &model_b, &times, &err);
+    const kcbp_model *b = same ? &model_a : &model_b;
+
+    /* A pose, its answer, its line: constant memory, and a pipeline sees
+     * each answer while its input is still coming (as kcbp collide). A bad
+     * pose stops the run after the answers to the poses before it. */
+    for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
+        kcbp_pose pose = pose_b;
+        if (reader) {
+            bool done;
+            if (!kcbp_pose_reader_ready(reader) && (rc = kcbp_cli_flush()) != KCBP_EXIT_OK)
+                break;
+            if ((st = kcbp_pose_reader_next(reader, &pose, &done, &err)) != KCBP_OK || done)
+                break;
+        } else if (i > 0) {
+            break;
+        }
+        kcbp_distance_result result;
+        double t0 = kcbp_cli_now_ms();
+        st = kcbp_distance(&model_a, &pose_a, b, &pose, &args.opts, &result, &err);
+        times.query_ms = kcbp_cli_now_ms() - t0;
+        if (st != KCBP_OK)
+            break;
+        cJSON *line = report(&result, args.opts.max_distance, &model_a, b, &times);
+        if (line && reader && !cJSON_AddNumberToObject(line, "pose", (double)i)) {
+            cJSON_Delete(line);
+            line = NULL;
+        }
+        if (!line)
+            st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
+        else
+            rc = kcbp_cli_print_json(line, args.pretty && !reader);
+    }
+    if (rc == KCBP_EXIT_OK)
+        rc = kcbp_cli_flush();
+    if (rc == KCBP_EXIT_OK && st != KCBP_OK)
+        rc = kcbp_cli_fail(&err);
+    kcbp_pose_reader_close(reader);
+    kcbp_model_free(&model_a);
+    kcbp_model_free(&model_b);
+    return rc;
+}

@@ -341,19 +341,13 @@ HOT_INLINE bool apart_on_axes(const kcbp_aabb_node *n, moved_box m, double eps)
            fabs(d.z) > n->extent.z + m.r.z + eps;
 }
 
-/* Whether box m (centre c, half-sizes r along the slab's frame's axes)
- * lies more than tol beyond the triangle's slab (see slab_tolerance). */
-HOT_INLINE bool slab_apart(const kcbp_tri_slab *s, moved_box m, double tol)
-{
-    double c = kcbp_v3_dot(s->n, m.c), r = kcbp_v3_dot(kcbp_v3_abs(s->n), m.r);
-    return c - r > s->hi + tol || c + r < s->lo - tol;
-}
-
 /* The margin of slab_apart in one traversal: eps (the padding that covers
  * the rounding of moving a box, as in the box tests) plus the rounding
- * of projecting a box on n: n.c +- |n|.r with n unit is off by at most
- * 8u (|n|.|c| + 2 |n|.r) <= 8u (sqrt(3) + 2) size, size bounding every
- * moved box's |c| and r in both frames (each is inside its root's). */
+ * of projecting a box on n: n.c +- |m|.e with n and m = R^T n (or R n)
+ * unit is off by at most 8u (|n|.|c| + 2 |m|.e) <= 8u 3 sqrt(3) size,
+ * size bounding every moved box's |c| and half-sizes in both frames (each
+ * is inside its root's), and m's own rounding (3u per component) a further
+ * 3u sqrt(3) size at most: 64u size covers both. */
 static double slab_tolerance(double eps, moved_box a_root_in_b, moved_box b_root_in_a, const kcbp_aabb_node *ra,
                              const kcbp_aabb_node *rb)
 {
@@ -361,16 +355,33 @@ static double slab_tolerance(double eps, moved_box a_root_in_b, moved_box b_root
                             kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(rb->center), rb->extent))),
                        fmax(kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(a_root_in_b.c), a_root_in_b.r)),
                             kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(b_root_in_a.c), b_root_in_a.r))));
-    return eps + 8 * DBL_EPSILON * 4 * size;
+    return eps + 64 * DBL_EPSILON * size;
 }
 
-/* Bit i set: triangle i of the leaf (slot first + i) comes within eps of
- * box m (in the leaf's frame), as far as its slab tells. */
-HOT_INLINE uint32_t leaf_near(const kcbp_tri_slab *slabs, const kcbp_aabb_node *leaf, moved_box m, double tol)
+/* Whether an oriented box lies more than tol beyond the slab (see
+ * slab_tolerance): its centre c in the slab's frame, its half-sizes e
+ * along its own axes, and axes_n the slab's normal in the box's own frame
+ * (so that the box reaches |axes_n|.e either side of n.c: tighter than the
+ * box's axis-aligned bounds in the slab's frame, |n|.|R|e). */
+HOT_INLINE bool slab_apart(const kcbp_tri_slab *s, kcbp_vec3 c, kcbp_vec3 axes_n, kcbp_vec3 e, double tol)
+{
+    double cc = kcbp_v3_dot(s->n, c), r = kcbp_v3_dot(kcbp_v3_abs(axes_n), e);
+    return cc - r > s->hi + tol || cc + r < s->lo - tol;
+}
+
+/* Bit i set: triangle i of the leaf (slot first + i) comes within tol of
+ * the other node's oriented box (centre c in the leaf's frame, half-sizes e
+ * along its own axes, which are the rows of rot in the leaf's frame: rot
+ * is R for A's leaf, R^T for B's), as far as its slab tells. */
+HOT_INLINE uint32_t leaf_near(const kcbp_tri_slab *slabs, const kcbp_aabb_node *leaf, kcbp_vec3 c, kcbp_vec3 e,
+                              const kcbp_mat3 *r, bool transpose, double tol)
 {
     uint32_t mask = 0;
-    for (uint32_t i = 0; i < leaf->count; i++)
-        mask |= (uint32_t)!slab_apart(&slabs[leaf->first + i], m, tol) << i;
+    for (uint32_t i = 0; i < leaf->count; i++) {
+        const kcbp_tri_slab *sl = &slabs[leaf->first + i];
+        kcbp_vec3 axes_n = transpose ? kcbp_mat3_tmul_v3(r, sl->n) : kcbp_mat3_mul_v3(r, sl->n);
+        mask |= (uint32_t)!slab_apart(sl, c, axes_n, e, tol) << i;
+    }
     return mask;
 }
 
@@ -444,14 +455,16 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
          * slab: large slanted triangles fill little of their boxes. */
         uint32_t near_a = ~0u, near_b = ~0u;
         if (na->count && nb->count) {
-            if (!(near_a = leaf_near(a->tri_slab, na, *mb, slab_tol)) ||
-                !(near_b = leaf_near(b->tri_slab, nb, *ma, slab_tol)))
+            if (!(near_a = leaf_near(a->tri_slab, na, mb->c, nb->extent, &f.r, true, slab_tol)) ||
+                !(near_b = leaf_near(b->tri_slab, nb, ma->c, na->extent, &f.r, false, slab_tol)))
                 continue;
         } else if (na->count) {
-            if (slab_apart(&a->leaf_slab[ia], *mb, slab_tol))
+            if (leaf_near(a->leaf_slab, &(kcbp_aabb_node){.first = ia, .count = 1}, mb->c, nb->extent, &f.r, true,
+                          slab_tol) == 0)
                 continue;
         } else if (nb->count) {
-            if (slab_apart(&b->leaf_slab[ib], *ma, slab_tol))
+            if (leaf_near(b->leaf_slab, &(kcbp_aabb_node){.first = ib, .count = 1}, ma->c, na->extent, &f.r, false,
+                          slab_tol) == 0)
                 continue;
         }
         if (na->count && nb->count) {

@@ -8,7 +8,7 @@
 
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
-    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--pretty]\n"
+    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--solid] [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
@@ -22,6 +22,10 @@ static const char collide_help[] =
     "  -k N                     planes of each mesh's k-CBP (default 16, at least 4)\n"
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
+    "  --solid                  the meshes are closed solids: one wholly inside the other\n"
+    "                           collides too, reported as \"contained\": \"a_in_b\" or \"b_in_a\"\n"
+    "                           (exact); a mesh that is not closed is an error naming\n"
+    "                           its open, non-manifold or misoriented edges\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
     "  --measure-cbp            with --poses: measure the k-CBPs' distance or depth for\n"
     "                           every pose, as a single pose always is (slower: GJK to\n"
@@ -51,7 +55,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"poses", required_argument, NULL, 'p'},  {"contacts", required_argument, NULL, 'c'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
-        {"measure-cbp", no_argument, NULL, 'M'},
+        {"measure-cbp", no_argument, NULL, 'M'}, {"solid", no_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
@@ -72,6 +76,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'M': args->measure_cbp = true; break;
+        case 'S': args->opts.solid = args->model.solid = true; break;
         case 'k':
             if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
                 return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
@@ -186,7 +191,8 @@ int kcbp_cli_collide(int argc, char **argv)
          * meshes and their load and build times once, on the first line. */
         kcbp_report_collide_options ro = {.contacts = args.opts.contacts != KCBP_CONTACTS_NONE,
                                           .models = i == 0,
-                                          .pose = args.poses_file ? (long)i : -1};
+                                          .pose = args.poses_file ? (long)i : -1,
+                                          .solid = args.opts.solid};
         lines[i] = kcbp_report_collide_line(&result, &model_a, b, &times, &ro);
         if (!lines[i])
             st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");

@@ -105,6 +105,10 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
     kcbp_jl_bool(&w, result->collide);
     kcbp_jl_key(&w, "decided_by");
     kcbp_jl_string(&w, kcbp_stage_name(result->decided_by));
+    if (o->solid) {
+        kcbp_jl_key(&w, "contained");
+        kcbp_jl_string(&w, kcbp_containment_name(result->contained));
+    }
     if (o->contacts) {
         kcbp_jl_key(&w, "contacts");
         kcbp_jl_open(&w, '[');

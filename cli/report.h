@@ -22,11 +22,12 @@ typedef struct {
     bool contacts; /* "contacts" (false with --contacts none: nothing was asked) */
     bool models;   /* "a", "b" and stats.load_ms, stats.build_ms (with --poses: the first line only) */
     long pose;     /* "pose": the pose's index in a poses file; -1: none */
+    bool solid;    /* "contained": "none", "a_in_b" or "b_in_a" (--solid) */
 } kcbp_report_collide_options;
 
 /* The report of one kcbp_collide answer, as one line of JSON (malloc'ed, no
  * newline; NULL when memory ran out):
- * {"collide", "decided_by", "contacts": [[a, b], ...] (o->contacts),
+ * {"collide", "decided_by", "contained" (o->solid), "contacts": [[a, b], ...] (o->contacts),
  *  "cbp" (when the k-CBP stage ran), "a": mesh, "b": mesh (o->models),
  *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms" (o->models),
  *            "query_ms"}, "pose" (o->pose >= 0)}

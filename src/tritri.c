@@ -17,6 +17,8 @@
  * of their intersection lies on the relative boundary of one of them. */
 #include <kcbp/tritri.h>
 
+#include "predicates.h"
+
 #include <gmp.h>
 #include <limits.h>
 #include <math.h>
@@ -319,4 +321,14 @@ bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps)
     if (o1 == 0 || o2 == 0)
         return tt_exact(a, b);
     return o1 < 0 && o2 < 0;
+}
+
+/* ------------------------------------------- shared (src/predicates.h) --- */
+
+int kcbp_orient3d(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d) { return tt_o3(a, b, c, d); }
+
+int kcbp_orient2d(double px, double py, double qx, double qy, double rx, double ry)
+{
+    tt_v2 p = {px, py}, q = {qx, qy}, r = {rx, ry};
+    return tt_o2(p, q, r);
 }

@@ -9,6 +9,7 @@
  *   tritri.h aabb_tree.h cbp.h        Möller's test, AABB trees, k-CBPs
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
  *   collide.h                         models and the staged pair test
+ *   solid.h                           closed solids, point in solid
  *   broadphase.h scene.h              sweep and prune, scenes of many objects
  *
  * No header needs anything but the C standard library (no cJSON, no qhull).
@@ -31,6 +32,7 @@
 #include "gjk.h"
 #include "epa.h"
 #include "collide.h"
+#include "solid.h"
 #include "broadphase.h"
 #include "scene.h"
 

@@ -1,0 +1,20 @@
+/* The exact orientation predicates of the triangle test (src/tritri.c),
+ * for the library's other exact tests (src/solid.c, src/self.c).
+ * Internal: not installed, not exported from the shared library.
+ *
+ * Both return the exact sign (-1, 0, +1) of a determinant of the given
+ * double coordinates, taken as the rationals they stand for: a
+ * floating-point filter with a proven error bound, GMP integers when it
+ * cannot tell. Coordinates must be finite. */
+#ifndef KCBP_PREDICATES_H
+#define KCBP_PREDICATES_H
+
+#include <kcbp/vec3.h>
+
+/* sign of det[b - a, c - a, d - a] = ((b - a) x (c - a)) . (d - a). */
+int kcbp_orient3d(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d);
+
+/* sign of (q - p) x (r - p) = (qx - px)(ry - py) - (qy - py)(rx - px). */
+int kcbp_orient2d(double px, double py, double qx, double qy, double rx, double ry);
+
+#endif

@@ -9,7 +9,7 @@
 
 static const char batch_help[] =
     "usage: kcbp batch SCENE.json... [--jobs N] [--shard I/N] [-k 16] [--dirs ...] [--filter aabb|cbp]\n"
-    "                                 [--contacts none|first|all]\n"
+    "                                 [--contacts none|first|all] [--solid]\n"
     "\n"
     "Runs kcbp scene on each file and prints NDJSON: one line per scene (one per\n"
     "frame for moving scenes), each with \"index\", the scene's 0-based position\n"
@@ -19,7 +19,7 @@ static const char batch_help[] =
     "  --shard I/N   only the scenes whose index mod N is I (0 <= I < N): run the\n"
     "                N shards on N machines and put the lines together (sort by\n"
     "                \"index\", then \"frame\", to get the unsharded order)\n"
-    "  -k, --dirs, --filter, --contacts   as for kcbp scene\n"
+    "  -k, --dirs, --filter, --contacts, --solid   as for kcbp scene\n"
     "\n"
     "A scene that fails gets the line {\"scene\": path, \"index\": i, \"error\": message}\n"
     "and the batch goes on.\n"

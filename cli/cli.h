@@ -49,7 +49,7 @@ kcbp_status kcbp_cli_bench_plot(const char *svg, const kcbp_cli_plot_series *ser
  * kcbp_cli_scene_option. */
 typedef struct {
     kcbp_model_options model;     /* -k, --dirs */
-    kcbp_collide_options collide; /* --contacts, --filter (use_cbp) */
+    kcbp_collide_options collide; /* --contacts, --filter (use_cbp), --solid (with model.solid) */
     bool pretty;                  /* indent each document (kcbp scene only) */
     kcbp_model_cache *cache;      /* models shared across scenes (kcbp batch), or NULL */
 } kcbp_cli_scene_options;
@@ -63,11 +63,11 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
  * problem, or -1 when opt is not one of them. */
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o);
 /* Their getopt codes, and their getopt_long entries for a command's table. */
-enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_K = 'k' };
+enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_SOLID, KCBP_OPT_K = 'k' };
 #define KCBP_CLI_SCENE_SHORTOPTS "k:"
 #define KCBP_CLI_SCENE_LONGOPTS                                                                                      \
     {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS},  \
-        {"dirs", required_argument, NULL, KCBP_OPT_DIRS}
+        {"dirs", required_argument, NULL, KCBP_OPT_DIRS}, {"solid", no_argument, NULL, KCBP_OPT_SOLID}
 /* Reads, builds and evaluates the scene file at path. On success *text is a
  * malloc'ed string with one JSON document per frame, each ending with a
  * newline; index >= 0 adds "index": index to each (kcbp batch). */

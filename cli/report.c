@@ -190,6 +190,8 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
         }
         s.failed |= !kcbp_json_add_string(p, "a", scene->objects[h->a].name);
         s.failed |= !kcbp_json_add_string(p, "b", scene->objects[h->b].name);
+        if (h->contained != KCBP_CONTAINED_NONE)
+            s.failed |= !kcbp_json_add_string(p, "contained", kcbp_containment_name(h->contained));
         if (!with_contacts)
             continue;
         cJSON *contacts = cJSON_AddArrayToObject(p, "contacts");

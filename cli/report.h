@@ -49,7 +49,8 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
  *             "cbp": k-CBPs not apart (null when that filter is off),
  *             "mesh": meshes touch = the colliding pairs},
  *  "hit_rate": {"broadphase": mesh / broadphase, "cbp": mesh / cbp or null},
- *  "colliding": [{"a": name, "b": name[, "contacts": [[ta, tb], ...]]}, ...],
+ *  "colliding": [{"a": name, "b": name[, "contained": "a_in_b" or "b_in_a" (--solid,
+ *                one inside the other)][, "contacts": [[ta, tb], ...]]}, ...],
  *  "cache": {"axis": pairs proven apart by last frame's separating axis,
  *            "contact": pairs confirmed by last frame's contact,
  *            "cbp_skipped": pairs whose k-CBP stage was skipped (their k-CBPs

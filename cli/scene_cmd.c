@@ -8,7 +8,7 @@
 
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
-    "                  [--contacts none|first|all] [--pretty]\n"
+    "                  [--contacts none|first|all] [--solid] [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
@@ -22,6 +22,9 @@ static const char scene_help[] =
     "                    aabb: boxes only (the boxes of the k-CBPs)\n"
     "  --contacts MODE   none (default): pairs only; first: one triangle pair per\n"
     "                    colliding pair; all: every intersecting triangle pair\n"
+    "  --solid           every mesh is a closed solid: an object wholly inside another\n"
+    "                    collides too (\"contained\": \"a_in_b\" or \"b_in_a\"); a mesh\n"
+    "                    that is not closed is an error (see kcbp collide --solid)\n"
     "  --pretty          indent each document\n"
     "\n"
     "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
@@ -78,6 +81,9 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
             o->collide.contacts = KCBP_CONTACTS_ALL;
         else
             return kcbp_cli_usage_error(cmd, "--contacts takes none, first or all, not '%s'", arg);
+        return KCBP_EXIT_OK;
+    case KCBP_OPT_SOLID:
+        o->model.solid = o->collide.solid = true;
         return KCBP_EXIT_OK;
     }
     return -1;

@@ -322,6 +322,30 @@ static void test_cli_solid(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"collide\":true,\"decided_by\":\"mesh\",\"contained\":\"a_in_b\""));
     free(r.out), free(r.err);
+    /* A scene and a batch: the small cube in the big one, two far off that cross. */
+    const char *scene = test_tmp_write_text(
+        tmpdir, "s.json",
+        "{\"objects\": [{\"name\": \"big\", \"mesh\": \"cube.obj\", \"position\": [0, 0, 0]},"
+        "{\"name\": \"small\", \"mesh\": \"cube.obj\", \"position\": [0.2, 0, 0], \"scale\": 0.25},"
+        "{\"name\": \"far\", \"mesh\": \"cube.obj\", \"position\": [5, 0, 0], \"scale\": 0.25},"
+        "{\"name\": \"cross\", \"mesh\": \"cube.obj\", \"position\": [5.2, 0, 0], \"scale\": 0.25,"
+        " \"rotation\": {\"axis\": [0, 0, 1], \"angle_deg\": 30}}]}");
+    const char *sc[] = {"scene", scene, "--solid", NULL};
+    test_run(&r, sc);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"colliding\":[{\"a\":\"big\",\"b\":\"small\",\"contained\":\"b_in_a\"},"
+                                  "{\"a\":\"far\",\"b\":\"cross\"}]"));
+    free(r.out), free(r.err);
+    const char *plain[] = {"batch", scene, NULL};
+    test_run(&r, plain);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"colliding\":[{\"a\":\"far\",\"b\":\"cross\"}]"));
+    free(r.out), free(r.err);
+    const char *batch[] = {"batch", scene, "--solid", NULL};
+    test_run(&r, batch);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"contained\":\"b_in_a\""));
+    free(r.out), free(r.err);
     const char *bad[] = {"collide", open, cube, "--solid", NULL};
     test_run(&r, bad);
     assert_int_equal(r.status, 3);

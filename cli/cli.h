@@ -30,6 +30,7 @@ int kcbp_cli_cbp(int argc, char **argv);
 int kcbp_cli_scene(int argc, char **argv);
 int kcbp_cli_batch(int argc, char **argv);
 int kcbp_cli_bench(int argc, char **argv);
+int kcbp_cli_self(int argc, char **argv);
 
 /* One mesh's curves for kcbp bench --plot: x[i] (n) and, for each of ncols
  * volumes, r[i * ncols + b] (hit rate) and dt[i * ncols + b] (ms). */

@@ -9,6 +9,8 @@
 #ifndef KCBP_PREDICATES_H
 #define KCBP_PREDICATES_H
 
+#include <stdbool.h>
+
 #include <kcbp/vec3.h>
 
 /* sign of det[b - a, c - a, d - a] = ((b - a) x (c - a)) . (d - a). */
@@ -16,5 +18,11 @@ int kcbp_orient3d(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d);
 
 /* sign of (q - p) x (r - p) = (qx - px)(ry - py) - (qy - py)(rx - px). */
 int kcbp_orient2d(double px, double py, double qx, double qy, double rx, double ry);
+
+/* The closed segment pq (p == q: a point) meets the closed triangle t (a
+ * segment or a point when degenerate), exactly; as kcbp_tri_intersect of
+ * (p, q, q) and t, without the GMP evaluations a degenerate first argument
+ * costs there. */
+bool kcbp_seg_tri_intersect(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3]);
 
 #endif

@@ -332,3 +332,11 @@ int kcbp_orient2d(double px, double py, double qx, double qy, double rx, double 
     tt_v2 p = {px, py}, q = {qx, qy}, r = {rx, ry};
     return tt_o2(p, q, r);
 }
+
+bool kcbp_seg_tri_intersect(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3])
+{
+    const kcbp_vec3 s[3] = {p, q, q};
+    if (!tt_finite(s, t))
+        return true;
+    return tt_seg_tri3(p, q, t, tt_area_axis(t));
+}

@@ -9,7 +9,7 @@
  *   tritri.h aabb_tree.h cbp.h        Möller's test, AABB trees, k-CBPs
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
  *   collide.h                         models and the staged pair test
- *   solid.h                           closed solids, point in solid
+ *   solid.h self.h                    closed solids, point in solid; self-intersection
  *   broadphase.h scene.h              sweep and prune, scenes of many objects
  *
  * No header needs anything but the C standard library (no cJSON, no qhull).
@@ -33,6 +33,7 @@
 #include "epa.h"
 #include "collide.h"
 #include "solid.h"
+#include "self.h"
 #include "broadphase.h"
 #include "scene.h"
 

@@ -8,7 +8,8 @@
 
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
-    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--solid] [--pretty]\n"
+    "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--solid]\n"
+    "                    [--geometry] [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
@@ -26,6 +27,9 @@ static const char collide_help[] =
     "                           collides too, reported as \"contained\": \"a_in_b\" or \"b_in_a\"\n"
     "                           (exact); a mesh that is not closed is an error naming\n"
     "                           its open, non-manifold or misoriented edges\n"
+    "  --geometry               with --contacts first|all: where each contact pair of triangles\n"
+    "                           meets (\"intersections\": a point, a segment or a polygon, world\n"
+    "                           frame) and a contact \"point\" and estimated \"normal\" (A toward B)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
     "  --measure-cbp            with --poses: measure the k-CBPs' distance or depth for\n"
     "                           every pose, as a single pose always is (slower: GJK to\n"
@@ -46,6 +50,7 @@ typedef struct {
     kcbp_model_options model;
     bool pretty;
     bool measure_cbp; /* --measure-cbp */
+    bool geometry;    /* --geometry */
 } collide_args;
 
 static int parse_args(int argc, char **argv, collide_args *args, bool *help)
@@ -56,6 +61,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
         {"measure-cbp", no_argument, NULL, 'M'}, {"solid", no_argument, NULL, 'S'},
+        {"geometry", no_argument, NULL, 'G'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
@@ -77,6 +83,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'n': args->opts.use_cbp = false; break;
         case 'M': args->measure_cbp = true; break;
         case 'S': args->opts.solid = args->model.solid = true; break;
+        case 'G': args->geometry = true; break;
         case 'k':
             if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
                 return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
@@ -103,6 +110,8 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     }
     if (argc - optind != 2)
         return kcbp_cli_usage_error("collide", "expected two mesh files, got %d", argc - optind);
+    if (args->geometry && args->opts.contacts == KCBP_CONTACTS_NONE)
+        return kcbp_cli_usage_error("collide", "--geometry needs --contacts first or all");
     if (args->poses_file && args->pose_b)
         return kcbp_cli_usage_error("collide", "--poses gives the poses of B: do not combine it with --pose-b");
     if (!args->opts.use_cbp)
@@ -181,18 +190,36 @@ int kcbp_cli_collide(int argc, char **argv)
      * what each test found to the next (the same answers, sooner). */
     kcbp_pair_cache cache;
     memset(&cache, 0, sizeof cache);
+    kcbp_contact_geom *geom = NULL;
+    size_t geom_cap = 0;
     for (size_t i = 0; st == KCBP_OK && i < nposes; i++) {
         double t0 = kcbp_cli_now_ms();
         st = kcbp_collide_cached(&model_a, &pose_a, b, &poses[i], &args.opts, &cache, &result, &err);
         times.query_ms = kcbp_cli_now_ms() - t0;
         if (st != KCBP_OK)
             break;
+        /* The contacts' geometry (--geometry), in a buffer kept across poses. */
+        kcbp_contact_summary summary;
+        if (args.geometry && result.ncontacts > geom_cap) {
+            free(geom);
+            geom_cap = result.ncontacts;
+            geom = malloc(geom_cap * sizeof *geom);
+            if (!geom) {
+                geom_cap = 0;
+                st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the contact geometry");
+                break;
+            }
+        }
+        if (args.geometry)
+            kcbp_contact_geometry(&model_a, &pose_a, b, &poses[i], result.contacts, result.ncontacts, geom, &summary);
         /* Only what was asked: no contact list with --contacts none, and the
          * meshes and their load and build times once, on the first line. */
         kcbp_report_collide_options ro = {.contacts = args.opts.contacts != KCBP_CONTACTS_NONE,
                                           .models = i == 0,
                                           .pose = args.poses_file ? (long)i : -1,
-                                          .solid = args.opts.solid};
+                                          .solid = args.opts.solid,
+                                          .geometry = args.geometry ? geom : NULL,
+                                          .summary = args.geometry ? &summary : NULL};
         lines[i] = kcbp_report_collide_line(&result, &model_a, b, &times, &ro);
         if (!lines[i])
             st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
@@ -218,6 +245,7 @@ int kcbp_cli_collide(int argc, char **argv)
         free(lines[i]);
     free(lines);
     kcbp_collide_result_free(&result);
+    free(geom);
     kcbp_model_free(&model_a);
     kcbp_model_free(&model_b);
     if (poses != &pose_b)

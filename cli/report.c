@@ -120,6 +120,30 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
         }
         kcbp_jl_close(&w, ']');
     }
+    if (o->contacts && o->geometry) {
+        kcbp_jl_key(&w, "intersections");
+        kcbp_jl_open(&w, '[');
+        for (size_t i = 0; i < result->ncontacts; i++) {
+            kcbp_jl_open(&w, '[');
+            for (uint32_t k = 0; k < o->geometry[i].npoints; k++) {
+                kcbp_jl_open(&w, '[');
+                kcbp_jl_double(&w, o->geometry[i].points[k].x);
+                kcbp_jl_double(&w, o->geometry[i].points[k].y);
+                kcbp_jl_double(&w, o->geometry[i].points[k].z);
+                kcbp_jl_close(&w, ']');
+            }
+            kcbp_jl_close(&w, ']');
+        }
+        kcbp_jl_close(&w, ']');
+        if (result->ncontacts > 0 && o->summary) {
+            kcbp_jl_key(&w, "contact");
+            kcbp_jl_open(&w, '{');
+            line_vec3(&w, "point", o->summary->point);
+            if (o->summary->has_normal)
+                line_vec3(&w, "normal", o->summary->normal);
+            kcbp_jl_close(&w, '}');
+        }
+    }
     if (result->cbp.tested)
         line_cbp(&w, &result->cbp);
     if (o->models) {

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include <kcbp/collide.h>
+#include <kcbp/contact_geom.h>
 #include <kcbp/scene.h>
 
 #ifdef __cplusplus
@@ -23,11 +24,15 @@ typedef struct {
     bool models;   /* "a", "b" and stats.load_ms, stats.build_ms (with --poses: the first line only) */
     long pose;     /* "pose": the pose's index in a poses file; -1: none */
     bool solid;    /* "contained": "none", "a_in_b" or "b_in_a" (--solid) */
+    const kcbp_contact_geom *geometry;     /* --geometry: "intersections", one per contact, or NULL */
+    const kcbp_contact_summary *summary;   /* with geometry and a contact: "contact" */
 } kcbp_report_collide_options;
 
 /* The report of one kcbp_collide answer, as one line of JSON (malloc'ed, no
  * newline; NULL when memory ran out):
  * {"collide", "decided_by", "contained" (o->solid), "contacts": [[a, b], ...] (o->contacts),
+ *  "intersections": [[point, ...], ...] (o->geometry: per contact, 1 to 6 world points),
+ *  "contact": {"point", "normal" (absent when none)} (o->geometry, when there are contacts),
  *  "cbp" (when the k-CBP stage ran), "a": mesh, "b": mesh (o->models),
  *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms" (o->models),
  *            "query_ms"}, "pose" (o->pose >= 0)}

@@ -10,6 +10,7 @@
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
  *   collide.h                         models and the staged pair test
  *   solid.h self.h                    closed solids, point in solid; self-intersection
+ *   contact_geom.h                    intersection segments, contact point and normal
  *   broadphase.h scene.h              sweep and prune, scenes of many objects
  *
  * No header needs anything but the C standard library (no cJSON, no qhull).
@@ -34,6 +35,7 @@
 #include "collide.h"
 #include "solid.h"
 #include "self.h"
+#include "contact_geom.h"
 #include "broadphase.h"
 #include "scene.h"
 

@@ -163,7 +163,10 @@ TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 POSE_DIRS ?= 40
 SOLID_POSES ?= 200
-# Solids and self-intersection against CGAL: containment on the bundled
+TRIGEOM_PAIRS ?= 1000000
+# Solids, contact geometry and self-intersection against CGAL: triangle
+# intersections (points, segments, polygons) against its exact
+# constructions, containment on the bundled
 # closed meshes, self-intersection on every bundled mesh, as given and with
 # its coordinates rounded to a coarse grid (coplanar and coincident cases).
 stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/solid_exact
@@ -171,12 +174,13 @@ stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/solid_exact
 	$(B)/gjk_stress $(GJK_PAIRS) 10 1
 	$(B)/pose_exact meshes/suzanne.obj meshes/woody.obj $(POSE_DIRS) 1
 	$(B)/pose_exact meshes/bunny2.obj meshes/spot.obj $(POSE_DIRS) 2
+	$(B)/solid_exact tri $(TRIGEOM_PAIRS) 1
 	$(B)/solid_exact contain meshes/cow.obj meshes/spot.obj $(SOLID_POSES) 1
 	$(B)/solid_exact contain meshes/rocker-arm.obj meshes/homer.obj $(SOLID_POSES) 2
 	$(B)/solid_exact contain meshes/fandisk.obj meshes/cow.obj $(SOLID_POSES) 3
 	for m in meshes/*.obj; do $(B)/solid_exact self $$m || exit 1; $(B)/solid_exact self $$m 64 || exit 1; done
 stress-ci:
-	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 SOLID_POSES=30 stress
+	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 SOLID_POSES=30 TRIGEOM_PAIRS=200000 stress
 
 demo: $(KCBP)
 	@scripts/demo.sh

@@ -93,6 +93,53 @@ typedef struct {
 
 static double cross2(p2 o, p2 a, p2 b) { return (a.u - o.u) * (b.v - o.v) - (a.v - o.v) * (b.u - o.u); }
 
+/* Coplanar triangles that only touch (a vertex on an edge, edges along
+ * each other or crossing at a point), which clipping in double can lose:
+ * the vertices of each in the other and the crossings of their edges, each
+ * decided exactly; of these (collinear when there are several), the two
+ * farthest apart. */
+static uint32_t touching(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 out[])
+{
+    kcbp_vec3 pts[15];
+    int m = 0;
+    for (int i = 0; i < 3; i++) {
+        if (kcbp_seg_tri_intersect(a[i], a[i], b))
+            pts[m++] = a[i];
+        if (kcbp_seg_tri_intersect(b[i], b[i], a))
+            pts[m++] = b[i];
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            kcbp_vec3 p = a[i], q = a[(i + 1) % 3], r = b[j], t = b[(j + 1) % 3];
+            const kcbp_vec3 e[3] = {r, t, t};
+            if (!kcbp_seg_tri_intersect(p, q, e))
+                continue;
+            /* p + s (q - p) closest to the line rt: solves the 2x2 system. */
+            kcbp_vec3 u = kcbp_v3_sub(q, p), v = kcbp_v3_sub(t, r), w0 = kcbp_v3_sub(p, r);
+            double aa = kcbp_v3_dot(u, u), bb = kcbp_v3_dot(u, v), cc = kcbp_v3_dot(v, v), dd = kcbp_v3_dot(u, w0),
+                   ee = kcbp_v3_dot(v, w0), den = aa * cc - bb * bb;
+            if (den > 1e-24 * aa * cc) /* not parallel (parallel ones meet at the vertices above) */
+                pts[m++] = kcbp_v3_add(p, kcbp_v3_scale(u, fmin(1, fmax(0, (bb * ee - cc * dd) / den))));
+        }
+    if (m == 0) { /* cannot be when they intersect */
+        out[0] = a[0];
+        return 1;
+    }
+    int i0 = 0, i1 = 0;
+    double best = -1;
+    for (int i = 0; i < m; i++)
+        for (int j = i + 1; j < m; j++) {
+            double d = kcbp_v3_len2(kcbp_v3_sub(pts[i], pts[j]));
+            if (d > best)
+                best = d, i0 = i, i1 = j;
+        }
+    out[0] = pts[i0];
+    if (best <= 0)
+        return 1;
+    out[1] = pts[i1];
+    return 2;
+}
+
 /* Two triangles with area in one plane: a clipped by b's three edges
  * (Sutherland-Hodgman) in the axis plane that drops k, lifted back onto
  * a's plane. */
@@ -137,10 +184,8 @@ static uint32_t overlap(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 ou
         if (!dup && w < KCBP_CONTACT_POINTS_MAX)
             poly[w++] = poly[i];
     }
-    if (w == 0) { /* rounding lost a touching edge or vertex: a vertex of b nearest to a */
-        out[0] = b[0];
-        return 1;
-    }
+    if (w == 0) /* rounding lost a touching edge or vertex */
+        return touching(a, b, out);
     double nk = comp(n, k);
     for (int i = 0; i < w; i++) {
         /* n . (x - a0) = 0 solved for coordinate k. */

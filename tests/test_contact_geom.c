@@ -54,6 +54,12 @@ static void test_known_cases(void **state)
     const kcbp_vec3 tip[3] = {{0.5, 0.5, 0}, {0.5, 0.5, 1}, {1, 0.6, 1}};
     assert_int_equal(kcbp_tri_intersection(a, tip, out), 1);
     assert_true(has_point(out, 1, kcbp_v3(0.5, 0.5, 0)));
+    /* Coplanar, touching only where a vertex of one lies on an edge of the
+     * other (found by the CGAL oracle: clipping in double loses it). */
+    const kcbp_vec3 ta[3] = {{-1, 0.75, -0.25}, {-0.5, 1, 0.5}, {-1, -1, -2}};
+    const kcbp_vec3 tb[3] = {{-0.5, 0.5, 0}, {0.25, 1, 1.25}, {-0.75, 0, -0.75}};
+    assert_int_equal(kcbp_tri_intersection(ta, tb, out), 1);
+    assert_true(has_point(out, 1, kcbp_v3(-0.75, 0, -0.75)));
     /* A degenerate triangle (a segment) through a. */
     const kcbp_vec3 seg[3] = {{0.3, 0.3, -1}, {0.3, 0.3, 1}, {0.3, 0.3, 1}};
     assert_int_equal(kcbp_tri_intersection(a, seg, out), 1);

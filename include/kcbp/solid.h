@@ -51,8 +51,8 @@ typedef enum {
 } kcbp_solid_side;
 
 /* Where point p is with respect to the solid of `mesh` (which must pass
- * kcbp_mesh_check_solid; otherwise the answer is the parity of a ray's
- * crossings, with no meaning), its triangles placed by `pose` (NULL:
+ * kcbp_mesh_check_solid; otherwise the answer is the winding number along
+ * one ray, which depends on the ray: no meaning), its triangles placed by `pose` (NULL:
  * identity) with kcbp_pose_apply, each vertex rounded once, as
  * kcbp_collide places B in A's frame. `tree` is the mesh's AABB tree (NULL:
  * every triangle is tested).

@@ -9,6 +9,13 @@
 //     "contained" against Side_of_triangle_mesh of one vertex. Also times
 //     kcbp's containment stage and CGAL's Side_of_triangle_mesh on the same
 //     poses.
+//   solid_exact tri PAIRS SEED
+//     kcbp_tri_intersection (contact geometry, constructed in double)
+//     against CGAL's exact intersection of the two triangles (Epeck): on
+//     random crossing, coplanar (exactly: dyadic coordinates in the plane
+//     z = x + y) and touching pairs, every point kcbp gives is within 1e-9
+//     of CGAL's point, segment, triangle or polygon vertices and each of
+//     those within 1e-9 of kcbp's, relative to the coordinates.
 //   solid_exact self MESH.obj [GRID]
 //     kcbp_self_intersections against PMP::self_intersections, every pair;
 //     with GRID > 0 the coordinates are first rounded to multiples of
@@ -17,7 +24,9 @@
 //     reports only as (f, f), and faces CGAL's Surface_mesh cannot hold
 //     (non-manifold) are left out of the comparison and counted.
 // Exit status 1 on any disagreement.
+#include <CGAL/Exact_predicates_exact_constructions_kernel.h>
 #include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
+#include <CGAL/intersections.h>
 #include <CGAL/Polygon_mesh_processing/intersection.h>
 #include <CGAL/Polygon_mesh_processing/self_intersections.h>
 #include <CGAL/Side_of_triangle_mesh.h>
@@ -325,16 +334,113 @@ int run_contain(const char *pa, const char *pb, int nposes)
     return bad ? 1 : 0;
 }
 
+typedef CGAL::Exact_predicates_exact_constructions_kernel EK;
+
+std::vector<kcbp_vec3> cgal_points(const kcbp_vec3 a[3], const kcbp_vec3 b[3], bool *met)
+{
+    auto P = [](kcbp_vec3 v) { return EK::Point_3(v.x, v.y, v.z); };
+    auto D = [](const EK::Point_3 &p) {
+        return kcbp_v3(CGAL::to_double(p.x()), CGAL::to_double(p.y()), CGAL::to_double(p.z()));
+    };
+    EK::Triangle_3 ta(P(a[0]), P(a[1]), P(a[2])), tb(P(b[0]), P(b[1]), P(b[2]));
+    std::vector<kcbp_vec3> out;
+    auto r = CGAL::intersection(ta, tb);
+    *met = bool(r);
+    if (!r)
+        return out;
+    if (const EK::Point_3 *p = boost::get<EK::Point_3>(&*r))
+        out.push_back(D(*p));
+    else if (const EK::Segment_3 *sg = boost::get<EK::Segment_3>(&*r))
+        out = {D(sg->source()), D(sg->target())};
+    else if (const EK::Triangle_3 *t = boost::get<EK::Triangle_3>(&*r))
+        out = {D(t->vertex(0)), D(t->vertex(1)), D(t->vertex(2))};
+    else if (const std::vector<EK::Point_3> *v = boost::get<std::vector<EK::Point_3>>(&*r))
+        for (auto &p : *v)
+            out.push_back(D(p));
+    return out;
+}
+
+// Every point of p within tol of some point of q.
+bool near_all(const std::vector<kcbp_vec3> &p, const std::vector<kcbp_vec3> &q, double tol)
+{
+    for (auto &x : p) {
+        bool ok = false;
+        for (auto &y : q)
+            ok |= kcbp_v3_len(kcbp_v3_sub(x, y)) <= tol;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+int run_tri(long pairs)
+{
+    long tested = 0, bad = 0, kinds[3] = {0, 0, 0};
+    for (long i = 0; i < pairs; i++) {
+        kcbp_vec3 a[3], b[3];
+        int kind = (int)(next_u64() % 3);
+        for (int k = 0; k < 3; k++) {
+            if (kind == 0) { // random
+                a[k] = kcbp_v3(uni(-1, 1), uni(-1, 1), uni(-1, 1));
+                b[k] = kcbp_v3(uni(-1, 1), uni(-1, 1), uni(-1, 1));
+            } else { // dyadic grid: coplanar (kind 1) or not, often touching
+                auto g = [] { return (double)((int64_t)(next_u64() % 9) - 4) / 4; };
+                double ax = g(), ay = g(), bx = g(), by = g(); // in this order (arguments' is unspecified)
+                a[k] = kcbp_v3(ax, ay, 0);
+                b[k] = kcbp_v3(bx, by, 0);
+                a[k].z = a[k].x + a[k].y;
+                b[k].z = kind == 1 ? b[k].x + b[k].y : g();
+            }
+        }
+        auto P = [](kcbp_vec3 v) { return EK::Point_3(v.x, v.y, v.z); };
+        if (CGAL::collinear(P(a[0]), P(a[1]), P(a[2])) || CGAL::collinear(P(b[0]), P(b[1]), P(b[2])))
+            continue; // CGAL's triangle intersection needs triangles (test_contact_geom has a degenerate case)
+        bool met;
+        std::vector<kcbp_vec3> want = cgal_points(a, b, &met);
+        if (met != kcbp_tri_intersect(a, b, 0)) {
+            if (bad++ < 5)
+                std::printf("  pair %ld: kcbp_tri_intersect disagrees with CGAL\n", i);
+            continue;
+        }
+        if (!met)
+            continue;
+        tested++;
+        kinds[kind]++;
+        kcbp_vec3 out[KCBP_CONTACT_POINTS_MAX];
+        uint32_t n = kcbp_tri_intersection(a, b, out);
+        std::vector<kcbp_vec3> got(out, out + n);
+        if (!near_all(got, want, 1e-9) || !near_all(want, got, 1e-9)) {
+            if (bad++ < 5) {
+                std::printf("  pair %ld (kind %d): kcbp %u points, CGAL %zu\n", i, kind, n, want.size());
+                for (int k = 0; k < 3; k++)
+                    std::printf("    a %.17g %.17g %.17g  b %.17g %.17g %.17g\n", a[k].x, a[k].y, a[k].z, b[k].x,
+                                b[k].y, b[k].z);
+                for (auto &p : got)
+                    std::printf("    kcbp %.17g %.17g %.17g\n", p.x, p.y, p.z);
+                for (auto &p : want)
+                    std::printf("    CGAL %.17g %.17g %.17g\n", p.x, p.y, p.z);
+            }
+        }
+    }
+    std::printf("tri: %ld pairs, %ld intersecting compared (random %ld, coplanar %ld, grid %ld): %s\n", pairs,
+                tested, kinds[0], kinds[1], kinds[2], bad ? "DISAGREE" : "agree");
+    return bad ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && !std::strcmp(argv[1], "tri")) {
+        rng_state = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1;
+        return run_tri(std::atol(argv[2]));
+    }
     if (argc >= 3 && !std::strcmp(argv[1], "self"))
         return run_self(argv[2], argc > 3 ? std::atof(argv[3]) : 0);
     if (argc >= 4 && !std::strcmp(argv[1], "contain")) {
         rng_state = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 1;
         return run_contain(argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 100);
     }
-    std::fprintf(stderr, "usage: solid_exact contain A.obj B.obj [POSES] [SEED] | self MESH.obj [GRID]\n");
+    std::fprintf(stderr, "usage: solid_exact contain A.obj B.obj [POSES] [SEED] | self MESH.obj [GRID] | tri PAIRS [SEED]\n");
     return 2;
 }

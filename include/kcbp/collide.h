@@ -127,7 +127,11 @@ typedef struct {
  * report). */
 KCBP_API kcbp_collide_options kcbp_collide_options_default(void);
 
-/* What the k-CBP stage found, in world coordinates. */
+/* What the k-CBP stage found, in world coordinates. Every figure is about
+ * the two k-CBPs (convex polytopes around the meshes), not the meshes: a
+ * depth of 0.6 may hold meshes that do not touch (a small cube inside a big
+ * one). The meshes' own contact geometry is kcbp_contact_geometry's
+ * (contact_geom.h). */
 typedef struct {
     bool tested;       /* the stage ran */
     bool separated;    /* the k-CBPs are apart: the meshes cannot touch */

@@ -16,6 +16,10 @@
 /* sign of det[b - a, c - a, d - a] = ((b - a) x (c - a)) . (d - a). */
 int kcbp_orient3d(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d);
 
+/* The sign of kcbp_orient3d when the floating-point filter alone
+ * certifies it, else 0 (zero, too close to call, or non-finite). */
+int kcbp_orient3d_filtered(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d);
+
 /* sign of (q - p) x (r - p) = (qx - px)(ry - py) - (qy - py)(rx - px). */
 int kcbp_orient2d(double px, double py, double qx, double qy, double rx, double ry);
 
@@ -24,5 +28,12 @@ int kcbp_orient2d(double px, double py, double qx, double qy, double rx, double 
  * (p, q, q) and t, without the GMP evaluations a degenerate first argument
  * costs there. */
 bool kcbp_seg_tri_intersect(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3]);
+
+/* The same for the projections that drop coordinate k (0, 1, 2), in which
+ * t must have non-zero area (kcbp_orient2d of its projection). A necessary
+ * condition for the 3D test, from orient2d alone: where pieces of a mesh
+ * lie in one plane it saves the orient3d that are exactly zero, which only
+ * GMP can confirm. */
+bool kcbp_seg_tri_intersect_axis(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3], int k);
 
 #endif

@@ -57,19 +57,67 @@ static int o2_drop(kcbp_vec3 u, kcbp_vec3 v, kcbp_vec3 x, int k)
     return kcbp_orient2d(p[0][0], p[0][1], p[1][0], p[1][1], p[2][0], p[2][1]);
 }
 
+/* Segment pq meets triangle t, exactly: first in a projection where t has
+ * area (projections of sets that meet meet), which settles the
+ * neighbours of a flat region with orient2d alone. */
+static bool seg_meets(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3])
+{
+    for (int k = 2; k >= 0; k--)
+        if (o2_drop(t[0], t[1], t[2], k) != 0) {
+            if (!kcbp_seg_tri_intersect_axis(p, q, t, k))
+                return false;
+            break;
+        }
+    return kcbp_seg_tri_intersect(p, q, t);
+}
+
+/* Triangles a and b (no common vertex) meet, exactly. When the filter
+ * cannot place a's vertices strictly on b's side (a flat region, where
+ * the orientations are exactly zero and only GMP can say so), their
+ * projections are compared first, with orient2d: two convex sets meet
+ * when an edge of one meets the other, and projections of sets that meet
+ * meet. */
+static bool tris_meet(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
+{
+    int s0 = kcbp_orient3d_filtered(b[0], b[1], b[2], a[0]), s1 = kcbp_orient3d_filtered(b[0], b[1], b[2], a[1]),
+        s2 = kcbp_orient3d_filtered(b[0], b[1], b[2], a[2]);
+    if (s0 != 0 && s0 == s1 && s1 == s2)
+        return false;
+    if (s0 == 0 || s1 == 0 || s2 == 0)
+        for (int k = 2; k >= 0; k--)
+            if (o2_drop(b[0], b[1], b[2], k) != 0) {
+                bool met = false;
+                for (int i = 0; i < 3 && !met; i++)
+                    met = kcbp_seg_tri_intersect_axis(a[i], a[(i + 1) % 3], b, k);
+                if (!met && o2_drop(a[0], a[1], a[2], k) != 0)
+                    for (int i = 0; i < 3 && !met; i++)
+                        met = kcbp_seg_tri_intersect_axis(b[i], b[(i + 1) % 3], a, k);
+                if (!met)
+                    return false;
+                break;
+            }
+    return kcbp_tri_intersect(a, b, 0);
+}
+
 /* Triangles (u, v, a) and (u, v, b) sharing the edge uv: do they meet
  * beyond it? */
 static bool edge_pair_meets(kcbp_vec3 u, kcbp_vec3 v, kcbp_vec3 a, kcbp_vec3 b)
 {
-    if (kcbp_orient3d(u, v, a, b) != 0)
-        return false; /* two planes through uv: each triangle meets the other's plane in uv only */
     for (int k = 2; k >= 0; k--) {
         int sa = o2_drop(u, v, a, k);
-        if (sa != 0) { /* (u, v, a) has area seen along k, where the plane projects one to one */
+        if (sa != 0) {
+            /* (u, v, a) has area seen along k. In one plane, which then
+             * projects one to one, they overlap when a and b are on the same
+             * side of uv; not in one plane, two planes through uv, each
+             * triangle meets the other's plane in uv only. The projected
+             * sides first: opposite sides (a flat region's neighbours) need
+             * no orient3d, which would be exactly zero there. */
             int sb = o2_drop(u, v, b, k);
-            return sb == sa;
+            return sb == sa && kcbp_orient3d(u, v, a, b) == 0;
         }
     }
+    if (kcbp_orient3d(u, v, a, b) != 0)
+        return false;
     /* a on the line uv: (u, v, a) is a segment of that line, which meets
      * (u, v, b) beyond uv only if b is on the line too and both run past
      * the same end of uv. */
@@ -93,10 +141,10 @@ static bool pair_meets(const self_ctx *c, uint32_t ta, uint32_t tb, const kcbp_v
                 shared++;
             }
     if (shared == 0)
-        return kcbp_tri_intersect(A, B, 0);
+        return tris_meet(A, B);
     if (shared == 1) { /* the edges opposite the shared vertex */
         int i = ia[0], j = ib[0];
-        return kcbp_seg_tri_intersect(A[(i + 1) % 3], A[(i + 2) % 3], B) || kcbp_seg_tri_intersect(B[(j + 1) % 3], B[(j + 2) % 3], A);
+        return seg_meets(A[(i + 1) % 3], A[(i + 2) % 3], B) || seg_meets(B[(j + 1) % 3], B[(j + 2) % 3], A);
     }
     if (shared == 2) {
         kcbp_vec3 u = A[ia[0]], v = A[ia[1]];

@@ -340,3 +340,15 @@ bool kcbp_seg_tri_intersect(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3])
         return true;
     return tt_seg_tri3(p, q, t, tt_area_axis(t));
 }
+
+bool kcbp_seg_tri_intersect_axis(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3], int k)
+{
+    tt_v2 t2[3] = {tt_drop(t[0], k), tt_drop(t[1], k), tt_drop(t[2], k)};
+    return tt_seg_tri2(tt_drop(p, k), tt_drop(q, k), t2);
+}
+
+int kcbp_orient3d_filtered(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d)
+{
+    tt_fplane pl = tt_fplane_of(a, b, c);
+    return tt_fside(&pl, d);
+}

@@ -160,6 +160,8 @@ $(B)/tritri_exact: tests/stress/tritri_exact.cpp tests/stress/exact_shape.hpp $(
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
 $(B)/pose_exact: tests/stress/pose_exact.cpp tests/stress/exact_shape.hpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(LDLIBS) $(CGAL_LIBS)
+$(B)/solid_exact: tests/stress/solid_exact.cpp $(STRESS_LIBA)
+	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(LDLIBS) $(CGAL_LIBS)
 $(B)/gjk_stress: tests/stress/gjk_stress.c tests/cso_oracle.c tests/cso_oracle.h $(STRESS_LIBA)
 	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< tests/cso_oracle.c $(STRESS_LIBA) $(LDLIBS)
 $(B)/tridist_exact: tests/stress/tridist_exact.cpp $(STRESS_LIBA)
@@ -168,14 +170,26 @@ TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 POSE_DIRS ?= 40
 TRIDIST_PAIRS ?= 300000
-stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/tridist_exact
+SOLID_POSES ?= 200
+TRIGEOM_PAIRS ?= 1000000
+# Solids, contact geometry and self-intersection against CGAL: triangle
+# intersections (points, segments, polygons) against its exact
+# constructions, containment on the bundled
+# closed meshes, self-intersection on every bundled mesh, as given and with
+# its coordinates rounded to a coarse grid (coplanar and coincident cases).
+stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/tridist_exact $(B)/solid_exact
 	$(B)/tritri_exact $(TRITRI_PAIRS) 1
 	$(B)/gjk_stress $(GJK_PAIRS) 10 1
 	$(B)/pose_exact meshes/suzanne.obj meshes/woody.obj $(POSE_DIRS) 1
 	$(B)/pose_exact meshes/bunny2.obj meshes/spot.obj $(POSE_DIRS) 2
 	$(B)/tridist_exact $(TRIDIST_PAIRS) 1
+	$(B)/solid_exact tri $(TRIGEOM_PAIRS) 1
+	$(B)/solid_exact contain meshes/cow.obj meshes/spot.obj $(SOLID_POSES) 1
+	$(B)/solid_exact contain meshes/rocker-arm.obj meshes/homer.obj $(SOLID_POSES) 2
+	$(B)/solid_exact contain meshes/fandisk.obj meshes/cow.obj $(SOLID_POSES) 3
+	for m in meshes/*.obj; do $(B)/solid_exact self $$m || exit 1; $(B)/solid_exact self $$m 64 || exit 1; done
 stress-ci:
-	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 TRIDIST_PAIRS=100000 stress
+	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 TRIDIST_PAIRS=100000 SOLID_POSES=30 TRIGEOM_PAIRS=200000 stress
 
 demo: $(KCBP)
 	@scripts/demo.sh

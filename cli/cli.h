@@ -39,6 +39,7 @@ int kcbp_cli_scene(int argc, char **argv);
 int kcbp_cli_batch(int argc, char **argv);
 int kcbp_cli_bench(int argc, char **argv);
 int kcbp_cli_distance(int argc, char **argv);
+int kcbp_cli_self(int argc, char **argv);
 
 /* One mesh's curves for kcbp bench --plot: x[i] (n) and, for each of ncols
  * volumes, r[i * ncols + b] (hit rate) and dt[i * ncols + b] (ms). */
@@ -58,7 +59,7 @@ kcbp_status kcbp_cli_bench_plot(const char *svg, const kcbp_cli_plot_series *ser
  * kcbp_cli_scene_option. */
 typedef struct {
     kcbp_model_options model;     /* -k, --dirs */
-    kcbp_collide_options collide; /* --contacts, --filter (use_cbp) */
+    kcbp_collide_options collide; /* --contacts, --filter (use_cbp), --solid (with model.solid) */
     bool pretty;                  /* indent each document (kcbp scene only) */
     long max_contacts;            /* --max-contacts: listed per frame */
     const char *mesh_root;        /* --mesh-root, or NULL: the scene file's folder */
@@ -76,13 +77,14 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o);
 /* Their getopt codes, and their getopt_long entries for a command's table. */
 enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_MAX_CONTACTS, KCBP_OPT_MESH_ROOT,
-       KCBP_OPT_MARGIN, KCBP_OPT_K = 'k' };
+       KCBP_OPT_MARGIN, KCBP_OPT_SOLID, KCBP_OPT_K = 'k' };
 #define KCBP_CLI_SCENE_SHORTOPTS "k:"
 #define KCBP_CLI_SCENE_LONGOPTS                                                                                      \
     {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS},  \
         {"dirs", required_argument, NULL, KCBP_OPT_DIRS},                                                          \
         {"max-contacts", required_argument, NULL, KCBP_OPT_MAX_CONTACTS},                                          \
-        {"mesh-root", required_argument, NULL, KCBP_OPT_MESH_ROOT}, {"margin", required_argument, NULL, KCBP_OPT_MARGIN}
+        {"mesh-root", required_argument, NULL, KCBP_OPT_MESH_ROOT}, {"margin", required_argument, NULL, KCBP_OPT_MARGIN}, \
+        {"solid", no_argument, NULL, KCBP_OPT_SOLID}
 /* Receives each frame's JSON document (no newline) as soon as the frame is
  * done; last: the scene's last frame. Returns false when it could not
  * write it (the evaluation then stops). */

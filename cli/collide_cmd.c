@@ -9,7 +9,7 @@
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
     "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N] [--margin D]\n"
-    "                    [--pretty]\n"
+    "                    [--solid] [--geometry] [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
@@ -26,6 +26,13 @@ static const char collide_help[] =
     "  -k N                     planes of each mesh's k-CBP (default 16, 4 to 4096)\n"
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
+    "  --solid                  the meshes are closed solids: one wholly inside the other\n"
+    "                           collides too, reported as \"contained\": \"a_in_b\" or \"b_in_a\"\n"
+    "                           (exact); a mesh that is not closed is an error naming\n"
+    "                           its open, non-manifold or misoriented edges\n"
+    "  --geometry               with --contacts first|all: where each contact pair of triangles\n"
+    "                           meets (\"intersections\": a point, a segment or a polygon, world\n"
+    "                           frame) and a contact \"point\" and estimated \"normal\" (A toward B)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
     "  --margin D               meshes within distance D (>= 0) of each other count as\n"
     "                           colliding (each inflated by D/2): \"margin\" gives their\n"
@@ -55,6 +62,7 @@ typedef struct {
     bool measure_cbp; /* --measure-cbp */
     long max_contacts; /* --max-contacts */
     double margin;    /* --margin (< 0: none) */
+    bool geometry;    /* --geometry */
 } collide_args;
 
 static int parse_args(int argc, char **argv, collide_args *args, bool *help)
@@ -66,6 +74,8 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
         {"measure-cbp", no_argument, NULL, 'M'}, {"max-contacts", required_argument, NULL, 'm'},
         {"margin", required_argument, NULL, 'g'},
+        {"measure-cbp", no_argument, NULL, 'M'}, {"solid", no_argument, NULL, 'S'},
+        {"geometry", no_argument, NULL, 'G'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
@@ -96,6 +106,8 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
             if (!kcbp_cli_parse_distance(optarg, &args->margin))
                 return kcbp_cli_usage_error("collide", "--margin takes a finite number >= 0, not '%s'", optarg);
             break;
+        case 'S': args->opts.solid = args->model.solid = true; break;
+        case 'G': args->geometry = true; break;
         case 'k':
             if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
                 return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
@@ -122,6 +134,8 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     }
     if (argc - optind != 2)
         return kcbp_cli_usage_error("collide", "expected two mesh files, got %d", argc - optind);
+    if (args->geometry && args->opts.contacts == KCBP_CONTACTS_NONE)
+        return kcbp_cli_usage_error("collide", "--geometry needs --contacts first or all");
     if (args->poses_file && args->pose_b)
         return kcbp_cli_usage_error("collide", "--poses gives the poses of B: do not combine it with --pose-b");
     if (args->poses_file && !strcmp(args->poses_file, "-") &&
@@ -161,6 +175,12 @@ static kcbp_status load_model(const char *path, const kcbp_model_options *opts, 
     return st;
 }
 
+/* --geometry's per-contact buffer, grown as needed and kept across poses. */
+typedef struct {
+    kcbp_contact_geom *geom;
+    size_t cap;
+} geom_buffer;
+
 /* One pose's line: only what was asked (no contact list with --contacts
  * none; the meshes and their load and build times on the first line of a
  * poses file only), at most max_contacts contacts. index < 0: single pose.
@@ -169,8 +189,22 @@ static kcbp_status load_model(const char *path, const kcbp_model_options *opts, 
  * margin decides it). NULL with *err set on failure. */
 static char *pose_line(const kcbp_collide_result *result, const collide_args *args, const kcbp_model *a,
                        const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
-                       const kcbp_timings *times, long index, kcbp_error *err)
+                       const kcbp_timings *times, long index, geom_buffer *gb, kcbp_error *err)
 {
+    /* The contacts' geometry (--geometry), in a buffer kept across poses. */
+    kcbp_contact_summary summary;
+    if (args->geometry && result->ncontacts > gb->cap) {
+        free(gb->geom);
+        gb->cap = result->ncontacts;
+        gb->geom = malloc(gb->cap * sizeof *gb->geom);
+        if (!gb->geom) {
+            gb->cap = 0;
+            kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact geometry");
+            return NULL;
+        }
+    }
+    if (args->geometry)
+        kcbp_contact_geometry(a, pose_a, b, pose_b, result->contacts, result->ncontacts, gb->geom, &summary);
     kcbp_report_margin margin = {.d = args->margin, .within = result->collide, .distance = 0};
     if (args->margin >= 0 && !result->collide) {
         kcbp_distance_options o = kcbp_distance_options_default();
@@ -187,7 +221,10 @@ static char *pose_line(const kcbp_collide_result *result, const collide_args *ar
                                       .models = index <= 0,
                                       .pose = index,
                                       .max_contacts = (size_t)args->max_contacts,
-                                      .margin = args->margin >= 0 ? &margin : NULL};
+                                      .margin = args->margin >= 0 ? &margin : NULL,
+                                      .solid = args->opts.solid,
+                                      .geometry = args->geometry ? gb->geom : NULL,
+                                      .summary = args->geometry ? &summary : NULL};
     char *line = kcbp_report_collide_line(result, a, b, times, &ro);
     if (!line)
         kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
@@ -207,6 +244,7 @@ static int collide_stream(const collide_args *args, kcbp_pose_reader *reader, co
      * what each test found to the next (the same answers, sooner). */
     kcbp_pair_cache cache;
     memset(&cache, 0, sizeof cache);
+    geom_buffer gb = {NULL, 0};
     kcbp_status st = KCBP_OK;
     int rc = KCBP_EXIT_OK;
     for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
@@ -221,13 +259,14 @@ static int collide_stream(const collide_args *args, kcbp_pose_reader *reader, co
         times->query_ms = kcbp_cli_now_ms() - t0;
         if (st != KCBP_OK)
             break;
-        char *line = pose_line(&result, args, a, pose_a, b, &pose, times, i, &err);
+        char *line = pose_line(&result, args, a, pose_a, b, &pose, times, i, &gb, &err);
         if (!line)
             st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
         else
             rc = kcbp_cli_print_text(line);
     }
     kcbp_collide_result_free(&result);
+    free(gb.geom);
     if (rc != KCBP_EXIT_OK)
         return rc;
     rc = kcbp_cli_flush(); /* the answers before a bad pose stay answered */
@@ -279,7 +318,10 @@ int kcbp_cli_collide(int argc, char **argv)
         double t0 = kcbp_cli_now_ms();
         st = kcbp_collide_cached(&model_a, &pose_a, b, &pose_b, &args.opts, &cache, &result, &err);
         times.query_ms = kcbp_cli_now_ms() - t0;
-        char *line = st == KCBP_OK ? pose_line(&result, &args, &model_a, &pose_a, b, &pose_b, &times, -1, &err) : NULL;
+        geom_buffer gb = {NULL, 0};
+        char *line =
+            st == KCBP_OK ? pose_line(&result, &args, &model_a, &pose_a, b, &pose_b, &times, -1, &gb, &err) : NULL;
+        free(gb.geom);
         if (st == KCBP_OK && !line)
             st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
         if (st != KCBP_OK) {

@@ -15,6 +15,7 @@ static const struct {
     {"distance", kcbp_cli_distance, "how far apart are two meshes? closest points, clearance"},
     {"scene", kcbp_cli_scene, "every colliding pair of a scene file (or --generate one)"},
     {"batch", kcbp_cli_batch, "many scene files, NDJSON, on N threads, shardable"},
+    {"self", kcbp_cli_self, "does a mesh intersect itself? which triangle pairs, exact"},
     {"cbp", kcbp_cli_cbp, "build a mesh's k-CBP, report its tightness, export it as OBJ"},
     {"bench", kcbp_cli_bench, "hit rates of bounding volumes as filters (the k-CBP thesis's Table 1)"},
     {"version", version_cmd, "print the version (also kcbp --version)"},

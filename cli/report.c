@@ -122,6 +122,10 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
     kcbp_jl_bool(&w, result->collide || by_margin);
     kcbp_jl_key(&w, "decided_by");
     kcbp_jl_string(&w, by_margin ? "margin" : kcbp_stage_name(result->decided_by));
+    if (o->solid) {
+        kcbp_jl_key(&w, "contained");
+        kcbp_jl_string(&w, kcbp_containment_name(result->contained));
+    }
     if (o->contacts) {
         kcbp_jl_key(&w, "contacts");
         kcbp_jl_open(&w, '[');
@@ -138,6 +142,31 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
             kcbp_jl_bool(&w, true);
             kcbp_jl_key(&w, "contacts_found");
             kcbp_jl_uint(&w, result->ncontacts);
+        }
+    }
+    if (o->contacts && o->geometry) {
+        kcbp_jl_key(&w, "intersections");
+        kcbp_jl_open(&w, '[');
+        size_t n = result->ncontacts < o->max_contacts ? result->ncontacts : o->max_contacts;
+        for (size_t i = 0; i < n; i++) {
+            kcbp_jl_open(&w, '[');
+            for (uint32_t k = 0; k < o->geometry[i].npoints; k++) {
+                kcbp_jl_open(&w, '[');
+                kcbp_jl_double(&w, o->geometry[i].points[k].x);
+                kcbp_jl_double(&w, o->geometry[i].points[k].y);
+                kcbp_jl_double(&w, o->geometry[i].points[k].z);
+                kcbp_jl_close(&w, ']');
+            }
+            kcbp_jl_close(&w, ']');
+        }
+        kcbp_jl_close(&w, ']');
+        if (result->ncontacts > 0 && o->summary) {
+            kcbp_jl_key(&w, "contact");
+            kcbp_jl_open(&w, '{');
+            line_vec3(&w, "point", o->summary->point);
+            if (o->summary->has_normal)
+                line_vec3(&w, "normal", o->summary->normal);
+            kcbp_jl_close(&w, '}');
         }
     }
     if (result->cbp.tested)
@@ -229,6 +258,8 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
         }
         s.failed |= !kcbp_json_add_string(p, "a", scene->objects[h->a].name);
         s.failed |= !kcbp_json_add_string(p, "b", scene->objects[h->b].name);
+        if (h->contained != KCBP_CONTAINED_NONE)
+            s.failed |= !kcbp_json_add_string(p, "contained", kcbp_containment_name(h->contained));
         if (!with_contacts)
             continue;
         cJSON *contacts = cJSON_AddArrayToObject(p, "contacts");

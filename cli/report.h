@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include <kcbp/collide.h>
+#include <kcbp/contact_geom.h>
 #include <kcbp/scene.h>
 
 #ifdef __cplusplus
@@ -37,12 +38,17 @@ typedef struct {
     size_t max_contacts; /* at most this many contacts are listed; beyond it the line says
                             "truncated": true and "contacts_found": n */
     const kcbp_report_margin *margin; /* NULL: no --margin */
+    bool solid;    /* "contained": "none", "a_in_b" or "b_in_a" (--solid) */
+    const kcbp_contact_geom *geometry;     /* --geometry: "intersections", one per contact, or NULL */
+    const kcbp_contact_summary *summary;   /* with geometry and a contact: "contact" */
 } kcbp_report_collide_options;
 
 /* The report of one kcbp_collide answer, as one line of JSON (malloc'ed, no
  * newline; NULL when memory ran out):
- * {"collide", "decided_by", "contacts": [[a, b], ...] (o->contacts; at most
- *  o->max_contacts, then "truncated": true, "contacts_found": n),
+ * {"collide", "decided_by", "contained" (o->solid), "contacts": [[a, b], ...] (o->contacts; at
+ *  most o->max_contacts, then "truncated": true, "contacts_found": n),
+ *  "intersections": [[point, ...], ...] (o->geometry: per contact, 1 to 6 world points),
+ *  "contact": {"point", "normal" (absent when none)} (o->geometry, when there are contacts),
  *  "cbp" (when the k-CBP stage ran), "a": mesh, "b": mesh (o->models),
  *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms" (o->models),
  *            "query_ms"}, "pose" (o->pose >= 0),
@@ -68,7 +74,8 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
  *             "cbp": k-CBPs not apart (null when that filter is off),
  *             "mesh": meshes touch = the colliding pairs},
  *  "hit_rate": {"broadphase": mesh / broadphase, "cbp": mesh / cbp or null},
- *  "colliding": [{"a": name, "b": name[, "contacts": [[ta, tb], ...]]}, ...],
+ *  "colliding": [{"a": name, "b": name[, "contained": "a_in_b" or "b_in_a" (--solid,
+ *                one inside the other)][, "contacts": [[ta, tb], ...]]}, ...],
  *  "cache": {"axis": pairs proven apart by last frame's separating axis,
  *            "contact": pairs confirmed by last frame's contact,
  *            "near": pairs whose contact was found near last frame's,

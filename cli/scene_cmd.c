@@ -9,7 +9,7 @@
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
     "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--margin D]\n"
-    "                  [--pretty]\n"
+    "                  [--solid] [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
@@ -28,6 +28,9 @@ static const char scene_help[] =
     "                    with more says \"truncated\": true and \"contacts_found\"\n"
     "  --mesh-root DIR   read meshes only inside DIR (default: the scene file's folder;\n"
     "                    symbolic links are followed to where they lead)\n"
+    "  --solid           every mesh is a closed solid: an object wholly inside another\n"
+    "                    collides too (\"contained\": \"a_in_b\" or \"b_in_a\"); a mesh\n"
+    "                    that is not closed is an error (see kcbp collide --solid)\n"
     "  --pretty          indent each document\n"
     "  --margin D        objects within distance D (>= 0) of each other count as\n"
     "                    colliding (each inflated by D/2), listed with no contacts\n"
@@ -101,6 +104,9 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
             o->collide.contacts = KCBP_CONTACTS_ALL;
         else
             return kcbp_cli_usage_error(cmd, "--contacts takes none, first or all, not '%s'", arg);
+        return KCBP_EXIT_OK;
+    case KCBP_OPT_SOLID:
+        o->model.solid = o->collide.solid = true;
         return KCBP_EXIT_OK;
     }
     return -1;

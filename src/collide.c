@@ -7,13 +7,15 @@
 #include <kcbp/gjk.h>
 #include <kcbp/tritri.h>
 
+#include "solid_internal.h"
+
 /* The k-CBP stage rejects a pair only when the k-CBPs are apart by more than
  * this fraction of the scene's scale (see cbp_margin). */
 #define KCBP_CBP_REJECT_REL 1e-8
 
 kcbp_model_options kcbp_model_options_default(void)
 {
-    kcbp_model_options o = {KCBP_CBP_K_DEFAULT, KCBP_DIRS_GREEDY, 0};
+    kcbp_model_options o = {.k = KCBP_CBP_K_DEFAULT, .dirs = KCBP_DIRS_GREEDY, .k_fine = 0, .solid = false};
     return o;
 }
 
@@ -24,7 +26,15 @@ kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_mode
     model->mesh = *mesh;
     memset(mesh, 0, sizeof *mesh);
     model->scale = kcbp_mesh_scale(&model->mesh);
-    kcbp_status st = kcbp_aabb_tree_build(&model->mesh, &model->tree, err);
+    kcbp_status st = KCBP_OK;
+    if (o.solid) { /* checked first: a mesh that is not closed is refused before any work */
+        st = kcbp_mesh_check_solid(&model->mesh, NULL, err);
+        if (st == KCBP_OK)
+            st = kcbp_mesh_components(&model->mesh, &model->pieces, &model->npieces, err);
+        model->solid = st == KCBP_OK;
+    }
+    if (st == KCBP_OK)
+        st = kcbp_aabb_tree_build(&model->mesh, &model->tree, err);
     if (st == KCBP_OK && o.k != 0)
         st = kcbp_cbp_build(model->mesh.vertices, model->mesh.nvertices, o.k, o.dirs, &model->cbp, err);
     if (st != KCBP_OK) {
@@ -60,6 +70,7 @@ void kcbp_model_free(kcbp_model *model)
     kcbp_cbp_free(&model->fine);
     kcbp_aabb_tree_free(&model->tree);
     kcbp_mesh_free(&model->mesh);
+    free(model->pieces);
     memset(model, 0, sizeof *model);
 }
 
@@ -75,8 +86,19 @@ const char *kcbp_stage_name(kcbp_stage stage)
 
 kcbp_collide_options kcbp_collide_options_default(void)
 {
-    kcbp_collide_options o = {KCBP_CONTACTS_FIRST, true, false, false};
+    kcbp_collide_options o = {
+        .contacts = KCBP_CONTACTS_FIRST, .use_cbp = true, .cbp_measure = false, .skip_bounds = false, .solid = false};
     return o;
+}
+
+const char *kcbp_containment_name(kcbp_containment c)
+{
+    switch (c) {
+    case KCBP_CONTAINED_NONE: return "none";
+    case KCBP_CONTAINED_A_IN_B: return "a_in_b";
+    case KCBP_CONTAINED_B_IN_A: return "b_in_a";
+    }
+    return "unknown";
 }
 
 /* In A's frame, B's coordinates are as large as its own scale plus the
@@ -369,6 +391,10 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
     memset(&result->tree, 0, sizeof result->tree);
     memset(&result->cbp, 0, sizeof result->cbp);
     memset(&result->cache, 0, sizeof result->cache);
+    result->contained = KCBP_CONTAINED_NONE;
+    if (options->solid && (!a->solid || !b->solid))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "a solid test needs models built as solids (model %s is not)",
+                              a->solid ? "B" : "A");
     kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
     double eps = kcbp_collide_tolerance(a, b, &b_in_a);
 
@@ -458,6 +484,13 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
     }
     if (sink.nomem)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
+    /* Solids whose surfaces do not meet: one inside the other still
+     * collides. The boxes and k-CBPs that passed the pair on overlap, as
+     * nested solids' do. */
+    if (options->solid && !result->collide) {
+        result->contained = kcbp_solid_containment(a, b, &b_in_a);
+        result->collide = result->contained != KCBP_CONTAINED_NONE;
+    }
     if (result->ncontacts > 1) /* contacts is NULL before the first one: qsort(NULL, 0) is undefined */
         qsort(result->contacts, result->ncontacts, sizeof *result->contacts, cmp_contact);
     if (pc && sink.found) {

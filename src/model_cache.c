@@ -81,6 +81,7 @@ bool kcbp_model_key_of(const char *path, double scale, const kcbp_model_options 
     key->k = opts->k;
     key->dirs = (int)opts->dirs;
     key->k_fine = opts->k_fine;
+    key->solid = opts->solid;
     return true;
 }
 
@@ -88,7 +89,7 @@ static bool same_key(const kcbp_model_key *a, const kcbp_model_key *b)
 {
     return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_s == b->mtime_s &&
            a->mtime_ns == b->mtime_ns && a->scale == b->scale && a->k == b->k && a->dirs == b->dirs &&
-           a->k_fine == b->k_fine;
+           a->k_fine == b->k_fine && a->solid == b->solid;
 }
 
 static entry *find(kcbp_model_cache *c, const kcbp_model_key *key)

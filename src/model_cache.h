@@ -12,6 +12,7 @@ typedef struct {
     int64_t size, mtime_s, mtime_ns;
     double scale;
     int k, dirs, k_fine;
+    bool solid;
 } kcbp_model_key;
 
 /* The key of the model of the file at path: false when the file cannot be

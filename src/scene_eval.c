@@ -63,7 +63,7 @@ static kcbp_status add_hit(kcbp_scene_frame *f, uint32_t a, uint32_t b, const kc
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu contacts", f->ncontacts + r->ncontacts);
     if (r->ncontacts)
         memcpy(f->contacts + f->ncontacts, r->contacts, r->ncontacts * sizeof *r->contacts);
-    f->hits[f->colliding++] = (kcbp_scene_hit){a, b, f->ncontacts, r->ncontacts};
+    f->hits[f->colliding++] = (kcbp_scene_hit){a, b, f->ncontacts, r->ncontacts, r->contained};
     f->ncontacts += r->ncontacts;
     return KCBP_OK;
 }

@@ -22,6 +22,8 @@
  * of their intersection lies on the relative boundary of one of them. */
 #include <kcbp/tritri.h>
 
+#include "predicates.h"
+
 #include <gmp.h>
 #include <limits.h>
 #include <math.h>
@@ -520,4 +522,36 @@ bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps)
     if (o1 == 0 || o2 == 0)
         return tt_exact(a, b);
     return o1 < 0 && o2 < 0;
+}
+
+/* ------------------------------------------- shared (src/predicates.h) --- */
+
+int kcbp_orient3d(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d) { return tt_o3(a, b, c, d); }
+
+int kcbp_orient2d(double px, double py, double qx, double qy, double rx, double ry)
+{
+    tt_v2 p = {px, py}, q = {qx, qy}, r = {rx, ry};
+    return tt_o2(p, q, r);
+}
+
+bool kcbp_seg_tri_intersect(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3])
+{
+    const kcbp_vec3 s[3] = {p, q, q};
+    if (!tt_finite(s, t))
+        return true;
+    int k = tt_area_axis(t);
+    int sp = k >= 0 ? tt_o3(t[0], t[1], t[2], p) : 0, sq = k >= 0 ? tt_o3(t[0], t[1], t[2], q) : 0;
+    return tt_seg_tri3(p, q, sp, sq, t, k);
+}
+
+bool kcbp_seg_tri_intersect_axis(kcbp_vec3 p, kcbp_vec3 q, const kcbp_vec3 t[3], int k)
+{
+    tt_v2 t2[3] = {tt_drop(t[0], k), tt_drop(t[1], k), tt_drop(t[2], k)};
+    return tt_seg_tri2(tt_drop(p, k), tt_drop(q, k), t2);
+}
+
+int kcbp_orient3d_filtered(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d)
+{
+    tt_fplane pl = tt_fplane_of(a, b, c);
+    return tt_fside(&pl, d);
 }

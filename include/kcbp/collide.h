@@ -43,11 +43,15 @@ typedef struct {
                            first ones overlap (0: none; ignored unless > k).
                            It pays over coherent motion (a moving scene sets
                            KCBP_CBP_K_FINE_DEFAULT), not for single queries. */
+    bool solid;         /* the mesh is a solid (include/kcbp/solid.h): building
+                           fails with kcbp_mesh_check_solid's error when it is
+                           not closed, and keeps one vertex per piece of its
+                           surface for kcbp_collide_options.solid */
 } kcbp_model_options;
 
 #define KCBP_CBP_K_FINE_DEFAULT 64
 
-/* k = 16, greedy directions, no fine k-CBP. */
+/* k = 16, greedy directions, no fine k-CBP, not a solid. */
 KCBP_API kcbp_model_options kcbp_model_options_default(void);
 
 typedef struct {
@@ -59,6 +63,9 @@ typedef struct {
     double cbp_scale;   /* largest absolute coordinate of the k-CBPs' vertices (0 without one) */
     kcbp_cbp fine;      /* the fine k-CBP (nplanes == 0 when none was built) */
     kcbp_convex fine_shape;
+    bool solid;         /* built with kcbp_model_options.solid: a closed solid */
+    uint32_t *pieces;   /* solid: one vertex of each connected piece of the surface */
+    uint32_t npieces;
 } kcbp_model;
 
 static inline bool kcbp_model_has_cbp(const kcbp_model *m) { return m->cbp.nplanes > 0; }
@@ -106,14 +113,25 @@ typedef struct {
                          all the answer needs. Never changes the answer. */
     bool skip_bounds; /* do not test the world boxes first (stage 1): the caller
                          has (a broad phase). Never changes the answer. */
+    bool solid;       /* the meshes are solids (both models built with
+                         kcbp_model_options.solid, else KCBP_ERR_INVALID): when
+                         their surfaces do not meet, one wholly inside the other
+                         collides too (result->contained), decided exactly by
+                         kcbp_point_in_solid on one vertex of each piece of
+                         each surface whose box nests in the other's */
 } kcbp_collide_options;
 
-/* Contacts FIRST, the k-CBP stage on, not measured (cbp_measure false: the
+/* Contacts FIRST, the k-CBP stage on, not measured, surfaces only (no
+ * solid), boxes tested (cbp_measure false: the
  * answer, as fast as it can be had; `kcbp collide` asks to measure for its
  * report). */
 KCBP_API kcbp_collide_options kcbp_collide_options_default(void);
 
-/* What the k-CBP stage found, in world coordinates. */
+/* What the k-CBP stage found, in world coordinates. Every figure is about
+ * the two k-CBPs (convex polytopes around the meshes), not the meshes: a
+ * depth of 0.6 may hold meshes that do not touch (a small cube inside a big
+ * one). The meshes' own contact geometry is kcbp_contact_geometry's
+ * (contact_geom.h). */
 typedef struct {
     bool tested;       /* the stage ran */
     bool separated;    /* the k-CBPs are apart: the meshes cannot touch */
@@ -127,6 +145,18 @@ typedef struct {
     bool depth_exact;  /* false when EPA could only bound the depth from above */
     int gjk_iterations, epa_iterations;
 } kcbp_cbp_result;
+
+/* With kcbp_collide_options.solid: which solid holds a piece of the other
+ * when their surfaces do not meet. For connected surfaces, B_IN_A means B
+ * lies wholly inside A (a bolt in its housing). */
+typedef enum {
+    KCBP_CONTAINED_NONE,
+    KCBP_CONTAINED_A_IN_B,
+    KCBP_CONTAINED_B_IN_A,
+} kcbp_containment;
+
+/* "none", "a_in_b", "b_in_a" (the report's names). */
+KCBP_API const char *kcbp_containment_name(kcbp_containment c);
 
 /* What a pair cache (kcbp_pair_cache) settled or changed in one test. */
 typedef enum {
@@ -156,6 +186,8 @@ typedef struct {
     kcbp_cbp_result cbp;    /* the k-CBP stage */
     kcbp_tree_stats tree;   /* work done in the mesh stage */
     kcbp_cache_stats cache; /* what the pair cache did (all zero without one) */
+    kcbp_containment contained; /* options.solid: collide with no contact, one
+                                   solid inside the other (decided_by: mesh) */
 } kcbp_collide_result;
 
 /* Tests model a at pose_a against model b at pose_b (world = pose * local).

@@ -10,6 +10,8 @@
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
  *   collide.h                         models and the staged pair test
  *   distance.h                        distance between posed meshes and triangles
+ *   solid.h self.h                    closed solids, point in solid; self-intersection
+ *   contact_geom.h                    intersection segments, contact point and normal
  *   broadphase.h scene.h              sweep and prune, scenes of many objects
  *   batch.h layout.h                  many poses in one call; struct layouts for bindings
  *
@@ -34,6 +36,9 @@
 #include "epa.h"
 #include "collide.h"
 #include "distance.h"
+#include "solid.h"
+#include "self.h"
+#include "contact_geom.h"
 #include "broadphase.h"
 #include "scene.h"
 #include "batch.h"

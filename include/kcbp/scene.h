@@ -205,6 +205,7 @@ KCBP_API kcbp_status kcbp_scene_write(const kcbp_scene *scene, FILE *out, bool p
 typedef struct {
     uint32_t a, b;
     size_t first, count;
+    kcbp_containment contained; /* solid scenes: one inside the other (count 0) */
 } kcbp_scene_hit;
 
 /* The answer for one frame. Counts are of pairs of objects: pairs =

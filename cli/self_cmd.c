@@ -1,0 +1,140 @@
+/* kcbp self: the triangle pairs of one mesh that intersect other than along
+ * what they share (kcbp_self_intersections). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json_line.h"
+
+static const char self_help[] =
+    "usage: kcbp self MESH.obj [--contacts none|first|all] [--pretty]\n"
+    "\n"
+    "Tells whether a triangle mesh intersects itself, and which triangles do:\n"
+    "pairs that meet other than along the edges and vertices they share\n"
+    "(CGAL's does_self_intersect), exact, the mesh's AABB tree against itself.\n"
+    "Vertices are identified by their coordinates.\n"
+    "\n"
+    "  --contacts MODE  none: the answer only; first: one pair;\n"
+    "                   all (default): every intersecting pair\n"
+    "  --pretty         indent the JSON\n"
+    "\n"
+    "Output: {\"self_intersect\", \"pairs\": [[t, u], ...] (0-based triangles, t < u),\n"
+    "\"mesh\", \"stats\"}.\n"
+    "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input.\n";
+
+int kcbp_cli_self(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"contacts", required_argument, NULL, 'c'},
+        {"pretty", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    kcbp_contacts_mode mode = KCBP_CONTACTS_ALL;
+    bool pretty = false;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'P': pretty = true; break;
+        case 'h': fputs(self_help, stdout); return KCBP_EXIT_OK;
+        case 'c':
+            if (!strcmp(optarg, "none"))
+                mode = KCBP_CONTACTS_NONE;
+            else if (!strcmp(optarg, "first"))
+                mode = KCBP_CONTACTS_FIRST;
+            else if (!strcmp(optarg, "all"))
+                mode = KCBP_CONTACTS_ALL;
+            else
+                return kcbp_cli_usage_error("self", "--contacts takes none, first or all, not '%s'", optarg);
+            break;
+        case ':': return kcbp_cli_usage_error("self", "%s needs a value", argv[optind - 1]);
+        default: return kcbp_cli_usage_error("self", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 1)
+        return kcbp_cli_usage_error("self", "expected one mesh file, got %d", argc - optind);
+    const char *path = argv[optind];
+
+    kcbp_error err = {0};
+    kcbp_mesh mesh;
+    kcbp_model model;
+    memset(&model, 0, sizeof model);
+    double t0 = kcbp_cli_now_ms();
+    kcbp_status st = kcbp_obj_load(path, &mesh, &err);
+    double t1 = kcbp_cli_now_ms();
+    kcbp_model_options mo = kcbp_model_options_default();
+    mo.k = 0; /* no k-CBP: only the tree is used */
+    if (st == KCBP_OK && (st = kcbp_model_build(&model, &mesh, &mo, &err)) != KCBP_OK)
+        kcbp_error_prefix(&err, path);
+    double t2 = kcbp_cli_now_ms();
+    kcbp_contact *pairs = NULL;
+    size_t npairs = 0;
+    kcbp_tree_stats stats;
+    if (st == KCBP_OK)
+        st = kcbp_self_intersections(&model, mode, &pairs, &npairs, &stats, &err);
+    double t3 = kcbp_cli_now_ms();
+    int rc;
+    if (st != KCBP_OK) {
+        rc = kcbp_cli_fail(&err);
+    } else {
+        kcbp_jl w;
+        kcbp_jl_init(&w);
+        kcbp_jl_open(&w, '{');
+        kcbp_jl_key(&w, "self_intersect");
+        kcbp_jl_bool(&w, npairs > 0);
+        if (mode != KCBP_CONTACTS_NONE) {
+            kcbp_jl_key(&w, "pairs");
+            kcbp_jl_open(&w, '[');
+            for (size_t i = 0; i < npairs; i++) {
+                kcbp_jl_open(&w, '[');
+                kcbp_jl_uint(&w, pairs[i].a);
+                kcbp_jl_uint(&w, pairs[i].b);
+                kcbp_jl_close(&w, ']');
+            }
+            kcbp_jl_close(&w, ']');
+        }
+        kcbp_jl_key(&w, "mesh");
+        kcbp_jl_open(&w, '{');
+        kcbp_jl_key(&w, "vertices");
+        kcbp_jl_uint(&w, model.mesh.nvertices);
+        kcbp_jl_key(&w, "triangles");
+        kcbp_jl_uint(&w, model.mesh.ntriangles);
+        kcbp_jl_key(&w, "degenerate_triangles");
+        kcbp_jl_uint(&w, model.mesh.ndegenerate);
+        kcbp_jl_close(&w, '}');
+        kcbp_jl_key(&w, "stats");
+        kcbp_jl_open(&w, '{');
+        kcbp_jl_key(&w, "box_pairs");
+        kcbp_jl_uint(&w, stats.box_pairs);
+        kcbp_jl_key(&w, "triangle_pairs");
+        kcbp_jl_uint(&w, stats.tri_pairs);
+        kcbp_jl_key(&w, "load_ms");
+        kcbp_jl_double(&w, t1 - t0);
+        kcbp_jl_key(&w, "build_ms");
+        kcbp_jl_double(&w, t2 - t1);
+        kcbp_jl_key(&w, "query_ms");
+        kcbp_jl_double(&w, t3 - t2);
+        kcbp_jl_close(&w, '}');
+        kcbp_jl_close(&w, '}');
+        char *text = kcbp_jl_finish(&w);
+        if (!text) {
+            fprintf(stderr, "kcbp: out of memory while writing the report\n");
+            rc = KCBP_EXIT_NOMEM;
+        } else if (pretty) {
+            cJSON *doc = cJSON_Parse(text);
+            free(text);
+            rc = doc ? kcbp_cli_print_json(doc, true) : KCBP_EXIT_NOMEM;
+            if (!doc)
+                fprintf(stderr, "kcbp: out of memory while writing the report\n");
+        } else {
+            rc = kcbp_cli_print_text(text);
+        }
+    }
+    free(pairs);
+    kcbp_model_free(&model);
+    return rc;
+}

@@ -100,9 +100,35 @@ kcbp_status kcbp_cli_scene_read(kcbp_scene *scene, const char *path, const kcbp_
 
 /* Loads an OBJ file and builds its model, adding the times of both steps
  * to t->load_ms and t->build_ms; errors are prefixed with the path
- * (collide_cmd.c). */
+ * (pair_query.c). */
 kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
                                 kcbp_timings *t, kcbp_error *err);
+
+/* A pair query's command line (kcbp collide, kcbp distance). */
+typedef struct {
+    const char *path_a, *path_b;         /* the same path: one model */
+    const char *pose_a, *pose_b;         /* --pose-a, --pose-b, or NULL */
+    const char *poses_file;              /* --poses, or NULL */
+    const kcbp_model_options *model;
+} kcbp_cli_pair_args;
+
+/* The loaded pair, as an answer sees it. */
+typedef struct {
+    const kcbp_model *a, *b;
+    kcbp_pose pose_a;
+    kcbp_timings times; /* load and build; the answer sets query_ms */
+} kcbp_cli_pair;
+
+/* Answers B at pose_b: prints its line and returns an exit code, or -1
+ * with *err set when the answer could not be computed. index: the pose's
+ * index in --poses, -1 for the single pose. */
+typedef int (*kcbp_cli_pose_fn)(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, long index, kcbp_error *err);
+
+/* Parses the poses, loads both models, then answers --pose-b (or the
+ * identity), or each pose of --poses as it is read, in constant memory,
+ * flushing whenever the next pose is not there yet; a bad pose ends the run
+ * after the answers before it. Returns the command's exit status. */
+int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cli_pose_fn answer, void *ctx);
 /* Parses a distance: a whole decimal number, finite and >= 0 (distance_cmd.c). */
 bool kcbp_cli_parse_distance(const char *text, double *out);
 

@@ -157,24 +157,6 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     return KCBP_EXIT_OK;
 }
 
-/* Loads one mesh and builds its model, timing both steps. */
-static kcbp_status load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model, kcbp_timings *t,
-                              kcbp_error *err)
-{
-    double t0 = kcbp_cli_now_ms();
-    kcbp_mesh mesh;
-    kcbp_status st = kcbp_obj_load(path, &mesh, err);
-    double t1 = kcbp_cli_now_ms();
-    t->load_ms += t1 - t0;
-    if (st != KCBP_OK)
-        return st;
-    st = kcbp_model_build(model, &mesh, opts, err);
-    t->build_ms += kcbp_cli_now_ms() - t1;
-    if (st != KCBP_OK)
-        kcbp_error_prefix(err, path); /* "file: problem", as for the reader's errors */
-    return st;
-}
-
 /* --geometry's per-contact buffer, grown as needed and kept across poses. */
 typedef struct {
     kcbp_contact_geom *geom;
@@ -231,48 +213,38 @@ static char *pose_line(const kcbp_collide_result *result, const collide_args *ar
     return line;
 }
 
-/* --poses: read a pose, answer it, and print its line, in constant memory.
- * The lines are flushed whenever the next pose is not there yet, so that a
- * pipeline sees each answer while its input is still coming. A bad pose
- * stops the run after the answers to the poses before it. */
-static int collide_stream(const collide_args *args, kcbp_pose_reader *reader, const kcbp_model *a,
-                          const kcbp_pose *pose_a, const kcbp_model *b, kcbp_timings *times)
-{
-    kcbp_error err = {0};
-    kcbp_collide_result result = {0};
-    /* The poses of a file are often a trajectory: one pair cache carries
-     * what each test found to the next (the same answers, sooner). */
+/* What the answers of one run share: the pair cache (the poses of a file
+ * are often a trajectory: each test carries what it found to the next, the
+ * same answers sooner) and --geometry's buffer. */
+typedef struct {
+    const collide_args *args;
     kcbp_pair_cache cache;
-    memset(&cache, 0, sizeof cache);
-    geom_buffer gb = {NULL, 0};
-    kcbp_status st = KCBP_OK;
-    int rc = KCBP_EXIT_OK;
-    for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
-        if (!kcbp_pose_reader_ready(reader) && (rc = kcbp_cli_flush()) != KCBP_EXIT_OK)
-            break;
-        kcbp_pose pose;
-        bool done;
-        if ((st = kcbp_pose_reader_next(reader, &pose, &done, &err)) != KCBP_OK || done)
-            break;
-        double t0 = kcbp_cli_now_ms();
-        st = kcbp_collide_cached(a, pose_a, b, &pose, &args->opts, &cache, &result, &err);
-        times->query_ms = kcbp_cli_now_ms() - t0;
-        if (st != KCBP_OK)
-            break;
-        char *line = pose_line(&result, args, a, pose_a, b, &pose, times, i, &gb, &err);
-        if (!line)
-            st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
-        else
-            rc = kcbp_cli_print_text(line);
-    }
-    kcbp_collide_result_free(&result);
-    free(gb.geom);
-    if (rc != KCBP_EXIT_OK)
-        return rc;
-    rc = kcbp_cli_flush(); /* the answers before a bad pose stay answered */
+    kcbp_collide_result result;
+    geom_buffer gb;
+} collide_run;
+
+static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, long index, kcbp_error *err)
+{
+    collide_run *run = ctx;
+    const collide_args *args = run->args;
+    double t0 = kcbp_cli_now_ms();
+    kcbp_status st =
+        kcbp_collide_cached(p->a, &p->pose_a, p->b, pose_b, &args->opts, &run->cache, &run->result, err);
+    p->times.query_ms = kcbp_cli_now_ms() - t0;
     if (st != KCBP_OK)
-        return kcbp_cli_fail(&err);
-    return rc;
+        return -1;
+    char *line = pose_line(&run->result, args, p->a, &p->pose_a, p->b, pose_b, &p->times, index, &run->gb, err);
+    if (!line)
+        return -1;
+    if (!args->pretty || index >= 0)
+        return kcbp_cli_print_text(line);
+    cJSON *doc = cJSON_Parse(line); /* one pose: indent it through cJSON */
+    free(line);
+    if (!doc) {
+        kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory while writing the report");
+        return -1;
+    }
+    return kcbp_cli_print_json(doc, true);
 }
 
 int kcbp_cli_collide(int argc, char **argv)
@@ -286,67 +258,17 @@ int kcbp_cli_collide(int argc, char **argv)
         fputs(collide_help, stdout);
         return KCBP_EXIT_OK;
     }
-
-    kcbp_error err = {0};
-    kcbp_pose pose_a = kcbp_pose_identity(), pose_b = kcbp_pose_identity();
-    if (args.pose_a && kcbp_pose_parse(args.pose_a, &pose_a, &err) != KCBP_OK)
-        return kcbp_cli_usage_error("collide", "--pose-a: %s", err.msg);
-    if (args.pose_b && kcbp_pose_parse(args.pose_b, &pose_b, &err) != KCBP_OK)
-        return kcbp_cli_usage_error("collide", "--pose-b: %s", err.msg);
-    kcbp_pose_reader *reader = NULL;
-    if (args.poses_file && kcbp_pose_reader_open(&reader, args.poses_file, &err) != KCBP_OK)
-        return kcbp_cli_fail(&err);
-
-    kcbp_model model_a, model_b;
-    kcbp_timings times = {0};
-    bool same = !strcmp(args.path_a, args.path_b);
-    memset(&model_a, 0, sizeof model_a);
-    memset(&model_b, 0, sizeof model_b);
-    kcbp_status st = load_model(args.path_a, &args.model, &model_a, &times, &err);
-    if (st == KCBP_OK && !same)
-        st = load_model(args.path_b, &args.model, &model_b, &times, &err);
-    const kcbp_model *b = same ? &model_a : &model_b;
-
-    if (st != KCBP_OK) {
-        rc = kcbp_cli_fail(&err);
-    } else if (reader) {
-        rc = collide_stream(&args, reader, &model_a, &pose_a, b, &times);
-    } else {
-        kcbp_collide_result result = {0};
-        kcbp_pair_cache cache; /* fresh: the stats of a first test */
-        memset(&cache, 0, sizeof cache);
-        double t0 = kcbp_cli_now_ms();
-        st = kcbp_collide_cached(&model_a, &pose_a, b, &pose_b, &args.opts, &cache, &result, &err);
-        times.query_ms = kcbp_cli_now_ms() - t0;
-        geom_buffer gb = {NULL, 0};
-        char *line =
-            st == KCBP_OK ? pose_line(&result, &args, &model_a, &pose_a, b, &pose_b, &times, -1, &gb, &err) : NULL;
-        free(gb.geom);
-        if (st == KCBP_OK && !line)
-            st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
-        if (st != KCBP_OK) {
-            rc = kcbp_cli_fail(&err);
-        } else if (args.pretty) { /* one pose: indent it through cJSON */
-            cJSON *doc = cJSON_Parse(line);
-            free(line);
-            rc = doc ? kcbp_cli_print_json(doc, true) : KCBP_EXIT_NOMEM;
-            if (!doc)
-                fprintf(stderr, "kcbp: out of memory while writing the report\n");
-        } else {
-            rc = kcbp_cli_print_text(line);
-        }
-        if (rc == KCBP_EXIT_OK)
-            rc = kcbp_cli_flush();
-        kcbp_collide_result_free(&result);
-    }
-    kcbp_pose_reader_close(reader);
-    kcbp_model_free(&model_a);
-    kcbp_model_free(&model_b);
+    kcbp_cli_pair_args pa = {.path_a = args.path_a,
+                             .path_b = args.path_b,
+                             .pose_a = args.pose_a,
+                             .pose_b = args.pose_b,
+                             .poses_file = args.poses_file,
+                             .model = &args.model};
+    collide_run run;
+    memset(&run, 0, sizeof run);
+    run.args = &args;
+    rc = kcbp_cli_pair_query("collide", &pa, answer_pose, &run);
+    kcbp_collide_result_free(&run.result);
+    free(run.gb.geom);
     return rc;
-}
-
-kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
-                                kcbp_timings *t, kcbp_error *err)
-{
-    return load_model(path, opts, model, t, err);
 }

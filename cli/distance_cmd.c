@@ -179,6 +179,27 @@ static cJSON *report(const kcbp_distance_result *r, double max_distance, const k
     return o;
 }
 
+static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, long index, kcbp_error *err)
+{
+    const distance_args *args = ctx;
+    kcbp_distance_result result;
+    double t0 = kcbp_cli_now_ms();
+    kcbp_status st = kcbp_distance(p->a, &p->pose_a, p->b, pose_b, &args->opts, &result, err);
+    p->times.query_ms = kcbp_cli_now_ms() - t0;
+    if (st != KCBP_OK)
+        return -1;
+    cJSON *line = report(&result, args->opts.max_distance, p->a, p->b, &p->times);
+    if (line && index >= 0 && !cJSON_AddNumberToObject(line, "pose", (double)index)) {
+        cJSON_Delete(line);
+        line = NULL;
+    }
+    if (!line) {
+        kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
+        return -1;
+    }
+    return kcbp_cli_print_json(line, args->pretty && index < 0);
+}
+
 int kcbp_cli_distance(int argc, char **argv)
 {
     distance_args args;
@@ -190,63 +211,11 @@ int kcbp_cli_distance(int argc, char **argv)
         fputs(distance_help, stdout);
         return KCBP_EXIT_OK;
     }
-
-    kcbp_error err = {0};
-    kcbp_pose pose_a = kcbp_pose_identity(), pose_b = kcbp_pose_identity();
-    if (args.pose_a && kcbp_pose_parse(args.pose_a, &pose_a, &err) != KCBP_OK)
-        return kcbp_cli_usage_error("distance", "--pose-a: %s", err.msg);
-    if (args.pose_b && kcbp_pose_parse(args.pose_b, &pose_b, &err) != KCBP_OK)
-        return kcbp_cli_usage_error("distance", "--pose-b: %s", err.msg);
-    kcbp_pose_reader *reader = NULL;
-    if (args.poses_file && kcbp_pose_reader_open(&reader, args.poses_file, &err) != KCBP_OK)
-        return kcbp_cli_fail(&err);
-
-    kcbp_model model_a, model_b;
-    kcbp_timings times = {0};
-    bool same = !strcmp(args.path_a, args.path_b);
-    memset(&model_a, 0, sizeof model_a);
-    memset(&model_b, 0, sizeof model_b);
-    kcbp_status st = kcbp_cli_load_model(args.path_a, &args.model, &model_a, &times, &err);
-    if (st == KCBP_OK && !same)
-        st = kcbp_cli_load_model(args.path_b, &args.model, &model_b, &times, &err);
-    const kcbp_model *b = same ? &model_a : &model_b;
-
-    /* A pose, its answer, its line: constant memory, and a pipeline sees
-     * each answer while its input is still coming (as kcbp collide). A bad
-     * pose stops the run after the answers to the poses before it. */
-    for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
-        kcbp_pose pose = pose_b;
-        if (reader) {
-            bool done;
-            if (!kcbp_pose_reader_ready(reader) && (rc = kcbp_cli_flush()) != KCBP_EXIT_OK)
-                break;
-            if ((st = kcbp_pose_reader_next(reader, &pose, &done, &err)) != KCBP_OK || done)
-                break;
-        } else if (i > 0) {
-            break;
-        }
-        kcbp_distance_result result;
-        double t0 = kcbp_cli_now_ms();
-        st = kcbp_distance(&model_a, &pose_a, b, &pose, &args.opts, &result, &err);
-        times.query_ms = kcbp_cli_now_ms() - t0;
-        if (st != KCBP_OK)
-            break;
-        cJSON *line = report(&result, args.opts.max_distance, &model_a, b, &times);
-        if (line && reader && !cJSON_AddNumberToObject(line, "pose", (double)i)) {
-            cJSON_Delete(line);
-            line = NULL;
-        }
-        if (!line)
-            st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory for the report");
-        else
-            rc = kcbp_cli_print_json(line, args.pretty && !reader);
-    }
-    if (rc == KCBP_EXIT_OK)
-        rc = kcbp_cli_flush();
-    if (rc == KCBP_EXIT_OK && st != KCBP_OK)
-        rc = kcbp_cli_fail(&err);
-    kcbp_pose_reader_close(reader);
-    kcbp_model_free(&model_a);
-    kcbp_model_free(&model_b);
-    return rc;
+    kcbp_cli_pair_args pa = {.path_a = args.path_a,
+                             .path_b = args.path_b,
+                             .pose_a = args.pose_a,
+                             .pose_b = args.pose_b,
+                             .poses_file = args.poses_file,
+                             .model = &args.model};
+    return kcbp_cli_pair_query("distance", &pa, answer_pose, &args);
 }

@@ -1,0 +1,81 @@
+/* What kcbp collide and kcbp distance share: two meshes, A's pose, and B's
+ * pose or a stream of B's poses, each answered and written before the next
+ * is read. */
+#include <string.h>
+
+#include "cli.h"
+
+/* Loads one mesh and builds its model, timing both steps. */
+kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
+                                kcbp_timings *t, kcbp_error *err)
+{
+    double t0 = kcbp_cli_now_ms();
+    kcbp_mesh mesh;
+    kcbp_status st = kcbp_obj_load(path, &mesh, err);
+    double t1 = kcbp_cli_now_ms();
+    t->load_ms += t1 - t0;
+    if (st != KCBP_OK)
+        return st;
+    st = kcbp_model_build(model, &mesh, opts, err);
+    t->build_ms += kcbp_cli_now_ms() - t1;
+    if (st != KCBP_OK)
+        kcbp_error_prefix(err, path); /* "file: problem", as for the reader's errors */
+    return st;
+}
+
+int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cli_pose_fn answer, void *ctx)
+{
+    kcbp_cli_pair p;
+    kcbp_error err = {0};
+    memset(&p, 0, sizeof p);
+    p.pose_a = kcbp_pose_identity();
+    kcbp_pose pose_b = kcbp_pose_identity();
+    if (args->pose_a && kcbp_pose_parse(args->pose_a, &p.pose_a, &err) != KCBP_OK)
+        return kcbp_cli_usage_error(cmd, "--pose-a: %s", err.msg);
+    if (args->pose_b && kcbp_pose_parse(args->pose_b, &pose_b, &err) != KCBP_OK)
+        return kcbp_cli_usage_error(cmd, "--pose-b: %s", err.msg);
+    kcbp_pose_reader *reader = NULL;
+    if (args->poses_file && kcbp_pose_reader_open(&reader, args->poses_file, &err) != KCBP_OK)
+        return kcbp_cli_fail(&err);
+
+    kcbp_model model_a, model_b;
+    bool same = !strcmp(args->path_a, args->path_b);
+    memset(&model_a, 0, sizeof model_a);
+    memset(&model_b, 0, sizeof model_b);
+    kcbp_status st = kcbp_cli_load_model(args->path_a, args->model, &model_a, &p.times, &err);
+    if (st == KCBP_OK && !same)
+        st = kcbp_cli_load_model(args->path_b, args->model, &model_b, &p.times, &err);
+    p.a = &model_a;
+    p.b = same ? &model_a : &model_b;
+
+    /* A pose, its answer, its line: constant memory, and the lines are
+     * flushed whenever the next pose is not there yet, so that a pipeline
+     * sees each answer while its input is still coming. A bad pose stops
+     * the run after the answers to the poses before it. */
+    int rc = KCBP_EXIT_OK;
+    for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
+        kcbp_pose pose = pose_b;
+        if (reader) {
+            bool done;
+            if (!kcbp_pose_reader_ready(reader) && (rc = kcbp_cli_flush()) != KCBP_EXIT_OK)
+                break;
+            if ((st = kcbp_pose_reader_next(reader, &pose, &done, &err)) != KCBP_OK || done)
+                break;
+        } else if (i > 0) {
+            break;
+        }
+        rc = answer(ctx, &p, &pose, reader ? i : -1, &err);
+        if (rc < 0) { /* the answer failed: err says why */
+            st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
+            rc = KCBP_EXIT_OK;
+        }
+    }
+    if (rc == KCBP_EXIT_OK)
+        rc = kcbp_cli_flush(); /* the answers before a bad pose stay answered */
+    if (rc == KCBP_EXIT_OK && st != KCBP_OK)
+        rc = kcbp_cli_fail(&err);
+    kcbp_pose_reader_close(reader);
+    kcbp_model_free(&model_a);
+    kcbp_model_free(&model_b);
+    return rc;
+}

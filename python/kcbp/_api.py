@@ -26,7 +26,7 @@ def _dirs(name):
     return dirs.value
 
 
-def _model_options(k, dirs="greedy"):
+def _model_options(k, dirs="greedy", solid=False):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise Error("k must be a whole number (0: no k-CBP), not %r" % (k,))
     k = int(k)
@@ -35,6 +35,10 @@ def _model_options(k, dirs="greedy"):
     o = _lib.ModelOptions()  # zeroed: k_fine 0, and any later member at 0
     o.k = k
     o.dirs = _dirs(dirs)
+    if solid:
+        if not hasattr(o, "solid"):
+            raise Error("solid=True is not supported by this libkcbp (%s)" % _lib.VERSION, "unsupported")
+        o.solid = True
     return o
 
 
@@ -101,8 +105,8 @@ class Mesh:
         self._k = opts.k
         return self
 
-    def _build(self, k, v, f):
-        opts = _model_options(k)
+    def _build(self, k, v, f, solid=False):
+        opts = _model_options(k, solid=solid)
         err = _lib.ErrorStruct()
         mesh = _lib.MeshStruct()
         _lib.check(lib.kcbp_mesh_init(byref(mesh), v.ctypes.data, v.shape[0], f.ctypes.data, f.shape[0],
@@ -111,20 +115,21 @@ class Mesh:
         # kcbp_model_build owns the mesh from here on, on failure too.
         _lib.check(lib.kcbp_model_build(byref(m.s), byref(mesh), byref(opts), byref(err)), err)
         m._free = True
-        self._models[opts.k] = m
+        self._models[(opts.k, True) if solid else opts.k] = m
         if not hasattr(self, "_k"):
             self._k = opts.k
         return m
 
-    def _model(self, k=None):
-        """The kcbp_model with k planes (built and kept on first use)."""
+    def _model(self, k=None, solid=False):
+        """The kcbp_model with k planes, checked as a closed solid when solid
+        is set (built and kept on first use)."""
         if k is None:
             k = self._k
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
             raise Error("k must be a whole number (0: no k-CBP), not %r" % (k,))
-        m = self._models.get(int(k))
+        m = self._models.get((int(k), True) if solid else int(k))
         if m is None:
-            m = self._build(int(k), self.vertices, self.faces)
+            m = self._build(int(k), self.vertices, self.faces, solid)
         return m
 
     def _mesh(self):
@@ -290,8 +295,10 @@ def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid
     "first" or "all" (every pair of intersecting triangles). k: the k-CBP's
     planes (0: no k-CBP stage). measure_cbp: measure the k-CBPs' distance or
     depth for the "cbp" entry, as the CLI's single-pose report does (False:
-    only whether they are apart; a little faster). solid: not yet in libkcbp
-    (kcbp.Error "not supported" until it is). margin > 0: meshes within that
+    only whether they are apart; a little faster). solid: both meshes are
+    closed solids (kcbp.Error naming the open edges otherwise) and a mesh
+    wholly inside the other collides ("contained": "a_in_b" or "b_in_a", as
+    `kcbp collide --solid`). margin > 0: meshes within that
     distance count as colliding ("decided_by": "margin"), as `kcbp collide
     --margin` does; needs kcbp_distance in libkcbp.
 
@@ -303,7 +310,7 @@ def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     margin = _check_margin(margin)
     opts = _collide_options(contacts, k != 0, bool(measure_cbp), solid)
-    ma, mb = a._model(k), b._model(k)
+    ma, mb = a._model(k, solid), b._model(k, solid)
     res = _lib.CollideResult()
     err = _lib.ErrorStruct()
     try:
@@ -314,8 +321,10 @@ def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid
         n = res.ncontacts
         pairs = np.ctypeslib.as_array(res.contacts, shape=(n, 2)).tolist() if n else []
         stage = _STAGES.get(res.decided_by) or lib.kcbp_stage_name(res.decided_by).decode()
-        out = {"collide": bool(res.collide), "decided_by": stage,
-               "contacts": pairs}
+        out = {"collide": bool(res.collide), "decided_by": stage}
+        if solid:
+            out["contained"] = lib.kcbp_containment_name(res.contained).decode()
+        out["contacts"] = pairs
         if res.cbp_tested:
             out["cbp"] = _cbp_report(res)
         out["a"] = a._report(k)

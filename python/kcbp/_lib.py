@@ -139,7 +139,10 @@ MeshStruct = struct("kcbp_mesh", [("vertices", POINTER(c_double)), ("nvertices",
                                   ("ndegenerate", c_uint32)])
 CbpStruct = struct("kcbp_cbp", [("nplanes", c_uint32), ("nvertices", c_uint32), ("vertices", POINTER(c_double)),
                                 ("face_start", POINTER(c_uint32)), ("face_verts", POINTER(c_uint32))])
-ModelOptions = struct("kcbp_model_options", [("k", c_int), ("dirs", c_int), ("k_fine", c_int)])
+_model_option_members = [("k", c_int), ("dirs", c_int), ("k_fine", c_int)]
+if has_member("kcbp_model_options.solid"):
+    _model_option_members.append(("solid", c_bool))
+ModelOptions = struct("kcbp_model_options", _model_option_members)
 ModelStruct = struct("kcbp_model", [("mesh", MeshStruct), ("cbp", CbpStruct)])
 _collide_option_members = [("contacts", c_int), ("use_cbp", c_bool), ("cbp_measure", c_bool),
                            ("skip_bounds", c_bool)]
@@ -154,7 +157,8 @@ CollideResult = struct("kcbp_collide_result", [
     ("cbp.tested", c_bool), ("cbp.separated", c_bool), ("cbp.measured", c_bool), ("cbp.distance_lower", c_double),
     ("cbp.distance", c_double), ("cbp.point_a", Vec3), ("cbp.point_b", Vec3), ("cbp.depth", c_double),
     ("cbp.direction", Vec3), ("cbp.depth_exact", c_bool), ("cbp.gjk_iterations", c_int),
-    ("cbp.epa_iterations", c_int), ("tree.box_pairs", c_uint64), ("tree.tri_pairs", c_uint64)])
+    ("cbp.epa_iterations", c_int), ("tree.box_pairs", c_uint64), ("tree.tri_pairs", c_uint64)]
+    + ([("contained", c_int)] if has_member("kcbp_collide_result.contained") else []))
 if layout("kcbp_contact") != (0, 8) or layout("kcbp_contact.b") != (4, 4):
     raise ImportError("kcbp: kcbp_contact has an unexpected layout in libkcbp %s" % VERSION)
 SceneObject = struct("kcbp_scene_object", [("name", c_char_p), ("mesh", c_char_p)])
@@ -181,6 +185,7 @@ def _proto(name, restype, *argtypes):
 
 _proto("kcbp_status_name", c_char_p, c_int)
 _proto("kcbp_stage_name", c_char_p, c_int)
+_proto("kcbp_containment_name", c_char_p, c_int)
 _proto("kcbp_mesh_init", _status, P(MeshStruct), c_void_p, c_size_t, c_void_p, c_size_t, P(ErrorStruct))
 _proto("kcbp_model_build", _status, P(ModelStruct), P(MeshStruct), P(ModelOptions), P(ErrorStruct))
 _proto("kcbp_model_load", _status, P(ModelStruct), c_char_p, P(ModelOptions), P(ErrorStruct))

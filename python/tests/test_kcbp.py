@@ -319,3 +319,37 @@ def test_layout_probe():
     assert kcbp._lib.layout("kcbp_collide_options.no_such_member") is None
     assert kcbp._lib.layout("no_such_struct") is None
     assert kcbp.VERSION == kcbp.__version__
+
+
+def _cube(lo, hi):
+    v = [[lo if i & 1 == 0 else hi, lo if i & 2 == 0 else hi, lo if i & 4 == 0 else hi] for i in range(8)]
+    f = [[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
+         [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]]
+    return kcbp.Mesh(v, f)
+
+
+def test_solid_containment_matches_cli(tmp_path):
+    if not kcbp._lib.has_member("kcbp_collide_options.solid"):
+        pytest.skip("libkcbp without --solid")
+    big, small = _cube(-1.0, 1.0), _cube(-0.2, 0.2)
+    r = kcbp.collide(big, small, solid=True)
+    assert r["collide"] and r["contained"] == "b_in_a" and r["contacts"] == []
+    r = kcbp.collide(small, big, solid=True)
+    assert r["collide"] and r["contained"] == "a_in_b"
+    assert not kcbp.collide(big, small)["collide"]  # surfaces only: no contact
+    r = kcbp.collide(big, small, pose_b=(3, 0, 0, 0, 0, 1, 0), solid=True)
+    assert not r["collide"] and r["contained"] == "none"
+    # the same answer as the CLI
+    for name, m in (("big", big), ("small", small)):
+        with open(tmp_path / (name + ".obj"), "w") as out:
+            for p in m.vertices:
+                out.write("v %r %r %r\n" % tuple(p))
+            for t in m.faces:
+                out.write("f %d %d %d\n" % tuple(int(i) + 1 for i in t))
+    cli = run_cli("collide", str(tmp_path / "big.obj"), str(tmp_path / "small.obj"), "--solid")
+    assert cli[0]["contained"] == "b_in_a" and cli[0]["collide"]
+    # an open mesh is no solid
+    open_mesh = kcbp.Mesh(big.vertices, big.faces[:-1])
+    with pytest.raises(kcbp.Error) as e:
+        kcbp.collide(open_mesh, small, solid=True)
+    assert "closed" in str(e.value)

@@ -269,7 +269,7 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
     if (!realpath(mesh, abs))
         return kcbp_error_set(err, KCBP_ERR_IO, "%s: %s", mesh, strerror(errno));
     kcbp_mesh m;
-    kcbp_status st = kcbp_obj_load(mesh, &m, err);
+    kcbp_status st = kcbp_mesh_load(mesh, &m, err);
     if (st != KCBP_OK)
         return st;
     kcbp_aabb bounds = m.bounds;

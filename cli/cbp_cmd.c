@@ -79,7 +79,7 @@ int kcbp_cli_cbp(int argc, char **argv)
 
     kcbp_error err;
     kcbp_mesh mesh;
-    if (kcbp_obj_load(mesh_path, &mesh, &err) != KCBP_OK)
+    if (kcbp_mesh_load(mesh_path, &mesh, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
     kcbp_cbp cbp, kdop;
     memset(&kdop, 0, sizeof kdop);

@@ -11,7 +11,7 @@ kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts
 {
     double t0 = kcbp_cli_now_ms();
     kcbp_mesh mesh;
-    kcbp_status st = kcbp_obj_load(path, &mesh, err);
+    kcbp_status st = kcbp_mesh_load(path, &mesh, err);
     double t1 = kcbp_cli_now_ms();
     t->load_ms += t1 - t0;
     if (st != KCBP_OK)

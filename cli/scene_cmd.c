@@ -213,7 +213,7 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     if (!same)
         return kcbp_cli_fail(&err);
     kcbp_mesh mesh;
-    if (kcbp_obj_load(mesh_path, &mesh, &err) != KCBP_OK)
+    if (kcbp_mesh_load(mesh_path, &mesh, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
     kcbp_aabb bounds = mesh.bounds;
     kcbp_mesh_free(&mesh);

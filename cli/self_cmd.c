@@ -64,7 +64,7 @@ int kcbp_cli_self(int argc, char **argv)
     kcbp_model model;
     memset(&model, 0, sizeof model);
     double t0 = kcbp_cli_now_ms();
-    kcbp_status st = kcbp_obj_load(path, &mesh, &err);
+    kcbp_status st = kcbp_mesh_load(path, &mesh, &err);
     double t1 = kcbp_cli_now_ms();
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = 0; /* no k-CBP: only the tree is used */

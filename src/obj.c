@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "input.h"
+#include "mesh_read.h"
 #include "numparse.h"
 #include "util.h"
 
@@ -462,4 +463,31 @@ kcbp_status kcbp_obj_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
         st = kcbp_obj_parse(path, buf, len, mesh, err);
     free(buf);
     return st;
+}
+
+kcbp_status kcbp_obj_triangulate(kcbp_tri_builder *b, const char *name, size_t line, const kcbp_vec3 *v,
+                                 const uint32_t *poly, size_t n, kcbp_error *err)
+{
+    /* A parser holding only what triangulate() uses; the arrays are the
+     * builder's and go back to it whatever happens. */
+    parser ps = {.name = name, .line = line, .err = err, .v = (kcbp_vec3 *)(uintptr_t)v, .t = b->t, .nt = b->nt,
+                 .cap_t = b->cap_t, .poly = (uint32_t *)(uintptr_t)poly, .cap_poly = n, .uv = b->uv,
+                 .cap_uv = b->cap_uv, .link = b->link, .cap_link = b->cap_link};
+    kcbp_status st = triangulate(&ps, n);
+    b->t = ps.t;
+    b->nt = ps.nt;
+    b->cap_t = ps.cap_t;
+    b->uv = ps.uv;
+    b->cap_uv = ps.cap_uv;
+    b->link = ps.link;
+    b->cap_link = ps.cap_link;
+    return st;
+}
+
+void kcbp_tri_builder_free(kcbp_tri_builder *b)
+{
+    free(b->t);
+    free(b->uv);
+    free(b->link);
+    memset(b, 0, sizeof *b);
 }

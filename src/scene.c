@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <kcbp/obj.h>
+#include <kcbp/mesh_io.h>
 #include "input.h"
 #include "model_cache.h"
 #include "scene_internal.h"
@@ -385,7 +385,7 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
         }
         double t0 = kcbp_now_ms();
         kcbp_mesh mesh;
-        st = kcbp_obj_load(s->models[m].path, &mesh, err);
+        st = kcbp_mesh_load(s->models[m].path, &mesh, err);
         double t1 = kcbp_now_ms();
         s->load_ms += t1 - t0;
         /* Scaled copies cost a model each without a file to warrant it:

@@ -28,6 +28,7 @@
 #include "pose.h"
 #include "mesh.h"
 #include "obj.h"
+#include "mesh_io.h"
 #include "tritri.h"
 #include "aabb_tree.h"
 #include "cbp.h"

@@ -1,0 +1,275 @@
+/* kcbp_mesh_load: choosing the reader, reading binary-safe input, and the
+ * helpers the readers share (welding, coordinate checks). */
+#include <kcbp/mesh_io.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <kcbp/obj.h>
+
+#include "input.h"
+#include "mesh_read.h"
+#include "util.h"
+
+#define MESH_MAX_FILE_BYTES ((size_t)1 << 31)
+
+kcbp_status kcbp_coord_check(double c)
+{
+    if (!isfinite(c))
+        return KCBP_ERR_PARSE;
+    if (fabs(c) > KCBP_COORD_MAX)
+        return KCBP_ERR_LIMIT;
+    return KCBP_OK;
+}
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t hash_point(kcbp_vec3 p)
+{
+    uint64_t a, b, c;
+    memcpy(&a, &p.x, 8);
+    memcpy(&b, &p.y, 8);
+    memcpy(&c, &p.z, 8);
+    return mix(a ^ mix(b ^ mix(c)));
+}
+
+static bool rehash(kcbp_welder *w, size_t nslot)
+{
+    uint32_t *s = calloc(nslot, sizeof *s);
+    if (!s)
+        return false;
+    for (size_t i = 0; i < w->nv; i++) {
+        size_t h = (size_t)hash_point(w->v[i]) & (nslot - 1);
+        while (s[h])
+            h = (h + 1) & (nslot - 1);
+        s[h] = (uint32_t)(i + 1);
+    }
+    free(w->slot);
+    w->slot = s;
+    w->nslot = nslot;
+    return true;
+}
+
+kcbp_status kcbp_weld(kcbp_welder *w, kcbp_vec3 p, uint32_t *index)
+{
+    /* -0 + 0 is +0: both zeros weld. */
+    p.x += 0.0;
+    p.y += 0.0;
+    p.z += 0.0;
+    if (2 * (w->nv + 1) > w->nslot && !rehash(w, w->nslot ? 2 * w->nslot : 1024))
+        return KCBP_ERR_NOMEM;
+    size_t h = (size_t)hash_point(p) & (w->nslot - 1);
+    for (; w->slot[h]; h = (h + 1) & (w->nslot - 1)) {
+        kcbp_vec3 q = w->v[w->slot[h] - 1];
+        if (q.x == p.x && q.y == p.y && q.z == p.z) {
+            *index = w->slot[h] - 1;
+            return KCBP_OK;
+        }
+    }
+    if (w->nv >= KCBP_MESH_MAX_ELEMENTS)
+        return KCBP_ERR_LIMIT;
+    if (!kcbp_grow(&w->v, &w->cap_v, w->nv + 1, sizeof *w->v, 1024))
+        return KCBP_ERR_NOMEM;
+    w->v[w->nv] = p;
+    w->slot[h] = (uint32_t)(w->nv + 1);
+    *index = (uint32_t)w->nv++;
+    return KCBP_OK;
+}
+
+void kcbp_welder_free(kcbp_welder *w)
+{
+    free(w->v);
+    free(w->slot);
+    memset(w, 0, sizeof *w);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The first line (without CR), up to 64 bytes, after leading white space. */
+static size_t first_line(const char *d, size_t len, char *out, size_t size)
+{
+    size_t i = 0, n = 0;
+    while (i < len && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
+        i++;
+    for (; i < len && d[i] != '\n' && n + 1 < size; i++)
+        out[n++] = d[i];
+    while (n && (out[n - 1] == '\r' || out[n - 1] == ' ' || out[n - 1] == '\t'))
+        n--;
+    out[n] = '\0';
+    return n;
+}
+
+static bool starts_solid(const char *d, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
+        i++;
+    return len - i >= 5 && !strncasecmp(d + i, "solid", 5) && (len - i == 5 || !((unsigned char)d[i + 5] > ' '));
+}
+
+static bool is_off_keyword(const char *w, size_t n)
+{
+    /* [ST][C][N]OFF */
+    size_t i = 0;
+    if (n >= 2 && w[0] == 'S' && w[1] == 'T')
+        i = 2;
+    if (i < n && w[i] == 'C')
+        i++;
+    if (i < n && w[i] == 'N')
+        i++;
+    return n - i == 3 && !memcmp(w + i, "OFF", 3);
+}
+
+static bool binary_stl_size(const char *d, size_t len)
+{
+    if (len < 84)
+        return false;
+    uint64_t n = le32((const unsigned char *)d + 80);
+    return 84 + 50 * n == (uint64_t)len;
+}
+
+static bool has_control(const char *d, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)d[i];
+        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\v' && c != '\f')
+            return true;
+    }
+    return false;
+}
+
+static const char *extension(const char *name)
+{
+    const char *slash = strrchr(name, '/'), *dot = strrchr(name, '.');
+    if (!dot || (slash && dot < slash))
+        return "";
+    return dot + 1;
+}
+
+kcbp_mesh_format kcbp_mesh_detect(const char *name, const void *data, size_t len)
+{
+    const char *d = data;
+    char line[64];
+    size_t n = first_line(d, len, line, sizeof line);
+    if (n == 3 && !memcmp(line, "ply", 3))
+        return KCBP_FORMAT_PLY;
+    if (binary_stl_size(d, len) && !(starts_solid(d, len) && !has_control(d, len)))
+        return KCBP_FORMAT_STL;
+    size_t w = strcspn(line, " \t");
+    if (is_off_keyword(line, w))
+        return KCBP_FORMAT_OFF;
+    const char *ext = extension(name ? name : "");
+    if (!strcasecmp(ext, "stl"))
+        return KCBP_FORMAT_STL;
+    if (!strcasecmp(ext, "ply"))
+        return KCBP_FORMAT_PLY;
+    if (!strcasecmp(ext, "off"))
+        return KCBP_FORMAT_OFF;
+    if (!strcasecmp(ext, "obj"))
+        return KCBP_FORMAT_OBJ;
+    if (starts_solid(d, len))
+        return KCBP_FORMAT_STL;
+    return KCBP_FORMAT_OBJ;
+}
+
+kcbp_status kcbp_mesh_parse(const char *name, const void *data, size_t len, kcbp_mesh *mesh, kcbp_error *err)
+{
+    memset(mesh, 0, sizeof *mesh);
+    if (!name)
+        name = "(mesh)";
+    switch (kcbp_mesh_detect(name, data, len)) {
+    case KCBP_FORMAT_STL:
+        return kcbp_stl_parse(name, data, len, mesh, err);
+    case KCBP_FORMAT_PLY:
+        return kcbp_ply_parse(name, data, len, mesh, err);
+    case KCBP_FORMAT_OFF:
+        return kcbp_off_parse(name, data, len, mesh, err);
+    case KCBP_FORMAT_OBJ:
+    default:
+        return kcbp_obj_parse(name, data, len, mesh, err);
+    }
+}
+
+/* Like kcbp_input_read_all, but binary data is read whole: a stream stops at
+ * a chunk holding a NUL byte only when it cannot be PLY and, past 84 bytes,
+ * is longer than the binary STL its count at byte 80 announces (so that
+ * /dev/zero ends at once: 84 zero bytes announce no triangles). */
+static kcbp_status read_mesh_bytes(kcbp_input *in, char **buf, size_t *len, kcbp_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    const size_t limit = MESH_MAX_FILE_BYTES;
+    if (in->regular && (uintmax_t)in->size > limit)
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: file of %jd bytes is larger than the limit of %s", in->path,
+                              (intmax_t)in->size, "2147483648 bytes");
+    size_t cap = in->regular ? (size_t)in->size + 2 : (size_t)1 << 16, n = 0;
+    char *b = malloc(cap);
+    if (!b)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu bytes", in->path, cap);
+    bool seen_nul = false;
+    for (;;) {
+        if (n + 1 >= cap) {
+            size_t ncap = cap > limit / 2 ? limit + 2 : 2 * cap;
+            char *g = ncap > cap ? realloc(b, ncap) : NULL;
+            if (!g) {
+                free(b);
+                return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu bytes", in->path, ncap);
+            }
+            b = g;
+            cap = ncap;
+        }
+        ssize_t got = kcbp_input_read(in, b + n, cap - 1 - n, err);
+        if (got < 0) {
+            free(b);
+            return KCBP_ERR_IO;
+        }
+        if (got == 0)
+            break;
+        seen_nul = seen_nul || memchr(b + n, '\0', (size_t)got) != NULL;
+        n += (size_t)got;
+        if (n > limit) {
+            free(b);
+            return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: %s larger than the limit of %s", in->path,
+                                  in->regular ? "file grew" : "stream is", "2147483648 bytes");
+        }
+        if (seen_nul && !in->regular && n >= 84 && !(n >= 3 && !memcmp(b, "ply", 3)) &&
+            (uint64_t)n > 84 + 50 * (uint64_t)le32((const unsigned char *)b + 80))
+            break;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return KCBP_OK;
+}
+
+kcbp_status kcbp_mesh_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
+{
+    memset(mesh, 0, sizeof *mesh);
+    kcbp_input in;
+    kcbp_status st = kcbp_input_open(&in, path, "a mesh file", err);
+    if (st != KCBP_OK)
+        return st;
+    char *buf;
+    size_t len;
+    st = read_mesh_bytes(&in, &buf, &len, err);
+    kcbp_input_close(&in);
+    if (st == KCBP_OK)
+        st = kcbp_mesh_parse(path, buf, len, mesh, err);
+    free(buf);
+    return st;
+}

@@ -1,0 +1,54 @@
+/* Shared pieces of the mesh readers (internal): exact vertex welding for
+ * STL, the OBJ reader's polygon triangulation for PLY and OFF, coordinate
+ * checks, and the format-specific parsers behind kcbp_mesh_parse. */
+#ifndef KCBP_MESH_READ_H
+#define KCBP_MESH_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <kcbp/error.h>
+#include <kcbp/mesh.h>
+
+/* Growing triangle array plus the scratch of the OBJ triangulation. */
+typedef struct {
+    kcbp_tri *t;
+    size_t nt, cap_t;
+    double *uv;
+    size_t cap_uv;
+    size_t *link;
+    size_t cap_link;
+} kcbp_tri_builder;
+
+/* Appends the triangles of polygon poly[0..n) (indices into v) exactly as the
+ * OBJ reader does for an `f` statement: kept, fanned or ear clipped. Errors
+ * (fewer than 3 vertices, too many triangles, memory) are reported as
+ * "name:line: ..." or, when line is 0, "name: ...". */
+kcbp_status kcbp_obj_triangulate(kcbp_tri_builder *b, const char *name, size_t line, const kcbp_vec3 *v,
+                                 const uint32_t *poly, size_t n, kcbp_error *err);
+void kcbp_tri_builder_free(kcbp_tri_builder *b);
+
+/* Exact welding: vertices with identical coordinates (-0 and +0 alike)
+ * become one. */
+typedef struct {
+    kcbp_vec3 *v;
+    size_t nv, cap_v;
+    uint32_t *slot; /* open addressing: index + 1, 0 empty */
+    size_t nslot;
+} kcbp_welder;
+
+/* The index of p, added when new. KCBP_ERR_LIMIT beyond
+ * KCBP_MESH_MAX_ELEMENTS vertices, KCBP_ERR_NOMEM; err is not set (the
+ * caller says where). */
+kcbp_status kcbp_weld(kcbp_welder *w, kcbp_vec3 p, uint32_t *index);
+void kcbp_welder_free(kcbp_welder *w);
+
+/* 0 when c is a usable coordinate, else KCBP_ERR_PARSE (nan, inf) or
+ * KCBP_ERR_LIMIT (beyond KCBP_COORD_MAX). */
+kcbp_status kcbp_coord_check(double c);
+
+kcbp_status kcbp_stl_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);
+kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);
+kcbp_status kcbp_off_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);
+
+#endif

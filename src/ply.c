@@ -1,0 +1,547 @@
+/* PLY reader (rules in kcbp/mesh_io.h): the header, then the body in ASCII
+ * (one element per line) or binary of either byte order. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kcbp/mesh_io.h>
+
+#include "mesh_read.h"
+#include "numparse.h"
+#include "util.h"
+
+#define PLY_MAX_ELEMENTS 64
+#define PLY_MAX_PROPERTIES 256
+
+typedef enum { T_NONE, T_I8, T_U8, T_I16, T_U16, T_I32, T_U32, T_F32, T_F64 } ptype;
+static const unsigned type_size[] = {0, 1, 1, 2, 2, 4, 4, 4, 8};
+
+enum { R_NONE, R_X, R_Y, R_Z, R_INDICES };
+
+typedef struct {
+    ptype type;       /* of a scalar, or of a list's items */
+    ptype count_type; /* T_NONE: a scalar */
+    int role;
+} prop;
+
+typedef struct {
+    char name[32];
+    uint64_t count;
+    size_t line;
+    prop props[PLY_MAX_PROPERTIES];
+    size_t nprops;
+    int kind; /* 0 other, 1 vertex, 2 face */
+} element;
+
+typedef struct {
+    const char *name;
+    kcbp_error *err;
+    kcbp_numparse np;
+    size_t line; /* text: the line; 0 in binary data */
+    size_t byte; /* binary: the offset of the value in error */
+    bool binary;
+} ply;
+
+static kcbp_status fail(ply *p, kcbp_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static kcbp_status fail(ply *p, kcbp_status code, const char *fmt, ...)
+{
+    char msg[KCBP_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (p->binary)
+        return kcbp_error_set(p->err, code, "%s: byte %zu: %s", p->name, p->byte, msg);
+    if (p->line)
+        return kcbp_error_set(p->err, code, "%s:%zu: %s", p->name, p->line, msg);
+    return kcbp_error_set(p->err, code, "%s: %s", p->name, msg);
+}
+
+static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+static bool tok(const char **c, const char *e, const char **w, size_t *n)
+{
+    const char *q = *c;
+    while (q < e && is_ws(*q))
+        q++;
+    if (q >= e)
+        return false;
+    *w = q;
+    while (q < e && !is_ws(*q))
+        q++;
+    *n = (size_t)(q - *w);
+    *c = q;
+    return true;
+}
+
+static bool eq(const char *w, size_t n, const char *s) { return n == strlen(s) && !memcmp(w, s, n); }
+
+static const char *quote(char *buf, const char *w, size_t n)
+{
+    size_t k = 0;
+    for (; k < n && k < 40; k++)
+        buf[k] = ((unsigned char)w[k] >= 0x20 && (unsigned char)w[k] < 0x7f) ? w[k] : '?';
+    buf[k] = '\0';
+    return buf;
+}
+
+static ptype parse_type(const char *w, size_t n)
+{
+    static const struct {
+        const char *a, *b;
+        ptype t;
+    } names[] = {{"char", "int8", T_I8},     {"uchar", "uint8", T_U8},    {"short", "int16", T_I16},
+                 {"ushort", "uint16", T_U16}, {"int", "int32", T_I32},     {"uint", "uint32", T_U32},
+                 {"float", "float32", T_F32}, {"double", "float64", T_F64}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (eq(w, n, names[i].a) || eq(w, n, names[i].b))
+            return names[i].t;
+    return T_NONE;
+}
+
+static bool is_int(ptype t) { return t != T_F32 && t != T_F64; }
+
+/* Range check of an integer value of type t held as a double. */
+static bool int_fits(ptype t, double x)
+{
+    if (x != floor(x))
+        return false;
+    switch (t) {
+    case T_I8: return x >= -128 && x <= 127;
+    case T_U8: return x >= 0 && x <= 255;
+    case T_I16: return x >= -32768 && x <= 32767;
+    case T_U16: return x >= 0 && x <= 65535;
+    case T_I32: return x >= -2147483648.0 && x <= 2147483647.0;
+    case T_U32: return x >= 0 && x <= 4294967295.0;
+    default: return true;
+    }
+}
+
+static double read_bin(const unsigned char *d, ptype t, bool big)
+{
+    unsigned char b[8];
+    unsigned n = type_size[t];
+    for (unsigned i = 0; i < n; i++)
+        b[i] = big ? d[n - 1 - i] : d[i];
+    uint64_t u = 0;
+    for (unsigned i = 0; i < n; i++)
+        u |= (uint64_t)b[i] << (8 * i);
+    switch (t) {
+    case T_I8: return (double)(int8_t)u;
+    case T_U8: return (double)(uint8_t)u;
+    case T_I16: return (double)(int16_t)u;
+    case T_U16: return (double)(uint16_t)u;
+    case T_I32: return (double)(int32_t)(uint32_t)u;
+    case T_U32: return (double)(uint32_t)u;
+    case T_F32: {
+        uint32_t u32 = (uint32_t)u;
+        float f;
+        memcpy(&f, &u32, 4);
+        return f;
+    }
+    case T_F64: {
+        double x;
+        memcpy(&x, &u, 8);
+        return x;
+    }
+    default: return 0;
+    }
+}
+
+typedef struct {
+    const char *d, *end;
+    const char *c, *e; /* ASCII: the rest of the current line */
+    size_t pos;        /* binary: offset */
+    bool big;
+} body;
+
+/* Next value of type t: into *x. what names it for messages. */
+static kcbp_status value(ply *p, body *b, ptype t, const char *what, double *x)
+{
+    char q[48];
+    if (p->binary) {
+        p->byte = b->pos;
+        if ((size_t)(b->end - b->d) - b->pos < type_size[t])
+            return fail(p, KCBP_ERR_PARSE, "file ends inside %s", what);
+        *x = read_bin((const unsigned char *)b->d + b->pos, t, b->big);
+        b->pos += type_size[t];
+    } else {
+        const char *w;
+        size_t n;
+        if (!tok(&b->c, b->e, &w, &n))
+            return fail(p, KCBP_ERR_PARSE, "line ends before %s", what);
+        const char *stop;
+        kcbp_num_result r = kcbp_parse_double(&p->np, w, w + n, &stop, x);
+        if (r == KCBP_NUM_NONFINITE && !is_int(t))
+            return fail(p, KCBP_ERR_PARSE, "%s '%s' is not a finite number", what, quote(q, w, n));
+        if (r != KCBP_NUM_OK || stop != w + n)
+            return fail(p, KCBP_ERR_PARSE, "malformed number '%s' for %s", quote(q, w, n), what);
+        if (is_int(t) && !int_fits(t, *x))
+            return fail(p, KCBP_ERR_PARSE, "'%s' for %s is not an integer of its type", quote(q, w, n), what);
+    }
+    if (!isfinite(*x))
+        return fail(p, KCBP_ERR_PARSE, "%s %g is not a finite number", what, *x);
+    return KCBP_OK;
+}
+
+/* The next line of an ASCII body holding something. */
+static bool next_line(ply *p, body *b)
+{
+    while (b->c < b->end) {
+        const char *nl = memchr(b->c, '\n', (size_t)(b->end - b->c));
+        const char *e = nl ? nl : b->end;
+        const char *s = b->c;
+        b->c = nl ? nl + 1 : b->end;
+        p->line++;
+        while (s < e && is_ws(*s))
+            s++;
+        if (s < e) {
+            b->e = e;
+            b->c = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err)
+{
+    memset(mesh, 0, sizeof *mesh);
+    ply p = {.name = name, .err = err};
+    if (len == 0)
+        return fail(&p, KCBP_ERR_PARSE, "empty file");
+    element *el = calloc(PLY_MAX_ELEMENTS, sizeof *el);
+    if (!el)
+        return fail(&p, KCBP_ERR_NOMEM, "out of memory");
+    size_t nel = 0;
+    int format = -1; /* 0 ascii, 1 little, 2 big */
+    kcbp_status st = KCBP_OK;
+    const char *c = data, *end = data + len, *body_start = NULL;
+    char q[48];
+    kcbp_vec3 *v = NULL;
+    size_t nv = 0, cap_v = 0;
+    uint32_t *poly = NULL;
+    size_t cap_poly = 0;
+    kcbp_tri_builder tb = {0};
+    /* The header: text lines up to end_header. */
+    while (c < end) {
+        const char *nl = memchr(c, '\n', (size_t)(end - c));
+        const char *e = nl ? nl : end, *l = c, *w;
+        size_t n;
+        c = nl ? nl + 1 : end;
+        p.line++;
+        if (memchr(l, '\0', (size_t)(e - l))) {
+            st = fail(&p, KCBP_ERR_PARSE, "NUL byte in the PLY header");
+            goto done;
+        }
+        if (!tok(&l, e, &w, &n)) {
+            if (p.line == 1) {
+                st = fail(&p, KCBP_ERR_PARSE, "not a PLY file (the first line must be \"ply\")");
+                goto done;
+            }
+            continue;
+        }
+        if (p.line == 1) {
+            if (!eq(w, n, "ply") || tok(&l, e, &w, &n)) {
+                st = fail(&p, KCBP_ERR_PARSE, "not a PLY file (the first line must be \"ply\")");
+                goto done;
+            }
+        } else if (eq(w, n, "comment") || eq(w, n, "obj_info")) {
+            continue;
+        } else if (eq(w, n, "format")) {
+            const char *f, *ver;
+            size_t fn, vn;
+            if (format >= 0) {
+                st = fail(&p, KCBP_ERR_PARSE, "a second 'format' line");
+                goto done;
+            }
+            if (!tok(&l, e, &f, &fn) || !tok(&l, e, &ver, &vn) || !eq(ver, vn, "1.0") || tok(&l, e, &w, &n)) {
+                st = fail(&p, KCBP_ERR_PARSE, "malformed 'format' line (expected 'format ascii|binary_little_endian|"
+                                              "binary_big_endian 1.0')");
+                goto done;
+            }
+            format = eq(f, fn, "ascii") ? 0 : eq(f, fn, "binary_little_endian") ? 1 : eq(f, fn, "binary_big_endian") ? 2 : -1;
+            if (format < 0) {
+                st = fail(&p, KCBP_ERR_PARSE, "unknown PLY format '%s'", quote(q, f, fn));
+                goto done;
+            }
+        } else if (eq(w, n, "element")) {
+            const char *en, *cn;
+            size_t enl, cnl;
+            if (nel == PLY_MAX_ELEMENTS) {
+                st = fail(&p, KCBP_ERR_LIMIT, "more than %d elements", PLY_MAX_ELEMENTS);
+                goto done;
+            }
+            if (!tok(&l, e, &en, &enl) || !tok(&l, e, &cn, &cnl) || tok(&l, e, &w, &n)) {
+                st = fail(&p, KCBP_ERR_PARSE, "malformed 'element' line (expected 'element NAME COUNT')");
+                goto done;
+            }
+            element *x = &el[nel];
+            uint64_t cnt = 0;
+            for (size_t k = 0; k < cnl; k++) {
+                if (cn[k] < '0' || cn[k] > '9') {
+                    st = fail(&p, KCBP_ERR_PARSE, "malformed element count '%s'", quote(q, cn, cnl));
+                    goto done;
+                }
+                if (cnt < UINT64_C(1) << 40)
+                    cnt = cnt * 10 + (uint64_t)(cn[k] - '0');
+            }
+            snprintf(x->name, sizeof x->name, "%s", quote(q, en, enl > 31 ? 31 : enl));
+            x->count = cnt;
+            x->line = p.line;
+            x->kind = eq(en, enl, "vertex") ? 1 : eq(en, enl, "face") ? 2 : 0;
+            if (x->kind && cnt > KCBP_MESH_MAX_ELEMENTS) {
+                st = fail(&p, KCBP_ERR_LIMIT, "more than %u %s", KCBP_MESH_MAX_ELEMENTS,
+                          x->kind == 1 ? "vertices" : "faces");
+                goto done;
+            }
+            for (size_t k = 0; k < nel; k++)
+                if (x->kind && el[k].kind == x->kind) {
+                    st = fail(&p, KCBP_ERR_PARSE, "a second '%s' element", x->name);
+                    goto done;
+                }
+            nel++;
+        } else if (eq(w, n, "property")) {
+            const char *t1, *t2, *t3, *pn;
+            size_t n1, n2, n3, pnl;
+            if (nel == 0) {
+                st = fail(&p, KCBP_ERR_PARSE, "'property' before any 'element'");
+                goto done;
+            }
+            element *x = &el[nel - 1];
+            if (x->nprops == PLY_MAX_PROPERTIES) {
+                st = fail(&p, KCBP_ERR_LIMIT, "more than %d properties in an element", PLY_MAX_PROPERTIES);
+                goto done;
+            }
+            prop *pr = &x->props[x->nprops];
+            if (!tok(&l, e, &t1, &n1)) {
+                st = fail(&p, KCBP_ERR_PARSE, "malformed 'property' line");
+                goto done;
+            }
+            if (eq(t1, n1, "list")) {
+                if (!tok(&l, e, &t2, &n2) || !tok(&l, e, &t3, &n3) || !tok(&l, e, &pn, &pnl) ||
+                    tok(&l, e, &w, &n)) {
+                    st = fail(&p, KCBP_ERR_PARSE, "malformed 'property list' line (expected 'property list "
+                                                  "COUNT_TYPE ITEM_TYPE NAME')");
+                    goto done;
+                }
+                pr->count_type = parse_type(t2, n2);
+                pr->type = parse_type(t3, n3);
+                if (pr->count_type == T_NONE || pr->type == T_NONE) {
+                    st = fail(&p, KCBP_ERR_PARSE, "unknown property type '%s'",
+                              pr->count_type == T_NONE ? quote(q, t2, n2) : quote(q, t3, n3));
+                    goto done;
+                }
+                if (!is_int(pr->count_type)) {
+                    st = fail(&p, KCBP_ERR_PARSE, "list count type '%s' is not an integer type", quote(q, t2, n2));
+                    goto done;
+                }
+                if (x->kind == 2 && (eq(pn, pnl, "vertex_indices") || eq(pn, pnl, "vertex_index"))) {
+                    if (!is_int(pr->type)) {
+                        st = fail(&p, KCBP_ERR_PARSE, "vertex indices of type '%s', not an integer type",
+                                  quote(q, t3, n3));
+                        goto done;
+                    }
+                    pr->role = R_INDICES;
+                }
+            } else {
+                if (!tok(&l, e, &pn, &pnl) || tok(&l, e, &w, &n)) {
+                    st = fail(&p, KCBP_ERR_PARSE, "malformed 'property' line (expected 'property TYPE NAME')");
+                    goto done;
+                }
+                pr->type = parse_type(t1, n1);
+                if (pr->type == T_NONE) {
+                    st = fail(&p, KCBP_ERR_PARSE, "unknown property type '%s'", quote(q, t1, n1));
+                    goto done;
+                }
+                if (x->kind == 1)
+                    pr->role = eq(pn, pnl, "x") ? R_X : eq(pn, pnl, "y") ? R_Y : eq(pn, pnl, "z") ? R_Z : R_NONE;
+            }
+            for (size_t k = 0; pr->role && k < x->nprops; k++)
+                if (x->props[k].role == pr->role) {
+                    st = fail(&p, KCBP_ERR_PARSE, "a second '%s' property", quote(q, pn, pnl));
+                    goto done;
+                }
+            x->nprops++;
+        } else if (eq(w, n, "end_header")) {
+            body_start = c;
+            break;
+        } else {
+            st = fail(&p, KCBP_ERR_PARSE, "unknown PLY header line '%s'", quote(q, w, n));
+            goto done;
+        }
+    }
+    if (!body_start) {
+        st = fail(&p, KCBP_ERR_PARSE, "file ends inside the PLY header (no 'end_header')");
+        goto done;
+    }
+    if (format < 0) {
+        st = fail(&p, KCBP_ERR_PARSE, "no 'format' line in the PLY header");
+        goto done;
+    }
+    {
+        int seen = 0;
+        element *fe = NULL, *ve = NULL;
+        for (size_t k = 0; k < nel; k++) {
+            if (el[k].kind == 1)
+                ve = &el[k];
+            if (el[k].kind == 2) {
+                fe = &el[k];
+                if (!ve) {
+                    p.line = el[k].line;
+                    st = fail(&p, KCBP_ERR_PARSE, "'face' element before the 'vertex' element (not supported)");
+                    goto done;
+                }
+            }
+        }
+        if (!ve || !fe || fe->count == 0) {
+            st = fail(&p, KCBP_ERR_PARSE, "no faces (the PLY header declares %s)",
+                      !ve ? "no 'vertex' element" : !fe ? "no 'face' element" : "0 faces");
+            goto done;
+        }
+        for (size_t k = 0; k < ve->nprops; k++)
+            seen |= ve->props[k].count_type == T_NONE && ve->props[k].role ? 1 << ve->props[k].role : 0;
+        if (seen != (1 << R_X | 1 << R_Y | 1 << R_Z)) {
+            p.line = ve->line;
+            st = fail(&p, KCBP_ERR_PARSE, "the 'vertex' element needs scalar properties x, y and z");
+            goto done;
+        }
+        seen = 0;
+        for (size_t k = 0; k < fe->nprops; k++)
+            seen |= fe->props[k].role == R_INDICES;
+        if (!seen) {
+            p.line = fe->line;
+            st = fail(&p, KCBP_ERR_PARSE, "the 'face' element needs a list property 'vertex_indices'");
+            goto done;
+        }
+    }
+    body b = {.d = data, .end = end, .c = body_start, .pos = (size_t)(body_start - data), .big = format == 2};
+    if (format == 0 && memchr(body_start, '\0', (size_t)(end - body_start))) {
+        const char *nul = memchr(body_start, '\0', (size_t)(end - body_start));
+        for (const char *x = body_start; (x = memchr(x, '\n', (size_t)(nul - x))) != NULL; x++)
+            p.line++;
+        p.line++;
+        st = fail(&p, KCBP_ERR_PARSE, "binary data (NUL byte at offset %zu) in an ASCII PLY", (size_t)(nul - data));
+        goto done;
+    }
+    p.binary = format != 0;
+    for (size_t k = 0; k < nel; k++) {
+        element *x = &el[k];
+        if (x->nprops == 0)
+            continue; /* no data */
+        for (uint64_t i = 0; i < x->count; i++) {
+            char what[96];
+            if (!p.binary && !next_line(&p, &b)) {
+                st = fail(&p, KCBP_ERR_PARSE, "file ends after %" PRIu64 " of %" PRIu64 " '%s' elements", i,
+                          x->count, x->name);
+                goto done;
+            }
+            double xyz[3] = {0, 0, 0};
+            size_t fstart = b.pos;
+            for (size_t j = 0; j < x->nprops; j++) {
+                prop *pr = &x->props[j];
+                double val;
+                if (pr->count_type == T_NONE) {
+                    snprintf(what, sizeof what, "a property of '%s' %" PRIu64, x->name, i);
+                    if ((st = value(&p, &b, pr->type, what, &val)))
+                        goto done;
+                    if (pr->role >= R_X && pr->role <= R_Z)
+                        xyz[pr->role - R_X] = val;
+                    continue;
+                }
+                double cnt;
+                snprintf(what, sizeof what, "the list count of '%s' %" PRIu64, x->name, i);
+                if ((st = value(&p, &b, pr->count_type, what, &cnt)))
+                    goto done;
+                if (cnt < 0 || cnt != floor(cnt)) {
+                    st = fail(&p, KCBP_ERR_PARSE, "list count %g of '%s' %" PRIu64 " is negative", cnt, x->name, i);
+                    goto done;
+                }
+                if (pr->role == R_INDICES && cnt < 3) {
+                    st = fail(&p, KCBP_ERR_PARSE, "face %" PRIu64 " has %g vertex index%s, needs at least 3", i, cnt,
+                              cnt == 1 ? "" : "es");
+                    goto done;
+                }
+                size_t m = (size_t)cnt;
+                if (pr->role == R_INDICES && !kcbp_grow(&poly, &cap_poly, m, sizeof *poly, 64)) {
+                    st = fail(&p, KCBP_ERR_NOMEM, "out of memory for a face of %zu vertices", m);
+                    goto done;
+                }
+                for (size_t a = 0; a < m; a++) {
+                    snprintf(what, sizeof what, "item %zu of a list of '%s' %" PRIu64, a, x->name, i);
+                    if ((st = value(&p, &b, pr->type, what, &val)))
+                        goto done;
+                    if (pr->role == R_INDICES) {
+                        if (val < 0 || val >= (double)nv) {
+                            st = fail(&p, KCBP_ERR_PARSE, "vertex index %.0f of face %" PRIu64
+                                                          " out of range (%zu vertices, from 0)",
+                                      val, i, nv);
+                            goto done;
+                        }
+                        poly[a] = (uint32_t)val;
+                    }
+                }
+                if (pr->role == R_INDICES) {
+                    char where[64];
+                    snprintf(where, sizeof where, "%s: byte %zu", name, fstart);
+                    st = p.binary ? kcbp_obj_triangulate(&tb, where, 0, v, poly, m, err)
+                                  : kcbp_obj_triangulate(&tb, name, p.line, v, poly, m, err);
+                    if (st)
+                        goto done;
+                    if (tb.nt > KCBP_MESH_MAX_ELEMENTS) {
+                        st = fail(&p, KCBP_ERR_LIMIT, "more than %u triangles", KCBP_MESH_MAX_ELEMENTS);
+                        goto done;
+                    }
+                }
+            }
+            if (!p.binary) {
+                const char *w;
+                size_t n;
+                if (tok(&b.c, b.e, &w, &n)) {
+                    st = fail(&p, KCBP_ERR_PARSE, "extra value '%s' after '%s' %" PRIu64, quote(q, w, n), x->name,
+                              i);
+                    goto done;
+                }
+            }
+            if (x->kind == 1) {
+                p.byte = fstart;
+                for (int a = 0; a < 3; a++)
+                    if (kcbp_coord_check(xyz[a]) != KCBP_OK) {
+                        st = fail(&p, KCBP_ERR_LIMIT, "vertex coordinate %g is beyond the limit of %g", xyz[a],
+                                  KCBP_COORD_MAX);
+                        goto done;
+                    }
+                if (!kcbp_grow(&v, &cap_v, nv + 1, sizeof *v, 1024)) {
+                    st = fail(&p, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv + 1);
+                    goto done;
+                }
+                v[nv++] = kcbp_v3(xyz[0], xyz[1], xyz[2]);
+            }
+        }
+    }
+    /* Whatever follows the last element (padding, a newline) is ignored. */
+done:
+    kcbp_numparse_done(&p.np);
+    free(el);
+    free(poly);
+    free(tb.uv);
+    free(tb.link);
+    if (st != KCBP_OK) {
+        free(v);
+        free(tb.t);
+        return st;
+    }
+    st = kcbp_mesh_adopt(mesh, v, nv, tb.t, tb.nt, err);
+    if (st != KCBP_OK)
+        kcbp_error_prefix(err, name);
+    return st;
+}

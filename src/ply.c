@@ -160,6 +160,7 @@ static double read_bin(const unsigned char *d, ptype t, bool big)
 typedef struct {
     const char *d, *end;
     const char *c, *e; /* ASCII: the rest of the current line */
+    const char *next;  /* ASCII: where the next line starts */
     size_t pos;        /* binary: offset */
     bool big;
 } body;
@@ -196,11 +197,11 @@ static kcbp_status value(ply *p, body *b, ptype t, const char *what, double *x)
 /* The next line of an ASCII body holding something. */
 static bool next_line(ply *p, body *b)
 {
-    while (b->c < b->end) {
-        const char *nl = memchr(b->c, '\n', (size_t)(b->end - b->c));
+    while (b->next < b->end) {
+        const char *nl = memchr(b->next, '\n', (size_t)(b->end - b->next));
         const char *e = nl ? nl : b->end;
-        const char *s = b->c;
-        b->c = nl ? nl + 1 : b->end;
+        const char *s = b->next;
+        b->next = nl ? nl + 1 : b->end;
         p->line++;
         while (s < e && is_ws(*s))
             s++;
@@ -424,7 +425,7 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
             goto done;
         }
     }
-    body b = {.d = data, .end = end, .c = body_start, .pos = (size_t)(body_start - data), .big = format == 2};
+    body b = {.d = data, .end = end, .c = body_start, .next = body_start, .pos = (size_t)(body_start - data), .big = format == 2};
     if (format == 0 && memchr(body_start, '\0', (size_t)(end - body_start))) {
         const char *nul = memchr(body_start, '\0', (size_t)(end - body_start));
         for (const char *x = body_start; (x = memchr(x, '\n', (size_t)(nul - x))) != NULL; x++)

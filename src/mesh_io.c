@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <kcbp/obj.h>
 
@@ -205,10 +206,10 @@ kcbp_status kcbp_mesh_parse(const char *name, const void *data, size_t len, kcbp
     }
 }
 
-/* Like kcbp_input_read_all, but binary data is read whole: a stream stops at
- * a chunk holding a NUL byte only when it cannot be PLY and, past 84 bytes,
- * is longer than the binary STL its count at byte 80 announces (so that
- * /dev/zero ends at once: 84 zero bytes announce no triangles). */
+/* Like kcbp_input_read_all, but binary data is read whole: a device stops at
+ * its first chunk holding a NUL byte (as for OBJ), a pipe or FIFO only when
+ * it cannot be PLY and, past 84 bytes, is longer than the binary STL its
+ * count at byte 80 announces. */
 static kcbp_status read_mesh_bytes(kcbp_input *in, char **buf, size_t *len, kcbp_error *err)
 {
     *buf = NULL;
@@ -222,6 +223,8 @@ static kcbp_status read_mesh_bytes(kcbp_input *in, char **buf, size_t *len, kcbp
     if (!b)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu bytes", in->path, cap);
     bool seen_nul = false;
+    struct stat sb;
+    bool chardev = fstat(in->fd, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISSOCK(sb.st_mode));
     for (;;) {
         if (n + 1 >= cap) {
             size_t ncap = cap > limit / 2 ? limit + 2 : 2 * cap;
@@ -247,9 +250,15 @@ static kcbp_status read_mesh_bytes(kcbp_input *in, char **buf, size_t *len, kcbp
             return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: %s larger than the limit of %s", in->path,
                                   in->regular ? "file grew" : "stream is", "2147483648 bytes");
         }
-        if (seen_nul && !in->regular && n >= 84 && !(n >= 3 && !memcmp(b, "ply", 3)) &&
-            (uint64_t)n > 84 + 50 * (uint64_t)le32((const unsigned char *)b + 80))
-            break;
+        if (seen_nul && !in->regular) {
+            /* A device (/dev/zero, /dev/urandom) holds no mesh: its first
+             * NUL ends it. A pipe or FIFO goes on while it may be a PLY or
+             * the binary STL its count announces. */
+            uint64_t count = n >= 84 ? le32((const unsigned char *)b + 80) : 0;
+            bool ply = n >= 3 && !memcmp(b, "ply", 3);
+            if (chardev || (!ply && n >= 84 && (count > KCBP_MESH_MAX_ELEMENTS || (uint64_t)n > 84 + 50 * count)))
+                break;
+        }
     }
     b[n] = '\0';
     *buf = b;

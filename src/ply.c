@@ -452,7 +452,10 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                 prop *pr = &x->props[j];
                 double val;
                 if (pr->count_type == T_NONE) {
-                    snprintf(what, sizeof what, "a property of '%s' %" PRIu64, x->name, i);
+                    if (pr->role >= R_X && pr->role <= R_Z)
+                        snprintf(what, sizeof what, "coordinate %c of vertex %" PRIu64, "xyz"[pr->role - R_X], i);
+                    else
+                        snprintf(what, sizeof what, "a property of '%s' %" PRIu64, x->name, i);
                     if ((st = value(&p, &b, pr->type, what, &val)))
                         goto done;
                     if (pr->role >= R_X && pr->role <= R_Z)

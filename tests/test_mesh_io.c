@@ -425,7 +425,7 @@ static void test_errors(void **state)
            KCBP_ERR_PARSE, "a.ply:3: the 'vertex' element needs");
     EXPECT("a.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
                     "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 inf 0\n",
-           KCBP_ERR_PARSE, "a.ply:11: a property of 'vertex' 1 'inf' is not a finite number");
+           KCBP_ERR_PARSE, "a.ply:11: coordinate y of vertex 1 'inf' is not a finite number");
     EXPECT("a.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                     "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n\0\0\0\0",
            KCBP_ERR_PARSE, "a.ply: byte 173: file ends inside");

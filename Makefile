@@ -98,7 +98,7 @@ $(B)/tests/%: tests/%.c $(TEST_SUPPORT) $(EVALA) $(LIBA)
 		$(TEST_SUPPORT) $(TEST_EXTRA) $(EVALA) $(LIBA) $(LDLIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 # The fuzz targets, replayed on their corpus by a normal test.
-FUZZ_TARGETS := obj scene pose collide
+FUZZ_TARGETS := obj scene pose collide stl ply off
 FUZZ_SRC := tests/fuzz/targets.c
 $(B)/tests/test_fuzz_corpus: $(FUZZ_SRC) tests/fuzz/targets.h
 $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)

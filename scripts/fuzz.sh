@@ -3,7 +3,7 @@
 # FUZZ_SECONDS each (default 45), FUZZ_JOBS at a time (default 2; FUZZ_SEED), on the
 # seed corpus tests/fuzz/corpus/<target>/ plus a working corpus in
 # build/fuzz/work/<target>/ that grows from run to run. Targets: the
-# arguments, or all of obj scene pose collide.
+# arguments, or all of obj scene pose collide stl ply off.
 #
 # A crash (or a violated property, which aborts) stops that target: its
 # input is saved under build/fuzz/artifacts/<target>/ and the script exits
@@ -16,7 +16,7 @@ seconds=${FUZZ_SECONDS:-45}
 seed=${FUZZ_SEED:-0} # 0: libFuzzer picks one; CI fixes it so that its runs start alike
 jobs=${FUZZ_JOBS:-2}
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(obj scene pose collide)
+[[ ${#targets[@]} -eq 0 ]] && targets=(obj scene pose collide stl ply off)
 declare -A max_len=([obj]=4096 [scene]=4096 [pose]=1024 [collide]=256)
 
 run_one() {

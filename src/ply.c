@@ -165,32 +165,56 @@ typedef struct {
     bool big;
 } body;
 
-/* Next value of type t: into *x. what names it for messages. */
-static kcbp_status value(ply *p, body *b, ptype t, const char *what, double *x)
+/* What a value is, for messages (formatted only on an error). */
+typedef struct {
+    const char *element;
+    uint64_t index;
+    int what; /* 0 a property, 1 a coordinate, 2 a list count, 3 a list item */
+    int axis;
+    size_t item;
+} vctx;
+
+static const char *describe(const vctx *c, char *buf, size_t size)
 {
-    char q[48];
+    if (c->what == 1)
+        snprintf(buf, size, "coordinate %c of vertex %" PRIu64, "xyz"[c->axis], c->index);
+    else if (c->what == 2)
+        snprintf(buf, size, "the list count of '%s' %" PRIu64, c->element, c->index);
+    else if (c->what == 3)
+        snprintf(buf, size, "item %zu of a list of '%s' %" PRIu64, c->item, c->element, c->index);
+    else
+        snprintf(buf, size, "a property of '%s' %" PRIu64, c->element, c->index);
+    return buf;
+}
+
+/* Next value of type t: into *x. ctx names it for messages. */
+static kcbp_status value(ply *p, body *b, ptype t, const vctx *ctx, double *x)
+{
+    char q[48], what[96];
     if (p->binary) {
         p->byte = b->pos;
         if ((size_t)(b->end - b->d) - b->pos < type_size[t])
-            return fail(p, KCBP_ERR_PARSE, "file ends inside %s", what);
+            return fail(p, KCBP_ERR_PARSE, "file ends inside %s", describe(ctx, what, sizeof what));
         *x = read_bin((const unsigned char *)b->d + b->pos, t, b->big);
         b->pos += type_size[t];
     } else {
         const char *w;
         size_t n;
         if (!tok(&b->c, b->e, &w, &n))
-            return fail(p, KCBP_ERR_PARSE, "line ends before %s", what);
+            return fail(p, KCBP_ERR_PARSE, "line ends before %s", describe(ctx, what, sizeof what));
         const char *stop;
         kcbp_num_result r = kcbp_parse_double(&p->np, w, w + n, &stop, x);
         if (r == KCBP_NUM_NONFINITE && !is_int(t))
-            return fail(p, KCBP_ERR_PARSE, "%s '%s' is not a finite number", what, quote(q, w, n));
+            return fail(p, KCBP_ERR_PARSE, "%s '%s' is not a finite number", describe(ctx, what, sizeof what),
+                        quote(q, w, n));
         if (r != KCBP_NUM_OK || stop != w + n)
-            return fail(p, KCBP_ERR_PARSE, "malformed number '%s' for %s", quote(q, w, n), what);
+            return fail(p, KCBP_ERR_PARSE, "malformed number '%s' for %s", quote(q, w, n), describe(ctx, what, sizeof what));
         if (is_int(t) && !int_fits(t, *x))
-            return fail(p, KCBP_ERR_PARSE, "'%s' for %s is not an integer of its type", quote(q, w, n), what);
+            return fail(p, KCBP_ERR_PARSE, "'%s' for %s is not an integer of its type", quote(q, w, n),
+                        describe(ctx, what, sizeof what));
     }
     if (!isfinite(*x))
-        return fail(p, KCBP_ERR_PARSE, "%s %g is not a finite number", what, *x);
+        return fail(p, KCBP_ERR_PARSE, "%s %g is not a finite number", describe(ctx, what, sizeof what), *x);
     return KCBP_OK;
 }
 
@@ -440,7 +464,6 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
         if (x->nprops == 0)
             continue; /* no data */
         for (uint64_t i = 0; i < x->count; i++) {
-            char what[96];
             if (!p.binary && !next_line(&p, &b)) {
                 st = fail(&p, KCBP_ERR_PARSE, "file ends after %" PRIu64 " of %" PRIu64 " '%s' elements", i,
                           x->count, x->name);
@@ -452,19 +475,16 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                 prop *pr = &x->props[j];
                 double val;
                 if (pr->count_type == T_NONE) {
-                    if (pr->role >= R_X && pr->role <= R_Z)
-                        snprintf(what, sizeof what, "coordinate %c of vertex %" PRIu64, "xyz"[pr->role - R_X], i);
-                    else
-                        snprintf(what, sizeof what, "a property of '%s' %" PRIu64, x->name, i);
-                    if ((st = value(&p, &b, pr->type, what, &val)))
+                    vctx ctx = {x->name, i, pr->role >= R_X && pr->role <= R_Z, pr->role - R_X, 0};
+                    if ((st = value(&p, &b, pr->type, &ctx, &val)))
                         goto done;
                     if (pr->role >= R_X && pr->role <= R_Z)
                         xyz[pr->role - R_X] = val;
                     continue;
                 }
                 double cnt;
-                snprintf(what, sizeof what, "the list count of '%s' %" PRIu64, x->name, i);
-                if ((st = value(&p, &b, pr->count_type, what, &cnt)))
+                vctx ctx = {x->name, i, 2, 0, 0};
+                if ((st = value(&p, &b, pr->count_type, &ctx, &cnt)))
                     goto done;
                 if (cnt < 0 || cnt != floor(cnt)) {
                     st = fail(&p, KCBP_ERR_PARSE, "list count %g of '%s' %" PRIu64 " is negative", cnt, x->name, i);
@@ -481,8 +501,9 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                     goto done;
                 }
                 for (size_t a = 0; a < m; a++) {
-                    snprintf(what, sizeof what, "item %zu of a list of '%s' %" PRIu64, a, x->name, i);
-                    if ((st = value(&p, &b, pr->type, what, &val)))
+                    ctx.what = 3;
+                    ctx.item = a;
+                    if ((st = value(&p, &b, pr->type, &ctx, &val)))
                         goto done;
                     if (pr->role == R_INDICES) {
                         if (val < 0 || val >= (double)nv) {

@@ -193,10 +193,6 @@ static kcbp_status parse_ascii(stl *s, const char *d, size_t len)
         p = nl ? nl + 1 : end;
         if (!word(&c, e, &w, &n))
             continue;
-        snprintf(q, sizeof q, "%.*s", (int)(n > 40 ? 40 : n), w);
-        for (char *x = q; *x; x++)
-            if ((unsigned char)*x < 0x20 || (unsigned char)*x >= 0x7f)
-                *x = '?';
         if (is_kw(w, n, "solid")) {
             if (state != OUTSIDE)
                 st = fail_line(s, KCBP_ERR_PARSE, line, "'solid' inside a solid (missing 'endsolid'?)");
@@ -230,10 +226,12 @@ static kcbp_status parse_ascii(stl *s, const char *d, size_t len)
                 }
                 const char *stop;
                 kcbp_num_result r = kcbp_parse_double(&np, w, w + n, &stop, &x[k]);
-                snprintf(q, sizeof q, "%.*s", (int)(n > 40 ? 40 : n), w);
-                for (char *y = q; *y; y++)
-                    if ((unsigned char)*y < 0x20 || (unsigned char)*y >= 0x7f)
-                        *y = '?';
+                if (r != KCBP_NUM_OK || stop != w + n) {
+                    snprintf(q, sizeof q, "%.*s", (int)(n > 40 ? 40 : n), w);
+                    for (char *y = q; *y; y++)
+                        if ((unsigned char)*y < 0x20 || (unsigned char)*y >= 0x7f)
+                            *y = '?';
+                }
                 if (r == KCBP_NUM_NONFINITE)
                     st = fail_line(s, KCBP_ERR_PARSE, line, "vertex coordinate '%s' is not a finite number", q);
                 else if (r != KCBP_NUM_OK || stop != w + n)
@@ -266,6 +264,10 @@ static kcbp_status parse_ascii(stl *s, const char *d, size_t len)
                 st = fail_line(s, KCBP_ERR_PARSE, line, "'endfacet' without a complete 'outer loop'");
             state = IN_SOLID;
         } else {
+            snprintf(q, sizeof q, "%.*s", (int)(n > 40 ? 40 : n), w);
+            for (char *x = q; *x; x++)
+                if ((unsigned char)*x < 0x20 || (unsigned char)*x >= 0x7f)
+                    *x = '?';
             st = fail_line(s, KCBP_ERR_PARSE, line, "unknown ASCII STL keyword '%s'", q);
         }
     }

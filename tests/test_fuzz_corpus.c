@@ -97,6 +97,24 @@ static void test_collide(void **state)
     replay("collide", kcbp_fuzz_collide);
 }
 
+static void test_stl(void **state)
+{
+    (void)state;
+    replay("stl", kcbp_fuzz_stl);
+}
+
+static void test_ply(void **state)
+{
+    (void)state;
+    replay("ply", kcbp_fuzz_ply);
+}
+
+static void test_off(void **state)
+{
+    (void)state;
+    replay("off", kcbp_fuzz_off);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -104,6 +122,9 @@ int main(void)
         cmocka_unit_test(test_scene),
         cmocka_unit_test(test_pose),
         cmocka_unit_test(test_collide),
+        cmocka_unit_test(test_stl),
+        cmocka_unit_test(test_ply),
+        cmocka_unit_test(test_off),
     };
     return cmocka_run_group_tests_name("fuzz corpus", tests, NULL, NULL);
 }

@@ -78,12 +78,33 @@ static void check_mesh(const kcbp_mesh *m)
                 fuzz_fail("triangle %u indexes vertex %u of %u", t, m->triangles[t].v[k], m->nvertices);
 }
 
+static int check_parsed(kcbp_status st, kcbp_mesh mesh, kcbp_error err, const char *name);
+
 int kcbp_fuzz_obj(const uint8_t *data, size_t size)
 {
     kcbp_mesh mesh;
     kcbp_error err = {0};
     kcbp_status st = kcbp_obj_parse("fuzz.obj", (const char *)data, size, &mesh, &err);
-    check_error(st, &err, "fuzz.obj");
+    return check_parsed(st, mesh, err, "fuzz.obj");
+}
+
+/* The STL, PLY and OFF readers, through kcbp_mesh_parse with the extension
+ * that names the format (content may still pick another reader). */
+static int fuzz_mesh(const uint8_t *data, size_t size, const char *name)
+{
+    kcbp_mesh mesh;
+    kcbp_error err = {0};
+    kcbp_status st = kcbp_mesh_parse(name, data, size, &mesh, &err);
+    return check_parsed(st, mesh, err, name);
+}
+
+int kcbp_fuzz_stl(const uint8_t *data, size_t size) { return fuzz_mesh(data, size, "fuzz.stl"); }
+int kcbp_fuzz_ply(const uint8_t *data, size_t size) { return fuzz_mesh(data, size, "fuzz.ply"); }
+int kcbp_fuzz_off(const uint8_t *data, size_t size) { return fuzz_mesh(data, size, "fuzz.off"); }
+
+static int check_parsed(kcbp_status st, kcbp_mesh mesh, kcbp_error err, const char *name)
+{
+    check_error(st, &err, name);
     if (st != KCBP_OK) {
         if (mesh.vertices || mesh.triangles || mesh.nvertices || mesh.ntriangles)
             fuzz_fail("a failed parse left a mesh behind");

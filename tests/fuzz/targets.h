@@ -8,6 +8,8 @@
  *            bounds that hold them, or an error naming the file; small meshes
  *            are also built into models (AABB tree and k-CBP) and tested
  *            against themselves.
+ *   stl, ply, off  kcbp_mesh_parse with a name of that extension: the same
+ *            checks as obj.
  *   scene    kcbp_scene_parse: objects, models and motion in range, finite
  *            poses at the first and last frame, and a JSON round trip
  *            (kcbp_scene_to_text, then parse again) that gives the same scene.
@@ -28,5 +30,8 @@ int kcbp_fuzz_obj(const uint8_t *data, size_t size);
 int kcbp_fuzz_scene(const uint8_t *data, size_t size);
 int kcbp_fuzz_pose(const uint8_t *data, size_t size);
 int kcbp_fuzz_collide(const uint8_t *data, size_t size);
+int kcbp_fuzz_stl(const uint8_t *data, size_t size);
+int kcbp_fuzz_ply(const uint8_t *data, size_t size);
+int kcbp_fuzz_off(const uint8_t *data, size_t size);
 
 #endif

@@ -89,6 +89,16 @@ kcbp_status kcbp_weld(kcbp_welder *w, kcbp_vec3 p, uint32_t *index)
     return KCBP_OK;
 }
 
+void kcbp_weld_reserve(kcbp_welder *w, size_t n)
+{
+    size_t slots = 1024;
+    while (slots < 2 * n && slots < ((size_t)1 << 27))
+        slots *= 2;
+    if (slots > w->nslot)
+        (void)rehash(w, slots);
+    (void)kcbp_grow(&w->v, &w->cap_v, n < 1024 ? 1024 : n, sizeof *w->v, 1024);
+}
+
 void kcbp_welder_free(kcbp_welder *w)
 {
     free(w->v);

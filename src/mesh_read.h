@@ -41,6 +41,8 @@ typedef struct {
  * KCBP_MESH_MAX_ELEMENTS vertices, KCBP_ERR_NOMEM; err is not set (the
  * caller says where). */
 kcbp_status kcbp_weld(kcbp_welder *w, kcbp_vec3 p, uint32_t *index);
+/* Room for about n distinct vertices (no error: welding grows anyway). */
+void kcbp_weld_reserve(kcbp_welder *w, size_t n);
 void kcbp_welder_free(kcbp_welder *w);
 
 /* 0 when c is a usable coordinate, else KCBP_ERR_PARSE (nan, inf) or

@@ -113,6 +113,10 @@ static kcbp_status parse_binary(stl *s, const unsigned char *d, size_t len)
         return fail_byte(s, KCBP_ERR_PARSE, 80, "no faces (binary STL of 0 triangles)");
     if (n > KCBP_MESH_MAX_ELEMENTS)
         return fail_byte(s, KCBP_ERR_LIMIT, 80, "more than %u triangles", KCBP_MESH_MAX_ELEMENTS);
+    /* A closed triangle mesh has about half as many vertices as triangles. */
+    kcbp_weld_reserve(&s->w, (size_t)n / 2 + 3);
+    if (!kcbp_grow(&s->t, &s->cap_t, (size_t)n, sizeof *s->t, 1024))
+        return fail_byte(s, KCBP_ERR_NOMEM, 80, "out of memory for %" PRIu64 " triangles", n);
     for (uint64_t i = 0; i < n; i++) {
         const unsigned char *f = d + 84 + 50 * i;
         uint32_t v[3];

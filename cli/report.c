@@ -137,6 +137,19 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
             kcbp_jl_close(&w, ']');
         }
         kcbp_jl_close(&w, ']');
+        /* Meshes read from polygons: the file's faces of the contacts. */
+        const uint32_t *fa = a ? a->mesh.faces : NULL, *fb = b ? b->mesh.faces : NULL;
+        if (fa || fb) {
+            kcbp_jl_key(&w, "faces");
+            kcbp_jl_open(&w, '[');
+            for (size_t i = 0; i < n; i++) {
+                kcbp_jl_open(&w, '[');
+                kcbp_jl_uint(&w, fa ? fa[result->contacts[i].a] : result->contacts[i].a);
+                kcbp_jl_uint(&w, fb ? fb[result->contacts[i].b] : result->contacts[i].b);
+                kcbp_jl_close(&w, ']');
+            }
+            kcbp_jl_close(&w, ']');
+        }
         if (n < result->ncontacts) {
             kcbp_jl_key(&w, "truncated");
             kcbp_jl_bool(&w, true);

@@ -46,7 +46,9 @@ typedef struct {
 /* The report of one kcbp_collide answer, as one line of JSON (malloc'ed, no
  * newline; NULL when memory ran out):
  * {"collide", "decided_by", "contained" (o->solid), "contacts": [[a, b], ...] (o->contacts; at
- *  most o->max_contacts, then "truncated": true, "contacts_found": n),
+ *  most o->max_contacts, then "truncated": true, "contacts_found": n), "faces": [[fa, fb], ...]
+ *  (with contacts, when a or b has a face map, kcbp_mesh.faces: the file's face of each
+ *  contact's triangles, parallel to "contacts"),
  *  "intersections": [[point, ...], ...] (o->geometry: per contact, 1 to 6 world points),
  *  "contact": {"point", "normal" (absent when none)} (o->geometry, when there are contacts),
  *  "cbp" (when the k-CBP stage ran), "a": mesh, "b": mesh (o->models),

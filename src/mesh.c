@@ -97,6 +97,7 @@ void kcbp_mesh_free(kcbp_mesh *mesh)
         return;
     free(mesh->vertices);
     free(mesh->triangles);
+    free(mesh->faces);
     memset(mesh, 0, sizeof *mesh);
 }
 

@@ -14,6 +14,8 @@
 typedef struct {
     kcbp_tri *t;
     size_t nt, cap_t;
+    uint32_t *faces; /* per triangle: its face */
+    size_t cap_faces, nf;
     double *uv;
     size_t cap_uv;
     size_t *link;
@@ -24,6 +26,10 @@ typedef struct {
  * OBJ reader does for an `f` statement: kept, fanned or ear clipped. Errors
  * (fewer than 3 vertices, too many triangles, memory) are reported as
  * "name:line: ..." or, when line is 0, "name: ...". */
+/* Hands the builder's triangles to mesh (kcbp_mesh_adopt, with the face map
+ * when a polygon was cut); frees the builder whatever happens. */
+kcbp_status kcbp_tri_builder_adopt(kcbp_tri_builder *b, kcbp_mesh *mesh, kcbp_vec3 *v, size_t nv, const char *name,
+                                   kcbp_error *err);
 kcbp_status kcbp_obj_triangulate(kcbp_tri_builder *b, const char *name, size_t line, const kcbp_vec3 *v,
                                  const uint32_t *poly, size_t n, kcbp_error *err);
 void kcbp_tri_builder_free(kcbp_tri_builder *b);

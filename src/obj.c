@@ -34,6 +34,9 @@ typedef struct {
     size_t nv, cap_v;
     kcbp_tri *t;
     size_t nt, cap_t;
+    uint32_t *faces; /* per triangle: its face */
+    size_t cap_faces;
+    size_t nf;       /* faces so far */
     uint32_t *poly; /* vertex indices of the face being read */
     size_t cap_poly;
     double *uv; /* the face projected into its plane, then ear-clipping links */
@@ -299,7 +302,24 @@ static int ear_clip(parser *ps, const uint32_t *poly, size_t n)
     return 1;
 }
 
+static kcbp_status triangulate_face(parser *ps, size_t n);
+
+/* Triangulates the face and records which face its triangles came from. */
 static kcbp_status triangulate(parser *ps, size_t n)
+{
+    size_t start = ps->nt;
+    kcbp_status st = triangulate_face(ps, n);
+    if (st != KCBP_OK)
+        return st;
+    if (!kcbp_grow(&ps->faces, &ps->cap_faces, ps->nt, sizeof *ps->faces, 256))
+        return fail(ps, KCBP_ERR_NOMEM, "out of memory for %zu triangles", ps->nt);
+    for (size_t i = start; i < ps->nt; i++)
+        ps->faces[i] = (uint32_t)ps->nf;
+    ps->nf++;
+    return KCBP_OK;
+}
+
+static kcbp_status triangulate_face(parser *ps, size_t n)
 {
     const uint32_t *poly = ps->poly;
     if (n < 3)
@@ -440,11 +460,19 @@ kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_
     if (st != KCBP_OK) {
         free(ps.v);
         free(ps.t);
+        free(ps.faces);
         return st;
     }
     st = kcbp_mesh_adopt(mesh, ps.v, ps.nv, ps.t, ps.nt, err);
-    if (st != KCBP_OK)
+    if (st != KCBP_OK) {
         kcbp_error_prefix(err, ps.name);
+        free(ps.faces);
+        return st;
+    }
+    if (ps.nf != ps.nt)
+        mesh->faces = ps.faces; /* some polygon was cut */
+    else
+        free(ps.faces);
     return st;
 }
 
@@ -471,12 +499,15 @@ kcbp_status kcbp_obj_triangulate(kcbp_tri_builder *b, const char *name, size_t l
     /* A parser holding only what triangulate() uses; the arrays are the
      * builder's and go back to it whatever happens. */
     parser ps = {.name = name, .line = line, .err = err, .v = (kcbp_vec3 *)(uintptr_t)v, .t = b->t, .nt = b->nt,
-                 .cap_t = b->cap_t, .poly = (uint32_t *)(uintptr_t)poly, .cap_poly = n, .uv = b->uv,
+                 .cap_t = b->cap_t, .faces = b->faces, .cap_faces = b->cap_faces, .nf = b->nf, .poly = (uint32_t *)(uintptr_t)poly, .cap_poly = n, .uv = b->uv,
                  .cap_uv = b->cap_uv, .link = b->link, .cap_link = b->cap_link};
     kcbp_status st = triangulate(&ps, n);
     b->t = ps.t;
     b->nt = ps.nt;
     b->cap_t = ps.cap_t;
+    b->faces = ps.faces;
+    b->cap_faces = ps.cap_faces;
+    b->nf = ps.nf;
     b->uv = ps.uv;
     b->cap_uv = ps.cap_uv;
     b->link = ps.link;
@@ -487,7 +518,23 @@ kcbp_status kcbp_obj_triangulate(kcbp_tri_builder *b, const char *name, size_t l
 void kcbp_tri_builder_free(kcbp_tri_builder *b)
 {
     free(b->t);
+    free(b->faces);
     free(b->uv);
     free(b->link);
     memset(b, 0, sizeof *b);
+}
+
+kcbp_status kcbp_tri_builder_adopt(kcbp_tri_builder *b, kcbp_mesh *mesh, kcbp_vec3 *v, size_t nv, const char *name,
+                                   kcbp_error *err)
+{
+    kcbp_status st = kcbp_mesh_adopt(mesh, v, nv, b->t, b->nt, err);
+    b->t = NULL;
+    if (st != KCBP_OK)
+        kcbp_error_prefix(err, name);
+    else if (b->nf != b->nt) {
+        mesh->faces = b->faces;
+        b->faces = NULL;
+    }
+    kcbp_tri_builder_free(b);
+    return st;
 }

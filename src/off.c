@@ -266,15 +266,10 @@ kcbp_status kcbp_off_parse(const char *name, const char *data, size_t len, kcbp_
 done:
     kcbp_numparse_done(&o.np);
     free(poly);
-    free(tb.uv);
-    free(tb.link);
     if (st != KCBP_OK) {
         free(v);
-        free(tb.t);
+        kcbp_tri_builder_free(&tb);
         return st;
     }
-    st = kcbp_mesh_adopt(mesh, v, (size_t)nv, tb.t, tb.nt, err);
-    if (st != KCBP_OK)
-        kcbp_error_prefix(err, name);
-    return st;
+    return kcbp_tri_builder_adopt(&tb, mesh, v, (size_t)nv, name, err);
 }

@@ -558,15 +558,10 @@ done:
     kcbp_numparse_done(&p.np);
     free(el);
     free(poly);
-    free(tb.uv);
-    free(tb.link);
     if (st != KCBP_OK) {
         free(v);
-        free(tb.t);
+        kcbp_tri_builder_free(&tb);
         return st;
     }
-    st = kcbp_mesh_adopt(mesh, v, nv, tb.t, tb.nt, err);
-    if (st != KCBP_OK)
-        kcbp_error_prefix(err, name);
-    return st;
+    return kcbp_tri_builder_adopt(&tb, mesh, v, nv, name, err);
 }

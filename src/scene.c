@@ -319,6 +319,7 @@ static kcbp_status scaled_mesh(kcbp_mesh *mesh, double scale, bool take, kcbp_me
         }
         v = mesh->vertices;
         t = mesh->triangles;
+        free(mesh->faces);
         memset(mesh, 0, sizeof *mesh);
     } else {
         v = malloc(nv * sizeof *v);

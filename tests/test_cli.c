@@ -49,6 +49,38 @@ static void expect_input_error(const test_run_result *r, const char *where)
                  r->err, r->out);
 }
 
+/* "faces" names the file's polygons of the contacts; absent for meshes of
+ * triangles only; the same for every format that keeps polygons. */
+static void test_contact_faces(void **state)
+{
+    (void)state;
+    test_run_result *r = calloc(1, sizeof *r);
+    char quad[512], tri[512], off[512];
+    snprintf(quad, sizeof quad, "%s/quad.obj", tmpdir);
+    snprintf(off, sizeof off, "%s/quad.off", tmpdir);
+    snprintf(tri, sizeof tri, "%s/tri.obj", tmpdir);
+    /* face 0 a triangle, face 1 a square in z = 0 (triangles 1 and 2) */
+    WRITE_TMP("quad.obj", "v 5 5 5\nv 6 5 5\nv 5 6 5\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 4 5 6 7\n");
+    WRITE_TMP("quad.off", "OFF\n7 2 0\n5 5 5\n6 5 5\n5 6 5\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n3 0 1 2\n4 3 4 5 6\n");
+    /* a steep triangle through the square near (0.92, 0.21, 0): its triangle 1 only */
+    WRITE_TMP("tri.obj", "v 0.9 0.2 -1\nv 0.95 0.2 1\nv 0.9 0.25 1\nf 1 2 3\n");
+    const char *files[] = {quad, off};
+    for (int i = 0; i < 2; i++) {
+        run(r, "collide", files[i], tri, "--contacts", "all", NULL);
+        assert_int_equal(r->status, 0);
+        if (!strstr(r->out, "\"contacts\":[[1,0]],\"faces\":[[1,0]]"))
+            fail_msg("%s: %.300s", files[i], r->out);
+        run(r, "collide", tri, files[i], "--contacts", "first", NULL);
+        if (!strstr(r->out, "\"contacts\":[[0,1]],\"faces\":[[0,1]]"))
+            fail_msg("%s: %.300s", files[i], r->out);
+    }
+    run(r, "collide", tri, tri, "--contacts", "all", NULL);
+    assert_int_equal(r->status, 0);
+    assert_null(strstr(r->out, "\"faces\""));
+    test_run_free(r);
+    free(r);
+}
+
 static void test_help_and_usage(void **state)
 {
     (void)state;
@@ -482,7 +514,7 @@ int main(void)
         cmocka_unit_test(test_bad_poses_file), cmocka_unit_test(test_report),
         cmocka_unit_test(test_poses_mode), cmocka_unit_test(test_non_utf8_paths),
         cmocka_unit_test(test_write_failures_and_dash), cmocka_unit_test(test_poses_stream_answers_first),
-        cmocka_unit_test(test_fifo_writers),
+        cmocka_unit_test(test_fifo_writers), cmocka_unit_test(test_contact_faces),
     };
     return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

@@ -349,10 +349,16 @@ static void check_format(const char *obj, const char *other)
             fmt = KCBP_FORMAT_STL;
         }
         parse_ok(name, &b, &m, fmt);
-        if (kind <= 6)
+        if (kind <= 6) {
             check_same(&ref, &m, name);
-        else
+            /* Polygon files keep the face map, triangle files need none. */
+            assert_true((ref.faces == NULL) == (m.faces == NULL));
+            if (ref.faces)
+                assert_memory_equal(ref.faces, m.faces, m.ntriangles * sizeof *m.faces);
+        } else {
             check_same_welded(&ref, &m, name);
+            assert_null(m.faces);
+        }
         collide_all(&m, &partner, h1, n1, s1);
         for (int i = 0; i < 4; i++) {
             assert_int_equal(h0[i], h1[i]);
@@ -385,6 +391,25 @@ static void test_suzanne_quads(void **state)
 {
     (void)state;
     check_format("suzanne.obj", "woody.obj");
+}
+
+/* kcbp_mesh.faces: triangle -> the file's face. */
+static void test_face_map(void **state)
+{
+    (void)state;
+    static const char obj[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nf 1 2 3 4\nf 1 2 5\nf 1 5 4 3 2\n";
+    kcbp_mesh m;
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_mesh_parse("f.obj", obj, sizeof obj - 1, &m, &err), KCBP_OK);
+    assert_int_equal(m.ntriangles, 6);
+    assert_non_null(m.faces);
+    static const uint32_t want[] = {0, 0, 1, 2, 2, 2};
+    assert_memory_equal(m.faces, want, sizeof want);
+    kcbp_mesh_free(&m);
+    static const char tris[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\nf 3 2 1\n";
+    assert_int_equal(kcbp_mesh_parse("t.obj", tris, sizeof tris - 1, &m, &err), KCBP_OK);
+    assert_null(m.faces);
+    kcbp_mesh_free(&m);
 }
 
 static void test_cow_triangles(void **state)
@@ -500,7 +525,7 @@ static void test_weld(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_suzanne_quads), cmocka_unit_test(test_cow_triangles), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_suzanne_quads), cmocka_unit_test(test_face_map), cmocka_unit_test(test_cow_triangles), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_detect),        cmocka_unit_test(test_weld),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,10 @@ typedef struct {
     uint32_t ntriangles;
     uint32_t ndegenerate; /* zero-area triangles: kept, and counted here */
     kcbp_aabb bounds;     /* of all vertices */
+    uint32_t *faces;      /* per triangle, the 0-based index of the file's face
+                             (polygon) it was cut from; NULL when triangle i is
+                             face i (every face a triangle, or not from a file).
+                             Set by the readers, freed by kcbp_mesh_free. */
 } kcbp_mesh;
 
 /* Makes a mesh from copies of the given arrays. Checks every index, counts

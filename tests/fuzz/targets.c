@@ -76,6 +76,17 @@ static void check_mesh(const kcbp_mesh *m)
         for (int k = 0; k < 3; k++)
             if (m->triangles[t].v[k] >= m->nvertices)
                 fuzz_fail("triangle %u indexes vertex %u of %u", t, m->triangles[t].v[k], m->nvertices);
+    /* The face map: faces numbered from 0 in a row, each a run of triangles,
+     * fewer faces than triangles (else there would be no map). */
+    if (m->faces) {
+        if (m->faces[0] != 0)
+            fuzz_fail("face map starts at face %u", m->faces[0]);
+        for (uint32_t t = 1; t < m->ntriangles; t++)
+            if (m->faces[t] != m->faces[t - 1] && m->faces[t] != m->faces[t - 1] + 1)
+                fuzz_fail("face map: triangle %u in face %u after face %u", t, m->faces[t], m->faces[t - 1]);
+        if (m->faces[m->ntriangles - 1] + 1 >= m->ntriangles)
+            fuzz_fail("face map of %u faces for %u triangles", m->faces[m->ntriangles - 1] + 1, m->ntriangles);
+    }
 }
 
 static int check_parsed(kcbp_status st, kcbp_mesh mesh, kcbp_error err, const char *name);

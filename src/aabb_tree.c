@@ -110,6 +110,10 @@ static uint32_t split_range(const build_ctx *c, uint32_t begin, uint32_t end, ui
     for (int i = 0; i < SAH_BINS; i++)
         bin_box[i] = box_empty();
     double to_bin = SAH_BINS * (1.0 - 1e-9) / extent;
+    if (!isfinite(to_bin)) { /* a subnormal extent: (x - lo) * to_bin would be 0 * inf */
+        median_split(c, begin, end, axis);
+        return mid;
+    }
     for (uint32_t i = begin; i < end; i++) {
         uint32_t t = c->order[i];
         int bin = (int)((kcbp_v3_get(c->centroid[t], axis) - lo) * to_bin);

@@ -176,8 +176,8 @@ kcbp_mesh_format kcbp_mesh_detect(const char *name, const void *data, size_t len
 {
     const char *d = data;
     char line[64];
-    size_t n = first_line(d, len, line, sizeof line);
-    if (n == 3 && !memcmp(line, "ply", 3))
+    (void)first_line(d, len, line, sizeof line);
+    if (len >= 4 && (!memcmp(d, "ply\n", 4) || (len >= 5 && !memcmp(d, "ply\r\n", 5))))
         return KCBP_FORMAT_PLY;
     if (binary_stl_size(d, len) && !(starts_solid(d, len) && !has_control(d, len)))
         return KCBP_FORMAT_STL;

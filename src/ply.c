@@ -495,6 +495,15 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                               cnt == 1 ? "" : "es");
                     goto done;
                 }
+                /* Each item takes at least a byte (two in text): a count
+                 * beyond the data left is refused before any allocation. */
+                size_t left = p.binary ? ((size_t)(b.end - b.d) - b.pos) / type_size[pr->type]
+                                       : (size_t)(b.e - b.c) / 2 + 1;
+                if (cnt > (double)left) {
+                    st = fail(&p, KCBP_ERR_PARSE, "list of %.0f items in '%s' %" PRIu64 " is longer than the %s left",
+                              cnt, x->name, i, p.binary ? "file" : "line");
+                    goto done;
+                }
                 size_t m = (size_t)cnt;
                 if (pr->role == R_INDICES && !kcbp_grow(&poly, &cap_poly, m, sizeof *poly, 64)) {
                     st = fail(&p, KCBP_ERR_NOMEM, "out of memory for a face of %zu vertices", m);

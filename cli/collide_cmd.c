@@ -55,7 +55,7 @@ static const char collide_help[] =
     "or a failed write.\n";
 
 typedef struct {
-    const char *path_a, *path_b, *pose_a, *pose_b, *poses_file;
+    kcbp_cli_pair_args pair; /* the meshes and poses; pair.model points to model */
     kcbp_collide_options opts;
     kcbp_model_options model;
     bool pretty;
@@ -81,6 +81,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     memset(args, 0, sizeof *args);
     args->opts = kcbp_collide_options_default();
     args->model = kcbp_model_options_default();
+    args->pair.model = &args->model;
     args->max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
     args->margin = -1;
     *help = false;
@@ -91,9 +92,9 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     int c;
     while ((c = getopt_long(argc, argv, ":hk:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'a': args->pose_a = optarg; break;
-        case 'b': args->pose_b = optarg; break;
-        case 'p': args->poses_file = optarg; break;
+        case 'a': args->pair.pose_a = optarg; break;
+        case 'b': args->pair.pose_b = optarg; break;
+        case 'p': args->pair.poses_file = optarg; break;
         case 'P': args->pretty = true; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
@@ -136,24 +137,19 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         return kcbp_cli_usage_error("collide", "expected two mesh files, got %d", argc - optind);
     if (args->geometry && args->opts.contacts == KCBP_CONTACTS_NONE)
         return kcbp_cli_usage_error("collide", "--geometry needs --contacts first or all");
-    if (args->poses_file && args->pose_b)
-        return kcbp_cli_usage_error("collide", "--poses gives the poses of B: do not combine it with --pose-b");
-    if (args->poses_file && !strcmp(args->poses_file, "-") &&
-        (!strcmp(argv[optind], "-") || !strcmp(argv[optind + 1], "-")))
-        return kcbp_cli_usage_error("collide", "standard input ('-') can be the poses or a mesh, not both");
     if (!args->opts.use_cbp)
         args->model.k = 0;
     /* A single pose's report gives the k-CBPs' distance or depth; a pose
      * file's lines do when asked, since measuring costs more than the answer
      * and keeps the poses from sharing a pair cache (kcbp_collide_cached). */
-    args->opts.cbp_measure = !args->poses_file || args->measure_cbp;
+    args->opts.cbp_measure = !args->pair.poses_file || args->measure_cbp;
     /* No fine k-CBPs: on pose files that are not trajectories they cost
      * more than they save (callgrind, 200 random near-contact poses of
      * bench/gen_poses: +0.8 to +1.5 % instructions), and a measured single
      * pose never uses them. */
     args->model.k_fine = 0; /* (the default too) */
-    args->path_a = argv[optind];
-    args->path_b = argv[optind + 1];
+    args->pair.path_a = argv[optind];
+    args->pair.path_b = argv[optind + 1];
     return KCBP_EXIT_OK;
 }
 
@@ -258,16 +254,10 @@ int kcbp_cli_collide(int argc, char **argv)
         fputs(collide_help, stdout);
         return KCBP_EXIT_OK;
     }
-    kcbp_cli_pair_args pa = {.path_a = args.path_a,
-                             .path_b = args.path_b,
-                             .pose_a = args.pose_a,
-                             .pose_b = args.pose_b,
-                             .poses_file = args.poses_file,
-                             .model = &args.model};
     collide_run run;
     memset(&run, 0, sizeof run);
     run.args = &args;
-    rc = kcbp_cli_pair_query("collide", &pa, answer_pose, &run);
+    rc = kcbp_cli_pair_query("collide", &args.pair, answer_pose, &run);
     kcbp_collide_result_free(&run.result);
     free(run.gb.geom);
     return rc;

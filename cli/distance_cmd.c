@@ -50,7 +50,7 @@ bool kcbp_cli_parse_distance(const char *text, double *out)
 }
 
 typedef struct {
-    const char *path_a, *path_b, *pose_a, *pose_b, *poses_file;
+    kcbp_cli_pair_args pair; /* the meshes and poses; pair.model points to model */
     kcbp_distance_options opts;
     kcbp_model_options model;
     bool pretty;
@@ -68,6 +68,7 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
     memset(args, 0, sizeof *args);
     args->opts = kcbp_distance_options_default();
     args->model = kcbp_model_options_default();
+    args->pair.model = &args->model;
     *help = false;
     long k;
     kcbp_error err;
@@ -76,9 +77,9 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
     int c;
     while ((c = getopt_long(argc, argv, ":hk:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'a': args->pose_a = optarg; break;
-        case 'b': args->pose_b = optarg; break;
-        case 'p': args->poses_file = optarg; break;
+        case 'a': args->pair.pose_a = optarg; break;
+        case 'b': args->pair.pose_b = optarg; break;
+        case 'p': args->pair.poses_file = optarg; break;
         case 'P': args->pretty = true; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
@@ -102,13 +103,11 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
     }
     if (argc - optind != 2)
         return kcbp_cli_usage_error("distance", "expected two mesh files, got %d", argc - optind);
-    if (args->poses_file && args->pose_b)
-        return kcbp_cli_usage_error("distance", "--poses gives the poses of B: do not combine it with --pose-b");
     if (!args->opts.use_cbp)
         args->model.k = 0;
     args->model.k_fine = 0;
-    args->path_a = argv[optind];
-    args->path_b = argv[optind + 1];
+    args->pair.path_a = argv[optind];
+    args->pair.path_b = argv[optind + 1];
     return KCBP_EXIT_OK;
 }
 
@@ -211,11 +210,5 @@ int kcbp_cli_distance(int argc, char **argv)
         fputs(distance_help, stdout);
         return KCBP_EXIT_OK;
     }
-    kcbp_cli_pair_args pa = {.path_a = args.path_a,
-                             .path_b = args.path_b,
-                             .pose_a = args.pose_a,
-                             .pose_b = args.pose_b,
-                             .poses_file = args.poses_file,
-                             .model = &args.model};
-    return kcbp_cli_pair_query("distance", &pa, answer_pose, &args);
+    return kcbp_cli_pair_query("distance", &args.pair, answer_pose, &args);
 }

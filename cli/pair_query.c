@@ -25,6 +25,11 @@ kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts
 
 int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cli_pose_fn answer, void *ctx)
 {
+    if (args->poses_file && args->pose_b)
+        return kcbp_cli_usage_error(cmd, "--poses gives the poses of B: do not combine it with --pose-b");
+    if (args->poses_file && !strcmp(args->poses_file, "-") &&
+        (!strcmp(args->path_a, "-") || !strcmp(args->path_b, "-")))
+        return kcbp_cli_usage_error(cmd, "standard input ('-') can be the poses or a mesh, not both");
     kcbp_cli_pair p;
     kcbp_error err = {0};
     memset(&p, 0, sizeof p);

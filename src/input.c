@@ -115,8 +115,8 @@ ssize_t kcbp_input_read(kcbp_input *in, void *buf, size_t n, kcbp_error *err)
     }
 }
 
-kcbp_status kcbp_input_read_all(kcbp_input *in, size_t limit, const char *limit_text, char **buf, size_t *len,
-                                kcbp_error *err)
+kcbp_status kcbp_input_read_all(kcbp_input *in, size_t limit, const char *limit_text, kcbp_input_stop_fn stop,
+                                void *ctx, char **buf, size_t *len, kcbp_error *err)
 {
     *buf = NULL;
     *len = 0;
@@ -129,6 +129,7 @@ kcbp_status kcbp_input_read_all(kcbp_input *in, size_t limit, const char *limit_
     char *b = malloc(cap);
     if (!b)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu bytes", in->path, cap);
+    bool seen_nul = false;
     for (;;) {
         if (n + 1 >= cap) {
             size_t ncap = cap > limit / 2 ? limit + 2 : 2 * cap;
@@ -147,14 +148,14 @@ kcbp_status kcbp_input_read_all(kcbp_input *in, size_t limit, const char *limit_
         }
         if (got == 0)
             break;
-        bool nul = memchr(b + n, '\0', (size_t)got) != NULL;
+        seen_nul = seen_nul || memchr(b + n, '\0', (size_t)got) != NULL;
         n += (size_t)got;
         if (n > limit) {
             free(b);
             return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: %s larger than the limit of %s", in->path,
                                   in->regular ? "file grew" : "stream is", limit_text);
         }
-        if (nul) /* binary: the parser reports where */
+        if (stop ? stop(ctx, in, b, n, seen_nul) : seen_nul) /* binary: the parser reports where */
             break;
     }
     b[n] = '\0';

@@ -42,12 +42,17 @@ kcbp_status kcbp_input_open(kcbp_input *in, const char *path, const char *what, 
 /* Reads up to n bytes (retrying on EINTR): > 0 bytes read, 0 at the end, -1
  * on error (err set: "path: read error: ..." or "path: a FIFO with no writer"). */
 ssize_t kcbp_input_read(kcbp_input *in, void *buf, size_t n, kcbp_error *err);
+/* Whether reading should stop after a chunk, given the n bytes read so far
+ * (buf) and whether any of them is a NUL byte. */
+typedef bool (*kcbp_input_stop_fn)(void *ctx, const kcbp_input *in, const char *buf, size_t n, bool seen_nul);
+
 /* Reads the whole input into *buf (malloc'ed, *len bytes, plus a NUL after
- * them), stopping after the first chunk that holds a NUL byte. More than
- * limit bytes: KCBP_ERR_LIMIT, "path: larger than the limit of LIMIT_TEXT"
- * (limit_text: e.g. "256 MiB"). */
-kcbp_status kcbp_input_read_all(kcbp_input *in, size_t limit, const char *limit_text, char **buf, size_t *len,
-                                kcbp_error *err);
+ * them), stopping when stop says so after a chunk (NULL: after the first
+ * chunk that holds a NUL byte: text formats, whose parser reports where).
+ * More than limit bytes: KCBP_ERR_LIMIT, "path: larger than the limit of
+ * LIMIT_TEXT" (limit_text: e.g. "256 MiB"). */
+kcbp_status kcbp_input_read_all(kcbp_input *in, size_t limit, const char *limit_text, kcbp_input_stop_fn stop,
+                                void *ctx, char **buf, size_t *len, kcbp_error *err);
 /* Data is ready without blocking (poll with no wait). */
 bool kcbp_input_ready(const kcbp_input *in);
 void kcbp_input_close(kcbp_input *in);

@@ -216,64 +216,18 @@ kcbp_status kcbp_mesh_parse(const char *name, const void *data, size_t len, kcbp
     }
 }
 
-/* Like kcbp_input_read_all, but binary data is read whole: a device stops at
- * its first chunk holding a NUL byte (as for OBJ), a pipe or FIFO only when
- * it cannot be PLY and, past 84 bytes, is longer than the binary STL its
- * count at byte 80 announces. */
-static kcbp_status read_mesh_bytes(kcbp_input *in, char **buf, size_t *len, kcbp_error *err)
+/* When to stop reading a mesh: binary data is read whole. A device
+ * (/dev/zero, /dev/urandom) holds no mesh, so its first chunk with a NUL
+ * byte ends it (as for OBJ); a pipe or FIFO goes on while it may be a PLY,
+ * or, past 84 bytes, the binary STL its count at byte 80 announces. */
+static bool mesh_read_stop(void *ctx, const kcbp_input *in, const char *b, size_t n, bool seen_nul)
 {
-    *buf = NULL;
-    *len = 0;
-    const size_t limit = MESH_MAX_FILE_BYTES;
-    if (in->regular && (uintmax_t)in->size > limit)
-        return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: file of %jd bytes is larger than the limit of %s", in->path,
-                              (intmax_t)in->size, "2147483648 bytes");
-    size_t cap = in->regular ? (size_t)in->size + 2 : (size_t)1 << 16, n = 0;
-    char *b = malloc(cap);
-    if (!b)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu bytes", in->path, cap);
-    bool seen_nul = false;
-    struct stat sb;
-    bool chardev = fstat(in->fd, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISSOCK(sb.st_mode));
-    for (;;) {
-        if (n + 1 >= cap) {
-            size_t ncap = cap > limit / 2 ? limit + 2 : 2 * cap;
-            char *g = ncap > cap ? realloc(b, ncap) : NULL;
-            if (!g) {
-                free(b);
-                return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu bytes", in->path, ncap);
-            }
-            b = g;
-            cap = ncap;
-        }
-        ssize_t got = kcbp_input_read(in, b + n, cap - 1 - n, err);
-        if (got < 0) {
-            free(b);
-            return KCBP_ERR_IO;
-        }
-        if (got == 0)
-            break;
-        seen_nul = seen_nul || memchr(b + n, '\0', (size_t)got) != NULL;
-        n += (size_t)got;
-        if (n > limit) {
-            free(b);
-            return kcbp_error_set(err, KCBP_ERR_LIMIT, "%s: %s larger than the limit of %s", in->path,
-                                  in->regular ? "file grew" : "stream is", "2147483648 bytes");
-        }
-        if (seen_nul && !in->regular) {
-            /* A device (/dev/zero, /dev/urandom) holds no mesh: its first
-             * NUL ends it. A pipe or FIFO goes on while it may be a PLY or
-             * the binary STL its count announces. */
-            uint64_t count = n >= 84 ? le32((const unsigned char *)b + 80) : 0;
-            bool ply = n >= 3 && !memcmp(b, "ply", 3);
-            if (chardev || (!ply && n >= 84 && (count > KCBP_MESH_MAX_ELEMENTS || (uint64_t)n > 84 + 50 * count)))
-                break;
-        }
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return KCBP_OK;
+    const bool *chardev = ctx;
+    if (!seen_nul || in->regular)
+        return false;
+    uint64_t count = n >= 84 ? le32((const unsigned char *)b + 80) : 0;
+    bool ply = n >= 3 && !memcmp(b, "ply", 3);
+    return *chardev || (!ply && n >= 84 && (count > KCBP_MESH_MAX_ELEMENTS || (uint64_t)n > 84 + 50 * count));
 }
 
 kcbp_status kcbp_mesh_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
@@ -285,7 +239,9 @@ kcbp_status kcbp_mesh_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
         return st;
     char *buf;
     size_t len;
-    st = read_mesh_bytes(&in, &buf, &len, err);
+    struct stat sb;
+    bool chardev = fstat(in.fd, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISSOCK(sb.st_mode));
+    st = kcbp_input_read_all(&in, MESH_MAX_FILE_BYTES, "2147483648 bytes", mesh_read_stop, &chardev, &buf, &len, err);
     kcbp_input_close(&in);
     if (st == KCBP_OK)
         st = kcbp_mesh_parse(path, buf, len, mesh, err);

@@ -18,6 +18,7 @@
 #include "mesh_read.h"
 #include "numparse.h"
 #include "util.h"
+#include "text_scan.h"
 
 /* Files larger than this are refused rather than read into memory. */
 #define OBJ_MAX_FILE_BYTES ((size_t)1 << 31)
@@ -47,11 +48,10 @@ typedef struct {
     size_t cap_join;
 } parser;
 
-static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 static const char *skip_ws(const char *p, const char *e)
 {
-    while (p < e && is_ws(*p))
+    while (p < e && kcbp_is_blank(*p))
         p++;
     return p;
 }
@@ -59,7 +59,7 @@ static const char *skip_ws(const char *p, const char *e)
 /* End of a token: the next white space, comment or end of line. */
 static const char *token_end(const char *p, const char *e)
 {
-    while (p < e && !is_ws(*p) && *p != '#')
+    while (p < e && !kcbp_is_blank(*p) && *p != '#')
         p++;
     return p;
 }
@@ -109,7 +109,7 @@ static kcbp_status parse_vertex(parser *ps, const char *p, const char *e)
             return fail(ps, KCBP_ERR_PARSE, "too many numbers in a vertex at '%s' (at most x y z and 4 more)",
                         quote(q, sizeof q, p, token_end(p, e)));
         kcbp_num_result r = kcbp_parse_double(&ps->np, p, e, &stop, &c[n]);
-        if (r == KCBP_NUM_OK && stop < e && !is_ws(*stop) && *stop != '#')
+        if (r == KCBP_NUM_OK && stop < e && !kcbp_is_blank(*stop) && *stop != '#')
             r = KCBP_NUM_MALFORMED;
         if (r == KCBP_NUM_OK) {
             n++;
@@ -357,7 +357,7 @@ static kcbp_status parse_face(parser *ps, const char *p, const char *e)
             else if ((ok = read_int(&p, e, &other)) && p < e && *p == '/')
                 ok = (p++, read_int(&p, e, &other));
         }
-        if (!ok || (p < e && !is_ws(*p) && *p != '#')) {
+        if (!ok || (p < e && !kcbp_is_blank(*p) && *p != '#')) {
             return fail(ps, KCBP_ERR_PARSE, "malformed face vertex '%s' (expected i, i/j, i//k or i/j/k)",
                         quote(q, sizeof q, tok, token_end(tok, e)));
         }
@@ -443,7 +443,7 @@ kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_
             p = ps.join;
         }
         const char *k = skip_ws(p, eol);
-        if (k < eol && (*k == 'v' || *k == 'f') && (k + 1 == eol || is_ws(k[1]) || k[1] == '#'))
+        if (k < eol && (*k == 'v' || *k == 'f') && (k + 1 == eol || kcbp_is_blank(k[1]) || k[1] == '#'))
             st = *k == 'v' ? parse_vertex(&ps, k + 1, eol) : parse_face(&ps, k + 1, eol);
         /* Anything else is a comment, a blank line or a statement that does
          * not define geometry: skipped. */
@@ -485,7 +485,7 @@ kcbp_status kcbp_obj_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
         return st;
     char *buf;
     size_t len;
-    st = kcbp_input_read_all(&in, OBJ_MAX_FILE_BYTES, "2147483648 bytes", &buf, &len, err);
+    st = kcbp_input_read_all(&in, OBJ_MAX_FILE_BYTES, "2147483648 bytes", NULL, NULL, &buf, &len, err);
     kcbp_input_close(&in);
     if (st == KCBP_OK)
         st = kcbp_obj_parse(path, buf, len, mesh, err);

@@ -12,6 +12,7 @@
 #include "mesh_read.h"
 #include "numparse.h"
 #include "util.h"
+#include "text_scan.h"
 
 typedef struct {
     const char *name;
@@ -39,7 +40,6 @@ static kcbp_status fail(off *o, kcbp_status code, const char *fmt, ...)
     return kcbp_error_set(o->err, code, "%s: %s", o->name, msg);
 }
 
-static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 /* Moves to the next line holding something other than a comment. */
 static bool next_line(off *o)
@@ -52,7 +52,7 @@ static bool next_line(off *o)
         o->e = h ? h : e;
         o->p = nl ? nl + 1 : o->end;
         o->line++;
-        while (o->c < o->e && is_ws(*o->c))
+        while (o->c < o->e && kcbp_is_blank(*o->c))
             o->c++;
         if (o->c < o->e)
             return true;
@@ -60,18 +60,7 @@ static bool next_line(off *o)
     return false;
 }
 
-static bool token(off *o, const char **w, size_t *n)
-{
-    while (o->c < o->e && is_ws(*o->c))
-        o->c++;
-    if (o->c >= o->e)
-        return false;
-    *w = o->c;
-    while (o->c < o->e && !is_ws(*o->c))
-        o->c++;
-    *n = (size_t)(o->c - *w);
-    return true;
-}
+static bool token(off *o, const char **w, size_t *n) { return kcbp_next_word(&o->c, o->e, w, n); }
 
 static const char *quote(char *buf, const char *w, size_t n)
 {
@@ -151,7 +140,7 @@ kcbp_status kcbp_off_parse(const char *name, const char *data, size_t len, kcbp_
             goto done;
         }
         o.c = save;
-        while (o.c < o.e && is_ws(*o.c))
+        while (o.c < o.e && kcbp_is_blank(*o.c))
             o.c++;
         if (o.c >= o.e && !next_line(&o)) {
             st = fail(&o, KCBP_ERR_PARSE, "missing the counts line (vertices faces edges)");

@@ -14,6 +14,7 @@
 #include "mesh_read.h"
 #include "numparse.h"
 #include "util.h"
+#include "text_scan.h"
 
 #define PLY_MAX_ELEMENTS 64
 #define PLY_MAX_PROPERTIES 256
@@ -66,22 +67,6 @@ static kcbp_status fail(ply *p, kcbp_status code, const char *fmt, ...)
     return kcbp_error_set(p->err, code, "%s: %s", p->name, msg);
 }
 
-static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-static bool tok(const char **c, const char *e, const char **w, size_t *n)
-{
-    const char *q = *c;
-    while (q < e && is_ws(*q))
-        q++;
-    if (q >= e)
-        return false;
-    *w = q;
-    while (q < e && !is_ws(*q))
-        q++;
-    *n = (size_t)(q - *w);
-    *c = q;
-    return true;
-}
 
 static bool eq(const char *w, size_t n, const char *s) { return n == strlen(s) && !memcmp(w, s, n); }
 
@@ -200,7 +185,7 @@ static kcbp_status value(ply *p, body *b, ptype t, const vctx *ctx, double *x)
     } else {
         const char *w;
         size_t n;
-        if (!tok(&b->c, b->e, &w, &n))
+        if (!kcbp_next_word(&b->c, b->e, &w, &n))
             return fail(p, KCBP_ERR_PARSE, "line ends before %s", describe(ctx, what, sizeof what));
         const char *stop;
         kcbp_num_result r = kcbp_parse_double(&p->np, w, w + n, &stop, x);
@@ -227,7 +212,7 @@ static bool next_line(ply *p, body *b)
         const char *s = b->next;
         b->next = nl ? nl + 1 : b->end;
         p->line++;
-        while (s < e && is_ws(*s))
+        while (s < e && kcbp_is_blank(*s))
             s++;
         if (s < e) {
             b->e = e;
@@ -268,7 +253,7 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
             st = fail(&p, KCBP_ERR_PARSE, "NUL byte in the PLY header");
             goto done;
         }
-        if (!tok(&l, e, &w, &n)) {
+        if (!kcbp_next_word(&l, e, &w, &n)) {
             if (p.line == 1) {
                 st = fail(&p, KCBP_ERR_PARSE, "not a PLY file (the first line must be \"ply\")");
                 goto done;
@@ -276,7 +261,7 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
             continue;
         }
         if (p.line == 1) {
-            if (!eq(w, n, "ply") || tok(&l, e, &w, &n)) {
+            if (!eq(w, n, "ply") || kcbp_next_word(&l, e, &w, &n)) {
                 st = fail(&p, KCBP_ERR_PARSE, "not a PLY file (the first line must be \"ply\")");
                 goto done;
             }
@@ -289,7 +274,8 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                 st = fail(&p, KCBP_ERR_PARSE, "a second 'format' line");
                 goto done;
             }
-            if (!tok(&l, e, &f, &fn) || !tok(&l, e, &ver, &vn) || !eq(ver, vn, "1.0") || tok(&l, e, &w, &n)) {
+            if (!kcbp_next_word(&l, e, &f, &fn) || !kcbp_next_word(&l, e, &ver, &vn) || !eq(ver, vn, "1.0") ||
+                kcbp_next_word(&l, e, &w, &n)) {
                 st = fail(&p, KCBP_ERR_PARSE, "malformed 'format' line (expected 'format ascii|binary_little_endian|"
                                               "binary_big_endian 1.0')");
                 goto done;
@@ -306,7 +292,8 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                 st = fail(&p, KCBP_ERR_LIMIT, "more than %d elements", PLY_MAX_ELEMENTS);
                 goto done;
             }
-            if (!tok(&l, e, &en, &enl) || !tok(&l, e, &cn, &cnl) || tok(&l, e, &w, &n)) {
+            if (!kcbp_next_word(&l, e, &en, &enl) || !kcbp_next_word(&l, e, &cn, &cnl) ||
+                kcbp_next_word(&l, e, &w, &n)) {
                 st = fail(&p, KCBP_ERR_PARSE, "malformed 'element' line (expected 'element NAME COUNT')");
                 goto done;
             }
@@ -348,13 +335,13 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                 goto done;
             }
             prop *pr = &x->props[x->nprops];
-            if (!tok(&l, e, &t1, &n1)) {
+            if (!kcbp_next_word(&l, e, &t1, &n1)) {
                 st = fail(&p, KCBP_ERR_PARSE, "malformed 'property' line");
                 goto done;
             }
             if (eq(t1, n1, "list")) {
-                if (!tok(&l, e, &t2, &n2) || !tok(&l, e, &t3, &n3) || !tok(&l, e, &pn, &pnl) ||
-                    tok(&l, e, &w, &n)) {
+                if (!kcbp_next_word(&l, e, &t2, &n2) || !kcbp_next_word(&l, e, &t3, &n3) ||
+                    !kcbp_next_word(&l, e, &pn, &pnl) || kcbp_next_word(&l, e, &w, &n)) {
                     st = fail(&p, KCBP_ERR_PARSE, "malformed 'property list' line (expected 'property list "
                                                   "COUNT_TYPE ITEM_TYPE NAME')");
                     goto done;
@@ -379,7 +366,7 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                     pr->role = R_INDICES;
                 }
             } else {
-                if (!tok(&l, e, &pn, &pnl) || tok(&l, e, &w, &n)) {
+                if (!kcbp_next_word(&l, e, &pn, &pnl) || kcbp_next_word(&l, e, &w, &n)) {
                     st = fail(&p, KCBP_ERR_PARSE, "malformed 'property' line (expected 'property TYPE NAME')");
                     goto done;
                 }
@@ -540,7 +527,7 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
             if (!p.binary) {
                 const char *w;
                 size_t n;
-                if (tok(&b.c, b.e, &w, &n)) {
+                if (kcbp_next_word(&b.c, b.e, &w, &n)) {
                     st = fail(&p, KCBP_ERR_PARSE, "extra value '%s' after '%s' %" PRIu64, quote(q, w, n), x->name,
                               i);
                     goto done;

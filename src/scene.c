@@ -196,7 +196,7 @@ static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, co
         return st;
     char *text;
     size_t len;
-    st = kcbp_input_read_all(&in, KCBP_SCENE_MAX_FILE_BYTES, "256 MiB", &text, &len, err);
+    st = kcbp_input_read_all(&in, KCBP_SCENE_MAX_FILE_BYTES, "256 MiB", NULL, NULL, &text, &len, err);
     kcbp_input_close(&in);
     if (st != KCBP_OK)
         return st;

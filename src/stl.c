@@ -14,6 +14,7 @@
 #include "mesh_read.h"
 #include "numparse.h"
 #include "util.h"
+#include "text_scan.h"
 
 typedef struct {
     const char *name;
@@ -144,23 +145,6 @@ static kcbp_status parse_binary(stl *s, const unsigned char *d, size_t len)
     return KCBP_OK;
 }
 
-static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-/* The next word of [*p, e), or false at the end of the line. */
-static bool word(const char **p, const char *e, const char **w, size_t *n)
-{
-    const char *q = *p;
-    while (q < e && is_ws(*q))
-        q++;
-    if (q >= e)
-        return false;
-    *w = q;
-    while (q < e && !is_ws(*q))
-        q++;
-    *n = (size_t)(q - *w);
-    *p = q;
-    return true;
-}
 
 static bool is_kw(const char *w, size_t n, const char *kw)
 {
@@ -195,7 +179,7 @@ static kcbp_status parse_ascii(stl *s, const char *d, size_t len)
         size_t n;
         const char *c = p;
         p = nl ? nl + 1 : end;
-        if (!word(&c, e, &w, &n))
+        if (!kcbp_next_word(&c, e, &w, &n))
             continue;
         if (is_kw(w, n, "solid")) {
             if (state != OUTSIDE)
@@ -223,7 +207,7 @@ static kcbp_status parse_ascii(stl *s, const char *d, size_t len)
                 st = fail_line(s, KCBP_ERR_PARSE, line, "more than 3 vertices in a facet");
             double x[3];
             for (int k = 0; k < 3 && st == KCBP_OK; k++) {
-                if (!word(&c, e, &w, &n)) {
+                if (!kcbp_next_word(&c, e, &w, &n)) {
                     st = fail_line(s, KCBP_ERR_PARSE, line, "vertex has %d coordinate%s, needs 3", k,
                                    k == 1 ? "" : "s");
                     break;
@@ -244,7 +228,7 @@ static kcbp_status parse_ascii(stl *s, const char *d, size_t len)
                     st = fail_line(s, KCBP_ERR_LIMIT, line, "vertex coordinate %g is beyond the limit of %g", x[k],
                                    KCBP_COORD_MAX);
             }
-            if (st == KCBP_OK && word(&c, e, &w, &n))
+            if (st == KCBP_OK && kcbp_next_word(&c, e, &w, &n))
                 st = fail_line(s, KCBP_ERR_PARSE, line, "more than 3 numbers in a vertex");
             if (st == KCBP_OK) {
                 kcbp_status ws = kcbp_weld(&s->w, kcbp_v3(x[0], x[1], x[2]), &v[nvert]);

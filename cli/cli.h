@@ -39,6 +39,7 @@ int kcbp_cli_scene(int argc, char **argv);
 int kcbp_cli_batch(int argc, char **argv);
 int kcbp_cli_bench(int argc, char **argv);
 int kcbp_cli_distance(int argc, char **argv);
+int kcbp_cli_sweep(int argc, char **argv);
 int kcbp_cli_self(int argc, char **argv);
 
 /* One mesh's curves for kcbp bench --plot: x[i] (n) and, for each of ncols
@@ -104,11 +105,13 @@ kcbp_status kcbp_cli_scene_read(kcbp_scene *scene, const char *path, const kcbp_
 kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
                                 kcbp_timings *t, kcbp_error *err);
 
-/* A pair query's command line (kcbp collide, kcbp distance). */
+/* A pair query's command line (kcbp collide, kcbp distance, kcbp sweep). */
 typedef struct {
     const char *path_a, *path_b;         /* the same path: one model */
-    const char *pose_a, *pose_b;         /* --pose-a, --pose-b, or NULL */
-    const char *poses_file;              /* --poses, or NULL */
+    const char *pose_a, *pose_b;         /* --pose-a, --pose-b (sweep: --from), or NULL */
+    const char *pose_b_to;               /* sweep: --to, or NULL */
+    const char *poses_file;              /* --poses (sweep: --sweeps), or NULL */
+    int poses_per_line;                  /* 2 for sweeps (from and to), else 1 */
     const kcbp_model_options *model;
 } kcbp_cli_pair_args;
 
@@ -119,9 +122,10 @@ typedef struct {
     kcbp_timings times; /* load and build; the answer sets query_ms */
 } kcbp_cli_pair;
 
-/* Answers B at pose_b: prints its line and returns an exit code, or -1
- * with *err set when the answer could not be computed. index: the pose's
- * index in --poses, -1 for the single pose. */
+/* Answers B at pose_b (for sweeps, pose_b[0] and pose_b[1]: from and to):
+ * prints its line and returns an exit code, or -1 with *err set when the
+ * answer could not be computed. index: the pose's index in --poses, -1 for
+ * the single pose. */
 typedef int (*kcbp_cli_pose_fn)(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, long index, kcbp_error *err);
 
 /* Parses the poses, loads both models, then answers --pose-b (or the

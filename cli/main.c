@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
     {"collide", kcbp_cli_collide, "do two meshes touch? exact answer, JSON report"},
     {"distance", kcbp_cli_distance, "how far apart are two meshes? closest points, clearance"},
+    {"sweep", kcbp_cli_sweep, "when does a moving mesh first touch another? time of impact"},
     {"scene", kcbp_cli_scene, "every colliding pair of a scene file (or --generate one)"},
     {"batch", kcbp_cli_batch, "many scene files, NDJSON, on N threads, shardable"},
     {"self", kcbp_cli_self, "does a mesh intersect itself? which triangle pairs, exact"},

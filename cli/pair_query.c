@@ -25,8 +25,11 @@ kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts
 
 int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cli_pose_fn answer, void *ctx)
 {
-    if (args->poses_file && args->pose_b)
-        return kcbp_cli_usage_error(cmd, "--poses gives the poses of B: do not combine it with --pose-b");
+    int per_line = args->poses_per_line == 2 ? 2 : 1;
+    const char *file_opt = per_line == 2 ? "--sweeps" : "--poses";
+    if (args->poses_file && (args->pose_b || args->pose_b_to))
+        return kcbp_cli_usage_error(cmd, "%s gives the poses of B: do not combine it with %s", file_opt,
+                                    per_line == 2 ? "--from or --to" : "--pose-b");
     if (args->poses_file && !strcmp(args->poses_file, "-") &&
         (!strcmp(args->path_a, "-") || !strcmp(args->path_b, "-")))
         return kcbp_cli_usage_error(cmd, "standard input ('-') can be the poses or a mesh, not both");
@@ -34,11 +37,14 @@ int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cl
     kcbp_error err = {0};
     memset(&p, 0, sizeof p);
     p.pose_a = kcbp_pose_identity();
-    kcbp_pose pose_b = kcbp_pose_identity();
+    kcbp_pose pose_b[2] = {kcbp_pose_identity(), kcbp_pose_identity()};
+    const char *b_opt = per_line == 2 ? "--from" : "--pose-b";
     if (args->pose_a && kcbp_pose_parse(args->pose_a, &p.pose_a, &err) != KCBP_OK)
         return kcbp_cli_usage_error(cmd, "--pose-a: %s", err.msg);
-    if (args->pose_b && kcbp_pose_parse(args->pose_b, &pose_b, &err) != KCBP_OK)
-        return kcbp_cli_usage_error(cmd, "--pose-b: %s", err.msg);
+    if (args->pose_b && kcbp_pose_parse(args->pose_b, &pose_b[0], &err) != KCBP_OK)
+        return kcbp_cli_usage_error(cmd, "%s: %s", b_opt, err.msg);
+    if (args->pose_b_to && kcbp_pose_parse(args->pose_b_to, &pose_b[1], &err) != KCBP_OK)
+        return kcbp_cli_usage_error(cmd, "--to: %s", err.msg);
     kcbp_pose_reader *reader = NULL;
     if (args->poses_file && kcbp_pose_reader_open(&reader, args->poses_file, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
@@ -59,17 +65,17 @@ int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cl
      * the run after the answers to the poses before it. */
     int rc = KCBP_EXIT_OK;
     for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
-        kcbp_pose pose = pose_b;
+        kcbp_pose pose[2] = {pose_b[0], pose_b[1]};
         if (reader) {
             bool done;
             if (!kcbp_pose_reader_ready(reader) && (rc = kcbp_cli_flush()) != KCBP_EXIT_OK)
                 break;
-            if ((st = kcbp_pose_reader_next(reader, &pose, &done, &err)) != KCBP_OK || done)
+            if ((st = kcbp_pose_reader_next_n(reader, pose, per_line, &done, &err)) != KCBP_OK || done)
                 break;
         } else if (i > 0) {
             break;
         }
-        rc = answer(ctx, &p, &pose, reader ? i : -1, &err);
+        rc = answer(ctx, &p, pose, reader ? i : -1, &err);
         if (rc < 0) { /* the answer failed: err says why */
             st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
             rc = KCBP_EXIT_OK;

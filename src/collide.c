@@ -7,6 +7,7 @@
 #include <kcbp/gjk.h>
 #include <kcbp/tritri.h>
 
+#include "cbp_internal.h"
 #include "solid_internal.h"
 
 /* The k-CBP stage rejects a pair only when the k-CBPs are apart by more than
@@ -186,7 +187,7 @@ kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
  * make the stage pass a pair on to the exact test, never drop a touching
  * one. GJK now proves its own "apart"; this stays as a check independent of
  * it, at the price of one scan of the k-CBPs' vertices. */
-static double gap_between(const kcbp_cbp *ca, const kcbp_cbp *cb, const kcbp_pose *b_in_a, kcbp_vec3 n)
+double kcbp_cbp_gap(const kcbp_cbp *ca, const kcbp_cbp *cb, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
     /* kcbp_support_scan's maximum is bitwise the largest kcbp_v3_dot (same
      * products, same order), and min(nb.v) = -max(-nb.v) exactly. */
@@ -199,7 +200,7 @@ static double gap_between(const kcbp_cbp *ca, const kcbp_cbp *cb, const kcbp_pos
 
 static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
-    return gap_between(&a->cbp, &b->cbp, b_in_a, n);
+    return kcbp_cbp_gap(&a->cbp, &b->cbp, b_in_a, n);
 }
 
 /* The rejection margin of the k-CBP stage. The triangle test is exact for
@@ -299,7 +300,7 @@ static bool fine_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose
     double margin = cbp_margin(a, b, b_in_a);
     double len = pc && (pc->flags & KCBP_PAIR_CACHE_FINE_AXIS) ? kcbp_v3_len(pc->fine_axis) : 0;
     if (len > 0 && isfinite(len)) {
-        double lower = gap_between(&a->fine, &b->fine, b_in_a, kcbp_v3_scale(pc->fine_axis, 1 / len));
+        double lower = kcbp_cbp_gap(&a->fine, &b->fine, b_in_a, kcbp_v3_scale(pc->fine_axis, 1 / len));
         if (lower > margin) {
             result->cbp.separated = true;
             result->cbp.distance_lower = lower;
@@ -315,7 +316,7 @@ static bool fine_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose
     int it = 0;
     bool sep = kcbp_gjk_separated_warm(&a->fine_shape, &b->fine_shape, b_in_a, margin, &cache, warm, &lower, &it,
                                        &axis) &&
-               gap_between(&a->fine, &b->fine, b_in_a, axis) > margin;
+               kcbp_cbp_gap(&a->fine, &b->fine, b_in_a, axis) > margin;
     result->cbp.gjk_iterations += it;
     if (sep) {
         result->cbp.separated = true;

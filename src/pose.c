@@ -60,20 +60,23 @@ kcbp_status kcbp_pose_from_axis_angle(kcbp_vec3 trans, kcbp_vec3 axis, double de
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
-/* Parses exactly 7 numbers from [s, end). */
-static kcbp_status parse_pose_span(kcbp_numparse *np, const char *s, const char *end, kcbp_pose *out,
-                                   kcbp_error *err)
+/* Parses exactly 7 * n numbers from [s, end): n poses (n is 1 or 2). */
+static kcbp_status parse_poses_span(kcbp_numparse *np, const char *s, const char *end, kcbp_pose *out, int n_poses,
+                                    kcbp_error *err)
 {
-    double v[7];
-    int n = 0;
+    double v[14];
+    int n = 0, want = 7 * n_poses;
+    const char *what = n_poses == 1 ? "pose" : "sweep";
+    const char *form = n_poses == 1 ? "\"tx ty tz ax ay az deg\""
+                                    : "a from-pose and a to-pose, \"tx ty tz ax ay az deg\" each";
     const char *p = s;
     for (;;) {
         while (p < end && is_space(*p))
             p++;
         if (p >= end)
             break;
-        if (n == 7)
-            return kcbp_error_set(err, KCBP_ERR_PARSE, "pose has more than 7 numbers (expected \"tx ty tz ax ay az deg\")");
+        if (n == want)
+            return kcbp_error_set(err, KCBP_ERR_PARSE, "%s has more than %d numbers (expected %s)", what, want, form);
         const char *stop;
         kcbp_num_result r = kcbp_parse_double(np, p, end, &stop, &v[n]);
         if (r == KCBP_NUM_OK && stop < end && !is_space(*stop))
@@ -87,21 +90,27 @@ static kcbp_status parse_pose_span(kcbp_numparse *np, const char *s, const char 
             for (; p < tok_end && len < 40; p++)
                 tok[len++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
             tok[len] = '\0';
-            return kcbp_error_set(err, KCBP_ERR_PARSE, "pose number %d: %s '%s'", n + 1,
+            return kcbp_error_set(err, KCBP_ERR_PARSE, "%s number %d: %s '%s'", what, n + 1,
                                   r == KCBP_NUM_NONFINITE ? "not a finite number:" : "malformed number", tok);
         }
         n++;
         p = stop;
     }
-    if (n != 7)
-        return kcbp_error_set(err, KCBP_ERR_PARSE, "pose has %d numbers, expected 7: \"tx ty tz ax ay az deg\"", n);
-    return kcbp_pose_from_axis_angle(kcbp_v3(v[0], v[1], v[2]), kcbp_v3(v[3], v[4], v[5]), v[6], out, err);
+    if (n != want)
+        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s has %d numbers, expected %d: %s", what, n, want, form);
+    for (int i = 0; i < n_poses; i++) {
+        const double *w = v + 7 * i;
+        kcbp_status st = kcbp_pose_from_axis_angle(kcbp_v3(w[0], w[1], w[2]), kcbp_v3(w[3], w[4], w[5]), w[6], &out[i], err);
+        if (st != KCBP_OK)
+            return st;
+    }
+    return KCBP_OK;
 }
 
 kcbp_status kcbp_pose_parse(const char *text, kcbp_pose *out, kcbp_error *err)
 {
     kcbp_numparse np = {0};
-    kcbp_status st = parse_pose_span(&np, text, text + strlen(text), out, err);
+    kcbp_status st = parse_poses_span(&np, text, text + strlen(text), out, 1, err);
     kcbp_numparse_done(&np);
     return st;
 }
@@ -199,6 +208,13 @@ static kcbp_status next_line(kcbp_pose_reader *r, const char **s, const char **e
 
 kcbp_status kcbp_pose_reader_next(kcbp_pose_reader *r, kcbp_pose *pose, bool *done, kcbp_error *err)
 {
+    return kcbp_pose_reader_next_n(r, pose, 1, done, err);
+}
+
+kcbp_status kcbp_pose_reader_next_n(kcbp_pose_reader *r, kcbp_pose *poses, int n, bool *done, kcbp_error *err)
+{
+    if (n < 1 || n > 2)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "pose reader: %d poses per line (1 or 2)", n);
     *done = false;
     for (;;) {
         const char *p, *end;
@@ -208,7 +224,7 @@ kcbp_status kcbp_pose_reader_next(kcbp_pose_reader *r, kcbp_pose *pose, bool *do
             return st;
         if (!got) {
             if (r->poses == 0)
-                return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: no poses in file", r->path);
+                return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: no %s in file", r->path, n == 1 ? "poses" : "sweeps");
             *done = true;
             return KCBP_OK;
         }
@@ -219,7 +235,7 @@ kcbp_status kcbp_pose_reader_next(kcbp_pose_reader *r, kcbp_pose *pose, bool *do
             p++;
         if (p == end)
             continue;
-        st = parse_pose_span(&r->np, p, end, pose, err);
+        st = parse_poses_span(&r->np, p, end, poses, n, err);
         if (st != KCBP_OK) {
             char where[300];
             snprintf(where, sizeof where, "%s:%ld", r->path, r->line);

@@ -10,6 +10,7 @@
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
  *   collide.h                         models and the staged pair test
  *   distance.h                        distance between posed meshes and triangles
+ *   sweep.h                           time of impact of two moving meshes
  *   solid.h self.h                    closed solids, point in solid; self-intersection
  *   contact_geom.h                    intersection segments, contact point and normal
  *   broadphase.h scene.h              sweep and prune, scenes of many objects
@@ -37,6 +38,7 @@
 #include "epa.h"
 #include "collide.h"
 #include "distance.h"
+#include "sweep.h"
 #include "solid.h"
 #include "self.h"
 #include "contact_geom.h"

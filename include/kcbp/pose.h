@@ -48,6 +48,10 @@ typedef struct kcbp_pose_reader kcbp_pose_reader;
 KCBP_API kcbp_status kcbp_pose_reader_open(kcbp_pose_reader **reader, const char *path, kcbp_error *err);
 /* The next pose (*done false), or *done true after the last one. */
 KCBP_API kcbp_status kcbp_pose_reader_next(kcbp_pose_reader *reader, kcbp_pose *pose, bool *done, kcbp_error *err);
+/* The same for lines of n poses each (n = 1 or 2: 7 or 14 numbers, as a
+ * sweep's from-pose and to-pose), into poses[0 .. n). */
+KCBP_API kcbp_status kcbp_pose_reader_next_n(kcbp_pose_reader *reader, kcbp_pose *poses, int n, bool *done,
+                                             kcbp_error *err);
 /* Whether the next call can go on without waiting for more input (a whole
  * line is buffered, or the input has data or has ended): when not, a caller
  * streaming answers should flush them first. */

@@ -65,6 +65,7 @@ typedef struct {
     long max_contacts;            /* --max-contacts: listed per frame */
     const char *mesh_root;        /* --mesh-root, or NULL: the scene file's folder */
     double margin;                /* --margin: kcbp_scene_eval.margin (0: none) */
+    bool ccd;                     /* --ccd: sweep each interval between frames (kcbp_scene_eval_ccd) */
     kcbp_model_cache *cache;      /* models shared across scenes (kcbp batch), or NULL */
 } kcbp_cli_scene_options;
 
@@ -78,14 +79,14 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o);
 /* Their getopt codes, and their getopt_long entries for a command's table. */
 enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_MAX_CONTACTS, KCBP_OPT_MESH_ROOT,
-       KCBP_OPT_MARGIN, KCBP_OPT_SOLID, KCBP_OPT_K = 'k' };
+       KCBP_OPT_MARGIN, KCBP_OPT_SOLID, KCBP_OPT_CCD, KCBP_OPT_K = 'k' };
 #define KCBP_CLI_SCENE_SHORTOPTS "k:"
 #define KCBP_CLI_SCENE_LONGOPTS                                                                                      \
     {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS},  \
         {"dirs", required_argument, NULL, KCBP_OPT_DIRS},                                                          \
         {"max-contacts", required_argument, NULL, KCBP_OPT_MAX_CONTACTS},                                          \
         {"mesh-root", required_argument, NULL, KCBP_OPT_MESH_ROOT}, {"margin", required_argument, NULL, KCBP_OPT_MARGIN}, \
-        {"solid", no_argument, NULL, KCBP_OPT_SOLID}
+        {"solid", no_argument, NULL, KCBP_OPT_SOLID}, {"ccd", no_argument, NULL, KCBP_OPT_CCD}
 /* Receives each frame's JSON document (no newline) as soon as the frame is
  * done; last: the scene's last frame. Returns false when it could not
  * write it (the evaluation then stops). */

@@ -297,3 +297,50 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
     add_number(&s, time, "detect", f->bounds_ms + f->broadphase_ms + f->filter_ms + f->mesh_ms);
     return finish(&s, o);
 }
+
+bool kcbp_report_add_ccd(cJSON *doc, const kcbp_scene *scene, const kcbp_scene_ccd *c)
+{
+    build_state s = {false};
+    cJSON *o = cJSON_AddObjectToObject(doc, "ccd");
+    cJSON *list = o ? cJSON_CreateArray() : NULL;
+    if (!o || !list) {
+        cJSON_Delete(list);
+        return false;
+    }
+    add_number(&s, o, "swept_pairs", (double)c->swept_pairs);
+    add_number(&s, o, "undecided", (double)c->undecided);
+    add_number(&s, o, "time_ms", c->ms);
+    if (!cJSON_AddItemToObject(o, "touching", list)) {
+        cJSON_Delete(list);
+        return false;
+    }
+    for (size_t i = 0; i < c->nhits && !s.failed; i++) {
+        const kcbp_scene_sweep_hit *h = &c->hits[i];
+        cJSON *p = cJSON_CreateObject();
+        s.failed |= !p || !cJSON_AddItemToArray(list, p);
+        if (s.failed) {
+            cJSON_Delete(p);
+            break;
+        }
+        s.failed |= !kcbp_json_add_string(p, "a", scene->objects[h->a].name);
+        s.failed |= !kcbp_json_add_string(p, "b", scene->objects[h->b].name);
+        if (h->undecided) {
+            s.failed |= !cJSON_AddTrueToObject(p, "undecided");
+            add_number(&s, p, "free_until", h->toi);
+            continue;
+        }
+        add_number(&s, p, "toi", h->toi);
+        add_number(&s, p, "time", ((double)c->frame - 1 + h->toi) * scene->dt);
+        int pair[2] = {(int)h->tri_a, (int)h->tri_b};
+        cJSON *q = cJSON_CreateIntArray(pair, 2), *contacts = cJSON_AddArrayToObject(p, "contacts");
+        s.failed |= !q || !contacts || !cJSON_AddItemToArray(contacts, q);
+        if (s.failed && q && (!contacts || !cJSON_GetArraySize(contacts)))
+            cJSON_Delete(q);
+        double pt[3] = {h->point.x, h->point.y, h->point.z};
+        cJSON *point = cJSON_CreateDoubleArray(pt, 3);
+        s.failed |= !point || !cJSON_AddItemToObject(p, "point", point);
+        if (s.failed && point && !cJSON_GetObjectItem(p, "point"))
+            cJSON_Delete(point);
+    }
+    return !s.failed;
+}

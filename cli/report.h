@@ -93,6 +93,14 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
  * included). Contacts are listed when with_contacts is set. */
 cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, bool with_contacts);
 
+/* Adds --ccd's part to a frame's report: "ccd": {"swept_pairs": pairs swept
+ * over the interval ending at this frame, "undecided": sweeps that hit their
+ * step cap, "time_ms", "touching": [{"a", "b", "toi": fraction of the
+ * interval, "time": the scene time of the contact, "contacts": [[tri_a,
+ * tri_b]], "point": [x, y, z]} (or "undecided": true, "free_until": toi)]}.
+ * False when out of memory. */
+bool kcbp_report_add_ccd(cJSON *doc, const kcbp_scene *scene, const kcbp_scene_ccd *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,7 @@
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
     "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--margin D]\n"
-    "                  [--solid] [--pretty]\n"
+    "                  [--solid] [--ccd] [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
@@ -34,6 +34,10 @@ static const char scene_help[] =
     "  --pretty          indent each document\n"
     "  --margin D        objects within distance D (>= 0) of each other count as\n"
     "                    colliding (each inflated by D/2), listed with no contacts\n"
+    "  --ccd             continuous collision: every frame after the first also lists,\n"
+    "                    under \"ccd\", the pairs that touch between the last frame and\n"
+    "                    this one, with their first time of contact (kcbp sweep's method;\n"
+    "                    objects move linearly and spin at a constant rate in between)\n"
     "\n"
     "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
     "                    copies of the mesh, normalised, at random integer positions in\n"
@@ -108,6 +112,7 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
     case KCBP_OPT_SOLID:
         o->model.solid = o->collide.solid = true;
         return KCBP_EXIT_OK;
+    case KCBP_OPT_CCD: o->ccd = true; return KCBP_EXIT_OK;
     }
     return -1;
 }
@@ -164,7 +169,9 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     }
     kcbp_scene_eval ev;
     kcbp_scene_frame frame;
+    kcbp_scene_ccd ccd;
     memset(&frame, 0, sizeof frame);
+    memset(&ccd, 0, sizeof ccd);
     kcbp_scene_hit *scratch = NULL;
     size_t cap = 0;
     /* Each frame is handed on when it is done: memory does not grow with
@@ -176,6 +183,16 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
         if (st != KCBP_OK)
             break;
         cJSON *doc = frame_report(&scene, &frame, o, &scratch, &cap);
+        if (doc && o->ccd && f >= 1) {
+            if ((st = kcbp_scene_eval_ccd(&ev, f, NULL, &ccd, err)) != KCBP_OK) {
+                cJSON_Delete(doc);
+                break;
+            }
+            if (!kcbp_report_add_ccd(doc, &scene, &ccd)) {
+                cJSON_Delete(doc);
+                doc = NULL;
+            }
+        }
         if (doc && index >= 0 && !cJSON_AddNumberToObject(doc, "index", (double)index)) {
             cJSON_Delete(doc);
             doc = NULL;
@@ -191,6 +208,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     free(scratch);
     kcbp_scene_eval_free(&ev);
     kcbp_scene_frame_free(&frame);
+    kcbp_scene_ccd_free(&ccd);
     kcbp_scene_free(&scene);
     return st;
 }

@@ -2,6 +2,7 @@
  * pair it keeps. */
 #include <kcbp/scene.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,9 @@ void kcbp_scene_eval_free(kcbp_scene_eval *ev)
     free(ev->poses);
     free(ev->boxes);
     kcbp_sap_free(&ev->sap);
+    if (ev->ccd_ready)
+        kcbp_sap_free(&ev->ccd_sap);
+    free(ev->swept);
     free(ev->caches);
     free(ev->next_caches);
     kcbp_collide_result_free(&ev->result);
@@ -179,4 +183,75 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         ev->ncaches = st == KCBP_OK ? np : 0;
     }
     return st;
+}
+
+void kcbp_scene_ccd_free(kcbp_scene_ccd *c)
+{
+    if (!c)
+        return;
+    free(c->hits);
+    memset(c, 0, sizeof *c);
+}
+
+kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_sweep_options *options,
+                                kcbp_scene_ccd *out, kcbp_error *err)
+{
+    const kcbp_scene *s = ev->scene;
+    uint32_t n = s->nobjects;
+    double t0 = kcbp_now_ms();
+    out->frame = frame;
+    out->swept_pairs = out->undecided = 0;
+    out->nhits = 0;
+    out->ms = 0;
+    if (frame < 1 || frame >= s->frames)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: no interval ends at frame %u of a scene of %u", s->name,
+                              frame, s->frames);
+    if (!ev->ccd_ready) {
+        ev->swept = malloc((n ? n : 1) * sizeof *ev->swept);
+        if (!ev->swept)
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %u swept boxes", s->name, n);
+        kcbp_status st = kcbp_sap_init(&ev->ccd_sap, n, err);
+        if (st != KCBP_OK) {
+            free(ev->swept);
+            ev->swept = NULL;
+            return st;
+        }
+        ev->ccd_ready = true;
+    }
+    /* Swept boxes: both ends' boxes, their union grown by half the longest
+     * path a point can take, plus the same padding as the frames' boxes. */
+    for (uint32_t i = 0; i < n; i++) {
+        const kcbp_model *m = &s->models[s->objects[i].model].model;
+        kcbp_pose p0 = kcbp_scene_object_pose(s, i, frame - 1), p1 = kcbp_scene_object_pose(s, i, frame);
+        kcbp_motion mo = kcbp_motion_make(&p0, &p1);
+        kcbp_aabb b0 = kcbp_model_world_bounds(m, &p0), b1 = kcbp_model_world_bounds(m, &p1);
+        double reach = fmax(kcbp_v3_len(p0.trans), kcbp_v3_len(p1.trans));
+        double pad = kcbp_motion_speed_bound(m, &mo) / 2 + kcbp_tri_tolerance(m->scale + reach);
+        kcbp_vec3 p = kcbp_v3(pad, pad, pad);
+        ev->swept[i].min = kcbp_v3_sub(kcbp_v3_min(b0.min, b1.min), p);
+        ev->swept[i].max = kcbp_v3_add(kcbp_v3_max(b0.max, b1.max), p);
+    }
+    kcbp_status st = kcbp_sap_update(&ev->ccd_sap, ev->swept, err);
+    if (st != KCBP_OK)
+        return st;
+    out->swept_pairs = ev->ccd_sap.npairs;
+    for (size_t k = 0; k < ev->ccd_sap.npairs; k++) {
+        uint32_t a = ev->ccd_sap.pairs[k].a, b = ev->ccd_sap.pairs[k].b;
+        const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
+        kcbp_pose a0 = kcbp_scene_object_pose(s, a, frame - 1), a1 = kcbp_scene_object_pose(s, a, frame);
+        kcbp_pose b0 = kcbp_scene_object_pose(s, b, frame - 1), b1 = kcbp_scene_object_pose(s, b, frame);
+        kcbp_motion mota = kcbp_motion_make(&a0, &a1), motb = kcbp_motion_make(&b0, &b1);
+        kcbp_sweep_result r;
+        if ((st = kcbp_sweep(ma, &mota, mb, &motb, options, &r, err)) != KCBP_OK)
+            return st;
+        out->undecided += r.undecided;
+        if (!r.hit && !r.undecided)
+            continue;
+        if (!kcbp_grow(&out->hits, &out->cap_hits, out->nhits + 1, sizeof *out->hits, 16))
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu touching pairs", out->nhits + 1);
+        out->hits[out->nhits++] = (kcbp_scene_sweep_hit){
+            a, b, r.toi, r.tri_a, r.tri_b, kcbp_v3_scale(kcbp_v3_add(r.point_a, r.point_b), 0.5), r.undecided};
+    }
+    out->ms = kcbp_now_ms() - t0;
+    return KCBP_OK;
 }

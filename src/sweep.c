@@ -119,6 +119,12 @@ static double axis_radius(const kcbp_model *mo, kcbp_vec3 axis)
     return sqrt(r2) * (1 + 1e-12) + pad;
 }
 
+double kcbp_motion_speed_bound(const kcbp_model *m, const kcbp_motion *mo)
+{
+    double spin = mo->angle > 0 ? mo->angle * axis_radius(m, mo->axis) : 0;
+    return (kcbp_v3_len(mo->dtrans) + spin) * (1 + 1e-12);
+}
+
 kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const kcbp_model *b,
                        const kcbp_motion *motion_b, const kcbp_sweep_options *options, kcbp_sweep_result *result,
                        kcbp_error *err)

@@ -402,12 +402,99 @@ static void test_cli(void **state)
     rmdir(dir);
 }
 
+/* Scenes: a monkey thrown through another between two frames touches at
+ * neither frame; --ccd's sweep of the interval finds it, at the time
+ * kcbp_sweep gives for the same motions, and every sampled time before it
+ * is contact-free (kcbp_collide); a far object is not even swept; a
+ * spinning one is found too. The program lists it under "ccd". */
+static const char ccd_scene[] =
+    "{\"objects\": ["
+    " {\"name\": \"still\", \"mesh\": \"suzanne.obj\", \"position\": [0, 0, 0]},"
+    " {\"name\": \"fast\", \"mesh\": \"suzanne.obj\", \"position\": [-6, 0.3, 0], \"velocity\": [12, 0, 0]},"
+    " {\"name\": \"spin\", \"mesh\": \"suzanne.obj\", \"position\": [0.2, 6, 0.1], \"velocity\": [0, -12, 0],"
+    "  \"angular_velocity\": {\"axis\": [1, 0, 1], \"deg_per_s\": 150}},"
+    " {\"name\": \"far\", \"mesh\": \"suzanne.obj\", \"position\": [40, 40, 40]}],"
+    " \"motion\": {\"frames\": 3, \"dt\": 1}}";
+
+static void test_scene_ccd(void **state)
+{
+    (void)state;
+    kcbp_scene sc;
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_scene_parse(&sc, "ccd", "meshes", ccd_scene, strlen(ccd_scene), &err), KCBP_OK);
+    assert_int_equal(kcbp_scene_build(&sc, NULL, &err), KCBP_OK);
+    kcbp_scene_eval ev;
+    kcbp_collide_options co = kcbp_collide_options_default();
+    assert_int_equal(kcbp_scene_eval_init(&ev, &sc, &co, &err), KCBP_OK);
+    kcbp_scene_frame fr;
+    kcbp_scene_ccd cc;
+    memset(&fr, 0, sizeof fr);
+    memset(&cc, 0, sizeof cc);
+    assert_int_equal(kcbp_scene_eval_ccd(&ev, 0, NULL, &cc, &err), KCBP_ERR_INVALID);
+    for (uint32_t f = 0; f < 2; f++) {
+        assert_int_equal(kcbp_scene_eval_frame(&ev, f, &fr, &err), KCBP_OK);
+        assert_int_equal(fr.colliding, 0);
+    }
+    assert_int_equal(kcbp_scene_eval_ccd(&ev, 1, NULL, &cc, &err), KCBP_OK);
+    /* still-fast, still-spin and fast-spin at most: never the far one. */
+    assert_true(cc.swept_pairs >= 2 && cc.swept_pairs <= 3 && cc.undecided == 0);
+    int found = 0;
+    for (size_t i = 0; i < cc.nhits; i++) {
+        const kcbp_scene_sweep_hit *h = &cc.hits[i];
+        assert_true(h->a < h->b && h->b < 3);
+        const kcbp_model *ma = &sc.models[sc.objects[h->a].model].model, *mb = &sc.models[sc.objects[h->b].model].model;
+        kcbp_pose a0 = kcbp_scene_object_pose(&sc, h->a, 0), a1 = kcbp_scene_object_pose(&sc, h->a, 1);
+        kcbp_pose b0 = kcbp_scene_object_pose(&sc, h->b, 0), b1 = kcbp_scene_object_pose(&sc, h->b, 1);
+        kcbp_motion mota = kcbp_motion_make(&a0, &a1), motb = kcbp_motion_make(&b0, &b1);
+        sweep_case c = {ma, mb, &mota, &motb, false};
+        sweep_tally tally = {0};
+        double toi = check_sweep(&c, NULL, 300, false, &tally);
+        assert_true(toi > 0 && fabs(toi - h->toi) <= 1e-12);
+        found += h->a == 0;
+    }
+    assert_int_equal(found, 2);
+    kcbp_scene_ccd_free(&cc);
+    kcbp_scene_frame_free(&fr);
+    kcbp_scene_eval_free(&ev);
+    kcbp_scene_free(&sc);
+
+    char dir[] = "/tmp/kcbp-ccd-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cwd[4096], root[4200], text[sizeof ccd_scene + 8192];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(root, sizeof root, "%s/meshes", cwd);
+    char mesh[4300];
+    snprintf(mesh, sizeof mesh, "%s/suzanne.obj", root);
+    /* The same scene with the mesh's absolute path. */
+    const char *from = ccd_scene;
+    size_t len = 0;
+    for (const char *q; (q = strstr(from, "suzanne.obj")); from = q + strlen("suzanne.obj"))
+        len += (size_t)snprintf(text + len, sizeof text - len, "%.*s%s", (int)(q - from), from, mesh);
+    snprintf(text + len, sizeof text - len, "%s", from);
+    const char *path = test_tmp_write_text(dir, "ccd.json", text);
+    test_run_result r = {0};
+    test_run(&r, (const char *const[]){"scene", path, "--mesh-root", root, "--ccd", NULL});
+    assert_int_equal(r.status, 0);
+    const char *second = strstr(r.out, "\"frame\":1,");
+    assert_non_null(second);
+    const char *nl = strchr(r.out, '\n'); /* frame 0's line: no interval ends there */
+    assert_true(nl && nl < second);
+    const char *ccd0 = strstr(r.out, "\"ccd\"");
+    assert_true(ccd0 && ccd0 > nl);
+    assert_non_null(strstr(second, "\"ccd\":{\"swept_pairs\":"));
+    assert_non_null(strstr(second, "\"a\":\"still\",\"b\":\"fast\",\"toi\":0."));
+    assert_non_null(strstr(second, "\"b\":\"spin\""));
+    test_run_free(&r);
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_motion),      cmocka_unit_test(test_random_oracle), cmocka_unit_test(test_bundled_oracle),
         cmocka_unit_test(test_thin_plate),  cmocka_unit_test(test_fast_rotation), cmocka_unit_test(test_edges),
-        cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_cli),         cmocka_unit_test(test_scene_ccd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,7 @@
 
 #include "broadphase.h"
 #include "collide.h"
+#include "sweep.h"
 #include "error.h"
 #include "pose.h"
 
@@ -266,6 +267,11 @@ typedef struct {
      * query, max_distance = margin); such a pair is listed among the hits
      * with no contacts. 0 (kcbp_scene_eval_init's): touching only. */
     double margin;
+    /* kcbp_scene_eval_ccd's: the swept boxes and their own broad phase
+     * (set up by its first call). */
+    kcbp_aabb *swept;
+    kcbp_sap ccd_sap;
+    bool ccd_ready;
 } kcbp_scene_eval;
 
 KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
@@ -281,6 +287,43 @@ KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene 
  * out is reused from call to call (zero it before the first). */
 KCBP_API kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err);
 KCBP_API void kcbp_scene_eval_free(kcbp_scene_eval *ev);
+
+/* A pair of objects (a < b) that touches between two frames: first at
+ * fraction toi of the interval (kcbp_sweep's guarantee), on triangles
+ * tri_a and tri_b, at point (world, the midpoint of the closest points);
+ * or, undecided, not proven apart after toi. */
+typedef struct {
+    uint32_t a, b;
+    double toi;
+    uint32_t tri_a, tri_b;
+    kcbp_vec3 point;
+    bool undecided; /* the sweep hit its step cap: toi is only the proven free time */
+} kcbp_scene_sweep_hit;
+
+/* Continuous collision over one interval between frames. */
+typedef struct {
+    uint32_t frame;         /* the interval from frame - 1 to frame */
+    uint64_t swept_pairs;   /* pairs whose swept boxes overlap: each was swept */
+    uint64_t undecided;     /* sweeps that hit their step cap (listed with toi = the proven free time) */
+    kcbp_scene_sweep_hit *hits; /* pairs that touch in the interval, sorted by (a, b) */
+    size_t nhits, cap_hits;
+    double ms;              /* wall-clock time of the whole interval */
+} kcbp_scene_ccd;
+
+/* Sweeps every pair over the interval from frame - 1 to frame (1 <= frame <
+ * scene->frames): each object moves from its pose at frame - 1 to its pose
+ * at frame as a kcbp_motion (linear translation, rotation about a fixed
+ * axis at a constant rate: exactly a scene's motion when an object spins
+ * less than 180 degrees per frame, else the shorter arc). The broad phase
+ * takes each object's swept box: the union of its two world boxes grown by
+ * half the distance its points can travel (a point whose path has length L
+ * stays within L / 2 of one of its ends), so no pair that touches in the
+ * interval is dropped; each pair kept is swept with kcbp_sweep (options NULL:
+ * its defaults). A pair touching at frame - 1 is listed with toi 0. out is
+ * reused from call to call (zero it before the first). */
+KCBP_API kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_sweep_options *options,
+                                         kcbp_scene_ccd *out, kcbp_error *err);
+KCBP_API void kcbp_scene_ccd_free(kcbp_scene_ccd *ccd);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,12 @@ KCBP_API kcbp_motion kcbp_motion_still(const kcbp_pose *p);
 /* The pose at t (t <= 0 gives from, t >= 1 gives to, exactly). */
 KCBP_API kcbp_pose kcbp_motion_at(const kcbp_motion *m, double t);
 
+/* A bound on the speed of every point of model m under motion mo, per unit
+ * t: |dtrans| plus the angle times the largest distance of the model's
+ * points (its k-CBP's vertices when it has one) from the rotation axis
+ * through its origin. So no point's path is longer than this. */
+KCBP_API double kcbp_motion_speed_bound(const kcbp_model *m, const kcbp_motion *mo);
+
 typedef struct {
     double t_tolerance; /* tau above: > 0 (default 1e-9) */
     int max_iterations; /* conservative-advancement steps before "undecided" (default 10000) */

@@ -9,6 +9,7 @@
 #include <kcbp/mesh.h>
 #include <kcbp/pose.h>
 #include <kcbp/scene.h>
+#include <kcbp/sweep.h>
 
 typedef struct {
     const char *name;
@@ -52,6 +53,13 @@ static const layout_entry entries[] = {
     F(kcbp_scene_frame, cache_axis), F(kcbp_scene_frame, cache_contact), F(kcbp_scene_frame, cache_near),
     F(kcbp_scene_frame, cbp_skipped),
     S(kcbp_scene_eval),
+    S(kcbp_motion), S(kcbp_sweep_options), F(kcbp_sweep_options, t_tolerance), F(kcbp_sweep_options, max_iterations),
+    F(kcbp_sweep_options, use_cbp),
+    S(kcbp_sweep_result), F(kcbp_sweep_result, hit), F(kcbp_sweep_result, undecided), F(kcbp_sweep_result, toi),
+    F(kcbp_sweep_result, free_until), F(kcbp_sweep_result, distance), F(kcbp_sweep_result, point_a),
+    F(kcbp_sweep_result, point_b), F(kcbp_sweep_result, tri_a), F(kcbp_sweep_result, tri_b),
+    F(kcbp_sweep_result, motion_bound), F(kcbp_sweep_result, iterations), F(kcbp_sweep_result, cbp_steps),
+    F(kcbp_sweep_result, distance_queries), F(kcbp_sweep_result, tree),
 };
 
 bool kcbp_layout(const char *name, size_t *offset, size_t *size)

@@ -14,6 +14,7 @@ _CONTACTS = {"none": 0, "first": 1, "all": 2}
 _STAGES = {i: lib.kcbp_stage_name(i).decode() for i in range(3)}  # aabb, cbp, mesh
 _DEFAULT_K = 16
 _K_MIN = 4
+_K_MAX = 4096  # KCBP_CBP_K_MAX
 # A 4x4 pose is accepted as rigid when its rotation block R has
 # max |R^T R - I| <= RIGID_TOL and det R > 0, and its last row is 0 0 0 1.
 RIGID_TOL = 1e-9
@@ -30,8 +31,8 @@ def _model_options(k, dirs="greedy", solid=False):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise Error("k must be a whole number (0: no k-CBP), not %r" % (k,))
     k = int(k)
-    if k != 0 and not _K_MIN <= k <= 100000:
-        raise Error("k must be 0 (no k-CBP) or from %d to 100000, not %d" % (_K_MIN, k))
+    if k != 0 and not _K_MIN <= k <= _K_MAX:
+        raise Error("k must be 0 (no k-CBP) or from %d to %d, not %d" % (_K_MIN, _K_MAX, k))
     o = _lib.ModelOptions()  # zeroed: k_fine 0, and any later member at 0
     o.k = k
     o.dirs = _dirs(dirs)
@@ -516,10 +517,72 @@ def distance(a, b, pose_a=None, pose_b=None, max_distance=None, k=_DEFAULT_K):
     return out
 
 
-def sweep(*args, **kwargs):
-    """Continuous collision along a motion (`kcbp sweep`). TODO: the C
-    function does not exist yet; raises kcbp.Error until the loaded libkcbp
-    has kcbp_sweep and this package knows its signature."""
-    if not hasattr(lib, "kcbp_sweep"):
-        raise Error("sweep is not available in this libkcbp (%s)" % _lib.VERSION, "unsupported")
-    raise Error("sweep: this libkcbp has kcbp_sweep, but this kcbp package does not know it yet", "unsupported")
+_sweep_types = None
+
+
+def _sweep_structs():
+    """The ctypes mirrors of kcbp_motion, kcbp_sweep_options and
+    kcbp_sweep_result, at the library's offsets (kcbp_layout)."""
+    global _sweep_types
+    if _sweep_types is None:
+        if not hasattr(lib, "kcbp_sweep") or _lib.layout("kcbp_sweep_result") is None:
+            raise Error("sweep is not available in this libkcbp (%s)" % _lib.VERSION, "unsupported")
+        motion = _lib.struct("kcbp_motion", [])
+        opts = _lib.struct("kcbp_sweep_options", [("t_tolerance", ctypes.c_double), ("max_iterations", ctypes.c_int),
+                                                  ("use_cbp", ctypes.c_bool)])
+        res = _lib.struct("kcbp_sweep_result", [
+            ("hit", ctypes.c_bool), ("undecided", ctypes.c_bool), ("toi", ctypes.c_double),
+            ("free_until", ctypes.c_double), ("distance", ctypes.c_double), ("point_a", _lib.Vec3),
+            ("point_b", _lib.Vec3), ("tri_a", ctypes.c_uint32), ("tri_b", ctypes.c_uint32),
+            ("motion_bound", ctypes.c_double), ("iterations", ctypes.c_int), ("cbp_steps", ctypes.c_int),
+            ("distance_queries", ctypes.c_int), ("tree", ctypes.c_uint64 * 2)])
+        P = ctypes.POINTER
+        lib.kcbp_motion_make.restype = motion
+        lib.kcbp_motion_make.argtypes = [P(_lib.Pose), P(_lib.Pose)]
+        lib.kcbp_sweep.restype = ctypes.c_int
+        lib.kcbp_sweep.argtypes = [P(_lib.ModelStruct), P(motion), P(_lib.ModelStruct), P(motion), P(opts), P(res),
+                                   P(_lib.ErrorStruct)]
+        _sweep_types = (motion, opts, res)
+    return _sweep_types
+
+
+def sweep(a, b, pose_from, pose_to, pose_a=None, tolerance=1e-9, max_iterations=10000, k=_DEFAULT_K):
+    """The time of impact of b moving from pose_from (t = 0) to pose_to
+    (t = 1) against a at pose_a, as `kcbp sweep` reports it: {"toi": the
+    first t at which the surfaces touch, or None, "contacts": [[tri_a,
+    tri_b]], "point", "point_a", "point_b" (world, at toi), "distance" (at
+    toi), "stats"}; a sweep that reaches max_iterations steps gives "toi":
+    None, "undecided": True and "free_until". b's translation moves linearly
+    and its rotation along the shorter arc (slerp) about its own origin.
+    Poses: None (identity), 7 numbers "tx ty tz ax ay az deg" or a 4x4 rigid
+    matrix. Guarantee (include/kcbp/sweep.h): no contact before toi, and at
+    toi the distance is at most tolerance * stats["motion_bound"]."""
+    motion_t, opts_t, res_t = _sweep_structs()
+    if not (isinstance(tolerance, (int, float)) and 0 < tolerance <= 0.5):
+        raise Error("tolerance must be a number in (0, 0.5], not %r" % (tolerance,))
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
+        raise Error("max_iterations must be a whole number >= 1, not %r" % (max_iterations,))
+    a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
+    pa = _pose(pose_a, "pose_a")
+    p0, p1 = _pose(pose_from, "pose_from"), _pose(pose_to, "pose_to")
+    ma = lib.kcbp_motion_make(byref(pa), byref(pa))
+    mb = lib.kcbp_motion_make(byref(p0), byref(p1))
+    o = opts_t(t_tolerance=float(tolerance), max_iterations=min(max_iterations, 2**31 - 1), use_cbp=k != 0)
+    r = res_t()
+    err = _lib.ErrorStruct()
+    _lib.check(lib.kcbp_sweep(byref(a._model(k).s), byref(ma), byref(b._model(k).s), byref(mb), byref(o), byref(r),
+                              byref(err)), err)
+    if r.hit:
+        pa_, pb_ = _vec(r.point_a), _vec(r.point_b)
+        out = {"toi": r.toi, "contacts": [[int(r.tri_a), int(r.tri_b)]],
+               "point": [(x + y) / 2 for x, y in zip(pa_, pb_)], "point_a": pa_, "point_b": pb_,
+               "distance": r.distance}
+    else:
+        out = {"toi": None}
+        if r.undecided:
+            out["undecided"] = True
+            out["free_until"] = r.free_until
+    out["stats"] = {"motion_bound": r.motion_bound, "iterations": int(r.iterations), "cbp_steps": int(r.cbp_steps),
+                    "distance_queries": int(r.distance_queries), "box_pairs": int(r.tree[0]),
+                    "triangle_pairs": int(r.tree[1])}
+    return out

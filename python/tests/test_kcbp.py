@@ -200,8 +200,25 @@ def test_features_not_in_this_libkcbp_say_so(bunny):
         assert d["within"] and d["distance"] > 0
         r = kcbp.collide(bunny, bunny, pose_b=(5, 0, 0, 0, 0, 1, 0), margin=10)
         assert r["collide"] and r["decided_by"] == "margin"
+
+
+def test_sweep_matches_cli(bunny, spot, tmp_path):
+    sweeps = [((3, 0, 0, 0, 0, 1, 0), (-3, 0, 0, 0, 0, 1, 0)),
+              ((3, 0.2, 0.1, 1, 1, 0, 30), (-3, -0.1, 0, 0, 1, 1, 200)),
+              ((3, 3, 0, 0, 0, 1, 0), (3, -3, 0, 0, 1, 0, 180))]
+    path = tmp_path / "sweeps.txt"
+    path.write_text("".join(" ".join(repr(float(x)) for x in f + t) + "\n" for f, t in sweeps))
+    lines = run_cli("sweep", BUNNY, SPOT, "--sweeps", path)
+    assert [line["sweep"] for line in lines] == [0, 1, 2]
+    for (f, t), line in zip(sweeps, lines):
+        r = kcbp.sweep(bunny, spot, f, t)
+        assert (r["toi"] is None) == (line["toi"] is None)
+        if r["toi"] is not None:
+            assert r["toi"] == line["toi"] and r["contacts"] == line["contacts"]
+            assert r["distance"] <= 1e-9 * r["stats"]["motion_bound"] + 1e-12
+    assert lines[0]["toi"] is not None and lines[2]["toi"] is None
     with pytest.raises(kcbp.Error):
-        kcbp.sweep(bunny, bunny)
+        kcbp.sweep(bunny, spot, sweeps[0][0], sweeps[0][1], tolerance=0)
 
 
 # --- collide_many -------------------------------------------------------------

@@ -72,17 +72,23 @@ static void test_motion(void **state)
     assert_true(still.angle == 0 && kcbp_v3_len(still.dtrans) == 0);
 }
 
+/* A random point of [-h, h]^3, its coordinates drawn in order (not as
+ * function arguments, whose order of evaluation C leaves open). */
+static kcbp_vec3 rand_in_cube(test_rng *r, double h)
+{
+    double x = test_rng_range(r, -h, h), y = test_rng_range(r, -h, h), z = test_rng_range(r, -h, h);
+    return kcbp_v3(x, y, z);
+}
+
 static void random_soup(kcbp_model *m, test_rng *r, int n, double spread, double size)
 {
     kcbp_vec3 v[3 * 64];
     kcbp_tri t[64];
     assert_true(n <= 64);
     for (int i = 0; i < n; i++) {
-        kcbp_vec3 c = kcbp_v3(test_rng_range(r, -spread, spread), test_rng_range(r, -spread, spread),
-                              test_rng_range(r, -spread, spread));
+        kcbp_vec3 c = rand_in_cube(r, spread);
         for (int k = 0; k < 3; k++)
-            v[3 * i + k] = kcbp_v3_add(c, kcbp_v3(test_rng_range(r, -size, size), test_rng_range(r, -size, size),
-                                                  test_rng_range(r, -size, size)));
+            v[3 * i + k] = kcbp_v3_add(c, rand_in_cube(r, size));
         t[i] = (kcbp_tri){{3u * i, 3u * i + 1, 3u * i + 2}};
     }
     test_model_from_arrays(m, v, 3 * (size_t)n, t, (size_t)n);
@@ -106,6 +112,7 @@ static bool touch_at(const sweep_case *c, double t)
     kcbp_collide_options o = kcbp_collide_options_default();
     o.contacts = KCBP_CONTACTS_FIRST;
     kcbp_collide_result res;
+    memset(&res, 0, sizeof res); /* kcbp_collide reuses a result's buffers: zeroed before the first call */
     kcbp_error err = {0};
     assert_int_equal(kcbp_collide(c->a, &pa, c->b, &pb, &o, &res, &err), KCBP_OK);
     bool hit = res.collide;
@@ -156,7 +163,7 @@ static double check_sweep(const sweep_case *c, const kcbp_sweep_options *opt, in
     assert_true(d.distance <= fmax(res.motion_bound * tau, 16 * KCBP_TRI_DIST_REL_ERR * s) + 1e-13 * s);
     assert_true(fabs(d.distance - res.distance) <= 1e-12 * s);
     assert_true(res.tri_a < c->a->mesh.ntriangles && res.tri_b < c->b->mesh.ntriangles);
-    if (first >= 0) {
+    if (first > 0) {
         /* Bisect the first sampled contact down to its bracket: toi is no
          * later than the contact (there may be an earlier one between
          * samples, which toi then found). */
@@ -168,6 +175,9 @@ static double check_sweep(const sweep_case *c, const kcbp_sweep_options *opt, in
             else
                 lo = mid;
         }
+        if (!(res.toi <= hi))
+            print_message("toi %.17g after the contact bracket [%.17g, %.17g] (distance at toi %.3g, mu %.3g)\n",
+                          res.toi, lo, hi, res.distance, res.motion_bound);
         assert_true(res.toi <= hi);
         tally->bracketed++;
     }
@@ -195,7 +205,8 @@ static void test_random_oracle(void **state)
         random_soup(&b, &r, 8 + i % 16, 0.4, 0.3);
         kcbp_vec3 dir = test_rng_unit_vector(&r);
         double reach = test_rng_range(&r, 2, 3);
-        kcbp_vec3 off = kcbp_v3_scale(test_rng_unit_vector(&r), i % 3 == 0 ? test_rng_range(&r, 1, 3) : test_rng_range(&r, 0, 0.3));
+        kcbp_vec3 off_dir = test_rng_unit_vector(&r);
+        kcbp_vec3 off = kcbp_v3_scale(off_dir, i % 3 == 0 ? test_rng_range(&r, 1, 3) : test_rng_range(&r, 0, 0.3));
         kcbp_pose p0 = test_random_pose(&r, 0), p1 = test_random_pose(&r, 0);
         p0.trans = kcbp_v3_add(kcbp_v3_scale(dir, reach), off);
         p1.trans = kcbp_v3_add(kcbp_v3_scale(dir, -reach), off);
@@ -236,7 +247,8 @@ static void test_bundled_oracle(void **state)
             bool head_on = i % 2 == 0;
             if (!head_on) {
                 p1 = test_random_pose(&r, 0);
-                p1.trans = kcbp_v3_add(kcbp_v3_scale(dir, -3), kcbp_v3_scale(test_rng_unit_vector(&r), 1.5));
+                kcbp_vec3 side = test_rng_unit_vector(&r);
+                p1.trans = kcbp_v3_add(kcbp_v3_scale(dir, -3), kcbp_v3_scale(side, 1.5));
             }
             kcbp_pose a0 = kcbp_pose_identity();
             kcbp_motion ma = kcbp_motion_still(&a0), mb = kcbp_motion_make(&p0, &p1);

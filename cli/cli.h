@@ -65,6 +65,8 @@ typedef struct {
     const char *mesh_root;        /* --mesh-root, or NULL: the scene file's folder */
     double margin;                /* --margin: kcbp_scene_eval.margin (0: none) */
     kcbp_model_cache *cache;      /* models shared across scenes (kcbp batch), or NULL */
+    const char *export_dir;       /* --export (kcbp scene only): write this frame's objects, or NULL */
+    long export_frame;            /* --frame: the frame exported (0-based) */
 } kcbp_cli_scene_options;
 
 /* How much a batch's model cache may hold of models no running scene uses. */
@@ -131,6 +133,29 @@ typedef int (*kcbp_cli_pose_fn)(void *ctx, kcbp_cli_pair *p, const kcbp_pose *po
 int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cli_pose_fn answer, void *ctx);
 /* Parses a distance: a whole decimal number, finite and >= 0 (distance_cmd.c). */
 bool kcbp_cli_parse_distance(const char *text, double *out);
+
+/* --export DIR (export.c): one object of a collide pose or a scene frame,
+ * written as DIR/STEM.ply (the posed mesh, contact triangles red) and
+ * DIR/STEM_cbp.obj (the posed k-CBP, when the model has one). */
+typedef struct {
+    const char *stem;        /* the files' name without extension */
+    const kcbp_model *model;
+    const kcbp_pose *pose;   /* world = pose * local */
+    const uint8_t *marked;   /* per triangle of the model's mesh, non-zero: a contact; NULL: none */
+} kcbp_cli_export_object;
+/* Makes DIR when it is missing (not its parents): KCBP_ERR_INVALID when it
+ * exists and is not a directory, KCBP_ERR_IO when it cannot be made. */
+kcbp_status kcbp_cli_export_prepare(const char *dir, kcbp_error *err);
+kcbp_status kcbp_cli_export_write(const char *dir, const kcbp_cli_export_object *obj, kcbp_error *err);
+/* Prints an export error: exit 2 for a DIR that is not a directory, else 4
+ * (a failed write). */
+int kcbp_cli_export_fail(const kcbp_error *err);
+/* Marks the triangles of A's side (side_b false) or B's of the contacts;
+ * returns how many were not marked before. */
+size_t kcbp_cli_export_mark(uint8_t *marked, const kcbp_contact *contacts, size_t ncontacts, bool side_b);
+/* "INDEX-NAME" with every character but [A-Za-z0-9._-] of name made '_'
+ * (a scene object's files), cut to size. */
+void kcbp_cli_export_stem(char *out, size_t size, uint32_t index, const char *name);
 
 /* Prints "kcbp: message" to stderr and returns the exit code for the status. */
 int kcbp_cli_fail(const kcbp_error *err);

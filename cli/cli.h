@@ -41,18 +41,25 @@ int kcbp_cli_bench(int argc, char **argv);
 int kcbp_cli_distance(int argc, char **argv);
 int kcbp_cli_self(int argc, char **argv);
 
-/* One mesh's curves for kcbp bench --plot: x[i] (n) and, for each of ncols
- * volumes, r[i * ncols + b] (hit rate) and dt[i * ncols + b] (ms). */
+/* One mesh's figures for kcbp bench --plot: x[i] (nx values of n) and, for
+ * each of ncols volumes, r[i * ncols + b] (hit rate), dt[(i * ncols + b) * 3
+ * + j] (detection time, ms: j = 0 the median of the runs, 1 the least, 2
+ * the greatest) and ct[b * 3 + j] (construction time, ms, likewise). */
 typedef struct {
     const char *title;
     int nx, ncols;
-    double *x, *r, *dt;
+    double *x, *r, *dt, *ct;
 } kcbp_cli_plot_series;
-/* Renders hit rate and detection time against n (one row of two plots per
- * series, one line per volume, names[b]) into an SVG file with gnuplot, run
- * on a data file and a script written to a fresh temporary folder (removed
- * afterwards). Fails when gnuplot cannot be run or reports an error. */
-kcbp_status kcbp_cli_bench_plot(const char *svg, const kcbp_cli_plot_series *series, int nseries,
+/* The gnuplot terminal for a plot file, from its extension (any case):
+ * "svg", "pngcairo" (.png) or "pdfcairo" (.pdf); NULL for any other. */
+const char *kcbp_cli_plot_terminal(const char *path);
+/* Renders, per series, hit rate and detection time against n (one line per
+ * volume, names[b]) and each volume's construction time, medians with
+ * min-max bars, with one legend for all, into path (its terminal from
+ * kcbp_cli_plot_terminal) with gnuplot, run on data files and a script
+ * written to a fresh temporary folder (removed afterwards). Fails when
+ * gnuplot cannot be run or reports an error. */
+kcbp_status kcbp_cli_bench_plot(const char *path, const kcbp_cli_plot_series *series, int nseries,
                                 const char *const *names, const char *layout, kcbp_error *err);
 
 /* What kcbp scene and kcbp batch do with each scene: set in one place by

@@ -429,7 +429,7 @@ static void test_cli_usage(void **state)
     static const char *const bad[][3] = {
         {"--n", "10,,20", NULL}, {"--n", "0", NULL},     {"--layout", "cube", NULL}, {"--format", "xml", NULL},
         {"--bv", "ball", NULL},  {"-k", "2", NULL},      {"--runs", "0", NULL},      {"extra", NULL, NULL},
-        {"--frobnicate", NULL, NULL},
+        {"--frobnicate", NULL, NULL}, {"--plot", "out.gif", NULL}, {"--plot", "svg", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         test_run_args(&r, "bench", bad[i][0], bad[i][1], NULL);

@@ -58,9 +58,22 @@ static void test_contact_faces(void **state)
         if (!strstr(r->out, "\"contacts\":[[0,1]],\"faces\":[[0,1]]"))
             fail_msg("%s: %.300s", files[i], r->out);
     }
+    /* a triangle through the square's second fan triangle (v4 v6 v7), near
+     * (0.12, 0.82, 0): "face_tris" tells it from the first */
+    char tri2[512];
+    snprintf(tri2, sizeof tri2, "%s", WRITE_TMP("tri2.obj", "v 0.1 0.8 -1\nv 0.15 0.8 1\nv 0.1 0.85 1\nf 1 2 3\n"));
+    for (int i = 0; i < 2; i++) {
+        test_run_args(r, "collide", tri2, files[i], "--contacts", "all", NULL);
+        if (!strstr(r->out, "\"contacts\":[[0,2]],\"faces\":[[0,1]],\"face_tris\":[[0,1]]"))
+            fail_msg("%s: %.300s", files[i], r->out);
+        test_run_args(r, "collide", files[i], tri, "--contacts", "all", NULL);
+        if (!strstr(r->out, "\"faces\":[[1,0]],\"face_tris\":[[0,0]]"))
+            fail_msg("%s: %.300s", files[i], r->out);
+    }
     test_run_args(r, "collide", tri, tri, "--contacts", "all", NULL);
     assert_int_equal(r->status, 0);
     assert_null(strstr(r->out, "\"faces\""));
+    assert_null(strstr(r->out, "\"face_tris\""));
     test_run_free(r);
     free(r);
 }

@@ -14,7 +14,7 @@ static const char bench_help[] =
     "usage: kcbp bench [--mesh M.obj]... [--n 10,30,50,100,200] [-k 16] [--seed S]\n"
     "                  [--layout thesis|density] [--format md|csv|json] [--no-times]\n"
     "                  [--runs R] [--bv LIST] [--k-sweep] [--sweep-n 100]\n"
-    "                  [--plot OUT.svg] [--save-scenes DIR]\n"
+    "                  [--plot OUT.svg|png|pdf] [--save-scenes DIR]\n"
     "\n"
     "For each mesh and each n: a scene of n + 1 copies of the mesh (the thesis's\n"
     "layout), then, for each bounding volume, the pairs its test passes, the pairs\n"
@@ -39,8 +39,10 @@ static const char bench_help[] =
     "                    K-cbp-thesis, K-cbp-greedy, hull)\n"
     "  --k-sweep         also the hit rates of the greedy, thesis and fixed k-CBPs\n"
     "                    for k = 6, 8, 12, 16, 24, 32, 46, 64 at n = --sweep-n\n"
-    "  --plot OUT.svg    hit rate and detection time against n, one line per volume\n"
-    "                    (needs gnuplot)\n"
+    "  --plot FILE       per mesh: hit rate and detection time against n, one line\n"
+    "                    per volume, and each volume's construction time; DT and CT\n"
+    "                    are the medians of --runs with min-max bars. The format\n"
+    "                    follows the extension: .svg, .png or .pdf (needs gnuplot)\n"
     "  --save-scenes DIR write each scene as DIR/MESH-LAYOUT-nN-sS.json (mesh paths\n"
     "                    absolute), for kcbp scene to check\n"
     "\n"
@@ -80,7 +82,8 @@ typedef struct {
     uint32_t n;
     kcbp_bv_spec spec;
     char name[40];
-    double ct_ms, dt_ms;
+    double ct_ms, dt_ms;            /* medians over the runs */
+    double ct_lo, ct_hi, dt_lo, dt_hi; /* their least and greatest */
     uint64_t pairs, boxes, passed, dp;
     double r;
     double volume_ratio; /* volume / hull volume (0 when the hull is flat) */
@@ -101,10 +104,15 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+/* The median, least and greatest of n >= 1 times (sorts v). */
+typedef struct {
+    double med, lo, hi;
+} spread;
+
+static spread summarize(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return (spread){.med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), .lo = v[0], .hi = v[n - 1]};
 }
 
 static void progress(const bench_opts *o, const char *mesh, uint32_t n, const char *what)
@@ -115,10 +123,10 @@ static void progress(const bench_opts *o, const char *mesh, uint32_t n, const ch
     }
 }
 
-/* Builds a volume `runs` times (keeping the last) and gives the median
- * build time. */
+/* Builds a volume `runs` times (keeping the last) and gives the spread of
+ * the build times. */
 static kcbp_status build_bv(const bench_opts *o, const kcbp_bv_spec *spec, const kcbp_mesh *mesh, kcbp_bv *bv,
-                            double *ct_ms, kcbp_error *err)
+                            spread *ct_ms, kcbp_error *err)
 {
     double t[64];
     int runs = o->runs < 64 ? o->runs : 64;
@@ -130,14 +138,15 @@ static kcbp_status build_bv(const bench_opts *o, const kcbp_bv_spec *spec, const
             return st;
         t[r] = bv->build_ms;
     }
-    *ct_ms = median(t, runs);
+    *ct_ms = summarize(t, runs);
     return KCBP_OK;
 }
 
 /* Measures one volume on a built scene (one model) `runs` times: counts
- * from the first run (the others must agree), the median detection time. */
+ * from the first run (the others must agree), the spread of the detection
+ * times. */
 static kcbp_status measure(const bench_opts *o, const kcbp_scene *scene, const kcbp_bv *bv, kcbp_hitrate *h,
-                           double *dt_ms, kcbp_error *err)
+                           spread *dt_ms, kcbp_error *err)
 {
     double t[64];
     int runs = o->runs < 64 ? o->runs : 64;
@@ -153,7 +162,7 @@ static kcbp_status measure(const bench_opts *o, const kcbp_scene *scene, const k
     }
     kcbp_hitrate_free(&again);
     if (st == KCBP_OK)
-        *dt_ms = median(t, runs);
+        *dt_ms = summarize(t, runs);
     return st;
 }
 
@@ -161,14 +170,18 @@ static kcbp_status measure(const bench_opts *o, const kcbp_scene *scene, const k
 #define KCBP_BENCH_MISMATCH 1
 
 static void fill_row(row *w, uint32_t n, const kcbp_bv_spec *spec, const kcbp_bv *bv, double hull_volume,
-                     const kcbp_hitrate *h, double ct, double dt)
+                     const kcbp_hitrate *h, spread ct, spread dt)
 {
     memset(w, 0, sizeof *w);
     w->n = n;
     w->spec = *spec;
     kcbp_bv_name(spec, w->name, sizeof w->name);
-    w->ct_ms = ct;
-    w->dt_ms = dt;
+    w->ct_ms = ct.med;
+    w->ct_lo = ct.lo;
+    w->ct_hi = ct.hi;
+    w->dt_ms = dt.med;
+    w->dt_lo = dt.lo;
+    w->dt_hi = dt.hi;
     w->pairs = h->pairs;
     w->boxes = h->boxes;
     w->passed = h->passed;
@@ -225,7 +238,7 @@ static kcbp_status save_scene(const bench_opts *o, const char *mesh, const kcbp_
  * checks that every volume found the same colliding pairs. bvs: built once
  * per mesh. */
 static kcbp_status measure_scene(const bench_opts *o, const char *mesh, const kcbp_scene *scene, uint32_t n,
-                                 const kcbp_bv *bvs, const double *ct, const kcbp_bv_spec *specs, int nspecs,
+                                 const kcbp_bv *bvs, const spread *ct, const kcbp_bv_spec *specs, int nspecs,
                                  double hull_volume, row *rows, bool *mismatch, kcbp_error *err)
 {
     kcbp_hitrate ref, h;
@@ -235,7 +248,7 @@ static kcbp_status measure_scene(const bench_opts *o, const char *mesh, const kc
     for (int b = 0; b < nspecs && st == KCBP_OK; b++) {
         char name[40];
         progress(o, mesh, n, kcbp_bv_name(&specs[b], name, sizeof name));
-        double dt = 0;
+        spread dt = {0};
         kcbp_hitrate *into = b == 0 ? &ref : &h;
         st = measure(o, scene, &bvs[b], into, &dt, err);
         if (st != KCBP_OK)
@@ -279,7 +292,7 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
     res->rows = calloc((size_t)o->nns * (size_t)o->nbvs, sizeof *res->rows);
     res->sweep = calloc((size_t)nsweep + 1, sizeof *res->sweep);
     kcbp_bv *bvs = calloc((size_t)(o->nbvs > nsweep ? o->nbvs : nsweep) + 1, sizeof *bvs);
-    double *ct = calloc((size_t)(o->nbvs > nsweep ? o->nbvs : nsweep) + 1, sizeof *ct);
+    spread *ct = calloc((size_t)(o->nbvs > nsweep ? o->nbvs : nsweep) + 1, sizeof *ct);
     kcbp_bv_spec *sweep_specs = calloc((size_t)nsweep + 1, sizeof *sweep_specs);
     if (!res->rows || !res->sweep || !bvs || !ct || !sweep_specs) {
         free(bvs);
@@ -501,8 +514,9 @@ static cJSON *json_doc(const bench_opts *o, const mesh_result *res, int nres)
 
 /* ---- the plot ------------------------------------------------------------ */
 
-/* Writes the data for kcbp_cli_bench_plot: per mesh, one line per n with the
- * hit rate and detection time of each volume. */
+/* Hands kcbp_cli_bench_plot, per mesh, the hit rate and the spread of the
+ * detection time of each volume at each n, and the spread of each volume's
+ * construction time (built once per mesh: the same on every row). */
 static kcbp_status plot(const bench_opts *o, const mesh_result *res, int nres, kcbp_error *err)
 {
     kcbp_cli_plot_series *series = calloc((size_t)nres, sizeof *series);
@@ -520,20 +534,24 @@ static kcbp_status plot(const bench_opts *o, const mesh_result *res, int nres, k
         series[m].ncols = o->nbvs;
         series[m].x = calloc((size_t)series[m].nx + 1, sizeof(double));
         series[m].r = calloc((size_t)series[m].nx * (size_t)o->nbvs + 1, sizeof(double));
-        series[m].dt = calloc((size_t)series[m].nx * (size_t)o->nbvs + 1, sizeof(double));
-        if (!series[m].x || !series[m].r || !series[m].dt)
+        series[m].dt = calloc(3 * (size_t)series[m].nx * (size_t)o->nbvs + 1, sizeof(double));
+        series[m].ct = calloc(3 * (size_t)o->nbvs + 1, sizeof(double));
+        if (!series[m].x || !series[m].r || !series[m].dt || !series[m].ct)
             continue;
         for (int i = 0; i < series[m].nx; i++) {
-            series[m].x[i] = res[m].rows[(size_t)i * (size_t)o->nbvs].n;
+            const row *w = &res[m].rows[(size_t)i * (size_t)o->nbvs];
+            series[m].x[i] = w->n;
             for (int b = 0; b < o->nbvs; b++) {
-                series[m].r[i * o->nbvs + b] = res[m].rows[(size_t)i * (size_t)o->nbvs + (size_t)b].r;
-                series[m].dt[i * o->nbvs + b] = res[m].rows[(size_t)i * (size_t)o->nbvs + (size_t)b].dt_ms;
+                series[m].r[i * o->nbvs + b] = w[b].r;
+                double *dt = &series[m].dt[3 * (i * o->nbvs + b)], *ct = &series[m].ct[3 * b];
+                dt[0] = w[b].dt_ms, dt[1] = w[b].dt_lo, dt[2] = w[b].dt_hi;
+                ct[0] = w[b].ct_ms, ct[1] = w[b].ct_lo, ct[2] = w[b].ct_hi;
             }
         }
     }
     kcbp_status st = KCBP_OK;
     for (int m = 0; m < nres && st == KCBP_OK; m++)
-        if (!series[m].x || !series[m].r || !series[m].dt)
+        if (!series[m].x || !series[m].r || !series[m].dt || !series[m].ct)
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the plot");
     if (st == KCBP_OK)
         st = kcbp_cli_bench_plot(o->plot, series, nres, names, o->density ? "density" : "thesis", err);
@@ -541,6 +559,7 @@ static kcbp_status plot(const bench_opts *o, const mesh_result *res, int nres, k
         free(series[m].x);
         free(series[m].r);
         free(series[m].dt);
+        free(series[m].ct);
     }
     free(series);
     free(names);
@@ -677,7 +696,11 @@ int kcbp_cli_bench(int argc, char **argv)
             else
                 return kcbp_cli_usage_error("bench", "--format takes md, csv or json, not '%s'", optarg);
             break;
-        case OPT_PLOT: o.plot = optarg; break;
+        case OPT_PLOT:
+            if (!kcbp_cli_plot_terminal(optarg))
+                return kcbp_cli_usage_error("bench", "--plot writes .svg, .png or .pdf files, not '%s'", optarg);
+            o.plot = optarg;
+            break;
         case OPT_SAVE: o.save_dir = optarg; break;
         case OPT_SWEEP: o.sweep = true; break;
         case OPT_SWEEP_N:

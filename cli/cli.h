@@ -42,18 +42,25 @@ int kcbp_cli_distance(int argc, char **argv);
 int kcbp_cli_sweep(int argc, char **argv);
 int kcbp_cli_self(int argc, char **argv);
 
-/* One mesh's curves for kcbp bench --plot: x[i] (n) and, for each of ncols
- * volumes, r[i * ncols + b] (hit rate) and dt[i * ncols + b] (ms). */
+/* One mesh's figures for kcbp bench --plot: x[i] (nx values of n) and, for
+ * each of ncols volumes, r[i * ncols + b] (hit rate), dt[(i * ncols + b) * 3
+ * + j] (detection time, ms: j = 0 the median of the runs, 1 the least, 2
+ * the greatest) and ct[b * 3 + j] (construction time, ms, likewise). */
 typedef struct {
     const char *title;
     int nx, ncols;
-    double *x, *r, *dt;
+    double *x, *r, *dt, *ct;
 } kcbp_cli_plot_series;
-/* Renders hit rate and detection time against n (one row of two plots per
- * series, one line per volume, names[b]) into an SVG file with gnuplot, run
- * on a data file and a script written to a fresh temporary folder (removed
- * afterwards). Fails when gnuplot cannot be run or reports an error. */
-kcbp_status kcbp_cli_bench_plot(const char *svg, const kcbp_cli_plot_series *series, int nseries,
+/* The gnuplot terminal for a plot file, from its extension (any case):
+ * "svg", "pngcairo" (.png) or "pdfcairo" (.pdf); NULL for any other. */
+const char *kcbp_cli_plot_terminal(const char *path);
+/* Renders, per series, hit rate and detection time against n (one line per
+ * volume, names[b]) and each volume's construction time, medians with
+ * min-max bars, with one legend for all, into path (its terminal from
+ * kcbp_cli_plot_terminal) with gnuplot, run on data files and a script
+ * written to a fresh temporary folder (removed afterwards). Fails when
+ * gnuplot cannot be run or reports an error. */
+kcbp_status kcbp_cli_bench_plot(const char *path, const kcbp_cli_plot_series *series, int nseries,
                                 const char *const *names, const char *layout, kcbp_error *err);
 
 /* What kcbp scene and kcbp batch do with each scene: set in one place by
@@ -67,6 +74,8 @@ typedef struct {
     double margin;                /* --margin: kcbp_scene_eval.margin (0: none) */
     bool ccd;                     /* --ccd: sweep each interval between frames (kcbp_scene_eval_ccd) */
     kcbp_model_cache *cache;      /* models shared across scenes (kcbp batch), or NULL */
+    const char *export_dir;       /* --export (kcbp scene only): write this frame's objects, or NULL */
+    long export_frame;            /* --frame: the frame exported (0-based) */
 } kcbp_cli_scene_options;
 
 /* How much a batch's model cache may hold of models no running scene uses. */
@@ -136,6 +145,29 @@ typedef int (*kcbp_cli_pose_fn)(void *ctx, kcbp_cli_pair *p, const kcbp_pose *po
 int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cli_pose_fn answer, void *ctx);
 /* Parses a distance: a whole decimal number, finite and >= 0 (distance_cmd.c). */
 bool kcbp_cli_parse_distance(const char *text, double *out);
+
+/* --export DIR (export.c): one object of a collide pose or a scene frame,
+ * written as DIR/STEM.ply (the posed mesh, contact triangles red) and
+ * DIR/STEM_cbp.obj (the posed k-CBP, when the model has one). */
+typedef struct {
+    const char *stem;        /* the files' name without extension */
+    const kcbp_model *model;
+    const kcbp_pose *pose;   /* world = pose * local */
+    const uint8_t *marked;   /* per triangle of the model's mesh, non-zero: a contact; NULL: none */
+} kcbp_cli_export_object;
+/* Makes DIR when it is missing (not its parents): KCBP_ERR_INVALID when it
+ * exists and is not a directory, KCBP_ERR_IO when it cannot be made. */
+kcbp_status kcbp_cli_export_prepare(const char *dir, kcbp_error *err);
+kcbp_status kcbp_cli_export_write(const char *dir, const kcbp_cli_export_object *obj, kcbp_error *err);
+/* Prints an export error: exit 2 for a DIR that is not a directory, else 4
+ * (a failed write). */
+int kcbp_cli_export_fail(const kcbp_error *err);
+/* Marks the triangles of A's side (side_b false) or B's of the contacts;
+ * returns how many were not marked before. */
+size_t kcbp_cli_export_mark(uint8_t *marked, const kcbp_contact *contacts, size_t ncontacts, bool side_b);
+/* "INDEX-NAME" with every character but [A-Za-z0-9._-] of name made '_'
+ * (a scene object's files), cut to size. */
+void kcbp_cli_export_stem(char *out, size_t size, uint32_t index, const char *name);
 
 /* Prints "kcbp: message" to stderr and returns the exit code for the status. */
 int kcbp_cli_fail(const kcbp_error *err);

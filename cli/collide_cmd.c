@@ -9,7 +9,7 @@
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
     "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N] [--margin D]\n"
-    "                    [--solid] [--geometry] [--pretty]\n"
+    "                    [--solid] [--geometry] [--export DIR] [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
@@ -33,6 +33,13 @@ static const char collide_help[] =
     "  --geometry               with --contacts first|all: where each contact pair of triangles\n"
     "                           meets (\"intersections\": a point, a segment or a polygon, world\n"
     "                           frame) and a contact \"point\" and estimated \"normal\" (A toward B)\n"
+    "  --export DIR             also write, for MeshLab or Blender, the posed meshes in the\n"
+    "                           world frame as DIR/a.ply and DIR/b.ply (contact triangles\n"
+    "                           red, the others grey: the contacts of --contacts, every one\n"
+    "                           found, not only the --max-contacts listed) and the posed\n"
+    "                           k-CBPs as DIR/a_cbp.obj and DIR/b_cbp.obj (not with\n"
+    "                           --no-cbp). DIR is made if missing; with --poses, the first\n"
+    "                           pose is exported\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
     "  --margin D               meshes within distance D (>= 0) of each other count as\n"
     "                           colliding (each inflated by D/2): \"margin\" gives their\n"
@@ -63,6 +70,7 @@ typedef struct {
     long max_contacts; /* --max-contacts */
     double margin;    /* --margin (< 0: none) */
     bool geometry;    /* --geometry */
+    const char *export_dir; /* --export, or NULL */
 } collide_args;
 
 static int parse_args(int argc, char **argv, collide_args *args, bool *help)
@@ -75,7 +83,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"measure-cbp", no_argument, NULL, 'M'}, {"max-contacts", required_argument, NULL, 'm'},
         {"margin", required_argument, NULL, 'g'},
         {"measure-cbp", no_argument, NULL, 'M'}, {"solid", no_argument, NULL, 'S'},
-        {"geometry", no_argument, NULL, 'G'},
+        {"geometry", no_argument, NULL, 'G'},     {"export", required_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
@@ -109,6 +117,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
             break;
         case 'S': args->opts.solid = args->model.solid = true; break;
         case 'G': args->geometry = true; break;
+        case 'E': args->export_dir = optarg; break;
         case 'k':
             if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
                 return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
@@ -219,6 +228,30 @@ typedef struct {
     geom_buffer gb;
 } collide_run;
 
+/* --export: both posed meshes with their contact triangles marked, and
+ * their posed k-CBPs. An exit code (KCBP_EXIT_OK when written). */
+static int export_pose(const char *dir, const kcbp_cli_pair *p, const kcbp_pose *pose_b,
+                       const kcbp_collide_result *result)
+{
+    const kcbp_model *models[2] = {p->a, p->b};
+    const kcbp_pose *poses[2] = {&p->pose_a, pose_b};
+    static const char *const stems[2] = {"a", "b"};
+    kcbp_error err = {0};
+    kcbp_status st = KCBP_OK;
+    for (int i = 0; i < 2 && st == KCBP_OK; i++) {
+        uint8_t *marked = calloc(models[i]->mesh.ntriangles, 1);
+        if (!marked) {
+            st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "--export: out of memory");
+            break;
+        }
+        kcbp_cli_export_mark(marked, result->contacts, result->ncontacts, i == 1);
+        kcbp_cli_export_object o = {.stem = stems[i], .model = models[i], .pose = poses[i], .marked = marked};
+        st = kcbp_cli_export_write(dir, &o, &err);
+        free(marked);
+    }
+    return st == KCBP_OK ? KCBP_EXIT_OK : kcbp_cli_export_fail(&err);
+}
+
 static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, long index, kcbp_error *err)
 {
     collide_run *run = ctx;
@@ -232,6 +265,13 @@ static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lon
     char *line = pose_line(&run->result, args, p->a, &p->pose_a, p->b, pose_b, &p->times, index, &run->gb, err);
     if (!line)
         return -1;
+    if (args->export_dir && index <= 0) { /* the files first: a failure prints no line */
+        int rc = export_pose(args->export_dir, p, pose_b, &run->result);
+        if (rc != KCBP_EXIT_OK) {
+            free(line);
+            return rc;
+        }
+    }
     if (!args->pretty || index >= 0)
         return kcbp_cli_print_text(line);
     cJSON *doc = cJSON_Parse(line); /* one pose: indent it through cJSON */
@@ -254,6 +294,9 @@ int kcbp_cli_collide(int argc, char **argv)
         fputs(collide_help, stdout);
         return KCBP_EXIT_OK;
     }
+    kcbp_error err;
+    if (args.export_dir && kcbp_cli_export_prepare(args.export_dir, &err) != KCBP_OK)
+        return kcbp_cli_export_fail(&err);
     collide_run run;
     memset(&run, 0, sizeof run);
     run.args = &args;

@@ -11,10 +11,10 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    {"collide", kcbp_cli_collide, "do two meshes touch? exact answer, JSON report"},
+    {"collide", kcbp_cli_collide, "do two meshes touch? exact answer, JSON report, --export for a viewer"},
     {"distance", kcbp_cli_distance, "how far apart are two meshes? closest points, clearance"},
     {"sweep", kcbp_cli_sweep, "when does a moving mesh first touch another? time of impact"},
-    {"scene", kcbp_cli_scene, "every colliding pair of a scene file (or --generate one)"},
+    {"scene", kcbp_cli_scene, "every colliding pair of a scene file (or --generate one), --export a frame"},
     {"batch", kcbp_cli_batch, "many scene files, NDJSON, on N threads, shardable"},
     {"self", kcbp_cli_self, "does a mesh intersect itself? which triangle pairs, exact"},
     {"cbp", kcbp_cli_cbp, "build a mesh's k-CBP, report its tightness, export it as OBJ"},

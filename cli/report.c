@@ -111,6 +111,45 @@ static void line_cbp(kcbp_jl *w, const kcbp_cbp_result *c)
     kcbp_jl_close(w, '}');
 }
 
+/* Triangle t's place among the triangles its file face was cut into
+ * (0-based, in the order the reader made them: the fan (v0 v1 v2), (v0 v2
+ * v3), ... of a convex polygon). The readers append a face's triangles
+ * together and the faces in file order, so faces[] does not decrease and
+ * the face's first triangle is found by bisection. faces NULL: 0. */
+static uint32_t tri_in_face(const uint32_t *faces, uint32_t t)
+{
+    if (!faces)
+        return 0;
+    uint32_t lo = 0, hi = t; /* the first index in [lo, hi] whose face is faces[t] */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (faces[mid] < faces[t])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return t - lo;
+}
+
+/* "key": [[x(a), y(b)], ...] for the first n contacts. */
+static void line_contact_pairs(kcbp_jl *w, const char *key, const kcbp_contact *c, size_t n, const uint32_t *fa,
+                               const uint32_t *fb, uint32_t (*map)(const uint32_t *, uint32_t))
+{
+    kcbp_jl_key(w, key);
+    kcbp_jl_open(w, '[');
+    for (size_t i = 0; i < n; i++) {
+        kcbp_jl_open(w, '[');
+        kcbp_jl_uint(w, map(fa, c[i].a));
+        kcbp_jl_uint(w, map(fb, c[i].b));
+        kcbp_jl_close(w, ']');
+    }
+    kcbp_jl_close(w, ']');
+}
+
+/* The file's face of triangle t (t itself without a face map). */
+static uint32_t face_of(const uint32_t *faces, uint32_t t) { return faces ? faces[t] : t; }
+static uint32_t same_index(const uint32_t *faces, uint32_t t) { return (void)faces, t; }
+
 char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
                                const kcbp_timings *times, const kcbp_report_collide_options *o)
 {
@@ -127,28 +166,14 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
         kcbp_jl_string(&w, kcbp_containment_name(result->contained));
     }
     if (o->contacts) {
-        kcbp_jl_key(&w, "contacts");
-        kcbp_jl_open(&w, '[');
         size_t n = result->ncontacts < o->max_contacts ? result->ncontacts : o->max_contacts;
-        for (size_t i = 0; i < n; i++) {
-            kcbp_jl_open(&w, '[');
-            kcbp_jl_uint(&w, result->contacts[i].a);
-            kcbp_jl_uint(&w, result->contacts[i].b);
-            kcbp_jl_close(&w, ']');
-        }
-        kcbp_jl_close(&w, ']');
-        /* Meshes read from polygons: the file's faces of the contacts. */
+        line_contact_pairs(&w, "contacts", result->contacts, n, NULL, NULL, same_index);
+        /* Meshes read from polygons: the file's faces of the contacts, and
+         * which triangle of each face. */
         const uint32_t *fa = a ? a->mesh.faces : NULL, *fb = b ? b->mesh.faces : NULL;
         if (fa || fb) {
-            kcbp_jl_key(&w, "faces");
-            kcbp_jl_open(&w, '[');
-            for (size_t i = 0; i < n; i++) {
-                kcbp_jl_open(&w, '[');
-                kcbp_jl_uint(&w, fa ? fa[result->contacts[i].a] : result->contacts[i].a);
-                kcbp_jl_uint(&w, fb ? fb[result->contacts[i].b] : result->contacts[i].b);
-                kcbp_jl_close(&w, ']');
-            }
-            kcbp_jl_close(&w, ']');
+            line_contact_pairs(&w, "faces", result->contacts, n, fa, fb, face_of);
+            line_contact_pairs(&w, "face_tris", result->contacts, n, fa, fb, tri_in_face);
         }
         if (n < result->ncontacts) {
             kcbp_jl_key(&w, "truncated");

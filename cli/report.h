@@ -48,7 +48,9 @@ typedef struct {
  * {"collide", "decided_by", "contained" (o->solid), "contacts": [[a, b], ...] (o->contacts; at
  *  most o->max_contacts, then "truncated": true, "contacts_found": n), "faces": [[fa, fb], ...]
  *  (with contacts, when a or b has a face map, kcbp_mesh.faces: the file's face of each
- *  contact's triangles, parallel to "contacts"),
+ *  contact's triangles, parallel to "contacts"), "face_tris": [[ka, kb], ...] (with "faces":
+ *  each triangle's 0-based place among the triangles its face was cut into, in the reader's
+ *  order: the fan (v0 v1 v2), (v0 v2 v3), ... for a convex polygon; 0 for a triangle),
  *  "intersections": [[point, ...], ...] (o->geometry: per contact, 1 to 6 world points),
  *  "contact": {"point", "normal" (absent when none)} (o->geometry, when there are contacts),
  *  "cbp" (when the k-CBP stage ran), "a": mesh, "b": mesh (o->models),

@@ -9,7 +9,7 @@
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
     "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--margin D]\n"
-    "                  [--solid] [--ccd] [--pretty]\n"
+    "                  [--solid] [--ccd] [--export DIR [--frame F]] [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
@@ -31,6 +31,13 @@ static const char scene_help[] =
     "  --solid           every mesh is a closed solid: an object wholly inside another\n"
     "                    collides too (\"contained\": \"a_in_b\" or \"b_in_a\"); a mesh\n"
     "                    that is not closed is an error (see kcbp collide --solid)\n"
+    "  --export DIR      also write frame F (default 0) for MeshLab or Blender: each\n"
+    "                    object posed in the world frame as DIR/I-NAME.ply (I: its\n"
+    "                    index; characters of NAME other than A-Z a-z 0-9 . _ - become _),\n"
+    "                    its contact triangles with colliding objects red, the others\n"
+    "                    grey (every intersecting triangle when --contacts is none), and\n"
+    "                    its posed k-CBP as DIR/I-NAME_cbp.obj. DIR is made if missing\n"
+    "  --frame F         the frame --export writes (0 to frames - 1)\n"
     "  --pretty          indent each document\n"
     "  --margin D        objects within distance D (>= 0) of each other count as\n"
     "                    colliding (each inflated by D/2), listed with no contacts\n"
@@ -153,6 +160,35 @@ static cJSON *frame_report(const kcbp_scene *scene, kcbp_scene_frame *f, const k
     return doc;
 }
 
+/* --export: every object of the frame just evaluated, posed, with the
+ * triangles of its contacts marked. */
+static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_eval *ev, const kcbp_scene_frame *f,
+                                const char *dir, kcbp_error *err)
+{
+    uint32_t most = 1;
+    for (uint32_t m = 0; m < scene->nmodels; m++)
+        most = scene->models[m].model.mesh.ntriangles > most ? scene->models[m].model.mesh.ntriangles : most;
+    uint8_t *marked = malloc(most);
+    if (!marked)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "--export: out of memory");
+    kcbp_status st = KCBP_OK;
+    for (uint32_t i = 0; i < scene->nobjects && st == KCBP_OK; i++) {
+        const kcbp_model *model = &scene->models[scene->objects[i].model].model;
+        memset(marked, 0, model->mesh.ntriangles);
+        for (uint64_t h = 0; h < f->colliding; h++) {
+            const kcbp_scene_hit *hit = &f->hits[h];
+            if (hit->a == i || hit->b == i)
+                kcbp_cli_export_mark(marked, f->contacts + hit->first, hit->count, hit->b == i);
+        }
+        char stem[96];
+        kcbp_cli_export_stem(stem, sizeof stem, i, scene->objects[i].name);
+        kcbp_cli_export_object o = {.stem = stem, .model = model, .pose = &ev->poses[i], .marked = marked};
+        st = kcbp_cli_export_write(dir, &o, err);
+    }
+    free(marked);
+    return st;
+}
+
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                 kcbp_cli_frame_sink sink, void *ctx, kcbp_error *err)
 {
@@ -163,6 +199,12 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     /* The fine k-CBPs serve only from a pair's second frame on. */
     kcbp_model_options mo = o->model;
     mo.k_fine = scene.frames >= 2 ? KCBP_CBP_K_FINE_DEFAULT : 0;
+    if (o->export_dir && o->export_frame >= (long)scene.frames) {
+        uint32_t frames = scene.frames;
+        kcbp_scene_free(&scene);
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "--frame %ld: %s has %u frame%s (0 to %u)", o->export_frame, path,
+                              frames, frames == 1 ? "" : "s", frames - 1);
+    }
     if ((st = kcbp_scene_build_cached(&scene, &mo, o->cache, err)) != KCBP_OK) {
         kcbp_scene_free(&scene);
         return st;
@@ -179,7 +221,14 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     st = kcbp_scene_eval_init(&ev, &scene, &o->collide, err);
     ev.margin = o->margin;
     for (uint32_t f = 0; st == KCBP_OK && f < scene.frames; f++) {
+        bool exporting = o->export_dir && f == (uint32_t)o->export_frame;
+        /* The exported frame marks every contact when none are listed. */
+        if (exporting && o->collide.contacts == KCBP_CONTACTS_NONE)
+            ev.options.contacts = KCBP_CONTACTS_ALL;
         st = kcbp_scene_eval_frame(&ev, f, &frame, err);
+        ev.options.contacts = o->collide.contacts;
+        if (st == KCBP_OK && exporting)
+            st = export_frame(&scene, &ev, &frame, o->export_dir, err);
         if (st != KCBP_OK)
             break;
         cJSON *doc = frame_report(&scene, &frame, o, &scratch, &cap);
@@ -256,7 +305,7 @@ static bool print_frame(void *ctx, const char *line, bool last)
 
 int kcbp_cli_scene(int argc, char **argv)
 {
-    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY };
+    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY, OPT_EXPORT, OPT_FRAME };
     static const struct option longopts[] = {
         KCBP_CLI_SCENE_LONGOPTS,
         {"pretty", no_argument, NULL, OPT_PRETTY},
@@ -264,13 +313,15 @@ int kcbp_cli_scene(int argc, char **argv)
         {"mesh", required_argument, NULL, OPT_MESH},
         {"n", required_argument, NULL, OPT_N},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"export", required_argument, NULL, OPT_EXPORT},
+        {"frame", required_argument, NULL, OPT_FRAME},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     kcbp_cli_scene_options o = kcbp_cli_scene_options_default();
     const char *gen = NULL, *mesh = NULL;
     long n = 100, seed = 1;
-    bool gen_only = false;
+    bool gen_only = false, frame_given = false;
     opterr = 0;
     optind = 1;
     int c;
@@ -285,6 +336,13 @@ int kcbp_cli_scene(int argc, char **argv)
         case 'h': fputs(scene_help, stdout); return KCBP_EXIT_OK;
         case OPT_PRETTY: o.pretty = true; break;
         case OPT_GENERATE: gen = optarg; break;
+        case OPT_EXPORT: o.export_dir = optarg; break;
+        case OPT_FRAME:
+            frame_given = true;
+            if (!kcbp_cli_parse_int(optarg, 0, KCBP_SCENE_MAX_FRAMES - 1, &o.export_frame))
+                return kcbp_cli_usage_error("scene", "--frame takes an integer in [0, %u], not '%s'",
+                                            KCBP_SCENE_MAX_FRAMES - 1, optarg);
+            break;
         case OPT_MESH: mesh = optarg; gen_only = true; break;
         case OPT_N:
             gen_only = true;
@@ -301,7 +359,11 @@ int kcbp_cli_scene(int argc, char **argv)
         default: return kcbp_cli_usage_error("scene", "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (frame_given && !o.export_dir)
+        return kcbp_cli_usage_error("scene", "--frame goes with --export");
     if (gen) {
+        if (o.export_dir)
+            return kcbp_cli_usage_error("scene", "--export goes with a scene file, not --generate");
         if (optind != argc)
             return kcbp_cli_usage_error("scene", "--generate takes no scene file");
         return generate(gen, mesh, n, seed, o.pretty);
@@ -312,6 +374,8 @@ int kcbp_cli_scene(int argc, char **argv)
         return kcbp_cli_usage_error("scene", "expected one scene file, got %d", argc - optind);
 
     kcbp_error err = {0};
+    if (o.export_dir && kcbp_cli_export_prepare(o.export_dir, &err) != KCBP_OK)
+        return kcbp_cli_export_fail(&err);
     kcbp_status st = kcbp_cli_scene_eval(argv[optind], &o, -1, print_frame, NULL, &err);
     if (st == KCBP_ERR_IO && ferror(stdout))
         return kcbp_cli_flush(); /* says why the write failed */

@@ -27,20 +27,6 @@
 
 static char tmpdir[] = "/tmp/kcbp-bench-XXXXXX";
 
-static void run(test_run_result *r, const char *arg0, ...)
-{
-    const char *argv[40];
-    int argc = 0;
-    va_list ap;
-    va_start(ap, arg0);
-    for (const char *a = arg0; a && argc < 39; a = va_arg(ap, const char *))
-        argv[argc++] = a;
-    va_end(ap);
-    argv[argc] = NULL;
-    test_run_free(r);
-    test_run(r, argv);
-}
-
 /* Every volume the command measures by default, at k = 16. */
 static const kcbp_bv_spec ALL[] = {
     {KCBP_BV_SPHERE, 0, KCBP_DIRS_GREEDY},  {KCBP_BV_AABB, 0, KCBP_DIRS_GREEDY},
@@ -334,8 +320,8 @@ static void test_cli_deterministic(void **state)
 {
     (void)state;
     test_run_result r1 = {0}, r2 = {0};
-    run(&r1, "bench", "--n", "5,20", "--no-times", "--runs", "1", "--k-sweep", "--sweep-n", "20", NULL);
-    run(&r2, "bench", "--n", "5,20", "--no-times", "--runs", "1", "--k-sweep", "--sweep-n", "20", NULL);
+    test_run_args(&r1, "bench", "--n", "5,20", "--no-times", "--runs", "1", "--k-sweep", "--sweep-n", "20", NULL);
+    test_run_args(&r2, "bench", "--n", "5,20", "--no-times", "--runs", "1", "--k-sweep", "--sweep-n", "20", NULL);
     if (r1.status != 0)
         fail_msg("kcbp bench: %d %s", r1.status, r1.err);
     assert_string_equal(r1.out, r2.out);
@@ -344,8 +330,8 @@ static void test_cli_deterministic(void **state)
     assert_null(strstr(r1.out, "CT ms"));
     assert_string_equal(r1.err, ""); /* stderr is not a terminal: no progress */
 
-    run(&r1, "bench", "--n", "5,20", "--no-times", "--runs", "1", "--format", "csv", NULL);
-    run(&r2, "bench", "--n", "5,20", "--no-times", "--runs", "1", "--format", "csv", NULL);
+    test_run_args(&r1, "bench", "--n", "5,20", "--no-times", "--runs", "1", "--format", "csv", NULL);
+    test_run_args(&r2, "bench", "--n", "5,20", "--no-times", "--runs", "1", "--format", "csv", NULL);
     assert_int_equal(r1.status, 0);
     assert_string_equal(r1.out, r2.out);
     assert_true(!strncmp(r1.out, "mesh,layout,seed,table,n,bv,k,dirs,pairs,", 41));
@@ -354,7 +340,7 @@ static void test_cli_deterministic(void **state)
         lines += *p == '\n';
     assert_int_equal(lines, 1 + 2 * NALL);
 
-    run(&r1, "bench", "--n", "5,20", "--runs", "2", "--format", "json", "--layout", "density", "--k-sweep",
+    test_run_args(&r1, "bench", "--n", "5,20", "--runs", "2", "--format", "json", "--layout", "density", "--k-sweep",
         "--sweep-n", "10", NULL);
     assert_int_equal(r1.status, 0);
     cJSON *doc = cJSON_Parse(r1.out);
@@ -389,7 +375,7 @@ static void test_cli_save_scenes(void **state)
     test_run_result r = {0};
     const char *dir = test_tmp_path(tmpdir, "scenes");
     assert_int_equal(mkdir(dir, 0755), 0);
-    run(&r, "bench", "--n", "25", "--seed", "4", "--no-times", "--runs", "1", "--bv", "aabb,hull", "--format", "json",
+    test_run_args(&r, "bench", "--n", "25", "--seed", "4", "--no-times", "--runs", "1", "--bv", "aabb,hull", "--format", "json",
         "--save-scenes", dir, NULL);
     if (r.status != 0)
         fail_msg("kcbp bench: %d %s", r.status, r.err);
@@ -404,7 +390,7 @@ static void test_cli_save_scenes(void **state)
 
     char scene[600];
     snprintf(scene, sizeof scene, "%s/bunny2-thesis-n25-s4.json", dir);
-    run(&r, "scene", scene, "--mesh-root", "/", NULL); /* the scene names the mesh where it is */
+    test_run_args(&r, "scene", scene, "--mesh-root", "/", NULL); /* the scene names the mesh where it is */
     if (r.status != 0)
         fail_msg("kcbp scene %s: %d %s", scene, r.status, r.err);
     doc = cJSON_Parse(r.out);
@@ -422,7 +408,7 @@ static void test_cli_plot(void **state)
     (void)state;
     test_run_result r = {0};
     const char *svg = test_tmp_path(tmpdir, "plot.svg");
-    run(&r, "bench", "--n", "5,15", "--runs", "1", "--bv", "sphere,16-cbp,hull", "--plot", svg, NULL);
+    test_run_args(&r, "bench", "--n", "5,15", "--runs", "1", "--bv", "sphere,16-cbp,hull", "--plot", svg, NULL);
     if (r.status != 0)
         fail_msg("kcbp bench --plot: %d %s", r.status, r.err);
     assert_non_null(strstr(r.out, "| 15 | hull |"));
@@ -443,35 +429,23 @@ static void test_cli_usage(void **state)
     static const char *const bad[][3] = {
         {"--n", "10,,20", NULL}, {"--n", "0", NULL},     {"--layout", "cube", NULL}, {"--format", "xml", NULL},
         {"--bv", "ball", NULL},  {"-k", "2", NULL},      {"--runs", "0", NULL},      {"extra", NULL, NULL},
-        {"--frobnicate", NULL, NULL},
+        {"--frobnicate", NULL, NULL}, {"--plot", "out.gif", NULL}, {"--plot", "svg", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        run(&r, "bench", bad[i][0], bad[i][1], NULL);
+        test_run_args(&r, "bench", bad[i][0], bad[i][1], NULL);
         if (r.status != 2 || r.out[0] != '\0')
             fail_msg("kcbp bench %s %s: expected exit 2, got %d", bad[i][0], bad[i][1] ? bad[i][1] : "", r.status);
     }
-    run(&r, "bench", "--mesh", test_tmp_path(tmpdir, "missing.obj"), NULL);
+    test_run_args(&r, "bench", "--mesh", test_tmp_path(tmpdir, "missing.obj"), NULL);
     assert_int_equal(r.status, 3);
     assert_string_equal(r.out, "");
-    run(&r, "bench", "--help", NULL);
+    test_run_args(&r, "bench", "--help", NULL);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "--save-scenes"));
     test_run_free(&r);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+TEST_TMPDIR_FIXTURES(tmpdir)
 
 int main(void)
 {

@@ -23,22 +23,6 @@
 
 static char tmpdir[] = "/tmp/kcbp-cli-XXXXXX";
 
-/* Runs ./kcbp with the given arguments (NULL-terminated), replacing r's
- * previous output. */
-static void run(test_run_result *r, const char *arg0, ...)
-{
-    const char *argv[32];
-    int argc = 0;
-    va_list ap;
-    va_start(ap, arg0);
-    for (const char *a = arg0; a && argc < 31; a = va_arg(ap, const char *))
-        argv[argc++] = a;
-    va_end(ap);
-    argv[argc] = NULL;
-    test_run_free(r);
-    test_run(r, argv);
-}
-
 #define WRITE_TMP(name, literal) test_tmp_write(tmpdir, name, literal, sizeof literal - 1)
 
 /* An input error: exit 3, nothing on stdout, and stderr mentions `where`. */
@@ -66,17 +50,30 @@ static void test_contact_faces(void **state)
     WRITE_TMP("tri.obj", "v 0.9 0.2 -1\nv 0.95 0.2 1\nv 0.9 0.25 1\nf 1 2 3\n");
     const char *files[] = {quad, off};
     for (int i = 0; i < 2; i++) {
-        run(r, "collide", files[i], tri, "--contacts", "all", NULL);
+        test_run_args(r, "collide", files[i], tri, "--contacts", "all", NULL);
         assert_int_equal(r->status, 0);
         if (!strstr(r->out, "\"contacts\":[[1,0]],\"faces\":[[1,0]]"))
             fail_msg("%s: %.300s", files[i], r->out);
-        run(r, "collide", tri, files[i], "--contacts", "first", NULL);
+        test_run_args(r, "collide", tri, files[i], "--contacts", "first", NULL);
         if (!strstr(r->out, "\"contacts\":[[0,1]],\"faces\":[[0,1]]"))
             fail_msg("%s: %.300s", files[i], r->out);
     }
-    run(r, "collide", tri, tri, "--contacts", "all", NULL);
+    /* a triangle through the square's second fan triangle (v4 v6 v7), near
+     * (0.12, 0.82, 0): "face_tris" tells it from the first */
+    char tri2[512];
+    snprintf(tri2, sizeof tri2, "%s", WRITE_TMP("tri2.obj", "v 0.1 0.8 -1\nv 0.15 0.8 1\nv 0.1 0.85 1\nf 1 2 3\n"));
+    for (int i = 0; i < 2; i++) {
+        test_run_args(r, "collide", tri2, files[i], "--contacts", "all", NULL);
+        if (!strstr(r->out, "\"contacts\":[[0,2]],\"faces\":[[0,1]],\"face_tris\":[[0,1]]"))
+            fail_msg("%s: %.300s", files[i], r->out);
+        test_run_args(r, "collide", files[i], tri, "--contacts", "all", NULL);
+        if (!strstr(r->out, "\"faces\":[[1,0]],\"face_tris\":[[0,0]]"))
+            fail_msg("%s: %.300s", files[i], r->out);
+    }
+    test_run_args(r, "collide", tri, tri, "--contacts", "all", NULL);
     assert_int_equal(r->status, 0);
     assert_null(strstr(r->out, "\"faces\""));
+    assert_null(strstr(r->out, "\"face_tris\""));
     test_run_free(r);
     free(r);
 }
@@ -85,30 +82,30 @@ static void test_help_and_usage(void **state)
 {
     (void)state;
     test_run_result *r = calloc(1, sizeof *r);
-    run(r, "--help", NULL);
+    test_run_args(r, "--help", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "collide"));
-    run(r, "collide", "--help", NULL);
+    test_run_args(r, "collide", "--help", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "--poses"));
-    run(r, NULL);
+    test_run_args(r, NULL);
     assert_int_equal(r->status, 2);
-    run(r, "frobnicate", NULL);
+    test_run_args(r, "frobnicate", NULL);
     assert_int_equal(r->status, 2);
-    run(r, "collide", "meshes/woody.obj", NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", NULL);
     assert_int_equal(r->status, 2);
     assert_string_equal(r->out, "");
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--bogus", NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--bogus", NULL);
     assert_int_equal(r->status, 2);
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--contacts", "some", NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--contacts", "some", NULL);
     assert_int_equal(r->status, 2);
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "1 2 3", NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "1 2 3", NULL);
     assert_int_equal(r->status, 2);
     /* a zero axis with a non-zero angle */
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "0 0 0 0 0 0 30", NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "0 0 0 0 0 0 30", NULL);
     assert_int_equal(r->status, 2);
     assert_non_null(strstr(r->err, "axis"));
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "0 0 0 0 0 1 30", "--poses", "x", NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--pose-b", "0 0 0 0 0 1 30", "--poses", "x", NULL);
     assert_int_equal(r->status, 2);
     test_run_free(r);
     free(r);
@@ -135,23 +132,23 @@ static void test_bad_meshes(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *p = test_tmp_write(tmpdir, cases[i].name, cases[i].text, strlen(cases[i].text));
-        run(r, "collide", p, good, NULL);
+        test_run_args(r, "collide", p, good, NULL);
         expect_input_error(r, cases[i].where);
-        run(r, "collide", good, p, NULL);
+        test_run_args(r, "collide", good, p, NULL);
         expect_input_error(r, cases[i].where);
     }
     const char bin[] = {'v', ' ', '1', '\0', '\x01', '\xff', 'f', '\n'};
     const char *binp = test_tmp_write(tmpdir, "binary.obj", bin, sizeof bin);
-    run(r, "collide", binp, good, NULL);
+    test_run_args(r, "collide", binp, good, NULL);
     expect_input_error(r, "binary.obj");
-    run(r, "collide", tmpdir, good, NULL);
+    test_run_args(r, "collide", tmpdir, good, NULL);
     expect_input_error(r, tmpdir);
-    run(r, "collide", "/nonexistent/missing.obj", good, NULL);
+    test_run_args(r, "collide", "/nonexistent/missing.obj", good, NULL);
     expect_input_error(r, "missing.obj");
     if (getuid() != 0) { /* root reads anything */
         const char *unreadable = WRITE_TMP("unreadable.obj", "v 0 0 0\n");
         chmod(unreadable, 0);
-        run(r, "collide", unreadable, good, NULL);
+        test_run_args(r, "collide", unreadable, good, NULL);
         expect_input_error(r, "unreadable.obj");
     }
     test_run_free(r);
@@ -163,19 +160,19 @@ static void test_bad_poses_file(void **state)
     (void)state;
     test_run_result *r = calloc(1, sizeof *r);
     const char *p = WRITE_TMP("poses.txt", "# header\n0 0 0 0 0 1 0\n\n1 2 3 0 0 1 x\n");
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
     /* poses are answered as they are read: the first pose's line, then the error */
     assert_int_equal(r->status, 3);
     assert_non_null(strstr(r->err, "poses.txt:4:"));
     assert_non_null(strstr(r->out, "\"pose\":0}\n"));
     assert_ptr_equal(strchr(r->out, '\n'), r->out + r->out_len - 1);
     p = WRITE_TMP("poses0.txt", "0 0 0 0 0 0 10\n");
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
     expect_input_error(r, "poses0.txt:1:");
     p = WRITE_TMP("posesnone.txt", "# nothing\n");
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", p, NULL);
     expect_input_error(r, "posesnone.txt");
-    run(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", "/nonexistent/p.txt", NULL);
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--poses", "/nonexistent/p.txt", NULL);
     expect_input_error(r, "p.txt");
     test_run_free(r);
     free(r);
@@ -185,7 +182,7 @@ static void test_report(void **state)
 {
     (void)state;
     test_run_result *r = calloc(1, sizeof *r);
-    run(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-b", "0.3 0 0 0 1 0 20", "--contacts", "all",
+    test_run_args(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-b", "0.3 0 0 0 1 0 20", "--contacts", "all",
         "--pretty", NULL);
     assert_int_equal(r->status, 0);
     cJSON *doc = cJSON_Parse(r->out);
@@ -206,14 +203,14 @@ static void test_report(void **state)
     assert_true(all > 1);
     cJSON_Delete(doc);
 
-    run(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-b", "0.3 0 0 0 1 0 20", "--contacts",
+    test_run_args(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-b", "0.3 0 0 0 1 0 20", "--contacts",
         "first", NULL);
     doc = cJSON_Parse(r->out);
     assert_non_null(doc);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "contacts")), 1);
     cJSON_Delete(doc);
 
-    run(r, "collide", "meshes/suzanne.obj", "meshes/woody.obj", "--pose-b", "10 0 0 0 0 1 45", NULL);
+    test_run_args(r, "collide", "meshes/suzanne.obj", "meshes/woody.obj", "--pose-b", "10 0 0 0 0 1 45", NULL);
     doc = cJSON_Parse(r->out);
     assert_non_null(doc);
     assert_false(cJSON_IsTrue(cJSON_GetObjectItem(doc, "collide")));
@@ -228,7 +225,7 @@ static void test_poses_mode(void **state)
     (void)state;
     test_run_result *r = calloc(1, sizeof *r);
     const char *p = WRITE_TMP("p3.txt", "0 0 0 0 0 1 0  # identical\r\n10 0 0 1 1 0 30\n\n0.1 0 0 0 0 0 0\n");
-    run(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--poses", p, "--contacts", "none", NULL);
+    test_run_args(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--poses", p, "--contacts", "none", NULL);
     assert_int_equal(r->status, 0);
     int lines = 0;
     bool expect[3] = {true, false, true};
@@ -287,7 +284,7 @@ static void test_write_failures_and_dash(void **state)
     }
     /* cbp -o -: the OBJ on stdout, the report on stderr */
     test_run_result *r = calloc(1, sizeof *r);
-    run(r, "cbp", mesh, "-k", "8", "-o", "-", NULL);
+    test_run_args(r, "cbp", mesh, "-k", "8", "-o", "-", NULL);
     assert_int_equal(r->status, 0);
     assert_true(!strncmp(r->out, "# k-CBP: ", 9) && strstr(r->out, "\nf "));
     cJSON *doc = cJSON_Parse(r->err);
@@ -397,7 +394,7 @@ static void test_fifo_writers(void **state)
             _exit(fd >= 0 && write(fd, mesh, sizeof mesh - 1) == (ssize_t)(sizeof mesh - 1) ? 0 : 1);
         }
         test_run_result *r = calloc(1, sizeof *r);
-        run(r, "collide", fifo, "tests/bad/good.obj", NULL);
+        test_run_args(r, "collide", fifo, "tests/bad/good.obj", NULL);
         int status;
         assert_int_equal(waitpid(pid, &status, 0), pid);
         if (r->status != 0 || !strstr(r->out, "\"collide\":true"))
@@ -406,7 +403,7 @@ static void test_fifo_writers(void **state)
         free(r);
     }
     test_run_result *r = calloc(1, sizeof *r);
-    run(r, "collide", fifo, "tests/bad/good.obj", NULL);
+    test_run_args(r, "collide", fifo, "tests/bad/good.obj", NULL);
     expect_input_error(r, "mesh.fifo: a FIFO with no writer");
     test_run_free(r);
     free(r);
@@ -444,14 +441,14 @@ static void test_non_utf8_paths(void **state)
     snprintf(out, sizeof out, "%s/out\xe9.obj", tmpdir);
     snprintf(replaced, sizeof replaced, "%s/mesh\xEF\xBF\xBD\xEF\xBF\xBD-\xEF\xBF\xBD(.obj", tmpdir);
 
-    run(r, "cbp", obj, "-k", "8", "-o", out, NULL);
+    test_run_args(r, "cbp", obj, "-k", "8", "-o", out, NULL);
     cJSON *doc = utf8_doc(r);
     assert_string_equal(cJSON_GetObjectItem(doc, "mesh")->valuestring, replaced);
     assert_non_null(strstr(cJSON_GetObjectItem(doc, "output")->valuestring, "/out\xEF\xBF\xBD.obj"));
     cJSON_Delete(doc);
     assert_int_equal(access(out, R_OK), 0); /* the file itself has the name given */
 
-    run(r, "collide", obj, obj, NULL);
+    test_run_args(r, "collide", obj, obj, NULL);
     doc = utf8_doc(r);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "collide")));
     cJSON_Delete(doc);
@@ -464,14 +461,14 @@ static void test_non_utf8_paths(void **state)
                "{\"name\": \"b\", \"mesh\": \"%s/meshes/suzanne.obj\", \"position\": [0.5, 0, 0]}]}",
             getcwd(replaced, sizeof replaced), replaced);
     fclose(f);
-    run(r, "scene", scene, "--mesh-root", "/", NULL); /* its meshes are outside its folder */
+    test_run_args(r, "scene", scene, "--mesh-root", "/", NULL); /* its meshes are outside its folder */
     doc = utf8_doc(r);
     assert_non_null(strstr(cJSON_GetObjectItem(doc, "scene")->valuestring, "/scene\xEF\xBF\xBD.json"));
     cJSON_Delete(doc);
 
     /* batch: a good line and an error line, both naming non-UTF-8 paths */
     snprintf(out, sizeof out, "%s/missing\xfe.json", tmpdir);
-    run(r, "batch", scene, out, "--mesh-root", "/", NULL);
+    test_run_args(r, "batch", scene, out, "--mesh-root", "/", NULL);
     if (!all_utf8(r->out))
         fail_msg("batch: stdout is not UTF-8: %s", r->out);
     int lines = 0;
@@ -487,25 +484,13 @@ static void test_non_utf8_paths(void **state)
     assert_int_equal(lines, 2);
 
     /* scene --generate would have to write the path into the scene: refused */
-    run(r, "scene", "--generate", "thesis", "--mesh", obj, "--n", "2", NULL);
+    test_run_args(r, "scene", "--generate", "thesis", "--mesh", obj, "--n", "2", NULL);
     assert_true(r->status != 0 && r->out[0] == '\0' && strstr(r->err, "not UTF-8"));
     test_run_free(r);
     free(r);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+TEST_TMPDIR_FIXTURES(tmpdir)
 
 int main(void)
 {

@@ -131,19 +131,7 @@ static void test_box(void **state)
 
 static char tmpdir[] = "/tmp/kcbp-self-XXXXXX";
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+TEST_TMPDIR_FIXTURES(tmpdir)
 
 static void test_cli_self(void **state)
 {

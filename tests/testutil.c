@@ -278,3 +278,26 @@ void test_run_free(test_run_result *r)
     free(r->err);
     r->out = r->err = NULL;
 }
+
+void test_run_args(test_run_result *r, const char *arg0, ...)
+{
+    const char *argv[40];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, arg0);
+    for (const char *a = arg0; a && argc < 39; a = va_arg(ap, const char *))
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    test_run_free(r);
+    test_run(r, argv);
+}
+
+int test_tmpdir_make(char *template_) { return mkdtemp(template_) ? 0 : -1; }
+
+int test_tmpdir_remove(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}

@@ -67,6 +67,19 @@ void test_run_stdin(test_run_result *r, const char *const *argv, double seconds,
 void test_run_io(test_run_result *r, const char *const *argv, double seconds, const char *stdin_path,
                  const char *stdout_path);
 void test_run_free(test_run_result *r);
+/* test_run with the arguments listed (NULL-terminated, at most 39),
+ * replacing r's previous output. */
+void test_run_args(test_run_result *r, const char *arg0, ...);
+
+/* A test program's scratch folder: makes it from the template (mkdtemp)
+ * and removes it with all it holds; 0 on success, as cmocka's group
+ * fixtures return. TEST_TMPDIR_FIXTURES(dir) defines those fixtures,
+ * setup and teardown, for a char dir[] template. */
+int test_tmpdir_make(char *template_);
+int test_tmpdir_remove(const char *dir);
+#define TEST_TMPDIR_FIXTURES(dir)                                                                                   \
+    static int setup(void **state) { return (void)state, test_tmpdir_make(dir); }                                   \
+    static int teardown(void **state) { return (void)state, test_tmpdir_remove(dir); }
 /* Peak-memory limits hold for the plain build only: a sanitizer build (named
  * by $KCBP_EXE) adds its shadow memory. */
 bool test_memory_checked(void);

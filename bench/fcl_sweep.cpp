@@ -38,7 +38,8 @@
 // (median over the sweeps of the per-sweep medians; each run's median).
 //
 // --check SAMPLES: the referee. For each sweep, fcl::collide (default
-// request) at t = i/SAMPLES, i = 0..SAMPLES, on the same motion; the first
+// request, on BVHModel<OBBRSSd>: FCL 0.7 collides RSS models only through a
+// world-frame copy) at t = i/SAMPLES, i = 0..SAMPLES, on the same motion; the first
 // colliding sample is bisected 60 times against the free one before it.
 // Prints {"sweep":I,"toi":T|null,"samples":S,"motion_err":E} with E the
 // largest difference between InterpMotion's pose and an independent one
@@ -271,7 +272,7 @@ int run(const Opts &o, const kcbp_mesh &ma, const kcbp_mesh &mb, const std::vect
                 *motion_err = std::max(*motion_err, e);
             }
             fcl::CollisionResultd cres;
-            return fcl::collide(bvh_a.get(), tf_a, bvh_b.get(), tf, creq, cres) > 0;
+            return fcl::collide(obb_a.get(), tf_a, obb_b.get(), tf, creq, cres) > 0; // OBBRSS: oriented
         };
         for (size_t i = 0; i < n; i++) {
             const Sweep &s = sweeps[i];

@@ -24,8 +24,9 @@
 // num_max_iterations and toc_err: it stops when a step is below the
 // traversal node's t_err = 1e-5 (then it reports is_collide with the meshes
 // still apart by up to 1e-5 of the step bound) or when t passes 1 (then
-// time_of_contact = 1, is_collide false). Iterations are counted through the
-// motion's integrate() calls: one per distance traversal after the first.
+// time_of_contact = 1, is_collide false). Iterations: distance traversals
+// (the oriented method counts them; for public, through the motion's
+// integrate() calls: one per traversal after the first).
 //
 // Output, one JSON line per sweep:
 //   {"sweep":I,"toi":T|null,"time_of_contact":T,"is_collide":B,
@@ -51,7 +52,14 @@
 // collides ("free_before") and whether the meshes collide at T + 1e-9
 // ("hit_after": contact within 1e-9 after T).
 //
-// Usage: fcl_sweep [--pose-a POSE] A.obj B.obj SWEEPS [RUNS=5]
+// Options: --method oriented (default: FCL's oriented advancement, called
+// directly, ca_oriented below) | public (fcl::continuousCollide, which FCL
+// 0.7 answers wrongly for meshes); --order ba (default) | ab: the argument
+// order for public (B first, or A first); --bv rss (default) | obbrss: the
+// models' bounding volume; --t-err X: the oriented advancement's stop step
+// instead of FCL's fixed 1e-5.
+//
+// Usage: fcl_sweep [options] [--pose-a POSE] A.obj B.obj SWEEPS [RUNS=5]
 //        fcl_sweep --check SAMPLES [--claims FILE] [--pose-a POSE] A.obj B.obj SWEEPS
 #include <chrono>
 #include <cmath>
@@ -72,6 +80,7 @@ namespace {
 
 struct Opts {
     long check;
+    double t_err; // the oriented advancement's stop step (0: FCL's own 1e-5)
     bool swap, oriented, same;
     int runs;
     kcbp_pose pose_a;
@@ -193,7 +202,7 @@ double mesh_radius(const kcbp_mesh &m)
 template <class BV, class Node>
 bool ca_oriented(const fcl::BVHModel<BV> &o1, const fcl::MotionBase<double> *motion1, const fcl::BVHModel<BV> &o2,
                  const fcl::MotionBase<double> *motion2, const fcl::BVHModel<fcl::OBBRSSd> &c1,
-                 const fcl::BVHModel<fcl::OBBRSSd> &c2, double &toc, long &iters)
+                 const fcl::BVHModel<fcl::OBBRSSd> &c2, double t_err, double &toc, long &iters)
 {
     fcl::Transform3d tf1, tf2;
     motion1->getCurrentTransform(tf1);
@@ -207,6 +216,8 @@ bool ca_oriented(const fcl::BVHModel<BV> &o1, const fcl::MotionBase<double> *mot
     }
     Node node;
     fcl::detail::initialize(node, o1, tf1, o2, tf2);
+    if (t_err > 0)
+        node.t_err = t_err;
     node.motion1 = motion1;
     node.motion2 = motion2;
     do {
@@ -330,7 +341,7 @@ int run(const Opts &o, const kcbp_mesh &ma, const kcbp_mesh &mb, const std::vect
                 auto q0 = Clock::now();
                 if (oriented) {
                     double t = 1;
-                    result.is_collide = ca_oriented<BV, Node>(*bvh_a, &m_a, *bvh_b, &m_b, *obb_a, *obb_b, t, ca_iters);
+                    result.is_collide = ca_oriented<BV, Node>(*bvh_a, &m_a, *bvh_b, &m_b, *obb_a, *obb_b, o.t_err, t, ca_iters);
                     result.time_of_contact = t;
                 } else if (swap) {
                     fcl::continuousCollide(bvh_b.get(), &m_b, bvh_a.get(), &m_a, request, result);
@@ -378,6 +389,7 @@ int main(int argc, char **argv)
     long check = 0;
     bool swap = true, oriented = true, rss = true;
     const char *claims_path = nullptr;
+    double t_err = 0;
     kcbp_pose pose_a = kcbp_pose_identity();
     kcbp_error err;
     int ai = 1;
@@ -396,6 +408,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             oriented = argv[ai + 1][0] == 'o';
+        } else if (!std::strcmp(argv[ai], "--t-err")) {
+            t_err = std::strtod(argv[ai + 1], nullptr);
+            if (!(t_err > 0 && t_err < 1)) {
+                std::fprintf(stderr, "fcl_sweep: --t-err must be in (0, 1)\n");
+                return 2;
+            }
         } else if (!std::strcmp(argv[ai], "--bv")) {
             if (std::strcmp(argv[ai + 1], "rss") && std::strcmp(argv[ai + 1], "obbrss")) {
                 std::fprintf(stderr, "fcl_sweep: --bv is rss or obbrss\n");
@@ -423,7 +441,8 @@ int main(int argc, char **argv)
     int runs = npos == 4 ? std::atoi(argv[ai + 3]) : 5;
     if (npos < 3 || npos > 4 || runs < 1 || runs > 1000 || (check && npos != 3) || (claims_path && !check)) {
         std::fprintf(stderr,
-                     "usage: %s [--pose-a POSE] A.obj B.obj SWEEPS [RUNS=5 (1..1000)]\n"
+                     "usage: %s [--method oriented|public] [--order ba|ab] [--bv rss|obbrss] [--t-err X]\n"
+                     "          [--pose-a POSE] A.obj B.obj SWEEPS [RUNS=5 (1..1000)]\n"
                      "       %s --check SAMPLES [--claims FILE] [--pose-a POSE] A.obj B.obj SWEEPS\n",
                      argv[0], argv[0]);
         return 2;
@@ -442,6 +461,7 @@ int main(int argc, char **argv)
         return 3;
     Opts o;
     o.check = check;
+    o.t_err = t_err;
     o.swap = swap;
     o.oriented = oriented;
     o.runs = runs;

@@ -226,6 +226,9 @@ for name, A, B in pairs:
     for i in dis_f:
         notes.append(f"{name} sweep {i} ({kinds[i]}): FCL {fmt_t(f['first'][i]['toi'])} "
                      f"(gap {f['first'][i].get('gap')}), referee {fmt_t(ref[i]['toi'])}")
+    for i in late_f:
+        notes.append(f"{name} sweep {i} ({kinds[i]}): FCL late, {fmt_t(f['first'][i]['toi'])} after the first contact "
+                     f"{fmt_t(ref[i]['toi'])} (overlapping there: gap {f['first'][i].get('gap')})")
     if public and os.path.exists(f"{base}.public.ndjson"):
         pub = sweeps_of(f"{base}.public.ndjson")
         dis_p, dmax_p = compare(pub, {i: ref[i] for i in pub})

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18 benchmark: time of impact, `kcbp sweep A B --sweeps FILE --stats`
+# Issue 18 benchmark: time of impact, `kcbp sweep A B --sweeps FILE`
 # against FCL 0.7's conservative advancement on BVHModel<RSS> (bench/fcl_sweep:
 # FCL's oriented RSS advancement called directly, since continuousCollide
 # itself is broken for meshes, README "sweep.sh"), on the sweeps of
@@ -74,7 +74,7 @@ pairs=(
 have_kcbp=0
 read -r _ a0 b0 <<<"${pairs[0]}"
 printf '0 0 3 0 0 1 0  0 0 -3 0 0 1 0\n' >"$out/sweep-probe.sweeps"
-if "$KCBP" sweep "$a0" "$b0" --sweeps "$out/sweep-probe.sweeps" --stats >"$out/sweep-probe.ndjson" 2>"$out/sweep-probe.err" &&
+if "$KCBP" sweep "$a0" "$b0" --sweeps "$out/sweep-probe.sweeps" >"$out/sweep-probe.ndjson" 2>"$out/sweep-probe.err" &&
     grep -q '"toi"' "$out/sweep-probe.ndjson"; then
     have_kcbp=1
 else
@@ -99,7 +99,7 @@ for pi in "${!pairs[@]}"; do
         for side in $( ((r % 2)) && echo "kcbp fcl" || echo "fcl kcbp"); do
             if [[ $side == kcbp ]]; then
                 ((have_kcbp)) || continue
-                nice "$KCBP" sweep "$A" "$B" --sweeps "$sweeps" --stats >"$out/sweep-$name.kcbp.r$r.ndjson" ||
+                nice "$KCBP" sweep "$A" "$B" --sweeps "$sweeps" >"$out/sweep-$name.kcbp.r$r.ndjson" ||
                     fail "kcbp sweep failed for $name"
             else
                 nice "$here/fcl_sweep" "${fcl_opts[@]}" "$A" "$B" "$sweeps" 1 >"$out/sweep-$name.fcl.r$r.ndjson" ||

@@ -24,57 +24,92 @@ kcbp_distance_options kcbp_distance_options_default(void)
     return o;
 }
 
-typedef struct {
-    kcbp_mat3 r, abs_r;
-    kcbp_vec3 t;
-} rel_frame;
-
-/* A lower bound on the squared distance between node a (A's frame) and
- * node b (B's frame), from d, b's centre minus a's in A's frame, db the
- * same in B's frame, rb the half-sizes of the box around b's posed box in
- * A's frame and ra those of a's in B's frame: the largest of the distances
- * between a's box and the box around b's (exact for those boxes, each of
- * which holds its node's triangles), the same in B's frame, and the gap
- * along the line through the centres (|d| minus the two boxes' half-widths
- * along it: often the best single axis for boxes not side by side). */
-static inline double box_dist2(kcbp_vec3 d, kcbp_vec3 db, const kcbp_aabb_node *a, const kcbp_aabb_node *b,
-                               kcbp_vec3 ra, kcbp_vec3 rb)
+/* A lower bound on the squared distance between two boxes, from d, b's
+ * centre minus a's in a's box frame, db the same in b's box frame, ea and
+ * eb their half-sizes, ra the half-sizes of the box around a's in b's frame
+ * and rb those of the box around b's in a's frame: the largest of the
+ * distances between a's box and the box around b's (exact for those boxes,
+ * each of which holds its node's triangles), the same in b's frame, and
+ * the gap along the line through the centres (|d| minus the two boxes'
+ * half-widths along it: often the best single axis for boxes not side by
+ * side). */
+static inline double box_dist2(kcbp_vec3 d, kcbp_vec3 db, kcbp_vec3 ea, kcbp_vec3 eb, kcbp_vec3 ra, kcbp_vec3 rb)
 {
-    double gx = fabs(d.x) - a->extent.x - rb.x, gy = fabs(d.y) - a->extent.y - rb.y,
-           gz = fabs(d.z) - a->extent.z - rb.z;
+    double gx = fabs(d.x) - ea.x - rb.x, gy = fabs(d.y) - ea.y - rb.y, gz = fabs(d.z) - ea.z - rb.z;
     double s1 = (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
-    gx = fabs(db.x) - b->extent.x - ra.x;
-    gy = fabs(db.y) - b->extent.y - ra.y;
-    gz = fabs(db.z) - b->extent.z - ra.z;
+    gx = fabs(db.x) - eb.x - ra.x;
+    gy = fabs(db.y) - eb.y - ra.y;
+    gz = fabs(db.z) - eb.z - ra.z;
     double s2 = (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
     double d2 = kcbp_v3_len2(d);
-    double g = d2 - kcbp_v3_dot(kcbp_v3_abs(d), a->extent) - kcbp_v3_dot(kcbp_v3_abs(db), b->extent);
+    double g = d2 - kcbp_v3_dot(kcbp_v3_abs(d), ea) - kcbp_v3_dot(kcbp_v3_abs(db), eb);
     double s3 = g > 0 && d2 > 0 ? g * g / d2 : 0;
     double m = s1 > s2 ? s1 : s2;
     return m > s3 ? m : s3;
 }
 
-/* box_dist2 of a child of a against b, b's posed centre cb and box rb in
- * A's frame computed once for both children. */
-static inline double child_a_dist2(const rel_frame *f, const kcbp_aabb_node *a, const kcbp_aabb_node *b, kcbp_vec3 cb,
-                                   kcbp_vec3 rb)
+/* m times b's transpose: row i of m against row j of b. */
+static inline kcbp_mat3 mul_bt(const kcbp_mat3 *m, const kcbp_mat3 *b)
 {
-    kcbp_vec3 d = kcbp_v3_sub(cb, a->center);
-    return box_dist2(d, kcbp_mat3_tmul_v3(&f->r, d), a, b, kcbp_mat3_tmul_v3(&f->abs_r, a->extent), rb);
+    kcbp_mat3 r;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r.m[i][j] = m->m[i][0] * b->m[j][0] + m->m[i][1] * b->m[j][1] + m->m[i][2] * b->m[j][2];
+    return r;
 }
 
-/* The same for a child of b: a's centre ca and box ra in B's frame. */
-static inline double child_b_dist2(const rel_frame *f, const kcbp_aabb_node *a, const kcbp_aabb_node *b, kcbp_vec3 ca,
-                                   kcbp_vec3 ra)
+/* box_dist2 of oriented boxes a and b (kcbp_aabb_tree.obb) from m, the
+ * rotation taking b's box frame to a's (rows of a's axes against the
+ * columns of b's in A's frame), and d, b's centre minus a's in a's box
+ * frame. */
+static inline double obb_dist2(const kcbp_mat3 *m, kcbp_vec3 d, const kcbp_obb *a, const kcbp_obb *b)
 {
-    kcbp_vec3 db = kcbp_v3_sub(b->center, ca);
-    return box_dist2(kcbp_mat3_mul_v3(&f->r, db), db, a, b, ra, kcbp_mat3_mul_v3(&f->abs_r, b->extent));
+    kcbp_mat3 am;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            am.m[i][j] = fabs(m->m[i][j]);
+    return box_dist2(d, kcbp_mat3_tmul_v3(m, d), a->extent, b->extent, kcbp_mat3_tmul_v3(&am, a->extent),
+                     kcbp_mat3_mul_v3(&am, b->extent));
 }
 
-static inline double root_dist2(const rel_frame *f, const kcbp_aabb_node *a, const kcbp_aabb_node *b)
+/* B's node fixed while A's children are bounded: its box's axes as
+ * columns in A's frame (w) and its centre in A's frame (c). */
+typedef struct {
+    kcbp_mat3 w;
+    kcbp_vec3 c;
+} b_in_a_frame;
+
+static inline b_in_a_frame b_node_in_a(const kcbp_pose *b_in_a, const kcbp_obb *b)
 {
-    return child_a_dist2(f, a, b, kcbp_v3_add(kcbp_mat3_mul_v3(&f->r, b->center), f->t),
-                         kcbp_mat3_mul_v3(&f->abs_r, b->extent));
+    b_in_a_frame f = {mul_bt(&b_in_a->rot, &b->axes), kcbp_pose_apply(b_in_a, b->center)};
+    return f;
+}
+
+static inline double child_a_dist2(const b_in_a_frame *f, const kcbp_obb *a, const kcbp_obb *b)
+{
+    kcbp_mat3 m = kcbp_mat3_mul(&a->axes, &f->w);
+    return obb_dist2(&m, kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(f->c, a->center)), a, b);
+}
+
+/* A's node fixed while B's children are bounded: v = a's axes times R
+ * (rows: a's axes in B's frame) and p = a's axes times (t - a's centre),
+ * so that b's centre in a's box frame is v cb + p. */
+typedef struct {
+    kcbp_mat3 v;
+    kcbp_vec3 p;
+} a_in_b_frame;
+
+static inline a_in_b_frame a_node_in_b(const kcbp_pose *b_in_a, const kcbp_obb *a)
+{
+    a_in_b_frame f = {kcbp_mat3_mul(&a->axes, &b_in_a->rot),
+                      kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(b_in_a->trans, a->center))};
+    return f;
+}
+
+static inline double child_b_dist2(const a_in_b_frame *f, const kcbp_obb *a, const kcbp_obb *b)
+{
+    kcbp_mat3 m = mul_bt(&f->v, &b->axes);
+    return obb_dist2(&m, kcbp_v3_add(kcbp_mat3_mul_v3(&f->v, b->center), f->p), a, b);
 }
 
 /* A cheap lower bound on the squared distance of two triangles: their gap
@@ -200,10 +235,6 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
      * fewer node pairs with 38 % fewer instructions (callgrind), but was no
      * faster in wall time (the heap's accesses miss the cache) and needs
      * an allocation. */
-    rel_frame f = {b_in_a.rot, b_in_a.rot, b_in_a.trans};
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            f.abs_r.m[i][j] = fabs(f.r.m[i][j]);
     double best2 = INFINITY, best = INFINITY, limit2 = limited ? limit * limit : INFINITY;
     /* The k-CBPs' distance, squared, minus its margin: once the best
      * triangle distance is down to it, nothing can be nearer. */
@@ -232,7 +263,11 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
     }
     node_pair stack[DIST_STACK];
     size_t top = 0;
-    stack[top++] = (node_pair){0, 0, root_dist2(&f, &a->tree.nodes[0], &b->tree.nodes[0])};
+    const kcbp_obb *oa = a->tree.obb, *ob = b->tree.obb;
+    {
+        b_in_a_frame fb = b_node_in_a(&b_in_a, &ob[0]);
+        stack[top++] = (node_pair){0, 0, child_a_dist2(&fb, &oa[0], &ob[0])};
+    }
     box_pairs++;
     while (top > 0) {
         node_pair p = stack[--top];
@@ -273,15 +308,13 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
         node_pair c0 = {down_a ? first : p.a, down_a ? p.b : first, 0};
         node_pair c1 = {down_a ? first + 1 : p.a, down_a ? p.b : first + 1, 0};
         if (down_a) {
-            kcbp_vec3 cb = kcbp_v3_add(kcbp_mat3_mul_v3(&f.r, nb->center), f.t);
-            kcbp_vec3 rb = kcbp_mat3_mul_v3(&f.abs_r, nb->extent);
-            c0.lb2 = child_a_dist2(&f, &a->tree.nodes[first], nb, cb, rb);
-            c1.lb2 = child_a_dist2(&f, &a->tree.nodes[first + 1], nb, cb, rb);
+            b_in_a_frame fb = b_node_in_a(&b_in_a, &ob[p.b]);
+            c0.lb2 = child_a_dist2(&fb, &oa[first], &ob[p.b]);
+            c1.lb2 = child_a_dist2(&fb, &oa[first + 1], &ob[p.b]);
         } else {
-            kcbp_vec3 ca = kcbp_mat3_tmul_v3(&f.r, kcbp_v3_sub(na->center, f.t));
-            kcbp_vec3 ra = kcbp_mat3_tmul_v3(&f.abs_r, na->extent);
-            c0.lb2 = child_b_dist2(&f, na, &b->tree.nodes[first], ca, ra);
-            c1.lb2 = child_b_dist2(&f, na, &b->tree.nodes[first + 1], ca, ra);
+            a_in_b_frame fa = a_node_in_b(&b_in_a, &oa[p.a]);
+            c0.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first]);
+            c1.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first + 1]);
         }
         box_pairs += 2;
         if (c1.lb2 < c0.lb2) {

@@ -32,8 +32,11 @@ kcbp_distance_options kcbp_distance_options_default(void)
  * each of which holds its node's triangles), the same in b's frame, and
  * the gap along the line through the centres (|d| minus the two boxes'
  * half-widths along it: often the best single axis for boxes not side by
- * side). */
-static inline double box_dist2(kcbp_vec3 d, kcbp_vec3 db, kcbp_vec3 ea, kcbp_vec3 eb, kcbp_vec3 ra, kcbp_vec3 rb)
+ * side). *key gets the order in which to visit a node's two children: the
+ * bound when positive, otherwise minus the square of the boxes' overlap
+ * along the line through their centres (among children whose boxes
+ * overlap, those that overlap deepest first: many children tie at 0). */
+static inline double box_dist2(kcbp_vec3 d, kcbp_vec3 db, kcbp_vec3 ea, kcbp_vec3 eb, kcbp_vec3 ra, kcbp_vec3 rb, double *key)
 {
     double gx = fabs(d.x) - ea.x - rb.x, gy = fabs(d.y) - ea.y - rb.y, gz = fabs(d.z) - ea.z - rb.z;
     double s1 = (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
@@ -43,9 +46,11 @@ static inline double box_dist2(kcbp_vec3 d, kcbp_vec3 db, kcbp_vec3 ea, kcbp_vec
     double s2 = (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
     double d2 = kcbp_v3_len2(d);
     double g = d2 - kcbp_v3_dot(kcbp_v3_abs(d), ea) - kcbp_v3_dot(kcbp_v3_abs(db), eb);
-    double s3 = g > 0 && d2 > 0 ? g * g / d2 : 0;
+    double s3 = d2 > 0 ? g * fabs(g) / d2 : 0;
     double m = s1 > s2 ? s1 : s2;
-    return m > s3 ? m : s3;
+    m = m > s3 ? m : s3;
+    *key = m > 0 ? m : s3;
+    return m;
 }
 
 /* m times b's transpose: row i of m against row j of b. */
@@ -62,14 +67,14 @@ static inline kcbp_mat3 mul_bt(const kcbp_mat3 *m, const kcbp_mat3 *b)
  * rotation taking b's box frame to a's (rows of a's axes against the
  * columns of b's in A's frame), and d, b's centre minus a's in a's box
  * frame. */
-static inline double obb_dist2(const kcbp_mat3 *m, kcbp_vec3 d, const kcbp_obb *a, const kcbp_obb *b)
+static inline double obb_dist2(const kcbp_mat3 *m, kcbp_vec3 d, const kcbp_obb *a, const kcbp_obb *b, double *key)
 {
     kcbp_mat3 am;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             am.m[i][j] = fabs(m->m[i][j]);
     return box_dist2(d, kcbp_mat3_tmul_v3(m, d), a->extent, b->extent, kcbp_mat3_tmul_v3(&am, a->extent),
-                     kcbp_mat3_mul_v3(&am, b->extent));
+                     kcbp_mat3_mul_v3(&am, b->extent), key);
 }
 
 /* B's node fixed while A's children are bounded: its box's axes as
@@ -85,10 +90,10 @@ static inline b_in_a_frame b_node_in_a(const kcbp_pose *b_in_a, const kcbp_obb *
     return f;
 }
 
-static inline double child_a_dist2(const b_in_a_frame *f, const kcbp_obb *a, const kcbp_obb *b)
+static inline double child_a_dist2(const b_in_a_frame *f, const kcbp_obb *a, const kcbp_obb *b, double *key)
 {
     kcbp_mat3 m = kcbp_mat3_mul(&a->axes, &f->w);
-    return obb_dist2(&m, kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(f->c, a->center)), a, b);
+    return obb_dist2(&m, kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(f->c, a->center)), a, b, key);
 }
 
 /* A's node fixed while B's children are bounded: v = a's axes times R
@@ -106,10 +111,10 @@ static inline a_in_b_frame a_node_in_b(const kcbp_pose *b_in_a, const kcbp_obb *
     return f;
 }
 
-static inline double child_b_dist2(const a_in_b_frame *f, const kcbp_obb *a, const kcbp_obb *b)
+static inline double child_b_dist2(const a_in_b_frame *f, const kcbp_obb *a, const kcbp_obb *b, double *key)
 {
     kcbp_mat3 m = mul_bt(&f->v, &b->axes);
-    return obb_dist2(&m, kcbp_v3_add(kcbp_mat3_mul_v3(&f->v, b->center), f->p), a, b);
+    return obb_dist2(&m, kcbp_v3_add(kcbp_mat3_mul_v3(&f->v, b->center), f->p), a, b, key);
 }
 
 /* A cheap lower bound on the squared distance of two triangles: their gap
@@ -130,7 +135,7 @@ static inline double tri_gap2(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
     return g > 0 && u2 > 0 ? g * g / u2 * (1 - 1e-9) : 0;
 }
 
-static inline double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->extent.y + n->extent.z; }
+static inline double node_size(const kcbp_obb *o) { return o->extent.x + o->extent.y + o->extent.z; }
 
 typedef struct {
     uint32_t a, b;
@@ -266,7 +271,8 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
     const kcbp_obb *oa = a->tree.obb, *ob = b->tree.obb;
     {
         b_in_a_frame fb = b_node_in_a(&b_in_a, &ob[0]);
-        stack[top++] = (node_pair){0, 0, child_a_dist2(&fb, &oa[0], &ob[0])};
+        double key;
+        stack[top++] = (node_pair){0, 0, child_a_dist2(&fb, &oa[0], &ob[0], &key)};
     }
     box_pairs++;
     while (top > 0) {
@@ -303,21 +309,22 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
         }
         /* Descend the larger box (both sides shrink together); push the
          * farther child first so that the nearer one is searched first. */
-        bool down_a = nb->count || (!na->count && node_size(na) >= node_size(nb));
+        bool down_a = nb->count || (!na->count && node_size(&oa[p.a]) >= node_size(&ob[p.b]));
         uint32_t first = down_a ? na->first : nb->first;
         node_pair c0 = {down_a ? first : p.a, down_a ? p.b : first, 0};
         node_pair c1 = {down_a ? first + 1 : p.a, down_a ? p.b : first + 1, 0};
+        double k0, k1;
         if (down_a) {
             b_in_a_frame fb = b_node_in_a(&b_in_a, &ob[p.b]);
-            c0.lb2 = child_a_dist2(&fb, &oa[first], &ob[p.b]);
-            c1.lb2 = child_a_dist2(&fb, &oa[first + 1], &ob[p.b]);
+            c0.lb2 = child_a_dist2(&fb, &oa[first], &ob[p.b], &k0);
+            c1.lb2 = child_a_dist2(&fb, &oa[first + 1], &ob[p.b], &k1);
         } else {
             a_in_b_frame fa = a_node_in_b(&b_in_a, &oa[p.a]);
-            c0.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first]);
-            c1.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first + 1]);
+            c0.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first], &k0);
+            c1.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first + 1], &k1);
         }
         box_pairs += 2;
-        if (c1.lb2 < c0.lb2) {
+        if (k1 < k0) {
             node_pair t = c0;
             c0 = c1;
             c1 = t;

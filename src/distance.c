@@ -18,43 +18,44 @@ enum { DIST_STACK = 2 * 96 + 4 };
  * with, the k-CBPs', which can be larger than the meshes'. */
 #define DIST_CBP_REL 1e-8
 
+/* The traversal's bounds are inlined into it (GCC keeps them out of line
+ * on its own: that costs a call and spilled arguments per node pair). */
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
+
 kcbp_distance_options kcbp_distance_options_default(void)
 {
     kcbp_distance_options o = {.max_distance = INFINITY, .use_cbp = true};
     return o;
 }
 
-/* A lower bound on the squared distance between two boxes, from d, b's
- * centre minus a's in a's box frame, db the same in b's box frame, ea and
- * eb their half-sizes, ra the half-sizes of the box around a's in b's frame
- * and rb those of the box around b's in a's frame: the largest of the
- * distances between a's box and the box around b's (exact for those boxes,
- * each of which holds its node's triangles), the same in b's frame, and
- * the gap along the line through the centres (|d| minus the two boxes'
- * half-widths along it: often the best single axis for boxes not side by
- * side). *key gets the order in which to visit a node's two children: the
- * bound when positive, otherwise minus the square of the boxes' overlap
- * along the line through their centres (among children whose boxes
- * overlap, those that overlap deepest first: many children tie at 0). */
-static inline double box_dist2(kcbp_vec3 d, kcbp_vec3 db, kcbp_vec3 ea, kcbp_vec3 eb, kcbp_vec3 ra, kcbp_vec3 rb, double *key)
+/* The squared gap along the line through two boxes' centres, signed
+ * (negative when they overlap along it): d, b's centre minus a's in a's box
+ * frame, db the same in b's box frame, ea and eb their half-sizes. Its
+ * positive part is a lower bound on the squared distance (|d| minus the two
+ * boxes' half-widths along d: often the best single axis for boxes not side
+ * by side), and needs no rotation between the boxes. */
+HOT_INLINE double centre_gap2(kcbp_vec3 d, kcbp_vec3 db, kcbp_vec3 ea, kcbp_vec3 eb)
 {
-    double gx = fabs(d.x) - ea.x - rb.x, gy = fabs(d.y) - ea.y - rb.y, gz = fabs(d.z) - ea.z - rb.z;
-    double s1 = (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
-    gx = fabs(db.x) - eb.x - ra.x;
-    gy = fabs(db.y) - eb.y - ra.y;
-    gz = fabs(db.z) - eb.z - ra.z;
-    double s2 = (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
     double d2 = kcbp_v3_len2(d);
     double g = d2 - kcbp_v3_dot(kcbp_v3_abs(d), ea) - kcbp_v3_dot(kcbp_v3_abs(db), eb);
-    double s3 = d2 > 0 ? g * fabs(g) / d2 : 0;
-    double m = s1 > s2 ? s1 : s2;
-    m = m > s3 ? m : s3;
-    *key = m > 0 ? m : s3;
-    return m;
+    return d2 > 0 ? g * fabs(g) / d2 : 0;
+}
+
+/* The squared distance between a box (half-sizes e, at the origin of its
+ * frame) and the axis-aligned box around another (centre d, half-sizes r in
+ * the first's frame): exact for those boxes. */
+HOT_INLINE double face_gap2(kcbp_vec3 d, kcbp_vec3 e, kcbp_vec3 r)
+{
+    double gx = fabs(d.x) - e.x - r.x, gy = fabs(d.y) - e.y - r.y, gz = fabs(d.z) - e.z - r.z;
+    return (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
 }
 
 /* m times b's transpose: row i of m against row j of b. */
-static inline kcbp_mat3 mul_bt(const kcbp_mat3 *m, const kcbp_mat3 *b)
+HOT_INLINE kcbp_mat3 mul_bt(const kcbp_mat3 *m, const kcbp_mat3 *b)
 {
     kcbp_mat3 r;
     for (int i = 0; i < 3; i++)
@@ -63,18 +64,35 @@ static inline kcbp_mat3 mul_bt(const kcbp_mat3 *m, const kcbp_mat3 *b)
     return r;
 }
 
-/* box_dist2 of oriented boxes a and b (kcbp_aabb_tree.obb) from m, the
- * rotation taking b's box frame to a's (rows of a's axes against the
- * columns of b's in A's frame), and d, b's centre minus a's in a's box
- * frame. */
-static inline double obb_dist2(const kcbp_mat3 *m, kcbp_vec3 d, const kcbp_obb *a, const kcbp_obb *b, double *key)
+/* A lower bound on the squared distance between oriented boxes a and b
+ * (kcbp_aabb_tree.obb), d b's centre minus a's in a's box frame, db the
+ * same in b's box frame: the largest of centre_gap2, the distance between
+ * a's box and the box around b's in a's frame, and the same in b's frame
+ * (face_gap2; each box holds its node's triangles). The last two need the
+ * rotation from b's box frame to a's, m = l r (rt false) or l r^T (rt
+ * true); they are skipped when the centre gap alone prunes the pair (it
+ * reaches best2 or exceeds limit2). *key gets the order in which to visit a
+ * node's two children: the bound when positive, otherwise the signed
+ * centre gap (among children whose boxes overlap, those that overlap
+ * deepest first: many children tie at 0). */
+HOT_INLINE double obb_dist2(kcbp_vec3 d, kcbp_vec3 db, const kcbp_mat3 *l, const kcbp_mat3 *r, bool rt,
+                               const kcbp_obb *a, const kcbp_obb *b, double best2, double limit2, double *key)
 {
-    kcbp_mat3 am;
+    double s3 = centre_gap2(d, db, a->extent, b->extent);
+    if (s3 >= best2 || s3 > limit2) {
+        *key = s3;
+        return s3;
+    }
+    kcbp_mat3 m = rt ? mul_bt(l, r) : kcbp_mat3_mul(l, r), am;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            am.m[i][j] = fabs(m->m[i][j]);
-    return box_dist2(d, kcbp_mat3_tmul_v3(m, d), a->extent, b->extent, kcbp_mat3_tmul_v3(&am, a->extent),
-                     kcbp_mat3_mul_v3(&am, b->extent), key);
+            am.m[i][j] = fabs(m.m[i][j]);
+    double s1 = face_gap2(d, a->extent, kcbp_mat3_mul_v3(&am, b->extent));
+    double s2 = face_gap2(db, b->extent, kcbp_mat3_tmul_v3(&am, a->extent));
+    double lb = s1 > s2 ? s1 : s2;
+    lb = lb > s3 ? lb : s3;
+    *key = lb > 0 ? lb : s3;
+    return lb;
 }
 
 /* B's node fixed while A's children are bounded: its box's axes as
@@ -84,37 +102,43 @@ typedef struct {
     kcbp_vec3 c;
 } b_in_a_frame;
 
-static inline b_in_a_frame b_node_in_a(const kcbp_pose *b_in_a, const kcbp_obb *b)
+HOT_INLINE b_in_a_frame b_node_in_a(const kcbp_pose *b_in_a, const kcbp_obb *b)
 {
     b_in_a_frame f = {mul_bt(&b_in_a->rot, &b->axes), kcbp_pose_apply(b_in_a, b->center)};
     return f;
 }
 
-static inline double child_a_dist2(const b_in_a_frame *f, const kcbp_obb *a, const kcbp_obb *b, double *key)
+HOT_INLINE double child_a_dist2(const b_in_a_frame *f, const kcbp_obb *a, const kcbp_obb *b, double best2,
+                                   double limit2, double *key)
 {
-    kcbp_mat3 m = kcbp_mat3_mul(&a->axes, &f->w);
-    return obb_dist2(&m, kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(f->c, a->center)), a, b, key);
+    kcbp_vec3 dm = kcbp_v3_sub(f->c, a->center); /* in A's frame */
+    return obb_dist2(kcbp_mat3_mul_v3(&a->axes, dm), kcbp_mat3_tmul_v3(&f->w, dm), &a->axes, &f->w, false, a, b, best2,
+                     limit2, key);
 }
 
 /* A's node fixed while B's children are bounded: v = a's axes times R
- * (rows: a's axes in B's frame) and p = a's axes times (t - a's centre),
- * so that b's centre in a's box frame is v cb + p. */
+ * (rows: a's axes in B's frame), p = a's axes times (t - a's centre), so
+ * that b's centre in a's box frame is v cb + p, and c, a's centre in B's
+ * frame. */
 typedef struct {
     kcbp_mat3 v;
-    kcbp_vec3 p;
+    kcbp_vec3 p, c;
 } a_in_b_frame;
 
-static inline a_in_b_frame a_node_in_b(const kcbp_pose *b_in_a, const kcbp_obb *a)
+HOT_INLINE a_in_b_frame a_node_in_b(const kcbp_pose *b_in_a, const kcbp_obb *a)
 {
     a_in_b_frame f = {kcbp_mat3_mul(&a->axes, &b_in_a->rot),
-                      kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(b_in_a->trans, a->center))};
+                      kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(b_in_a->trans, a->center)),
+                      kcbp_mat3_tmul_v3(&b_in_a->rot, kcbp_v3_sub(a->center, b_in_a->trans))};
     return f;
 }
 
-static inline double child_b_dist2(const a_in_b_frame *f, const kcbp_obb *a, const kcbp_obb *b, double *key)
+HOT_INLINE double child_b_dist2(const a_in_b_frame *f, const kcbp_obb *a, const kcbp_obb *b, double best2,
+                                   double limit2, double *key)
 {
-    kcbp_mat3 m = mul_bt(&f->v, &b->axes);
-    return obb_dist2(&m, kcbp_v3_add(kcbp_mat3_mul_v3(&f->v, b->center), f->p), a, b, key);
+    return obb_dist2(kcbp_v3_add(kcbp_mat3_mul_v3(&f->v, b->center), f->p),
+                     kcbp_mat3_mul_v3(&b->axes, kcbp_v3_sub(b->center, f->c)), &f->v, &b->axes, true, a, b, best2,
+                     limit2, key);
 }
 
 /* A cheap lower bound on the squared distance of two triangles: their gap
@@ -272,7 +296,7 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
     {
         b_in_a_frame fb = b_node_in_a(&b_in_a, &ob[0]);
         double key;
-        stack[top++] = (node_pair){0, 0, child_a_dist2(&fb, &oa[0], &ob[0], &key)};
+        stack[top++] = (node_pair){0, 0, child_a_dist2(&fb, &oa[0], &ob[0], INFINITY, INFINITY, &key)};
     }
     box_pairs++;
     while (top > 0) {
@@ -316,12 +340,12 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
         double k0, k1;
         if (down_a) {
             b_in_a_frame fb = b_node_in_a(&b_in_a, &ob[p.b]);
-            c0.lb2 = child_a_dist2(&fb, &oa[first], &ob[p.b], &k0);
-            c1.lb2 = child_a_dist2(&fb, &oa[first + 1], &ob[p.b], &k1);
+            c0.lb2 = child_a_dist2(&fb, &oa[first], &ob[p.b], best2, limit2, &k0);
+            c1.lb2 = child_a_dist2(&fb, &oa[first + 1], &ob[p.b], best2, limit2, &k1);
         } else {
             a_in_b_frame fa = a_node_in_b(&b_in_a, &oa[p.a]);
-            c0.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first], &k0);
-            c1.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first + 1], &k1);
+            c0.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first], best2, limit2, &k0);
+            c1.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first + 1], best2, limit2, &k1);
         }
         box_pairs += 2;
         if (k1 < k0) {

@@ -208,6 +208,27 @@ static kcbp_tri_slab leaf_slab_of(const kcbp_aabb_tree *tree, const kcbp_aabb_no
     return slab_along(n, &tree->tri_verts[leaf->first][0], 3 * leaf->count);
 }
 
+/* Reorders a box's axes so that the last has the smallest half-size (the
+ * distance traversal's cheap bound looks along it); a swap negates the
+ * first axis, so that the axes stay right-handed. */
+static void thinnest_last(kcbp_obb *o)
+{
+    double e[3] = {o->extent.x, o->extent.y, o->extent.z};
+    int k = e[0] < e[1] ? (e[0] < e[2] ? 0 : 2) : (e[1] < e[2] ? 1 : 2);
+    if (k == 2)
+        return;
+    double t = e[k];
+    e[k] = e[2];
+    e[2] = t;
+    for (int j = 0; j < 3; j++) {
+        double u = o->axes.m[k][j];
+        o->axes.m[k][j] = o->axes.m[2][j];
+        o->axes.m[2][j] = u;
+        o->axes.m[0][j] = -o->axes.m[0][j];
+    }
+    o->extent = kcbp_v3(e[0], e[1], e[2]);
+}
+
 /* The oriented boxes (kcbp_aabb_tree.obb), bottom-up: each node's surface
  * moments (area-weighted, about the root box's centre o, so that small
  * nodes far from the origin keep their precision) are its children's sum;
@@ -303,6 +324,8 @@ static bool build_obbs(kcbp_aabb_tree *tree)
         box.extent = e;
         tree->obb[i] = box;
     }
+    for (uint32_t i = 0; i < nn; i++)
+        thinnest_last(&tree->obb[i]);
     free(mo);
     return true;
 }

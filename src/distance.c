@@ -45,15 +45,6 @@ HOT_INLINE double centre_gap2(kcbp_vec3 d, kcbp_vec3 db, kcbp_vec3 ea, kcbp_vec3
     return d2 > 0 ? g * fabs(g) / d2 : 0;
 }
 
-/* The squared distance between a box (half-sizes e, at the origin of its
- * frame) and the axis-aligned box around another (centre d, half-sizes r in
- * the first's frame): exact for those boxes. */
-HOT_INLINE double face_gap2(kcbp_vec3 d, kcbp_vec3 e, kcbp_vec3 r)
-{
-    double gx = fabs(d.x) - e.x - r.x, gy = fabs(d.y) - e.y - r.y, gz = fabs(d.z) - e.z - r.z;
-    return (gx > 0 ? gx * gx : 0) + (gy > 0 ? gy * gy : 0) + (gz > 0 ? gz * gz : 0);
-}
-
 /* Row i of l against column j of r (tr false: l r) or row j of r (tr
  * true: l r^T), written out (GCC does not unroll the loops at -O2, and
  * their control was a third of the product's instructions). */
@@ -72,30 +63,36 @@ HOT_INLINE kcbp_mat3 mul3(const kcbp_mat3 *l, const kcbp_mat3 *r, const bool tr)
 
 /* A lower bound on the squared distance between oriented boxes a and b
  * (kcbp_aabb_tree.obb), d b's centre minus a's in a's box frame, db the
- * same in b's box frame: the largest of centre_gap2, the distance between
- * a's box and the box around b's in a's frame, and the same in b's frame
- * (face_gap2; each box holds its node's triangles). The last two need the
- * rotation from b's box frame to a's, m = l r (rt false) or l r^T (rt
- * true); they are skipped when the centre gap alone prunes the pair (it
- * reaches best2 or exceeds limit2). *key gets the order in which to visit a
- * node's two children: the bound when positive, otherwise the signed
- * centre gap (among children whose boxes overlap, those that overlap
- * deepest first: many children tie at 0). */
-HOT_INLINE double obb_dist2(kcbp_vec3 d, kcbp_vec3 db, const kcbp_mat3 *l, const kcbp_mat3 *r, bool rt,
-                               const kcbp_obb *a, const kcbp_obb *b, double best2, double limit2, double *key)
+ * same in b's box frame: the larger of centre_gap2 and the squared gaps
+ * along each box's thinnest axis (its last: a node's triangles are a
+ * surface patch, and the thin axis is near its normal), each box holding
+ * its node's triangles. The thin-axis gaps need the last row and column of
+ * the rotation from b's box frame to a's, m = l r (rt false) or l r^T (rt
+ * true): 17 products, not the 27 of m and the 18 more of bounding each box
+ * by the other's axis-aligned box in its frame (that bound, kept with
+ * these, pruned 4-5 % more pairs and cost 10-15 % more instructions); and
+ * they are skipped when the centre gap alone prunes the pair (it reaches
+ * best2 or exceeds limit2). *key gets the order in which to visit a node's
+ * two children: the bound when positive, otherwise the signed centre gap
+ * (among children whose boxes overlap, those that overlap deepest first:
+ * many children tie at 0). */
+HOT_INLINE double obb_dist2(kcbp_vec3 d, kcbp_vec3 db, const kcbp_mat3 *l, const kcbp_mat3 *r, const bool rt,
+                            const kcbp_obb *a, const kcbp_obb *b, double best2, double limit2, double *key)
 {
     double s3 = centre_gap2(d, db, a->extent, b->extent);
     if (s3 >= best2 || s3 > limit2) {
         *key = s3;
         return s3;
     }
-    kcbp_mat3 m = mul3(l, r, rt);
-    kcbp_mat3 am = {{{fabs(m.m[0][0]), fabs(m.m[0][1]), fabs(m.m[0][2])},
-                     {fabs(m.m[1][0]), fabs(m.m[1][1]), fabs(m.m[1][2])},
-                     {fabs(m.m[2][0]), fabs(m.m[2][1]), fabs(m.m[2][2])}}};
-    double s1 = face_gap2(d, a->extent, kcbp_mat3_mul_v3(&am, b->extent));
-    double s2 = face_gap2(db, b->extent, kcbp_mat3_tmul_v3(&am, a->extent));
-    double lb = s1 > s2 ? s1 : s2;
+#define E(i, j) (rt ? r->m[j][i] : r->m[i][j])
+#define M(i, j) (l->m[i][0] * E(0, j) + l->m[i][1] * E(1, j) + l->m[i][2] * E(2, j))
+    double m20 = fabs(M(2, 0)), m21 = fabs(M(2, 1)), m22 = fabs(M(2, 2)), m02 = fabs(M(0, 2)), m12 = fabs(M(1, 2));
+#undef M
+#undef E
+    double ga = fabs(d.z) - a->extent.z - (m20 * b->extent.x + m21 * b->extent.y + m22 * b->extent.z);
+    double gb = fabs(db.z) - b->extent.z - (m02 * a->extent.x + m12 * a->extent.y + m22 * a->extent.z);
+    double g = ga > gb ? ga : gb;
+    double lb = g > 0 ? g * g : 0;
     lb = lb > s3 ? lb : s3;
     *key = lb > 0 ? lb : s3;
     return lb;

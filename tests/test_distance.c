@@ -425,8 +425,8 @@ static void test_mesh_oracle(void **state)
 }
 
 /* Every node's oriented box (kcbp_aabb_tree.obb, the bounds of the
- * distance traversal) holds its triangles' vertices, has orthonormal axes
- * and is no larger than the node's axis-aligned box; the slanted, curved
+ * distance traversal) holds its triangles' vertices, has orthonormal axes,
+ * the thinnest last, and is no larger than the node's axis-aligned box; the slanted, curved
  * and flat meshes get boxes off the mesh's axes somewhere. */
 static void test_tree_obb(void **state)
 {
@@ -451,7 +451,12 @@ static void test_tree_obb(void **state)
                         dot += (ld)o->axes.m[j][c] * o->axes.m[k][c];
                     assert_true(ld_abs(dot - (j == k)) <= 1e-13);
                 }
-            rotated += fabs(o->axes.m[0][0]) < 1 - 1e-9;
+            bool off = false;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++)
+                    off |= fabs(o->axes.m[j][k]) > 1e-9 && fabs(o->axes.m[j][k]) < 1 - 1e-9;
+            rotated += off;
+            assert_true(o->extent.z <= o->extent.x && o->extent.z <= o->extent.y); /* the thinnest last */
             /* (up to the padding: 64u of the coordinates) */
             double pad = 1e-13 * kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(n->center), n->extent));
             assert_true((ld)o->extent.x * o->extent.y * o->extent.z <=

@@ -38,7 +38,8 @@ typedef struct {
 
 /* An oriented box around a node's triangles: the points c + sum_k s_k u_k
  * with |s_k| <= extent_k, u_k the rows of axes (orthonormal up to rounding;
- * the extents are padded to cover that and the rounding of fitting). */
+ * the extents are padded to cover that and the rounding of fitting), the
+ * last axis the one with the smallest half-size. */
 typedef struct {
     kcbp_mat3 axes;
     kcbp_vec3 center, extent;

@@ -3,6 +3,7 @@
  * running upper bound. */
 #include <kcbp/distance.h>
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -162,6 +163,20 @@ static inline double tri_gap2(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
     return g > 0 && u2 > 0 ? g * g / u2 * (1 - 1e-9) : 0;
 }
 
+/* How far triangle v lies beyond slab (n, lo, hi) (a kcbp_tri_slab, which
+ * holds the other triangle), less tol (the rounding of the dot products
+ * and of moving the slab); <= 0 when it meets the slab. A lower bound on
+ * the two triangles' distance. */
+static inline double slab_gap(kcbp_vec3 n, double lo, double hi, const kcbp_vec3 v[3], double tol)
+{
+    double d0 = kcbp_v3_dot(n, v[0]), d1 = kcbp_v3_dot(n, v[1]), d2 = kcbp_v3_dot(n, v[2]);
+    double mn = d0 < d1 ? d0 : d1, mx = d0 > d1 ? d0 : d1;
+    mn = d2 < mn ? d2 : mn;
+    mx = d2 > mx ? d2 : mx;
+    double g = mn - hi > lo - mx ? mn - hi : lo - mx;
+    return g - tol;
+}
+
 static inline double node_size(const kcbp_obb *o) { return o->extent.x + o->extent.y + o->extent.z; }
 
 typedef struct {
@@ -293,6 +308,10 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
             best_tb = b->tree.tri_ids[sb];
         }
     }
+    /* The rounding of a triangle pair's slab bounds (slab_gap): dot
+     * products of unit normals with vertices within scale of the origin,
+     * and B's slab moved into A's frame, each a few u of the scale. */
+    const double tri_tol = 64 * DBL_EPSILON * scale;
     node_pair stack[DIST_STACK];
     size_t top = 0;
     const kcbp_obb *oa = a->tree.obb, *ob = b->tree.obb;
@@ -318,6 +337,17 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
                     const kcbp_vec3 *ta = a->tree.tri_verts[na->first + i];
                     double g2 = tri_gap2(ta, tb[j]);
                     if (g2 >= best2 || g2 > limit2)
+                        continue;
+                    /* Then each triangle's slab (along its normal): b
+                     * beyond a's, a beyond b's (moved into A's frame). */
+                    const kcbp_tri_slab *sa = &a->tree.tri_slab[na->first + i], *sb = &b->tree.tri_slab[nb->first + j];
+                    double g = slab_gap(sa->n, sa->lo, sa->hi, tb[j], tri_tol);
+                    if (g > 0 && (g * g >= best2 || g * g > limit2))
+                        continue;
+                    kcbp_vec3 n = kcbp_mat3_mul_v3(&b_in_a.rot, sb->n);
+                    double off = kcbp_v3_dot(n, b_in_a.trans);
+                    g = slab_gap(n, sb->lo + off, sb->hi + off, ta, tri_tol);
+                    if (g > 0 && (g * g >= best2 || g * g > limit2))
                         continue;
                     tri_pairs++;
                     double d = kcbp_tri_distance(ta, tb[j], &pa, &pb);

@@ -25,7 +25,8 @@
  *            along each node's principal axes, so that it stays tight under
  *            any relative rotation, which axis-aligned boxes do not),
  *            and kcbp_tri_distance on the leaves' triangles (each pair first
- *            bounded by its gap along the line through the centroids).
+ *            bounded by its gap along the line through the centroids
+ *            and by each triangle's slab, kcbp_tri_slab).
  * Stages 1 and 2 decide only with max_distance: when their lower bound
  * exceeds it, the answer "farther than max_distance" is known without
  * touching the meshes. Stage 3 stops as soon as the distance is 0 (the

@@ -321,6 +321,12 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
         stack[top++] = (node_pair){0, 0, child_a_dist2(&fb, &oa[0], &ob[0], INFINITY, INFINITY, &key)};
     }
     box_pairs++;
+    /* The frame of the node that stays while the other's children are
+     * bounded, kept for the next expansions with the same node (depth-first
+     * often descends the other tree again below it). */
+    b_in_a_frame fb;
+    a_in_b_frame fa;
+    uint32_t fb_node = UINT32_MAX, fa_node = UINT32_MAX;
     while (top > 0) {
         node_pair p = stack[--top];
         if (p.lb2 >= best2 || p.lb2 > limit2)
@@ -372,11 +378,17 @@ kcbp_status kcbp_distance(const kcbp_model *a, const kcbp_pose *pose_a, const kc
         node_pair c1 = {down_a ? first + 1 : p.a, down_a ? p.b : first + 1, 0};
         double k0, k1;
         if (down_a) {
-            b_in_a_frame fb = b_node_in_a(&b_in_a, &ob[p.b]);
+            if (fb_node != p.b) {
+                fb = b_node_in_a(&b_in_a, &ob[p.b]);
+                fb_node = p.b;
+            }
             c0.lb2 = child_a_dist2(&fb, &oa[first], &ob[p.b], best2, limit2, &k0);
             c1.lb2 = child_a_dist2(&fb, &oa[first + 1], &ob[p.b], best2, limit2, &k1);
         } else {
-            a_in_b_frame fa = a_node_in_b(&b_in_a, &oa[p.a]);
+            if (fa_node != p.a) {
+                fa = a_node_in_b(&b_in_a, &oa[p.a]);
+                fa_node = p.a;
+            }
             c0.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first], best2, limit2, &k0);
             c1.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first + 1], best2, limit2, &k1);
         }

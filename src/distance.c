@@ -74,9 +74,12 @@ HOT_INLINE kcbp_mat3 mul3(const kcbp_mat3 *l, const kcbp_mat3 *r, const bool tr)
  * these, pruned 4-5 % more pairs and cost 10-15 % more instructions); and
  * they are skipped when the centre gap alone prunes the pair (it reaches
  * best2 or exceeds limit2). *key gets the order in which to visit a node's
- * two children: the bound when positive, otherwise the signed centre gap
- * (among children whose boxes overlap, those that overlap deepest first:
- * many children tie at 0). */
+ * two children (when the pair is not pruned): the squared distance between
+ * the centres less the boxes' squared half-diagonals, so that near pairs
+ * and large boxes come first. Ordering by the bound instead (the signed
+ * centre gap where it is 0, as many near pairs are) made 4-17 % more
+ * instructions on the bench pairs: near contact most bounds are 0 and say
+ * little about where the closest triangles are. */
 HOT_INLINE double obb_dist2(kcbp_vec3 d, kcbp_vec3 db, const kcbp_mat3 *l, const kcbp_mat3 *r, const bool rt,
                             const kcbp_obb *a, const kcbp_obb *b, double best2, double limit2, double *key)
 {
@@ -95,7 +98,7 @@ HOT_INLINE double obb_dist2(kcbp_vec3 d, kcbp_vec3 db, const kcbp_mat3 *l, const
     double g = ga > gb ? ga : gb;
     double lb = g > 0 ? g * g : 0;
     lb = lb > s3 ? lb : s3;
-    *key = lb > 0 ? lb : s3;
+    *key = kcbp_v3_len2(d) - kcbp_v3_len2(a->extent) - kcbp_v3_len2(b->extent);
     return lb;
 }
 

@@ -18,7 +18,8 @@
  *   2. cbp:  the GJK distance between the two k-CBPs (they hold the meshes);
  *   3. mesh: a first upper bound from the triangles nearest the k-CBPs'
  *            closest points (a greedy dive in each tree), then the two AABB
- *            trees, depth-first with the nearer pair of children first,
+ *            trees, depth-first with the nearer pair of children first
+ *            (by centre distance less the boxes' sizes),
  *            pruning every node pair whose lower bound is not below the
  *            best triangle distance found so far (the running upper bound);
  *            the bound is from the nodes' oriented boxes (kcbp_aabb_tree.obb,

@@ -234,25 +234,25 @@ static void thinnest_last(kcbp_obb *o)
  * nodes far from the origin keep their precision) are its children's sum;
  * its box is along their principal axes, or along the mesh's axes (its
  * axis-aligned box) when that is not larger or the node has no area. The
- * slots of a node's triangles are contiguous: [lo[i], hi[i]). Returns false
- * when out of memory. */
-static bool build_obbs(kcbp_aabb_tree *tree)
+ * slots of a node's triangles are contiguous: [lo, hi). */
+static void build_obbs(kcbp_aabb_tree *tree)
 {
     uint32_t nn = tree->nnodes;
+    /* First pass, bottom-up: each node's moments, kept in its box's slot
+     * until the second pass (no more memory: a mesh of 10^6 triangles has
+     * 2 10^6 nodes), moved in and out with memcpy. */
     struct moments {
         double m[6]; /* xx yy zz xy xz yz */
         kcbp_vec3 sum;
         double area;
         uint32_t lo, hi;
-    } *mo = malloc((size_t)nn * sizeof *mo);
-    if (!mo)
-        return false;
+    };
+    _Static_assert(sizeof(struct moments) <= sizeof(kcbp_obb), "a node's moments fit in its box's slot");
     kcbp_vec3 o = tree->nodes[0].center;
     for (uint32_t i = nn; i-- > 0;) {
         const kcbp_aabb_node *n = &tree->nodes[i];
-        struct moments *m = &mo[i];
+        struct moments mi = {{0}, {0, 0, 0}, 0, 0, 0}, *m = &mi;
         if (n->count) {
-            memset(m, 0, sizeof *m);
             m->lo = n->first;
             m->hi = n->first + n->count;
             for (uint32_t t = m->lo; t < m->hi; t++) {
@@ -273,14 +273,23 @@ static bool build_obbs(kcbp_aabb_tree *tree)
                 m->area += a;
             }
         } else {
-            const struct moments *l = &mo[n->first], *r = &mo[n->first + 1];
+            struct moments l, r;
+            memcpy(&l, &tree->obb[n->first], sizeof l);
+            memcpy(&r, &tree->obb[n->first + 1], sizeof r);
             for (int k = 0; k < 6; k++)
-                m->m[k] = l->m[k] + r->m[k];
-            m->sum = kcbp_v3_add(l->sum, r->sum);
-            m->area = l->area + r->area;
-            m->lo = l->lo < r->lo ? l->lo : r->lo;
-            m->hi = l->hi > r->hi ? l->hi : r->hi;
+                m->m[k] = l.m[k] + r.m[k];
+            m->sum = kcbp_v3_add(l.sum, r.sum);
+            m->area = l.area + r.area;
+            m->lo = l.lo < r.lo ? l.lo : r.lo;
+            m->hi = l.hi > r.hi ? l.hi : r.hi;
         }
+        memcpy(&tree->obb[i], m, sizeof *m);
+    }
+    /* Second pass: each node's box from its own moments. */
+    for (uint32_t i = 0; i < nn; i++) {
+        const kcbp_aabb_node *n = &tree->nodes[i];
+        struct moments mi, *m = &mi;
+        memcpy(m, &tree->obb[i], sizeof *m);
         /* The fallback: the node's axis-aligned box, padded as below (its
          * half-sizes cover its corners only up to rounding). */
         double pad = 64 * DBL_EPSILON * kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(n->center), n->extent));
@@ -326,8 +335,6 @@ static bool build_obbs(kcbp_aabb_tree *tree)
     }
     for (uint32_t i = 0; i < nn; i++)
         thinnest_last(&tree->obb[i]);
-    free(mo);
-    return true;
 }
 
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err)
@@ -407,10 +414,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
     free(tri_box);
     free(centroid);
     free(stack);
-    if (!build_obbs(tree)) {
-        kcbp_aabb_tree_free(tree);
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the AABB tree of %u triangles", n);
-    }
+    build_obbs(tree);
     return KCBP_OK;
 }
 

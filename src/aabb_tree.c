@@ -11,6 +11,7 @@
 
 #include <kcbp/tritri.h>
 
+#include "linalg.h"
 #include "util.h"
 
 enum {
@@ -207,6 +208,135 @@ static kcbp_tri_slab leaf_slab_of(const kcbp_aabb_tree *tree, const kcbp_aabb_no
     return slab_along(n, &tree->tri_verts[leaf->first][0], 3 * leaf->count);
 }
 
+/* Reorders a box's axes so that the last has the smallest half-size (the
+ * distance traversal's cheap bound looks along it); a swap negates the
+ * first axis, so that the axes stay right-handed. */
+static void thinnest_last(kcbp_obb *o)
+{
+    double e[3] = {o->extent.x, o->extent.y, o->extent.z};
+    int k = e[0] < e[1] ? (e[0] < e[2] ? 0 : 2) : (e[1] < e[2] ? 1 : 2);
+    if (k == 2)
+        return;
+    double t = e[k];
+    e[k] = e[2];
+    e[2] = t;
+    for (int j = 0; j < 3; j++) {
+        double u = o->axes.m[k][j];
+        o->axes.m[k][j] = o->axes.m[2][j];
+        o->axes.m[2][j] = u;
+        o->axes.m[0][j] = -o->axes.m[0][j];
+    }
+    o->extent = kcbp_v3(e[0], e[1], e[2]);
+}
+
+/* The oriented boxes (kcbp_aabb_tree.obb), bottom-up: each node's surface
+ * moments (area-weighted, about the root box's centre o, so that small
+ * nodes far from the origin keep their precision) are its children's sum;
+ * its box is along their principal axes, or along the mesh's axes (its
+ * axis-aligned box) when that is not larger or the node has no area. The
+ * slots of a node's triangles are contiguous: [lo, hi). */
+static void build_obbs(kcbp_aabb_tree *tree)
+{
+    uint32_t nn = tree->nnodes;
+    /* First pass, bottom-up: each node's moments, kept in its box's slot
+     * until the second pass (no more memory: a mesh of 10^6 triangles has
+     * 2 10^6 nodes), moved in and out with memcpy. */
+    struct moments {
+        double m[6]; /* xx yy zz xy xz yz */
+        kcbp_vec3 sum;
+        double area;
+        uint32_t lo, hi;
+    };
+    _Static_assert(sizeof(struct moments) <= sizeof(kcbp_obb), "a node's moments fit in its box's slot");
+    kcbp_vec3 o = tree->nodes[0].center;
+    for (uint32_t i = nn; i-- > 0;) {
+        const kcbp_aabb_node *n = &tree->nodes[i];
+        struct moments mi = {{0}, {0, 0, 0}, 0, 0, 0}, *m = &mi;
+        if (n->count) {
+            m->lo = n->first;
+            m->hi = n->first + n->count;
+            for (uint32_t t = m->lo; t < m->hi; t++) {
+                kcbp_vec3 p = kcbp_v3_sub(tree->tri_verts[t][0], o), q = kcbp_v3_sub(tree->tri_verts[t][1], o),
+                          r = kcbp_v3_sub(tree->tri_verts[t][2], o);
+                double a = 0.5 * kcbp_v3_len(kcbp_v3_cross(kcbp_v3_sub(q, p), kcbp_v3_sub(r, p)));
+                if (!(a > 0) || !isfinite(a))
+                    continue;
+                kcbp_vec3 g = kcbp_v3_scale(kcbp_v3_add(kcbp_v3_add(p, q), r), 1.0 / 3.0);
+                double w = a / 12.0;
+                m->m[0] += w * (9 * g.x * g.x + p.x * p.x + q.x * q.x + r.x * r.x);
+                m->m[1] += w * (9 * g.y * g.y + p.y * p.y + q.y * q.y + r.y * r.y);
+                m->m[2] += w * (9 * g.z * g.z + p.z * p.z + q.z * q.z + r.z * r.z);
+                m->m[3] += w * (9 * g.x * g.y + p.x * p.y + q.x * q.y + r.x * r.y);
+                m->m[4] += w * (9 * g.x * g.z + p.x * p.z + q.x * q.z + r.x * r.z);
+                m->m[5] += w * (9 * g.y * g.z + p.y * p.z + q.y * q.z + r.y * r.z);
+                m->sum = kcbp_v3_add(m->sum, kcbp_v3_scale(g, a));
+                m->area += a;
+            }
+        } else {
+            struct moments l, r;
+            memcpy(&l, &tree->obb[n->first], sizeof l);
+            memcpy(&r, &tree->obb[n->first + 1], sizeof r);
+            for (int k = 0; k < 6; k++)
+                m->m[k] = l.m[k] + r.m[k];
+            m->sum = kcbp_v3_add(l.sum, r.sum);
+            m->area = l.area + r.area;
+            m->lo = l.lo < r.lo ? l.lo : r.lo;
+            m->hi = l.hi > r.hi ? l.hi : r.hi;
+        }
+        memcpy(&tree->obb[i], m, sizeof *m);
+    }
+    /* Second pass: each node's box from its own moments. */
+    for (uint32_t i = 0; i < nn; i++) {
+        const kcbp_aabb_node *n = &tree->nodes[i];
+        struct moments mi, *m = &mi;
+        memcpy(m, &tree->obb[i], sizeof *m);
+        /* The fallback: the node's axis-aligned box, padded as below (its
+         * half-sizes cover its corners only up to rounding). */
+        double pad = 64 * DBL_EPSILON * kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(n->center), n->extent));
+        kcbp_obb box = {kcbp_mat3_identity(), n->center, kcbp_v3_add(n->extent, kcbp_v3(pad, pad, pad))};
+        tree->obb[i] = box;
+        if (!(m->area > 0) || !isfinite(m->area))
+            continue;
+        kcbp_vec3 mu = kcbp_v3_scale(m->sum, 1 / m->area);
+        double cov[3][3], ev[3][3];
+        cov[0][0] = m->m[0] / m->area - mu.x * mu.x;
+        cov[1][1] = m->m[1] / m->area - mu.y * mu.y;
+        cov[2][2] = m->m[2] / m->area - mu.z * mu.z;
+        cov[0][1] = cov[1][0] = m->m[3] / m->area - mu.x * mu.y;
+        cov[0][2] = cov[2][0] = m->m[4] / m->area - mu.x * mu.z;
+        cov[1][2] = cov[2][1] = m->m[5] / m->area - mu.y * mu.z;
+        kcbp_sym3_eigenvectors_approx(cov, ev, 1e-6);
+        /* Rows: the first two eigenvectors (columns of ev), and their cross
+         * product, so that the axes are right-handed. */
+        kcbp_vec3 x = kcbp_v3(ev[0][0], ev[1][0], ev[2][0]), y = kcbp_v3(ev[0][1], ev[1][1], ev[2][1]);
+        kcbp_vec3 z = kcbp_v3_cross(x, y);
+        kcbp_mat3 axes = {{{x.x, x.y, x.z}, {y.x, y.y, y.z}, {z.x, z.y, z.z}}};
+        if (!kcbp_v3_is_finite(x) || !kcbp_v3_is_finite(y) || !kcbp_v3_is_finite(z))
+            continue;
+        /* The box: the vertices' extremes along the axes. The pad covers
+         * the rounding of projecting (3u |p| per coordinate), of carrying
+         * the centre back to the mesh frame and of the axes' departure from
+         * orthonormality (a few u each): 64u of the largest coordinate. */
+        kcbp_vec3 lo = {DBL_MAX, DBL_MAX, DBL_MAX}, hi = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+        for (uint32_t t = m->lo; t < m->hi; t++)
+            for (int k = 0; k < 3; k++) {
+                kcbp_vec3 s = kcbp_mat3_mul_v3(&axes, tree->tri_verts[t][k]);
+                lo = kcbp_v3_min(lo, s);
+                hi = kcbp_v3_max(hi, s);
+            }
+        /* (pad: the node's axis-aligned box bounds every coordinate) */
+        kcbp_vec3 e = kcbp_v3_add(kcbp_v3_scale(kcbp_v3_sub(hi, lo), 0.5), kcbp_v3(pad, pad, pad));
+        if (!(e.x * e.y * e.z < box.extent.x * box.extent.y * box.extent.z) || !kcbp_v3_is_finite(e))
+            continue;
+        box.axes = axes;
+        box.center = kcbp_mat3_tmul_v3(&axes, kcbp_v3_scale(kcbp_v3_add(lo, hi), 0.5));
+        box.extent = e;
+        tree->obb[i] = box;
+    }
+    for (uint32_t i = 0; i < nn; i++)
+        thinnest_last(&tree->obb[i]);
+}
+
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err)
 {
     memset(tree, 0, sizeof *tree);
@@ -225,8 +355,9 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
     tree->parent = malloc((2 * (size_t)n - 1) * sizeof *tree->parent);
     tree->tri_slab = malloc(n * sizeof *tree->tri_slab);
     tree->leaf_slab = malloc((2 * (size_t)n - 1) * sizeof *tree->leaf_slab);
+    tree->obb = malloc((2 * (size_t)n - 1) * sizeof *tree->obb);
     if (!tri_box || !centroid || !order || !stack || !tree->nodes || !tree->tri_verts || !tree->parent ||
-        !tree->tri_slab || !tree->leaf_slab) {
+        !tree->tri_slab || !tree->leaf_slab || !tree->obb) {
         free(tri_box);
         free(centroid);
         free(stack);
@@ -283,6 +414,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
     free(tri_box);
     free(centroid);
     free(stack);
+    build_obbs(tree);
     return KCBP_OK;
 }
 
@@ -296,6 +428,7 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     free(tree->parent);
     free(tree->tri_slab);
     free(tree->leaf_slab);
+    free(tree->obb);
     memset(tree, 0, sizeof *tree);
 }
 

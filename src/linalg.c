@@ -3,14 +3,17 @@
 
 #include <math.h>
 
-void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3])
+void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3]) { kcbp_sym3_eigenvectors_approx(a, v, 0); }
+
+void kcbp_sym3_eigenvectors_approx(double a[3][3], double v[3][3], double rel)
 {
+    double scale = rel * (fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]) + fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]));
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             v[i][j] = i == j;
     for (int sweep = 0; sweep < 50; sweep++) {
         double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
-        if (off == 0)
+        if (off <= scale)
             break;
         for (int p = 0; p < 2; p++)
             for (int q = p + 1; q < 3; q++) {

@@ -10,5 +10,11 @@
  * Used for the principal axes of point sets by the k-CBP and by the OBBs of
  * eval/bv.c. */
 void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3]);
+/* The same, stopping as soon as the off-diagonal part is at most rel times
+ * the sum of a's entries' magnitudes (upper triangle) at the start: for
+ * callers that need axes near the principal ones, not exact (the AABB
+ * tree's oriented boxes, whose every axis set is valid). rel = 0 is
+ * kcbp_sym3_eigenvectors. */
+void kcbp_sym3_eigenvectors_approx(double a[3][3], double v[3][3], double rel);
 
 #endif

@@ -424,6 +424,112 @@ static void test_mesh_oracle(void **state)
     assert_true(beyond > 30 && within > 30);
 }
 
+/* Every node's oriented box (kcbp_aabb_tree.obb, the bounds of the
+ * distance traversal) holds its triangles' vertices, has orthonormal axes,
+ * the thinnest last, and is no larger than the node's axis-aligned box; the slanted, curved
+ * and flat meshes get boxes off the mesh's axes somewhere. */
+static void test_tree_obb(void **state)
+{
+    (void)state;
+    const char *names[] = {"suzanne.obj", "woody.obj", "fandisk.obj"};
+    for (size_t mi = 0; mi < sizeof names / sizeof names[0]; mi++) {
+        kcbp_model m;
+        test_model_load(&m, names[mi]);
+        const kcbp_aabb_tree *t = &m.tree;
+        uint32_t *lo = malloc(t->nnodes * sizeof *lo), *hi = malloc(t->nnodes * sizeof *hi), rotated = 0;
+        assert_non_null(lo);
+        assert_non_null(hi);
+        for (uint32_t i = t->nnodes; i-- > 0;) {
+            const kcbp_aabb_node *n = &t->nodes[i];
+            lo[i] = n->count ? n->first : lo[n->first];
+            hi[i] = n->count ? n->first + n->count : hi[n->first + 1];
+            const kcbp_obb *o = &t->obb[i];
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++) {
+                    ld dot = 0;
+                    for (int c = 0; c < 3; c++)
+                        dot += (ld)o->axes.m[j][c] * o->axes.m[k][c];
+                    assert_true(ld_abs(dot - (j == k)) <= 1e-13);
+                }
+            bool off = false;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++)
+                    off |= fabs(o->axes.m[j][k]) > 1e-9 && fabs(o->axes.m[j][k]) < 1 - 1e-9;
+            rotated += off;
+            assert_true(o->extent.z <= o->extent.x && o->extent.z <= o->extent.y); /* the thinnest last */
+            /* (up to the padding: 64u of the coordinates) */
+            double pad = 1e-13 * kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(n->center), n->extent));
+            assert_true((ld)o->extent.x * o->extent.y * o->extent.z <=
+                        ((ld)n->extent.x + pad) * (n->extent.y + pad) * (n->extent.z + pad));
+            for (uint32_t s = lo[i]; s < hi[i]; s++)
+                for (int v = 0; v < 3; v++) {
+                    kcbp_vec3 p = t->tri_verts[s][v];
+                    ld d[3] = {(ld)p.x - o->center.x, (ld)p.y - o->center.y, (ld)p.z - o->center.z};
+                    ld e[3] = {o->extent.x, o->extent.y, o->extent.z};
+                    for (int k = 0; k < 3; k++) {
+                        ld x = ld_abs(o->axes.m[k][0] * d[0] + o->axes.m[k][1] * d[1] + o->axes.m[k][2] * d[2]);
+                        assert_true(x <= e[k]);
+                    }
+                }
+        }
+        print_message("%s: %u of %u nodes' boxes off the mesh's axes\n", names[mi], rotated, t->nnodes);
+        assert_true(rotated > t->nnodes / 10);
+        free(lo);
+        free(hi);
+        kcbp_model_free(&m);
+    }
+}
+
+/* Bundled meshes at random rotations and near contact: the distance is
+ * exactly (bit for bit) the smallest kcbp_tri_distance over all triangle
+ * pairs, in A's frame as kcbp_distance computes it, so no pair that could
+ * hold the minimum was pruned by a box bound. */
+static void test_mesh_brute(void **state)
+{
+    (void)state;
+    const char *pairs[][2] = {{"suzanne.obj", "suzanne.obj"}, {"woody.obj", "suzanne.obj"}};
+    test_rng r = {0x0bb5eedull};
+    kcbp_error err = {0};
+    int apart = 0;
+    for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
+        kcbp_model a, b;
+        test_model_load_unit(&a, pairs[pi][0]);
+        test_model_load_unit(&b, pairs[pi][1]);
+        for (int k = 0; k < 8; k++) {
+            kcbp_pose pa = test_random_pose(&r, 0.3), pb = test_random_pose(&r, 0);
+            pb.trans = kcbp_v3_add(pa.trans, kcbp_v3_scale(test_rng_unit_vector(&r), test_rng_range(&r, 1.0, 2.2)));
+            kcbp_pose rel = kcbp_pose_relative(&pa, &pb);
+            double want = INFINITY;
+            for (uint32_t j = 0; j < b.mesh.ntriangles; j++) {
+                kcbp_vec3 tb[3];
+                for (int c = 0; c < 3; c++)
+                    tb[c] = kcbp_pose_apply(&rel, b.mesh.vertices[b.mesh.triangles[j].v[c]]);
+                for (uint32_t i = 0; i < a.mesh.ntriangles; i++) {
+                    kcbp_vec3 ta[3];
+                    for (int c = 0; c < 3; c++)
+                        ta[c] = a.mesh.vertices[a.mesh.triangles[i].v[c]];
+                    want = fmin(want, kcbp_tri_distance(ta, tb, NULL, NULL));
+                }
+            }
+            apart += want > 0;
+            for (int use_cbp = 0; use_cbp < 2; use_cbp++) {
+                kcbp_distance_options o = kcbp_distance_options_default();
+                o.use_cbp = use_cbp;
+                kcbp_distance_result res;
+                assert_int_equal(kcbp_distance(&a, &pa, &b, &pb, &o, &res, &err), KCBP_OK);
+                assert_true(res.within);
+                if (want > 0)
+                    assert_true(res.distance == want);
+                else
+                    assert_true(res.distance <= KCBP_TRI_DIST_REL_ERR * 4);
+            }
+        }
+        kcbp_model_free(&a);
+        kcbp_model_free(&b);
+    }
+    assert_true(apart >= 8);
+}
+
 /* Bundled meshes: symmetric, translation moves the distance as expected,
  * touching is 0, far apart is decided by the boxes or the k-CBPs. */
 static void test_bundled(void **state)
@@ -595,6 +701,8 @@ int main(void)
         cmocka_unit_test(test_tri_hand),
         cmocka_unit_test(test_tri_oracle),
         cmocka_unit_test(test_mesh_oracle),
+        cmocka_unit_test(test_tree_obb),
+        cmocka_unit_test(test_mesh_brute),
         cmocka_unit_test(test_bundled),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_collide_margin),

@@ -36,6 +36,15 @@ typedef struct {
     double lo, hi;
 } kcbp_tri_slab;
 
+/* An oriented box around a node's triangles: the points c + sum_k s_k u_k
+ * with |s_k| <= extent_k, u_k the rows of axes (orthonormal up to rounding;
+ * the extents are padded to cover that and the rounding of fitting), the
+ * last axis the one with the smallest half-size. */
+typedef struct {
+    kcbp_mat3 axes;
+    kcbp_vec3 center, extent;
+} kcbp_obb;
+
 typedef struct {
     kcbp_aabb_node *nodes; /* nodes[0] is the root */
     uint32_t *parent;      /* parent[i]: node i's parent (parent[0] = 0); nnodes of them */
@@ -45,6 +54,12 @@ typedef struct {
     kcbp_vec3 (*tri_verts)[3]; /* each slot's three vertices, copied so that leaves are read contiguously */
     kcbp_tri_slab *tri_slab;   /* each slot's triangle's slab */
     kcbp_tri_slab *leaf_slab;  /* each node's: for a leaf, a slab holding its triangles; never separating for an inner node */
+    /* Each node's oriented box: along the principal axes of its triangles
+     * (area-weighted) or the mesh's axes, whichever box has less volume.
+     * Tighter than the node's axis-aligned box for a slanted surface patch;
+     * used by kcbp_distance (src/distance.c), whose lower bounds under
+     * rotation they keep tight, not by the collision traversal. */
+    kcbp_obb *obb;
 } kcbp_aabb_tree;
 
 KCBP_API kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err);

@@ -18,11 +18,16 @@
  *   2. cbp:  the GJK distance between the two k-CBPs (they hold the meshes);
  *   3. mesh: a first upper bound from the triangles nearest the k-CBPs'
  *            closest points (a greedy dive in each tree), then the two AABB
- *            trees, depth-first with the nearer pair of children first,
- *            pruning every node pair whose box distance is not below the
- *            best triangle distance found so far (the running upper bound),
+ *            trees, depth-first with the nearer pair of children first
+ *            (by centre distance less the boxes' sizes),
+ *            pruning every node pair whose lower bound is not below the
+ *            best triangle distance found so far (the running upper bound);
+ *            the bound is from the nodes' oriented boxes (kcbp_aabb_tree.obb,
+ *            along each node's principal axes, so that it stays tight under
+ *            any relative rotation, which axis-aligned boxes do not),
  *            and kcbp_tri_distance on the leaves' triangles (each pair first
- *            bounded by its gap along the line through the centroids).
+ *            bounded by its gap along the line through the centroids
+ *            and by each triangle's slab, kcbp_tri_slab).
  * Stages 1 and 2 decide only with max_distance: when their lower bound
  * exceeds it, the answer "farther than max_distance" is known without
  * touching the meshes. Stage 3 stops as soon as the distance is 0 (the

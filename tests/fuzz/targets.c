@@ -147,6 +147,29 @@ static int check_parsed(kcbp_status st, kcbp_mesh mesh, kcbp_error err, const ch
         fuzz_fail("a mesh of %u triangles against itself: collide %d with %zu contacts", nt, res.collide,
                   res.ncontacts);
     kcbp_collide_result_free(&res);
+    /* Swept through itself from 3 sizes away, both copies turning alike:
+     * at t = 1/2 the two coincide, so it must hit by then (or give up at
+     * the step cap), with finite numbers. */
+    double reach = 3 * fmax(1e-300, fmax(kcbp_v3_max_abs(model.mesh.bounds.min), kcbp_v3_max_abs(model.mesh.bounds.max)));
+    if (reach < 1e100) {
+        kcbp_pose p0, p1, a1;
+        if (kcbp_pose_from_axis_angle(kcbp_v3(reach, 0, 0), kcbp_v3(0, 0, 1), 0, &p0, NULL) == KCBP_OK &&
+            kcbp_pose_from_axis_angle(kcbp_v3(-reach, 0, 0), kcbp_v3(1, 1, 0), 170, &p1, NULL) == KCBP_OK &&
+            kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), kcbp_v3(1, 1, 0), 170, &a1, NULL) == KCBP_OK) {
+            kcbp_motion still = kcbp_motion_make(&id, &a1), mo_b = kcbp_motion_make(&p0, &p1);
+            kcbp_sweep_options so = kcbp_sweep_options_default();
+            so.max_iterations = 2000;
+            kcbp_sweep_result sr;
+            st = kcbp_sweep(&model, &still, &model, &mo_b, &so, &sr, &err);
+            if (st != KCBP_OK)
+                fuzz_fail("kcbp_sweep of a mesh through itself: %s", err.msg);
+            if (!isfinite(sr.toi) || !isfinite(sr.free_until) || !isfinite(sr.motion_bound) || sr.toi < 0 ||
+                sr.toi > 0.5 || (!sr.hit && !sr.undecided))
+                fuzz_fail("kcbp_sweep through itself: hit %d undecided %d toi %g", sr.hit, sr.undecided, sr.toi);
+            kcbp_pose half = kcbp_motion_at(&mo_b, 0.5);
+            check_pose(&half, "kcbp_motion_at");
+        }
+    }
     kcbp_model_free(&model);
     return 0;
 }
@@ -255,6 +278,25 @@ int kcbp_fuzz_pose(const uint8_t *data, size_t size)
     for (size_t i = 0; i < count; i++)
         check_pose(&poses[i], "kcbp_pose_load_file");
     free(poses);
+    /* The same bytes as a sweeps file (two poses a line), and each sweep's
+     * motion halfway. */
+    kcbp_pose_reader *r;
+    if (kcbp_pose_reader_open(&r, path, &err) != KCBP_OK)
+        return 0;
+    for (int line = 0; line < 1000; line++) {
+        kcbp_pose two[2];
+        bool done;
+        st = kcbp_pose_reader_next_n(r, two, 2, &done, &err);
+        check_error(st, &err, path);
+        if (st != KCBP_OK || done)
+            break;
+        kcbp_motion m = kcbp_motion_make(&two[0], &two[1]);
+        if (!(m.angle >= 0 && m.angle <= 3.14159265358979323846 + 1e-9))
+            fuzz_fail("kcbp_motion_make: angle %g outside [0, pi]", m.angle);
+        kcbp_pose half = kcbp_motion_at(&m, 0.5);
+        check_pose(&half, "kcbp_motion_at");
+    }
+    kcbp_pose_reader_close(r);
     return 0;
 }
 

@@ -35,7 +35,8 @@ static const char sweep_help[] =
     "translation, a ray cast in GJK form); near, the meshes' distance (kcbp distance).\n"
     "\n"
     "Output: {\"toi\": t or null, \"contacts\": [[tri_a, tri_b]] and \"point\" (world, the\n"
-    "midpoint of the closest points) at toi, \"distance\" at toi, \"stats\"}; \"faces\"\n"
+    "midpoint of the closest points) at toi, \"distance\" at toi, \"confirmed\" (the exact\n"
+    "test finds contact by toi + T: the true time lies in [toi, toi + T]), \"stats\"}; \"faces\"\n"
     "names the file's faces when a mesh had polygons. \"undecided\": true (toi null) when\n"
     "the step cap was reached: no contact before \"free_until\", nothing known after.\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input.\n";
@@ -158,6 +159,7 @@ static cJSON *report(const kcbp_sweep_result *r, const kcbp_model *a, const kcbp
         ok &= add_vec3(o, "point_a", r->point_a);
         ok &= add_vec3(o, "point_b", r->point_b);
         ok &= cJSON_AddNumberToObject(o, "distance", r->distance) != NULL;
+        ok &= cJSON_AddBoolToObject(o, "confirmed", r->confirmed) != NULL;
     } else {
         ok &= cJSON_AddNullToObject(o, "toi") != NULL;
         if (r->undecided) {

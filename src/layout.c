@@ -55,7 +55,7 @@ static const layout_entry entries[] = {
     S(kcbp_scene_eval),
     S(kcbp_motion), S(kcbp_sweep_options), F(kcbp_sweep_options, t_tolerance), F(kcbp_sweep_options, max_iterations),
     F(kcbp_sweep_options, use_cbp),
-    S(kcbp_sweep_result), F(kcbp_sweep_result, hit), F(kcbp_sweep_result, undecided), F(kcbp_sweep_result, toi),
+    S(kcbp_sweep_result), F(kcbp_sweep_result, hit), F(kcbp_sweep_result, undecided), F(kcbp_sweep_result, confirmed), F(kcbp_sweep_result, toi),
     F(kcbp_sweep_result, free_until), F(kcbp_sweep_result, distance), F(kcbp_sweep_result, point_a),
     F(kcbp_sweep_result, point_b), F(kcbp_sweep_result, tri_a), F(kcbp_sweep_result, tri_b),
     F(kcbp_sweep_result, motion_bound), F(kcbp_sweep_result, iterations), F(kcbp_sweep_result, cbp_steps),

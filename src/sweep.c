@@ -22,6 +22,10 @@
  * (which bounds a step as well) takes over. */
 #define SWEEP_CBP_RUN_MAX 64
 
+/* Steps taken near contact while the exact test finds no contact tau
+ * after t (see kcbp_sweep_result.confirmed). */
+#define SWEEP_CONFIRM_MAX 64
+
 kcbp_sweep_options kcbp_sweep_options_default(void)
 {
     kcbp_sweep_options o = {.t_tolerance = 1e-9, .max_iterations = 10000, .use_cbp = true};
@@ -119,6 +123,21 @@ static double axis_radius(const kcbp_model *mo, kcbp_vec3 axis)
     return sqrt(r2) * (1 + 1e-12) + pad;
 }
 
+/* Whether the meshes touch at t, by kcbp_collide (exact). */
+static kcbp_status touching_at(const kcbp_model *a, const kcbp_motion *ma, const kcbp_model *b, const kcbp_motion *mb,
+                               double t, bool *touch, kcbp_error *err)
+{
+    kcbp_pose pa = kcbp_motion_at(ma, t), pb = kcbp_motion_at(mb, t);
+    kcbp_collide_options o = kcbp_collide_options_default();
+    o.contacts = KCBP_CONTACTS_NONE;
+    kcbp_collide_result r;
+    memset(&r, 0, sizeof r);
+    kcbp_status st = kcbp_collide(a, &pa, b, &pb, &o, &r, err);
+    *touch = st == KCBP_OK && r.collide;
+    kcbp_collide_result_free(&r);
+    return st;
+}
+
 double kcbp_motion_speed_bound(const kcbp_model *m, const kcbp_motion *mo)
 {
     double spin = mo->angle > 0 ? mo->angle * axis_radius(m, mo->axis) : 0;
@@ -154,6 +173,7 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
     kcbp_distance_options dopt = kcbp_distance_options_default();
     dopt.use_cbp = o.use_cbp;
     double t = 0;
+    int confirm_left = SWEEP_CONFIRM_MAX;
     for (;;) {
         if (result->iterations >= o.max_iterations) {
             result->undecided = true;
@@ -205,6 +225,29 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
             if (!d.within) {
                 step = INFINITY;
             } else if (d.distance <= stop_d) {
+                /* Near enough: confirm a contact with the exact test, at t
+                 * when the distance is within rounding of 0, else at t +
+                 * tau; unconfirmed, step on (a few times at most: a motion
+                 * grazing just inside the tolerance never confirms). */
+                bool confirmed = false;
+                kcbp_status cst = KCBP_OK;
+                if (d.distance <= 2 * err_d)
+                    cst = touching_at(a, motion_a, b, motion_b, t, &confirmed, err);
+                if (cst == KCBP_OK && !confirmed)
+                    cst = touching_at(a, motion_a, b, motion_b, fmin(1, t + o.t_tolerance), &confirmed, err);
+                if (cst != KCBP_OK)
+                    return cst;
+                double step_m = (d.distance - err_d) / mu;
+                if (!confirmed && confirm_left > 0 && step_m > 0) {
+                    confirm_left--;
+                    if (!(t + step_m <= 1)) {
+                        result->toi = result->free_until = 1;
+                        return KCBP_OK;
+                    }
+                    t += step_m;
+                    continue;
+                }
+                result->confirmed = confirmed;
                 result->hit = true;
                 result->toi = t;
                 result->free_until = t;

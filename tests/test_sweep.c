@@ -121,7 +121,7 @@ static bool touch_at(const sweep_case *c, double t)
 }
 
 typedef struct {
-    int hits, misses, bracketed, after;
+    int hits, misses, bracketed, after, confirmed;
 } sweep_tally;
 
 /* Checks one sweep against the oracle sampled at n + 1 points; returns toi
@@ -181,7 +181,13 @@ static double check_sweep(const sweep_case *c, const kcbp_sweep_options *opt, in
         assert_true(res.toi <= hi);
         tally->bracketed++;
     }
+    if (res.confirmed) {
+        /* The true time of impact is in [toi, toi + tau]. */
+        assert_true(touch_at(c, res.toi) || touch_at(c, fmin(1, res.toi + tau)));
+        tally->confirmed++;
+    }
     if (just_after) {
+        assert_true(res.confirmed);
         bool found = false;
         for (int k = 1; k <= 10 && !found; k++)
             found = touch_at(c, fmin(1, res.toi + k * 1e-7));
@@ -222,7 +228,8 @@ static void test_random_oracle(void **state)
         kcbp_model_free(&a);
         kcbp_model_free(&b);
     }
-    print_message("random sweeps: %d hits (%d bracketed), %d misses\n", tally.hits, tally.bracketed, tally.misses);
+    print_message("random sweeps: %d hits (%d bracketed, %d confirmed), %d misses\n", tally.hits, tally.bracketed,
+                  tally.confirmed, tally.misses);
     assert_true(tally.hits >= 100 && tally.misses >= 30);
 }
 
@@ -258,8 +265,9 @@ static void test_bundled_oracle(void **state)
         kcbp_model_free(&a);
         kcbp_model_free(&b);
     }
-    print_message("bundled sweeps: %d hits (%d bracketed, %d touching just after), %d misses\n", tally.hits,
-                  tally.bracketed, tally.after, tally.misses);
+    print_message("bundled sweeps: %d hits (%d bracketed, %d touching just after, %d confirmed), %d misses\n",
+                  tally.hits, tally.bracketed, tally.after, tally.confirmed, tally.misses);
+    assert_true(tally.confirmed >= tally.hits * 3 / 4);
     assert_true(tally.after >= 10);
 }
 

@@ -34,7 +34,11 @@
  * KCBP_TRI_DIST_REL_ERR subtracted), and at toi their distance is at most
  * mu * tau (they are within tau of touching at the speed bound) or within
  * the distance's rounding bound, whichever is larger; result.distance says
- * which. A sweep that needs more than options.max_iterations steps (a grazing
+ * which. Where that holds, the exact triangle test is asked whether the
+ * meshes touch at toi + tau; if not, advancement goes on (up to 64 such
+ * steps) until it does, so that for any motion that does not merely graze
+ * the other mesh the true time of impact lies in [toi, toi + tau]
+ * (result.confirmed says when this was verified). A sweep that needs more than options.max_iterations steps (a grazing
  * motion whose distance hovers just above the tolerance) ends "undecided",
  * with the proven contact-free interval [0, free_until).
  *
@@ -90,6 +94,9 @@ KCBP_API kcbp_sweep_options kcbp_sweep_options_default(void);
 typedef struct {
     bool hit;           /* the meshes touch at toi (within the tolerance above) */
     bool undecided;     /* the step cap was reached: nothing is known after free_until */
+    bool confirmed;     /* hit: the exact test (kcbp_collide) finds the meshes touching at toi or at
+                           toi + t_tolerance (or at t = 1, when that is nearer): the true time of
+                           impact is then in [toi, toi + t_tolerance] */
     double toi;         /* hit: the time of impact in [0, 1]; otherwise 1 (or free_until) */
     double free_until;  /* the meshes are proven apart on [0, free_until) (1 when they never touch) */
     double distance;    /* hit: the meshes' distance at toi (<= the tolerance) */

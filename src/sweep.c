@@ -216,6 +216,10 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
             cbp_only = false;
             kcbp_distance_result d;
             dopt.max_distance = mu * (1 - t) + err_d;
+            /* The k-CBP stage inside it only when the k-CBPs were just
+             * found apart (it then seeds the search near their closest
+             * points); overlapping, it would find that again. */
+            dopt.use_cbp = o.use_cbp && (!cbp || gap > 0);
             kcbp_status st = kcbp_distance(a, &pa, b, &pb, &dopt, &d, err);
             if (st != KCBP_OK)
                 return st;

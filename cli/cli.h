@@ -143,6 +143,10 @@ typedef int (*kcbp_cli_pose_fn)(void *ctx, kcbp_cli_pair *p, const kcbp_pose *po
  * flushing whenever the next pose is not there yet; a bad pose ends the run
  * after the answers before it. Returns the command's exit status. */
 int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cli_pose_fn answer, void *ctx);
+/* Prints a pair query's answer line (a kcbp_cli_pose_fn's last step): adds
+ * index_key: index when index >= 0, indents it when pretty and single; NULL
+ * line (out of memory building it) gives -1 with *err set. Frees line. */
+int kcbp_cli_print_answer(cJSON *line, const char *index_key, long index, bool pretty, kcbp_error *err);
 /* Parses a distance: a whole decimal number, finite and >= 0 (distance_cmd.c). */
 bool kcbp_cli_parse_distance(const char *text, double *out);
 

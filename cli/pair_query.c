@@ -90,3 +90,16 @@ int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cl
     kcbp_model_free(&model_b);
     return rc;
 }
+
+int kcbp_cli_print_answer(cJSON *line, const char *index_key, long index, bool pretty, kcbp_error *err)
+{
+    if (line && index >= 0 && !cJSON_AddNumberToObject(line, index_key, (double)index)) {
+        cJSON_Delete(line);
+        line = NULL;
+    }
+    if (!line) {
+        kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
+        return -1;
+    }
+    return kcbp_cli_print_json(line, pretty && index < 0);
+}

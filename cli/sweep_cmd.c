@@ -206,16 +206,7 @@ static int answer_sweep(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lo
     p->times.query_ms = kcbp_cli_now_ms() - t0;
     if (st != KCBP_OK)
         return -1;
-    cJSON *line = report(&result, p->a, p->b, &p->times);
-    if (line && index >= 0 && !cJSON_AddNumberToObject(line, "sweep", (double)index)) {
-        cJSON_Delete(line);
-        line = NULL;
-    }
-    if (!line) {
-        kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
-        return -1;
-    }
-    return kcbp_cli_print_json(line, args->pretty && index < 0);
+    return kcbp_cli_print_answer(report(&result, p->a, p->b, &p->times), "sweep", index, args->pretty, err);
 }
 
 int kcbp_cli_sweep(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,6 +18,18 @@
 #include "util.h"
 
 #define MESH_MAX_FILE_BYTES ((size_t)1 << 31)
+
+kcbp_status kcbp_read_failv(kcbp_error *err, kcbp_status code, const char *name, bool binary, size_t at,
+                            const char *fmt, va_list ap)
+{
+    char msg[KCBP_ERROR_MSG_MAX];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (binary)
+        return kcbp_error_set(err, code, "%s: byte %zu: %s", name, at, msg);
+    if (at)
+        return kcbp_error_set(err, code, "%s:%zu: %s", name, at, msg);
+    return kcbp_error_set(err, code, "%s: %s", name, msg);
+}
 
 kcbp_status kcbp_coord_check(double c)
 {

@@ -4,6 +4,8 @@
 #ifndef KCBP_MESH_READ_H
 #define KCBP_MESH_READ_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +56,13 @@ void kcbp_welder_free(kcbp_welder *w);
 /* 0 when c is a usable coordinate, else KCBP_ERR_PARSE (nan, inf) or
  * KCBP_ERR_LIMIT (beyond KCBP_COORD_MAX). */
 kcbp_status kcbp_coord_check(double c);
+
+/* A reader's error, the message formatted from fmt and ap and placed as
+ * "name: byte N: message" (binary: at = N, the offset of the value in
+ * error), "name:line: message" (text, at = the 1-based line) or "name:
+ * message" (text, at = 0: not at a line). Returns code. */
+kcbp_status kcbp_read_failv(kcbp_error *err, kcbp_status code, const char *name, bool binary, size_t at,
+                            const char *fmt, va_list ap);
 
 kcbp_status kcbp_stl_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);
 kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);

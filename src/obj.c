@@ -72,14 +72,11 @@ static kcbp_status fail(parser *ps, kcbp_status code, const char *fmt, ...)
 
 static kcbp_status fail(parser *ps, kcbp_status code, const char *fmt, ...)
 {
-    char msg[KCBP_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    kcbp_status st = kcbp_read_failv(ps->err, code, ps->name, false, ps->line, fmt, ap);
     va_end(ap);
-    if (ps->line)
-        return kcbp_error_set(ps->err, code, "%s:%zu: %s", ps->name, ps->line, msg);
-    return kcbp_error_set(ps->err, code, "%s: %s", ps->name, msg);
+    return st;
 }
 
 /* A printable copy of a token for messages: at most 40 bytes, control and

@@ -30,14 +30,11 @@ static kcbp_status fail(off *o, kcbp_status code, const char *fmt, ...)
     ;
 static kcbp_status fail(off *o, kcbp_status code, const char *fmt, ...)
 {
-    char msg[KCBP_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    kcbp_status st = kcbp_read_failv(o->err, code, o->name, false, o->line, fmt, ap);
     va_end(ap);
-    if (o->line)
-        return kcbp_error_set(o->err, code, "%s:%zu: %s", o->name, o->line, msg);
-    return kcbp_error_set(o->err, code, "%s: %s", o->name, msg);
+    return st;
 }
 
 

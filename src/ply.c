@@ -55,16 +55,11 @@ static kcbp_status fail(ply *p, kcbp_status code, const char *fmt, ...)
     ;
 static kcbp_status fail(ply *p, kcbp_status code, const char *fmt, ...)
 {
-    char msg[KCBP_ERROR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    kcbp_status st = kcbp_read_failv(p->err, code, p->name, p->binary, p->binary ? p->byte : p->line, fmt, ap);
     va_end(ap);
-    if (p->binary)
-        return kcbp_error_set(p->err, code, "%s: byte %zu: %s", p->name, p->byte, msg);
-    if (p->line)
-        return kcbp_error_set(p->err, code, "%s:%zu: %s", p->name, p->line, msg);
-    return kcbp_error_set(p->err, code, "%s: %s", p->name, msg);
+    return st;
 }
 
 

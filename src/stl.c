@@ -24,12 +24,6 @@ typedef struct {
     size_t nt, cap_t;
 } stl;
 
-static kcbp_status failv(stl *s, kcbp_status code, const char *where, const char *fmt, va_list ap)
-{
-    char msg[KCBP_ERROR_MSG_MAX];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    return kcbp_error_set(s->err, code, "%s%s: %s", s->name, where, msg);
-}
 
 #if defined(__GNUC__)
 #define PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -40,11 +34,9 @@ static kcbp_status failv(stl *s, kcbp_status code, const char *where, const char
 static kcbp_status fail_byte(stl *s, kcbp_status code, size_t byte, const char *fmt, ...) PRINTF(4, 5);
 static kcbp_status fail_byte(stl *s, kcbp_status code, size_t byte, const char *fmt, ...)
 {
-    char where[40];
-    snprintf(where, sizeof where, ": byte %zu", byte);
     va_list ap;
     va_start(ap, fmt);
-    kcbp_status st = failv(s, code, where, fmt, ap);
+    kcbp_status st = kcbp_read_failv(s->err, code, s->name, true, byte, fmt, ap);
     va_end(ap);
     return st;
 }
@@ -52,12 +44,9 @@ static kcbp_status fail_byte(stl *s, kcbp_status code, size_t byte, const char *
 static kcbp_status fail_line(stl *s, kcbp_status code, size_t line, const char *fmt, ...) PRINTF(4, 5);
 static kcbp_status fail_line(stl *s, kcbp_status code, size_t line, const char *fmt, ...)
 {
-    char where[40] = "";
-    if (line)
-        snprintf(where, sizeof where, ":%zu", line);
     va_list ap;
     va_start(ap, fmt);
-    kcbp_status st = failv(s, code, where, fmt, ap);
+    kcbp_status st = kcbp_read_failv(s->err, code, s->name, false, line, fmt, ap);
     va_end(ap);
     return st;
 }

@@ -143,6 +143,18 @@ typedef int (*kcbp_cli_pose_fn)(void *ctx, kcbp_cli_pair *p, const kcbp_pose *po
  * flushing whenever the next pose is not there yet; a bad pose ends the run
  * after the answers before it. Returns the command's exit status. */
 int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cli_pose_fn answer, void *ctx);
+/* -k N and --dirs MODE into model: KCBP_EXIT_OK, or KCBP_EXIT_USAGE after
+ * printing the problem (pair_query.c; kcbp scene's options too). */
+int kcbp_cli_parse_k(const char *cmd, const char *arg, kcbp_model_options *model);
+int kcbp_cli_parse_dirs(const char *cmd, const char *arg, kcbp_model_options *model);
+/* getopt's ':' (a missing value) or '?' (an unknown option) as a usage
+ * error naming the option. */
+int kcbp_cli_bad_option(const char *cmd, int c, char **argv);
+/* After a pair command's options (argv[optind ..]): exactly two mesh
+ * paths into pair; no k-CBP (k = 0) unless use_cbp, and no fine one (their
+ * pose files are not trajectories: it costs more than it saves). */
+int kcbp_cli_pair_paths(const char *cmd, int argc, char **argv, bool use_cbp, kcbp_cli_pair_args *pair,
+                        kcbp_model_options *model);
 /* Prints a pair query's answer line (a kcbp_cli_pose_fn's last step): adds
  * index_key: index when index >= 0, indents it when pretty and single; NULL
  * line (out of memory building it) gives -1 with *err set. Frees line. */

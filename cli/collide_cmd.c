@@ -93,12 +93,11 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     args->max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
     args->margin = -1;
     *help = false;
-    long k;
-    kcbp_error err;
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":hk:", longopts, NULL)) != -1) {
+        int rc;
         switch (c) {
         case 'a': args->pair.pose_a = optarg; break;
         case 'b': args->pair.pose_b = optarg; break;
@@ -119,14 +118,12 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'G': args->geometry = true; break;
         case 'E': args->export_dir = optarg; break;
         case 'k':
-            if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
-                return kcbp_cli_usage_error("collide", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
-                                            KCBP_CBP_K_MAX, optarg);
-            args->model.k = (int)k;
+            if ((rc = kcbp_cli_parse_k("collide", optarg, &args->model)) != KCBP_EXIT_OK)
+                return rc;
             break;
         case 'd':
-            if (kcbp_cbp_dirs_parse(optarg, &args->model.dirs, &err) != KCBP_OK)
-                return kcbp_cli_usage_error("collide", "--dirs: %s", err.msg);
+            if ((rc = kcbp_cli_parse_dirs("collide", optarg, &args->model)) != KCBP_EXIT_OK)
+                return rc;
             break;
         case 'c':
             if (!strcmp(optarg, "none"))
@@ -138,27 +135,22 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
             else
                 return kcbp_cli_usage_error("collide", "--contacts takes none, first or all, not '%s'", optarg);
             break;
-        case ':': return kcbp_cli_usage_error("collide", "%s needs a value", argv[optind - 1]);
-        default: return kcbp_cli_usage_error("collide", "unknown option '%s'", argv[optind - 1]);
+        default: return kcbp_cli_bad_option("collide", c, argv);
         }
     }
-    if (argc - optind != 2)
-        return kcbp_cli_usage_error("collide", "expected two mesh files, got %d", argc - optind);
+    int rc = kcbp_cli_pair_paths("collide", argc, argv, args->opts.use_cbp, &args->pair, &args->model);
+    if (rc != KCBP_EXIT_OK)
+        return rc;
     if (args->geometry && args->opts.contacts == KCBP_CONTACTS_NONE)
         return kcbp_cli_usage_error("collide", "--geometry needs --contacts first or all");
-    if (!args->opts.use_cbp)
-        args->model.k = 0;
     /* A single pose's report gives the k-CBPs' distance or depth; a pose
      * file's lines do when asked, since measuring costs more than the answer
      * and keeps the poses from sharing a pair cache (kcbp_collide_cached). */
     args->opts.cbp_measure = !args->pair.poses_file || args->measure_cbp;
-    /* No fine k-CBPs: on pose files that are not trajectories they cost
-     * more than they save (callgrind, 200 random near-contact poses of
-     * bench/gen_poses: +0.8 to +1.5 % instructions), and a measured single
-     * pose never uses them. */
-    args->model.k_fine = 0; /* (the default too) */
-    args->pair.path_a = argv[optind];
-    args->pair.path_b = argv[optind + 1];
+    /* No fine k-CBPs (kcbp_cli_pair_paths): on pose files that are not
+     * trajectories they cost more than they save (callgrind, 200 random
+     * near-contact poses of bench/gen_poses: +0.8 to +1.5 % instructions),
+     * and a measured single pose never uses them. */
     return KCBP_EXIT_OK;
 }
 

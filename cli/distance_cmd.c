@@ -70,12 +70,11 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
     args->model = kcbp_model_options_default();
     args->pair.model = &args->model;
     *help = false;
-    long k;
-    kcbp_error err;
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":hk:", longopts, NULL)) != -1) {
+        int rc;
         switch (c) {
         case 'a': args->pair.pose_a = optarg; break;
         case 'b': args->pair.pose_b = optarg; break;
@@ -88,27 +87,17 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
                 return kcbp_cli_usage_error("distance", "--max-distance takes a finite number >= 0, not '%s'", optarg);
             break;
         case 'k':
-            if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
-                return kcbp_cli_usage_error("distance", "-k takes a whole number from %d to %d, not '%s'",
-                                            KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, optarg);
-            args->model.k = (int)k;
+            if ((rc = kcbp_cli_parse_k("distance", optarg, &args->model)) != KCBP_EXIT_OK)
+                return rc;
             break;
         case 'd':
-            if (kcbp_cbp_dirs_parse(optarg, &args->model.dirs, &err) != KCBP_OK)
-                return kcbp_cli_usage_error("distance", "--dirs: %s", err.msg);
+            if ((rc = kcbp_cli_parse_dirs("distance", optarg, &args->model)) != KCBP_EXIT_OK)
+                return rc;
             break;
-        case ':': return kcbp_cli_usage_error("distance", "%s needs a value", argv[optind - 1]);
-        default: return kcbp_cli_usage_error("distance", "unknown option '%s'", argv[optind - 1]);
+        default: return kcbp_cli_bad_option("distance", c, argv);
         }
     }
-    if (argc - optind != 2)
-        return kcbp_cli_usage_error("distance", "expected two mesh files, got %d", argc - optind);
-    if (!args->opts.use_cbp)
-        args->model.k = 0;
-    args->model.k_fine = 0;
-    args->pair.path_a = argv[optind];
-    args->pair.path_b = argv[optind + 1];
-    return KCBP_EXIT_OK;
+    return kcbp_cli_pair_paths("distance", argc, argv, args->opts.use_cbp, &args->pair, &args->model);
 }
 
 static void add_vec3(cJSON *o, const char *key, kcbp_vec3 v, bool *failed)

@@ -103,3 +103,41 @@ int kcbp_cli_print_answer(cJSON *line, const char *index_key, long index, bool p
     }
     return kcbp_cli_print_json(line, pretty && index < 0);
 }
+
+int kcbp_cli_parse_k(const char *cmd, const char *arg, kcbp_model_options *model)
+{
+    long k;
+    if (!kcbp_cli_parse_int(arg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
+        return kcbp_cli_usage_error(cmd, "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
+                                    KCBP_CBP_K_MAX, arg);
+    model->k = (int)k;
+    return KCBP_EXIT_OK;
+}
+
+int kcbp_cli_parse_dirs(const char *cmd, const char *arg, kcbp_model_options *model)
+{
+    kcbp_error err;
+    if (kcbp_cbp_dirs_parse(arg, &model->dirs, &err) != KCBP_OK)
+        return kcbp_cli_usage_error(cmd, "--dirs: %s", err.msg);
+    return KCBP_EXIT_OK;
+}
+
+int kcbp_cli_bad_option(const char *cmd, int c, char **argv)
+{
+    if (c == ':')
+        return kcbp_cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+    return kcbp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int kcbp_cli_pair_paths(const char *cmd, int argc, char **argv, bool use_cbp, kcbp_cli_pair_args *pair,
+                        kcbp_model_options *model)
+{
+    if (argc - optind != 2)
+        return kcbp_cli_usage_error(cmd, "expected two mesh files, got %d", argc - optind);
+    if (!use_cbp)
+        model->k = 0;
+    model->k_fine = 0;
+    pair->path_a = argv[optind];
+    pair->path_b = argv[optind + 1];
+    return KCBP_EXIT_OK;
+}

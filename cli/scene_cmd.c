@@ -86,20 +86,8 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
             return kcbp_cli_usage_error(cmd, "--filter takes aabb or cbp, not '%s'", arg);
         o->collide.use_cbp = !strcmp(arg, "cbp");
         return KCBP_EXIT_OK;
-    case KCBP_OPT_K: {
-        long k;
-        if (!kcbp_cli_parse_int(arg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &k))
-            return kcbp_cli_usage_error(cmd, "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
-                                        KCBP_CBP_K_MAX, arg);
-        o->model.k = (int)k;
-        return KCBP_EXIT_OK;
-    }
-    case KCBP_OPT_DIRS: {
-        kcbp_error err;
-        if (kcbp_cbp_dirs_parse(arg, &o->model.dirs, &err) != KCBP_OK)
-            return kcbp_cli_usage_error(cmd, "--dirs: %s", err.msg);
-        return KCBP_EXIT_OK;
-    }
+    case KCBP_OPT_K: return kcbp_cli_parse_k(cmd, arg, &o->model);
+    case KCBP_OPT_DIRS: return kcbp_cli_parse_dirs(cmd, arg, &o->model);
     case KCBP_OPT_MAX_CONTACTS: return kcbp_cli_parse_max_contacts(cmd, arg, &o->max_contacts) ? KCBP_EXIT_OK : KCBP_EXIT_USAGE;
     case KCBP_OPT_MESH_ROOT: o->mesh_root = arg; return KCBP_EXIT_OK;
     case KCBP_OPT_MARGIN:

@@ -65,11 +65,11 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
     args->pair.poses_per_line = 2;
     *help = false;
     long n;
-    kcbp_error err;
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":hk:", longopts, NULL)) != -1) {
+        int rc;
         switch (c) {
         case 'a': args->pair.pose_a = optarg; break;
         case 'f': args->pair.pose_b = optarg; break;
@@ -90,29 +90,20 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
             args->opts.max_iterations = (int)n;
             break;
         case 'k':
-            if (!kcbp_cli_parse_int(optarg, KCBP_CBP_K_MIN, KCBP_CBP_K_MAX, &n))
-                return kcbp_cli_usage_error("sweep", "-k takes a whole number from %d to %d, not '%s'", KCBP_CBP_K_MIN,
-                                            KCBP_CBP_K_MAX, optarg);
-            args->model.k = (int)n;
+            if ((rc = kcbp_cli_parse_k("sweep", optarg, &args->model)) != KCBP_EXIT_OK)
+                return rc;
             break;
         case 'd':
-            if (kcbp_cbp_dirs_parse(optarg, &args->model.dirs, &err) != KCBP_OK)
-                return kcbp_cli_usage_error("sweep", "--dirs: %s", err.msg);
+            if ((rc = kcbp_cli_parse_dirs("sweep", optarg, &args->model)) != KCBP_EXIT_OK)
+                return rc;
             break;
-        case ':': return kcbp_cli_usage_error("sweep", "%s needs a value", argv[optind - 1]);
-        default: return kcbp_cli_usage_error("sweep", "unknown option '%s'", argv[optind - 1]);
+        default: return kcbp_cli_bad_option("sweep", c, argv);
         }
     }
-    if (argc - optind != 2)
-        return kcbp_cli_usage_error("sweep", "expected two mesh files, got %d", argc - optind);
-    if (!args->pair.poses_file && (!args->pair.pose_b || !args->pair.pose_b_to))
-        return kcbp_cli_usage_error("sweep", "give B's motion: --from POSE and --to POSE, or --sweeps FILE");
-    if (!args->opts.use_cbp)
-        args->model.k = 0;
-    args->model.k_fine = 0;
-    args->pair.path_a = argv[optind];
-    args->pair.path_b = argv[optind + 1];
-    return KCBP_EXIT_OK;
+    int rc = kcbp_cli_pair_paths("sweep", argc, argv, args->opts.use_cbp, &args->pair, &args->model);
+    if (rc == KCBP_EXIT_OK && !args->pair.poses_file && (!args->pair.pose_b || !args->pair.pose_b_to))
+        rc = kcbp_cli_usage_error("sweep", "give B's motion: --from POSE and --to POSE, or --sweeps FILE");
+    return rc;
 }
 
 static bool add_vec3(cJSON *o, const char *key, kcbp_vec3 v)

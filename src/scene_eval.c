@@ -51,6 +51,7 @@ void kcbp_scene_eval_free(kcbp_scene_eval *ev)
     if (ev->ccd_ready)
         kcbp_sap_free(&ev->ccd_sap);
     free(ev->swept);
+    free(ev->motions);
     free(ev->caches);
     free(ev->next_caches);
     kcbp_collide_result_free(&ev->result);
@@ -208,12 +209,15 @@ kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_
                               frame, s->frames);
     if (!ev->ccd_ready) {
         ev->swept = malloc((n ? n : 1) * sizeof *ev->swept);
-        if (!ev->swept)
-            return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %u swept boxes", s->name, n);
-        kcbp_status st = kcbp_sap_init(&ev->ccd_sap, n, err);
+        ev->motions = malloc((n ? n : 1) * sizeof *ev->motions);
+        kcbp_status st = ev->swept && ev->motions
+                             ? kcbp_sap_init(&ev->ccd_sap, n, err)
+                             : kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %u swept boxes", s->name, n);
         if (st != KCBP_OK) {
             free(ev->swept);
+            free(ev->motions);
             ev->swept = NULL;
+            ev->motions = NULL;
             return st;
         }
         ev->ccd_ready = true;
@@ -223,10 +227,10 @@ kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_
     for (uint32_t i = 0; i < n; i++) {
         const kcbp_model *m = &s->models[s->objects[i].model].model;
         kcbp_pose p0 = kcbp_scene_object_pose(s, i, frame - 1), p1 = kcbp_scene_object_pose(s, i, frame);
-        kcbp_motion mo = kcbp_motion_make(&p0, &p1);
+        ev->motions[i] = kcbp_motion_make(&p0, &p1);
         kcbp_aabb b0 = kcbp_model_world_bounds(m, &p0), b1 = kcbp_model_world_bounds(m, &p1);
         double reach = fmax(kcbp_v3_len(p0.trans), kcbp_v3_len(p1.trans));
-        double pad = kcbp_motion_speed_bound(m, &mo) / 2 + kcbp_tri_tolerance(m->scale + reach);
+        double pad = kcbp_motion_speed_bound(m, &ev->motions[i]) / 2 + kcbp_tri_tolerance(m->scale + reach);
         kcbp_vec3 p = kcbp_v3(pad, pad, pad);
         ev->swept[i].min = kcbp_v3_sub(kcbp_v3_min(b0.min, b1.min), p);
         ev->swept[i].max = kcbp_v3_add(kcbp_v3_max(b0.max, b1.max), p);
@@ -238,11 +242,8 @@ kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_
     for (size_t k = 0; k < ev->ccd_sap.npairs; k++) {
         uint32_t a = ev->ccd_sap.pairs[k].a, b = ev->ccd_sap.pairs[k].b;
         const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
-        kcbp_pose a0 = kcbp_scene_object_pose(s, a, frame - 1), a1 = kcbp_scene_object_pose(s, a, frame);
-        kcbp_pose b0 = kcbp_scene_object_pose(s, b, frame - 1), b1 = kcbp_scene_object_pose(s, b, frame);
-        kcbp_motion mota = kcbp_motion_make(&a0, &a1), motb = kcbp_motion_make(&b0, &b1);
         kcbp_sweep_result r;
-        if ((st = kcbp_sweep(ma, &mota, mb, &motb, options, &r, err)) != KCBP_OK)
+        if ((st = kcbp_sweep(ma, &ev->motions[a], mb, &ev->motions[b], options, &r, err)) != KCBP_OK)
             return st;
         out->undecided += r.undecided;
         if (!r.hit && !r.undecided)

@@ -267,8 +267,9 @@ typedef struct {
      * query, max_distance = margin); such a pair is listed among the hits
      * with no contacts. 0 (kcbp_scene_eval_init's): touching only. */
     double margin;
-    /* kcbp_scene_eval_ccd's: the swept boxes and their own broad phase
-     * (set up by its first call). */
+    /* kcbp_scene_eval_ccd's: each object's motion over the interval, the
+     * swept boxes and their own broad phase (set up by its first call). */
+    kcbp_motion *motions;
     kcbp_aabb *swept;
     kcbp_sap ccd_sap;
     bool ccd_ready;

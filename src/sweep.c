@@ -138,10 +138,15 @@ static kcbp_status touching_at(const kcbp_model *a, const kcbp_motion *ma, const
     return st;
 }
 
+/* How fast the rotation moves the model's farthest point from its axis. */
+static double spin_speed(const kcbp_model *m, const kcbp_motion *mo)
+{
+    return mo->angle > 0 ? mo->angle * axis_radius(m, mo->axis) : 0;
+}
+
 double kcbp_motion_speed_bound(const kcbp_model *m, const kcbp_motion *mo)
 {
-    double spin = mo->angle > 0 ? mo->angle * axis_radius(m, mo->axis) : 0;
-    return (kcbp_v3_len(mo->dtrans) + spin) * (1 + 1e-12);
+    return (kcbp_v3_len(mo->dtrans) + spin_speed(m, mo)) * (1 + 1e-12);
 }
 
 kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const kcbp_model *b,
@@ -157,8 +162,7 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
 
     /* Speed bounds: every point of A moves at most spin_a + |dT_A| per unit
      * t, and likewise for B. */
-    double spin_a = motion_a->angle > 0 ? motion_a->angle * axis_radius(a, motion_a->axis) : 0;
-    double spin_b = motion_b->angle > 0 ? motion_b->angle * axis_radius(b, motion_b->axis) : 0;
+    double spin_a = spin_speed(a, motion_a), spin_b = spin_speed(b, motion_b);
     kcbp_vec3 dt = kcbp_v3_sub(motion_b->dtrans, motion_a->dtrans);
     double mu = kcbp_v3_len(motion_a->dtrans) + kcbp_v3_len(motion_b->dtrans) + spin_a + spin_b;
     mu *= 1 + 1e-12;
@@ -226,48 +230,37 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
             result->distance_queries++;
             result->tree.box_pairs += d.tree.box_pairs;
             result->tree.tri_pairs += d.tree.tri_pairs;
-            if (!d.within) {
-                step = INFINITY;
-            } else if (d.distance <= stop_d) {
+            double step_m = d.within ? (d.distance - err_d) / mu : INFINITY;
+            if (d.within && d.distance <= stop_d) {
                 /* Near enough: confirm a contact with the exact test, at t
                  * when the distance is within rounding of 0, else at t +
                  * tau; unconfirmed, step on (a few times at most: a motion
                  * grazing just inside the tolerance never confirms). */
                 bool confirmed = false;
-                kcbp_status cst = KCBP_OK;
                 if (d.distance <= 2 * err_d)
-                    cst = touching_at(a, motion_a, b, motion_b, t, &confirmed, err);
-                if (cst == KCBP_OK && !confirmed)
-                    cst = touching_at(a, motion_a, b, motion_b, fmin(1, t + o.t_tolerance), &confirmed, err);
-                if (cst != KCBP_OK)
-                    return cst;
-                double step_m = (d.distance - err_d) / mu;
-                if (!confirmed && confirm_left > 0 && step_m > 0) {
-                    confirm_left--;
-                    if (!(t + step_m <= 1)) {
-                        result->toi = result->free_until = 1;
-                        return KCBP_OK;
-                    }
-                    t += step_m;
-                    continue;
+                    st = touching_at(a, motion_a, b, motion_b, t, &confirmed, err);
+                if (st == KCBP_OK && !confirmed)
+                    st = touching_at(a, motion_a, b, motion_b, fmin(1, t + o.t_tolerance), &confirmed, err);
+                if (st != KCBP_OK)
+                    return st;
+                if (confirmed || confirm_left == 0 || !(step_m > 0)) {
+                    result->confirmed = confirmed;
+                    result->hit = true;
+                    result->toi = t;
+                    result->free_until = t;
+                    result->distance = d.distance;
+                    result->point_a = d.point_a;
+                    result->point_b = d.point_b;
+                    result->tri_a = d.tri_a;
+                    result->tri_b = d.tri_b;
+                    return KCBP_OK;
                 }
-                result->confirmed = confirmed;
-                result->hit = true;
-                result->toi = t;
-                result->free_until = t;
-                result->distance = d.distance;
-                result->point_a = d.point_a;
-                result->point_b = d.point_b;
-                result->tri_a = d.tri_a;
-                result->tri_b = d.tri_b;
-                return KCBP_OK;
-            } else {
-                double step_m = (d.distance - err_d) / mu;
-                if (step_m >= step)
-                    step = step_m;
-                else
-                    result->cbp_steps++;
+                confirm_left--;
             }
+            if (step_m >= step)
+                step = step_m;
+            else
+                result->cbp_steps++;
         }
         /* [t, t + step) is proven free of contact. */
         if (!(t + step <= 1)) {

@@ -24,8 +24,8 @@ LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lm -lpthread
 B := build
 # Where the program and the libraries go (the sanitizer build puts them in
 # its own build directory); tests run the program named by KCBP_EXE.
-KCBP := kcbp
-LIBA := libkcbp.a
+KCBP := $(B)/kcbp
+LIBA := $(B)/libkcbp.a
 EVALA := $(B)/libkcbp_eval.a
 
 VERSION := $(shell sed -n 's/^\#define KCBP_VERSION_STRING "\(.*\)"/\1/p' include/kcbp/base.h)
@@ -45,7 +45,7 @@ PYTHON ?= /usr/bin/python3
 PYTHONDIR ?= $(PREFIX)/lib/$(shell $(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null \
 	|| echo python3)/dist-packages
 
-LIB_SRC := $(wildcard src/*.c)
+LIB_SRC := $(wildcard src/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 EVAL_SRC := $(wildcard eval/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
@@ -58,7 +58,7 @@ MAN_PAGES := $(wildcard man/*.1)
 
 .PHONY: all shared test sanitize fuzz fuzz-programs fuzz-ci valgrind stress stress-ci demo bench clean install \
 	uninstall install-test
-all: $(KCBP) $(LIBA) shared
+all: $(KCBP) $(LIBA) shared kcbp
 shared: $(LIBSO)
 
 # The library: position-independent (one set of objects for both
@@ -87,6 +87,9 @@ $(LIBSO): $(LIB_OBJ)
 
 $(KCBP): $(CLI_OBJ) $(EVALA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(EVALA) $(LIBA) $(LDLIBS)
+# ./kcbp, the program as the README and users' scripts call it.
+kcbp: $(KCBP)
+	ln -sf $(KCBP) $@
 
 # The pc file is written at install time, for the PREFIX and LIBDIR given.
 PC_SED := 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|'
@@ -218,7 +221,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/kcbp $(DESTDIR)$(PYTHONDIR)/kcbp
 
 clean:
-	rm -rf $(B) kcbp libkcbp.a
+	rm -rf $(B) kcbp
 	-$(MAKE) -C bench clean
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

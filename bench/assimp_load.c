@@ -6,8 +6,8 @@
  * aiProcess_JoinIdenticalVertices as well (shared vertices, as kcbp's
  * meshes have). Runs are interleaved so that both see the same machine.
  * Not part of `make bench` and not a dependency of kcbp: built by hand
- * (from the repository root, after make libkcbp.a):
- *   cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude bench/assimp_load.c libkcbp.a \
+ * (from the repository root, after make):
+ *   cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude bench/assimp_load.c build/libkcbp.a \
  *      $(pkg-config --libs qhull_r libcjson gmp) -lassimp -lm -o build/assimp_load
  * Usage: build/assimp_load [-n RUNS] FILE... */
 #include <stdio.h>

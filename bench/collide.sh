@@ -25,7 +25,7 @@ fail() { echo "collide.sh: $*" >&2; exit 1; }
 
 command -v python3 >/dev/null || fail "python3 is needed to read the reports"
 if [[ -z ${NO_BUILD:-} ]]; then # NO_BUILD=1: use the programs already built
-    make -s -C "$root" kcbp libkcbp.a >&2 || fail "building kcbp failed"
+    make -s -C "$root" kcbp build/libkcbp.a >&2 || fail "building kcbp failed"
     make -s -C "$here" gen_poses fcl_collide brute_check >&2 || fail "building the bench programs failed"
 fi
 mkdir -p "$out"

@@ -54,7 +54,7 @@ fail() { echo "moving.sh: $*" >&2; exit 1; }
 start=$SECONDS
 
 if [[ -z ${NO_BUILD:-} ]]; then
-    make -s -C "$root" kcbp libkcbp.a >&2 || fail "building kcbp failed"
+    make -s -C "$root" kcbp build/libkcbp.a >&2 || fail "building kcbp failed"
     make -s -C "$here" moving-bench >&2 || fail "building the bench programs failed"
 fi
 mkdir -p "$out"

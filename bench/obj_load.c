@@ -1,6 +1,6 @@
 /* Times kcbp_obj_load: prints the median of N loads of each file given.
- * Build (from the repository root, after make libkcbp.a):
- *   cc -O2 -std=c11 -D_GNU_SOURCE -Ilib bench/obj_load.c libkcbp.a -lm -o build/obj_load
+ * Build (from the repository root, after make):
+ *   cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude bench/obj_load.c build/libkcbp.a -lm -o build/obj_load
  * Usage: build/obj_load [-n RUNS] FILE.obj... */
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,7 +29,7 @@ MESH="$root/meshes/bunny2.obj"
 fail() { echo "scene.sh: $*" >&2; exit 1; }
 
 if [[ -z ${NO_BUILD:-} ]]; then
-    make -s -C "$root" kcbp libkcbp.a >&2 || fail "building kcbp failed"
+    make -s -C "$root" kcbp build/libkcbp.a >&2 || fail "building kcbp failed"
     make -s -C "$here" scene_kcbp scene_fcl >&2 || fail "building the bench programs failed"
 fi
 mkdir -p "$out"

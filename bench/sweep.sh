@@ -52,7 +52,7 @@ fail() { echo "sweep.sh: $*" >&2; exit 1; }
 
 command -v python3 >/dev/null || fail "python3 is needed to read the reports"
 if [[ -z ${NO_BUILD:-} ]]; then
-    make -s -C "$root" kcbp libkcbp.a build/libkcbp_eval.a >&2 || fail "building kcbp failed"
+    make -s -C "$root" kcbp build/libkcbp.a build/libkcbp_eval.a >&2 || fail "building kcbp failed"
     make -s -C "$here" gen_sweeps fcl_sweep >&2 || fail "building the bench programs failed"
 fi
 mkdir -p "$out"

@@ -18,7 +18,7 @@
 #include "hitrate.h"
 #include "report.h"
 #include "scene_layout.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 enum {
     KCBP_EXIT_OK = 0,     /* success, whatever the answer */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "numparse.h"
+#include "base/numparse.h"
 
 static const char distance_help[] =
     "usage: kcbp distance A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--max-distance D]\n"

@@ -1,7 +1,7 @@
 #include "report.h"
 
 #include "json_line.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 /* cJSON's add functions return NULL on failure and leave the parent intact,
  * so building a report is a chain of adds whose failures are collected in

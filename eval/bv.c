@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "linalg.h"
+#include "geom/linalg.h"
 #include <kcbp/gjk.h>
-#include "hull.h"
-#include "util.h"
+#include "convex/hull.h"
+#include "base/util.h"
 
 void kcbp_bv_free(kcbp_bv *bv)
 {

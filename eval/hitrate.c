@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include <kcbp/collide.h>
-#include "util.h"
+#include "base/util.h"
 
 void kcbp_hitrate_free(kcbp_hitrate *h)
 {

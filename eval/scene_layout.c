@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene_internal.h"
-#include "util.h"
+#include "scene/scene_internal.h"
+#include "base/util.h"
 
 /* ---- the thesis's layout ------------------------------------------------ */
 

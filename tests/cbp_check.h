@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "hull.h"
+#include "convex/hull.h"
 #include <kcbp/kcbp.h>
 
 static const kcbp_cbp_dirs ALL_DIRS[] = {KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP};

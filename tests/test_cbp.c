@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "cbp_internal.h"
-#include "hull.h"
+#include "convex/cbp_internal.h"
+#include "convex/hull.h"
 #include <kcbp/kcbp.h>
 
 #include "cbp_check.h"

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "cbp_check.h"
-#include "cbp_internal.h"
+#include "convex/cbp_internal.h"
 
 /* Every mesh of the shared collection, every mode, the k values. */
 static void test_shared_meshes(void **state)

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 static char tmpdir[] = "/tmp/kcbp-cli-XXXXXX";
 

@@ -219,9 +219,9 @@ static int shell(const char *cmd, char **out)
 static void test_readme_example(void **state)
 {
     (void)state;
-    /* Built against the libkcbp.a of the normal build; the sanitizer build
+    /* Built against the build/libkcbp.a of the normal build; the sanitizer build
      * (KCBP_EXE=build/san/kcbp) would need its runtime to link it. */
-    if (strcmp(test_kcbp_exe(), "./kcbp") != 0)
+    if (strcmp(test_kcbp_exe(), "./build/kcbp") != 0)
         skip();
     FILE *f = fopen("README.md", "r");
     assert_non_null(f);
@@ -248,7 +248,7 @@ static void test_readme_example(void **state)
     assert_int_equal(fclose(f), 0);
     const char *cc = getenv("CC");
     snprintf(cmd, sizeof cmd,
-             "%s -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -o %s %s libkcbp.a "
+             "%s -std=c11 -Wall -Wextra -Werror -pedantic -Iinclude -o %s %s build/libkcbp.a "
              "$(pkg-config --libs qhull_r libcjson gmp) -lm -lpthread 2>&1",
              cc && *cc ? cc : "cc", exe, src);
     char *out;

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "linalg.h"
+#include "geom/linalg.h"
 #include "testutil.h"
 
 static void check_eigen(const double a0[3][3])

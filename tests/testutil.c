@@ -178,7 +178,7 @@ static char *slurp(int fd, size_t *len)
 const char *test_kcbp_exe(void)
 {
     const char *exe = getenv("KCBP_EXE");
-    return exe && *exe ? exe : "./kcbp";
+    return exe && *exe ? exe : "./build/kcbp";
 }
 
 void test_run(test_run_result *r, const char *const *argv) { test_run_timeout(r, argv, 0); }

@@ -10,9 +10,9 @@
 #include <kcbp/mesh_io.h>
 
 #include "mesh_read.h"
-#include "numparse.h"
-#include "util.h"
-#include "text_scan.h"
+#include "base/numparse.h"
+#include "base/util.h"
+#include "base/text_scan.h"
 
 typedef struct {
     const char *name;

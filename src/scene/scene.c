@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 
 #include <kcbp/mesh_io.h>
-#include "input.h"
+#include "base/input.h"
 #include "model_cache.h"
 #include "scene_internal.h"
-#include "util.h"
+#include "base/util.h"
 
 kcbp_status kcbp_scene_error(kcbp_error *err, const char *scene, kcbp_status code, const char *field,
                              const char *fmt, ...)

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "model_cache.h"
-#include "util.h"
+#include "base/util.h"
 
 typedef struct {
     kcbp_model_key key;

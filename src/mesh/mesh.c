@@ -1,6 +1,6 @@
 #include <kcbp/mesh.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #include <float.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 
 #include <kcbp/gjk.h>
 
-#include "cbp_internal.h"
+#include "convex/cbp_internal.h"
 
 /* As src/distance.c: the k-CBPs' vertices may lie inside their planes by
  * rounding, so a gap between them is trusted only beyond this fraction of

@@ -35,7 +35,7 @@
 
 #include "cbp_internal.h"
 #include "hull.h"
-#include "linalg.h"
+#include "geom/linalg.h"
 
 const char *kcbp_cbp_dirs_name(kcbp_cbp_dirs dirs)
 {

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "predicates.h"
+#include "geom/predicates.h"
 
 static kcbp_vec3 tri_normal(const kcbp_vec3 t[3])
 {

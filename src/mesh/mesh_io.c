@@ -13,9 +13,9 @@
 
 #include <kcbp/obj.h>
 
-#include "input.h"
+#include "base/input.h"
 #include "mesh_read.h"
-#include "util.h"
+#include "base/util.h"
 
 #define MESH_MAX_FILE_BYTES ((size_t)1 << 31)
 

@@ -11,8 +11,8 @@
 
 #include <kcbp/tritri.h>
 
-#include "linalg.h"
-#include "util.h"
+#include "geom/linalg.h"
+#include "base/util.h"
 
 enum {
     SAH_BINS = 16,

@@ -13,8 +13,8 @@
 #include <cjson/cJSON.h>
 
 #include "scene_internal.h"
-#include "utf8.h"
-#include "util.h"
+#include "base/utf8.h"
+#include "base/util.h"
 
 typedef struct {
     const char *name; /* the scene's name, first in every message */

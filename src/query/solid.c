@@ -9,7 +9,7 @@
 
 #include <kcbp/tritri.h>
 
-#include "predicates.h"
+#include "geom/predicates.h"
 #include "solid_internal.h"
 
 /* ------------------------------------------------ vertex identification --- */

@@ -12,9 +12,9 @@
 #include <kcbp/mesh_io.h>
 
 #include "mesh_read.h"
-#include "numparse.h"
-#include "util.h"
-#include "text_scan.h"
+#include "base/numparse.h"
+#include "base/util.h"
+#include "base/text_scan.h"
 
 #define PLY_MAX_ELEMENTS 64
 #define PLY_MAX_PROPERTIES 256

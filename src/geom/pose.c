@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input.h"
-#include "numparse.h"
-#include "util.h"
+#include "base/input.h"
+#include "base/numparse.h"
+#include "base/util.h"
 
 kcbp_pose kcbp_pose_identity(void)
 {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "util.h"
+#include "base/util.h"
 
 kcbp_status kcbp_sap_init(kcbp_sap *sap, uint32_t nboxes, kcbp_error *err)
 {

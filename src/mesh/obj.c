@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input.h"
+#include "base/input.h"
 #include "mesh_read.h"
-#include "numparse.h"
-#include "util.h"
-#include "text_scan.h"
+#include "base/numparse.h"
+#include "base/util.h"
+#include "base/text_scan.h"
 
 /* Files larger than this are refused rather than read into memory. */
 #define OBJ_MAX_FILE_BYTES ((size_t)1 << 31)

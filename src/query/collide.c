@@ -7,7 +7,7 @@
 #include <kcbp/gjk.h>
 #include <kcbp/tritri.h>
 
-#include "cbp_internal.h"
+#include "convex/cbp_internal.h"
 #include "solid_internal.h"
 
 /* The k-CBP stage rejects a pair only when the k-CBPs are apart by more than

@@ -8,7 +8,7 @@
 
 #include <kcbp/distance.h>
 #include <kcbp/tritri.h>
-#include "util.h"
+#include "base/util.h"
 
 void kcbp_scene_frame_free(kcbp_scene_frame *f)
 {

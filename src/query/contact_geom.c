@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "geom/predicates.h"
+#include "geom/tritri_exact.h"
 
 static kcbp_vec3 tri_normal(const kcbp_vec3 t[3])
 {

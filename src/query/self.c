@@ -10,6 +10,7 @@
 #include <kcbp/tritri.h>
 
 #include "geom/predicates.h"
+#include "geom/tritri_exact.h"
 #include "solid_internal.h"
 
 typedef struct {

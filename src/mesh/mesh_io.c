@@ -1,5 +1,6 @@
-/* kcbp_mesh_load: choosing the reader, reading binary-safe input, and the
- * helpers the readers share (welding, coordinate checks). */
+/* kcbp_mesh_load and kcbp_mesh_parse: choosing the reader (by content,
+ * then extension) and reading binary-safe input. The readers themselves are
+ * obj.c, stl.c, ply.c and off.c, over the shared pieces of read.c. */
 #include <kcbp/mesh_io.h>
 
 #include <math.h>
@@ -14,110 +15,10 @@
 #include <kcbp/obj.h>
 
 #include "base/input.h"
-#include "mesh_read.h"
+#include "read.h"
 #include "base/util.h"
 
 #define MESH_MAX_FILE_BYTES ((size_t)1 << 31)
-
-kcbp_status kcbp_read_failv(kcbp_error *err, kcbp_status code, const char *name, bool binary, size_t at,
-                            const char *fmt, va_list ap)
-{
-    char msg[KCBP_ERROR_MSG_MAX];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    if (binary)
-        return kcbp_error_set(err, code, "%s: byte %zu: %s", name, at, msg);
-    if (at)
-        return kcbp_error_set(err, code, "%s:%zu: %s", name, at, msg);
-    return kcbp_error_set(err, code, "%s: %s", name, msg);
-}
-
-kcbp_status kcbp_coord_check(double c)
-{
-    if (!isfinite(c))
-        return KCBP_ERR_PARSE;
-    if (fabs(c) > KCBP_COORD_MAX)
-        return KCBP_ERR_LIMIT;
-    return KCBP_OK;
-}
-
-static uint64_t mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return h;
-}
-
-static uint64_t hash_point(kcbp_vec3 p)
-{
-    uint64_t a, b, c;
-    memcpy(&a, &p.x, 8);
-    memcpy(&b, &p.y, 8);
-    memcpy(&c, &p.z, 8);
-    return mix(a ^ mix(b ^ mix(c)));
-}
-
-static bool rehash(kcbp_welder *w, size_t nslot)
-{
-    uint32_t *s = calloc(nslot, sizeof *s);
-    if (!s)
-        return false;
-    for (size_t i = 0; i < w->nv; i++) {
-        size_t h = (size_t)hash_point(w->v[i]) & (nslot - 1);
-        while (s[h])
-            h = (h + 1) & (nslot - 1);
-        s[h] = (uint32_t)(i + 1);
-    }
-    free(w->slot);
-    w->slot = s;
-    w->nslot = nslot;
-    return true;
-}
-
-kcbp_status kcbp_weld(kcbp_welder *w, kcbp_vec3 p, uint32_t *index)
-{
-    /* -0 + 0 is +0: both zeros weld. */
-    p.x += 0.0;
-    p.y += 0.0;
-    p.z += 0.0;
-    if (2 * (w->nv + 1) > w->nslot && !rehash(w, w->nslot ? 2 * w->nslot : 1024))
-        return KCBP_ERR_NOMEM;
-    size_t h = (size_t)hash_point(p) & (w->nslot - 1);
-    for (; w->slot[h]; h = (h + 1) & (w->nslot - 1)) {
-        kcbp_vec3 q = w->v[w->slot[h] - 1];
-        if (q.x == p.x && q.y == p.y && q.z == p.z) {
-            *index = w->slot[h] - 1;
-            return KCBP_OK;
-        }
-    }
-    if (w->nv >= KCBP_MESH_MAX_ELEMENTS)
-        return KCBP_ERR_LIMIT;
-    if (!kcbp_grow(&w->v, &w->cap_v, w->nv + 1, sizeof *w->v, 1024))
-        return KCBP_ERR_NOMEM;
-    w->v[w->nv] = p;
-    w->slot[h] = (uint32_t)(w->nv + 1);
-    *index = (uint32_t)w->nv++;
-    return KCBP_OK;
-}
-
-void kcbp_weld_reserve(kcbp_welder *w, size_t n)
-{
-    size_t slots = 1024;
-    while (slots < 2 * n && slots < ((size_t)1 << 27))
-        slots *= 2;
-    if (slots > w->nslot)
-        (void)rehash(w, slots);
-    (void)kcbp_grow(&w->v, &w->cap_v, n < 1024 ? 1024 : n, sizeof *w->v, 1024);
-}
-
-void kcbp_welder_free(kcbp_welder *w)
-{
-    free(w->v);
-    free(w->slot);
-    memset(w, 0, sizeof *w);
-}
 
 static uint32_t le32(const unsigned char *p)
 {

@@ -15,16 +15,13 @@
 #include <string.h>
 
 #include "base/input.h"
-#include "mesh_read.h"
+#include "read.h"
 #include "base/numparse.h"
 #include "base/util.h"
 #include "base/text_scan.h"
 
 /* Files larger than this are refused rather than read into memory. */
 #define OBJ_MAX_FILE_BYTES ((size_t)1 << 31)
-/* Non-convex polygons with more vertices than this are fanned, not ear
- * clipped: ear clipping is quadratic (cubic at worst) in the vertex count. */
-#define OBJ_EARCLIP_MAX_VERTICES 1024u
 
 typedef struct {
     const char *name;
@@ -33,17 +30,9 @@ typedef struct {
     kcbp_numparse np;
     kcbp_vec3 *v;
     size_t nv, cap_v;
-    kcbp_tri *t;
-    size_t nt, cap_t;
-    uint32_t *faces; /* per triangle: its face */
-    size_t cap_faces;
-    size_t nf;       /* faces so far */
-    uint32_t *poly; /* vertex indices of the face being read */
+    kcbp_tri_builder tb; /* the triangles, cut from the faces */
+    uint32_t *poly;      /* vertex indices of the face being read */
     size_t cap_poly;
-    double *uv; /* the face projected into its plane, then ear-clipping links */
-    size_t cap_uv;
-    size_t *link; /* prev and next links for ear clipping */
-    size_t cap_link;
     char *join; /* a line continued with '\' joined to the next ones */
     size_t cap_join;
 } parser;
@@ -151,191 +140,6 @@ static int read_int(const char **pp, const char *e, int64_t *out)
     return 1;
 }
 
-static kcbp_status add_triangle(parser *ps, uint32_t a, uint32_t b, uint32_t c)
-{
-    /* Room was reserved by the caller. */
-    kcbp_tri *t = &ps->t[ps->nt++];
-    t->v[0] = a;
-    t->v[1] = b;
-    t->v[2] = c;
-    return KCBP_OK;
-}
-
-static void fan(parser *ps, const uint32_t *poly, size_t n)
-{
-    for (size_t i = 1; i + 1 < n; i++)
-        add_triangle(ps, poly[0], poly[i], poly[i + 1]);
-}
-
-/* Projects the face into the plane through its first vertex orthogonal to
- * its Newell normal, with axes (u, w) such that u x w is the normal, so the
- * projected polygon is counter-clockwise. Returns 0 for a zero normal
- * (collinear or otherwise degenerate polygon). */
-static int project(parser *ps, const uint32_t *poly, size_t n)
-{
-    kcbp_vec3 o = ps->v[poly[0]], nrm = kcbp_v3(0, 0, 0);
-    for (size_t i = 0; i < n; i++) {
-        kcbp_vec3 a = kcbp_v3_sub(ps->v[poly[i]], o), b = kcbp_v3_sub(ps->v[poly[(i + 1) % n]], o);
-        nrm.x += (a.y - b.y) * (a.z + b.z);
-        nrm.y += (a.z - b.z) * (a.x + b.x);
-        nrm.z += (a.x - b.x) * (a.y + b.y);
-    }
-    double len = kcbp_v3_len(nrm);
-    if (!(len > 0) || !isfinite(len))
-        return 0;
-    nrm = kcbp_v3_scale(nrm, 1.0 / len);
-    kcbp_vec3 ax = kcbp_v3_abs(nrm);
-    kcbp_vec3 least = ax.x <= ax.y && ax.x <= ax.z ? kcbp_v3(1, 0, 0)
-                      : ax.y <= ax.z               ? kcbp_v3(0, 1, 0)
-                                                   : kcbp_v3(0, 0, 1);
-    kcbp_vec3 u = kcbp_v3_cross(least, nrm);
-    u = kcbp_v3_scale(u, 1.0 / kcbp_v3_len(u));
-    kcbp_vec3 w = kcbp_v3_cross(nrm, u);
-    for (size_t i = 0; i < n; i++) {
-        kcbp_vec3 d = kcbp_v3_sub(ps->v[poly[i]], o);
-        ps->uv[2 * i] = kcbp_v3_dot(d, u);
-        ps->uv[2 * i + 1] = kcbp_v3_dot(d, w);
-    }
-    return 1;
-}
-
-static double orient(const double *a, const double *b, const double *c)
-{
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-}
-
-/* Counter-clockwise convex (collinear vertices allowed): every turn is left
- * up to rounding, and the edge directions go round once (each coordinate of
- * the edge vectors changes sign at most twice, which rejects stars such as
- * the pentagram whose turns are all left but which wind twice). */
-static int is_convex(const double *uv, size_t n)
-{
-    int first[2] = {0, 0}, last[2] = {0, 0}, flips[2] = {0, 0};
-    for (size_t i = 0; i < n; i++) {
-        const double *a = uv + 2 * i, *b = uv + 2 * ((i + 1) % n), *c = uv + 2 * ((i + 2) % n);
-        double e1[2] = {b[0] - a[0], b[1] - a[1]}, e2[2] = {c[0] - b[0], c[1] - b[1]};
-        double cross = e1[0] * e2[1] - e1[1] * e2[0];
-        double tol = 1e-12 * sqrt((e1[0] * e1[0] + e1[1] * e1[1]) * (e2[0] * e2[0] + e2[1] * e2[1]));
-        if (cross < -tol)
-            return 0;
-        for (int k = 0; k < 2; k++) {
-            int s = (e1[k] > 0) - (e1[k] < 0);
-            if (s == 0)
-                continue;
-            if (!first[k])
-                first[k] = s;
-            else if (s != last[k])
-                flips[k]++;
-            last[k] = s;
-        }
-    }
-    for (int k = 0; k < 2; k++)
-        if (first[k] && last[k] != first[k])
-            flips[k]++;
-    return flips[0] <= 2 && flips[1] <= 2;
-}
-
-static int same_point(const double *a, const double *b) { return a[0] == b[0] && a[1] == b[1]; }
-
-/* Ear clipping of the projected face (ps->uv, counter-clockwise). Ears are
- * searched starting at vertex 1 and, after each cut, at the vertex after the
- * cut one, so a convex polygon comes out as the fan from vertex 0. An ear is a
- * strictly left turn whose closed triangle holds no other remaining vertex
- * (vertices at the same position as a corner do not count). When a whole
- * round finds no ear, one zero-area ear (a collinear vertex or spike) may be
- * cut instead. Appends the triangles and returns 1, or appends nothing and
- * returns 0 when it gets stuck. */
-static int ear_clip(parser *ps, const uint32_t *poly, size_t n)
-{
-    const double *uv = ps->uv;
-    size_t *prev = ps->link, *next = ps->link + n;
-    for (size_t i = 0; i < n; i++) {
-        prev[i] = (i + n - 1) % n;
-        next[i] = (i + 1) % n;
-    }
-    size_t start_nt = ps->nt, remaining = n, i = 1, tried = 0;
-    int allow_flat = 0;
-    while (remaining > 3) {
-        size_t a = prev[i], c = next[i];
-        const double *pa = uv + 2 * a, *pi = uv + 2 * i, *pc = uv + 2 * c;
-        double o = orient(pa, pi, pc);
-        double scale = fmax(fmax(fabs(pi[0] - pa[0]), fabs(pi[1] - pa[1])),
-                            fmax(fabs(pc[0] - pi[0]), fabs(pc[1] - pi[1])));
-        double tol = 1e-12 * scale * scale;
-        int ear;
-        if (allow_flat) {
-            ear = fabs(o) <= tol;
-        } else {
-            ear = o > tol;
-            for (size_t j = next[c]; ear && j != a; j = next[j]) {
-                const double *p = uv + 2 * j;
-                if (same_point(p, pa) || same_point(p, pi) || same_point(p, pc))
-                    continue;
-                if (orient(pa, pi, p) >= 0 && orient(pi, pc, p) >= 0 && orient(pc, pa, p) >= 0)
-                    ear = 0;
-            }
-        }
-        if (ear) {
-            add_triangle(ps, poly[a], poly[i], poly[c]);
-            next[a] = c;
-            prev[c] = a;
-            remaining--;
-            i = c;
-            tried = 0;
-            allow_flat = 0;
-        } else {
-            i = next[i];
-            if (++tried >= remaining) {
-                if (allow_flat) {
-                    ps->nt = start_nt;
-                    return 0;
-                }
-                allow_flat = 1;
-                tried = 0;
-            }
-        }
-    }
-    add_triangle(ps, poly[prev[i]], poly[i], poly[next[i]]);
-    return 1;
-}
-
-static kcbp_status triangulate_face(parser *ps, size_t n);
-
-/* Triangulates the face and records which face its triangles came from. */
-static kcbp_status triangulate(parser *ps, size_t n)
-{
-    size_t start = ps->nt;
-    kcbp_status st = triangulate_face(ps, n);
-    if (st != KCBP_OK)
-        return st;
-    if (!kcbp_grow(&ps->faces, &ps->cap_faces, ps->nt, sizeof *ps->faces, 256))
-        return fail(ps, KCBP_ERR_NOMEM, "out of memory for %zu triangles", ps->nt);
-    for (size_t i = start; i < ps->nt; i++)
-        ps->faces[i] = (uint32_t)ps->nf;
-    ps->nf++;
-    return KCBP_OK;
-}
-
-static kcbp_status triangulate_face(parser *ps, size_t n)
-{
-    const uint32_t *poly = ps->poly;
-    if (n < 3)
-        return fail(ps, KCBP_ERR_PARSE, "face has %zu vertex index%s, needs at least 3", n, n == 1 ? "" : "es");
-    if (n - 2 > KCBP_MESH_MAX_ELEMENTS - ps->nt)
-        return fail(ps, KCBP_ERR_LIMIT, "more than %u triangles", KCBP_MESH_MAX_ELEMENTS);
-    if (!kcbp_grow(&ps->t, &ps->cap_t, ps->nt + n - 2, sizeof *ps->t, 256))
-        return fail(ps, KCBP_ERR_NOMEM, "out of memory for %zu triangles", ps->nt + n - 2);
-    if (n == 3)
-        return add_triangle(ps, poly[0], poly[1], poly[2]);
-    if (!kcbp_grow(&ps->uv, &ps->cap_uv, 2 * n, sizeof *ps->uv, 256) ||
-        !kcbp_grow(&ps->link, &ps->cap_link, 2 * n, sizeof *ps->link, 256))
-        return fail(ps, KCBP_ERR_NOMEM, "out of memory for a face of %zu vertices", n);
-    if (project(ps, poly, n) && !is_convex(ps->uv, n) && n <= OBJ_EARCLIP_MAX_VERTICES && ear_clip(ps, poly, n))
-        return KCBP_OK;
-    fan(ps, poly, n);
-    return KCBP_OK;
-}
-
 static kcbp_status parse_face(parser *ps, const char *p, const char *e)
 {
     size_t n = 0;
@@ -370,7 +174,7 @@ static kcbp_status parse_face(parser *ps, const char *p, const char *e)
             return fail(ps, KCBP_ERR_NOMEM, "out of memory for a face of %zu vertices", n + 1);
         ps->poly[n++] = (uint32_t)(vi > 0 ? vi - 1 : (int64_t)ps->nv + vi);
     }
-    return triangulate(ps, n);
+    return kcbp_tri_builder_face(&ps->tb, ps->name, ps->line, ps->v, ps->poly, n, ps->err);
 }
 
 /* The line [p, eol) ends with a backslash (before an optional CR): it goes
@@ -448,29 +252,16 @@ kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_
         p = next;
     }
     free(ps.join);
-    if (st == KCBP_OK && ps.nt == 0)
+    if (st == KCBP_OK && ps.tb.nt == 0)
         st = fail(&ps, KCBP_ERR_PARSE, "no faces (%zu vertices)", ps.nv);
     free(ps.poly);
-    free(ps.uv);
-    free(ps.link);
     kcbp_numparse_done(&ps.np);
     if (st != KCBP_OK) {
         free(ps.v);
-        free(ps.t);
-        free(ps.faces);
+        kcbp_tri_builder_free(&ps.tb);
         return st;
     }
-    st = kcbp_mesh_adopt(mesh, ps.v, ps.nv, ps.t, ps.nt, err);
-    if (st != KCBP_OK) {
-        kcbp_error_prefix(err, ps.name);
-        free(ps.faces);
-        return st;
-    }
-    if (ps.nf != ps.nt)
-        mesh->faces = ps.faces; /* some polygon was cut */
-    else
-        free(ps.faces);
-    return st;
+    return kcbp_tri_builder_adopt(&ps.tb, mesh, ps.v, ps.nv, ps.name, err);
 }
 
 kcbp_status kcbp_obj_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
@@ -487,51 +278,5 @@ kcbp_status kcbp_obj_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
     if (st == KCBP_OK)
         st = kcbp_obj_parse(path, buf, len, mesh, err);
     free(buf);
-    return st;
-}
-
-kcbp_status kcbp_obj_triangulate(kcbp_tri_builder *b, const char *name, size_t line, const kcbp_vec3 *v,
-                                 const uint32_t *poly, size_t n, kcbp_error *err)
-{
-    /* A parser holding only what triangulate() uses; the arrays are the
-     * builder's and go back to it whatever happens. */
-    parser ps = {.name = name, .line = line, .err = err, .v = (kcbp_vec3 *)(uintptr_t)v, .t = b->t, .nt = b->nt,
-                 .cap_t = b->cap_t, .faces = b->faces, .cap_faces = b->cap_faces, .nf = b->nf, .poly = (uint32_t *)(uintptr_t)poly, .cap_poly = n, .uv = b->uv,
-                 .cap_uv = b->cap_uv, .link = b->link, .cap_link = b->cap_link};
-    kcbp_status st = triangulate(&ps, n);
-    b->t = ps.t;
-    b->nt = ps.nt;
-    b->cap_t = ps.cap_t;
-    b->faces = ps.faces;
-    b->cap_faces = ps.cap_faces;
-    b->nf = ps.nf;
-    b->uv = ps.uv;
-    b->cap_uv = ps.cap_uv;
-    b->link = ps.link;
-    b->cap_link = ps.cap_link;
-    return st;
-}
-
-void kcbp_tri_builder_free(kcbp_tri_builder *b)
-{
-    free(b->t);
-    free(b->faces);
-    free(b->uv);
-    free(b->link);
-    memset(b, 0, sizeof *b);
-}
-
-kcbp_status kcbp_tri_builder_adopt(kcbp_tri_builder *b, kcbp_mesh *mesh, kcbp_vec3 *v, size_t nv, const char *name,
-                                   kcbp_error *err)
-{
-    kcbp_status st = kcbp_mesh_adopt(mesh, v, nv, b->t, b->nt, err);
-    b->t = NULL;
-    if (st != KCBP_OK)
-        kcbp_error_prefix(err, name);
-    else if (b->nf != b->nt) {
-        mesh->faces = b->faces;
-        b->faces = NULL;
-    }
-    kcbp_tri_builder_free(b);
     return st;
 }

@@ -9,7 +9,7 @@
 
 #include <kcbp/mesh_io.h>
 
-#include "mesh_read.h"
+#include "read.h"
 #include "base/numparse.h"
 #include "base/util.h"
 #include "base/text_scan.h"
@@ -242,7 +242,7 @@ kcbp_status kcbp_off_parse(const char *name, const char *data, size_t len, kcbp_
             poly[j] = (uint32_t)idx;
         }
         /* Anything after the indices (a colour) is ignored. */
-        if ((st = kcbp_obj_triangulate(&tb, o.name, o.line, v, poly, (size_t)k, err)))
+        if ((st = kcbp_tri_builder_face(&tb, o.name, o.line, v, poly, (size_t)k, err)))
             goto done;
         if (tb.nt > KCBP_MESH_MAX_ELEMENTS) {
             st = fail(&o, KCBP_ERR_LIMIT, "more than %u triangles", KCBP_MESH_MAX_ELEMENTS);

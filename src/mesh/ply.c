@@ -11,7 +11,7 @@
 
 #include <kcbp/mesh_io.h>
 
-#include "mesh_read.h"
+#include "read.h"
 #include "base/numparse.h"
 #include "base/util.h"
 #include "base/text_scan.h"
@@ -509,8 +509,8 @@ kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_
                 if (pr->role == R_INDICES) {
                     char where[64];
                     snprintf(where, sizeof where, "%s: byte %zu", name, fstart);
-                    st = p.binary ? kcbp_obj_triangulate(&tb, where, 0, v, poly, m, err)
-                                  : kcbp_obj_triangulate(&tb, name, p.line, v, poly, m, err);
+                    st = p.binary ? kcbp_tri_builder_face(&tb, where, 0, v, poly, m, err)
+                                  : kcbp_tri_builder_face(&tb, name, p.line, v, poly, m, err);
                     if (st)
                         goto done;
                     if (tb.nt > KCBP_MESH_MAX_ELEMENTS) {

@@ -11,7 +11,7 @@
 
 #include <kcbp/mesh_io.h>
 
-#include "mesh_read.h"
+#include "read.h"
 #include "base/numparse.h"
 #include "base/util.h"
 #include "base/text_scan.h"

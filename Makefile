@@ -76,9 +76,11 @@ $(B)/cli/%.o: cli/%.c Makefile
 	$(CC) $(CPPFLAGS) -Isrc -Ieval -Icli $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(LIBA): $(LIB_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 $(EVALA): $(EVAL_OBJ)
 	@mkdir -p $(dir $@)
+	rm -f $@
 	$(AR) rcs $@ $^
 $(LIBSO): $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
@@ -158,6 +160,7 @@ $(B)/stress/%.o: src/%.c Makefile
 	$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) $(PKG_CFLAGS) $(ASSERTS) -c -o $@ $<
 STRESS_LIBA := $(B)/stress/libkcbp.a
 $(STRESS_LIBA): $(LIB_SRC:src/%.c=$(B)/stress/%.o)
+	rm -f $@
 	$(AR) rcs $@ $^
 $(B)/tritri_exact: tests/stress/tritri_exact.cpp tests/stress/exact_shape.hpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm

@@ -109,8 +109,8 @@ static char *error_line(const char *path, long index, const char *msg)
 {
     cJSON *doc = cJSON_CreateObject();
     char *text = NULL;
-    if (doc && kcbp_json_add_string(doc, "scene", path) && cJSON_AddNumberToObject(doc, "index", (double)index) &&
-        kcbp_json_add_string(doc, "error", msg))
+    if (doc && kcbp_cli_add_string(doc, "scene", path) && cJSON_AddNumberToObject(doc, "index", (double)index) &&
+        kcbp_cli_add_string(doc, "error", msg))
         text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
     if (!text)

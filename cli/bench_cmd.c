@@ -197,17 +197,19 @@ static const char *base_name(const char *path)
 }
 
 static kcbp_status make_scene(const bench_opts *o, const char *mesh_abs, kcbp_aabb bounds, uint32_t n,
-                              kcbp_scene *scene, kcbp_error *err)
+                              kcbp_scene **out, kcbp_error *err)
 {
-    kcbp_status st = o->density ? kcbp_scene_density(scene, mesh_abs, bounds, n, (uint64_t)o->seed, err)
-                                : kcbp_scene_thesis(scene, mesh_abs, bounds, n, (uint64_t)o->seed, err);
+    kcbp_status st = o->density ? kcbp_scene_density(out, mesh_abs, bounds, n, (uint64_t)o->seed, err)
+                                : kcbp_scene_thesis(out, mesh_abs, bounds, n, (uint64_t)o->seed, err);
     if (st != KCBP_OK)
         return st;
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = 0; /* trees only: the volumes under test are built apart */
-    st = kcbp_scene_build(scene, &mo, err);
-    if (st != KCBP_OK)
-        kcbp_scene_free(scene);
+    st = kcbp_scene_build(*out, &mo, err);
+    if (st != KCBP_OK) {
+        kcbp_scene_free(*out);
+        *out = NULL;
+    }
     return st;
 }
 
@@ -281,12 +283,12 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
     char abs[PATH_MAX];
     if (!realpath(mesh, abs))
         return kcbp_error_set(err, KCBP_ERR_IO, "%s: %s", mesh, strerror(errno));
-    kcbp_mesh m;
+    kcbp_mesh *m;
     kcbp_status st = kcbp_mesh_load(mesh, &m, err);
     if (st != KCBP_OK)
         return st;
-    kcbp_aabb bounds = m.bounds;
-    kcbp_mesh_free(&m);
+    kcbp_aabb bounds = kcbp_mesh_bounds(m);
+    kcbp_mesh_free(m);
 
     int nsweep = o->sweep ? NSWEEP_K * NSWEEP_DIRS + 1 : 0;
     res->rows = calloc((size_t)o->nns * (size_t)o->nbvs, sizeof *res->rows);
@@ -303,18 +305,18 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
     int built = 0;
     for (int i = 0; i < o->nns && st == KCBP_OK; i++) {
         uint32_t n = o->ns[i];
-        kcbp_scene scene;
+        kcbp_scene *scene;
         progress(o, mesh, n, "scene");
         st = make_scene(o, abs, bounds, n, &scene, err);
         if (st != KCBP_OK)
             break;
         if (o->save_dir)
-            st = save_scene(o, mesh, &scene, n, err);
+            st = save_scene(o, mesh, scene, n, err);
         if (st == KCBP_OK && built == 0) {
             /* The volumes, once per mesh: every scene's model is the same
              * normalised mesh. */
-            const kcbp_mesh *mm = &scene.models[0].model.mesh;
-            st = kcbp_hull_volume(mm->vertices, mm->nvertices, &res->hull_volume, err);
+            const kcbp_mesh *mm = kcbp_model_mesh(kcbp_scene_model(scene, 0));
+            st = kcbp_hull_volume(kcbp_mesh_vertices(mm), kcbp_mesh_vertex_count(mm), &res->hull_volume, err);
             for (int b = 0; b < o->nbvs && st == KCBP_OK; b++) {
                 char name[40];
                 progress(o, mesh, n, kcbp_bv_name(&o->bvs[b], name, sizeof name));
@@ -323,11 +325,11 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
             }
         }
         if (st == KCBP_OK)
-            st = measure_scene(o, mesh, &scene, n, bvs, ct, o->bvs, o->nbvs, res->hull_volume,
+            st = measure_scene(o, mesh, scene, n, bvs, ct, o->bvs, o->nbvs, res->hull_volume,
                                res->rows + (size_t)i * (size_t)o->nbvs, mismatch, err);
         if (st == KCBP_OK)
             res->nrows += (size_t)o->nbvs;
-        kcbp_scene_free(&scene);
+        kcbp_scene_free(scene);
     }
     free_bvs(bvs, built);
     built = 0;
@@ -337,13 +339,13 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
             for (int k = 0; k < NSWEEP_K; k++)
                 sweep_specs[s++] = (kcbp_bv_spec){KCBP_BV_CBP, sweep_ks[k], sweep_dirs[d]};
         sweep_specs[s++] = (kcbp_bv_spec){KCBP_BV_HULL, 0, KCBP_DIRS_GREEDY};
-        kcbp_scene scene;
+        kcbp_scene *scene;
         progress(o, mesh, o->sweep_n, "scene");
         st = make_scene(o, abs, bounds, o->sweep_n, &scene, err);
         if (st == KCBP_OK) {
-            const kcbp_mesh *mm = &scene.models[0].model.mesh;
+            const kcbp_mesh *mm = kcbp_model_mesh(kcbp_scene_model(scene, 0));
             if (res->hull_volume == 0)
-                st = kcbp_hull_volume(mm->vertices, mm->nvertices, &res->hull_volume, err);
+                st = kcbp_hull_volume(kcbp_mesh_vertices(mm), kcbp_mesh_vertex_count(mm), &res->hull_volume, err);
             for (int b = 0; b < nsweep && st == KCBP_OK; b++) {
                 char name[40];
                 progress(o, mesh, o->sweep_n, kcbp_bv_name(&sweep_specs[b], name, sizeof name));
@@ -351,11 +353,11 @@ static kcbp_status run_mesh(const bench_opts *o, const char *mesh, mesh_result *
                 built = b + 1;
             }
             if (st == KCBP_OK)
-                st = measure_scene(o, mesh, &scene, o->sweep_n, bvs, ct, sweep_specs, nsweep, res->hull_volume,
+                st = measure_scene(o, mesh, scene, o->sweep_n, bvs, ct, sweep_specs, nsweep, res->hull_volume,
                                    res->sweep, mismatch, err);
             if (st == KCBP_OK)
                 res->nsweep = (size_t)nsweep;
-            kcbp_scene_free(&scene);
+            kcbp_scene_free(scene);
         }
         free_bvs(bvs, built);
     }
@@ -485,7 +487,7 @@ static cJSON *json_doc(const bench_opts *o, const mesh_result *res, int nres)
     for (int m = 0; m < nres && ok; m++) {
         cJSON *mj = cJSON_CreateObject();
         ok = mj && cJSON_AddItemToArray(meshes, mj);
-        ok = ok && kcbp_json_add_string(mj, "mesh", res[m].mesh) &&
+        ok = ok && kcbp_cli_add_string(mj, "mesh", res[m].mesh) &&
              cJSON_AddStringToObject(mj, "layout", o->density ? "density" : "thesis") &&
              cJSON_AddNumberToObject(mj, "seed", (double)o->seed) && cJSON_AddNumberToObject(mj, "k", o->k);
         cJSON *rows = ok ? cJSON_AddArrayToObject(mj, "rows") : NULL;

@@ -78,59 +78,61 @@ int kcbp_cli_cbp(int argc, char **argv)
         return kcbp_cli_usage_error(cmd, "missing MESH.obj");
 
     kcbp_error err;
-    kcbp_mesh mesh;
+    kcbp_mesh *mesh;
     if (kcbp_mesh_load(mesh_path, &mesh, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
-    kcbp_cbp cbp, kdop;
-    memset(&kdop, 0, sizeof kdop);
+    const kcbp_vec3 *mv = kcbp_mesh_vertices(mesh);
+    uint32_t nv = kcbp_mesh_vertex_count(mesh);
+    kcbp_cbp *cbp = NULL, *kdop = NULL;
     double t0 = kcbp_cli_now_ms();
-    kcbp_status st = kcbp_cbp_build(mesh.vertices, mesh.nvertices, (int)k, dirs, &cbp, &err);
+    kcbp_status st = kcbp_cbp_build(mv, nv, (int)k, dirs, &cbp, &err);
     double ms = kcbp_cli_now_ms() - t0;
     if (st != KCBP_OK) {
         kcbp_error_prefix(&err, mesh_path);
-        kcbp_mesh_free(&mesh);
+        kcbp_mesh_free(mesh);
         return kcbp_cli_fail(&err);
     }
     double hull = 0;
-    st = kcbp_hull_volume(mesh.vertices, mesh.nvertices, &hull, &err);
+    st = kcbp_hull_volume(mv, nv, &hull, &err);
     if (st == KCBP_OK)
-        st = kcbp_cbp_build(mesh.vertices, mesh.nvertices, (int)k, KCBP_DIRS_KDOP, &kdop, &err);
+        st = kcbp_cbp_build(mv, nv, (int)k, KCBP_DIRS_KDOP, &kdop, &err);
     bool to_stdout = out_path && !strcmp(out_path, "-"), write_failed = false;
     if (st == KCBP_OK && out_path) {
-        st = to_stdout ? kcbp_cbp_print_obj(&cbp, stdout, "stdout", &err) : kcbp_cbp_write_obj(&cbp, out_path, &err);
+        st = to_stdout ? kcbp_cbp_print_obj(cbp, NULL, stdout, "stdout", &err) : kcbp_cbp_write_obj(cbp, NULL, out_path, &err);
         write_failed = st != KCBP_OK;
     }
     if (st != KCBP_OK) {
-        kcbp_cbp_free(&cbp);
-        kcbp_cbp_free(&kdop);
-        kcbp_mesh_free(&mesh);
+        kcbp_cbp_free(cbp);
+        kcbp_cbp_free(kdop);
+        kcbp_mesh_free(mesh);
         int rc = kcbp_cli_fail(&err);
         return write_failed ? KCBP_EXIT_NOMEM : rc;
     }
-    kcbp_vec3 ext = kcbp_v3_sub(mesh.bounds.max, mesh.bounds.min);
+    kcbp_aabb bounds = kcbp_mesh_bounds(mesh);
+    kcbp_vec3 ext = kcbp_v3_sub(bounds.max, bounds.min);
     double aabb = ext.x * ext.y * ext.z;
 
     cJSON *doc = cJSON_CreateObject();
-    kcbp_json_add_string(doc, "mesh", mesh_path);
-    cJSON_AddNumberToObject(doc, "mesh_vertices", mesh.nvertices);
+    kcbp_cli_add_string(doc, "mesh", mesh_path);
+    cJSON_AddNumberToObject(doc, "mesh_vertices", nv);
     cJSON_AddStringToObject(doc, "dirs", kcbp_cbp_dirs_name(dirs));
     cJSON_AddNumberToObject(doc, "k_requested", (double)k);
-    cJSON_AddNumberToObject(doc, "planes", cbp.nplanes);
-    cJSON_AddNumberToObject(doc, "vertices", cbp.nvertices);
-    cJSON_AddNumberToObject(doc, "thickened_by", cbp.thickness);
+    cJSON_AddNumberToObject(doc, "planes", kcbp_cbp_plane_count(cbp));
+    cJSON_AddNumberToObject(doc, "vertices", kcbp_cbp_vertex_count(cbp));
+    cJSON_AddNumberToObject(doc, "thickened_by", kcbp_cbp_thickness(cbp));
     cJSON *vol = cJSON_AddObjectToObject(doc, "volumes");
-    cJSON_AddItemToObject(vol, "cbp", volume_entry(cbp.volume, hull));
+    cJSON_AddItemToObject(vol, "cbp", volume_entry(kcbp_cbp_volume(cbp), hull));
     cJSON_AddItemToObject(vol, "hull", volume_entry(hull, hull));
     cJSON_AddItemToObject(vol, "aabb", volume_entry(aabb, hull));
-    cJSON *kd = volume_entry(kdop.volume, hull);
-    cJSON_AddNumberToObject(kd, "planes", kdop.nplanes);
+    cJSON *kd = volume_entry(kcbp_cbp_volume(kdop), hull);
+    cJSON_AddNumberToObject(kd, "planes", kcbp_cbp_plane_count(kdop));
     cJSON_AddItemToObject(vol, "kdop", kd);
     cJSON_AddNumberToObject(doc, "build_ms", ms);
     if (out_path)
-        kcbp_json_add_string(doc, "output", out_path);
-    kcbp_cbp_free(&cbp);
-    kcbp_cbp_free(&kdop);
-    kcbp_mesh_free(&mesh);
+        kcbp_cli_add_string(doc, "output", out_path);
+    kcbp_cbp_free(cbp);
+    kcbp_cbp_free(kdop);
+    kcbp_mesh_free(mesh);
     if (!to_stdout)
         return kcbp_cli_print_json(doc, pretty);
     /* stdout holds the OBJ: the report goes to stderr */

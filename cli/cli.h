@@ -18,7 +18,6 @@
 #include "hitrate.h"
 #include "report.h"
 #include "scene_layout.h"
-#include "base/utf8.h"
 
 enum {
     KCBP_EXIT_OK = 0,     /* success, whatever the answer */
@@ -106,7 +105,7 @@ typedef bool (*kcbp_cli_frame_sink)(void *ctx, const char *doc, bool last);
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                 kcbp_cli_frame_sink sink, void *ctx, kcbp_error *err);
 /* kcbp_scene_read with the options' mesh root (see --mesh-root). */
-kcbp_status kcbp_cli_scene_read(kcbp_scene *scene, const char *path, const kcbp_cli_scene_options *o,
+kcbp_status kcbp_cli_scene_read(kcbp_scene **scene, const char *path, const kcbp_cli_scene_options *o,
                                 kcbp_error *err);
 
 /* Loads an OBJ file and builds its model, adding the times of both steps
@@ -208,5 +207,9 @@ int kcbp_cli_flush(void);
 bool kcbp_cli_parse_max_contacts(const char *cmd, const char *arg, long *out);
 /* Milliseconds from a monotonic clock. */
 double kcbp_cli_now_ms(void);
+/* cJSON_AddStringToObject with s made valid UTF-8 (kcbp_utf8_sanitize: a
+ * file name is bytes, JSON is UTF-8): the new item, or NULL when memory
+ * ran out. */
+cJSON *kcbp_cli_add_string(cJSON *object, const char *key, const char *s);
 
 #endif

@@ -215,7 +215,7 @@ static char *pose_line(const kcbp_collide_result *result, const collide_args *ar
  * same answers sooner) and --geometry's buffer. */
 typedef struct {
     const collide_args *args;
-    kcbp_pair_cache cache;
+    kcbp_pair_cache *cache;
     kcbp_collide_result result;
     geom_buffer gb;
 } collide_run;
@@ -231,7 +231,7 @@ static int export_pose(const char *dir, const kcbp_cli_pair *p, const kcbp_pose 
     kcbp_error err = {0};
     kcbp_status st = KCBP_OK;
     for (int i = 0; i < 2 && st == KCBP_OK; i++) {
-        uint8_t *marked = calloc(models[i]->mesh.ntriangles, 1);
+        uint8_t *marked = calloc(kcbp_mesh_triangle_count(kcbp_model_mesh(models[i])), 1);
         if (!marked) {
             st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "--export: out of memory");
             break;
@@ -250,7 +250,7 @@ static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lon
     const collide_args *args = run->args;
     double t0 = kcbp_cli_now_ms();
     kcbp_status st =
-        kcbp_collide_cached(p->a, &p->pose_a, p->b, pose_b, &args->opts, &run->cache, &run->result, err);
+        kcbp_collide_cached(p->a, &p->pose_a, p->b, pose_b, &args->opts, run->cache, &run->result, err);
     p->times.query_ms = kcbp_cli_now_ms() - t0;
     if (st != KCBP_OK)
         return -1;
@@ -292,7 +292,10 @@ int kcbp_cli_collide(int argc, char **argv)
     collide_run run;
     memset(&run, 0, sizeof run);
     run.args = &args;
+    if (kcbp_pair_cache_new(&run.cache, &err) != KCBP_OK)
+        return kcbp_cli_fail(&err);
     rc = kcbp_cli_pair_query("collide", &args.pair, answer_pose, &run);
+    kcbp_pair_cache_free(run.cache);
     kcbp_collide_result_free(&run.result);
     free(run.gb.geom);
     return rc;

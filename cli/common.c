@@ -82,3 +82,11 @@ double kcbp_cli_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
+
+cJSON *kcbp_cli_add_string(cJSON *object, const char *key, const char *s)
+{
+    char *valid = kcbp_utf8_sanitize(s);
+    cJSON *item = valid ? cJSON_AddStringToObject(object, key, valid) : NULL;
+    free(valid);
+    return item;
+}

@@ -93,22 +93,25 @@ static kcbp_status write_ply(const char *path, const kcbp_cli_export_object *o, 
     FILE *f = fopen(path, "w");
     if (!f)
         return kcbp_error_set(err, KCBP_ERR_IO, "--export: %s: cannot open for writing: %s", path, strerror(errno));
-    const kcbp_mesh *m = &o->model->mesh;
+    const kcbp_mesh *m = kcbp_model_mesh(o->model);
+    const kcbp_vec3 *mv = kcbp_mesh_vertices(m);
+    const kcbp_tri *mt = kcbp_mesh_triangles(m);
+    uint32_t nv = kcbp_mesh_vertex_count(m), nt = kcbp_mesh_triangle_count(m);
     fprintf(f,
             "ply\nformat ascii 1.0\ncomment kcbp: posed in the world frame; contact triangles red\n"
             "element vertex %u\nproperty double x\nproperty double y\nproperty double z\n"
             "element face %u\nproperty list uchar int vertex_indices\n"
             "property uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n",
-            m->nvertices, m->ntriangles);
-    for (uint32_t i = 0; i < m->nvertices; i++) {
-        kcbp_vec3 v = kcbp_pose_apply(o->pose, m->vertices[i]);
+            nv, nt);
+    for (uint32_t i = 0; i < nv; i++) {
+        kcbp_vec3 v = kcbp_pose_apply(o->pose, mv[i]);
         put_coord(f, v.x, ' ');
         put_coord(f, v.y, ' ');
         put_coord(f, v.z, '\n');
     }
-    for (uint32_t t = 0; t < m->ntriangles; t++) {
+    for (uint32_t t = 0; t < nt; t++) {
         const unsigned char *c = o->marked && o->marked[t] ? contact_rgb : plain_rgb;
-        const uint32_t *v = m->triangles[t].v;
+        const uint32_t *v = mt[t].v;
         fprintf(f, "3 %u %u %u %u %u %u\n", v[0], v[1], v[2], c[0], c[1], c[2]);
     }
     return close_file(f, path, err);
@@ -116,15 +119,7 @@ static kcbp_status write_ply(const char *path, const kcbp_cli_export_object *o, 
 
 static kcbp_status write_cbp(const char *path, const kcbp_cli_export_object *o, kcbp_error *err)
 {
-    const kcbp_cbp *local = &o->model->cbp;
-    kcbp_cbp posed = *local; /* the same faces, on moved vertices */
-    posed.vertices = malloc((local->nvertices ? local->nvertices : 1) * sizeof *posed.vertices);
-    if (!posed.vertices)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "--export: out of memory for %s", path);
-    for (uint32_t i = 0; i < local->nvertices; i++)
-        posed.vertices[i] = kcbp_pose_apply(o->pose, local->vertices[i]);
-    kcbp_status st = kcbp_cbp_write_obj(&posed, path, err);
-    free(posed.vertices);
+    kcbp_status st = kcbp_cbp_write_obj(kcbp_model_cbp(o->model), o->pose, path, err);
     if (st != KCBP_OK)
         kcbp_error_prefix(err, "--export");
     return st;

@@ -10,13 +10,13 @@ kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts
                                 kcbp_timings *t, kcbp_error *err)
 {
     double t0 = kcbp_cli_now_ms();
-    kcbp_mesh mesh;
+    kcbp_mesh *mesh;
     kcbp_status st = kcbp_mesh_load(path, &mesh, err);
     double t1 = kcbp_cli_now_ms();
     t->load_ms += t1 - t0;
     if (st != KCBP_OK)
         return st;
-    st = kcbp_model_build(model, &mesh, opts, err);
+    st = kcbp_model_build(model, mesh, opts, err);
     t->build_ms += kcbp_cli_now_ms() - t1;
     if (st != KCBP_OK)
         kcbp_error_prefix(err, path); /* "file: problem", as for the reader's errors */

@@ -1,7 +1,7 @@
 #include "report.h"
 
 #include "json_line.h"
-#include "base/utf8.h"
+#include "cli.h"
 
 /* cJSON's add functions return NULL on failure and leave the parent intact,
  * so building a report is a chain of adds whose failures are collected in
@@ -32,12 +32,14 @@ cJSON *kcbp_report_mesh(const kcbp_model *model)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    add_number(&s, o, "vertices", model->mesh.nvertices);
-    add_number(&s, o, "triangles", model->mesh.ntriangles);
-    add_number(&s, o, "degenerate_triangles", model->mesh.ndegenerate);
-    if (kcbp_model_has_cbp(model)) {
-        add_number(&s, o, "cbp_planes", model->cbp.nplanes);
-        add_number(&s, o, "cbp_vertices", model->cbp.nvertices);
+    const kcbp_mesh *mesh = kcbp_model_mesh(model);
+    const kcbp_cbp *cbp = kcbp_model_cbp(model);
+    add_number(&s, o, "vertices", kcbp_mesh_vertex_count(mesh));
+    add_number(&s, o, "triangles", kcbp_mesh_triangle_count(mesh));
+    add_number(&s, o, "degenerate_triangles", kcbp_mesh_degenerate_count(mesh));
+    if (cbp) {
+        add_number(&s, o, "cbp_planes", kcbp_cbp_plane_count(cbp));
+        add_number(&s, o, "cbp_vertices", kcbp_cbp_vertex_count(cbp));
     }
     return finish(&s, o);
 }
@@ -46,17 +48,19 @@ static void line_mesh(kcbp_jl *w, const char *key, const kcbp_model *model)
 {
     kcbp_jl_key(w, key);
     kcbp_jl_open(w, '{');
+    const kcbp_mesh *mesh = kcbp_model_mesh(model);
+    const kcbp_cbp *cbp = kcbp_model_cbp(model);
     kcbp_jl_key(w, "vertices");
-    kcbp_jl_uint(w, model->mesh.nvertices);
+    kcbp_jl_uint(w, kcbp_mesh_vertex_count(mesh));
     kcbp_jl_key(w, "triangles");
-    kcbp_jl_uint(w, model->mesh.ntriangles);
+    kcbp_jl_uint(w, kcbp_mesh_triangle_count(mesh));
     kcbp_jl_key(w, "degenerate_triangles");
-    kcbp_jl_uint(w, model->mesh.ndegenerate);
-    if (kcbp_model_has_cbp(model)) {
+    kcbp_jl_uint(w, kcbp_mesh_degenerate_count(mesh));
+    if (cbp) {
         kcbp_jl_key(w, "cbp_planes");
-        kcbp_jl_uint(w, model->cbp.nplanes);
+        kcbp_jl_uint(w, kcbp_cbp_plane_count(cbp));
         kcbp_jl_key(w, "cbp_vertices");
-        kcbp_jl_uint(w, model->cbp.nvertices);
+        kcbp_jl_uint(w, kcbp_cbp_vertex_count(cbp));
     }
     kcbp_jl_close(w, '}');
 }
@@ -170,7 +174,7 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
         line_contact_pairs(&w, "contacts", result->contacts, n, NULL, NULL, same_index);
         /* Meshes read from polygons: the file's faces of the contacts, and
          * which triangle of each face. */
-        const uint32_t *fa = a ? a->mesh.faces : NULL, *fb = b ? b->mesh.faces : NULL;
+        const uint32_t *fa = a ? kcbp_mesh_faces(kcbp_model_mesh(a)) : NULL, *fb = b ? kcbp_mesh_faces(kcbp_model_mesh(b)) : NULL;
         if (fa || fb) {
             line_contact_pairs(&w, "faces", result->contacts, n, fa, fb, face_of);
             line_contact_pairs(&w, "face_tris", result->contacts, n, fa, fb, tri_in_face);
@@ -266,11 +270,11 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    s.failed |= kcbp_json_add_string(o, "scene", scene->name) == NULL;
+    s.failed |= kcbp_cli_add_string(o, "scene", kcbp_scene_name(scene)) == NULL;
     add_number(&s, o, "frame", f->frame);
-    add_number(&s, o, "frames", scene->frames);
-    add_number(&s, o, "objects", scene->nobjects);
-    add_number(&s, o, "models", scene->nmodels);
+    add_number(&s, o, "frames", kcbp_scene_frame_count(scene));
+    add_number(&s, o, "objects", kcbp_scene_object_count(scene));
+    add_number(&s, o, "models", kcbp_scene_model_count(scene));
     add_number(&s, o, "pairs", (double)f->pairs);
     cJSON *passed = cJSON_AddObjectToObject(o, "passed");
     cJSON *rate = cJSON_AddObjectToObject(o, "hit_rate");
@@ -294,10 +298,10 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
             cJSON_Delete(p);
             break;
         }
-        s.failed |= !kcbp_json_add_string(p, "a", scene->objects[h->a].name);
-        s.failed |= !kcbp_json_add_string(p, "b", scene->objects[h->b].name);
+        s.failed |= !kcbp_cli_add_string(p, "a", kcbp_scene_object_at(scene, h->a).name);
+        s.failed |= !kcbp_cli_add_string(p, "b", kcbp_scene_object_at(scene, h->b).name);
         if (h->contained != KCBP_CONTAINED_NONE)
-            s.failed |= !kcbp_json_add_string(p, "contained", kcbp_containment_name(h->contained));
+            s.failed |= !kcbp_cli_add_string(p, "contained", kcbp_containment_name(h->contained));
         if (!with_contacts)
             continue;
         cJSON *contacts = cJSON_AddArrayToObject(p, "contacts");
@@ -313,13 +317,14 @@ cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *
     add_number(&s, cache, "contact", (double)f->cache_contact);
     add_number(&s, cache, "near", (double)f->cache_near);
     add_number(&s, cache, "cbp_skipped", (double)f->cbp_skipped);
-    add_number(&s, time, "load", scene->load_ms);
-    add_number(&s, time, "build", scene->build_ms);
-    add_number(&s, time, "bounds", f->bounds_ms);
-    add_number(&s, time, "broadphase", f->broadphase_ms);
-    add_number(&s, time, "cbp", f->filter_ms);
-    add_number(&s, time, "mesh", f->mesh_ms);
-    add_number(&s, time, "detect", f->bounds_ms + f->broadphase_ms + f->filter_ms + f->mesh_ms);
+    kcbp_scene_build_times bt = kcbp_scene_build_time(scene);
+    add_number(&s, time, "load", bt.load_ms);
+    add_number(&s, time, "build", bt.build_ms);
+    add_number(&s, time, "bounds", f->time_ms.bounds);
+    add_number(&s, time, "broadphase", f->time_ms.broadphase);
+    add_number(&s, time, "cbp", f->time_ms.filter);
+    add_number(&s, time, "mesh", f->time_ms.mesh);
+    add_number(&s, time, "detect", f->time_ms.bounds + f->time_ms.broadphase + f->time_ms.filter + f->time_ms.mesh);
     return finish(&s, o);
 }
 
@@ -347,15 +352,15 @@ bool kcbp_report_add_ccd(cJSON *doc, const kcbp_scene *scene, const kcbp_scene_c
             cJSON_Delete(p);
             break;
         }
-        s.failed |= !kcbp_json_add_string(p, "a", scene->objects[h->a].name);
-        s.failed |= !kcbp_json_add_string(p, "b", scene->objects[h->b].name);
+        s.failed |= !kcbp_cli_add_string(p, "a", kcbp_scene_object_at(scene, h->a).name);
+        s.failed |= !kcbp_cli_add_string(p, "b", kcbp_scene_object_at(scene, h->b).name);
         if (h->undecided) {
             s.failed |= !cJSON_AddTrueToObject(p, "undecided");
             add_number(&s, p, "free_until", h->toi);
             continue;
         }
         add_number(&s, p, "toi", h->toi);
-        add_number(&s, p, "time", ((double)c->frame - 1 + h->toi) * scene->dt);
+        add_number(&s, p, "time", ((double)c->frame - 1 + h->toi) * kcbp_scene_dt(scene));
         int pair[2] = {(int)h->tri_a, (int)h->tri_b};
         cJSON *q = cJSON_CreateIntArray(pair, 2), *contacts = cJSON_AddArrayToObject(p, "contacts");
         s.failed |= !q || !contacts || !cJSON_AddItemToArray(contacts, q);

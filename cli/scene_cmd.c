@@ -72,10 +72,10 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
     return o;
 }
 
-kcbp_status kcbp_cli_scene_read(kcbp_scene *scene, const char *path, const kcbp_cli_scene_options *o,
+kcbp_status kcbp_cli_scene_read(kcbp_scene **scene, const char *path, const kcbp_cli_scene_options *o,
                                 kcbp_error *err)
 {
-    return kcbp_scene_read_in(scene, path, o->mesh_root, err);
+    return kcbp_scene_read_in(path, o->mesh_root, scene, err);
 }
 
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o)
@@ -150,27 +150,30 @@ static cJSON *frame_report(const kcbp_scene *scene, kcbp_scene_frame *f, const k
 
 /* --export: every object of the frame just evaluated, posed, with the
  * triangles of its contacts marked. */
-static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_eval *ev, const kcbp_scene_frame *f,
-                                const char *dir, kcbp_error *err)
+static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, const char *dir,
+                                kcbp_error *err)
 {
     uint32_t most = 1;
-    for (uint32_t m = 0; m < scene->nmodels; m++)
-        most = scene->models[m].model.mesh.ntriangles > most ? scene->models[m].model.mesh.ntriangles : most;
+    for (uint32_t m = 0; m < kcbp_scene_model_count(scene); m++) {
+        uint32_t nt = kcbp_mesh_triangle_count(kcbp_model_mesh(kcbp_scene_model(scene, m)));
+        most = nt > most ? nt : most;
+    }
     uint8_t *marked = malloc(most);
     if (!marked)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "--export: out of memory");
     kcbp_status st = KCBP_OK;
-    for (uint32_t i = 0; i < scene->nobjects && st == KCBP_OK; i++) {
-        const kcbp_model *model = &scene->models[scene->objects[i].model].model;
-        memset(marked, 0, model->mesh.ntriangles);
+    for (uint32_t i = 0; i < kcbp_scene_object_count(scene) && st == KCBP_OK; i++) {
+        const kcbp_model *model = kcbp_scene_model(scene, kcbp_scene_object_model(scene, i));
+        memset(marked, 0, kcbp_mesh_triangle_count(kcbp_model_mesh(model)));
         for (uint64_t h = 0; h < f->colliding; h++) {
             const kcbp_scene_hit *hit = &f->hits[h];
             if (hit->a == i || hit->b == i)
                 kcbp_cli_export_mark(marked, f->contacts + hit->first, hit->count, hit->b == i);
         }
         char stem[96];
-        kcbp_cli_export_stem(stem, sizeof stem, i, scene->objects[i].name);
-        kcbp_cli_export_object o = {.stem = stem, .model = model, .pose = &ev->poses[i], .marked = marked};
+        kcbp_cli_export_stem(stem, sizeof stem, i, kcbp_scene_object_at(scene, i).name);
+        kcbp_pose pose = kcbp_scene_object_pose(scene, i, f->frame);
+        kcbp_cli_export_object o = {.stem = stem, .model = model, .pose = &pose, .marked = marked};
         st = kcbp_cli_export_write(dir, &o, err);
     }
     free(marked);
@@ -180,24 +183,24 @@ static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_eval *
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                 kcbp_cli_frame_sink sink, void *ctx, kcbp_error *err)
 {
-    kcbp_scene scene;
+    kcbp_scene *scene;
     kcbp_status st = kcbp_cli_scene_read(&scene, path, o, err);
     if (st != KCBP_OK)
         return st;
     /* The fine k-CBPs serve only from a pair's second frame on. */
     kcbp_model_options mo = o->model;
-    mo.k_fine = scene.frames >= 2 ? KCBP_CBP_K_FINE_DEFAULT : 0;
-    if (o->export_dir && o->export_frame >= (long)scene.frames) {
-        uint32_t frames = scene.frames;
-        kcbp_scene_free(&scene);
+    uint32_t frames = kcbp_scene_frame_count(scene);
+    mo.k_fine = frames >= 2 ? KCBP_CBP_K_FINE_DEFAULT : 0;
+    if (o->export_dir && o->export_frame >= (long)frames) {
+        kcbp_scene_free(scene);
         return kcbp_error_set(err, KCBP_ERR_INVALID, "--frame %ld: %s has %u frame%s (0 to %u)", o->export_frame, path,
                               frames, frames == 1 ? "" : "s", frames - 1);
     }
-    if ((st = kcbp_scene_build_cached(&scene, &mo, o->cache, err)) != KCBP_OK) {
-        kcbp_scene_free(&scene);
+    if ((st = kcbp_scene_build_cached(scene, &mo, o->cache, err)) != KCBP_OK) {
+        kcbp_scene_free(scene);
         return st;
     }
-    kcbp_scene_eval ev;
+    kcbp_scene_eval *ev = NULL;
     kcbp_scene_frame frame;
     kcbp_scene_ccd ccd;
     memset(&frame, 0, sizeof frame);
@@ -206,26 +209,28 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     size_t cap = 0;
     /* Each frame is handed on when it is done: memory does not grow with
      * the frames. */
-    st = kcbp_scene_eval_init(&ev, &scene, &o->collide, err);
-    ev.margin = o->margin;
-    for (uint32_t f = 0; st == KCBP_OK && f < scene.frames; f++) {
+    kcbp_scene_eval_options eo = {.collide = o->collide, .coherent = true, .margin = o->margin};
+    st = kcbp_scene_eval_new(scene, &eo, &ev, err);
+    for (uint32_t f = 0; st == KCBP_OK && f < frames; f++) {
         bool exporting = o->export_dir && f == (uint32_t)o->export_frame;
         /* The exported frame marks every contact when none are listed. */
+        kcbp_collide_options all = o->collide;
+        all.contacts = KCBP_CONTACTS_ALL;
         if (exporting && o->collide.contacts == KCBP_CONTACTS_NONE)
-            ev.options.contacts = KCBP_CONTACTS_ALL;
-        st = kcbp_scene_eval_frame(&ev, f, &frame, err);
-        ev.options.contacts = o->collide.contacts;
+            kcbp_scene_eval_set_collide_options(ev, &all);
+        st = kcbp_scene_eval_frame(ev, f, &frame, err);
+        kcbp_scene_eval_set_collide_options(ev, &o->collide);
         if (st == KCBP_OK && exporting)
-            st = export_frame(&scene, &ev, &frame, o->export_dir, err);
+            st = export_frame(scene, &frame, o->export_dir, err);
         if (st != KCBP_OK)
             break;
-        cJSON *doc = frame_report(&scene, &frame, o, &scratch, &cap);
+        cJSON *doc = frame_report(scene, &frame, o, &scratch, &cap);
         if (doc && o->ccd && f >= 1) {
-            if ((st = kcbp_scene_eval_ccd(&ev, f, NULL, &ccd, err)) != KCBP_OK) {
+            if ((st = kcbp_scene_eval_ccd(ev, f, NULL, &ccd, err)) != KCBP_OK) {
                 cJSON_Delete(doc);
                 break;
             }
-            if (!kcbp_report_add_ccd(doc, &scene, &ccd)) {
+            if (!kcbp_report_add_ccd(doc, scene, &ccd)) {
                 cJSON_Delete(doc);
                 doc = NULL;
             }
@@ -238,15 +243,15 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
         cJSON_Delete(doc);
         if (!line)
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the report", path);
-        else if (!sink(ctx, line, f + 1 == scene.frames))
+        else if (!sink(ctx, line, f + 1 == frames))
             st = kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
         cJSON_free(line);
     }
     free(scratch);
-    kcbp_scene_eval_free(&ev);
+    kcbp_scene_eval_free(ev);
     kcbp_scene_frame_free(&frame);
     kcbp_scene_ccd_free(&ccd);
-    kcbp_scene_free(&scene);
+    kcbp_scene_free(scene);
     return st;
 }
 
@@ -259,7 +264,7 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     kcbp_error err = {0};
     /* The scene names the mesh in JSON, which is UTF-8: a path that is not
      * could only be written altered, and the scene would not load. */
-    char *valid = kcbp_utf8_valid(mesh_path);
+    char *valid = kcbp_utf8_sanitize(mesh_path);
     bool same = valid && !strcmp(valid, mesh_path);
     if (!same)
         kcbp_error_set(&err, valid ? KCBP_ERR_INVALID : KCBP_ERR_NOMEM,
@@ -267,17 +272,17 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     free(valid);
     if (!same)
         return kcbp_cli_fail(&err);
-    kcbp_mesh mesh;
+    kcbp_mesh *mesh;
     if (kcbp_mesh_load(mesh_path, &mesh, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
-    kcbp_aabb bounds = mesh.bounds;
-    kcbp_mesh_free(&mesh);
-    kcbp_scene scene;
+    kcbp_aabb bounds = kcbp_mesh_bounds(mesh);
+    kcbp_mesh_free(mesh);
+    kcbp_scene *scene;
     if (kcbp_scene_thesis(&scene, mesh_path, bounds, (uint32_t)n, (uint64_t)seed, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
     char *text;
-    kcbp_status st = kcbp_scene_to_text(&scene, pretty, &text, &err);
-    kcbp_scene_free(&scene);
+    kcbp_status st = kcbp_scene_to_text(scene, pretty, &text, &err);
+    kcbp_scene_free(scene);
     if (st != KCBP_OK)
         return kcbp_cli_fail(&err);
     return kcbp_cli_print_text(text);

@@ -60,7 +60,7 @@ int kcbp_cli_self(int argc, char **argv)
     const char *path = argv[optind];
 
     kcbp_error err = {0};
-    kcbp_mesh mesh;
+    kcbp_mesh *mesh;
     kcbp_model model;
     memset(&model, 0, sizeof model);
     double t0 = kcbp_cli_now_ms();
@@ -68,7 +68,7 @@ int kcbp_cli_self(int argc, char **argv)
     double t1 = kcbp_cli_now_ms();
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = 0; /* no k-CBP: only the tree is used */
-    if (st == KCBP_OK && (st = kcbp_model_build(&model, &mesh, &mo, &err)) != KCBP_OK)
+    if (st == KCBP_OK && (st = kcbp_model_build(&model, mesh, &mo, &err)) != KCBP_OK)
         kcbp_error_prefix(&err, path);
     double t2 = kcbp_cli_now_ms();
     kcbp_contact *pairs = NULL;
@@ -100,11 +100,11 @@ int kcbp_cli_self(int argc, char **argv)
         kcbp_jl_key(&w, "mesh");
         kcbp_jl_open(&w, '{');
         kcbp_jl_key(&w, "vertices");
-        kcbp_jl_uint(&w, model.mesh.nvertices);
+        kcbp_jl_uint(&w, kcbp_mesh_vertex_count(kcbp_model_mesh(&model)));
         kcbp_jl_key(&w, "triangles");
-        kcbp_jl_uint(&w, model.mesh.ntriangles);
+        kcbp_jl_uint(&w, kcbp_mesh_triangle_count(kcbp_model_mesh(&model)));
         kcbp_jl_key(&w, "degenerate_triangles");
-        kcbp_jl_uint(&w, model.mesh.ndegenerate);
+        kcbp_jl_uint(&w, kcbp_mesh_degenerate_count(kcbp_model_mesh(&model)));
         kcbp_jl_close(&w, '}');
         kcbp_jl_key(&w, "stats");
         kcbp_jl_open(&w, '{');

@@ -143,7 +143,7 @@ static cJSON *report(const kcbp_sweep_result *r, const kcbp_model *a, const kcbp
     if (r->hit) {
         ok &= cJSON_AddNumberToObject(o, "toi", r->toi) != NULL;
         ok &= add_pair(o, "contacts", r->tri_a, r->tri_b);
-        const uint32_t *fa = a->mesh.faces, *fb = b->mesh.faces;
+        const uint32_t *fa = kcbp_mesh_faces(kcbp_model_mesh(a)), *fb = kcbp_mesh_faces(kcbp_model_mesh(b));
         if (fa || fb)
             ok &= add_pair(o, "faces", fa ? fa[r->tri_a] : r->tri_a, fb ? fb[r->tri_b] : r->tri_b);
         ok &= add_vec3(o, "point", kcbp_v3_scale(kcbp_v3_add(r->point_a, r->point_b), 0.5));

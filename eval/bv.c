@@ -6,19 +6,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "geom/linalg.h"
 #include <kcbp/gjk.h>
-#include "convex/hull.h"
-#include "base/util.h"
+
+#include "eval_util.h"
 
 void kcbp_bv_free(kcbp_bv *bv)
 {
     if (!bv)
         return;
     free(bv->points);
-    free(bv->adj_start);
-    free(bv->adj);
-    kcbp_cbp_free(&bv->cbp);
+    kcbp_cbp_free(bv->cbp);
+    kcbp_convex_hull_free(bv->hull);
     memset(bv, 0, sizeof *bv);
 }
 
@@ -96,11 +94,11 @@ static ball ball4(kcbp_vec3 p, kcbp_vec3 q, kcbp_vec3 r, kcbp_vec3 s)
 
 static kcbp_status build_sphere(kcbp_bv *bv, const kcbp_mesh *m, kcbp_error *err)
 {
-    uint32_t n = m->nvertices;
+    uint32_t n = kcbp_mesh_vertex_count(m);
     kcbp_vec3 *p = malloc((size_t)n * sizeof *p);
     if (!p)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a sphere of %u points", n);
-    memcpy(p, m->vertices, (size_t)n * sizeof *p);
+    memcpy(p, kcbp_mesh_vertices(m), (size_t)n * sizeof *p);
     /* A fixed shuffle (xorshift64*): the expected time is linear in n. */
     uint64_t s = 0x9e3779b97f4a7c15ull;
     for (uint32_t i = n; i > 1; i--) {
@@ -148,8 +146,8 @@ static kcbp_status build_sphere(kcbp_bv *bv, const kcbp_mesh *m, kcbp_error *err
 static double fit_box(const kcbp_mesh *m, const kcbp_mat3 *axes, kcbp_vec3 *center, kcbp_vec3 *extent)
 {
     kcbp_vec3 lo = kcbp_v3(INFINITY, INFINITY, INFINITY), hi = kcbp_v3(-INFINITY, -INFINITY, -INFINITY);
-    for (uint32_t i = 0; i < m->nvertices; i++) {
-        kcbp_vec3 t = kcbp_mat3_tmul_v3(axes, m->vertices[i]);
+    for (uint32_t i = 0; i < kcbp_mesh_vertex_count(m); i++) {
+        kcbp_vec3 t = kcbp_mat3_tmul_v3(axes, kcbp_mesh_vertices(m)[i]);
         lo = kcbp_v3_min(lo, t);
         hi = kcbp_v3_max(hi, t);
     }
@@ -165,9 +163,9 @@ static void build_obb(kcbp_bv *bv, const kcbp_mesh *m)
      * A / 12 (9 g g^T + p p^T + q q^T + r r^T). */
     double mom[3][3] = {{0}}, area = 0;
     kcbp_vec3 sum = kcbp_v3(0, 0, 0);
-    for (uint32_t t = 0; t < m->ntriangles; t++) {
-        kcbp_vec3 p = m->vertices[m->triangles[t].v[0]], q = m->vertices[m->triangles[t].v[1]],
-                  r = m->vertices[m->triangles[t].v[2]];
+    for (uint32_t t = 0; t < kcbp_mesh_triangle_count(m); t++) {
+        kcbp_vec3 p = kcbp_mesh_vertices(m)[kcbp_mesh_triangles(m)[t].v[0]], q = kcbp_mesh_vertices(m)[kcbp_mesh_triangles(m)[t].v[1]],
+                  r = kcbp_mesh_vertices(m)[kcbp_mesh_triangles(m)[t].v[2]];
         double a = 0.5 * kcbp_v3_len(kcbp_v3_cross(kcbp_v3_sub(q, p), kcbp_v3_sub(r, p)));
         if (!(a > 0))
             continue;
@@ -182,26 +180,26 @@ static void build_obb(kcbp_bv *bv, const kcbp_mesh *m)
     if (!(area > 0)) { /* no area: the vertices, equally weighted */
         memset(mom, 0, sizeof mom);
         sum = kcbp_v3(0, 0, 0);
-        for (uint32_t i = 0; i < m->nvertices; i++) {
-            kcbp_vec3 p = m->vertices[i];
+        for (uint32_t i = 0; i < kcbp_mesh_vertex_count(m); i++) {
+            kcbp_vec3 p = kcbp_mesh_vertices(m)[i];
             double pv[3] = {p.x, p.y, p.z};
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 3; b++)
                     mom[a][b] += pv[a] * pv[b];
             sum = kcbp_v3_add(sum, p);
         }
-        area = m->nvertices;
+        area = kcbp_mesh_vertex_count(m);
     }
     kcbp_vec3 mu = kcbp_v3_scale(sum, 1.0 / area);
-    double muv[3] = {mu.x, mu.y, mu.z}, cov[3][3], ev[3][3];
+    double muv[3] = {mu.x, mu.y, mu.z}, cov[3][3];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             cov[i][j] = mom[i][j] / area - muv[i] * muv[j];
-    kcbp_sym3_eigenvectors(cov, ev);
-    kcbp_mat3 axes;
+    kcbp_mat3 axes, covm;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            axes.m[i][j] = ev[i][j];
+            covm.m[i][j] = cov[i][j];
+    kcbp_mat3_sym_eigen(&covm, &axes, NULL);
     /* right-handed: the third axis is the cross product of the first two */
     kcbp_vec3 x = kcbp_v3(axes.m[0][0], axes.m[1][0], axes.m[2][0]);
     kcbp_vec3 y = kcbp_v3(axes.m[0][1], axes.m[1][1], axes.m[2][1]);
@@ -226,102 +224,6 @@ static void build_obb(kcbp_bv *bv, const kcbp_mesh *m)
     bv->volume = vol;
 }
 
-/* ---- convex hull with adjacency ------------------------------------------ */
-
-typedef struct {
-    double angle;
-    uint32_t v;
-} angle_item;
-
-static int by_angle(const void *x, const void *y)
-{
-    double a = ((const angle_item *)x)->angle, b = ((const angle_item *)y)->angle;
-    return a < b ? -1 : a > b;
-}
-
-static kcbp_status build_hull(kcbp_bv *bv, const kcbp_mesh *m, kcbp_error *err)
-{
-    kcbp_hull h;
-    kcbp_error herr = {0};
-    kcbp_status st = kcbp_hull_compute(m->vertices, m->nvertices, &h, &herr);
-    if (st != KCBP_OK && kcbp_hull_failed_flat(&herr)) {
-        /* Flat: no hull volume; GJK scans the vertices (their hull). */
-        bv->points = malloc((size_t)m->nvertices * sizeof *bv->points);
-        if (!bv->points)
-            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u points", m->nvertices);
-        memcpy(bv->points, m->vertices, (size_t)m->nvertices * sizeof *bv->points);
-        bv->npoints = m->nvertices;
-        bv->shape = kcbp_convex_polytope(bv->points, bv->npoints, NULL, NULL, 0);
-        bv->volume = 0;
-        return KCBP_OK;
-    }
-    if (st != KCBP_OK) {
-        if (err)
-            *err = herr;
-        return st;
-    }
-    uint32_t *map = malloc((size_t)m->nvertices * sizeof *map);
-    bv->points = malloc(h.nverts * sizeof *bv->points);
-    size_t ntris = 0, maxf = 0;
-    for (size_t f = 0; f < h.nfacets; f++) {
-        size_t d = h.facet_start[f + 1] - h.facet_start[f];
-        ntris += d - 2;
-        maxf = d > maxf ? d : maxf;
-    }
-    uint32_t(*tris)[3] = malloc((ntris ? ntris : 1) * sizeof *tris);
-    angle_item *loop = malloc((maxf ? maxf : 1) * sizeof *loop);
-    if (!map || !bv->points || !tris || !loop) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a convex hull of %zu vertices", h.nverts);
-        goto done;
-    }
-    for (uint32_t i = 0; i < m->nvertices; i++)
-        map[i] = UINT32_MAX;
-    for (size_t i = 0; i < h.nverts; i++) {
-        map[h.verts[i]] = (uint32_t)i;
-        bv->points[i] = m->vertices[h.verts[i]];
-    }
-    bv->npoints = (uint32_t)h.nverts;
-    /* Each facet's vertices in angular order about its normal, then a fan:
-     * the loop's edges are the hull's edges (the fan's diagonals are extra
-     * neighbours, which hill-climbing tolerates: a vertex no neighbour
-     * improves on is still a maximum). */
-    size_t nt = 0;
-    for (size_t f = 0; f < h.nfacets; f++) {
-        uint32_t s0 = h.facet_start[f], d = h.facet_start[f + 1] - s0;
-        kcbp_vec3 n = h.normal[f], c = kcbp_v3(0, 0, 0);
-        for (uint32_t i = 0; i < d; i++)
-            c = kcbp_v3_add(c, m->vertices[h.facet_verts[s0 + i]]);
-        c = kcbp_v3_scale(c, 1.0 / d);
-        kcbp_vec3 u = fabs(n.x) < 0.9 ? kcbp_v3(1, 0, 0) : kcbp_v3(0, 1, 0);
-        u = kcbp_v3_cross(n, u);
-        u = kcbp_v3_scale(u, 1.0 / kcbp_v3_len(u));
-        kcbp_vec3 w = kcbp_v3_cross(n, u);
-        for (uint32_t i = 0; i < d; i++) {
-            kcbp_vec3 r = kcbp_v3_sub(m->vertices[h.facet_verts[s0 + i]], c);
-            loop[i].angle = atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u));
-            loop[i].v = map[h.facet_verts[s0 + i]];
-        }
-        qsort(loop, d, sizeof *loop, by_angle);
-        for (uint32_t i = 1; i + 1 < d; i++) {
-            tris[nt][0] = loop[0].v;
-            tris[nt][1] = loop[i].v;
-            tris[nt][2] = loop[i + 1].v;
-            nt++;
-        }
-    }
-    st = kcbp_convex_adjacency(bv->npoints, (const uint32_t(*)[3])tris, nt, &bv->adj_start, &bv->adj, err);
-    if (st == KCBP_OK) {
-        bv->shape = kcbp_convex_polytope(bv->points, bv->npoints, bv->adj_start, bv->adj, 0);
-        bv->volume = h.volume;
-    }
-done:
-    free(map);
-    free(tris);
-    free(loop);
-    kcbp_hull_free(&h);
-    return st;
-}
-
 /* ---- building ------------------------------------------------------------ */
 
 static double box_volume(kcbp_aabb b)
@@ -333,47 +235,53 @@ static double box_volume(kcbp_aabb b)
 kcbp_status kcbp_bv_build(kcbp_bv *bv, const kcbp_bv_spec *spec, const kcbp_mesh *m, kcbp_error *err)
 {
     memset(bv, 0, sizeof *bv);
-    if (!m || m->nvertices == 0)
+    if (!m || kcbp_mesh_vertex_count(m) == 0)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "no mesh to bound");
     bv->spec = *spec;
-    double t0 = kcbp_now_ms();
+    double t0 = eval_now_ms();
     kcbp_status st = KCBP_OK;
     switch (spec->kind) {
     case KCBP_BV_SPHERE: st = build_sphere(bv, m, err); break;
     case KCBP_BV_AABB:
-        bv->points = malloc((size_t)m->nvertices * sizeof *bv->points);
+        bv->points = malloc((size_t)kcbp_mesh_vertex_count(m) * sizeof *bv->points);
         if (!bv->points) {
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u points", m->nvertices);
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u points", kcbp_mesh_vertex_count(m));
             break;
         }
-        memcpy(bv->points, m->vertices, (size_t)m->nvertices * sizeof *bv->points);
-        bv->npoints = m->nvertices;
-        bv->box = m->bounds;
-        bv->volume = box_volume(m->bounds);
+        memcpy(bv->points, kcbp_mesh_vertices(m), (size_t)kcbp_mesh_vertex_count(m) * sizeof *bv->points);
+        bv->npoints = kcbp_mesh_vertex_count(m);
+        bv->box = kcbp_mesh_bounds(m);
+        bv->volume = box_volume(kcbp_mesh_bounds(m));
         break;
     case KCBP_BV_AABB_POSED:
-        bv->box = m->bounds;
-        bv->volume = box_volume(m->bounds);
+        bv->box = kcbp_mesh_bounds(m);
+        bv->volume = box_volume(kcbp_mesh_bounds(m));
         break;
     case KCBP_BV_OBB: build_obb(bv, m); break;
     case KCBP_BV_KDOP:
     case KCBP_BV_CBP:
-        st = kcbp_cbp_build(m->vertices, m->nvertices, spec->k, spec->kind == KCBP_BV_KDOP ? KCBP_DIRS_KDOP : spec->dirs,
+        st = kcbp_cbp_build(kcbp_mesh_vertices(m), kcbp_mesh_vertex_count(m), spec->k, spec->kind == KCBP_BV_KDOP ? KCBP_DIRS_KDOP : spec->dirs,
                             &bv->cbp, err);
         if (st == KCBP_OK) {
             /* scanned, as in kcbp_collide: see the note on climbing there */
-            bv->shape = kcbp_convex_polytope(bv->cbp.vertices, bv->cbp.nvertices, NULL, NULL, 0);
-            bv->volume = bv->cbp.volume;
+            bv->shape = kcbp_convex_polytope(kcbp_cbp_vertices(bv->cbp), kcbp_cbp_vertex_count(bv->cbp), NULL, NULL, 0);
+            bv->volume = kcbp_cbp_volume(bv->cbp);
         }
         break;
-    case KCBP_BV_HULL: st = build_hull(bv, m, err); break;
+    case KCBP_BV_HULL:
+        st = kcbp_convex_hull_build(kcbp_mesh_vertices(m), kcbp_mesh_vertex_count(m), &bv->hull, err);
+        if (st == KCBP_OK) {
+            bv->shape = kcbp_convex_hull_shape(bv->hull);
+            bv->volume = kcbp_convex_hull_volume(bv->hull);
+        }
+        break;
     default: st = kcbp_error_set(err, KCBP_ERR_INVALID, "unknown bounding volume kind %d", (int)spec->kind);
     }
     if (st != KCBP_OK) {
         kcbp_bv_free(bv);
         return st;
     }
-    bv->build_ms = kcbp_now_ms() - t0;
+    bv->build_ms = eval_now_ms() - t0;
     return KCBP_OK;
 }
 
@@ -418,10 +326,11 @@ kcbp_aabb kcbp_bv_world_box(const kcbp_bv *bv, const kcbp_pose *pose)
         kcbp_mat3 r = kcbp_mat3_mul(&pose->rot, &bv->axes);
         return oriented_box(kcbp_pose_apply(pose, bv->obb_center), &r, bv->obb_extent);
     }
-    case KCBP_BV_AABB:
-    case KCBP_BV_HULL: return points_box(bv->points, bv->npoints, pose);
+    case KCBP_BV_AABB: return points_box(bv->points, bv->npoints, pose);
+    case KCBP_BV_HULL:
+        return points_box(kcbp_convex_hull_vertices(bv->hull), kcbp_convex_hull_vertex_count(bv->hull), pose);
     case KCBP_BV_KDOP:
-    case KCBP_BV_CBP: return points_box(bv->cbp.vertices, bv->cbp.nvertices, pose);
+    case KCBP_BV_CBP: return points_box(kcbp_cbp_vertices(bv->cbp), kcbp_cbp_vertex_count(bv->cbp), pose);
     }
     kcbp_aabb none = {kcbp_v3(0, 0, 0), kcbp_v3(0, 0, 0)};
     return none;

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include <kcbp/cbp.h>
+#include <kcbp/convex_hull.h>
 #include <kcbp/error.h>
 #include <kcbp/mesh.h>
 #include <kcbp/pose.h>
@@ -82,12 +83,13 @@ typedef struct {
     kcbp_aabb box;
     kcbp_mat3 axes;
     kcbp_vec3 obb_center, obb_extent;
-    /* AABB: the vertices; HULL: the hull's vertices, with their adjacency */
+    /* AABB: the vertices */
     kcbp_vec3 *points;
     uint32_t npoints;
-    uint32_t *adj_start, *adj;
+    /* HULL */
+    kcbp_convex_hull *hull;
     /* KDOP, CBP */
-    kcbp_cbp cbp;
+    kcbp_cbp *cbp;
     /* KDOP, CBP, HULL: the polytope as GJK sees it */
     kcbp_convex shape;
     double volume;   /* of the volume (the AABB's local box for AABB) */

@@ -29,9 +29,10 @@
 #include <stdint.h>
 
 #include <kcbp/broadphase.h>
-#include "bv.h"
 #include <kcbp/error.h>
 #include <kcbp/scene.h>
+
+#include "bv.h"
 
 #ifdef __cplusplus
 extern "C" {

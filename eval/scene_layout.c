@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene/scene_internal.h"
-#include "base/util.h"
 
 /* ---- the thesis's layout ------------------------------------------------ */
 
@@ -41,10 +39,10 @@ static double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53;
 
 /* The thesis's layout (half == 0: integer translations in {-4, ..., 4}) or
  * the constant-density one (translations uniform in [-half, half]^3). */
-static kcbp_status layout(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+static kcbp_status layout(kcbp_scene **out, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
                           double half_range, kcbp_error *err)
 {
-    memset(s, 0, sizeof *s);
+    *out = NULL;
     kcbp_vec3 c = kcbp_aabb_center(bounds), e = kcbp_aabb_extent(bounds);
     double half = fmax(e.x, fmax(e.y, e.z));
     if (!(half > 0) || !isfinite(half) || !kcbp_v3_is_finite(c))
@@ -53,33 +51,21 @@ static kcbp_status layout(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uin
         return kcbp_error_set(err, KCBP_ERR_LIMIT, "%u copies: more than the limit of %u objects", n + 1,
                               KCBP_SCENE_MAX_OBJECTS);
     double scale = 1.0 / half;
-    s->frames = 1;
-    s->name = kcbp_strdup(half_range > 0 ? "density" : "thesis");
-    s->dir = kcbp_strdup("");
-    s->objects = calloc((size_t)n + 1, sizeof *s->objects);
-    if (!s->name || !s->dir || !s->objects) {
-        kcbp_scene_free(s);
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u objects", n + 1);
-    }
+    kcbp_scene *s;
+    kcbp_status st = kcbp_scene_new(half_range > 0 ? "density" : "thesis", "", &s, err);
+    if (st != KCBP_OK)
+        return st;
     rng r = {splitmix64(seed)};
     if (!r.s)
         r.s = 1;
-    kcbp_status st = KCBP_OK;
     for (uint32_t i = 0; i <= n && st == KCBP_OK; i++) {
-        kcbp_scene_object *o = &s->objects[i];
-        s->nobjects = i + 1;
+        kcbp_scene_object o = kcbp_scene_object_default();
         char name[16];
         snprintf(name, sizeof name, "o%u", i);
-        o->name = kcbp_strdup(name);
-        o->mesh = kcbp_strdup(mesh);
-        if (!o->name || !o->mesh) {
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u objects", n + 1);
-            break;
-        }
-        o->scale = scale;
+        o.name = name;
+        o.mesh = mesh;
+        o.scale = scale;
         kcbp_vec3 t = kcbp_v3(0, 0, 0);
-        o->axis = kcbp_v3(0, 0, 1);
-        o->angle_deg = 0;
         if (i > 0) {
             double tv[3], av[3];
             for (int k = 0; k < 3; k++)
@@ -89,24 +75,25 @@ static kcbp_status layout(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uin
                     av[k] = rng_sign(&r) * (double)rng_below(&r, 100) / 100.0;
             } while (av[0] == 0 && av[1] == 0 && av[2] == 0);
             t = kcbp_v3(tv[0], tv[1], tv[2]);
-            o->axis = kcbp_v3(av[0], av[1], av[2]);
-            o->angle_deg = (double)rng_below(&r, 180);
+            o.axis = kcbp_v3(av[0], av[1], av[2]);
+            o.angle_deg = (double)rng_below(&r, 180);
         }
         kcbp_pose p;
-        st = kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->axis, o->angle_deg, &p, err);
-        o->rot0 = p.rot;
+        st = kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o.axis, o.angle_deg, &p, err);
         /* world = R (scale x) + position = R (scale (x - c)) + t */
-        o->position = kcbp_v3_sub(t, kcbp_mat3_mul_v3(&p.rot, kcbp_v3_scale(c, scale)));
+        o.position = kcbp_v3_sub(t, kcbp_mat3_mul_v3(&p.rot, kcbp_v3_scale(c, scale)));
+        if (st == KCBP_OK)
+            st = kcbp_scene_add_object(s, &o, err);
     }
-    if (st == KCBP_OK) {
-        st = kcbp_scene_assign_models(s, err);
-    }
-    if (st != KCBP_OK)
+    if (st != KCBP_OK) {
         kcbp_scene_free(s);
-    return st;
+        return st;
+    }
+    *out = s;
+    return KCBP_OK;
 }
 
-kcbp_status kcbp_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+kcbp_status kcbp_scene_thesis(kcbp_scene **s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
                               kcbp_error *err)
 {
     return layout(s, mesh, bounds, n, seed, 0, err);
@@ -114,7 +101,7 @@ kcbp_status kcbp_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds,
 
 double kcbp_scene_density_half_range(uint32_t n) { return 4.5 * cbrt(((double)n + 1) / 101.0); }
 
-kcbp_status kcbp_scene_density(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+kcbp_status kcbp_scene_density(kcbp_scene **s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
                                kcbp_error *err)
 {
     return layout(s, mesh, bounds, n, seed, kcbp_scene_density_half_range(n), err);

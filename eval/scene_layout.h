@@ -27,7 +27,7 @@ extern "C" {
  * mesh's origin, not its centre). Objects are named "o0" .. "on". Random
  * numbers come from xorshift64* seeded through splitmix64, so a seed gives
  * the same scene on every platform. Static (no motion). Not built. */
-kcbp_status kcbp_scene_thesis(kcbp_scene *scene, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+kcbp_status kcbp_scene_thesis(kcbp_scene **scene, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
                               kcbp_error *err);
 
 /* The thesis's layout at a constant density: its cube is fixed, so its
@@ -38,7 +38,7 @@ kcbp_status kcbp_scene_thesis(kcbp_scene *scene, const char *mesh, kcbp_aabb bou
  * [-L, L]^3 with L = kcbp_scene_density_half_range(n) = 4.5 * cbrt((n + 1)
  * / 101); copy 0, the rotations, the normalisation and the random numbers
  * are as in kcbp_scene_thesis. */
-kcbp_status kcbp_scene_density(kcbp_scene *scene, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+kcbp_status kcbp_scene_density(kcbp_scene **scene, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
                                kcbp_error *err);
 double kcbp_scene_density_half_range(uint32_t n);
 

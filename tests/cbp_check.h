@@ -7,6 +7,7 @@
 
 #include "convex/hull.h"
 #include <kcbp/kcbp.h>
+#include "testutil.h"
 
 static const kcbp_cbp_dirs ALL_DIRS[] = {KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS, KCBP_DIRS_FIXED, KCBP_DIRS_KDOP};
 static const int KS[] = {4, 6, 8, 16, 32, 64};

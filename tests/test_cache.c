@@ -73,12 +73,12 @@ static void warm_gjk_along(const char *name_a, const char *name_b, uint64_t seed
             double low1, low2;
             int it1, it2;
             kcbp_vec3 ax1, ax2;
-            int cold = kcbp_gjk_separated(&a.shape, &b.shape, &p, margin, &c1, &low1, &it1, &ax1);
-            int hot = kcbp_gjk_separated_warm(&a.shape, &b.shape, &p, margin, &c2, &warm, &low2, &it2, &ax2);
+            int cold = kcbp_gjk_separated(&a.impl->shape, &b.impl->shape, &p, margin, &c1, &low1, &it1, &ax1);
+            int hot = kcbp_gjk_separated_warm(&a.impl->shape, &b.impl->shape, &p, margin, &c2, &warm, &low2, &it2, &ax2);
             assert_true(warm.count >= 1 && warm.count <= 4);
             kcbp_gjk_result g;
             kcbp_support_cache c3 = {{0, 0}};
-            kcbp_gjk_distance(&a.shape, &b.shape, &p, NULL, &c3, &g);
+            kcbp_gjk_distance(&a.impl->shape, &b.impl->shape, &p, NULL, &c3, &g);
             if (cold != hot)
                 assert_true(fabs(g.distance - margin) <= 1e-9 * 4);
             if (hot)
@@ -87,8 +87,8 @@ static void warm_gjk_along(const char *name_a, const char *name_b, uint64_t seed
             kcbp_gjk_simplex_cache junk = {4, {0, 0, UINT32_MAX, 7}, {0, 0, 3, UINT32_MAX}};
             kcbp_gjk_simplex_cache bad_count = {9, {0}, {0}};
             kcbp_support_cache c4 = {{0, 0}}, c5 = {{0, 0}};
-            int j1 = kcbp_gjk_separated_warm(&a.shape, &b.shape, &p, margin, &c4, &junk, NULL, NULL, NULL);
-            int j2 = kcbp_gjk_separated_warm(&a.shape, &b.shape, &p, margin, &c5, &bad_count, NULL, NULL, NULL);
+            int j1 = kcbp_gjk_separated_warm(&a.impl->shape, &b.impl->shape, &p, margin, &c4, &junk, NULL, NULL, NULL);
+            int j2 = kcbp_gjk_separated_warm(&a.impl->shape, &b.impl->shape, &p, margin, &c5, &bad_count, NULL, NULL, NULL);
             if (j1 != cold || j2 != cold)
                 assert_true(fabs(g.distance - margin) <= 1e-9 * 4);
             cold_iter += it1;
@@ -168,22 +168,22 @@ static bool under(const kcbp_aabb_tree *tree, uint32_t node, uint32_t tri)
 static bool check_below(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *pb, bool brute)
 {
     kcbp_pose id = kcbp_pose_identity();
-    double eps = kcbp_collide_tolerance(a, b, pb);
+    double eps = kcbp_pair_tolerance(a->impl, b->impl, pb);
     static const uint32_t roots[2] = {0, 0};
     pair_list all0 = {0}, all1 = {0}, first0 = {NULL, 0, 0, true}, first1 = {NULL, 0, 0, true};
     kcbp_tree_stats s0 = {0}, s1 = {0};
-    kcbp_aabb_tree_collide(&a->tree, &b->tree, pb, eps, collect, &all0, &s0);
+    kcbp_aabb_tree_collide(&a->impl->tree, &b->impl->tree, pb, eps, collect, &all0, &s0);
     uint32_t stop[2] = {UINT32_MAX, UINT32_MAX};
-    kcbp_aabb_tree_collide_below(&a->tree, &b->tree, pb, eps, roots, collect, &all1, &s1, stop);
+    kcbp_aabb_tree_collide_below(&a->impl->tree, &b->impl->tree, pb, eps, roots, collect, &all1, &s1, stop);
     assert_int_equal(stop[0], UINT32_MAX); /* never stopped */
     assert_int_equal(s0.box_pairs, s1.box_pairs);
     pair_list all2 = {0};
     kcbp_tree_stats s2 = {0};
-    kcbp_aabb_tree_collide_all(&a->tree, &b->tree, pb, eps, collect, &all2, &s2); /* no ordering: the same pairs */
+    kcbp_aabb_tree_collide_all(&a->impl->tree, &b->impl->tree, pb, eps, collect, &all2, &s2); /* no ordering: the same pairs */
     assert_int_equal(s2.box_pairs, s0.box_pairs);
     assert_int_equal(s2.tri_pairs, s0.tri_pairs);
-    kcbp_aabb_tree_collide(&a->tree, &b->tree, pb, eps, collect, &first0, NULL);
-    bool hit = kcbp_aabb_tree_collide_below(&a->tree, &b->tree, pb, eps, roots, collect, &first1, NULL, stop);
+    kcbp_aabb_tree_collide(&a->impl->tree, &b->impl->tree, pb, eps, collect, &first0, NULL);
+    bool hit = kcbp_aabb_tree_collide_below(&a->impl->tree, &b->impl->tree, pb, eps, roots, collect, &first1, NULL, stop);
     assert_int_equal(hit, first0.n > 0);
     if (all0.n > 1) /* all0.c is NULL without contacts: qsort(NULL, 0) is undefined */
         qsort(all0.c, all0.n, sizeof *all0.c, cmp_pair);
@@ -201,21 +201,21 @@ static bool check_below(const kcbp_model *a, const kcbp_model *b, const kcbp_pos
     if (first0.n) {
         assert_memory_equal(first0.c, first1.c, sizeof *first0.c);
         /* stop names the leaves of that contact */
-        assert_true(stop[0] < a->tree.nnodes && a->tree.nodes[stop[0]].count > 0);
-        assert_true(stop[1] < b->tree.nnodes && b->tree.nodes[stop[1]].count > 0);
-        assert_true(under(&a->tree, stop[0], first0.c[0].a) && under(&b->tree, stop[1], first0.c[0].b));
+        assert_true(stop[0] < a->impl->tree.nnodes && a->impl->tree.nodes[stop[0]].count > 0);
+        assert_true(stop[1] < b->impl->tree.nnodes && b->impl->tree.nodes[stop[1]].count > 0);
+        assert_true(under(&a->impl->tree, stop[0], first0.c[0].a) && under(&b->impl->tree, stop[1], first0.c[0].b));
         /* below ancestors of those leaves, some levels up */
         for (uint32_t up = 0; up < 6; up++) {
-            uint32_t start[2] = {kcbp_aabb_tree_ancestor(&a->tree, stop[0], up),
-                                 kcbp_aabb_tree_ancestor(&b->tree, stop[1], up)};
+            uint32_t start[2] = {kcbp_aabb_tree_ancestor(&a->impl->tree, stop[0], up),
+                                 kcbp_aabb_tree_ancestor(&b->impl->tree, stop[1], up)};
             pair_list sub = {0};
-            assert_true(kcbp_aabb_tree_collide_below(&a->tree, &b->tree, pb, eps, start, collect, &sub, NULL, NULL) ==
+            assert_true(kcbp_aabb_tree_collide_below(&a->impl->tree, &b->impl->tree, pb, eps, start, collect, &sub, NULL, NULL) ==
                         false);
             assert_true(sub.n >= 1);
             bool has_first = false;
             for (size_t i = 0; i < sub.n; i++) {
                 assert_non_null(bsearch(&sub.c[i], all0.c, all0.n, sizeof *all0.c, cmp_pair));
-                assert_true(under(&a->tree, start[0], sub.c[i].a) && under(&b->tree, start[1], sub.c[i].b));
+                assert_true(under(&a->impl->tree, start[0], sub.c[i].a) && under(&b->impl->tree, start[1], sub.c[i].b));
                 has_first |= sub.c[i].a == first0.c[0].a && sub.c[i].b == first0.c[0].b;
             }
             assert_true(has_first);
@@ -479,8 +479,8 @@ static void test_cache_junk(void **state)
             break;
         case 3: /* in-range triangles of some other place */
             junk.flags = KCBP_PAIR_CACHE_CONTACT;
-            junk.contact.a = (uint32_t)(test_rng_uniform(&rng) * a.mesh.ntriangles);
-            junk.contact.b = (uint32_t)(test_rng_uniform(&rng) * b.mesh.ntriangles);
+            junk.contact.a = (uint32_t)(test_rng_uniform(&rng) * a.impl->mesh.ntriangles);
+            junk.contact.b = (uint32_t)(test_rng_uniform(&rng) * b.impl->mesh.ntriangles);
             break;
         default: /* out of range everywhere, and a skip of the k-CBP stage */
             junk.flags = ~0u;
@@ -515,11 +515,11 @@ static void test_cache_moving_scene(void **state)
 {
     (void)state;
     kcbp_mesh mesh;
-    assert_int_equal(kcbp_obj_load("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
+    assert_int_equal(kcbp_obj_load_into("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
     kcbp_scene s;
     kcbp_error err = {0};
-    assert_int_equal(kcbp_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, 24, 5, &err), KCBP_OK);
-    kcbp_mesh_free(&mesh);
+    assert_int_equal(test_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, 24, 5, &err), KCBP_OK);
+    kcbp_mesh_clear(&mesh);
     test_rng rng = {41};
     for (uint32_t i = 0; i < s.nobjects; i++) {
         s.objects[i].velocity = kcbp_v3_scale(test_rng_unit_vector(&rng), 2.0);
@@ -554,7 +554,7 @@ static void test_cache_moving_scene(void **state)
                 const kcbp_model *m = &s.models[s.objects[i].model].model;
                 poses[i] = kcbp_scene_object_pose(&s, i, f);
                 kcbp_aabb bx = kcbp_model_world_bounds(m, &poses[i]);
-                double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(poses[i].trans));
+                double pad = kcbp_tri_tolerance(m->impl->scale + kcbp_v3_len(poses[i].trans));
                 boxes[i].min = kcbp_v3_sub(bx.min, kcbp_v3(pad, pad, pad));
                 boxes[i].max = kcbp_v3_add(bx.max, kcbp_v3(pad, pad, pad));
             }
@@ -608,9 +608,9 @@ static void test_cache_moving_scene(void **state)
         kcbp_collide_result_free(&res);
         kcbp_scene_frame_free(&fr);
         kcbp_sap_free(&sap);
-        kcbp_scene_eval_free(&ev);
+        kcbp_scene_eval_clear(&ev);
     }
-    kcbp_scene_free(&s);
+    kcbp_scene_clear(&s);
 }
 
 int main(void)

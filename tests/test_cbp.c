@@ -16,6 +16,7 @@
 #include <kcbp/kcbp.h>
 
 #include "cbp_check.h"
+#include "testutil.h"
 
 static kcbp_vec3 *cloud(size_t n, uint64_t seed, int shape)
 {
@@ -43,11 +44,11 @@ static void test_containment_random(void **state)
             for (size_t k = 0; k < sizeof KS / sizeof KS[0]; k++) {
                 kcbp_cbp c;
                 kcbp_error err;
-                assert_int_equal(kcbp_cbp_build(p, n, KS[k], ALL_DIRS[d], &c, &err), KCBP_OK);
+                assert_int_equal(kcbp_cbp_build_into(p, n, KS[k], ALL_DIRS[d], &c, &err), KCBP_OK);
                 check_cbp(&c, p, n);
                 if (ALL_DIRS[d] != KCBP_DIRS_GREEDY)
                     assert_true(c.nplanes <= (uint32_t)KS[k] + 6);
-                kcbp_cbp_free(&c);
+                kcbp_cbp_clear(&c);
             }
         free(p);
     }
@@ -63,7 +64,7 @@ static void test_greedy_monotonic_and_tightest(void **state)
     double prev = INFINITY;
     for (int k = 4; k <= 48; k++) {
         kcbp_cbp c;
-        assert_int_equal(kcbp_cbp_build(p, n, k, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+        assert_int_equal(kcbp_cbp_build_into(p, n, k, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
         assert_true(c.volume <= prev * (1 + 1e-9));
         assert_true(c.volume >= hull * (1 - 1e-9));
         if (k >= 6)
@@ -72,12 +73,12 @@ static void test_greedy_monotonic_and_tightest(void **state)
         if (k == 8 || k == 16 || k == 32) {
             for (size_t d = 1; d < 4; d++) {
                 kcbp_cbp o;
-                assert_int_equal(kcbp_cbp_build(p, n, k, ALL_DIRS[d], &o, NULL), KCBP_OK);
+                assert_int_equal(kcbp_cbp_build_into(p, n, k, ALL_DIRS[d], &o, NULL), KCBP_OK);
                 assert_true(c.volume < o.volume);
-                kcbp_cbp_free(&o);
+                kcbp_cbp_clear(&o);
             }
         }
-        kcbp_cbp_free(&c);
+        kcbp_cbp_clear(&c);
     }
     free(p);
 }
@@ -91,15 +92,15 @@ static void test_large_k_is_hull(void **state)
     assert_int_equal(kcbp_hull_compute(p, n, &h, NULL), KCBP_OK);
     int k = (int)h.nfacets + 10;
     kcbp_cbp c;
-    assert_int_equal(kcbp_cbp_build(p, n, k, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_into(p, n, k, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
     check_cbp(&c, p, n);
     assert_int_equal(c.nplanes, h.nfacets);
     assert_true(fabs(c.volume - h.volume) <= 1e-9 * h.volume);
-    kcbp_cbp_free(&c);
+    kcbp_cbp_clear(&c);
     /* k exactly the hull's facet count, too */
-    assert_int_equal(kcbp_cbp_build(p, n, (int)h.nfacets, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_into(p, n, (int)h.nfacets, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
     assert_true(fabs(c.volume - h.volume) <= 1e-9 * h.volume);
-    kcbp_cbp_free(&c);
+    kcbp_cbp_clear(&c);
     kcbp_hull_free(&h);
     free(p);
 }
@@ -122,9 +123,9 @@ static void test_greedy_caps_exact(void **state)
         assert_int_equal(nkeep, ks[t]);
         free(keep);
         kcbp_cbp c;
-        assert_int_equal(kcbp_cbp_build(p, n, ks[t], KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+        assert_int_equal(kcbp_cbp_build_into(p, n, ks[t], KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
         assert_true(fabs(c.volume - (h.volume + added)) <= 1e-7 * c.volume);
-        kcbp_cbp_free(&c);
+        kcbp_cbp_clear(&c);
     }
     kcbp_hull_free(&h);
     free(p);
@@ -155,11 +156,11 @@ static void test_closed_form_volumes(void **state)
         box[n++] = kcbp_v3(2 * rnd(&s), 3 * rnd(&s), 4 * rnd(&s));
     for (size_t d = 0; d < 4; d++) {
         kcbp_cbp c;
-        assert_int_equal(kcbp_cbp_build(box, n, 6, ALL_DIRS[d], &c, NULL), KCBP_OK);
+        assert_int_equal(kcbp_cbp_build_into(box, n, 6, ALL_DIRS[d], &c, NULL), KCBP_OK);
         check_cbp(&c, box, n);
         if (ALL_DIRS[d] != KCBP_DIRS_FIXED) /* Fibonacci directions are not axis-aligned */
             assert_true(fabs(c.volume - 24) <= 1e-9 * 24);
-        kcbp_cbp_free(&c);
+        kcbp_cbp_clear(&c);
     }
     double hv;
     assert_int_equal(kcbp_hull_volume(box, n, &hv, NULL), KCBP_OK);
@@ -168,31 +169,31 @@ static void test_closed_form_volumes(void **state)
     /* a regular tetrahedron of edge 2 sqrt 2: volume 8/3 */
     kcbp_vec3 tet[4] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
     kcbp_cbp c;
-    assert_int_equal(kcbp_cbp_build(tet, 4, 4, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_into(tet, 4, 4, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
     check_cbp(&c, tet, 4);
     assert_int_equal(c.nplanes, 4);
     assert_true(fabs(c.volume - 8.0 / 3) <= 1e-9);
-    kcbp_cbp_free(&c);
+    kcbp_cbp_clear(&c);
 
     /* a regular octahedron |x|+|y|+|z| <= 1 (volume 4/3): thesis and greedy
      * with k = 8 recover it; the 14-DOP's diagonal planes do too */
     kcbp_vec3 oct[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-    assert_int_equal(kcbp_cbp_build(oct, 6, 8, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_into(oct, 6, 8, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
     assert_true(fabs(c.volume - 4.0 / 3) <= 1e-9);
-    kcbp_cbp_free(&c);
-    assert_int_equal(kcbp_cbp_build(oct, 6, 14, KCBP_DIRS_KDOP, &c, NULL), KCBP_OK);
+    kcbp_cbp_clear(&c);
+    assert_int_equal(kcbp_cbp_build_into(oct, 6, 14, KCBP_DIRS_KDOP, &c, NULL), KCBP_OK);
     assert_true(fabs(c.volume - 4.0 / 3) <= 1e-9);
-    kcbp_cbp_free(&c);
+    kcbp_cbp_clear(&c);
 
     /* divergence theorem over the faces vs qhull's volume of the vertices */
     kcbp_vec3 *p = cloud(300, 31, 2);
     for (size_t d = 0; d < 4; d++) {
-        assert_int_equal(kcbp_cbp_build(p, 300, 12, ALL_DIRS[d], &c, NULL), KCBP_OK);
+        assert_int_equal(kcbp_cbp_build_into(p, 300, 12, ALL_DIRS[d], &c, NULL), KCBP_OK);
         double qv, fv = faces_volume(&c);
         assert_int_equal(kcbp_hull_volume(c.vertices, c.nvertices, &qv, NULL), KCBP_OK);
         assert_true(fabs(fv - qv) <= 1e-9 * qv);
         assert_true(fabs(c.volume - qv) <= 1e-9 * qv);
-        kcbp_cbp_free(&c);
+        kcbp_cbp_clear(&c);
     }
     free(p);
 }
@@ -203,11 +204,11 @@ static void build_all(const kcbp_vec3 *p, size_t n)
         for (int k = 4; k <= 32; k *= 2) {
             kcbp_cbp c;
             kcbp_error err;
-            kcbp_status st = kcbp_cbp_build(p, n, k, ALL_DIRS[d], &c, &err);
+            kcbp_status st = kcbp_cbp_build_into(p, n, k, ALL_DIRS[d], &c, &err);
             if (st != KCBP_OK)
                 fail_msg("%s k=%d: %s", kcbp_cbp_dirs_name(ALL_DIRS[d]), k, err.msg);
             check_cbp(&c, p, n);
-            kcbp_cbp_free(&c);
+            kcbp_cbp_clear(&c);
         }
 }
 
@@ -293,11 +294,11 @@ static void test_big_coplanar_caps(void **state)
         for (size_t d = 0; d < 4; d++) {
             kcbp_cbp c;
             kcbp_error err;
-            assert_int_equal(kcbp_cbp_build(p, n, 16, ALL_DIRS[d], &c, &err), KCBP_OK);
+            assert_int_equal(kcbp_cbp_build_into(p, n, 16, ALL_DIRS[d], &c, &err), KCBP_OK);
             check_cbp(&c, p, n);
             if (ALL_DIRS[d] == KCBP_DIRS_GREEDY)
                 assert_int_equal(c.nplanes, 16);
-            kcbp_cbp_free(&c);
+            kcbp_cbp_clear(&c);
         }
     }
     free(p);
@@ -318,10 +319,10 @@ static void test_grid_extremes_flat(void **state)
     for (size_t d = 0; d < 2; d++) {
         kcbp_cbp c;
         kcbp_error err;
-        assert_int_equal(kcbp_cbp_build(p, 4 * COPIES, 16, ALL_DIRS[d], &c, &err), KCBP_OK);
+        assert_int_equal(kcbp_cbp_build_into(p, 4 * COPIES, 16, ALL_DIRS[d], &c, &err), KCBP_OK);
         check_cbp(&c, p, 4 * COPIES);
         assert_true(c.thickness == 0); /* a solid, not a thickened triangle */
-        kcbp_cbp_free(&c);
+        kcbp_cbp_clear(&c);
     }
 }
 
@@ -334,31 +335,31 @@ static void test_given_directions(void **state)
     kcbp_vec3 *p = cloud(n, 4242, 2);
     kcbp_cbp g, c;
     kcbp_error err;
-    assert_int_equal(kcbp_cbp_build(p, n, 16, KCBP_DIRS_GREEDY, &g, &err), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_into(p, n, 16, KCBP_DIRS_GREEDY, &g, &err), KCBP_OK);
     kcbp_vec3 dirs[16];
     for (uint32_t j = 0; j < g.nplanes; j++)
         dirs[j] = kcbp_v3_scale(g.planes[j].n, 3.0); /* any length */
-    assert_int_equal(kcbp_cbp_build_dirs(p, n, dirs, g.nplanes, &c, &err), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_dirs_into(p, n, dirs, g.nplanes, &c, &err), KCBP_OK);
     check_cbp(&c, p, n);
     assert_int_equal(c.nplanes, g.nplanes);
     assert_true(fabs(c.volume - g.volume) <= 1e-9 * g.volume);
     assert_int_equal(c.dirs, KCBP_DIRS_GIVEN);
     assert_string_equal(kcbp_cbp_dirs_name(c.dirs), "given");
-    kcbp_cbp_free(&c);
-    kcbp_cbp_free(&g);
+    kcbp_cbp_clear(&c);
+    kcbp_cbp_clear(&g);
     /* one direction: unbounded alone, bounded with the six axes */
     kcbp_vec3 one = kcbp_v3(1, 1, 1);
-    assert_int_equal(kcbp_cbp_build_dirs(p, n, &one, 1, &c, &err), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_dirs_into(p, n, &one, 1, &c, &err), KCBP_OK);
     check_cbp(&c, p, n);
     assert_int_equal(c.nplanes, 7);
-    kcbp_cbp_free(&c);
+    kcbp_cbp_clear(&c);
     kcbp_vec3 bad[2] = {kcbp_v3(1, 0, 0), kcbp_v3(0, 0, 0)};
-    assert_int_equal(kcbp_cbp_build_dirs(p, n, bad, 2, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_dirs_into(p, n, bad, 2, &c, &err), KCBP_ERR_INVALID);
     assert_non_null(strstr(err.msg, "direction 1"));
     bad[1] = kcbp_v3(NAN, 0, 0);
-    assert_int_equal(kcbp_cbp_build_dirs(p, n, bad, 2, &c, &err), KCBP_ERR_INVALID);
-    assert_int_equal(kcbp_cbp_build_dirs(p, n, bad, 0, &c, &err), KCBP_ERR_INVALID);
-    assert_int_equal(kcbp_cbp_build_dirs(NULL, 0, bad, 1, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_dirs_into(p, n, bad, 2, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_dirs_into(p, n, bad, 0, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_dirs_into(NULL, 0, bad, 1, &c, &err), KCBP_ERR_INVALID);
     free(p);
 }
 
@@ -368,12 +369,12 @@ static void test_errors_and_names(void **state)
     kcbp_vec3 p[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     kcbp_cbp c;
     kcbp_error err;
-    assert_int_equal(kcbp_cbp_build(p, 4, 3, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_into(p, 4, 3, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
     assert_non_null(strstr(err.msg, "k must be"));
-    assert_int_equal(kcbp_cbp_build(p, 0, 16, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_into(p, 0, 16, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
     p[2].y = NAN;
-    assert_int_equal(kcbp_cbp_build(p, 4, 16, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
-    assert_int_equal(kcbp_cbp_build(p, 4, 16, (kcbp_cbp_dirs)42, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_into(p, 4, 16, KCBP_DIRS_GREEDY, &c, &err), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp_cbp_build_into(p, 4, 16, (kcbp_cbp_dirs)42, &c, &err), KCBP_ERR_INVALID);
     for (size_t d = 0; d < 4; d++) {
         kcbp_cbp_dirs back;
         assert_int_equal(kcbp_cbp_dirs_parse(kcbp_cbp_dirs_name(ALL_DIRS[d]), &back, NULL), KCBP_OK);
@@ -389,12 +390,12 @@ static void test_write_obj(void **state)
     (void)state;
     kcbp_vec3 *p = cloud(100, 11, 1);
     kcbp_cbp c;
-    assert_int_equal(kcbp_cbp_build(p, 100, 16, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_into(p, 100, 16, KCBP_DIRS_GREEDY, &c, NULL), KCBP_OK);
     char path[] = "/tmp/kcbp_test_cbp_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    assert_int_equal(kcbp_cbp_write_obj(&c, path, NULL), KCBP_OK);
+    assert_int_equal(kcbp_cbp_write_obj(&c, NULL, path, NULL), KCBP_OK);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[4096];
@@ -408,8 +409,8 @@ static void test_write_obj(void **state)
     assert_int_equal(nv, c.nvertices);
     assert_int_equal(nf, c.nplanes);
     kcbp_error err;
-    assert_int_equal(kcbp_cbp_write_obj(&c, "/nonexistent/dir/x.obj", &err), KCBP_ERR_IO);
-    kcbp_cbp_free(&c);
+    assert_int_equal(kcbp_cbp_write_obj(&c, NULL, "/nonexistent/dir/x.obj", &err), KCBP_ERR_IO);
+    kcbp_cbp_clear(&c);
     free(p);
 }
 
@@ -574,7 +575,7 @@ static void test_adjacency_climbs_to_the_maximum(void **state)
                 for (size_t k = 0; k < sizeof KS / sizeof KS[0]; k++) {
                     kcbp_cbp c;
                     kcbp_error err;
-                    if (kcbp_cbp_build(p, n, KS[k], ALL_DIRS[d], &c, &err) != KCBP_OK)
+                    if (kcbp_cbp_build_into(p, n, KS[k], ALL_DIRS[d], &c, &err) != KCBP_OK)
                         fail_msg("set %d/%d, %s k=%d: %s", f, v, kcbp_cbp_dirs_name(ALL_DIRS[d]), KS[k], err.msg);
                     double w = climb_shortfall(&c, (uint64_t)(1000 * f + v));
                     if (!(w <= 1e-12))
@@ -582,17 +583,17 @@ static void test_adjacency_climbs_to_the_maximum(void **state)
                                  kcbp_cbp_dirs_name(ALL_DIRS[d]), KS[k], c.nvertices, w);
                     worst = fmax(worst, w);
                     built++;
-                    kcbp_cbp_free(&c);
+                    kcbp_cbp_clear(&c);
                 }
         }
     /* the fuzzer's case: a thickened triangle's 18-DOP */
     kcbp_vec3 tri[3] = {{0, 0, 0}, {0, -2, 4.625}, {-4, 2, 0}};
     kcbp_cbp c;
-    assert_int_equal(kcbp_cbp_build(tri, 3, 18, KCBP_DIRS_KDOP, &c, NULL), KCBP_OK);
+    assert_int_equal(kcbp_cbp_build_into(tri, 3, 18, KCBP_DIRS_KDOP, &c, NULL), KCBP_OK);
     double w = climb_shortfall(&c, 7);
     if (!(w <= 1e-12))
         fail_msg("thickened triangle: climbing stops %g of the size short", w);
-    kcbp_cbp_free(&c);
+    kcbp_cbp_clear(&c);
     print_message("%d k-CBPs: climbing ends at most %.2g of the size below the maximum\n", built, fmax(worst, w));
 }
 

@@ -13,6 +13,7 @@
 
 #include "cbp_check.h"
 #include "convex/cbp_internal.h"
+#include "testutil.h"
 
 /* Every mesh of the shared collection, every mode, the k values. */
 static void test_shared_meshes(void **state)
@@ -25,7 +26,7 @@ static void test_shared_meshes(void **state)
         snprintf(path, sizeof path, "meshes/%s.obj", names[m]);
         kcbp_mesh mesh;
         kcbp_error err;
-        if (kcbp_obj_load(path, &mesh, &err) != KCBP_OK) {
+        if (kcbp_obj_load_into(path, &mesh, &err) != KCBP_OK) {
             if (access(path, R_OK) != 0)
                 continue; /* the collection is not here (run from the repository root) */
             fail_msg("%s", err.msg);
@@ -35,13 +36,13 @@ static void test_shared_meshes(void **state)
         for (size_t d = 0; d < 4; d++)
             for (size_t k = 0; k < sizeof KS / sizeof KS[0]; k++) {
                 kcbp_cbp c;
-                if (kcbp_cbp_build(mesh.vertices, mesh.nvertices, KS[k], ALL_DIRS[d], &c, &err) != KCBP_OK)
+                if (kcbp_cbp_build_into(mesh.vertices, mesh.nvertices, KS[k], ALL_DIRS[d], &c, &err) != KCBP_OK)
                     fail_msg("%s %s k=%d: %s", names[m], kcbp_cbp_dirs_name(ALL_DIRS[d]), KS[k], err.msg);
                 check_cbp(&c, mesh.vertices, mesh.nvertices);
                 assert_true(c.volume >= hull * (1 - 1e-9));
-                kcbp_cbp_free(&c);
+                kcbp_cbp_clear(&c);
             }
-        kcbp_mesh_free(&mesh);
+        kcbp_mesh_clear(&mesh);
     }
 }
 
@@ -58,7 +59,7 @@ static void test_greedy_caps_exact_on_meshes(void **state)
         snprintf(path, sizeof path, "meshes/%s.obj", names[m]);
         kcbp_mesh mesh;
         kcbp_error err;
-        if (kcbp_obj_load(path, &mesh, &err) != KCBP_OK) {
+        if (kcbp_obj_load_into(path, &mesh, &err) != KCBP_OK) {
             if (access(path, R_OK) != 0)
                 continue;
             fail_msg("%s", err.msg);
@@ -88,16 +89,16 @@ static void test_greedy_caps_exact_on_meshes(void **state)
             for (size_t j = 0; j < nkeep; j++)
                 dirs[j] = h.normal[keep[j]];
             kcbp_cbp c;
-            assert_int_equal(kcbp_cbp_build_dirs(p, n, dirs, nkeep, &c, NULL), KCBP_OK);
+            assert_int_equal(kcbp_cbp_build_dirs_into(p, n, dirs, nkeep, &c, NULL), KCBP_OK);
             if (!(fabs(c.volume - (h.volume + added)) <= 1e-7 * c.volume))
                 fail_msg("%s k=%d: polytope %.12g, hull + caps %.12g", names[m], KS[k], c.volume, h.volume + added);
-            kcbp_cbp_free(&c);
+            kcbp_cbp_clear(&c);
             free(dirs);
             free(keep);
         }
         kcbp_hull_free(&h);
         free(p);
-        kcbp_mesh_free(&mesh);
+        kcbp_mesh_clear(&mesh);
     }
 }
 

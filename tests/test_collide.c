@@ -54,7 +54,7 @@ static bool check_against_brute_force(const kcbp_model *a, const kcbp_pose *pa, 
             if (res.cbp.separated)
                 assert_true(res.cbp.distance_lower <= measured.distance * (1 + 1e-9));
             if (res.cbp.separated != measured.separated) {
-                double margin = 1e-8 * fmax(a->scale, b->scale + kcbp_v3_len(kcbp_pose_relative(pa, pb).trans));
+                double margin = 1e-8 * fmax(a->impl->scale, b->impl->scale + kcbp_v3_len(kcbp_pose_relative(pa, pb).trans));
                 assert_true(fabs(measured.distance - margin) <= 1e-9 * margin);
             }
             assert_true(res.cbp.gjk_iterations <= measured.gjk_iterations);
@@ -152,11 +152,11 @@ static void test_slanted_faces_against_small_triangles(void **state)
     kcbp_model a, s, b;
     test_model_from_arrays(&a, cv, 8, ct, 12);
     test_model_load_unit(&s, "suzanne.obj");
-    kcbp_vec3 *sv = malloc(s.mesh.nvertices * sizeof *sv);
+    kcbp_vec3 *sv = malloc(s.impl->mesh.nvertices * sizeof *sv);
     assert_non_null(sv);
-    for (uint32_t i = 0; i < s.mesh.nvertices; i++)
-        sv[i] = kcbp_v3_scale(s.mesh.vertices[i], 0.15);
-    test_model_from_arrays(&b, sv, s.mesh.nvertices, s.mesh.triangles, s.mesh.ntriangles);
+    for (uint32_t i = 0; i < s.impl->mesh.nvertices; i++)
+        sv[i] = kcbp_v3_scale(s.impl->mesh.vertices[i], 0.15);
+    test_model_from_arrays(&b, sv, s.impl->mesh.nvertices, s.impl->mesh.triangles, s.impl->mesh.ntriangles);
     free(sv);
     test_rng rng = {31};
     kcbp_pose pa = kcbp_pose_identity();
@@ -236,7 +236,7 @@ static bool single_triangles(const kcbp_vec3 ta[3], const kcbp_vec3 tb[3], uint3
     kcbp_model a, b;
     test_model_from_arrays(&a, ta, 3, &t, 1);
     test_model_from_arrays(&b, tb, 3, &t, 1);
-    *degenerate_b = b.mesh.ndegenerate;
+    *degenerate_b = b.impl->mesh.ndegenerate;
     kcbp_pose id = kcbp_pose_identity();
     bool answer = check_against_brute_force(&a, &id, &b, &id);
     kcbp_model_free(&a);

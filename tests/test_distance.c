@@ -364,17 +364,17 @@ static void test_mesh_oracle(void **state)
             kcbp_pose pa = test_random_pose(&r, 0.5), pb = test_random_pose(&r, k < 3 ? 0.2 : 1 + k * 0.2);
             kcbp_pose rel = kcbp_pose_relative(&pa, &pb);
             ld want2 = INFINITY;
-            for (uint32_t i = 0; i < a.mesh.ntriangles; i++)
-                for (uint32_t j = 0; j < b.mesh.ntriangles; j++) {
+            for (uint32_t i = 0; i < a.impl->mesh.ntriangles; i++)
+                for (uint32_t j = 0; j < b.impl->mesh.ntriangles; j++) {
                     kcbp_vec3 ta[3], tb[3];
                     for (int c = 0; c < 3; c++) {
-                        ta[c] = a.mesh.vertices[a.mesh.triangles[i].v[c]];
-                        tb[c] = kcbp_pose_apply(&rel, b.mesh.vertices[b.mesh.triangles[j].v[c]]);
+                        ta[c] = a.impl->mesh.vertices[a.impl->mesh.triangles[i].v[c]];
+                        tb[c] = kcbp_pose_apply(&rel, b.impl->mesh.vertices[b.impl->mesh.triangles[j].v[c]]);
                     }
                     want2 = ld_min(want2, oracle_tri_dist2(ta, tb));
                 }
             double want = ld_sqrt(want2);
-            double s = fmax(a.scale, b.scale + kcbp_v3_len(rel.trans));
+            double s = fmax(a.impl->scale, b.impl->scale + kcbp_v3_len(rel.trans));
             for (int use_cbp = 0; use_cbp < 2; use_cbp++) {
                 kcbp_distance_options o = kcbp_distance_options_default();
                 o.use_cbp = use_cbp;
@@ -385,11 +385,11 @@ static void test_mesh_oracle(void **state)
                 /* The points: in the world, as far apart as the distance, on
                  * the triangles named. */
                 assert_true(fabs(kcbp_v3_len(kcbp_v3_sub(res.point_b, res.point_a)) - res.distance) <= 1e-14 * s);
-                assert_true(res.tri_a < a.mesh.ntriangles && res.tri_b < b.mesh.ntriangles);
+                assert_true(res.tri_a < a.impl->mesh.ntriangles && res.tri_b < b.impl->mesh.ntriangles);
                 kcbp_vec3 ta[3], tb[3];
                 for (int c = 0; c < 3; c++) {
-                    ta[c] = kcbp_pose_apply(&pa, a.mesh.vertices[a.mesh.triangles[res.tri_a].v[c]]);
-                    tb[c] = kcbp_pose_apply(&pb, b.mesh.vertices[b.mesh.triangles[res.tri_b].v[c]]);
+                    ta[c] = kcbp_pose_apply(&pa, a.impl->mesh.vertices[a.impl->mesh.triangles[res.tri_a].v[c]]);
+                    tb[c] = kcbp_pose_apply(&pb, b.impl->mesh.vertices[b.impl->mesh.triangles[res.tri_b].v[c]]);
                 }
                 assert_true(ld_sqrt(point_tri_dist2(res.point_a, ta)) <= 1e-12 * s);
                 assert_true(ld_sqrt(point_tri_dist2(res.point_b, tb)) <= 1e-12 * s);
@@ -435,7 +435,7 @@ static void test_tree_obb(void **state)
     for (size_t mi = 0; mi < sizeof names / sizeof names[0]; mi++) {
         kcbp_model m;
         test_model_load(&m, names[mi]);
-        const kcbp_aabb_tree *t = &m.tree;
+        const kcbp_aabb_tree *t = &m.impl->tree;
         uint32_t *lo = malloc(t->nnodes * sizeof *lo), *hi = malloc(t->nnodes * sizeof *hi), rotated = 0;
         assert_non_null(lo);
         assert_non_null(hi);
@@ -500,14 +500,14 @@ static void test_mesh_brute(void **state)
             pb.trans = kcbp_v3_add(pa.trans, kcbp_v3_scale(test_rng_unit_vector(&r), test_rng_range(&r, 1.0, 2.2)));
             kcbp_pose rel = kcbp_pose_relative(&pa, &pb);
             double want = INFINITY;
-            for (uint32_t j = 0; j < b.mesh.ntriangles; j++) {
+            for (uint32_t j = 0; j < b.impl->mesh.ntriangles; j++) {
                 kcbp_vec3 tb[3];
                 for (int c = 0; c < 3; c++)
-                    tb[c] = kcbp_pose_apply(&rel, b.mesh.vertices[b.mesh.triangles[j].v[c]]);
-                for (uint32_t i = 0; i < a.mesh.ntriangles; i++) {
+                    tb[c] = kcbp_pose_apply(&rel, b.impl->mesh.vertices[b.impl->mesh.triangles[j].v[c]]);
+                for (uint32_t i = 0; i < a.impl->mesh.ntriangles; i++) {
                     kcbp_vec3 ta[3];
                     for (int c = 0; c < 3; c++)
-                        ta[c] = a.mesh.vertices[a.mesh.triangles[i].v[c]];
+                        ta[c] = a.impl->mesh.vertices[a.impl->mesh.triangles[i].v[c]];
                     want = fmin(want, kcbp_tri_distance(ta, tb, NULL, NULL));
                 }
             }

@@ -51,7 +51,7 @@ static void expect_posed(const char *exported, const kcbp_mesh *src, const kcbp_
 {
     kcbp_mesh m;
     kcbp_error err;
-    if (kcbp_mesh_load(exported, &m, &err) != KCBP_OK)
+    if (kcbp_mesh_load_into(exported, &m, &err) != KCBP_OK)
         fail_msg("%s: %s", exported, err.msg);
     assert_int_equal(m.nvertices, src->nvertices);
     assert_int_equal(m.ntriangles, src->ntriangles);
@@ -62,7 +62,7 @@ static void expect_posed(const char *exported, const kcbp_mesh *src, const kcbp_
                      m.vertices[i].y, m.vertices[i].z, w.x, w.y, w.z);
     }
     assert_memory_equal(m.triangles, src->triangles, m.ntriangles * sizeof *m.triangles);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 /* How many distinct triangles of side (0: A, 1: B) a contact list names. */
@@ -99,7 +99,7 @@ static void test_collide_export(void **state)
 
     kcbp_mesh src;
     kcbp_error err;
-    assert_int_equal(kcbp_mesh_load("meshes/suzanne.obj", &src, &err), KCBP_OK);
+    assert_int_equal(kcbp_mesh_load_into("meshes/suzanne.obj", &src, &err), KCBP_OK);
     kcbp_pose poses[2];
     assert_int_equal(kcbp_pose_parse(pa, &poses[0], &err), KCBP_OK);
     assert_int_equal(kcbp_pose_parse(pb, &poses[1], &err), KCBP_OK);
@@ -116,13 +116,13 @@ static void test_collide_export(void **state)
         kcbp_model model;
         test_model_load(&model, "suzanne.obj");
         kcbp_mesh hull;
-        assert_int_equal(kcbp_mesh_load(cbp, &hull, &err), KCBP_OK);
-        assert_int_equal(hull.nvertices, model.cbp.nvertices);
+        assert_int_equal(kcbp_mesh_load_into(cbp, &hull, &err), KCBP_OK);
+        assert_int_equal(hull.nvertices, model.impl->cbp.nvertices);
         for (uint32_t i = 0; i < hull.nvertices; i++) {
-            kcbp_vec3 w = kcbp_pose_apply(&poses[s], model.cbp.vertices[i]);
+            kcbp_vec3 w = kcbp_pose_apply(&poses[s], model.impl->cbp.vertices[i]);
             assert_memory_equal(&w, &hull.vertices[i], sizeof w);
         }
-        kcbp_mesh_free(&hull);
+        kcbp_mesh_clear(&hull);
         kcbp_model_free(&model);
     }
     cJSON_Delete(doc);
@@ -149,7 +149,7 @@ static void test_collide_export(void **state)
     snprintf(path, sizeof path, "%s/b.ply", dir);
     expect_posed(path, &src, &poses[1]);
     assert_int_equal(count_red_faces(path, &faces), 1);
-    kcbp_mesh_free(&src);
+    kcbp_mesh_clear(&src);
     test_run_free(r);
     free(r);
 }
@@ -192,7 +192,7 @@ static void test_scene_export(void **state)
 
         kcbp_scene sc;
         kcbp_error err;
-        if (kcbp_scene_load(&sc, scene, NULL, &err) != KCBP_OK)
+        if (kcbp_scene_load_into(&sc, scene, NULL, &err) != KCBP_OK)
             fail_msg("%s", err.msg);
         const char *files[3] = {"0-m_1.ply", "1-m_2.ply", "2-far.ply"};
         size_t red[3];
@@ -200,7 +200,7 @@ static void test_scene_export(void **state)
             char path[300];
             snprintf(path, sizeof path, "%s/%s", dir, files[i]);
             kcbp_pose pose = kcbp_scene_object_pose(&sc, i, 1);
-            const kcbp_mesh *src = &sc.models[sc.objects[i].model].model.mesh;
+            const kcbp_mesh *src = &sc.models[sc.objects[i].model].model.impl->mesh;
             expect_posed(path, src, &pose);
             size_t faces;
             red[i] = count_red_faces(path, &faces);
@@ -212,7 +212,7 @@ static void test_scene_export(void **state)
         }
         assert_true(red[0] > 1 && red[1] > 1);
         assert_int_equal(red[2], 0);
-        kcbp_scene_free(&sc);
+        kcbp_scene_clear(&sc);
         cJSON_Delete(doc);
     }
 

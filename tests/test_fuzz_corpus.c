@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "fuzz/targets.h"
+#include "testutil.h"
 
 typedef int (*target_fn)(const uint8_t *, size_t);
 

@@ -19,6 +19,7 @@
 
 #include "cso_oracle.h"
 #include <kcbp/kcbp.h>
+#include "testutil.h"
 
 /* ---- helpers ---- */
 
@@ -901,15 +902,15 @@ static void test_regress_needle_apart_from_itself(void **state)
                      KCBP_OK);
     assert_true(kcbp_model_has_cbp(&m));
     kcbp_pose id = kcbp_pose_identity();
-    int n = (int)m.cbp.nvertices;
-    cso_oracle_result o = cso_oracle(m.cbp.vertices, n, m.cbp.vertices, n, &id);
+    int n = (int)m.impl->cbp.nvertices;
+    cso_oracle_result o = cso_oracle(m.impl->cbp.vertices, n, m.impl->cbp.vertices, n, &id);
     assert_true(o.ok && o.inside);
     kcbp_gjk_result g;
     kcbp_support_cache cache = {{0, 0}};
-    kcbp_gjk_distance(&m.shape, &m.shape, &id, NULL, &cache, &g);
+    kcbp_gjk_distance(&m.impl->shape, &m.impl->shape, &id, NULL, &cache, &g);
     assert_int_equal(check_vs_oracle(&g, &o, "needle"), 1);
-    assert_true(kcbp_gjk_intersect(&m.shape, &m.shape, &id, NULL));
-    assert_false(kcbp_gjk_separated(&m.shape, &m.shape, &id, 0, NULL, NULL, NULL, NULL));
+    assert_true(kcbp_gjk_intersect(&m.impl->shape, &m.impl->shape, &id, NULL));
+    assert_false(kcbp_gjk_separated(&m.impl->shape, &m.impl->shape, &id, 0, NULL, NULL, NULL, NULL));
     /* and the report's cbp.distance */
     kcbp_collide_options co = kcbp_collide_options_default();
     co.cbp_measure = true;
@@ -977,15 +978,15 @@ static void test_regress_thin_prism_stops_apart(void **state)
     assert_true(tb.x == -2 && tb.y == -2 && tb.z == -2 && axis_zero && fuzz_next(&in) == 0);
     kcbp_pose id = kcbp_pose_identity(), pb = translation(tb.x, tb.y, tb.z);
     kcbp_pose rel = kcbp_pose_relative(&id, &pb);
-    const kcbp_cbp *ca = &model[0].cbp, *cb = &model[1].cbp;
+    const kcbp_cbp *ca = &model[0].impl->cbp, *cb = &model[1].impl->cbp;
     cso_oracle_result o = cso_oracle(ca->vertices, (int)ca->nvertices, cb->vertices, (int)cb->nvertices, &rel);
     assert_true(o.ok && o.inside);
     kcbp_gjk_result g;
     kcbp_support_cache cache = {{0, 0}};
-    kcbp_gjk_distance(&model[0].shape, &model[1].shape, &rel, NULL, &cache, &g);
+    kcbp_gjk_distance(&model[0].impl->shape, &model[1].impl->shape, &rel, NULL, &cache, &g);
     assert_int_equal(check_vs_oracle(&g, &o, "thin prism"), 1);
-    assert_true(kcbp_gjk_intersect(&model[0].shape, &model[1].shape, &rel, NULL));
-    assert_false(kcbp_gjk_separated(&model[0].shape, &model[1].shape, &rel, 0, NULL, NULL, NULL, NULL));
+    assert_true(kcbp_gjk_intersect(&model[0].impl->shape, &model[1].impl->shape, &rel, NULL));
+    assert_false(kcbp_gjk_separated(&model[0].impl->shape, &model[1].impl->shape, &rel, 0, NULL, NULL, NULL, NULL));
     kcbp_collide_options co = kcbp_collide_options_default();
     co.cbp_measure = true;
     kcbp_collide_result res = {0};

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../cli/json_line.c"
+#include "testutil.h"
 
 static void test_format_double(void **state)
 {

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <kcbp/kcbp.h>
+#include "testutil.h"
 
 #ifndef KCBP_SOURCE_DIR
 #define KCBP_SOURCE_DIR "."
@@ -239,7 +240,7 @@ static void parse_ok(const char *name, const buf *b, kcbp_mesh *m, kcbp_mesh_for
 {
     kcbp_error err = {0};
     assert_int_equal(kcbp_mesh_detect(name, b->d, b->n), want);
-    kcbp_status st = kcbp_mesh_parse(name, b->d, b->n, m, &err);
+    kcbp_status st = kcbp_mesh_parse_into(name, b->d, b->n, m, &err);
     if (st != KCBP_OK)
         fail_msg("%s: %s", name, err.msg);
 }
@@ -283,8 +284,8 @@ static void collide_all(const kcbp_mesh *ma, const kcbp_mesh *mb, bool *hit, siz
     kcbp_mesh ca, cb;
     assert_int_equal(kcbp_mesh_init(&ca, ma->vertices, ma->nvertices, ma->triangles, ma->ntriangles, &err), KCBP_OK);
     assert_int_equal(kcbp_mesh_init(&cb, mb->vertices, mb->nvertices, mb->triangles, mb->ntriangles, &err), KCBP_OK);
-    assert_int_equal(kcbp_model_build(&a, &ca, NULL, &err), KCBP_OK);
-    assert_int_equal(kcbp_model_build(&b, &cb, NULL, &err), KCBP_OK);
+    assert_int_equal(kcbp_model_build_from(&a, &ca, NULL, &err), KCBP_OK);
+    assert_int_equal(kcbp_model_build_from(&b, &cb, NULL, &err), KCBP_OK);
     kcbp_collide_options o = kcbp_collide_options_default();
     o.contacts = KCBP_CONTACTS_ALL;
     kcbp_collide_result r = {0};
@@ -321,7 +322,7 @@ static void check_format(const char *obj, const char *other)
     parse_ok("ref.obj", &b, &ref, KCBP_FORMAT_OBJ);
     kcbp_error err = {0};
     snprintf(path, sizeof path, "%s/meshes/%s", KCBP_SOURCE_DIR, other);
-    assert_int_equal(kcbp_mesh_load(path, &partner, &err), KCBP_OK);
+    assert_int_equal(kcbp_mesh_load_into(path, &partner, &err), KCBP_OK);
     bool h0[4], h1[4];
     size_t n0[4], n1[4];
     uint64_t s0[4], s1[4];
@@ -373,16 +374,16 @@ static void check_format(const char *obj, const char *other)
             assert_int_equal(write(fd, b.d, b.n), (ssize_t)b.n);
             close(fd);
             kcbp_mesh l;
-            if (kcbp_mesh_load(tmp, &l, &err) != KCBP_OK)
+            if (kcbp_mesh_load_into(tmp, &l, &err) != KCBP_OK)
                 fail_msg("%s", err.msg);
             assert_int_equal(l.ntriangles, m.ntriangles);
-            kcbp_mesh_free(&l);
+            kcbp_mesh_clear(&l);
             unlink(tmp);
         }
-        kcbp_mesh_free(&m);
+        kcbp_mesh_clear(&m);
     }
-    kcbp_mesh_free(&ref);
-    kcbp_mesh_free(&partner);
+    kcbp_mesh_clear(&ref);
+    kcbp_mesh_clear(&partner);
     free(b.d);
     free_poly(&pm);
 }
@@ -400,16 +401,16 @@ static void test_face_map(void **state)
     static const char obj[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nf 1 2 3 4\nf 1 2 5\nf 1 5 4 3 2\n";
     kcbp_mesh m;
     kcbp_error err = {0};
-    assert_int_equal(kcbp_mesh_parse("f.obj", obj, sizeof obj - 1, &m, &err), KCBP_OK);
+    assert_int_equal(kcbp_mesh_parse_into("f.obj", obj, sizeof obj - 1, &m, &err), KCBP_OK);
     assert_int_equal(m.ntriangles, 6);
     assert_non_null(m.faces);
     static const uint32_t want[] = {0, 0, 1, 2, 2, 2};
     assert_memory_equal(m.faces, want, sizeof want);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
     static const char tris[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\nf 3 2 1\n";
-    assert_int_equal(kcbp_mesh_parse("t.obj", tris, sizeof tris - 1, &m, &err), KCBP_OK);
+    assert_int_equal(kcbp_mesh_parse_into("t.obj", tris, sizeof tris - 1, &m, &err), KCBP_OK);
     assert_null(m.faces);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_cow_triangles(void **state)
@@ -422,7 +423,7 @@ static void expect_error(const char *name, const char *data, size_t len, kcbp_st
 {
     kcbp_mesh m;
     kcbp_error err = {0};
-    kcbp_status st = kcbp_mesh_parse(name, data, len, &m, &err);
+    kcbp_status st = kcbp_mesh_parse_into(name, data, len, &m, &err);
     if (st != code || !strstr(err.msg, msg))
         fail_msg("%s: got %s '%s', want %s '%s'", name, kcbp_status_name(st), err.msg, kcbp_status_name(code), msg);
     assert_null(m.vertices);
@@ -518,7 +519,7 @@ static void test_weld(void **state)
     parse_ok("cube", &b, &m, KCBP_FORMAT_STL);
     assert_int_equal(m.nvertices, 8);
     assert_int_equal(m.ntriangles, 12);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
     free(b.d);
 }
 

@@ -14,12 +14,13 @@
 #include <cmocka.h>
 
 #include <kcbp/obj.h>
+#include "testutil.h"
 
 
 static kcbp_status parse(const char *text, size_t len, kcbp_mesh *m, kcbp_error *err)
 {
     memset(err, 0, sizeof *err);
-    return kcbp_obj_parse("t.obj", text, len, m, err);
+    return kcbp_obj_parse_into("t.obj", text, len, m, err);
 }
 
 /* Parses text, which must succeed with the given counts. */
@@ -101,7 +102,7 @@ static kcbp_status load(const char *path, kcbp_mesh *m, kcbp_error *err)
 {
     memset(err, 0, sizeof *err);
     memset(m, 0xab, sizeof *m);
-    return kcbp_obj_load(path, m, err);
+    return kcbp_obj_load_into(path, m, err);
 }
 
 /* ---- what is read ---- */
@@ -133,7 +134,7 @@ static void test_face_forms(void **state)
     check_tri(&m, 4, 0, 1, 3);
     assert_int_equal(m.ndegenerate, 0);
     assert_true(m.bounds.max.z == 1.5);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_negative_indices(void **state)
@@ -149,7 +150,7 @@ static void test_negative_indices(void **state)
     check_tri(&m, 0, 0, 1, 2);
     check_tri(&m, 1, 0, 3, 2);
     check_tri(&m, 2, 3, 0, 1);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_quad_and_pentagon_fan(void **state)
@@ -179,7 +180,7 @@ static void test_quad_and_pentagon_fan(void **state)
         assert_true(tri_cross(&m, i).z > 0);
     for (uint32_t i = 6; i < 9; i++)
         assert_true(tri_cross(&m, i).z < 0);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_l_shape_ear_clipping(void **state)
@@ -203,7 +204,7 @@ static void test_l_shape_ear_clipping(void **state)
         area += 0.5 * c.z;
     }
     assert_true(area == 3.0);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_star_ear_clipping(void **state)
@@ -239,7 +240,7 @@ static void test_star_ear_clipping(void **state)
     /* Ears are searched from v1, an inner (reflex) vertex; the next one, v2,
      * is an outer point whose triangle (v1 v2 v3) holds no other vertex. */
     check_tri(&m, 0, 1, 2, 3);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_degenerate_polygons_fan(void **state)
@@ -257,7 +258,7 @@ static void test_degenerate_polygons_fan(void **state)
     check_tri(&m, 2, 0, 2, 4);
     check_tri(&m, 3, 0, 4, 5);
     assert_int_equal(m.ndegenerate, 2);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_crlf(void **state)
@@ -268,7 +269,7 @@ static void test_crlf(void **state)
              4, 2);
     check_vertex(&m, 3, 0.5, 0.5, 1);
     check_tri(&m, 1, 0, 1, 3);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
     /* and a line number after CRLF lines is counted right */
     expect_error("v 0 0 0\r\nv 1 0 0\r\nv 1 2\r\n", KCBP_ERR_PARSE, "t.obj:3: ", "2 coordinates");
 }
@@ -288,7 +289,7 @@ static void test_comments_any_bytes(void **state)
              &m, 3, 2);
     check_vertex(&m, 1, 1, 0, 0);
     check_tri(&m, 1, 0, 1, 2);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_skipped_statements(void **state)
@@ -317,7 +318,7 @@ static void test_skipped_statements(void **state)
              "f 1 2 3\n"
              "end\n",
              &m, 3, 1);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_w_coordinate_and_colours(void **state)
@@ -332,7 +333,7 @@ static void test_w_coordinate_and_colours(void **state)
     check_vertex(&m, 0, 1, 2, 3);
     check_vertex(&m, 1, -150, 2.25, 0.125);
     check_vertex(&m, 2, 7, 8, 9);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 static void test_no_final_newline(void **state)
@@ -340,7 +341,7 @@ static void test_no_final_newline(void **state)
     (void)state;
     kcbp_mesh m;
     parse_ok("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3", &m, 3, 1);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4", KCBP_ERR_PARSE, "t.obj:4: ", "index 4");
 }
 
@@ -364,9 +365,9 @@ static void test_line_continuation(void **state)
     (void)state;
     kcbp_mesh m;
     parse_ok("v 0 0 0\nv 1 \\\n0 0\nv 0 1 0\nf 1 \\\r\n 2 \\\n3\n", &m, 3, 1);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
     parse_ok("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 \\", &m, 3, 1); /* at the very end */
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
     expect_error("\nv 1 \\\nx 0\n", KCBP_ERR_PARSE, "t.obj:2: ", "'x'");
     expect_error("v 0 0 0 \\\n\nv 1 y 0\n", KCBP_ERR_PARSE, "t.obj:3: ", "'y'");
     expect_error("# a comment \\\nv 1 2 3\n", KCBP_ERR_PARSE, "t.obj:2: ", "no faces (0 vertices)");
@@ -466,15 +467,15 @@ static void test_null_error_and_name(void **state)
 {
     (void)state;
     kcbp_mesh m;
-    assert_int_equal(kcbp_obj_parse(NULL, "v 1 2\n", 6, &m, NULL), KCBP_ERR_PARSE);
+    assert_int_equal(kcbp_obj_parse_into(NULL, "v 1 2\n", 6, &m, NULL), KCBP_ERR_PARSE);
     assert_null(m.vertices);
     kcbp_error err;
-    assert_int_equal(kcbp_obj_parse(NULL, "v 1 2\n", 6, &m, &err), KCBP_ERR_PARSE);
+    assert_int_equal(kcbp_obj_parse_into(NULL, "v 1 2\n", 6, &m, &err), KCBP_ERR_PARSE);
     assert_true(strncmp(err.msg, "(obj):1: ", 9) == 0);
     /* len limits the text: what follows is not read */
-    assert_int_equal(kcbp_obj_parse("t", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 9\n", 32, &m, &err), KCBP_OK);
+    assert_int_equal(kcbp_obj_parse_into("t", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 9\n", 32, &m, &err), KCBP_OK);
     assert_int_equal(m.ntriangles, 1);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
 }
 
 /* ---- files ---- */
@@ -493,7 +494,7 @@ static void test_load_file(void **state)
     assert_int_equal(m.ntriangles, 2);
     check_tri(&m, 0, 0, 1, 3);
     check_tri(&m, 1, 0, 3, 2);
-    kcbp_mesh_free(&m);
+    kcbp_mesh_clear(&m);
     unlink(path);
     free(path);
 }
@@ -635,7 +636,7 @@ static void test_shared_meshes(void **state)
         if (m.nvertices != meshes[i].nvertices || m.ntriangles != meshes[i].ntriangles)
             fail_msg("%s: %u vertices and %u triangles, want %u and %u", path, m.nvertices, m.ntriangles,
                      meshes[i].nvertices, meshes[i].ntriangles);
-        kcbp_mesh_free(&m);
+        kcbp_mesh_clear(&m);
     }
 }
 

@@ -31,7 +31,7 @@ static char cwd[1024];
 static void parse_scene(kcbp_scene *s, const char *json, const char *dir)
 {
     kcbp_error err = {0};
-    if (kcbp_scene_parse(s, "test.json", dir, json, strlen(json), &err) != KCBP_OK ||
+    if (kcbp_scene_parse_into(s, "test.json", dir, json, strlen(json), &err) != KCBP_OK ||
         kcbp_scene_build(s, NULL, &err) != KCBP_OK)
         fail_msg("scene: %s", err.msg);
 }
@@ -158,12 +158,12 @@ static void test_thesis_scene_vs_all_pairs(void **state)
 {
     (void)state;
     kcbp_mesh mesh;
-    assert_int_equal(kcbp_obj_load("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
+    assert_int_equal(kcbp_obj_load_into("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
     size_t colliding = 0;
     for (uint64_t seed = 1; seed <= 3; seed++) {
         kcbp_scene s;
         kcbp_error err = {0};
-        assert_int_equal(kcbp_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, 40, seed, &err), KCBP_OK);
+        assert_int_equal(test_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, 40, seed, &err), KCBP_OK);
         assert_int_equal(s.nobjects, 41);
         assert_int_equal(s.nmodels, 1);
         if (kcbp_scene_build(&s, NULL, &err) != KCBP_OK)
@@ -174,11 +174,11 @@ static void test_thesis_scene_vs_all_pairs(void **state)
         o.use_cbp = seed != 3; /* --filter aabb */
         assert_int_equal(kcbp_scene_eval_init(&ev, &s, &o, NULL), KCBP_OK);
         check_frame(&s, &ev, 0, NULL, NULL, &colliding);
-        kcbp_scene_eval_free(&ev);
-        kcbp_scene_free(&s);
+        kcbp_scene_eval_clear(&ev);
+        kcbp_scene_clear(&s);
     }
     assert_true(colliding > 10); /* the layout is dense: the test means something */
-    kcbp_mesh_free(&mesh);
+    kcbp_mesh_clear(&mesh);
 }
 
 /* Two meshes, three scales, a moving scene: answers per frame against
@@ -215,17 +215,17 @@ static void test_moving_scene_vs_all_pairs(void **state)
     kcbp_model refs[6];
     for (int i = 0; i < 6; i++) {
         kcbp_mesh m;
-        assert_int_equal(kcbp_obj_load(files[i / 3], &m, NULL), KCBP_OK);
+        assert_int_equal(kcbp_obj_load_into(files[i / 3], &m, NULL), KCBP_OK);
         for (uint32_t v = 0; v < m.nvertices; v++)
             m.vertices[v] = kcbp_v3_scale(m.vertices[v], scales[i % 3]);
         kcbp_mesh sm;
         assert_int_equal(kcbp_mesh_init(&sm, m.vertices, m.nvertices, m.triangles, m.ntriangles, NULL), KCBP_OK);
-        kcbp_mesh_free(&m);
+        kcbp_mesh_clear(&m);
         assert_int_equal(kcbp_model_build(&refs[i], &sm, NULL, NULL), KCBP_OK);
     }
     const uint32_t ref_of[6] = {0, 0, 1, 5, 1, 3};
     for (uint32_t i = 0; i < s.nobjects; i++) { /* the scene's models are the scaled meshes */
-        const kcbp_mesh *a = &s.models[s.objects[i].model].model.mesh, *b = &refs[ref_of[i]].mesh;
+        const kcbp_mesh *a = &s.models[s.objects[i].model].model.impl->mesh, *b = &refs[ref_of[i]].impl->mesh;
         assert_int_equal(a->nvertices, b->nvertices);
         assert_memory_equal(a->vertices, b->vertices, a->nvertices * sizeof *a->vertices);
     }
@@ -233,7 +233,7 @@ static void test_moving_scene_vs_all_pairs(void **state)
     /* world(x) = S(ws, f dt w) R(axis, angle) (scale x) + position + f dt velocity */
     for (uint32_t f = 0; f < s.frames; f++)
         for (uint32_t i = 0; i < s.nobjects; i++) {
-            const kcbp_scene_object *o = &s.objects[i];
+            const kcbp_scene_obj *o = &s.objects[i];
             double t = f * 0.125;
             kcbp_pose r0, spin;
             assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->axis, o->angle_deg, &r0, NULL), KCBP_OK);
@@ -259,10 +259,10 @@ static void test_moving_scene_vs_all_pairs(void **state)
     memset(&fr, 0, sizeof fr);
     assert_int_equal(kcbp_scene_eval_frame(&ev, s.frames, &fr, NULL), KCBP_ERR_INVALID);
     kcbp_scene_frame_free(&fr);
-    kcbp_scene_eval_free(&ev);
+    kcbp_scene_eval_clear(&ev);
     for (int i = 0; i < 6; i++)
         kcbp_model_free(&refs[i]);
-    kcbp_scene_free(&s);
+    kcbp_scene_clear(&s);
 }
 
 /* ---- the thesis layout ---------------------------------------------------- */
@@ -272,11 +272,11 @@ static void test_thesis_layout(void **state)
     (void)state;
     kcbp_aabb bounds = {kcbp_v3(-1, 2, 3), kcbp_v3(3, 2.5, 4)}; /* centre (1, 2.25, 3.5), largest half-extent 2 */
     kcbp_scene s, t;
-    assert_int_equal(kcbp_scene_thesis(&s, "m.obj", bounds, 200, 7, NULL), KCBP_OK);
+    assert_int_equal(test_scene_thesis(&s, "m.obj", bounds, 200, 7, NULL), KCBP_OK);
     assert_int_equal(s.nobjects, 201);
     bool neg = false, big_t = false;
     for (uint32_t i = 0; i < s.nobjects; i++) {
-        const kcbp_scene_object *o = &s.objects[i];
+        const kcbp_scene_obj *o = &s.objects[i];
         char name[16];
         snprintf(name, sizeof name, "o%u", i);
         assert_string_equal(o->name, name);
@@ -301,26 +301,26 @@ static void test_thesis_layout(void **state)
     /* Same seed, same scene; the JSON round-trips exactly. */
     char *a, *b, *c;
     assert_int_equal(kcbp_scene_to_text(&s, false, &a, NULL), KCBP_OK);
-    assert_int_equal(kcbp_scene_thesis(&t, "m.obj", bounds, 200, 7, NULL), KCBP_OK);
+    assert_int_equal(test_scene_thesis(&t, "m.obj", bounds, 200, 7, NULL), KCBP_OK);
     assert_int_equal(kcbp_scene_to_text(&t, false, &b, NULL), KCBP_OK);
     assert_string_equal(a, b);
-    kcbp_scene_free(&t);
-    assert_int_equal(kcbp_scene_parse(&t, "rt.json", "", a, strlen(a), NULL), KCBP_OK);
+    kcbp_scene_clear(&t);
+    assert_int_equal(kcbp_scene_parse_into(&t, "rt.json", "", a, strlen(a), NULL), KCBP_OK);
     assert_int_equal(t.nobjects, s.nobjects);
     for (uint32_t i = 0; i < s.nobjects; i++) {
         assert_memory_equal(&t.objects[i].position, &s.objects[i].position, sizeof(kcbp_vec3));
         assert_memory_equal(&t.objects[i].rot0, &s.objects[i].rot0, sizeof(kcbp_mat3));
         assert_true(t.objects[i].scale == s.objects[i].scale);
     }
-    kcbp_scene_free(&t);
-    assert_int_equal(kcbp_scene_thesis(&t, "m.obj", bounds, 200, 8, NULL), KCBP_OK);
+    kcbp_scene_clear(&t);
+    assert_int_equal(test_scene_thesis(&t, "m.obj", bounds, 200, 8, NULL), KCBP_OK);
     assert_int_equal(kcbp_scene_to_text(&t, false, &c, NULL), KCBP_OK);
     assert_string_not_equal(a, c);
     free(a);
     free(b);
     free(c);
-    kcbp_scene_free(&t);
-    kcbp_scene_free(&s);
+    kcbp_scene_clear(&t);
+    kcbp_scene_clear(&s);
 }
 
 /* ---- the command line ----------------------------------------------------- */
@@ -688,7 +688,7 @@ static size_t frame_pairs(const kcbp_scene *s, uint32_t *out, size_t cap)
     for (size_t k = 0; k < fr.colliding && n < cap; k++)
         out[n++] = fr.hits[k].a * 1000 + fr.hits[k].b;
     kcbp_scene_frame_free(&fr);
-    kcbp_scene_eval_free(&ev);
+    kcbp_scene_eval_clear(&ev);
     return n;
 }
 
@@ -712,11 +712,11 @@ static void *cache_worker(void *arg)
     for (int round = 0; round < 3; round++) {
         kcbp_scene s;
         kcbp_error err = {0};
-        if (kcbp_scene_parse(&s, "cache.json", "", cache_scene, strlen(cache_scene), &err) != KCBP_OK ||
+        if (kcbp_scene_parse_into(&s, "cache.json", "", cache_scene, strlen(cache_scene), &err) != KCBP_OK ||
             kcbp_scene_build_cached(&s, NULL, j->cache, &err) != KCBP_OK)
             return (void *)1;
         j->npairs = frame_pairs(&s, j->pairs, 64);
-        kcbp_scene_free(&s);
+        kcbp_scene_clear(&s);
     }
     return NULL;
 }
@@ -727,7 +727,7 @@ static void test_model_cache(void **state)
     /* The reference: built without a cache. The two spellings of suzanne at
      * scale 1 are two models there, one file identity in the cache. */
     kcbp_scene ref;
-    assert_int_equal(kcbp_scene_parse(&ref, "cache.json", "", cache_scene, strlen(cache_scene), NULL), KCBP_OK);
+    assert_int_equal(kcbp_scene_parse_into(&ref, "cache.json", "", cache_scene, strlen(cache_scene), NULL), KCBP_OK);
     assert_int_equal(kcbp_scene_build(&ref, NULL, NULL), KCBP_OK);
     assert_int_equal(ref.nmodels, 4);
     uint32_t want[64];
@@ -739,12 +739,12 @@ static void test_model_cache(void **state)
         assert_int_equal(kcbp_model_cache_new(limit ? 1 : 0, &cache, NULL), KCBP_OK);
         for (int round = 0; round < 3; round++) {
             kcbp_scene s;
-            assert_int_equal(kcbp_scene_parse(&s, "cache.json", "", cache_scene, strlen(cache_scene), NULL), KCBP_OK);
+            assert_int_equal(kcbp_scene_parse_into(&s, "cache.json", "", cache_scene, strlen(cache_scene), NULL), KCBP_OK);
             assert_int_equal(kcbp_scene_build_cached(&s, NULL, cache, NULL), KCBP_OK);
             uint32_t got[64];
             assert_int_equal(frame_pairs(&s, got, 64), nwant);
             assert_memory_equal(got, want, nwant * sizeof *got);
-            kcbp_scene_free(&s);
+            kcbp_scene_clear(&s);
             kcbp_model_cache_stats st = kcbp_model_cache_get_stats(cache);
             if (!limit) { /* 3 distinct models (suzanne 1 and 0.5, cow 0.3), built once */
                 assert_int_equal(st.misses, 3);
@@ -778,7 +778,7 @@ static void test_model_cache(void **state)
     assert_int_equal(st.models, 3);
     assert_int_equal(st.hits + st.misses, 4 * 3 * 4);
     kcbp_model_cache_free(cache);
-    kcbp_scene_free(&ref);
+    kcbp_scene_clear(&ref);
 }
 
 int main(void)

@@ -115,17 +115,17 @@ static void test_box(void **state)
     kcbp_tri t[12];
     for (uint32_t i = 0; i < 12; i++) {
         for (int k = 0; k < 3; k++)
-            v[3 * i + k] = box.mesh.vertices[box.mesh.triangles[i].v[k]];
+            v[3 * i + k] = box.impl->mesh.vertices[box.impl->mesh.triangles[i].v[k]];
         t[i] = (kcbp_tri){{3 * i, 3 * i + 1, 3 * i + 2}};
     }
-    assert_int_equal(count_pairs(box.mesh.vertices, box.mesh.nvertices, box.mesh.triangles, 12), 0);
+    assert_int_equal(count_pairs(box.impl->mesh.vertices, box.impl->mesh.nvertices, box.impl->mesh.triangles, 12), 0);
     assert_int_equal(count_pairs(v, 36, t, 12), 0);
     /* Vertex 0's position moved to (1.5, 0.5, 0.5): through the face x = 1. */
     kcbp_vec3 moved[8];
-    memcpy(moved, box.mesh.vertices, sizeof moved);
-    uint32_t corner = box.mesh.triangles[0].v[0];
+    memcpy(moved, box.impl->mesh.vertices, sizeof moved);
+    uint32_t corner = box.impl->mesh.triangles[0].v[0];
     moved[corner] = kcbp_v3(1.5, 0.5, 0.5);
-    assert_true(count_pairs(moved, 8, box.mesh.triangles, 12) > 0);
+    assert_true(count_pairs(moved, 8, box.impl->mesh.triangles, 12) > 0);
     kcbp_model_free(&box);
 }
 

@@ -41,7 +41,7 @@ static kcbp_status build_solid(kcbp_model *m, const kcbp_vec3 *v, size_t nv, con
         return st;
     kcbp_model_options o = kcbp_model_options_default();
     o.solid = true;
-    return kcbp_model_build(m, &mesh, &o, err);
+    return kcbp_model_build_from(m, &mesh, &o, err);
 }
 
 static void solid_box(kcbp_model *m, double lo, double hi)
@@ -87,10 +87,10 @@ static void test_point_in_cube_degenerate_rays(void **state)
             for (int k = 0; k < 7; k++) {
                 kcbp_vec3 p = kcbp_v3(g[i], g[j], g[k]);
                 kcbp_solid_side want = box_side(p);
-                assert_int_equal(kcbp_point_in_solid(&m.mesh, NULL, NULL, p), want);
-                assert_int_equal(kcbp_point_in_solid(&m.mesh, &m.tree, NULL, p), want);
-                assert_int_equal(kcbp_point_in_solid(&m.mesh, &m.tree, &quarter, p), want);
-                assert_int_equal(kcbp_point_in_solid(&m.mesh, NULL, &quarter, p), want);
+                assert_int_equal(kcbp_point_in_mesh(&m.impl->mesh, NULL, NULL, p), want);
+                assert_int_equal(kcbp_point_in_mesh(&m.impl->mesh, &m.impl->tree, NULL, p), want);
+                assert_int_equal(kcbp_point_in_mesh(&m.impl->mesh, &m.impl->tree, &quarter, p), want);
+                assert_int_equal(kcbp_point_in_mesh(&m.impl->mesh, NULL, &quarter, p), want);
             }
     kcbp_model_free(&m);
 }
@@ -108,10 +108,10 @@ static void test_hollow_and_pieces(void **state)
     kcbp_error err = {0};
     kcbp_model hollow, small;
     assert_int_equal(build_solid(&hollow, v, nv, t, nt, &err), KCBP_OK);
-    assert_int_equal(hollow.npieces, 2);
-    assert_int_equal(kcbp_point_in_solid(&hollow.mesh, &hollow.tree, NULL, kcbp_v3(0, 0, 0)), KCBP_SOLID_OUTSIDE);
-    assert_int_equal(kcbp_point_in_solid(&hollow.mesh, &hollow.tree, NULL, kcbp_v3(1.5, 0, 0)), KCBP_SOLID_INSIDE);
-    assert_int_equal(kcbp_point_in_solid(&hollow.mesh, &hollow.tree, NULL, kcbp_v3(-1.5, 1, 1)), KCBP_SOLID_INSIDE);
+    assert_int_equal(hollow.impl->npieces, 2);
+    assert_int_equal(kcbp_point_in_mesh(&hollow.impl->mesh, &hollow.impl->tree, NULL, kcbp_v3(0, 0, 0)), KCBP_SOLID_OUTSIDE);
+    assert_int_equal(kcbp_point_in_mesh(&hollow.impl->mesh, &hollow.impl->tree, NULL, kcbp_v3(1.5, 0, 0)), KCBP_SOLID_INSIDE);
+    assert_int_equal(kcbp_point_in_mesh(&hollow.impl->mesh, &hollow.impl->tree, NULL, kcbp_v3(-1.5, 1, 1)), KCBP_SOLID_INSIDE);
     solid_box(&small, -0.25, 0.25);
     kcbp_collide_options o = kcbp_collide_options_default();
     o.solid = true;
@@ -133,7 +133,7 @@ static void test_hollow_and_pieces(void **state)
     add_box(v, &nv, t, &nt, kcbp_v3(10, 10, 10), kcbp_v3(11, 11, 11), false);
     add_box(v, &nv, t, &nt, kcbp_v3(1.25, 0, 0), kcbp_v3(1.75, 0.5, 0.5), false);
     assert_int_equal(build_solid(&two, v, nv, t, nt, &err), KCBP_OK);
-    assert_int_equal(two.npieces, 2);
+    assert_int_equal(two.impl->npieces, 2);
     assert_int_equal(kcbp_collide(&hollow, &id, &two, &id, &o, &r, &err), KCBP_OK);
     assert_int_equal(r.contained, KCBP_CONTAINED_B_IN_A);
     /* Without solid: the surfaces do not meet. */
@@ -165,8 +165,8 @@ static void test_nested_random_poses(void **state)
         kcbp_pose rel = kcbp_pose_relative(&pa, &pb);
         /* The small cube's corners in the big one's frame. */
         int in = 0;
-        for (uint32_t k = 0; k < small.mesh.nvertices; k++) {
-            kcbp_vec3 c = kcbp_pose_apply(&rel, small.mesh.vertices[k]);
+        for (uint32_t k = 0; k < small.impl->mesh.nvertices; k++) {
+            kcbp_vec3 c = kcbp_pose_apply(&rel, small.impl->mesh.vertices[k]);
             in += box_side(c) == KCBP_SOLID_INSIDE;
         }
         if (r.ncontacts > 0) {
@@ -201,23 +201,23 @@ static void test_tree_matches_all_triangles(void **state)
     (void)state;
     kcbp_mesh mesh;
     kcbp_error err = {0};
-    assert_int_equal(kcbp_obj_load("meshes/spot.obj", &mesh, &err), KCBP_OK);
+    assert_int_equal(kcbp_obj_load_into("meshes/spot.obj", &mesh, &err), KCBP_OK);
     kcbp_model_options mo = kcbp_model_options_default();
     mo.solid = true;
     kcbp_model m;
-    assert_int_equal(kcbp_model_build(&m, &mesh, &mo, &err), KCBP_OK);
+    assert_int_equal(kcbp_model_build_from(&m, &mesh, &mo, &err), KCBP_OK);
     test_rng rng = {99};
-    kcbp_aabb b = m.mesh.bounds;
+    kcbp_aabb b = m.impl->mesh.bounds;
     int inside = 0;
     for (int i = 0; i < 200; i++) {
         kcbp_pose pose = test_random_pose(&rng, 0.1);
         kcbp_vec3 p = kcbp_v3(test_rng_range(&rng, b.min.x, b.max.x), test_rng_range(&rng, b.min.y, b.max.y),
                               test_rng_range(&rng, b.min.z, b.max.z));
         if (i % 4 == 0) /* a vertex's x and y: rays along the mesh's own vertices and edges */
-            p = kcbp_v3(p.x, m.mesh.vertices[i].y, m.mesh.vertices[i].z);
-        kcbp_solid_side s = kcbp_point_in_solid(&m.mesh, &m.tree, NULL, p);
-        assert_int_equal(s, kcbp_point_in_solid(&m.mesh, NULL, NULL, p));
-        assert_int_equal(kcbp_point_in_solid(&m.mesh, &m.tree, &pose, p), kcbp_point_in_solid(&m.mesh, NULL, &pose, p));
+            p = kcbp_v3(p.x, m.impl->mesh.vertices[i].y, m.impl->mesh.vertices[i].z);
+        kcbp_solid_side s = kcbp_point_in_mesh(&m.impl->mesh, &m.impl->tree, NULL, p);
+        assert_int_equal(s, kcbp_point_in_mesh(&m.impl->mesh, NULL, NULL, p));
+        assert_int_equal(kcbp_point_in_mesh(&m.impl->mesh, &m.impl->tree, &pose, p), kcbp_point_in_mesh(&m.impl->mesh, NULL, &pose, p));
         inside += s == KCBP_SOLID_INSIDE;
     }
     assert_true(inside > 10);
@@ -247,7 +247,7 @@ static void test_not_closed_errors(void **state)
     assert_int_equal(c.misoriented, 3);
     assert_int_equal(c.open, 0);
     assert_non_null(strstr(err.msg, "3 inconsistently oriented edges"));
-    kcbp_mesh_free(&mesh);
+    kcbp_mesh_clear(&mesh);
     t[0] = keep;
     /* A third triangle on an edge. */
     t[nt] = (kcbp_tri){{0, 1, 6}};
@@ -255,7 +255,7 @@ static void test_not_closed_errors(void **state)
     assert_int_equal(kcbp_mesh_check_solid(&mesh, &c, &err), KCBP_ERR_GEOMETRY);
     assert_true(c.nonmanifold >= 1);
     assert_non_null(strstr(err.msg, "non-manifold"));
-    kcbp_mesh_free(&mesh);
+    kcbp_mesh_clear(&mesh);
     /* Closed: the same box with every face's vertices repeated (an OBJ
      * without shared vertices) is identified by coordinates. */
     kcbp_vec3 sv[36];
@@ -266,7 +266,7 @@ static void test_not_closed_errors(void **state)
         st[i] = (kcbp_tri){{3 * i, 3 * i + 1, 3 * i + 2}};
     }
     assert_int_equal(build_solid(&m, sv, 36, st, 12, &err), KCBP_OK);
-    assert_int_equal(m.npieces, 1);
+    assert_int_equal(m.impl->npieces, 1);
     /* A model not built as a solid is refused by a solid test. */
     kcbp_model plain;
     test_model_box(&plain, kcbp_v3(0, 0, 0), kcbp_v3(1, 1, 1));

@@ -159,10 +159,10 @@ static double check_sweep(const sweep_case *c, const kcbp_sweep_options *opt, in
     kcbp_pose pa = kcbp_motion_at(c->ma, res.toi), pb = kcbp_motion_at(c->mb, res.toi);
     kcbp_distance_result d;
     assert_int_equal(kcbp_distance(c->a, &pa, c->b, &pb, NULL, &d, &err), KCBP_OK);
-    double s = c->a->scale + c->b->scale + kcbp_v3_len(kcbp_v3_sub(pb.trans, pa.trans));
+    double s = c->a->impl->scale + c->b->impl->scale + kcbp_v3_len(kcbp_v3_sub(pb.trans, pa.trans));
     assert_true(d.distance <= fmax(res.motion_bound * tau, 16 * KCBP_TRI_DIST_REL_ERR * s) + 1e-13 * s);
     assert_true(fabs(d.distance - res.distance) <= 1e-12 * s);
-    assert_true(res.tri_a < c->a->mesh.ntriangles && res.tri_b < c->b->mesh.ntriangles);
+    assert_true(res.tri_a < c->a->impl->mesh.ntriangles && res.tri_b < c->b->impl->mesh.ntriangles);
     if (first > 0) {
         /* Bisect the first sampled contact down to its bracket: toi is no
          * later than the contact (there may be an earlier one between
@@ -441,7 +441,7 @@ static void test_scene_ccd(void **state)
     (void)state;
     kcbp_scene sc;
     kcbp_error err = {0};
-    assert_int_equal(kcbp_scene_parse(&sc, "ccd", "meshes", ccd_scene, strlen(ccd_scene), &err), KCBP_OK);
+    assert_int_equal(kcbp_scene_parse_into(&sc, "ccd", "meshes", ccd_scene, strlen(ccd_scene), &err), KCBP_OK);
     assert_int_equal(kcbp_scene_build(&sc, NULL, &err), KCBP_OK);
     kcbp_scene_eval ev;
     kcbp_collide_options co = kcbp_collide_options_default();
@@ -475,8 +475,8 @@ static void test_scene_ccd(void **state)
     assert_int_equal(found, 2);
     kcbp_scene_ccd_free(&cc);
     kcbp_scene_frame_free(&fr);
-    kcbp_scene_eval_free(&ev);
-    kcbp_scene_free(&sc);
+    kcbp_scene_eval_clear(&ev);
+    kcbp_scene_clear(&sc);
 
     char dir[] = "/tmp/kcbp-ccd-XXXXXX";
     assert_non_null(mkdtemp(dir));

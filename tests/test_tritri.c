@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <kcbp/tritri.h>
+#include "testutil.h"
 
 /* ------------------------------------------------------------ helpers --- */
 

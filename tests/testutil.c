@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include "scene_layout.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,7 +51,7 @@ void test_model_from_arrays(kcbp_model *m, const kcbp_vec3 *v, size_t nv, const 
 {
     kcbp_mesh mesh;
     kcbp_error err = {0};
-    if (kcbp_mesh_init(&mesh, v, nv, t, nt, &err) != KCBP_OK || kcbp_model_build(m, &mesh, NULL, &err) != KCBP_OK)
+    if (kcbp_mesh_init(&mesh, v, nv, t, nt, &err) != KCBP_OK || kcbp_model_build_from(m, &mesh, NULL, &err) != KCBP_OK)
         fail_msg("building a test model: %s", err.msg);
 }
 
@@ -78,7 +80,7 @@ void test_model_load_unit(kcbp_model *m, const char *name)
     snprintf(path, sizeof path, "meshes/%s", name);
     kcbp_error err = {0};
     kcbp_mesh mesh;
-    if (kcbp_obj_load(path, &mesh, &err) != KCBP_OK)
+    if (kcbp_obj_load_into(path, &mesh, &err) != KCBP_OK)
         fail_msg("loading %s: %s", path, err.msg);
     kcbp_vec3 c = kcbp_aabb_center(mesh.bounds), e = kcbp_aabb_extent(mesh.bounds);
     double s = 1.0 / fmax(e.x, fmax(e.y, e.z));
@@ -89,7 +91,7 @@ void test_model_load_unit(kcbp_model *m, const char *name)
     /* With a fine k-CBP, so that the cached tests exercise it too. */
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k_fine = KCBP_CBP_K_FINE_DEFAULT;
-    if (kcbp_model_build(m, &mesh, &mo, &err) != KCBP_OK)
+    if (kcbp_model_build_from(m, &mesh, &mo, &err) != KCBP_OK)
         fail_msg("building %s: %s", path, err.msg);
 }
 
@@ -121,8 +123,8 @@ size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, c
                                  const kcbp_pose *pose_b, kcbp_contact **out)
 {
     kcbp_pose rel = kcbp_pose_relative(pose_a, pose_b);
-    double eps = kcbp_collide_tolerance(a, b, &rel);
-    const kcbp_mesh *ma = &a->mesh, *mb = &b->mesh;
+    double eps = kcbp_pair_tolerance(a->impl, b->impl, &rel);
+    const kcbp_mesh *ma = &a->impl->mesh, *mb = &b->impl->mesh;
     kcbp_vec3 (*tb)[3] = malloc(mb->ntriangles * sizeof *tb);
     assert_non_null(tb);
     for (uint32_t j = 0; j < mb->ntriangles; j++)
@@ -300,4 +302,33 @@ int test_tmpdir_remove(const char *dir)
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;
+}
+
+static kcbp_status scene_into(kcbp_status st, kcbp_scene *handle, kcbp_scene *s, kcbp_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (st != KCBP_OK)
+        return st;
+    *s = *handle;
+    free(handle);
+    st = kcbp_scene_assign_models(s, err);
+    if (st != KCBP_OK)
+        kcbp_scene_clear(s);
+    return st;
+}
+
+kcbp_status test_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+                              kcbp_error *err)
+{
+    kcbp_scene *h = NULL;
+    kcbp_status st = kcbp_scene_thesis(&h, mesh, bounds, n, seed, err);
+    return scene_into(st, h, s, err);
+}
+
+kcbp_status test_scene_density(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+                               kcbp_error *err)
+{
+    kcbp_scene *h = NULL;
+    kcbp_status st = kcbp_scene_density(&h, mesh, bounds, n, seed, err);
+    return scene_into(st, h, s, err);
 }

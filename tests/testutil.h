@@ -8,6 +8,17 @@
 
 #include <kcbp/kcbp.h>
 
+/* The tests see the library's internals (white-box): the structs behind
+ * the public handles, and the caller-storage functions behind them. */
+#include "bvh/aabb_tree.h"
+#include "convex/cbp_internal.h"
+#include "mesh/mesh_internal.h"
+#include "mesh/topology.h"
+#include "query/collide_internal.h"
+#include "query/model_internal.h"
+#include "query/solid_internal.h"
+#include "scene/scene_internal.h"
+
 /* xorshift64*: deterministic across platforms, unlike rand(). */
 typedef struct {
     uint64_t s;
@@ -29,6 +40,14 @@ void test_model_load(kcbp_model *m, const char *name);
  * largest half-extent is 1 (the thesis's normalisation), so that meshes made
  * in different units can meet. */
 void test_model_load_unit(kcbp_model *m, const char *name);
+
+/* kcbp_scene_thesis and kcbp_scene_density (eval/scene_layout.h) into the
+ * caller's storage, with the models assigned (names checked), as a parsed
+ * scene has them. */
+kcbp_status test_scene_thesis(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+                              kcbp_error *err);
+kcbp_status test_scene_density(kcbp_scene *s, const char *mesh, kcbp_aabb bounds, uint32_t n, uint64_t seed,
+                               kcbp_error *err);
 
 /* "<dir>/<name>" in one of 8 rotating buffers, so that a few paths can be
  * held at once. */

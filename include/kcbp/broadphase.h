@@ -1,24 +1,14 @@
-/* Broad phase: which pairs of a set of axis-aligned boxes overlap.
+/* Broad phase: which pairs of a set of axis-aligned boxes overlap, as a
+ * scene's evaluation finds them, for programs that keep their own boxes
+ * (other bounding volumes, other objects).
  *
- * Sweep and prune (Baraff 1992; Cohen et al., I-COLLIDE 1995): the boxes are
- * sorted by their lower end on one axis (the sweep axis); sweeping that list,
- * each box is tested, on the other two axes, only against the boxes that
- * start before it ends. The cost is the sort plus the number of boxes whose
- * sweep-axis intervals overlap, not n(n-1)/2.
- *
- * Coherence: a kcbp_sap keeps its sorted order between calls. When the boxes
- * barely move from one call to the next (the frames of a moving scene), the
- * old order is almost sorted and insertion sort repairs it in near-linear
- * time. If repairing takes more than KCBP_SAP_MAX_SHIFTS_PER_BOX shifts per
- * box on average, it gives up and sorts from scratch (O(n log n)), so a big
- * jump never costs O(n^2).
- *
- * A kcbp_sap is plain data owned by its caller: no global state, so any
- * number of them may be used from different threads. */
+ * The boxes are given whole at every update, in a fixed order (box i is
+ * always the same object); the broad phase keeps what it learnt between
+ * updates (coherence), so that boxes that barely move are cheap to update.
+ * Closed boxes: boxes that only touch overlap. Opaque; one per thread. */
 #ifndef KCBP_BROADPHASE_H
 #define KCBP_BROADPHASE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,44 +19,22 @@
 extern "C" {
 #endif
 
-#define KCBP_SAP_MAX_SHIFTS_PER_BOX 8
-
 /* A pair of box indices, a < b. */
 typedef struct {
     uint32_t a, b;
 } kcbp_index_pair;
 
-typedef struct {
-    double lo, hi; /* the box's interval on the sweep axis */
-    uint32_t id;   /* index of the box */
-} kcbp_sap_entry;
+typedef struct kcbp_broadphase kcbp_broadphase;
 
-typedef struct {
-    uint32_t nboxes;
-    int axis;               /* sweep axis (0, 1, 2); chosen at the first update */
-    bool coherent;          /* reuse the previous order (default true) */
-    bool sorted_before;     /* entries hold a previous order */
-    kcbp_sap_entry *entries;
-    kcbp_index_pair *pairs; /* the overlapping pairs of the last update, sorted by (a, b) */
-    size_t npairs, cap;
-    kcbp_index_pair *scratch; /* for sorting the pairs */
-    size_t scratch_cap;
-    size_t *counts;           /* nboxes + 1 */
-    /* Work of the last update, for measurements. */
-    uint64_t shifts;        /* insertion-sort moves (0 after a full sort) */
-    bool full_sort;         /* the last update sorted from scratch */
-} kcbp_sap;
-
-/* Prepares a sweep over nboxes boxes (nboxes may be 0). */
-KCBP_API kcbp_status kcbp_sap_init(kcbp_sap *sap, uint32_t nboxes, kcbp_error *err);
-KCBP_API void kcbp_sap_free(kcbp_sap *sap);
-
-/* Finds every pair of overlapping boxes (closed intervals: touching boxes
- * overlap) among boxes[0 .. nboxes), into sap->pairs sorted by (a, b).
- * The sweep axis is chosen at the first call as the axis along which the box
- * centres spread most, and kept afterwards so that the order stays coherent.
- * Boxes must not contain NaN. */
-KCBP_API kcbp_status kcbp_sap_update(kcbp_sap *sap, const kcbp_aabb *boxes, kcbp_error *err);
+/* A broad phase for nboxes boxes. */
+KCBP_API kcbp_status kcbp_broadphase_new(uint32_t nboxes, kcbp_broadphase **out, kcbp_error *err);
+/* NULL is allowed. */
+KCBP_API void kcbp_broadphase_free(kcbp_broadphase *bp);
+/* Finds the overlapping pairs of boxes[0 .. nboxes) (finite coordinates). */
+KCBP_API kcbp_status kcbp_broadphase_update(kcbp_broadphase *bp, const kcbp_aabb *boxes, kcbp_error *err);
+/* The overlapping pairs of the last update, sorted by (a, b): *pairs is
+ * valid until the next update; returns their count. */
+KCBP_API size_t kcbp_broadphase_pairs(const kcbp_broadphase *bp, const kcbp_index_pair **pairs);
 
 #ifdef __cplusplus
 }

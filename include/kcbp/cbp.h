@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "pose.h"
 #include "vec3.h"
 
 #ifdef __cplusplus
@@ -65,21 +66,10 @@ typedef struct {
     double d;
 } kcbp_cbp_plane;
 
-typedef struct {
-    uint32_t nplanes;        /* one face per plane */
-    kcbp_cbp_plane *planes;
-    uint32_t nvertices;
-    kcbp_vec3 *vertices;
-    uint32_t *adj_start;     /* nvertices + 1 entries: vertex i's neighbours are */
-    uint32_t *adj;           /* adj[adj_start[i] .. adj_start[i+1]); see below */
-    uint32_t *face_start;    /* nplanes + 1 entries: face f (on planes[f]) is the loop */
-    uint32_t *face_verts;    /* face_verts[face_start[f] .. face_start[f+1]), CCW seen from outside */
-    double volume;
-    int k;                   /* k requested */
-    kcbp_cbp_dirs dirs;
-    double thickness;        /* > 0 when flat input was thickened by +-thickness */
-    double push;             /* how far the planes were pushed out beyond the points */
-} kcbp_cbp;
+/* A built k-CBP: its planes, the vertices of their polytope, each face's
+ * vertex loop, and the vertex adjacency GJK climbs. Opaque: read through
+ * the accessors below; read-only once built. */
+typedef struct kcbp_cbp kcbp_cbp;
 
 /* The adjacency is a hill-climbing graph (support.h): for every direction,
  * climbing from any vertex to one no neighbour beats ends at a vertex whose
@@ -93,25 +83,49 @@ typedef struct {
  * symmetric. */
 
 /* Builds the k-CBP of npoints points (finite coordinates, npoints >= 1,
- * KCBP_CBP_K_MIN <= k <= KCBP_CBP_K_MAX). out is zeroed first and must be
- * freed with kcbp_cbp_free on success; on failure it holds nothing. */
-KCBP_API kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs, kcbp_cbp *out,
-                           kcbp_error *err);
+ * KCBP_CBP_K_MIN <= k <= KCBP_CBP_K_MAX). *out is the new k-CBP (free it
+ * with kcbp_cbp_free), NULL on failure. */
+KCBP_API kcbp_status kcbp_cbp_build(const kcbp_vec3 *points, size_t npoints, int k, kcbp_cbp_dirs dirs,
+                                    kcbp_cbp **out, kcbp_error *err);
 
 /* Builds the polytope of the supporting planes with the caller's ndirs
  * directions (any length but zero; normalised here), with the same
  * guarantees, thickening and axis fallback as kcbp_cbp_build: for
  * directions chosen elsewhere (shared by several meshes, or searched for, as
  * bench/cbp_bound does). k is set to ndirs and dirs to KCBP_DIRS_GIVEN. */
-KCBP_API kcbp_status kcbp_cbp_build_dirs(const kcbp_vec3 *points, size_t npoints, const kcbp_vec3 *dirs, size_t ndirs,
-                                kcbp_cbp *out, kcbp_error *err);
+KCBP_API kcbp_status kcbp_cbp_build_dirs(const kcbp_vec3 *points, size_t npoints, const kcbp_vec3 *dirs,
+                                         size_t ndirs, kcbp_cbp **out, kcbp_error *err);
 
+/* Frees a k-CBP (NULL is allowed). */
 KCBP_API void kcbp_cbp_free(kcbp_cbp *cbp);
 
-/* Writes the polytope as a Wavefront OBJ file (v and f lines, faces CCW). */
-KCBP_API kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const char *path, kcbp_error *err);
+/* Its planes (one face per plane), n·x <= d with |n| = 1. */
+KCBP_API uint32_t kcbp_cbp_plane_count(const kcbp_cbp *cbp);
+KCBP_API const kcbp_cbp_plane *kcbp_cbp_planes(const kcbp_cbp *cbp);
+/* The vertices of the polytope: the authoritative shape (see above). */
+KCBP_API uint32_t kcbp_cbp_vertex_count(const kcbp_cbp *cbp);
+KCBP_API const kcbp_vec3 *kcbp_cbp_vertices(const kcbp_cbp *cbp);
+/* Face f (on plane f, f < kcbp_cbp_plane_count): its vertices' indices, a
+ * loop counter-clockwise seen from outside; *n gets their count. */
+KCBP_API const uint32_t *kcbp_cbp_face(const kcbp_cbp *cbp, uint32_t f, uint32_t *n);
+/* Vertex i's neighbours in the hill-climbing graph above; *n their count. */
+KCBP_API const uint32_t *kcbp_cbp_neighbours(const kcbp_cbp *cbp, uint32_t i, uint32_t *n);
+KCBP_API double kcbp_cbp_volume(const kcbp_cbp *cbp);
+/* The k requested, and how the directions were chosen. */
+KCBP_API int kcbp_cbp_k(const kcbp_cbp *cbp);
+KCBP_API kcbp_cbp_dirs kcbp_cbp_dirs_of(const kcbp_cbp *cbp);
+/* > 0 when flat input was thickened by +-thickness. */
+KCBP_API double kcbp_cbp_thickness(const kcbp_cbp *cbp);
+/* How far the planes were pushed out beyond the points. */
+KCBP_API double kcbp_cbp_push(const kcbp_cbp *cbp);
+
+/* Writes the polytope as a Wavefront OBJ file (v and f lines, faces CCW),
+ * its vertices placed by pose (kcbp_pose_apply; NULL: as built). */
+KCBP_API kcbp_status kcbp_cbp_write_obj(const kcbp_cbp *cbp, const kcbp_pose *pose, const char *path,
+                                        kcbp_error *err);
 /* The same text written to an open stream (flushed; name is for messages). */
-KCBP_API kcbp_status kcbp_cbp_print_obj(const kcbp_cbp *cbp, FILE *out, const char *name, kcbp_error *err);
+KCBP_API kcbp_status kcbp_cbp_print_obj(const kcbp_cbp *cbp, const kcbp_pose *pose, FILE *out, const char *name,
+                                        kcbp_error *err);
 
 /* Volume of the convex hull of the points; 0 for flat input. */
 KCBP_API kcbp_status kcbp_hull_volume(const kcbp_vec3 *points, size_t npoints, double *volume, kcbp_error *err);

@@ -31,11 +31,12 @@
 #include "obj.h"
 #include "mesh_io.h"
 #include "tritri.h"
-#include "aabb_tree.h"
 #include "cbp.h"
+#include "model.h"
 #include "support.h"
 #include "gjk.h"
 #include "epa.h"
+#include "convex_hull.h"
 #include "collide.h"
 #include "distance.h"
 #include "sweep.h"
@@ -46,5 +47,6 @@
 #include "scene.h"
 #include "batch.h"
 #include "layout.h"
+#include "text.h"
 
 #endif

@@ -28,31 +28,35 @@ typedef struct {
 #define KCBP_MESH_MAX_ELEMENTS 50000000u
 #define KCBP_MESH_MIN_SCALE 1e-60
 
-typedef struct {
-    kcbp_vec3 *vertices;
-    uint32_t nvertices;
-    kcbp_tri *triangles;
-    uint32_t ntriangles;
-    uint32_t ndegenerate; /* zero-area triangles: kept, and counted here */
-    kcbp_aabb bounds;     /* of all vertices */
-    uint32_t *faces;      /* per triangle, the 0-based index of the file's face
-                             (polygon) it was cut from; NULL when triangle i is
-                             face i (every face a triangle, or not from a file).
-                             Set by the readers, freed by kcbp_mesh_free. */
-} kcbp_mesh;
+/* A triangle mesh: vertices, triangles (indices into the vertices), their
+ * bounds, and the file's faces when polygons were cut into triangles.
+ * Opaque: made by kcbp_mesh_create or a reader (mesh_io.h), read through
+ * the accessors below, freed with kcbp_mesh_free. Read-only once made, so
+ * one mesh may be read by any number of threads. */
+typedef struct kcbp_mesh kcbp_mesh;
 
 /* Makes a mesh from copies of the given arrays. Checks every index, counts
  * zero-area triangles and computes the bounds. Needs nvertices >= 1 and
- * ntriangles >= 1 and finite coordinates within the guards above. */
-KCBP_API kcbp_status kcbp_mesh_init(kcbp_mesh *mesh, const kcbp_vec3 *vertices, size_t nvertices,
-                           const kcbp_tri *triangles, size_t ntriangles, kcbp_error *err);
+ * ntriangles >= 1 and finite coordinates within the guards above. On
+ * failure *out is NULL. */
+KCBP_API kcbp_status kcbp_mesh_create(const kcbp_vec3 *vertices, size_t nvertices, const kcbp_tri *triangles,
+                                      size_t ntriangles, kcbp_mesh **out, kcbp_error *err);
 
-/* Takes ownership of malloc'ed arrays instead of copying them (same checks).
- * On failure the arrays are freed. */
-KCBP_API kcbp_status kcbp_mesh_adopt(kcbp_mesh *mesh, kcbp_vec3 *vertices, size_t nvertices, kcbp_tri *triangles,
-                            size_t ntriangles, kcbp_error *err);
-
+/* Frees a mesh (NULL is allowed). */
 KCBP_API void kcbp_mesh_free(kcbp_mesh *mesh);
+
+KCBP_API uint32_t kcbp_mesh_vertex_count(const kcbp_mesh *mesh);
+KCBP_API const kcbp_vec3 *kcbp_mesh_vertices(const kcbp_mesh *mesh);
+KCBP_API uint32_t kcbp_mesh_triangle_count(const kcbp_mesh *mesh);
+KCBP_API const kcbp_tri *kcbp_mesh_triangles(const kcbp_mesh *mesh);
+/* Zero-area triangles (kept, and counted). */
+KCBP_API uint32_t kcbp_mesh_degenerate_count(const kcbp_mesh *mesh);
+/* The box of all vertices. */
+KCBP_API kcbp_aabb kcbp_mesh_bounds(const kcbp_mesh *mesh);
+/* Per triangle, the 0-based index of the file's face (polygon) it was cut
+ * from; NULL when triangle i is face i (every face a triangle, or a mesh
+ * not read from a file). */
+KCBP_API const uint32_t *kcbp_mesh_faces(const kcbp_mesh *mesh);
 
 /* True when the triangle has zero area up to rounding: its edge vectors are
  * parallel within a few ulps (this includes repeated vertices). */

@@ -58,13 +58,13 @@ typedef enum {
 KCBP_API kcbp_mesh_format kcbp_mesh_detect(const char *name, const void *data, size_t len);
 
 /* Parses a mesh file held in memory; name is used for the extension and in
- * error messages. On failure mesh is zeroed. */
-KCBP_API kcbp_status kcbp_mesh_parse(const char *name, const void *data, size_t len, kcbp_mesh *mesh,
+ * error messages. *out is the new mesh (kcbp_mesh_free), NULL on failure. */
+KCBP_API kcbp_status kcbp_mesh_parse(const char *name, const void *data, size_t len, kcbp_mesh **out,
                                      kcbp_error *err);
 
-/* Reads the mesh file at path ("-": standard input). On failure mesh is
- * zeroed and owns nothing. */
-KCBP_API kcbp_status kcbp_mesh_load(const char *path, kcbp_mesh *mesh, kcbp_error *err);
+/* Reads the mesh file at path ("-": standard input). *out is the new mesh
+ * (kcbp_mesh_free), NULL on failure. */
+KCBP_API kcbp_status kcbp_mesh_load(const char *path, kcbp_mesh **out, kcbp_error *err);
 
 #ifdef __cplusplus
 }

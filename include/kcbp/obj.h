@@ -65,13 +65,14 @@
 extern "C" {
 #endif
 
-/* Reads the OBJ file at path into mesh (one read of the whole file). On
- * failure mesh is zeroed and owns nothing. */
-KCBP_API kcbp_status kcbp_obj_load(const char *path, kcbp_mesh *mesh, kcbp_error *err);
+/* Reads the OBJ file at path (one read of the whole file). *out is the new
+ * mesh (kcbp_mesh_free), NULL on failure. */
+KCBP_API kcbp_status kcbp_obj_load(const char *path, kcbp_mesh **out, kcbp_error *err);
 
 /* Parses OBJ text held in memory (len bytes, no terminating NUL needed);
- * name is used in error messages. On failure mesh is zeroed. */
-KCBP_API kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_mesh *mesh, kcbp_error *err);
+ * name is used in error messages. *out is the new mesh, NULL on failure. */
+KCBP_API kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_mesh **out,
+                                    kcbp_error *err);
 
 #ifdef __cplusplus
 }

@@ -71,7 +71,6 @@
 
 #include <stdio.h>
 
-#include "broadphase.h"
 #include "collide.h"
 #include "sweep.h"
 #include "error.h"
@@ -90,9 +89,12 @@ extern "C" {
                                                    the first of each mesh file (about 1 GB) */
 #define KCBP_SCENE_MAX_FILE_BYTES (256u << 20)
 
+/* One object of a scene, as written in the file (or given to
+ * kcbp_scene_add_object): strings are the caller's while adding, the
+ * scene's when read back. */
 typedef struct {
-    char *name;
-    char *mesh;            /* as written in the file */
+    const char *name;      /* non-empty, unique in the scene */
+    const char *mesh;      /* the mesh file, as written (relative to the scene's folder) */
     double scale;          /* > 0, applied first, about the mesh's origin */
     kcbp_vec3 position;
     kcbp_vec3 axis;        /* the initial rotation, as written (not normalised) */
@@ -100,18 +102,11 @@ typedef struct {
     kcbp_vec3 velocity;    /* per second */
     kcbp_vec3 spin_axis;   /* the angular velocity, as written */
     double spin_deg_per_s;
-    uint32_t model;        /* index in kcbp_scene.models */
-    kcbp_mat3 rot0;        /* R(axis, angle_deg) */
 } kcbp_scene_object;
 
-typedef struct {
-    char *path;            /* the file read: the scene's folder joined with the mesh */
-    double scale;
-    uint32_t first_object; /* the first object that uses it, named in errors */
-    kcbp_model model;      /* valid once the scene is built */
-    void *cached;          /* the model cache's entry when model is borrowed from
-                              one (kcbp_scene_build_cached), else NULL */
-} kcbp_scene_model;
+/* scale 1, at the origin, no rotation (axis z, angle 0), no motion; name
+ * and mesh NULL (to be set). */
+KCBP_API kcbp_scene_object kcbp_scene_object_default(void);
 
 /* A cache of built models shared by the scenes of a batch: a model is built
  * once per (mesh file, scale, model options) and lent to every scene that
@@ -138,41 +133,36 @@ KCBP_API kcbp_status kcbp_model_cache_new(uint64_t max_bytes, kcbp_model_cache *
 KCBP_API void kcbp_model_cache_free(kcbp_model_cache *cache);
 KCBP_API kcbp_model_cache_stats kcbp_model_cache_get_stats(kcbp_model_cache *cache);
 
-typedef struct {
-    char *name;            /* the scene file's name as given, used in messages */
-    char *dir;             /* folder that relative mesh paths start from ("" = as written) */
-    kcbp_scene_object *objects;
-    uint32_t nobjects;
-    kcbp_scene_model *models; /* distinct (path, scale) pairs, in order of first use */
-    uint32_t nmodels;
-    bool built;
-    bool moving;           /* the file has "motion" */
-    uint32_t frames;       /* 1 for a static scene */
-    double dt;             /* 0 for a static scene */
-    double load_ms, build_ms; /* wall-clock time kcbp_scene_build spent reading meshes and building models */
-    kcbp_model_cache *cache;  /* the cache its models are borrowed from, or NULL */
-    char *mesh_root;       /* meshes must resolve inside this folder (absolute, no
-                              links), or NULL: anywhere (kcbp_scene_parse) */
-    char *mesh_base;       /* dir, resolved: where relative mesh paths start */
-} kcbp_scene;
+/* A scene: its objects and, once built, one model per distinct (mesh
+ * file, scale). Opaque; read-only once built. */
+typedef struct kcbp_scene kcbp_scene;
 
 /* Parses scene JSON text (len bytes, no NUL needed). name is used in
  * messages, dir is the folder relative mesh paths start from (NULL or "":
- * paths are used as written). On failure scene is zeroed. Nothing is loaded:
- * see kcbp_scene_build. */
-KCBP_API kcbp_status kcbp_scene_parse(kcbp_scene *scene, const char *name, const char *dir, const char *text, size_t len,
-                             kcbp_error *err);
+ * paths are used as written). *out is the new scene (kcbp_scene_free), NULL
+ * on failure. Nothing is loaded: see kcbp_scene_build. */
+KCBP_API kcbp_status kcbp_scene_parse(const char *name, const char *dir, const char *text, size_t len,
+                                      kcbp_scene **out, kcbp_error *err);
 /* Reads and parses a scene file ("-": standard input; a FIFO, a pipe or a
  * device is read as a stream, see obj.h); mesh paths are relative to its
  * folder (the current folder for standard input), and may be anywhere. */
-KCBP_API kcbp_status kcbp_scene_read(kcbp_scene *scene, const char *path, kcbp_error *err);
+KCBP_API kcbp_status kcbp_scene_read(const char *path, kcbp_scene **out, kcbp_error *err);
 /* kcbp_scene_read, with meshes confined to mesh_root (NULL: the scene
  * file's folder): kcbp_scene_build refuses a mesh whose path leads outside
  * it, as written ("../x", an absolute path) or through symbolic links, with
  * "scene: objects[i].mesh: path: outside the mesh root ROOT" (KCBP_ERR_IO),
  * before reading anything of the file. */
-KCBP_API kcbp_status kcbp_scene_read_in(kcbp_scene *scene, const char *path, const char *mesh_root,
+KCBP_API kcbp_status kcbp_scene_read_in(const char *path, const char *mesh_root, kcbp_scene **out,
                                         kcbp_error *err);
+
+/* A scene made in code: an empty scene (name for messages, dir as in
+ * kcbp_scene_parse), objects added one at a time (checked as the file's
+ * are: the message names objects[i]), and optionally motion. Names must be
+ * unique by the time the scene is built. */
+KCBP_API kcbp_status kcbp_scene_new(const char *name, const char *dir, kcbp_scene **out, kcbp_error *err);
+KCBP_API kcbp_status kcbp_scene_add_object(kcbp_scene *scene, const kcbp_scene_object *object, kcbp_error *err);
+/* frames in [1, KCBP_SCENE_MAX_FRAMES], dt > 0. */
+KCBP_API kcbp_status kcbp_scene_set_motion(kcbp_scene *scene, uint32_t frames, double dt, kcbp_error *err);
 
 /* Loads every mesh file once and builds each model (see "Models" above)
  * with the given options (NULL: kcbp_model_options_default). This is the one
@@ -186,9 +176,40 @@ KCBP_API kcbp_status kcbp_scene_build_cached(kcbp_scene *scene, const kcbp_model
                                              kcbp_model_cache *cache, kcbp_error *err);
 
 /* kcbp_scene_read and kcbp_scene_build. */
-KCBP_API kcbp_status kcbp_scene_load(kcbp_scene *scene, const char *path, const kcbp_model_options *opts, kcbp_error *err);
+KCBP_API kcbp_status kcbp_scene_load(const char *path, const kcbp_model_options *opts, kcbp_scene **out,
+                                     kcbp_error *err);
 
+/* NULL is allowed. */
 KCBP_API void kcbp_scene_free(kcbp_scene *scene);
+
+/* ---- reading a scene ---------------------------------------------------- */
+
+/* The name given (the file's path for a file), used in messages. */
+KCBP_API const char *kcbp_scene_name(const kcbp_scene *scene);
+KCBP_API uint32_t kcbp_scene_object_count(const kcbp_scene *scene);
+/* Object i as written (i < kcbp_scene_object_count; strings owned by the
+ * scene). */
+KCBP_API kcbp_scene_object kcbp_scene_object_at(const kcbp_scene *scene, uint32_t i);
+/* Frames (1 for a static scene) and their interval (0 for a static scene);
+ * whether the scene has "motion". */
+KCBP_API uint32_t kcbp_scene_frame_count(const kcbp_scene *scene);
+KCBP_API double kcbp_scene_dt(const kcbp_scene *scene);
+KCBP_API bool kcbp_scene_is_moving(const kcbp_scene *scene);
+/* Once built: the models, and which one object i uses (its mesh scaled by
+ * its scale); a model's mesh file (the scene's folder joined with the
+ * object's mesh). Before building, kcbp_scene_model is NULL. */
+KCBP_API bool kcbp_scene_is_built(const kcbp_scene *scene);
+KCBP_API uint32_t kcbp_scene_model_count(const kcbp_scene *scene);
+KCBP_API const kcbp_model *kcbp_scene_model(const kcbp_scene *scene, uint32_t m);
+KCBP_API const char *kcbp_scene_model_path(const kcbp_scene *scene, uint32_t m);
+KCBP_API uint32_t kcbp_scene_object_model(const kcbp_scene *scene, uint32_t i);
+
+/* Wall-clock time kcbp_scene_build spent reading meshes and building
+ * models, in ms (statistics for reports: they vary from run to run). */
+typedef struct {
+    double load_ms, build_ms;
+} kcbp_scene_build_times;
+KCBP_API kcbp_scene_build_times kcbp_scene_build_time(const kcbp_scene *scene);
 
 /* Object i's pose at frame f (the scale is in its model, not in the pose). */
 KCBP_API kcbp_pose kcbp_scene_object_pose(const kcbp_scene *scene, uint32_t i, uint32_t frame);
@@ -223,10 +244,13 @@ typedef struct {
     size_t cap_hits;
     kcbp_contact *contacts;           /* per hit, as kcbp_collide gives them */
     size_t ncontacts, cap_contacts;
-    /* Wall-clock time of each stage, ms: the world boxes; the broad phase;
-     * the pair tests that ended before the mesh test (filter_ms) and those
-     * that reached it (mesh_ms, including their filters). */
-    double bounds_ms, broadphase_ms, filter_ms, mesh_ms;
+    /* Statistics: the wall-clock time of each stage, ms (they vary from run
+     * to run): the world boxes; the broad phase; the pair tests that ended
+     * before the mesh test (filter) and those that reached it (mesh,
+     * including their filters). */
+    struct {
+        double bounds, broadphase, filter, mesh;
+    } time_ms;
     /* What the pairs' caches did (kcbp_scene_eval, coherence): pairs
      * proven apart again by their last separating axis (no GJK), pairs
      * confirmed by their last contact (one triangle test), pairs whose
@@ -237,56 +261,45 @@ typedef struct {
 
 KCBP_API void kcbp_scene_frame_free(kcbp_scene_frame *frame);
 
-/* A pair of objects (a < b) and what its last test left (collide.h). */
+/* The options of a scene's evaluation. */
 typedef struct {
-    uint32_t a, b;
-    kcbp_pair_cache cache;
-} kcbp_scene_pair_cache;
-
-/* Evaluation state of one built scene: poses, boxes, the broad phase's
- * sweep order (kept from frame to frame: coherence) and scratch space. One
- * per thread; the scene itself is only read. */
-typedef struct {
-    const kcbp_scene *scene;
-    kcbp_collide_options options;
-    kcbp_pose *poses;
-    kcbp_aabb *boxes;
-    kcbp_sap sap;
-    kcbp_collide_result result;
-    /* Temporal coherence: one kcbp_pair_cache per pair the broad phase kept
-     * in the last frame, sorted by (a, b) like the broad phase's pairs, and
-     * kept while the pair stays in the broad phase (a merge of the two sorted
-     * lists: O(pairs) per frame). coherent = false evaluates every frame
-     * from scratch. */
+    /* The pair test of every pair the broad phase keeps. */
+    kcbp_collide_options collide;
+    /* Temporal coherence: each pair the broad phase keeps in consecutive
+     * frames carries a pair cache (kcbp_collide_cached: the same answers,
+     * sooner), and the broad phase keeps its sweep order. false: every
+     * frame from scratch. */
     bool coherent;
-    kcbp_scene_pair_cache *caches, *next_caches;
-    size_t ncaches, cap_caches, cap_next_caches;
     /* > 0: objects within this distance of each other count as colliding
      * (each inflated by margin / 2: the world boxes are widened by it, and
      * a pair that does not touch is measured with kcbp_distance's clearance
      * query, max_distance = margin); such a pair is listed among the hits
-     * with no contacts. 0 (kcbp_scene_eval_init's): touching only. */
+     * with no contacts. 0: touching only. */
     double margin;
-    /* kcbp_scene_eval_ccd's: each object's motion over the interval, the
-     * swept boxes and their own broad phase (set up by its first call). */
-    kcbp_motion *motions;
-    kcbp_aabb *swept;
-    kcbp_sap ccd_sap;
-    bool ccd_ready;
-} kcbp_scene_eval;
+} kcbp_scene_eval_options;
 
-KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
-                                 kcbp_error *err);
-/* Tests every pair of objects at frame f (< scene->frames): world boxes,
- * broad phase, then kcbp_collide on each pair the broad phase keeps. The
- * boxes are widened by each object's share of kcbp_collide's tolerance, so
- * the broad phase never drops a pair that kcbp_collide would find touching:
- * the colliding pairs are exactly those kcbp_collide finds over all pairs.
- * Each pair kept by the broad phase in consecutive calls carries a pair
- * cache from one call to the next (kcbp_collide_cached: the same answers,
- * sooner), whatever the frames asked for.
- * out is reused from call to call (zero it before the first). */
+/* kcbp_collide_options_default with contacts NONE, coherent, margin 0. */
+KCBP_API kcbp_scene_eval_options kcbp_scene_eval_options_default(void);
+
+/* Evaluation state of one built scene: poses, boxes, the broad phase's
+ * sweep order (kept from frame to frame: coherence), the pairs' caches and
+ * scratch space. One per thread; the scene itself is only read, and must
+ * outlive the evaluation. options NULL: kcbp_scene_eval_options_default. */
+typedef struct kcbp_scene_eval kcbp_scene_eval;
+
+KCBP_API kcbp_status kcbp_scene_eval_new(const kcbp_scene *scene, const kcbp_scene_eval_options *options,
+                                         kcbp_scene_eval **out, kcbp_error *err);
+/* Tests every pair of objects at frame f (< kcbp_scene_frame_count): world
+ * boxes, broad phase, then kcbp_collide on each pair the broad phase keeps.
+ * The boxes are widened by each object's share of kcbp_collide's tolerance,
+ * so the broad phase never drops a pair that kcbp_collide would find
+ * touching: the colliding pairs are exactly those kcbp_collide finds over
+ * all pairs. out is reused from call to call (zero it before the first). */
 KCBP_API kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err);
+/* The pair test's options for the next frames (the caches are kept: a
+ * different contacts mode, say, for one frame). */
+KCBP_API void kcbp_scene_eval_set_collide_options(kcbp_scene_eval *ev, const kcbp_collide_options *collide);
+/* NULL is allowed. */
 KCBP_API void kcbp_scene_eval_free(kcbp_scene_eval *ev);
 
 /* A pair of objects (a < b) that touches between two frames: first at
@@ -308,11 +321,11 @@ typedef struct {
     uint64_t undecided;     /* sweeps that hit their step cap (listed with toi = the proven free time) */
     kcbp_scene_sweep_hit *hits; /* pairs that touch in the interval, sorted by (a, b) */
     size_t nhits, cap_hits;
-    double ms;              /* wall-clock time of the whole interval */
+    double ms;              /* statistics: the wall-clock time of the whole interval (varies from run to run) */
 } kcbp_scene_ccd;
 
 /* Sweeps every pair over the interval from frame - 1 to frame (1 <= frame <
- * scene->frames): each object moves from its pose at frame - 1 to its pose
+ * kcbp_scene_frame_count): each object moves from its pose at frame - 1 to its pose
  * at frame as a kcbp_motion (linear translation, rotation about a fixed
  * axis at a constant rate: exactly a scene's motion when an object spins
  * less than 180 degrees per frame, else the shorter arc). The broad phase

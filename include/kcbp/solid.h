@@ -15,9 +15,9 @@
 
 #include <stdint.h>
 
-#include "aabb_tree.h"
 #include "error.h"
 #include "mesh.h"
+#include "model.h"
 #include "pose.h"
 
 #ifdef __cplusplus
@@ -40,30 +40,25 @@ typedef struct {
  * both cases. KCBP_ERR_NOMEM when memory runs out. */
 KCBP_API kcbp_status kcbp_mesh_check_solid(const kcbp_mesh *mesh, kcbp_solid_check *check, kcbp_error *err);
 
-/* One vertex index per connected piece of the surface (triangles sharing a
- * vertex, by coordinates): *reps is malloc'ed (free it), *n its length. */
-KCBP_API kcbp_status kcbp_mesh_components(const kcbp_mesh *mesh, uint32_t **reps, uint32_t *n, kcbp_error *err);
-
 typedef enum {
     KCBP_SOLID_OUTSIDE = -1,
     KCBP_SOLID_ON = 0, /* on the surface */
     KCBP_SOLID_INSIDE = 1,
 } kcbp_solid_side;
 
-/* Where point p is with respect to the solid of `mesh` (which must pass
- * kcbp_mesh_check_solid; otherwise the answer is the winding number along
- * one ray, which depends on the ray: no meaning), its triangles placed by `pose` (NULL:
- * identity) with kcbp_pose_apply, each vertex rounded once, as
- * kcbp_collide places B in A's frame. `tree` is the mesh's AABB tree (NULL:
- * every triangle is tested).
+/* Where point p is with respect to the solid of the model's mesh (which
+ * must pass kcbp_mesh_check_solid, as a model built with
+ * kcbp_model_options.solid does; otherwise the answer is the winding number
+ * along one ray, which depends on the ray: no meaning), its triangles
+ * placed by `pose` (NULL: identity) with kcbp_pose_apply, each vertex
+ * rounded once, as kcbp_collide places B in A's frame.
  *
  * Exact: the winding number along the ray from p in +x, moved off every
  * edge and vertex by a symbolic perturbation of p (y + e, z + e^2 for an
  * infinitesimal e), so that no ray is degenerate; each sign is one exact
  * orient2d or orient3d. The tree only prunes (its boxes are widened far
  * above rounding). */
-KCBP_API kcbp_solid_side kcbp_point_in_solid(const kcbp_mesh *mesh, const kcbp_aabb_tree *tree, const kcbp_pose *pose,
-                                             kcbp_vec3 p);
+KCBP_API kcbp_solid_side kcbp_point_in_solid(const kcbp_model *model, const kcbp_pose *pose, kcbp_vec3 p);
 
 #ifdef __cplusplus
 }

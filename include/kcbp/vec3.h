@@ -96,6 +96,13 @@ static inline kcbp_mat3 kcbp_mat3_transpose(const kcbp_mat3 *a)
     return r;
 }
 
+/* The eigenvectors of the symmetric matrix a (only its upper triangle is
+ * read), as the columns of *vectors (orthonormal up to rounding), and its
+ * eigenvalues, in the same order, in *values (either may be NULL): cyclic
+ * Jacobi rotations (Golub and Van Loan, "Matrix Computations", section
+ * 8.5), at most 50 sweeps. */
+KCBP_API void kcbp_mat3_sym_eigen(const kcbp_mat3 *a, kcbp_mat3 *vectors, kcbp_vec3 *values);
+
 #ifdef __cplusplus
 }
 #endif

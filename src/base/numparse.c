@@ -1,5 +1,9 @@
 #include "numparse.h"
 
+#include <string.h>
+
+#include <kcbp/text.h>
+
 #include <ctype.h>
 #include <math.h>
 #include <stdint.h>
@@ -112,4 +116,19 @@ void kcbp_numparse_done(kcbp_numparse *np)
     if (np->c_locale)
         freelocale(np->c_locale);
     np->c_locale = (locale_t)0;
+}
+
+/* ---- kcbp_parse_number (include/kcbp/text.h) ---------------------------- */
+
+bool kcbp_parse_number(const char *text, double *value)
+{
+    kcbp_numparse np = {0};
+    const char *end = text + strlen(text), *stop = text;
+    double v = 0;
+    kcbp_num_result r = *text ? kcbp_parse_double(&np, text, end, &stop, &v) : KCBP_NUM_MALFORMED;
+    kcbp_numparse_done(&np);
+    if (r != KCBP_NUM_OK || stop != end)
+        return false;
+    *value = v;
+    return true;
 }

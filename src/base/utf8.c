@@ -20,7 +20,7 @@ size_t kcbp_utf8_seq(const unsigned char *s, size_t left)
     return n;
 }
 
-char *kcbp_utf8_valid(const char *s)
+char *kcbp_utf8_sanitize(const char *s)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t len = strlen(s), bad = 0;
@@ -51,7 +51,7 @@ char *kcbp_utf8_valid(const char *s)
 
 cJSON *kcbp_json_add_string(cJSON *object, const char *key, const char *s)
 {
-    char *valid = kcbp_utf8_valid(s);
+    char *valid = kcbp_utf8_sanitize(s);
     cJSON *item = valid ? cJSON_AddStringToObject(object, key, valid) : NULL;
     free(valid);
     return item;

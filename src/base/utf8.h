@@ -14,6 +14,8 @@
 
 #include <cjson/cJSON.h>
 
+#include <kcbp/text.h> /* kcbp_utf8_sanitize */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,10 +24,6 @@ extern "C" {
  * no surrogates, nothing above U+10FFFF), 1 to 4, or 0 when the bytes at s
  * (left of them, left >= 1) do not start one. */
 size_t kcbp_utf8_seq(const unsigned char *s, size_t left);
-
-/* A copy of the NUL-terminated s (malloc'ed) with every byte that does not
- * start a valid sequence replaced by U+FFFD; NULL when memory ran out. */
-char *kcbp_utf8_valid(const char *s);
 
 /* cJSON_AddStringToObject with s made valid UTF-8 as above: returns the new
  * item, or NULL when memory ran out. */

@@ -3,7 +3,7 @@
  * IEEE RT 2007), and a simultaneous traversal of two trees with the
  * separating-axis test of boxes in different frames (Gottschalk, Lin,
  * Manocha, "OBBTree", SIGGRAPH 1996). */
-#include <kcbp/aabb_tree.h>
+#include "aabb_tree.h"
 
 #include <float.h>
 #include <stdlib.h>

@@ -1,6 +1,8 @@
 /* Small dense linear algebra (src/linalg.h). */
 #include "linalg.h"
 
+#include <kcbp/vec3.h>
+
 #include <math.h>
 
 void kcbp_sym3_eigenvectors(double a[3][3], double v[3][3]) { kcbp_sym3_eigenvectors_approx(a, v, 0); }
@@ -39,4 +41,19 @@ void kcbp_sym3_eigenvectors_approx(double a[3][3], double v[3][3], double rel)
                 }
             }
     }
+}
+
+void kcbp_mat3_sym_eigen(const kcbp_mat3 *a, kcbp_mat3 *vectors, kcbp_vec3 *values)
+{
+    double m[3][3], v[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            m[i][j] = i <= j ? a->m[i][j] : a->m[j][i];
+    kcbp_sym3_eigenvectors(m, v);
+    if (vectors)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                vectors->m[i][j] = v[i][j];
+    if (values)
+        *values = kcbp_v3(m[0][0], m[1][1], m[2][2]);
 }

@@ -1,4 +1,4 @@
-#include <kcbp/mesh.h>
+#include "mesh_internal.h"
 
 #include "base/util.h"
 
@@ -91,7 +91,7 @@ kcbp_status kcbp_mesh_init(kcbp_mesh *mesh, const kcbp_vec3 *vertices, size_t nv
     return kcbp_mesh_adopt(mesh, v, nvertices, t, ntriangles, err);
 }
 
-void kcbp_mesh_free(kcbp_mesh *mesh)
+void kcbp_mesh_clear(kcbp_mesh *mesh)
 {
     if (!mesh)
         return;
@@ -100,6 +100,41 @@ void kcbp_mesh_free(kcbp_mesh *mesh)
     free(mesh->faces);
     memset(mesh, 0, sizeof *mesh);
 }
+
+kcbp_status kcbp_mesh_to_handle(kcbp_mesh *mesh, kcbp_mesh **out, kcbp_error *err)
+{
+    *out = malloc(sizeof **out);
+    if (!*out) {
+        kcbp_mesh_clear(mesh);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a mesh");
+    }
+    **out = *mesh;
+    memset(mesh, 0, sizeof *mesh);
+    return KCBP_OK;
+}
+
+kcbp_status kcbp_mesh_create(const kcbp_vec3 *vertices, size_t nvertices, const kcbp_tri *triangles,
+                             size_t ntriangles, kcbp_mesh **out, kcbp_error *err)
+{
+    kcbp_mesh m;
+    *out = NULL;
+    kcbp_status st = kcbp_mesh_init(&m, vertices, nvertices, triangles, ntriangles, err);
+    return st == KCBP_OK ? kcbp_mesh_to_handle(&m, out, err) : st;
+}
+
+void kcbp_mesh_free(kcbp_mesh *mesh)
+{
+    kcbp_mesh_clear(mesh);
+    free(mesh);
+}
+
+uint32_t kcbp_mesh_vertex_count(const kcbp_mesh *mesh) { return mesh->nvertices; }
+const kcbp_vec3 *kcbp_mesh_vertices(const kcbp_mesh *mesh) { return mesh->vertices; }
+uint32_t kcbp_mesh_triangle_count(const kcbp_mesh *mesh) { return mesh->ntriangles; }
+const kcbp_tri *kcbp_mesh_triangles(const kcbp_mesh *mesh) { return mesh->triangles; }
+uint32_t kcbp_mesh_degenerate_count(const kcbp_mesh *mesh) { return mesh->ndegenerate; }
+kcbp_aabb kcbp_mesh_bounds(const kcbp_mesh *mesh) { return mesh->bounds; }
+const uint32_t *kcbp_mesh_faces(const kcbp_mesh *mesh) { return mesh->faces; }
 
 double kcbp_mesh_scale(const kcbp_mesh *mesh)
 {

@@ -15,6 +15,7 @@
 #include <kcbp/obj.h>
 
 #include "base/input.h"
+#include "mesh_internal.h"
 #include "read.h"
 #include "base/util.h"
 
@@ -112,7 +113,7 @@ kcbp_mesh_format kcbp_mesh_detect(const char *name, const void *data, size_t len
     return KCBP_FORMAT_OBJ;
 }
 
-kcbp_status kcbp_mesh_parse(const char *name, const void *data, size_t len, kcbp_mesh *mesh, kcbp_error *err)
+kcbp_status kcbp_mesh_parse_into(const char *name, const void *data, size_t len, kcbp_mesh *mesh, kcbp_error *err)
 {
     memset(mesh, 0, sizeof *mesh);
     if (!name)
@@ -126,7 +127,7 @@ kcbp_status kcbp_mesh_parse(const char *name, const void *data, size_t len, kcbp
         return kcbp_off_parse(name, data, len, mesh, err);
     case KCBP_FORMAT_OBJ:
     default:
-        return kcbp_obj_parse(name, data, len, mesh, err);
+        return kcbp_obj_parse_into(name, data, len, mesh, err);
     }
 }
 
@@ -144,7 +145,7 @@ static bool mesh_read_stop(void *ctx, const kcbp_input *in, const char *b, size_
     return *chardev || (!ply && n >= 84 && (count > KCBP_MESH_MAX_ELEMENTS || (uint64_t)n > 84 + 50 * count));
 }
 
-kcbp_status kcbp_mesh_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
+kcbp_status kcbp_mesh_load_into(const char *path, kcbp_mesh *mesh, kcbp_error *err)
 {
     memset(mesh, 0, sizeof *mesh);
     kcbp_input in;
@@ -158,7 +159,23 @@ kcbp_status kcbp_mesh_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
     st = kcbp_input_read_all(&in, MESH_MAX_FILE_BYTES, "2147483648 bytes", mesh_read_stop, &chardev, &buf, &len, err);
     kcbp_input_close(&in);
     if (st == KCBP_OK)
-        st = kcbp_mesh_parse(path, buf, len, mesh, err);
+        st = kcbp_mesh_parse_into(path, buf, len, mesh, err);
     free(buf);
     return st;
+}
+
+kcbp_status kcbp_mesh_load(const char *path, kcbp_mesh **out, kcbp_error *err)
+{
+    kcbp_mesh m;
+    *out = NULL;
+    kcbp_status st = kcbp_mesh_load_into(path, &m, err);
+    return st == KCBP_OK ? kcbp_mesh_to_handle(&m, out, err) : st;
+}
+
+kcbp_status kcbp_mesh_parse(const char *name, const void *data, size_t len, kcbp_mesh **out, kcbp_error *err)
+{
+    kcbp_mesh m;
+    *out = NULL;
+    kcbp_status st = kcbp_mesh_parse_into(name, data, len, &m, err);
+    return st == KCBP_OK ? kcbp_mesh_to_handle(&m, out, err) : st;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/input.h"
+#include "mesh_internal.h"
 #include "read.h"
 #include "base/numparse.h"
 #include "base/util.h"
@@ -216,7 +217,7 @@ static kcbp_status join_lines(parser *ps, const char *p, const char *end, const 
     return KCBP_OK;
 }
 
-kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_mesh *mesh, kcbp_error *err)
+kcbp_status kcbp_obj_parse_into(const char *name, const char *text, size_t len, kcbp_mesh *mesh, kcbp_error *err)
 {
     memset(mesh, 0, sizeof *mesh);
     parser ps = {.name = name ? name : "(obj)", .err = err};
@@ -264,7 +265,7 @@ kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_
     return kcbp_tri_builder_adopt(&ps.tb, mesh, ps.v, ps.nv, ps.name, err);
 }
 
-kcbp_status kcbp_obj_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
+kcbp_status kcbp_obj_load_into(const char *path, kcbp_mesh *mesh, kcbp_error *err)
 {
     memset(mesh, 0, sizeof *mesh);
     kcbp_input in;
@@ -276,7 +277,23 @@ kcbp_status kcbp_obj_load(const char *path, kcbp_mesh *mesh, kcbp_error *err)
     st = kcbp_input_read_all(&in, OBJ_MAX_FILE_BYTES, "2147483648 bytes", NULL, NULL, &buf, &len, err);
     kcbp_input_close(&in);
     if (st == KCBP_OK)
-        st = kcbp_obj_parse(path, buf, len, mesh, err);
+        st = kcbp_obj_parse_into(path, buf, len, mesh, err);
     free(buf);
     return st;
+}
+
+kcbp_status kcbp_obj_load(const char *path, kcbp_mesh **out, kcbp_error *err)
+{
+    kcbp_mesh m;
+    *out = NULL;
+    kcbp_status st = kcbp_obj_load_into(path, &m, err);
+    return st == KCBP_OK ? kcbp_mesh_to_handle(&m, out, err) : st;
+}
+
+kcbp_status kcbp_obj_parse(const char *name, const char *text, size_t len, kcbp_mesh **out, kcbp_error *err)
+{
+    kcbp_mesh m;
+    *out = NULL;
+    kcbp_status st = kcbp_obj_parse_into(name, text, len, &m, err);
+    return st == KCBP_OK ? kcbp_mesh_to_handle(&m, out, err) : st;
 }

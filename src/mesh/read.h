@@ -14,6 +14,7 @@
 #include <kcbp/error.h>
 #include <kcbp/mesh.h>
 
+#include "mesh_internal.h"
 #include "polygon.h"
 
 /* A reader's error, the message formatted from fmt and ap and placed as

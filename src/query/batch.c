@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collide_internal.h"
+
 kcbp_status kcbp_collide_poses(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                const kcbp_pose *poses_b, size_t n, const kcbp_collide_options *options, uint8_t *out,
                                kcbp_error *err)
 {
-    if (!a || !b || (n > 0 && (!poses_b || !out)))
+    if (!a || !b || !a->impl || !b->impl || (n > 0 && (!poses_b || !out)))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "kcbp_collide_poses: NULL model, poses or output");
     kcbp_pose identity = kcbp_pose_identity();
     if (!pose_a)
@@ -24,7 +26,7 @@ kcbp_status kcbp_collide_poses(const kcbp_model *a, const kcbp_pose *pose_a, con
     memset(&cache, 0, sizeof cache);
     kcbp_status st = KCBP_OK;
     for (size_t i = 0; i < n; i++) {
-        st = kcbp_collide_cached(a, pose_a, b, &poses_b[i], &opts, &cache, &result, err);
+        st = kcbp_collide_pair(a->impl, pose_a, b->impl, &poses_b[i], &opts, &cache, &result, err);
         if (st != KCBP_OK)
             break;
         out[i] = result.collide ? 1 : 0;

@@ -7,83 +7,10 @@
 #include <kcbp/gjk.h>
 #include <kcbp/tritri.h>
 
-#include "convex/cbp_internal.h"
+#include "collide_internal.h"
+#include "model_internal.h"
 #include "solid_internal.h"
 
-/* The k-CBP stage rejects a pair only when the k-CBPs are apart by more than
- * this fraction of the scene's scale (see cbp_margin). */
-#define KCBP_CBP_REJECT_REL 1e-8
-
-kcbp_model_options kcbp_model_options_default(void)
-{
-    kcbp_model_options o = {.k = KCBP_CBP_K_DEFAULT, .dirs = KCBP_DIRS_GREEDY, .k_fine = 0, .solid = false};
-    return o;
-}
-
-kcbp_status kcbp_model_build(kcbp_model *model, kcbp_mesh *mesh, const kcbp_model_options *opts, kcbp_error *err)
-{
-    kcbp_model_options o = opts ? *opts : kcbp_model_options_default();
-    memset(model, 0, sizeof *model);
-    model->mesh = *mesh;
-    memset(mesh, 0, sizeof *mesh);
-    model->scale = kcbp_mesh_scale(&model->mesh);
-    kcbp_status st = KCBP_OK;
-    if (o.solid) { /* checked first: a mesh that is not closed is refused before any work */
-        st = kcbp_mesh_check_solid(&model->mesh, NULL, err);
-        if (st == KCBP_OK)
-            st = kcbp_mesh_components(&model->mesh, &model->pieces, &model->npieces, err);
-        model->solid = st == KCBP_OK;
-    }
-    if (st == KCBP_OK)
-        st = kcbp_aabb_tree_build(&model->mesh, &model->tree, err);
-    if (st == KCBP_OK && o.k != 0)
-        st = kcbp_cbp_build(model->mesh.vertices, model->mesh.nvertices, o.k, o.dirs, &model->cbp, err);
-    if (st != KCBP_OK) {
-        kcbp_model_free(model);
-        return st;
-    }
-    /* The fine k-CBP: a best effort (a failure leaves the model without
-     * one, which only costs time). */
-    if (o.k != 0 && o.k_fine > o.k) {
-        kcbp_error ferr;
-        if (kcbp_cbp_build(model->mesh.vertices, model->mesh.nvertices, o.k_fine, o.dirs, &model->fine, &ferr) !=
-            KCBP_OK)
-            memset(&model->fine, 0, sizeof model->fine);
-    }
-    for (uint32_t i = 0; i < model->cbp.nvertices; i++)
-        model->cbp_scale = fmax(model->cbp_scale, kcbp_v3_max_abs(model->cbp.vertices[i]));
-    for (uint32_t i = 0; i < model->fine.nvertices; i++)
-        model->cbp_scale = fmax(model->cbp_scale, kcbp_v3_max_abs(model->fine.vertices[i]));
-    if (model->fine.nplanes > 0)
-        model->fine_shape = kcbp_convex_polytope(model->fine.vertices, model->fine.nvertices, NULL, NULL, 0.0);
-    if (kcbp_model_has_cbp(model))
-        /* Scanned, not climbed: a k-CBP has few vertices (2k - 4 at most
-         * for simple vertices), below where climbing pays. */
-        model->shape = kcbp_convex_polytope(model->cbp.vertices, model->cbp.nvertices, NULL, NULL, 0.0);
-    return KCBP_OK;
-}
-
-void kcbp_model_free(kcbp_model *model)
-{
-    if (!model)
-        return;
-    kcbp_cbp_free(&model->cbp);
-    kcbp_cbp_free(&model->fine);
-    kcbp_aabb_tree_free(&model->tree);
-    kcbp_mesh_free(&model->mesh);
-    free(model->pieces);
-    memset(model, 0, sizeof *model);
-}
-
-const char *kcbp_stage_name(kcbp_stage stage)
-{
-    switch (stage) {
-    case KCBP_STAGE_AABB: return "aabb";
-    case KCBP_STAGE_CBP: return "cbp";
-    case KCBP_STAGE_MESH: return "mesh";
-    }
-    return "unknown";
-}
 
 kcbp_collide_options kcbp_collide_options_default(void)
 {
@@ -100,18 +27,6 @@ const char *kcbp_containment_name(kcbp_containment c)
     case KCBP_CONTAINED_B_IN_A: return "b_in_a";
     }
     return "unknown";
-}
-
-/* In A's frame, B's coordinates are as large as its own scale plus the
- * distance it was moved; rounding grows with that magnitude. */
-static double pair_scale(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a)
-{
-    return fmax(a->scale, b->scale + kcbp_v3_len(b_in_a->trans));
-}
-
-double kcbp_collide_tolerance(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a)
-{
-    return kcbp_tri_tolerance(pair_scale(a, b, b_in_a));
 }
 
 typedef struct {
@@ -155,70 +70,9 @@ static int cmp_contact(const void *x, const void *y)
     return (p->b > q->b) - (p->b < q->b);
 }
 
-kcbp_aabb kcbp_model_world_bounds(const kcbp_model *m, const kcbp_pose *pose)
-{
-    if (kcbp_model_has_cbp(m)) {
-        kcbp_vec3 p = kcbp_pose_apply(pose, m->cbp.vertices[0]);
-        kcbp_aabb b = {p, p};
-        for (uint32_t i = 1; i < m->cbp.nvertices; i++) {
-            p = kcbp_pose_apply(pose, m->cbp.vertices[i]);
-            b.min = kcbp_v3_min(b.min, p);
-            b.max = kcbp_v3_max(b.max, p);
-        }
-        return b;
-    }
-    /* The box of the posed local box (Arvo's method: the half-sizes grow by
-     * |R| times the local ones). */
-    kcbp_vec3 c = kcbp_pose_apply(pose, kcbp_aabb_center(m->mesh.bounds));
-    kcbp_vec3 e = kcbp_aabb_extent(m->mesh.bounds);
-    kcbp_vec3 w;
-    w.x = fabs(pose->rot.m[0][0]) * e.x + fabs(pose->rot.m[0][1]) * e.y + fabs(pose->rot.m[0][2]) * e.z;
-    w.y = fabs(pose->rot.m[1][0]) * e.x + fabs(pose->rot.m[1][1]) * e.y + fabs(pose->rot.m[1][2]) * e.z;
-    w.z = fabs(pose->rot.m[2][0]) * e.x + fabs(pose->rot.m[2][1]) * e.y + fabs(pose->rot.m[2][2]) * e.z;
-    kcbp_aabb b = {kcbp_v3_sub(c, w), kcbp_v3_add(c, w)};
-    return b;
-}
-
-/* The gap between the two k-CBPs along the unit axis n (A's frame, from A
- * toward B), from every vertex of both: a positive gap along any axis is a
- * lower bound on their distance whatever produced the axis. It certifies
- * GJK's "apart", so that an error of GJK on a sliver polytope (fuzzing found
- * two, since fixed in GJK itself: tests/test_gjk.c, test_regress_*) can only
- * make the stage pass a pair on to the exact test, never drop a touching
- * one. GJK now proves its own "apart"; this stays as a check independent of
- * it, at the price of one scan of the k-CBPs' vertices. */
-double kcbp_cbp_gap(const kcbp_cbp *ca, const kcbp_cbp *cb, const kcbp_pose *b_in_a, kcbp_vec3 n)
-{
-    /* kcbp_support_scan's maximum is bitwise the largest kcbp_v3_dot (same
-     * products, same order), and min(nb.v) = -max(-nb.v) exactly. */
-    const kcbp_vec3 *va = ca->vertices, *vb = cb->vertices;
-    double max_a = kcbp_v3_dot(va[kcbp_support_scan(va, ca->nvertices, n)], n);
-    kcbp_vec3 nb = kcbp_v3_neg(kcbp_mat3_tmul_v3(&b_in_a->rot, n));
-    double min_b = -kcbp_v3_dot(vb[kcbp_support_scan(vb, cb->nvertices, nb)], nb);
-    return min_b + kcbp_v3_dot(n, b_in_a->trans) - max_a;
-}
-
-static double gap_along(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
+static double gap_along(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
     return kcbp_cbp_gap(&a->cbp, &b->cbp, b_in_a, n);
-}
-
-/* The rejection margin of the k-CBP stage. The triangle test is exact for
- * B's vertices as carried into A's frame (kcbp_pose_apply, rounded once);
- * the stage's gap (gap_between, over every k-CBP vertex) is a lower bound
- * on the distance of the k-CBPs, computed in double from the pose and the
- * k-CBPs, which hold the meshes. Between the two the rounding is a few ulps
- * of the coordinates (~1e-15 of the scale below), so a gap above this
- * margin (1e-8 of it) proves the coordinates the triangle test would see
- * apart: the stage never drops a pair the exact test calls touching. GJK's accuracy is relative to the
- * coordinates it works with, those of the k-CBPs, which a loose k-CBP of a
- * needle-like mesh can put far beyond the meshes' own scale (found by
- * fuzzing: 2e12 for a mesh of scale 1.5e10, and a k-CBP "apart" from itself
- * by 1e4), so the scale is the larger of both. */
-static double cbp_margin(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a)
-{
-    double scale = fmax(pair_scale(a, b, b_in_a), fmax(a->cbp_scale, b->cbp_scale + kcbp_v3_len(b_in_a->trans)));
-    return KCBP_CBP_REJECT_REL * scale;
 }
 
 /* Runs GJK on the k-CBPs and fills result->cbp in world coordinates.
@@ -227,12 +81,12 @@ static double cbp_margin(const kcbp_model *a, const kcbp_model *b, const kcbp_po
  * distance, EPA for the depth when they overlap; otherwise GJK stops at the
  * first plane that separates them by more than the margin. pc: the pair
  * cache (NULL: none), used only when not measuring (see kcbp_pair_cache). */
-static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, const kcbp_pose *pose_a,
+static bool cbp_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, const kcbp_pose *pose_a,
                       bool measure, kcbp_pair_cache *pc, kcbp_collide_result *result)
 {
     kcbp_cbp_result *c = &result->cbp;
     kcbp_support_cache cache = {{0, 0}};
-    double margin = cbp_margin(a, b, b_in_a);
+    double margin = kcbp_pair_cbp_margin(a, b, b_in_a);
     c->tested = true;
     c->measured = measure;
     if (!measure) {
@@ -294,10 +148,10 @@ static bool cbp_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose 
  * with its own cached axis and simplex, the same margin and the same
  * certificate (the gap along GJK's axis over every vertex). Only ever says
  * "apart", as the coarse stage. */
-static bool fine_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, kcbp_pair_cache *pc,
+static bool fine_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, kcbp_pair_cache *pc,
                        kcbp_collide_result *result)
 {
-    double margin = cbp_margin(a, b, b_in_a);
+    double margin = kcbp_pair_cbp_margin(a, b, b_in_a);
     double len = pc && (pc->flags & KCBP_PAIR_CACHE_FINE_AXIS) ? kcbp_v3_len(pc->fine_axis) : 0;
     if (len > 0 && isfinite(len)) {
         double lower = kcbp_cbp_gap(&a->fine, &b->fine, b_in_a, kcbp_v3_scale(pc->fine_axis, 1 / len));
@@ -333,7 +187,7 @@ static bool fine_stage(const kcbp_model *a, const kcbp_model *b, const kcbp_pose
  * traversal tests them: a's vertices as stored, b's moved by b_in_a with
  * kcbp_pose_apply (and kcbp_tri_intersect does not depend on the order of
  * its arguments). */
-static bool tri_pair_intersects(const kcbp_model *a, uint32_t ta, const kcbp_model *b, uint32_t tb,
+static bool tri_pair_intersects(const kcbp_model_impl *a, uint32_t ta, const kcbp_model_impl *b, uint32_t tb,
                                 const kcbp_pose *b_in_a, double eps)
 {
     kcbp_vec3 pa[3], pb[3];
@@ -346,7 +200,7 @@ static bool tri_pair_intersects(const kcbp_model *a, uint32_t ta, const kcbp_mod
 
 /* The cached contact's test: true (and the result filled) when it still
  * holds. */
-static bool contact_holds(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a, double eps,
+static bool contact_holds(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, double eps,
                           kcbp_pair_cache *pc, kcbp_collide_result *result)
 {
     result->tree.tri_pairs++;
@@ -361,31 +215,30 @@ static bool contact_holds(const kcbp_model *a, const kcbp_model *b, const kcbp_p
 kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                          const kcbp_collide_options *options, kcbp_collide_result *result, kcbp_error *err)
 {
-    return kcbp_collide_cached(a, pose_a, b, pose_b, options, NULL, result, err);
-}
-
-/* The world boxes are computed from the world poses, the triangle test's
- * coordinates from the relative pose: both round by a few ulps of the
- * world coordinates, which include the poses' translations. So the boxes
- * are padded by the tolerance of the world magnitudes too (not only of the
- * pair's scale in A's frame): with both models moved far from the origin
- * together, a pair touching in A's frame must not look apart in the world. */
-static bool bounds_overlap(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
-                           double eps)
-{
-    kcbp_aabb wa = kcbp_model_world_bounds(a, pose_a), wb = kcbp_model_world_bounds(b, pose_b);
-    double world = fmax(fmax(a->scale, a->cbp_scale) + kcbp_v3_len(pose_a->trans),
-                        fmax(b->scale, b->cbp_scale) + kcbp_v3_len(pose_b->trans));
-    eps = fmax(eps, kcbp_tri_tolerance(world));
-    kcbp_vec3 pad = kcbp_v3(eps, eps, eps);
-    wa.min = kcbp_v3_sub(wa.min, pad);
-    wa.max = kcbp_v3_add(wa.max, pad);
-    return kcbp_aabb_overlap(wa, wb);
+    return kcbp_collide_pair(a->impl, pose_a, b->impl, pose_b, options, NULL, result, err);
 }
 
 kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                 const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
                                 kcbp_collide_result *result, kcbp_error *err)
+{
+    return kcbp_collide_pair(a->impl, pose_a, b->impl, pose_b, options, pc, result, err);
+}
+
+kcbp_status kcbp_pair_cache_new(kcbp_pair_cache **out, kcbp_error *err)
+{
+    if (!(*out = calloc(1, sizeof **out)))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a pair cache");
+    return KCBP_OK;
+}
+
+void kcbp_pair_cache_reset(kcbp_pair_cache *cache) { memset(cache, 0, sizeof *cache); }
+
+void kcbp_pair_cache_free(kcbp_pair_cache *cache) { free(cache); }
+
+kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                              const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
+                              kcbp_collide_result *result, kcbp_error *err)
 {
     result->collide = false;
     result->ncontacts = 0;
@@ -397,11 +250,11 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
         return kcbp_error_set(err, KCBP_ERR_INVALID, "a solid test needs models built as solids (model %s is not)",
                               a->solid ? "B" : "A");
     kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
-    double eps = kcbp_collide_tolerance(a, b, &b_in_a);
+    double eps = kcbp_pair_tolerance(a, b, &b_in_a);
 
     /* Stage 1: world boxes, widened by the tolerance (unless a broad phase
      * has just tested them). */
-    if (!options->skip_bounds && !bounds_overlap(a, pose_a, b, pose_b, eps)) {
+    if (!options->skip_bounds && !kcbp_pair_boxes_overlap(a, pose_a, b, pose_b, eps)) {
         result->decided_by = KCBP_STAGE_AABB;
         if (pc) {
             pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
@@ -415,7 +268,7 @@ kcbp_status kcbp_collide_cached(const kcbp_model *a, const kcbp_pose *pose_a, co
      * count below), since it then only costs time (stage 3 alone is exact),
      * but for every KCBP_CACHE_SKIP_AFTER-th test, which still runs it so
      * that a pair whose k-CBPs come apart is noticed. */
-    bool cbp = options->use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b);
+    bool cbp = options->use_cbp && kcbp_impl_has_cbp(a) && kcbp_impl_has_cbp(b);
     bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER &&
                 pc->overlaps % KCBP_CACHE_SKIP_AFTER != 0;
     /* The fine k-CBPs, when the coarse ones overlap, only for a pair seen

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "geom/predicates.h"
+#include "model_internal.h"
 #include "geom/tritri_exact.h"
 
 static kcbp_vec3 tri_normal(const kcbp_vec3 t[3])
@@ -266,10 +267,11 @@ static double weight(const kcbp_contact_geom *g, kcbp_vec3 *centroid)
     return area;
 }
 
-void kcbp_contact_geometry(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
+void kcbp_contact_geometry(const kcbp_model *ma, const kcbp_pose *pose_a, const kcbp_model *mb, const kcbp_pose *pose_b,
                            const kcbp_contact *contacts, size_t n, kcbp_contact_geom *out,
                            kcbp_contact_summary *summary)
 {
+    const kcbp_model_impl *a = ma->impl, *b = mb->impl;
     kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
     kcbp_vec3 wsum = kcbp_v3(0, 0, 0), psum = kcbp_v3(0, 0, 0), nsum = kcbp_v3(0, 0, 0), nsum1 = nsum;
     double total = 0;

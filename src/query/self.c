@@ -11,7 +11,8 @@
 
 #include "geom/predicates.h"
 #include "geom/tritri_exact.h"
-#include "solid_internal.h"
+#include "mesh/topology.h"
+#include "model_internal.h"
 
 typedef struct {
     const kcbp_mesh *mesh;
@@ -198,9 +199,10 @@ static int cmp_pair(const void *x, const void *y)
     return (p->b > q->b) - (p->b < q->b);
 }
 
-kcbp_status kcbp_self_intersections(const kcbp_model *model, kcbp_contacts_mode mode, kcbp_contact **pairs,
+kcbp_status kcbp_self_intersections(const kcbp_model *handle, kcbp_contacts_mode mode, kcbp_contact **pairs,
                                     size_t *npairs, kcbp_tree_stats *stats, kcbp_error *err)
 {
+    const kcbp_model_impl *model = handle->impl;
     *pairs = NULL;
     *npairs = 0;
     if (stats)
@@ -209,7 +211,7 @@ kcbp_status kcbp_self_intersections(const kcbp_model *model, kcbp_contacts_mode 
     if (tree->nnodes == 0)
         return KCBP_OK;
     self_ctx c = {.mesh = &model->mesh, .mode = mode};
-    c.canon = kcbp_solid_weld(&model->mesh);
+    c.canon = kcbp_mesh_weld_map(&model->mesh);
     /* A stack of node pairs (i, j), i == j meaning the pairs within one
      * node. Each step pushes at most 3 and pops 1; a pair (i, j) with i != j
      * descends one side at a time, so the stack stays below 3 per level of

@@ -1,5 +1,7 @@
-/* Solids (include/kcbp/solid.h): the closedness check, the surface's
- * connected pieces and the exact point-in-solid test. */
+/* Solids (include/kcbp/solid.h): the exact point-in-solid test and the
+ * containment of one solid in another, for kcbp_collide. The closedness
+ * check and the surface's pieces are properties of the mesh
+ * (src/mesh/topology.c). */
 #include <kcbp/solid.h>
 
 #include <math.h>
@@ -11,217 +13,6 @@
 
 #include "geom/predicates.h"
 #include "solid_internal.h"
-
-/* ------------------------------------------------ vertex identification --- */
-
-static int cmp_coords(const kcbp_vec3 *p, const kcbp_vec3 *q)
-{
-    if (p->x != q->x)
-        return p->x < q->x ? -1 : 1;
-    if (p->y != q->y)
-        return p->y < q->y ? -1 : 1;
-    return (p->z > q->z) - (p->z < q->z);
-}
-
-typedef struct {
-    const kcbp_vec3 *v;
-    uint32_t i;
-} vref;
-
-static int cmp_vref(const void *x, const void *y)
-{
-    const vref *p = x, *q = y;
-    int c = cmp_coords(&p->v[p->i], &q->v[q->i]);
-    return c ? c : (p->i > q->i) - (p->i < q->i);
-}
-
-uint32_t *kcbp_solid_weld(const kcbp_mesh *mesh)
-{
-    uint32_t n = mesh->nvertices;
-    uint32_t *canon = malloc((n ? n : 1) * sizeof *canon);
-    vref *order = malloc((n ? n : 1) * sizeof *order);
-    if (!canon || !order) {
-        free(canon);
-        free(order);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        order[i] = (vref){mesh->vertices, i};
-    qsort(order, n, sizeof *order, cmp_vref);
-    for (uint32_t k = 0; k < n; k++) {
-        bool same = k > 0 && cmp_coords(&mesh->vertices[order[k].i], &mesh->vertices[order[k - 1].i]) == 0;
-        canon[order[k].i] = same ? canon[order[k - 1].i] : order[k].i;
-    }
-    free(order);
-    return canon;
-}
-
-/* ------------------------------------------------------- closedness --- */
-
-typedef struct {
-    uint32_t lo, hi; /* canonical vertices, lo < hi */
-    uint32_t tri;    /* triangle, and which of its edges (k: v[k] -> v[k+1]) */
-    uint8_t k, fwd;  /* fwd: the triangle runs it lo -> hi */
-} edge_use;
-
-static int cmp_edge(const void *x, const void *y)
-{
-    const edge_use *p = x, *q = y;
-    if (p->lo != q->lo)
-        return p->lo < q->lo ? -1 : 1;
-    if (p->hi != q->hi)
-        return p->hi < q->hi ? -1 : 1;
-    return (p->tri > q->tri) - (p->tri < q->tri);
-}
-
-enum { SHOW_MAX = 5 };
-
-/* Appends " (3-7, 7-9, ...)" for the edges shown. */
-static void append_edges(char *buf, size_t size, const uint32_t (*shown)[2], uint32_t nshown, uint32_t count)
-{
-    size_t len = strlen(buf);
-    for (uint32_t i = 0; i < nshown && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%u-%u", i ? ", " : " (", shown[i][0], shown[i][1]);
-    if (nshown && len < size)
-        snprintf(buf + len, size - len, "%s)", count > nshown ? ", ..." : "");
-}
-
-kcbp_status kcbp_mesh_check_solid(const kcbp_mesh *mesh, kcbp_solid_check *check, kcbp_error *err)
-{
-    kcbp_solid_check c = {0, 0, 0, 0};
-    if (check)
-        *check = c;
-    uint32_t *canon = kcbp_solid_weld(mesh);
-    edge_use *e = malloc(((size_t)mesh->ntriangles * 3 + 1) * sizeof *e);
-    if (!canon || !e) {
-        free(canon);
-        free(e);
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory checking a solid");
-    }
-    size_t ne = 0;
-    for (uint32_t t = 0; t < mesh->ntriangles; t++) {
-        const uint32_t *v = mesh->triangles[t].v;
-        uint32_t cv[3] = {canon[v[0]], canon[v[1]], canon[v[2]]};
-        /* A triangle with a repeated vertex is a segment or a point: its
-         * edges cancel out, and no ray crosses it. */
-        if (cv[0] == cv[1] || cv[1] == cv[2] || cv[2] == cv[0])
-            continue;
-        for (int k = 0; k < 3; k++) {
-            uint32_t u = cv[k], w = cv[(k + 1) % 3];
-            e[ne++] = (edge_use){u < w ? u : w, u < w ? w : u, t, (uint8_t)k, (uint8_t)(u < w)};
-        }
-    }
-    qsort(e, ne, sizeof *e, cmp_edge);
-    uint32_t shown[3][SHOW_MAX][2], nshown[3] = {0, 0, 0};
-    for (size_t i = 0; i < ne;) {
-        size_t j = i;
-        uint32_t fwd = 0;
-        while (j < ne && e[j].lo == e[i].lo && e[j].hi == e[i].hi)
-            fwd += e[j++].fwd;
-        size_t uses = j - i;
-        int kind = uses == 1 ? 0 : uses > 2 ? 1 : fwd != 1 ? 2 : -1;
-        if (kind >= 0) {
-            uint32_t *count = kind == 0 ? &c.open : kind == 1 ? &c.nonmanifold : &c.misoriented;
-            (*count)++;
-            if (nshown[kind] < SHOW_MAX) {
-                const uint32_t *v = mesh->triangles[e[i].tri].v;
-                shown[kind][nshown[kind]][0] = v[e[i].k] + 1;
-                shown[kind][nshown[kind]++][1] = v[(e[i].k + 1) % 3] + 1;
-            }
-        }
-        i = j;
-    }
-    free(e);
-    free(canon);
-    uint32_t *reps = NULL;
-    kcbp_status st = kcbp_mesh_components(mesh, &reps, &c.components, err);
-    free(reps);
-    if (st != KCBP_OK)
-        return st;
-    if (check)
-        *check = c;
-    if (c.open == 0 && c.nonmanifold == 0 && c.misoriented == 0)
-        return KCBP_OK;
-    char msg[KCBP_ERROR_MSG_MAX - 64];
-    snprintf(msg, sizeof msg, "not a closed solid:");
-    static const char *const what[3] = {"open", "non-manifold", "inconsistently oriented"};
-    const uint32_t counts[3] = {c.open, c.nonmanifold, c.misoriented};
-    bool first = true;
-    for (int kind = 0; kind < 3; kind++) {
-        if (!counts[kind])
-            continue;
-        size_t len = strlen(msg);
-        snprintf(msg + len, sizeof msg - len, "%s %u %s edge%s", first ? "" : ";", counts[kind], what[kind],
-                 counts[kind] == 1 ? "" : "s");
-        append_edges(msg, sizeof msg, (const uint32_t(*)[2])shown[kind], nshown[kind], counts[kind]);
-        first = false;
-    }
-    return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "%s", msg);
-}
-
-/* ------------------------------------------------------- components --- */
-
-static uint32_t uf_find(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
-kcbp_status kcbp_mesh_components(const kcbp_mesh *mesh, uint32_t **reps, uint32_t *n, kcbp_error *err)
-{
-    *reps = NULL;
-    *n = 0;
-    uint32_t nv = mesh->nvertices;
-    uint32_t *canon = kcbp_solid_weld(mesh);
-    uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
-    unsigned char *seen = calloc(nv ? nv : 1, 1);
-    uint32_t *out = NULL;
-    if (!canon || !parent || !seen)
-        goto nomem;
-    for (uint32_t i = 0; i < nv; i++)
-        parent[i] = i;
-    for (uint32_t t = 0; t < mesh->ntriangles; t++) {
-        const uint32_t *v = mesh->triangles[t].v;
-        uint32_t r0 = uf_find(parent, canon[v[0]]);
-        for (int k = 1; k < 3; k++) {
-            uint32_t r = uf_find(parent, canon[v[k]]);
-            if (r != r0)
-                parent[r > r0 ? r : r0] = r > r0 ? r0 : r;
-            r0 = r < r0 ? r : r0;
-        }
-    }
-    uint32_t count = 0;
-    for (uint32_t t = 0; t < mesh->ntriangles; t++) {
-        uint32_t v0 = mesh->triangles[t].v[0], r = uf_find(parent, canon[v0]);
-        count += !seen[r];
-        seen[r] = 1;
-    }
-    out = malloc((count ? count : 1) * sizeof *out);
-    if (!out)
-        goto nomem;
-    memset(seen, 0, nv ? nv : 1);
-    count = 0;
-    for (uint32_t t = 0; t < mesh->ntriangles; t++) {
-        uint32_t v0 = mesh->triangles[t].v[0], r = uf_find(parent, canon[v0]);
-        if (!seen[r])
-            out[count++] = v0;
-        seen[r] = 1;
-    }
-    free(canon);
-    free(parent);
-    free(seen);
-    *reps = out;
-    *n = count;
-    return KCBP_OK;
-nomem:
-    free(canon);
-    free(parent);
-    free(seen);
-    return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory finding a mesh's pieces");
-}
 
 /* ---------------------------------------------------- point in solid --- */
 
@@ -294,8 +85,8 @@ static void posed_tri(const kcbp_vec3 src[3], const kcbp_pose *pose, kcbp_vec3 t
 
 enum { RAY_STACK = 256 };
 
-kcbp_solid_side kcbp_point_in_solid(const kcbp_mesh *mesh, const kcbp_aabb_tree *tree, const kcbp_pose *pose,
-                                    kcbp_vec3 p)
+kcbp_solid_side kcbp_point_in_mesh(const kcbp_mesh *mesh, const kcbp_aabb_tree *tree, const kcbp_pose *pose,
+                                   kcbp_vec3 p)
 {
     long winding = 0;
     bool on = false;
@@ -351,24 +142,29 @@ static bool in_box(kcbp_aabb b, kcbp_vec3 p)
     return b.min.x <= p.x && p.x <= b.max.x && b.min.y <= p.y && p.y <= b.max.y && b.min.z <= p.z && p.z <= b.max.z;
 }
 
-kcbp_containment kcbp_solid_containment(const kcbp_model *a, const kcbp_model *b, const kcbp_pose *b_in_a)
+kcbp_solid_side kcbp_point_in_solid(const kcbp_model *model, const kcbp_pose *pose, kcbp_vec3 p)
+{
+    return kcbp_point_in_mesh(&model->impl->mesh, &model->impl->tree, pose, p);
+}
+
+kcbp_containment kcbp_solid_containment(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a)
 {
     /* A's box is exact (its vertices' bounds): a point outside it is
      * outside A. */
     for (uint32_t i = 0; i < b->npieces; i++) {
         kcbp_vec3 v = kcbp_pose_apply(b_in_a, b->mesh.vertices[b->pieces[i]]);
-        if (in_box(a->mesh.bounds, v) && kcbp_point_in_solid(&a->mesh, &a->tree, NULL, v) != KCBP_SOLID_OUTSIDE)
+        if (in_box(a->mesh.bounds, v) && kcbp_point_in_mesh(&a->mesh, &a->tree, NULL, v) != KCBP_SOLID_OUTSIDE)
             return KCBP_CONTAINED_B_IN_A;
     }
     /* B's box in A's frame, widened far above the rounding of the posed
      * vertices it must hold. */
-    kcbp_aabb wb = kcbp_model_world_bounds(b, b_in_a);
-    double pad = kcbp_collide_tolerance(a, b, b_in_a);
+    kcbp_aabb wb = kcbp_impl_world_bounds(b, b_in_a);
+    double pad = kcbp_pair_tolerance(a, b, b_in_a);
     wb.min = kcbp_v3_sub(wb.min, kcbp_v3(pad, pad, pad));
     wb.max = kcbp_v3_add(wb.max, kcbp_v3(pad, pad, pad));
     for (uint32_t i = 0; i < a->npieces; i++) {
         kcbp_vec3 v = a->mesh.vertices[a->pieces[i]];
-        if (in_box(wb, v) && kcbp_point_in_solid(&b->mesh, &b->tree, b_in_a, v) != KCBP_SOLID_OUTSIDE)
+        if (in_box(wb, v) && kcbp_point_in_mesh(&b->mesh, &b->tree, b_in_a, v) != KCBP_SOLID_OUTSIDE)
             return KCBP_CONTAINED_A_IN_B;
     }
     return KCBP_CONTAINED_NONE;

@@ -6,12 +6,8 @@
 
 #include <kcbp/gjk.h>
 
-#include "convex/cbp_internal.h"
+#include "model_internal.h"
 
-/* As src/distance.c: the k-CBPs' vertices may lie inside their planes by
- * rounding, so a gap between them is trusted only beyond this fraction of
- * the coordinates' size. */
-#define SWEEP_CBP_REL 1e-8
 /* kcbp_distance's result is within KCBP_TRI_DIST_REL_ERR of the scale of
  * the coordinates it works on (B carried into A's frame); this many times
  * that is subtracted from every distance before it becomes a step. */
@@ -104,15 +100,15 @@ kcbp_pose kcbp_motion_at(const kcbp_motion *m, double t)
  * t under the motion's rotation (|axis x Rot p| is p's distance from the
  * axis, which the rotation keeps). The k-CBP's vertices hold the mesh (up
  * to rounding, hence the margin); without one, the mesh's vertices. */
-static double axis_radius(const kcbp_model *mo, kcbp_vec3 axis)
+static double axis_radius(const kcbp_model_impl *mo, kcbp_vec3 axis)
 {
     const kcbp_vec3 *v = mo->mesh.vertices;
     uint32_t n = mo->mesh.nvertices;
     double pad = 0;
-    if (kcbp_model_has_cbp(mo)) {
+    if (kcbp_impl_has_cbp(mo)) {
         v = mo->cbp.vertices;
         n = mo->cbp.nvertices;
-        pad = SWEEP_CBP_REL * fmax(mo->cbp_scale, mo->scale);
+        pad = KCBP_CBP_MARGIN_REL * fmax(mo->cbp_scale, mo->scale);
     }
     double r2 = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -139,20 +135,21 @@ static kcbp_status touching_at(const kcbp_model *a, const kcbp_motion *ma, const
 }
 
 /* How fast the rotation moves the model's farthest point from its axis. */
-static double spin_speed(const kcbp_model *m, const kcbp_motion *mo)
+static double spin_speed(const kcbp_model_impl *m, const kcbp_motion *mo)
 {
     return mo->angle > 0 ? mo->angle * axis_radius(m, mo->axis) : 0;
 }
 
 double kcbp_motion_speed_bound(const kcbp_model *m, const kcbp_motion *mo)
 {
-    return (kcbp_v3_len(mo->dtrans) + spin_speed(m, mo)) * (1 + 1e-12);
+    return (kcbp_v3_len(mo->dtrans) + spin_speed(m->impl, mo)) * (1 + 1e-12);
 }
 
-kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const kcbp_model *b,
+kcbp_status kcbp_sweep(const kcbp_model *ma, const kcbp_motion *motion_a, const kcbp_model *mb,
                        const kcbp_motion *motion_b, const kcbp_sweep_options *options, kcbp_sweep_result *result,
                        kcbp_error *err)
 {
+    const kcbp_model_impl *a = ma->impl, *b = mb->impl;
     kcbp_sweep_options o = options ? *options : kcbp_sweep_options_default();
     memset(result, 0, sizeof *result);
     if (!(o.t_tolerance > 0) || o.max_iterations < 1)
@@ -170,7 +167,7 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
     if (!isfinite(mu))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "sweep: the motion is not finite");
 
-    bool cbp = o.use_cbp && kcbp_model_has_cbp(a) && kcbp_model_has_cbp(b);
+    bool cbp = o.use_cbp && kcbp_impl_has_cbp(a) && kcbp_impl_has_cbp(b);
     bool cbp_only = cbp;
     int cbp_run = 0;
     kcbp_support_cache cache = {{0, 0}};
@@ -200,8 +197,7 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
             double nlen = kcbp_v3_len(g.normal);
             if ((g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP) && nlen > 0.5) {
                 kcbp_vec3 n = kcbp_v3_scale(g.normal, 1 / nlen);
-                double margin = SWEEP_CBP_REL * fmax(fmax(a->scale, a->cbp_scale),
-                                                     fmax(b->scale, b->cbp_scale) + move);
+                double margin = kcbp_pair_cbp_margin(a, b, &b_in_a);
                 gap = kcbp_cbp_gap(&a->cbp, &b->cbp, &b_in_a, n) - margin;
                 if (gap > 0) {
                     kcbp_vec3 nw = kcbp_mat3_mul_v3(&pa.rot, n);
@@ -224,7 +220,7 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
              * found apart (it then seeds the search near their closest
              * points); overlapping, it would find that again. */
             dopt.use_cbp = o.use_cbp && (!cbp || gap > 0);
-            kcbp_status st = kcbp_distance(a, &pa, b, &pb, &dopt, &d, err);
+            kcbp_status st = kcbp_distance(ma, &pa, mb, &pb, &dopt, &d, err);
             if (st != KCBP_OK)
                 return st;
             result->distance_queries++;
@@ -238,9 +234,9 @@ kcbp_status kcbp_sweep(const kcbp_model *a, const kcbp_motion *motion_a, const k
                  * grazing just inside the tolerance never confirms). */
                 bool confirmed = false;
                 if (d.distance <= 2 * err_d)
-                    st = touching_at(a, motion_a, b, motion_b, t, &confirmed, err);
+                    st = touching_at(ma, motion_a, mb, motion_b, t, &confirmed, err);
                 if (st == KCBP_OK && !confirmed)
-                    st = touching_at(a, motion_a, b, motion_b, fmin(1, t + o.t_tolerance), &confirmed, err);
+                    st = touching_at(ma, motion_a, mb, motion_b, fmin(1, t + o.t_tolerance), &confirmed, err);
                 if (st != KCBP_OK)
                     return st;
                 if (confirmed || confirm_left == 0 || !(step_m > 0)) {

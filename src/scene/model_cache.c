@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "model_cache.h"
+#include "query/model_internal.h"
 #include "base/util.h"
 
 typedef struct {
@@ -114,16 +115,7 @@ void *kcbp_model_cache_borrow(kcbp_model_cache *c, const kcbp_model_key *key, kc
     return e;
 }
 
-static uint64_t model_bytes(const kcbp_model *m)
-{
-    uint64_t b = sizeof *m;
-    b += (uint64_t)m->mesh.nvertices * sizeof(kcbp_vec3) + (uint64_t)m->mesh.ntriangles * sizeof(kcbp_tri);
-    b += (uint64_t)m->tree.nnodes * (sizeof(kcbp_aabb_node) + sizeof(uint32_t) + sizeof(kcbp_tri_slab) + sizeof(kcbp_obb)) +
-         (uint64_t)m->mesh.ntriangles * (sizeof(uint32_t) + 3 * sizeof(kcbp_vec3) + sizeof(kcbp_tri_slab));
-    b += (uint64_t)(m->cbp.nplanes + m->fine.nplanes) * (sizeof(kcbp_cbp_plane) + 8 * sizeof(uint32_t)) +
-         (uint64_t)(m->cbp.nvertices + m->fine.nvertices) * (sizeof(kcbp_vec3) + 8 * sizeof(uint32_t));
-    return b;
-}
+static uint64_t model_bytes(const kcbp_model *m) { return kcbp_impl_bytes(m->impl); }
 
 /* Drops unused entries, oldest first, while over the limit. Lock held. */
 static void evict(kcbp_model_cache *c)

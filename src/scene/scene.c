@@ -1,6 +1,7 @@
-/* Scenes: freeing, models (one per distinct mesh file and scale), reading
- * a scene file, building its models, and object poses. Parsing and writing
- * JSON are in scene_json.c, frames in scene_eval.c. */
+/* Scenes from files: reading a scene file (scene_json.c parses it),
+ * confining its meshes to a root, and building its models (one per distinct
+ * mesh file and scale, the file read once). The scene's description is
+ * scene_desc.c's, frames are scene_eval.c's. */
 #include <kcbp/scene.h>
 
 #include <errno.h>
@@ -14,177 +15,9 @@
 #include <kcbp/mesh_io.h>
 #include "base/input.h"
 #include "model_cache.h"
+#include "query/model_internal.h"
 #include "scene_internal.h"
 #include "base/util.h"
-
-kcbp_status kcbp_scene_error(kcbp_error *err, const char *scene, kcbp_status code, const char *field,
-                             const char *fmt, ...)
-{
-    char msg[KCBP_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (field && *field)
-        return kcbp_error_set(err, code, "%s: %s: %s", scene, field, msg);
-    return kcbp_error_set(err, code, "%s: %s", scene, msg);
-}
-
-typedef struct {
-    const char *name; /* the scene's name, first in every message */
-    kcbp_error *err;
-} pctx;
-
-#define perr(c, code, field, ...) kcbp_scene_error((c)->err, (c)->name, code, field, __VA_ARGS__)
-
-void kcbp_scene_free(kcbp_scene *s)
-{
-    if (!s)
-        return;
-    for (uint32_t i = 0; s->objects && i < s->nobjects; i++) {
-        free(s->objects[i].name);
-        free(s->objects[i].mesh);
-    }
-    for (uint32_t i = 0; s->models && i < s->nmodels; i++) {
-        free(s->models[i].path);
-        if (s->models[i].cached)
-            kcbp_model_cache_release(s->cache, s->models[i].cached);
-        else
-            kcbp_model_free(&s->models[i].model);
-    }
-    free(s->objects);
-    free(s->models);
-    free(s->name);
-    free(s->dir);
-    free(s->mesh_root);
-    free(s->mesh_base);
-    memset(s, 0, sizeof *s);
-}
-
-static char *join_path(const char *dir, const char *file)
-{
-    if (!dir || !*dir || file[0] == '/')
-        return kcbp_strdup(file);
-    size_t a = strlen(dir), b = strlen(file);
-    char *p = malloc(a + b + 2);
-    if (p) {
-        memcpy(p, dir, a);
-        p[a] = '/';
-        memcpy(p + a + 1, file, b + 1);
-    }
-    return p;
-}
-
-typedef struct {
-    const char *key;
-    double scale;
-    uint32_t idx;
-} sort_item;
-
-static int cmp_name(const void *p, const void *q)
-{
-    const sort_item *x = p, *y = q;
-    int r = strcmp(x->key, y->key);
-    return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-static int cmp_model(const void *p, const void *q)
-{
-    const sort_item *x = p, *y = q;
-    int r = strcmp(x->key, y->key);
-    if (r)
-        return r;
-    if (x->scale != y->scale)
-        return x->scale < y->scale ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-/* Unique names, and one model per distinct (path, scale), sorted by both so
- * that the models of one mesh file are adjacent. */
-kcbp_status kcbp_scene_assign_models(kcbp_scene *s, kcbp_error *err)
-{
-    pctx cc = {s->name, err}, *c = &cc;
-    uint32_t n = s->nobjects;
-    sort_item *items = malloc(n * sizeof *items);
-    char **paths = calloc(n, sizeof *paths);
-    kcbp_status st = KCBP_OK;
-    if (!items || !paths) {
-        st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u objects", n);
-        goto done;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        items[i] = (sort_item){s->objects[i].name, 0, i};
-    qsort(items, n, sizeof *items, cmp_name);
-    for (uint32_t i = 1; i < n; i++)
-        if (!strcmp(items[i].key, items[i - 1].key)) {
-            char field[64];
-            snprintf(field, sizeof field, "objects[%u].name", items[i].idx);
-            st = perr(c, KCBP_ERR_PARSE, field, "'%s' is already the name of objects[%u]", items[i].key,
-                      items[i - 1].idx);
-            goto done;
-        }
-    for (uint32_t i = 0; i < n; i++) {
-        if (!(paths[i] = join_path(s->dir, s->objects[i].mesh))) {
-            st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for mesh paths");
-            goto done;
-        }
-        items[i] = (sort_item){paths[i], s->objects[i].scale, i};
-    }
-    qsort(items, n, sizeof *items, cmp_model);
-    uint32_t nm = 0;
-    for (uint32_t i = 0; i < n; i++)
-        nm += i == 0 || cmp_model(&(sort_item){items[i].key, items[i].scale, 0},
-                                  &(sort_item){items[i - 1].key, items[i - 1].scale, 0}) != 0;
-    if (nm > KCBP_SCENE_MAX_MODELS) { /* each model costs its mesh, trees and k-CBPs */
-        uint32_t first = UINT32_MAX;
-        for (uint32_t i = 0, m = 0; i < n; i++) {
-            m += i == 0 || strcmp(items[i].key, items[i - 1].key) != 0 || items[i].scale != items[i - 1].scale;
-            if (m > KCBP_SCENE_MAX_MODELS && items[i].idx < first)
-                first = items[i].idx;
-        }
-        char field[64];
-        snprintf(field, sizeof field, "objects[%u]", first);
-        st = perr(c, KCBP_ERR_LIMIT, field,
-                  "the scene needs %u models (distinct mesh files and scales), more than the limit of %u", nm,
-                  KCBP_SCENE_MAX_MODELS);
-        goto done;
-    }
-    if (!(s->models = calloc(nm, sizeof *s->models))) {
-        st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u models", nm);
-        goto done;
-    }
-    for (uint32_t i = 0, m = 0; i < n; i++) {
-        bool fresh = i == 0 || strcmp(items[i].key, items[i - 1].key) != 0 || items[i].scale != items[i - 1].scale;
-        if (fresh) {
-            kcbp_scene_model *md = &s->models[m++];
-            md->path = paths[items[i].idx];
-            paths[items[i].idx] = NULL;
-            md->scale = items[i].scale;
-            md->first_object = items[i].idx; /* ties sort by index: the first user */
-            s->nmodels = m;
-        }
-        s->objects[items[i].idx].model = s->nmodels - 1;
-    }
-done:
-    for (uint32_t i = 0; paths && i < n; i++)
-        free(paths[i]);
-    free(paths);
-    free(items);
-    return st;
-}
-
-static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, const char *mesh_root,
-                              kcbp_error *err);
-
-kcbp_status kcbp_scene_read(kcbp_scene *s, const char *path, kcbp_error *err)
-{
-    return read_scene(s, path, false, NULL, err);
-}
-
-kcbp_status kcbp_scene_read_in(kcbp_scene *s, const char *path, const char *mesh_root, kcbp_error *err)
-{
-    return read_scene(s, path, true, mesh_root, err);
-}
 
 static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, const char *mesh_root,
                               kcbp_error *err)
@@ -214,7 +47,7 @@ static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, co
         memcpy(dir, path, (size_t)(slash - path));
         dir[slash - path] = '\0';
     }
-    st = kcbp_scene_parse(s, path, dir, text, len, err);
+    st = kcbp_scene_parse_into(s, path, dir, text, len, err);
     free(text);
     if (st == KCBP_OK && confined) {
         /* Meshes are read only inside the root: symlinks resolved, so that
@@ -225,10 +58,33 @@ static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, co
         else if (!(s->mesh_base = realpath(*dir ? dir : ".", NULL)))
             st = kcbp_error_set(err, KCBP_ERR_IO, "%s: folder %s: %s", path, *dir ? dir : ".", strerror(errno));
         if (st != KCBP_OK)
-            kcbp_scene_free(s);
+            kcbp_scene_clear(s);
     }
     free(dir);
     return st;
+}
+
+static kcbp_status read_handle(const char *path, bool confined, const char *mesh_root, kcbp_scene **out,
+                               kcbp_error *err)
+{
+    if (!(*out = malloc(sizeof **out)))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", path);
+    kcbp_status st = read_scene(*out, path, confined, mesh_root, err);
+    if (st != KCBP_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+kcbp_status kcbp_scene_read(const char *path, kcbp_scene **out, kcbp_error *err)
+{
+    return read_handle(path, false, NULL, out, err);
+}
+
+kcbp_status kcbp_scene_read_in(const char *path, const char *mesh_root, kcbp_scene **out, kcbp_error *err)
+{
+    return read_handle(path, true, mesh_root, out, err);
 }
 
 /* ---- the mesh root -------------------------------------------------------- */
@@ -346,8 +202,11 @@ kcbp_status kcbp_scene_build(kcbp_scene *s, const kcbp_model_options *opts, kcbp
 kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opts, kcbp_model_cache *cache,
                                     kcbp_error *err)
 {
-    kcbp_status st = KCBP_OK;
-    pctx c = {s->name, err};
+    if (s->built)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: the scene is built already", s->name);
+    kcbp_status st = s->assigned ? KCBP_OK : kcbp_scene_assign_models(s, err);
+    if (st != KCBP_OK)
+        return st;
     kcbp_model_options o = opts ? *opts : kcbp_model_options_default();
     if (!opts && s->moving) /* default options: the fine k-CBPs serve moving scenes */
         o.k_fine = KCBP_CBP_K_FINE_DEFAULT;
@@ -386,7 +245,7 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
         }
         double t0 = kcbp_now_ms();
         kcbp_mesh mesh;
-        st = kcbp_mesh_load(s->models[m].path, &mesh, err);
+        st = kcbp_mesh_load_into(s->models[m].path, &mesh, err);
         double t1 = kcbp_now_ms();
         s->load_ms += t1 - t0;
         /* Scaled copies cost a model each without a file to warrant it:
@@ -408,18 +267,18 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
             kcbp_mesh own;
             st = scaled_mesh(&mesh, s->models[i].scale, i == last, &own, err);
             if (st == KCBP_OK)
-                st = kcbp_model_build(&s->models[i].model, &own, &o, err);
+                st = kcbp_model_build_from(&s->models[i].model, &own, &o, err);
             if (st != KCBP_OK) /* name the object whose model failed, not the file's first user */
                 snprintf(field, sizeof field, "objects[%u].mesh", s->models[i].first_object);
             key.scale = s->models[i].scale;
             if (st == KCBP_OK && keyed)
                 s->models[i].cached = kcbp_model_cache_lend(cache, &key, &s->models[i].model);
         }
-        kcbp_mesh_free(&mesh);
+        kcbp_mesh_clear(&mesh);
         s->build_ms += kcbp_now_ms() - t1;
         if (st != KCBP_OK) {
             char prefix[128];
-            snprintf(prefix, sizeof prefix, "%s: %s", c.name, field);
+            snprintf(prefix, sizeof prefix, "%s: %s", s->name, field);
             kcbp_error_prefix(err, prefix);
         }
         m = end;
@@ -428,31 +287,21 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
     return st;
 }
 
-kcbp_status kcbp_scene_load(kcbp_scene *s, const char *path, const kcbp_model_options *opts, kcbp_error *err)
+kcbp_status kcbp_scene_load_into(kcbp_scene *s, const char *path, const kcbp_model_options *opts, kcbp_error *err)
 {
-    kcbp_status st = kcbp_scene_read(s, path, err);
+    kcbp_status st = read_scene(s, path, false, NULL, err);
     if (st == KCBP_OK && (st = kcbp_scene_build(s, opts, err)) != KCBP_OK)
-        kcbp_scene_free(s);
+        kcbp_scene_clear(s);
     return st;
 }
 
-/* ---- poses -------------------------------------------------------------- */
-
-kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame)
+kcbp_status kcbp_scene_load(const char *path, const kcbp_model_options *opts, kcbp_scene **out, kcbp_error *err)
 {
-    const kcbp_scene_object *o = &s->objects[i];
-    kcbp_pose p = {o->rot0, o->position};
-    double t = s->moving ? (double)frame * s->dt : 0.0;
-    if (t == 0.0)
-        return p;
-    p.trans = kcbp_v3_add(o->position, kcbp_v3_scale(o->velocity, t));
-    if (o->spin_deg_per_s != 0.0) {
-        kcbp_pose spin;
-        /* Validated at parse time: the axis is non-zero here. A rate times a
-         * time may overflow to infinity: then the spin is left out rather
-         * than made NaN. */
-        if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->spin_axis, t * o->spin_deg_per_s, &spin, NULL) == KCBP_OK)
-            p.rot = kcbp_mat3_mul(&spin.rot, &o->rot0);
+    kcbp_status st = kcbp_scene_read(path, out, err);
+    if (st == KCBP_OK && (st = kcbp_scene_build(*out, opts, err)) != KCBP_OK) {
+        kcbp_scene_free(*out);
+        *out = NULL;
     }
-    return p;
+    return st;
 }
+

@@ -8,7 +8,9 @@
 
 #include <kcbp/distance.h>
 #include <kcbp/tritri.h>
+
 #include "base/util.h"
+#include "scene_internal.h"
 
 void kcbp_scene_frame_free(kcbp_scene_frame *f)
 {
@@ -19,32 +21,8 @@ void kcbp_scene_frame_free(kcbp_scene_frame *f)
     memset(f, 0, sizeof *f);
 }
 
-kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
-                                 kcbp_error *err)
+void kcbp_scene_eval_clear(kcbp_scene_eval *ev)
 {
-    memset(ev, 0, sizeof *ev);
-    if (!scene->built)
-        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: the scene's models are not built", scene->name);
-    ev->scene = scene;
-    ev->options = *options;
-    ev->coherent = true;
-    size_t n = scene->nobjects;
-    ev->poses = malloc((n ? n : 1) * sizeof *ev->poses);
-    ev->boxes = malloc((n ? n : 1) * sizeof *ev->boxes);
-    kcbp_status st = KCBP_OK;
-    if (!ev->poses || !ev->boxes)
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu objects", scene->name, n);
-    else
-        st = kcbp_sap_init(&ev->sap, scene->nobjects, err);
-    if (st != KCBP_OK)
-        kcbp_scene_eval_free(ev);
-    return st;
-}
-
-void kcbp_scene_eval_free(kcbp_scene_eval *ev)
-{
-    if (!ev)
-        return;
     free(ev->poses);
     free(ev->boxes);
     kcbp_sap_free(&ev->sap);
@@ -56,6 +34,75 @@ void kcbp_scene_eval_free(kcbp_scene_eval *ev)
     free(ev->next_caches);
     kcbp_collide_result_free(&ev->result);
     memset(ev, 0, sizeof *ev);
+}
+
+kcbp_scene_eval_options kcbp_scene_eval_options_default(void)
+{
+    kcbp_scene_eval_options o = {.collide = kcbp_collide_options_default(), .coherent = true, .margin = 0};
+    o.collide.contacts = KCBP_CONTACTS_NONE;
+    return o;
+}
+
+static kcbp_status eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_scene_eval_options *options,
+                             kcbp_error *err)
+{
+    memset(ev, 0, sizeof *ev);
+    if (!scene->built)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: the scene's models are not built", scene->name);
+    kcbp_scene_eval_options o = options ? *options : kcbp_scene_eval_options_default();
+    if (!(o.margin >= 0) || !isfinite(o.margin))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: the margin must be a finite number >= 0", scene->name);
+    ev->scene = scene;
+    ev->options = o.collide;
+    ev->coherent = o.coherent;
+    ev->sap.coherent = o.coherent;
+    ev->margin = o.margin;
+    size_t n = scene->nobjects;
+    ev->poses = malloc((n ? n : 1) * sizeof *ev->poses);
+    ev->boxes = malloc((n ? n : 1) * sizeof *ev->boxes);
+    kcbp_status st = KCBP_OK;
+    if (!ev->poses || !ev->boxes)
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu objects", scene->name, n);
+    else
+        st = kcbp_sap_init(&ev->sap, scene->nobjects, err);
+    if (st == KCBP_OK)
+        ev->sap.coherent = o.coherent;
+    else
+        kcbp_scene_eval_clear(ev);
+    return st;
+}
+
+kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
+                                 kcbp_error *err)
+{
+    kcbp_scene_eval_options o = {.collide = *options, .coherent = true, .margin = 0};
+    return eval_init(ev, scene, &o, err);
+}
+
+kcbp_status kcbp_scene_eval_new(const kcbp_scene *scene, const kcbp_scene_eval_options *options,
+                                kcbp_scene_eval **out, kcbp_error *err)
+{
+    if (!(*out = malloc(sizeof **out)))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", scene->name);
+    kcbp_status st = eval_init(*out, scene, options, err);
+    if (st != KCBP_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+void kcbp_scene_eval_set_collide_options(kcbp_scene_eval *ev, const kcbp_collide_options *collide)
+{
+    ev->options = *collide;
+}
+
+void kcbp_scene_eval_free(kcbp_scene_eval *ev)
+{
+    if (!ev)
+        return;
+    kcbp_scene_eval_clear(ev);
+    free(ev);
 }
 
 static kcbp_status add_hit(kcbp_scene_frame *f, uint32_t a, uint32_t b, const kcbp_collide_result *r,
@@ -97,7 +144,7 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
     out->cbp_used = ev->options.use_cbp;
     for (uint32_t m = 0; m < s->nmodels && out->cbp_used; m++)
         out->cbp_used = kcbp_model_has_cbp(&s->models[m].model);
-    out->filter_ms = out->mesh_ms = 0;
+    out->time_ms.filter = out->time_ms.mesh = 0;
     if (frame >= s->frames)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: frame %u of a scene of %u", s->name, frame, s->frames);
 
@@ -108,18 +155,18 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         const kcbp_model *m = &s->models[s->objects[i].model].model;
         ev->poses[i] = kcbp_scene_object_pose(s, i, frame);
         kcbp_aabb b = kcbp_model_world_bounds(m, &ev->poses[i]);
-        double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(ev->poses[i].trans)) + ev->margin / 2;
+        double pad = kcbp_tri_tolerance(m->impl->scale + kcbp_v3_len(ev->poses[i].trans)) + ev->margin / 2;
         kcbp_vec3 p = kcbp_v3(pad, pad, pad);
         ev->boxes[i].min = kcbp_v3_sub(b.min, p);
         ev->boxes[i].max = kcbp_v3_add(b.max, p);
     }
     double t1 = kcbp_now_ms();
-    out->bounds_ms = t1 - t0;
+    out->time_ms.bounds = t1 - t0;
 
     /* 2. Broad phase. */
     kcbp_status st = kcbp_sap_update(&ev->sap, ev->boxes, err);
     double t2 = kcbp_now_ms();
-    out->broadphase_ms = t2 - t1;
+    out->time_ms.broadphase = t2 - t1;
     if (st != KCBP_OK)
         return st;
     out->broadphase = ev->sap.npairs;
@@ -138,7 +185,7 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
     for (size_t k = 0; k < np && st == KCBP_OK; k++) {
         uint32_t a = ev->sap.pairs[k].a, b = ev->sap.pairs[k].b;
         const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
-        kcbp_pair_cache *pc = NULL;
+        struct kcbp_pair_cache *pc = NULL;
         if (ev->coherent) {
             kcbp_scene_pair_cache *next = &ev->next_caches[k];
             while (old < ev->ncaches && (ev->caches[old].a < a || (ev->caches[old].a == a && ev->caches[old].b < b)))
@@ -152,7 +199,7 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
             pc = &next->cache;
         }
         double q0 = kcbp_now_ms();
-        st = kcbp_collide_cached(ma, &ev->poses[a], mb, &ev->poses[b], &opts, pc, &ev->result, err);
+        st = kcbp_collide_pair(ma->impl, &ev->poses[a], mb->impl, &ev->poses[b], &opts, pc, &ev->result, err);
         bool near = false; /* within the margin, not touching */
         if (st == KCBP_OK && !ev->result.collide && ev->margin > 0)
             st = within_margin(ev, ma, a, mb, b, &near, err);
@@ -165,9 +212,9 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
         out->cbp_skipped += ev->result.cache.gjk_skipped;
         if (ev->result.decided_by == KCBP_STAGE_MESH) {
             out->mesh_tested++;
-            out->mesh_ms += q1 - q0;
+            out->time_ms.mesh += q1 - q0;
         } else {
-            out->filter_ms += q1 - q0;
+            out->time_ms.filter += q1 - q0;
         }
         KCBP_ASSERT(a < b && b < n);
         KCBP_ASSERT(!ev->result.collide || ev->result.decided_by == KCBP_STAGE_MESH); /* filters only say "apart" */
@@ -230,7 +277,7 @@ kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_
         ev->motions[i] = kcbp_motion_make(&p0, &p1);
         kcbp_aabb b0 = kcbp_model_world_bounds(m, &p0), b1 = kcbp_model_world_bounds(m, &p1);
         double reach = fmax(kcbp_v3_len(p0.trans), kcbp_v3_len(p1.trans));
-        double pad = kcbp_motion_speed_bound(m, &ev->motions[i]) / 2 + kcbp_tri_tolerance(m->scale + reach);
+        double pad = kcbp_motion_speed_bound(m, &ev->motions[i]) / 2 + kcbp_tri_tolerance(m->impl->scale + reach);
         kcbp_vec3 p = kcbp_v3(pad, pad, pad);
         ev->swept[i].min = kcbp_v3_sub(kcbp_v3_min(b0.min, b1.min), p);
         ev->swept[i].max = kcbp_v3_add(kcbp_v3_max(b0.max, b1.max), p);

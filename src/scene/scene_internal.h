@@ -1,11 +1,110 @@
 /* What the parts of the scene module share (internal: not installed):
- * scene.c (models, poses, reading and building), scene_json.c (the only user
- * of cJSON: parsing and writing), scene_eval.c (frames), and the layouts of
- * eval/scene_layout.c, which make scenes without a file. */
+ * scene_desc.c (the scene's objects and models, errors, poses, building a
+ * scene in code), scene_json.c (parsing and writing the JSON format, over
+ * scene_desc.c), scene.c (reading files, confining meshes to a root,
+ * building the models, over both), scene_eval.c (frames). */
 #ifndef KCBP_SCENE_INTERNAL_H
 #define KCBP_SCENE_INTERNAL_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include <kcbp/scene.h>
+
+#include "sap.h"
+#include "query/collide_internal.h"
+
+/* An object as the scene holds it: kcbp_scene_object's fields, its strings
+ * owned, and what building and posing need. */
+typedef struct {
+    char *name;
+    char *mesh;            /* as written in the file */
+    double scale;          /* > 0, applied first, about the mesh's origin */
+    kcbp_vec3 position;
+    kcbp_vec3 axis;        /* the initial rotation, as written (not normalised) */
+    double angle_deg;
+    kcbp_vec3 velocity;    /* per second */
+    kcbp_vec3 spin_axis;   /* the angular velocity, as written */
+    double spin_deg_per_s;
+    uint32_t model;        /* index in kcbp_scene.models */
+    kcbp_mat3 rot0;        /* R(axis, angle_deg) */
+} kcbp_scene_obj;
+
+typedef struct {
+    char *path;            /* the file read: the scene's folder joined with the mesh */
+    double scale;
+    uint32_t first_object; /* the first object that uses it, named in errors */
+    kcbp_model model;      /* valid once the scene is built */
+    void *cached;          /* the model cache's entry when model is borrowed from
+                              one (kcbp_scene_build_cached), else NULL */
+} kcbp_scene_model_entry;
+
+struct kcbp_scene {
+    char *name;            /* the scene file's name as given, used in messages */
+    char *dir;             /* folder that relative mesh paths start from ("" = as written) */
+    kcbp_scene_obj *objects;
+    uint32_t nobjects, cap_objects;
+    kcbp_scene_model_entry *models; /* distinct (path, scale) pairs, sorted by both */
+    uint32_t nmodels;
+    bool assigned;         /* names checked and models assigned (kcbp_scene_assign_models) */
+    bool built;
+    bool moving;           /* the file has "motion" */
+    uint32_t frames;       /* 1 for a static scene */
+    double dt;             /* 0 for a static scene */
+    double load_ms, build_ms; /* statistics: wall-clock time kcbp_scene_build spent reading meshes and building */
+    kcbp_model_cache *cache;  /* the cache its models are borrowed from, or NULL */
+    char *mesh_root;       /* meshes must resolve inside this folder (absolute, no
+                              links), or NULL: anywhere (kcbp_scene_parse) */
+    char *mesh_base;       /* dir, resolved: where relative mesh paths start */
+};
+
+/* A pair of objects (a < b) and what its last test left (collide.h). */
+typedef struct {
+    uint32_t a, b;
+    struct kcbp_pair_cache cache;
+} kcbp_scene_pair_cache;
+
+/* Evaluation state of one built scene (kcbp_scene_eval_new). */
+struct kcbp_scene_eval {
+    const kcbp_scene *scene;
+    kcbp_collide_options options;
+    kcbp_pose *poses;
+    kcbp_aabb *boxes;
+    kcbp_sap sap;
+    kcbp_collide_result result;
+    /* Temporal coherence: one kcbp_pair_cache per pair the broad phase kept
+     * in the last frame, sorted by (a, b) like the broad phase's pairs, and
+     * kept while the pair stays in the broad phase (a merge of the two sorted
+     * lists: O(pairs) per frame). coherent = false evaluates every frame
+     * from scratch. */
+    bool coherent;
+    kcbp_scene_pair_cache *caches, *next_caches;
+    size_t ncaches, cap_caches, cap_next_caches;
+    /* > 0: objects within this distance of each other count as colliding
+     * (each inflated by margin / 2: the world boxes are widened by it, and
+     * a pair that does not touch is measured with kcbp_distance's clearance
+     * query, max_distance = margin); such a pair is listed among the hits
+     * with no contacts. 0 (kcbp_scene_eval_init's): touching only. */
+    double margin;
+    /* kcbp_scene_eval_ccd's: each object's motion over the interval, the
+     * swept boxes and their own broad phase (set up by its first call). */
+    kcbp_motion *motions;
+    kcbp_aabb *swept;
+    kcbp_sap ccd_sap;
+    bool ccd_ready;
+};
+
+KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
+                                 kcbp_error *err);
+/* Tests every pair of objects at frame f (< scene->frames): world boxes,
+ * broad phase, then kcbp_collide on each pair the broad phase keeps. The
+ * boxes are widened by each object's share of kcbp_collide's tolerance, so
+ * the broad phase never drops a pair that kcbp_collide would find touching:
+ * the colliding pairs are exactly those kcbp_collide finds over all pairs.
+ * Each pair kept by the broad phase in consecutive calls carries a pair
+ * cache from one call to the next (kcbp_collide_cached: the same answers,
+ * sooner), whatever the frames asked for.
+ * out is reused from call to call (zero it before the first). */
 
 /* Records "scene: field: message" (field NULL or "": "scene: message"). */
 kcbp_status kcbp_scene_error(kcbp_error *err, const char *scene, kcbp_status code, const char *field,
@@ -15,10 +114,33 @@ kcbp_status kcbp_scene_error(kcbp_error *err, const char *scene, kcbp_status cod
 #endif
     ;
 
+/* A new empty scene in *s (the caller's storage): name, dir, one frame. */
+kcbp_status kcbp_scene_init(kcbp_scene *s, const char *name, const char *dir, kcbp_error *err);
+/* Frees what *s holds and zeroes it. */
+void kcbp_scene_clear(kcbp_scene *s);
+/* Room for one more object; the new one is s->objects[s->nobjects - 1],
+ * zeroed but for scale 1, axis z and an identity rot0. */
+kcbp_status kcbp_scene_push_object(kcbp_scene *s, kcbp_error *err);
+/* Every pose of a moving scene finite and within KCBP_COORD_MAX (checked
+ * when motion is set and objects are added, as the file's parse does). */
+kcbp_status kcbp_scene_check_motion(const kcbp_scene *s, kcbp_error *err);
+
 /* After the objects are filled in (names, mesh paths, scales): checks that
  * names are unique and gives each object its model, one per distinct
  * (joined path, scale), sorted by both so that the models of one mesh file
  * are adjacent. */
 kcbp_status kcbp_scene_assign_models(kcbp_scene *scene, kcbp_error *err);
+
+/* An evaluation in the caller's storage: coherent, no margin, the given
+ * pair options (scene_eval.c); and freeing what it holds. */
+kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
+                                 kcbp_error *err);
+void kcbp_scene_eval_clear(kcbp_scene_eval *ev);
+
+/* kcbp_scene_load into the caller's storage (scene.c). */
+kcbp_status kcbp_scene_load_into(kcbp_scene *s, const char *path, const kcbp_model_options *opts, kcbp_error *err);
+/* kcbp_scene_parse into the caller's storage (scene_json.c). */
+kcbp_status kcbp_scene_parse_into(kcbp_scene *s, const char *name, const char *dir, const char *text, size_t len,
+                                  kcbp_error *err);
 
 #endif

@@ -1,8 +1,6 @@
 /* Scene files: JSON in (kcbp_scene_parse) and out (kcbp_scene_to_text), with
  * cJSON. The only module that uses cJSON, which stays out of every public
  * header. */
-#include <kcbp/scene.h>
-
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -23,7 +21,6 @@ typedef struct {
 
 #define perr(c, code, field, ...) kcbp_scene_error((c)->err, (c)->name, code, field, __VA_ARGS__)
 
-static bool finite3(kcbp_vec3 v) { return kcbp_v3_is_finite(v) != 0; }
 static bool is_zero3(kcbp_vec3 v) { return v.x == 0 && v.y == 0 && v.z == 0; }
 
 static const char *json_type(const cJSON *j)
@@ -141,13 +138,10 @@ static kcbp_status get_axis_angle(pctx *c, const cJSON *j, const char *field, co
     return KCBP_OK;
 }
 
-static kcbp_status parse_object(pctx *c, const cJSON *j, uint32_t i, kcbp_scene_object *o)
+static kcbp_status parse_object(pctx *c, const cJSON *j, uint32_t i, kcbp_scene_obj *o)
 {
     char field[64], where[160];
     snprintf(field, sizeof field, "objects[%u]", i);
-    o->scale = 1.0;
-    o->rot0 = kcbp_mat3_identity();
-    o->axis = kcbp_v3(0, 0, 1);
     if (!cJSON_IsObject(j))
         return perr(c, KCBP_ERR_PARSE, field, "expected an object, got %s", json_type(j));
     static const char *const keys[] = {"name",     "mesh",     "position", "rotation", "scale", "velocity",
@@ -229,34 +223,6 @@ static kcbp_status parse_motion(pctx *c, const cJSON *j, kcbp_scene *s)
     return KCBP_OK;
 }
 
-/* Every pose of a moving scene must be finite and within KCBP_COORD_MAX: a
- * scene whose numbers are finite can still move an object past the largest
- * double (a velocity of 1e300 for 100 frames of 1e10 s), and infinite
- * coordinates would reach the collision test. The last frame is the farthest: each coordinate of
- * position + t * velocity, and the spin angle, are linear in t. */
-static kcbp_status check_motion_range(pctx *c, const kcbp_scene *s)
-{
-    double t_end = (double)(s->frames - 1) * s->dt;
-    if (!isfinite(t_end))
-        return perr(c, KCBP_ERR_PARSE, "motion", "the last frame's time (frames - 1) * dt overflows");
-    for (uint32_t i = 0; i < s->nobjects; i++) {
-        const kcbp_scene_object *o = &s->objects[i];
-        char field[64];
-        kcbp_vec3 end = kcbp_v3_add(o->position, kcbp_v3_scale(o->velocity, t_end));
-        if (!finite3(end) || kcbp_v3_max_abs(end) > KCBP_COORD_MAX) {
-            snprintf(field, sizeof field, "objects[%u].velocity", i);
-            return perr(c, KCBP_ERR_PARSE, field, "moves the object beyond the limit of %g by t = %g s",
-                        KCBP_COORD_MAX, t_end);
-        }
-        if (!isfinite(t_end * o->spin_deg_per_s)) {
-            snprintf(field, sizeof field, "objects[%u].angular_velocity.deg_per_s", i);
-            return perr(c, KCBP_ERR_PARSE, field, "turns the object by more than the largest number of degrees by "
-                        "t = %g s", t_end);
-        }
-    }
-    return KCBP_OK;
-}
-
 /* cJSON's parser writes a global error variable on every call; this lock
  * keeps concurrent parses (kcbp batch --jobs) from racing on it. It is the
  * only shared state of the library, and it protects cJSON, not kcbp. */
@@ -324,22 +290,18 @@ static cJSON *parse_json(pctx *c, const char *text, size_t len)
     return doc;
 }
 
-kcbp_status kcbp_scene_parse(kcbp_scene *s, const char *name, const char *dir, const char *text, size_t len,
-                             kcbp_error *err)
+kcbp_status kcbp_scene_parse_into(kcbp_scene *s, const char *name, const char *dir, const char *text, size_t len,
+                                  kcbp_error *err)
 {
-    memset(s, 0, sizeof *s);
     pctx c = {name, err};
-    s->frames = 1;
-    if (!(s->name = kcbp_strdup(name)) || !(s->dir = kcbp_strdup(dir ? dir : ""))) {
-        kcbp_scene_free(s);
-        return perr(&c, KCBP_ERR_NOMEM, NULL, "out of memory");
-    }
+    kcbp_status st = kcbp_scene_init(s, name, dir, err);
+    if (st != KCBP_OK)
+        return st;
     cJSON *doc = parse_json(&c, text, len);
     if (!doc) {
-        kcbp_scene_free(s);
+        kcbp_scene_clear(s);
         return err ? err->code : KCBP_ERR_PARSE;
     }
-    kcbp_status st = KCBP_OK;
     static const char *const keys[] = {"objects", "motion", "extras", NULL};
     const cJSON *objs = cJSON_GetObjectItemCaseSensitive(doc, "objects");
     const cJSON *motion = cJSON_GetObjectItemCaseSensitive(doc, "motion");
@@ -359,11 +321,14 @@ kcbp_status kcbp_scene_parse(kcbp_scene *s, const char *name, const char *dir, c
                   KCBP_SCENE_MAX_OBJECTS);
     else if (!(s->objects = calloc((size_t)nobj, sizeof *s->objects)))
         st = perr(&c, KCBP_ERR_NOMEM, "objects", "out of memory for %d objects", nobj);
+    else
+        s->cap_objects = (uint32_t)nobj;
     if (st == KCBP_OK) {
         uint32_t i = 0;
         for (const cJSON *o = objs->child; o && st == KCBP_OK; o = o->next, i++) {
-            st = parse_object(&c, o, i, &s->objects[i]);
-            s->nobjects = i + 1; /* so that kcbp_scene_free frees its strings */
+            /* (the room is there: so that kcbp_scene_clear frees its strings) */
+            if ((st = kcbp_scene_push_object(s, err)) == KCBP_OK)
+                st = parse_object(&c, o, i, &s->objects[i]);
         }
     }
     if (st == KCBP_OK && motion)
@@ -372,12 +337,25 @@ kcbp_status kcbp_scene_parse(kcbp_scene *s, const char *name, const char *dir, c
         st = perr(&c, KCBP_ERR_LIMIT, "motion.frames", "%u objects in %u frames, more than the limit of %llu object-frames",
                   s->nobjects, s->frames, (unsigned long long)KCBP_SCENE_MAX_OBJECT_FRAMES);
     if (st == KCBP_OK && s->moving)
-        st = check_motion_range(&c, s);
+        st = kcbp_scene_check_motion(s, err);
     cJSON_Delete(doc);
     if (st == KCBP_OK)
         st = kcbp_scene_assign_models(s, err);
     if (st != KCBP_OK)
-        kcbp_scene_free(s);
+        kcbp_scene_clear(s);
+    return st;
+}
+
+kcbp_status kcbp_scene_parse(const char *name, const char *dir, const char *text, size_t len, kcbp_scene **out,
+                             kcbp_error *err)
+{
+    if (!(*out = malloc(sizeof **out)))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", name);
+    kcbp_status st = kcbp_scene_parse_into(*out, name, dir, text, len, err);
+    if (st != KCBP_OK) {
+        free(*out);
+        *out = NULL;
+    }
     return st;
 }
 
@@ -429,7 +407,7 @@ static cJSON *scene_to_json(const kcbp_scene *s)
     cJSON *objs = doc ? cJSON_AddArrayToObject(doc, "objects") : NULL;
     bool ok = objs != NULL;
     for (uint32_t i = 0; ok && i < s->nobjects; i++) {
-        const kcbp_scene_object *o = &s->objects[i];
+        const kcbp_scene_obj *o = &s->objects[i];
         cJSON *j = cJSON_CreateObject();
         ok = j && cJSON_AddItemToArray(objs, j);
         if (!ok) {

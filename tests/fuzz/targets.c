@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <kcbp/kcbp.h>
+#include "testutil.h"
 
 static void fuzz_fail(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -95,7 +96,7 @@ int kcbp_fuzz_obj(const uint8_t *data, size_t size)
 {
     kcbp_mesh mesh;
     kcbp_error err = {0};
-    kcbp_status st = kcbp_obj_parse("fuzz.obj", (const char *)data, size, &mesh, &err);
+    kcbp_status st = kcbp_obj_parse_into("fuzz.obj", (const char *)data, size, &mesh, &err);
     return check_parsed(st, mesh, err, "fuzz.obj");
 }
 
@@ -105,7 +106,7 @@ static int fuzz_mesh(const uint8_t *data, size_t size, const char *name)
 {
     kcbp_mesh mesh;
     kcbp_error err = {0};
-    kcbp_status st = kcbp_mesh_parse(name, data, size, &mesh, &err);
+    kcbp_status st = kcbp_mesh_parse_into(name, data, size, &mesh, &err);
     return check_parsed(st, mesh, err, name);
 }
 
@@ -123,7 +124,7 @@ static int check_parsed(kcbp_status st, kcbp_mesh mesh, kcbp_error err, const ch
     }
     check_mesh(&mesh);
     if (mesh.nvertices > 64 || mesh.ntriangles > 64) {
-        kcbp_mesh_free(&mesh);
+        kcbp_mesh_clear(&mesh);
         return 0;
     }
     /* Small meshes: the model (tree and k-CBP) and the mesh against itself,
@@ -132,7 +133,7 @@ static int check_parsed(kcbp_status st, kcbp_mesh mesh, kcbp_error err, const ch
     kcbp_model model;
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = 8;
-    st = kcbp_model_build(&model, &mesh, &mo, &err);
+    st = kcbp_model_build_from(&model, &mesh, &mo, &err);
     check_error(st, &err, "");
     if (st != KCBP_OK)
         return 0;
@@ -150,7 +151,7 @@ static int check_parsed(kcbp_status st, kcbp_mesh mesh, kcbp_error err, const ch
     /* Swept through itself from 3 sizes away, both copies turning alike:
      * at t = 1/2 the two coincide, so it must hit by then (or give up at
      * the step cap), with finite numbers. */
-    double reach = 3 * fmax(1e-300, fmax(kcbp_v3_max_abs(model.mesh.bounds.min), kcbp_v3_max_abs(model.mesh.bounds.max)));
+    double reach = 3 * fmax(1e-300, fmax(kcbp_v3_max_abs(model.impl->mesh.bounds.min), kcbp_v3_max_abs(model.impl->mesh.bounds.max)));
     if (reach < 1e100) {
         kcbp_pose p0, p1, a1;
         if (kcbp_pose_from_axis_angle(kcbp_v3(reach, 0, 0), kcbp_v3(0, 0, 1), 0, &p0, NULL) == KCBP_OK &&
@@ -185,7 +186,7 @@ static void check_same_scene(const kcbp_scene *a, const kcbp_scene *b)
         !same_double(a->dt, b->dt))
         fuzz_fail("round trip: counts or motion differ");
     for (uint32_t i = 0; i < a->nobjects; i++) {
-        const kcbp_scene_object *p = &a->objects[i], *q = &b->objects[i];
+        const kcbp_scene_obj *p = &a->objects[i], *q = &b->objects[i];
         if (strcmp(p->name, q->name) || strcmp(p->mesh, q->mesh) || !same_double(p->scale, q->scale) ||
             !same_vec(p->position, q->position) || !same_vec(p->velocity, q->velocity) || p->model != q->model ||
             memcmp(&p->rot0, &q->rot0, sizeof p->rot0) != 0 ||
@@ -206,7 +207,7 @@ int kcbp_fuzz_scene(const uint8_t *data, size_t size)
 {
     kcbp_scene s;
     kcbp_error err = {0};
-    kcbp_status st = kcbp_scene_parse(&s, "fuzz.json", NULL, (const char *)data, size, &err);
+    kcbp_status st = kcbp_scene_parse_into(&s, "fuzz.json", NULL, (const char *)data, size, &err);
     check_error(st, &err, "fuzz.json");
     if (st != KCBP_OK)
         return 0;
@@ -215,7 +216,7 @@ int kcbp_fuzz_scene(const uint8_t *data, size_t size)
         (!s.moving && s.frames != 1))
         fuzz_fail("scene counts: %u objects, %u models, %u frames, dt %g", s.nobjects, s.nmodels, s.frames, s.dt);
     for (uint32_t i = 0; i < s.nobjects; i++) {
-        const kcbp_scene_object *o = &s.objects[i];
+        const kcbp_scene_obj *o = &s.objects[i];
         if (o->model >= s.nmodels || !(o->scale > 0 && isfinite(o->scale)) || !o->name[0])
             fuzz_fail("object %u: model %u of %u, scale %g", i, o->model, s.nmodels, o->scale);
         char what[64];
@@ -229,13 +230,13 @@ int kcbp_fuzz_scene(const uint8_t *data, size_t size)
     if (kcbp_scene_to_text(&s, false, &text, &err) != KCBP_OK)
         fuzz_fail("kcbp_scene_to_text failed: %s", err.msg);
     kcbp_scene t;
-    st = kcbp_scene_parse(&t, "again.json", NULL, text, strlen(text), &err);
+    st = kcbp_scene_parse_into(&t, "again.json", NULL, text, strlen(text), &err);
     if (st != KCBP_OK)
         fuzz_fail("the written scene does not read back: %s\n%s", err.msg, text);
     check_same_scene(&s, &t);
     free(text);
-    kcbp_scene_free(&t);
-    kcbp_scene_free(&s);
+    kcbp_scene_clear(&t);
+    kcbp_scene_clear(&s);
     return 0;
 }
 
@@ -365,13 +366,13 @@ static void decode_mesh(bytes *b, int ntri, int mode, int exp2, kcbp_mesh *m)
  * directions. */
 static void check_climb(const kcbp_model *m)
 {
-    const kcbp_cbp *c = &m->cbp;
+    const kcbp_cbp *c = &m->impl->cbp;
     if (!c->nvertices || !c->adj_start)
         return;
     double size = 0; /* the k-CBP's own: a point mesh (scale 0) is thickened */
     for (uint32_t v = 0; v < c->nvertices; v++)
         size = fmax(size, kcbp_v3_max_abs(c->vertices[v]));
-    kcbp_vec3 centre = kcbp_aabb_center(m->mesh.bounds);
+    kcbp_vec3 centre = kcbp_aabb_center(m->impl->mesh.bounds);
     uint32_t nface = 4 * c->nplanes, ndirs = nface + c->nvertices + 26;
     for (uint32_t i = 0; i < ndirs; i++) {
         kcbp_vec3 d;
@@ -414,8 +415,8 @@ static void dump_case(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model
     fprintf(stderr, "k = %d, dirs %s, eps %.17g\n", mo->k, kcbp_cbp_dirs_name(mo->dirs), eps);
     for (int s = 0; s < 2; s++) {
         fprintf(stderr, "mesh %c:\n", "AB"[s]);
-        for (uint32_t i = 0; i < m[s]->mesh.nvertices; i++) {
-            kcbp_vec3 v = m[s]->mesh.vertices[i];
+        for (uint32_t i = 0; i < m[s]->impl->mesh.nvertices; i++) {
+            kcbp_vec3 v = m[s]->impl->mesh.vertices[i];
             fprintf(stderr, "  v %.17g %.17g %.17g\n", v.x, v.y, v.z);
         }
         fprintf(stderr, "pose %c: rot", "AB"[s]);
@@ -450,9 +451,9 @@ int kcbp_fuzz_collide(const uint8_t *data, size_t size)
 
     kcbp_model ma, mb;
     kcbp_error err = {0};
-    if (kcbp_model_build(&ma, &mesh_a, &mo, &err) != KCBP_OK)
+    if (kcbp_model_build_from(&ma, &mesh_a, &mo, &err) != KCBP_OK)
         fuzz_fail("kcbp_model_build of %d triangles: %s", na, err.msg);
-    if (!same_mesh && kcbp_model_build(&mb, &mesh_b, &mo, &err) != KCBP_OK)
+    if (!same_mesh && kcbp_model_build_from(&mb, &mesh_b, &mo, &err) != KCBP_OK)
         fuzz_fail("kcbp_model_build of %d triangles: %s", nb, err.msg);
     const kcbp_model *a = &ma, *mbp = same_mesh ? &ma : &mb;
     check_climb(a);
@@ -461,17 +462,17 @@ int kcbp_fuzz_collide(const uint8_t *data, size_t size)
 
     /* The oracle: every pair, in A's frame, with kcbp_collide's tolerance. */
     kcbp_pose rel = kcbp_pose_relative(&pose_a, &pose_b);
-    double eps = kcbp_collide_tolerance(a, mbp, &rel);
+    double eps = kcbp_pair_tolerance(a->impl, mbp->impl, &rel);
     kcbp_contact want[16];
     size_t nwant = 0;
-    for (uint32_t i = 0; i < a->mesh.ntriangles; i++) {
+    for (uint32_t i = 0; i < a->impl->mesh.ntriangles; i++) {
         kcbp_vec3 ta[3];
         for (int k = 0; k < 3; k++)
-            ta[k] = a->mesh.vertices[a->mesh.triangles[i].v[k]];
-        for (uint32_t j = 0; j < mbp->mesh.ntriangles; j++) {
+            ta[k] = a->impl->mesh.vertices[a->impl->mesh.triangles[i].v[k]];
+        for (uint32_t j = 0; j < mbp->impl->mesh.ntriangles; j++) {
             kcbp_vec3 tb[3];
             for (int k = 0; k < 3; k++)
-                tb[k] = kcbp_pose_apply(&rel, mbp->mesh.vertices[mbp->mesh.triangles[j].v[k]]);
+                tb[k] = kcbp_pose_apply(&rel, mbp->impl->mesh.vertices[mbp->impl->mesh.triangles[j].v[k]]);
             if (kcbp_tri_intersect(ta, tb, eps))
                 want[nwant++] = (kcbp_contact){i, j};
         }

@@ -1,4 +1,5 @@
-/* Bounding-volume hierarchy of axis-aligned boxes over a mesh's triangles.
+/* Bounding-volume hierarchy of axis-aligned boxes over a mesh's triangles
+ * (internal: a model's tree, src/query/model.c, is opaque to users).
  *
  * A tree is built once, in the mesh's own frame, and never refitted: to test
  * two meshes under any relative pose, each node box of B is tested against
@@ -11,13 +12,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "mesh.h"
-#include "pose.h"
+#include <kcbp/error.h>
+#include <kcbp/model.h>
+#include <kcbp/pose.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "mesh/mesh_internal.h"
+
 
 /* A leaf holds at most this many triangles. */
 #define KCBP_AABB_LEAF_MAX 2
@@ -62,17 +62,12 @@ typedef struct {
     kcbp_obb *obb;
 } kcbp_aabb_tree;
 
-KCBP_API kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err);
-KCBP_API void kcbp_aabb_tree_free(kcbp_aabb_tree *tree);
+kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err);
+void kcbp_aabb_tree_free(kcbp_aabb_tree *tree);
 
 /* Called for each pair of intersecting triangles (mesh indices); return false
  * to stop the traversal. */
 typedef bool (*kcbp_tri_pair_fn)(void *ctx, uint32_t tri_a, uint32_t tri_b);
-
-typedef struct {
-    uint64_t box_pairs;   /* node pairs whose boxes were tested */
-    uint64_t tri_pairs;   /* triangle pairs given to the triangle test */
-} kcbp_tree_stats;
 
 /* Finds the pairs of intersecting triangles of two trees, B being placed in
  * A's frame by b_in_a (B's vertices carried with kcbp_pose_apply, as
@@ -82,14 +77,14 @@ typedef struct {
  * no pair the triangle test would accept is culled. Depth-first; of two children it visits first the one nearer the
  * other tree's node. Stats are added to *stats (which may be NULL). Returns
  * true when the traversal was stopped by the callback. */
-KCBP_API bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
+bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
                             kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats);
 
 /* The same pairs, without choosing which child to visit first: for callers
  * that want every pair (an exhaustive traversal visits the same node pairs
  * in any order, and the choice costs ~11 % of it). The callback can still
  * stop it. */
-KCBP_API bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                                 double eps, kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats);
 
 /* kcbp_aabb_tree_collide below one pair of nodes: only the pairs of
@@ -97,15 +92,52 @@ KCBP_API bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aab
  * order (start = {0, 0} is kcbp_aabb_tree_collide). When the callback stops
  * the traversal, stop[] (if not NULL) gets the two leaves whose triangle
  * pair stopped it; otherwise stop[] is left as it was. */
-KCBP_API bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                                            double eps, const uint32_t start[2], kcbp_tri_pair_fn on_pair, void *ctx,
                                            kcbp_tree_stats *stats, uint32_t stop[2]);
 
+/* ---- distance -------------------------------------------------------- */
+
+/* Each tree is less than 96 levels deep (aabb_tree.c: STACK_PER_TREE), and
+ * a depth-first step pops one node pair and pushes at most two one level
+ * down in one tree, so the traversal's stack (on the C stack) holds at most
+ * depth_a + depth_b + 1 pairs: trees deeper than this together are refused
+ * by its callers. */
+#define KCBP_TREE_DISTANCE_MAX_DEPTH (2 * 96 + 2)
+
+typedef struct {
+    double limit;  /* only triangle pairs within it count (INFINITY: none) */
+    double stop;   /* a proven lower bound on the distance: the search ends once the best is down to it */
+    double scale;  /* the size of the coordinates in A's frame, for the rounding of the slab bounds */
+    bool seeded;   /* seed_a (A's frame), seed_b (B's frame): points near which the closest triangles likely lie */
+    kcbp_vec3 seed_a, seed_b;
+} kcbp_tree_distance_query;
+
+typedef struct {
+    bool found;                 /* a triangle pair within the limit was found: the fields below are it */
+    double distance;
+    kcbp_vec3 point_a, point_b; /* A's frame */
+    uint32_t tri_a, tri_b;      /* mesh triangle indices */
+    kcbp_tree_stats stats;
+} kcbp_tree_distance_result;
+
+/* The smallest distance between a triangle of a and one of b (B placed in
+ * A's frame by b_in_a), within q->limit: depth-first, the nearer pair of
+ * children first (by centre distance less the boxes' sizes), pruning every
+ * node pair whose lower bound (the nodes' oriented boxes) is not below the
+ * best triangle distance found so far, and every triangle pair bounded
+ * apart by its centroids' gap or its triangles' slabs; the first upper
+ * bound from the triangles nearest the seeds (a greedy dive in each tree).
+ * The trees' depths must not exceed KCBP_TREE_DISTANCE_MAX_DEPTH together.
+ * Best-first with a binary heap was tried: on bunny-bunny it visited 60 %
+ * fewer node pairs with 38 % fewer instructions (callgrind), but was no
+ * faster in wall time (the heap's accesses miss the cache) and needs an
+ * allocation. */
+void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+                        const kcbp_tree_distance_query *q, kcbp_tree_distance_result *r);
+
 /* The ancestor `levels` levels above node (the root when the node is less
  * deep than that). */
-KCBP_API uint32_t kcbp_aabb_tree_ancestor(const kcbp_aabb_tree *tree, uint32_t node, uint32_t levels);
+uint32_t kcbp_aabb_tree_ancestor(const kcbp_aabb_tree *tree, uint32_t node, uint32_t levels);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -1,0 +1,78 @@
+/* The model as the library sees it (internal), and what every pair query
+ * shares: the pair's scale, the padding of the box tests, the k-CBP
+ * stage's margin, and the world-box stage. collide.c, distance.c,
+ * sweep.c, solid.c, self.c and contact_geom.c stand on this; none of them
+ * calls another for these. */
+#ifndef KCBP_MODEL_INTERNAL_H
+#define KCBP_MODEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <kcbp/model.h>
+#include <kcbp/support.h>
+
+#include "bvh/aabb_tree.h"
+#include "convex/cbp_internal.h"
+#include "mesh/mesh_internal.h"
+
+struct kcbp_model_impl {
+    kcbp_mesh mesh;
+    kcbp_aabb_tree tree;
+    kcbp_cbp cbp;         /* nplanes == 0 when none was built */
+    kcbp_convex shape;    /* the k-CBP as GJK sees it: its vertices and their adjacency */
+    double scale;         /* kcbp_mesh_scale of the mesh */
+    double cbp_scale;     /* largest absolute coordinate of the k-CBPs' vertices (0 without one) */
+    kcbp_cbp fine;        /* the fine k-CBP (nplanes == 0 when none was built) */
+    kcbp_convex fine_shape;
+    bool solid;           /* built with kcbp_model_options.solid: a closed solid */
+    uint32_t *pieces;     /* solid: one vertex of each connected piece of the surface */
+    uint32_t npieces;
+};
+
+static inline bool kcbp_impl_has_cbp(const kcbp_model_impl *m) { return m->cbp.nplanes > 0; }
+
+/* kcbp_model_build from a mesh in the caller's storage, which it takes
+ * over (zeroed; cleared on failure). */
+kcbp_status kcbp_model_build_from(kcbp_model *model, kcbp_mesh *mesh, const kcbp_model_options *opts,
+                                  kcbp_error *err);
+
+/* About how many bytes the model holds (a model cache's measure). */
+uint64_t kcbp_impl_bytes(const kcbp_model_impl *m);
+
+/* kcbp_model_world_bounds of the model's internals. */
+kcbp_aabb kcbp_impl_world_bounds(const kcbp_model_impl *m, const kcbp_pose *pose);
+
+/* ---- a pair of models, B placed in A's frame by b_in_a ------------------ */
+
+/* The size of the pair's numbers in A's frame: B's coordinates are as large
+ * as its own scale plus the distance it was moved, and rounding grows with
+ * that magnitude. */
+double kcbp_pair_scale(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a);
+
+/* The padding the box tests get (kcbp_tri_tolerance of the pair's scale),
+ * far above the rounding of moving a box or a slab: no pair the exact
+ * triangle test accepts is culled by it. The triangle test itself has no
+ * tolerance. */
+double kcbp_pair_tolerance(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a);
+
+/* The size of the k-CBP stage's numbers: the pair's scale, or the k-CBPs'
+ * coordinates in A's frame when larger; and the margin of the k-CBP stage,
+ * KCBP_CBP_MARGIN_REL of it: a gap between the k-CBPs above it proves the
+ * meshes apart (see model.c). */
+#define KCBP_CBP_MARGIN_REL 1e-8
+double kcbp_pair_cbp_scale(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a);
+double kcbp_pair_cbp_margin(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a);
+
+/* Stage 1 of a collision test: the world boxes of the two posed models,
+ * padded by eps and by the tolerance of the world coordinates, overlap. */
+bool kcbp_pair_boxes_overlap(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                             const kcbp_pose *pose_b, double eps);
+
+/* Stage 1 of a distance query: the squared distance between the world
+ * boxes of the two posed models (a lower bound on the meshes' once the
+ * k-CBP margin is taken off its root). */
+double kcbp_pair_boxes_dist2(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                             const kcbp_pose *pose_b);
+
+#endif

@@ -8,6 +8,7 @@ library lacks is a clean kcbp.Error, never a wrong read.
 """
 import ctypes
 import ctypes.util
+import glob
 import os
 from ctypes import (POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int, c_size_t, c_uint8, c_uint32,
                     c_uint64, c_void_p, sizeof)
@@ -26,22 +27,26 @@ class Error(Exception):
 
 
 def _candidates():
+    """Where libkcbp is looked for, in order: the copy bundled in the
+    installed package (pip), KCBP_LIBRARY, the build tree (python/kcbp/ beside
+    build/), the prefix `make install` put the package under, then wherever
+    the dynamic loader looks. Any SONAME version: the structs' layouts come
+    from the library itself."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sorted(glob.glob(os.path.join(here, "libkcbp.so*")))
     env = os.environ.get("KCBP_LIBRARY")
     if env:
-        return [env]
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = []
-    # The build tree: python/kcbp/ beside build/.
-    build = os.path.join(here, os.pardir, os.pardir, "build")
-    out += [os.path.join(build, "libkcbp.so.0"), os.path.join(build, "libkcbp.so")]
+        out.append(env)
+    root = os.path.join(here, os.pardir, os.pardir)
+    for d in (os.path.join(root, "build"), os.path.join(root, "build", "lib")):
+        out += sorted(glob.glob(os.path.join(d, "libkcbp.so.[0-9]*")), key=len)
     # Installed: $(PREFIX)/lib/python3/dist-packages/kcbp -> $(PREFIX)/lib.
     prefix_lib = os.path.join(here, os.pardir, os.pardir, os.pardir)
-    out.append(os.path.join(prefix_lib, "libkcbp.so.0"))
-    # Anywhere the dynamic loader looks.
-    out.append("libkcbp.so.0")
+    out += sorted(glob.glob(os.path.join(prefix_lib, "libkcbp.so.[0-9]*")), key=len)
     found = ctypes.util.find_library("kcbp")
     if found:
         out.append(found)
+    out += ["libkcbp.so.1", "libkcbp.so.0"]
     return out
 
 
@@ -55,7 +60,8 @@ def _open():
             return ctypes.CDLL(os.path.normpath(path) if os.sep in path else path)
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
-    raise ImportError("kcbp: cannot load libkcbp.so (run `make`, or set KCBP_LIBRARY); tried: " + "; ".join(tried))
+    raise ImportError("kcbp: cannot load libkcbp.so (pip install the package, run `make`, or set KCBP_LIBRARY); "
+                      "tried: " + "; ".join(tried))
 
 
 lib = _open()
@@ -208,6 +214,34 @@ _proto("kcbp_scene_eval_frame", _status, P(SceneEval), c_uint32, P(SceneFrame), 
 _proto("kcbp_scene_eval_free", None, P(SceneEval))
 _proto("kcbp_scene_frame_free", None, P(SceneFrame))
 _proto("kcbp_scene_object_pose", Pose, P(SceneStruct), c_uint32, c_uint32)
+
+
+def _optional(name, restype, *argtypes):
+    """A function of newer libraries: prototyped when present (callers raise
+    Error "unsupported" otherwise)."""
+    if hasattr(lib, name):
+        _proto(name, restype, *argtypes)
+        return True
+    return False
+
+
+HAS_POSE_FORMS = (_optional("kcbp_pose_from_quat", _status, Vec3, c_double, c_double, c_double, c_double, P(Pose),
+                            P(ErrorStruct))
+                  & _optional("kcbp_pose_from_matrix", _status, c_void_p, c_int, P(Pose), P(ErrorStruct))
+                  & _optional("kcbp_poses_from_matrices", _status, c_void_p, c_size_t, c_int, c_void_p,
+                              P(ErrorStruct)))
+_proto("kcbp_pose_parse", _status, c_char_p, P(Pose), P(ErrorStruct))
+
+# Contact geometry (include/kcbp/contact_geom.h), when the library describes it.
+if layout("kcbp_contact_geom") is not None and hasattr(lib, "kcbp_contact_geometry"):
+    CONTACT_POINTS_MAX = layout("kcbp_contact_geom.points")[1] // sizeof(Vec3)
+    ContactGeom = struct("kcbp_contact_geom", [("a", c_uint32), ("b", c_uint32), ("npoints", c_uint32),
+                                               ("points", Vec3 * CONTACT_POINTS_MAX)])
+    ContactSummary = struct("kcbp_contact_summary", [("point", Vec3), ("normal", Vec3), ("has_normal", c_bool)])
+    _proto("kcbp_contact_geometry", None, P(ModelStruct), P(Pose), P(ModelStruct), P(Pose), c_void_p, c_size_t,
+           c_void_p, P(ContactSummary))
+else:
+    ContactGeom = ContactSummary = None
 
 
 def check(status, err):

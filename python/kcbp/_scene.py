@@ -1,6 +1,7 @@
 """Scenes: many posed meshes from a scene file, evaluated frame by frame."""
 import ctypes
 import os
+import threading
 from ctypes import byref
 
 from . import _lib
@@ -19,11 +20,15 @@ class Scene:
     "b"[, "contacts"]}], "cache", "time_ms", ...), and iterating the scene
     gives every frame's report in order. Consecutive frames share the pairs'
     caches (temporal coherence), as the CLI's do. ``close()`` (or ``with``)
-    frees it at once; otherwise it is freed with the object."""
+    frees it at once; otherwise it is freed with the object. A closed scene
+    raises kcbp.Error on use. One evaluation state serves all frames, so
+    calls on one Scene from several threads take turns (a lock), and close()
+    waits for the call in progress."""
 
     _open = False  # until built: close() and __del__ then do nothing
 
     def __init__(self, path, k=_DEFAULT_K, contacts="none"):
+        self._lock = threading.RLock()
         if contacts not in _CONTACTS:
             raise Error("contacts must be 'none', 'first' or 'all', not %r" % (contacts,))
         self._s = _lib.SceneStruct()
@@ -53,17 +58,32 @@ class Scene:
         self.name = self._s.name.decode()
         self.moving = bool(self._s.moving)
         self.dt = self._s.dt
+        self._frames = int(self._s.frames)
 
     def close(self):
-        """Frees the scene's models and evaluation state."""
-        if self._open:
-            self._open = False
-            lib.kcbp_scene_frame_free(byref(self._fr))
-            lib.kcbp_scene_eval_free(byref(self._ev))
-            lib.kcbp_scene_free(byref(self._s))
+        """Frees the scene's models and evaluation state (after the call in
+        progress in another thread, if any); closing again does nothing."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._open:
+                self._open = False
+                lib.kcbp_scene_frame_free(byref(self._fr))
+                lib.kcbp_scene_eval_free(byref(self._ev))
+                lib.kcbp_scene_free(byref(self._s))
+
+    @property
+    def closed(self):
+        return not self._open
+
+    def _check_open(self):
+        if not self._open:
+            raise Error("the scene is closed", "closed")
 
     def __del__(self):
-        self.close()
+        if lib is not None:
+            self.close()
 
     def __enter__(self):
         return self
@@ -72,7 +92,7 @@ class Scene:
         self.close()
 
     def __len__(self):
-        return int(self._s.frames)
+        return self._frames
 
     def __iter__(self):
         for f in range(len(self)):
@@ -81,9 +101,11 @@ class Scene:
     def pose(self, obj, frame=0):
         """Object obj's (index or name) pose at a frame, as a 4x4 list (the
         scale is in its model, not in the pose)."""
-        i = self._index(obj)
-        self._frame_index(frame)
-        p = lib.kcbp_scene_object_pose(byref(self._s), i, frame)
+        with self._lock:
+            self._check_open()
+            i = self._index(obj)
+            self._frame_index(frame)
+            p = lib.kcbp_scene_object_pose(byref(self._s), i, frame)
         r = list(p.rot)
         t = p.trans
         return [r[0:3] + [t.x], r[3:6] + [t.y], r[6:9] + [t.z], [0.0, 0.0, 0.0, 1.0]]
@@ -104,8 +126,11 @@ class Scene:
 
     def frame(self, f):
         """The report of frame f (a dict, the fields of a `kcbp scene` line)."""
-        if not self._open:
-            raise Error("the scene is closed")
+        with self._lock:
+            self._check_open()
+            return self._frame(f)
+
+    def _frame(self, f):
         self._frame_index(f)
         err = _lib.ErrorStruct()
         _lib.check(lib.kcbp_scene_eval_frame(byref(self._ev), f, byref(self._fr), byref(err)), err)
@@ -127,7 +152,7 @@ class Scene:
 
         cbp_used = bool(fr.cbp_used)
         return {
-            "scene": self.name, "frame": int(fr.frame), "frames": int(s.frames), "objects": int(s.nobjects),
+            "scene": self.name, "frame": int(fr.frame), "frames": self._frames, "objects": int(s.nobjects),
             "models": int(s.nmodels), "pairs": int(fr.pairs),
             "passed": {"broadphase": int(fr.broadphase), "cbp": int(fr.mesh_tested) if cbp_used else None,
                        "mesh": int(fr.colliding)},

@@ -45,7 +45,7 @@ out=$(cd "$tmp/elsewhere" && env -u KCBP_LIBRARY -u PYTHONPATH KCBP_TEST_INSTALL
 rc=$?
 passed=$(printf '%s\n' "$out" | grep -c ' PASSED')
 failed=$(printf '%s\n' "$out" | grep -Ec ' (FAILED|ERROR)')
-printf '%s\n' "$out" | sed -n 's/^.*python\/tests\/\([^ ]*\) PASSED.*/[       OK ] python: \1/p'
+printf '%s\n' "$out" | sed -n 's/^.*python\/tests\/\(.*\) PASSED.*/[       OK ] python: \1/p'
 if [[ $rc -ne 0 ]]; then
     printf '%s\n' "$out"
     [[ $failed -eq 0 ]] && failed=1 # pytest itself failed (collection, import)

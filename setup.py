@@ -3,8 +3,8 @@ the metadata).
 
 The library is compiled from the C sources by the project's Makefile (`make
 shared`, the one description of how libkcbp is built), in a build folder of
-setuptools' own (build/temp.*/libkcbp, under the tree's build/, which `make
-clean` removes; nothing else of the source tree is written), and the shared
+setuptools' own (build/python/temp.*/libkcbp, under the tree's build/, which
+`make clean` removes; nothing else of the source tree is written), and the shared
 library it makes is copied into the package beside its Python files, where
 kcbp/_lib.py looks first. The wheel holds no Python extension (ctypes), so
 it is tagged py3-none-<platform>: any Python 3 on that platform, with the
@@ -25,6 +25,10 @@ from setuptools.command.egg_info import egg_info
 from setuptools.dist import Distribution
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+# Everything the Python build writes goes under build/python/ (setuptools'
+# build, temp and bdist folders, the egg-info, libkcbp's objects), out of the
+# way of the Makefile's own build/ outputs; `make clean` removes it too.
+BUILD_BASE = os.path.join("build", "python")
 
 
 def read_version():
@@ -78,8 +82,8 @@ class EggInfoInBuild(egg_info):
     def initialize_options(self):
         super().initialize_options()
         if os.path.abspath(os.getcwd()) == ROOT:
-            os.makedirs("build", exist_ok=True)
-            self.egg_base = "build"
+            os.makedirs(BUILD_BASE, exist_ok=True)
+            self.egg_base = BUILD_BASE
 
 
 class BinaryDistribution(Distribution):
@@ -109,4 +113,5 @@ try:
 except ImportError:  # no wheel package: pip install still works through setup.py's own install
     pass
 
-setup(version=read_version(), cmdclass=cmdclass, distclass=BinaryDistribution)
+setup(version=read_version(), cmdclass=cmdclass, distclass=BinaryDistribution,
+      options={"build": {"build_base": BUILD_BASE}})

@@ -4,7 +4,7 @@
 # python3-numpy and python3-pytest through --system-site-packages), then
 #   pip install --no-build-isolation --no-index .
 # offline, which builds libkcbp from the sources (setup.py runs `make
-# shared` in build/temp.*/libkcbp, so a second run recompiles nothing) and
+# shared` in build/python/temp.*/libkcbp, so a second run recompiles nothing) and
 # bundles it in the package; the tests then run from another directory, and
 # check that they import that installed package, not python/ of the tree.
 # Debian's python3 (PYTHON overrides it: a pyenv python3 lacks Debian's

@@ -2,7 +2,8 @@
 # Installs what kcbp needs on Debian: the build and test dependencies (gnuplot
 # included: test_bench renders `kcbp bench --plot`; groff-base: the tests
 # render the man pages, and a minimal Debian image may lack it; python3 with
-# numpy and pytest: the Python package's tests), with --bench
+# numpy, pytest, pip, setuptools, wheel and venv: the Python package's tests,
+# which pip-install it into a venv), with --bench
 # also the peers the benchmarks compare against (FCL, libccd), and with
 # --harden what the hardening checks need (HARDENING.md: clang and its
 # sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++). Run as
@@ -28,8 +29,9 @@ if [[ "${1:-}" == "--harden" ]]; then
 fi
 command -v gnuplot >/dev/null || missing=1
 command -v groff >/dev/null || missing=1
-pkgs+=(python3 python3-numpy python3-pytest)
-/usr/bin/python3 -c 'import numpy, pytest' 2>/dev/null || missing=1
+# The Python package's tests install it with pip into a venv, offline.
+pkgs+=(python3 python3-numpy python3-pytest python3-pip python3-setuptools python3-wheel python3-venv)
+/usr/bin/python3 -c 'import numpy, pytest, setuptools, wheel, venv, ensurepip, pip' 2>/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "kcbp needs these Debian packages: ${pkgs[*]}" >&2

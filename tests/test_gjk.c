@@ -964,7 +964,7 @@ static void test_regress_thin_prism_stops_apart(void **state)
         kcbp_mesh mesh;
         kcbp_error err;
         assert_int_equal(kcbp_mesh_init(&mesh, v, (size_t)(3 * ntri), t, (size_t)ntri, &err), KCBP_OK);
-        assert_int_equal(kcbp_model_build(&model[s], &mesh, &mo, &err), KCBP_OK);
+        assert_int_equal(kcbp_model_build_from(&model[s], &mesh, &mo, &err), KCBP_OK);
     }
     assert_false(fuzz_next(&in) & 1); /* A at the identity */
     kcbp_vec3 tb;

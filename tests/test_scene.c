@@ -221,7 +221,7 @@ static void test_moving_scene_vs_all_pairs(void **state)
         kcbp_mesh sm;
         assert_int_equal(kcbp_mesh_init(&sm, m.vertices, m.nvertices, m.triangles, m.ntriangles, NULL), KCBP_OK);
         kcbp_mesh_clear(&m);
-        assert_int_equal(kcbp_model_build(&refs[i], &sm, NULL, NULL), KCBP_OK);
+        assert_int_equal(kcbp_model_build_from(&refs[i], &sm, NULL, NULL), KCBP_OK);
     }
     const uint32_t ref_of[6] = {0, 0, 1, 5, 1, 3};
     for (uint32_t i = 0; i < s.nobjects; i++) { /* the scene's models are the scaled meshes */

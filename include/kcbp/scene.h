@@ -14,7 +14,12 @@
  *   scene file's folder) and "position" (3 numbers) are required; "scale"
  *   (> 0, default 1), "rotation" (default none), "velocity" (default 0) and
  *   "angular_velocity" (default none) are optional. A zero axis is allowed
- *   only with a zero angle or rate; other axes are normalised.
+ *   only with a zero angle or rate; other axes are normalised. "rotation"
+ *   may also be {"quaternion": [w, x, y, z]} or {"matrix": [[r00, r01, r02],
+ *   [r10, r11, r12], [r20, r21, r22]]}, checked and read as
+ *   kcbp_pose_from_quat and kcbp_pose_from_matrix do (pose.h); their
+ *   object's axis and angle_deg are then derived from that rotation, and
+ *   kcbp_scene_to_text writes it as its matrix.
  * - "motion" (optional): "frames" (an integer in [1, KCBP_SCENE_MAX_FRAMES])
  *   and "dt" (seconds, > 0). Without it the scene is static: one frame, and
  *   velocities are ignored.
@@ -97,7 +102,8 @@ typedef struct {
     const char *mesh;      /* the mesh file, as written (relative to the scene's folder) */
     double scale;          /* > 0, applied first, about the mesh's origin */
     kcbp_vec3 position;
-    kcbp_vec3 axis;        /* the initial rotation, as written (not normalised) */
+    kcbp_vec3 axis;        /* the initial rotation, as written (not normalised), or
+                              derived from a quaternion or matrix (rot0 rules) */
     double angle_deg;
     kcbp_vec3 velocity;    /* per second */
     kcbp_vec3 spin_axis;   /* the angular velocity, as written */

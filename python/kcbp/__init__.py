@@ -15,9 +15,9 @@ GIL while in C (ctypes does), so threads can query shared meshes in
 parallel (models are read-only during queries).
 """
 from ._lib import VERSION, Error
-from ._api import Mesh, cbp, collide, collide_many, distance, load, sweep, RIGID_TOL
+from ._api import Mesh, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
 from ._scene import Scene
 
 __version__ = VERSION
-__all__ = ["Error", "Mesh", "Scene", "cbp", "collide", "collide_many", "distance", "load", "sweep", "VERSION",
-           "RIGID_TOL"]
+__all__ = ["Error", "Mesh", "Scene", "cbp", "collide", "collide_many", "distance", "load", "pose", "sweep",
+           "VERSION", "RIGID_TOL"]

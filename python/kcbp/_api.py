@@ -2,6 +2,7 @@
 import ctypes
 import math
 import os
+import threading
 import time
 from ctypes import byref, c_int, sizeof
 
@@ -44,7 +45,7 @@ def _model_options(k, dirs="greedy", solid=False):
 
 
 class _Model:
-    """Owns one kcbp_model (freed with the object)."""
+    """Owns one kcbp_model (freed by free(), or with the object)."""
 
     __slots__ = ("s", "_free")
 
@@ -52,10 +53,41 @@ class _Model:
         self.s = _lib.ModelStruct()
         self._free = False
 
-    def __del__(self):
+    def free(self):
         if self._free:
             self._free = False
             lib.kcbp_model_free(byref(self.s))
+
+    def __del__(self):
+        if self._free and lib is not None:
+            self.free()
+
+
+class _Using:
+    """Holds a use of each mesh for the length of a `with` block: the meshes'
+    C models cannot be freed meanwhile (Mesh.close() from another thread
+    waits for the last use to end), and a closed mesh raises kcbp.Error."""
+
+    __slots__ = ("meshes",)
+
+    def __init__(self, *meshes):
+        self.meshes = meshes
+
+    def __enter__(self):
+        held = []
+        try:
+            for m in self.meshes:
+                m._acquire()
+                held.append(m)
+        except BaseException:
+            for m in reversed(held):
+                m._release()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        for m in reversed(self.meshes):
+            m._release()
 
 
 class Mesh:
@@ -68,9 +100,23 @@ class Mesh:
 
     Attributes: ``vertices`` ((n, 3) float64 copy), ``faces`` ((m, 3)
     uint32 copy), ``degenerate`` (zero-area triangles, kept and counted),
-    ``cbp_planes`` (of the k-CBP built with k)."""
+    ``cbp_planes`` (of the k-CBP built with k), ``closed``.
+
+    ``close()`` frees the C models now (``with kcbp.load(p) as m:`` closes
+    at the end of the block); a closed mesh raises kcbp.Error (code
+    "closed") on any use. A mesh may be shared by threads, and closed by any
+    of them: queries running meanwhile finish on the models, which are freed
+    when the last one ends."""
+
+    def _init_state(self):
+        self._lock = threading.Lock()        # guards _users and _closed
+        self._build_lock = threading.Lock()  # one model build at a time
+        self._users = 0
+        self._closed = False
+        self._models, self._reports = {}, {}
 
     def __init__(self, vertices, faces, k=_DEFAULT_K):
+        self._init_state()
         try:
             v = np.ascontiguousarray(vertices, dtype=np.float64)
             f = np.asarray(faces)
@@ -89,13 +135,12 @@ class Mesh:
             raise Error("Mesh: face indices must be in [0, %d), found %d .. %d" %
                         (v.shape[0], int(f.min()), int(f.max())))
         f = np.ascontiguousarray(f, dtype=np.uint32)
-        self._models, self._reports = {}, {}
         self._build(k, v, f)
 
     @classmethod
     def _load(cls, path, k):
         self = cls.__new__(cls)
-        self._models, self._reports = {}, {}
+        self._init_state()
         m = _Model()
         err = _lib.ErrorStruct()
         opts = _model_options(k)
@@ -106,15 +151,71 @@ class Mesh:
         self._k = opts.k
         return self
 
+    # --- lifetime ---------------------------------------------------------
+
+    def _acquire(self):
+        # Explicit acquire/release: half the cost of `with` on this hot path.
+        try:
+            lock = self._lock
+        except AttributeError:
+            raise Error("kcbp.Mesh was not initialised (make one with kcbp.Mesh(...) or kcbp.load)",
+                        "closed") from None
+        lock.acquire()
+        if self._closed:
+            lock.release()
+            raise Error("kcbp.Mesh is closed", "closed")
+        self._users += 1
+        lock.release()
+
+    def _release(self):
+        lock = self._lock
+        lock.acquire()
+        self._users -= 1
+        models = self._take_models() if self._closed and not self._users else None
+        lock.release()
+        if models:
+            _free_models(models)
+
+    def _take_models(self):
+        models, self._models = list(self._models.values()), {}
+        return models
+
+    def close(self):
+        """Frees the mesh's C models (at once, or when the queries running in
+        other threads end). Further use raises kcbp.Error; closing again does
+        nothing."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._closed:
+                return
+            self._closed = True
+            models = self._take_models() if self._users == 0 else None
+        _free_models(models)
+
+    @property
+    def closed(self):
+        return getattr(self, "_closed", True)
+
+    def __enter__(self):
+        with _Using(self):
+            return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- models -------------------------------------------------------------
+
     def _build(self, k, v, f, solid=False):
         opts = _model_options(k, solid=solid)
         err = _lib.ErrorStruct()
-        mesh = _lib.MeshStruct()
-        _lib.check(lib.kcbp_mesh_init(byref(mesh), v.ctypes.data, v.shape[0], f.ctypes.data, f.shape[0],
-                                      byref(err)), err)
+        mesh = ctypes.c_void_p()
+        _lib.check(lib.kcbp_mesh_create(v.ctypes.data, v.shape[0], f.ctypes.data, f.shape[0], byref(mesh),
+                                        byref(err)), err)
         m = _Model()
         # kcbp_model_build owns the mesh from here on, on failure too.
-        _lib.check(lib.kcbp_model_build(byref(m.s), byref(mesh), byref(opts), byref(err)), err)
+        _lib.check(lib.kcbp_model_build(byref(m.s), mesh, byref(opts), byref(err)), err)
         m._free = True
         self._models[(opts.k, True) if solid else opts.k] = m
         if not hasattr(self, "_k"):
@@ -123,43 +224,65 @@ class Mesh:
 
     def _model(self, k=None, solid=False):
         """The kcbp_model with k planes, checked as a closed solid when solid
-        is set (built and kept on first use)."""
+        is set (built and kept on first use). Only inside a _Using block."""
         if k is None:
             k = self._k
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
             raise Error("k must be a whole number (0: no k-CBP), not %r" % (k,))
-        m = self._models.get((int(k), True) if solid else int(k))
+        key = (int(k), True) if solid else int(k)
+        m = self._models.get(key)
         if m is None:
-            m = self._build(int(k), self.vertices, self.faces, solid)
+            with self._build_lock:
+                m = self._models.get(key)
+                if m is None:
+                    m = self._build(int(k), self._vertices(), self._faces(), solid)
         return m
 
     def _mesh(self):
-        return self._models[self._k].s.mesh
+        """The kcbp_mesh handle of the first model."""
+        return lib.kcbp_model_mesh(byref(self._models[self._k].s))
+
+    def _vertices(self):
+        m = self._mesh()
+        return np.ctypeslib.as_array(lib.kcbp_mesh_vertices(m), shape=(lib.kcbp_mesh_vertex_count(m), 3)).copy()
+
+    def _faces(self):
+        m = self._mesh()
+        return np.ctypeslib.as_array(lib.kcbp_mesh_triangles(m), shape=(lib.kcbp_mesh_triangle_count(m), 3)).copy()
 
     @property
     def vertices(self):
-        m = self._mesh()
-        return np.ctypeslib.as_array(m.vertices, shape=(m.nvertices, 3)).copy()
+        with _Using(self):
+            return self._vertices()
 
     @property
     def faces(self):
-        m = self._mesh()
-        return np.ctypeslib.as_array(m.triangles, shape=(m.ntriangles, 3)).copy()
+        with _Using(self):
+            return self._faces()
 
     @property
     def degenerate(self):
-        return int(self._mesh().ndegenerate)
+        with _Using(self):
+            return int(lib.kcbp_mesh_degenerate_count(self._mesh()))
 
     @property
     def cbp_planes(self):
-        return int(self._models[self._k].s.cbp.nplanes)
+        with _Using(self):
+            c = lib.kcbp_model_cbp(byref(self._models[self._k].s))
+            return int(lib.kcbp_cbp_plane_count(c)) if c else 0
 
     def __len__(self):
-        return int(self._mesh().ntriangles)
+        with _Using(self):
+            return int(lib.kcbp_mesh_triangle_count(self._mesh()))
 
     def __repr__(self):
-        m = self._mesh()
-        return "kcbp.Mesh(%d vertices, %d triangles, k=%d)" % (m.nvertices, m.ntriangles, self._k)
+        try:
+            with _Using(self):
+                m = self._mesh()
+                return "kcbp.Mesh(%d vertices, %d triangles, k=%d)" % (
+                    lib.kcbp_mesh_vertex_count(m), lib.kcbp_mesh_triangle_count(m), self._k)
+        except Error:
+            return "kcbp.Mesh(closed)"
 
     def _report(self, k):
         """The CLI's "a"/"b" entry (a new dict each time; built once per k)."""
@@ -170,12 +293,18 @@ class Mesh:
 
     def _make_report(self, k):
         s = self._model(k).s
-        out = {"vertices": int(s.mesh.nvertices), "triangles": int(s.mesh.ntriangles),
-               "degenerate_triangles": int(s.mesh.ndegenerate)}
-        if s.cbp.nplanes:
-            out["cbp_planes"] = int(s.cbp.nplanes)
-            out["cbp_vertices"] = int(s.cbp.nvertices)
+        m, c = lib.kcbp_model_mesh(byref(s)), lib.kcbp_model_cbp(byref(s))
+        out = {"vertices": int(lib.kcbp_mesh_vertex_count(m)), "triangles": int(lib.kcbp_mesh_triangle_count(m)),
+               "degenerate_triangles": int(lib.kcbp_mesh_degenerate_count(m))}
+        if c:
+            out["cbp_planes"] = int(lib.kcbp_cbp_plane_count(c))
+            out["cbp_vertices"] = int(lib.kcbp_cbp_vertex_count(c))
         return out
+
+
+def _free_models(models):
+    for m in models or ():
+        m.free()
 
 
 def load(path, k=_DEFAULT_K):
@@ -203,8 +332,19 @@ def _poses7_into(values, out):
 
 
 def _matrices_into(m, out, what):
-    """Fills `out` from an (n, 4, 4) array of rigid matrices, after checking them."""
-    m = np.asarray(m, dtype=np.float64)
+    """Fills `out` from an (n, 4, 4) array of rigid matrices, checked as the
+    command line's "matrix" poses are (kcbp_poses_from_matrices: the same
+    test, the same tolerance, the numbers taken exactly)."""
+    m = np.ascontiguousarray(m, dtype=np.float64)
+    if _lib.HAS_POSE_FORMS:
+        err = _lib.ErrorStruct()
+        if lib.kcbp_poses_from_matrices(m.ctypes.data, m.shape[0], 16, ctypes.addressof(out), byref(err)) != 0:
+            msg = err.msg.decode("utf-8", "replace")
+            if m.shape[0] == 1 and msg.startswith("pose 0: "):
+                msg = msg[len("pose 0: "):]
+            raise Error("%s: %s" % (what, msg), lib.kcbp_status_name(err.code).decode())
+        return
+    # An older libkcbp without kcbp_poses_from_matrices: the same test in numpy.
     if not np.all(np.isfinite(m)):
         raise Error("%s: a 4x4 pose must hold finite numbers" % what)
     if np.any(m[:, 3, :] != np.array([0.0, 0.0, 0.0, 1.0])):
@@ -241,7 +381,8 @@ def _pose(p, what):
     try:
         a = np.asarray(p, dtype=np.float64)
     except (TypeError, ValueError):
-        raise Error("%s: expected 7 numbers (tx ty tz ax ay az deg) or a 4x4 matrix, not %r" % (what, p)) from None
+        raise Error("%s: expected 7 numbers (tx ty tz ax ay az deg) or a 4x4 matrix (kcbp.pose makes one), "
+                    "not %r" % (what, p)) from None
     if a.shape == (7,):
         try:
             _poses7_into(a.reshape(1, 7), out)
@@ -250,9 +391,82 @@ def _pose(p, what):
     elif a.shape == (4, 4):
         _matrices_into(a.reshape(1, 4, 4), out, what)
     else:
-        raise Error("%s: expected 7 numbers (tx ty tz ax ay az deg) or a 4x4 matrix, not shape %s" %
-                    (what, a.shape))
+        raise Error("%s: expected 7 numbers (tx ty tz ax ay az deg) or a 4x4 matrix (kcbp.pose makes one), "
+                    "not shape %s" % (what, a.shape))
     return out
+
+
+def _matrix_of(p):
+    """The 4x4 float64 matrix of a Pose."""
+    m = np.eye(4)
+    m[:3, :3] = np.frombuffer(p.rot, dtype=np.float64).reshape(3, 3)
+    m[:3, 3] = (p.trans.x, p.trans.y, p.trans.z)
+    return m
+
+
+def _numbers(x, n, what):
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise Error("%s: expected %d numbers, not %r" % (what, n, x)) from None
+    if a.shape != (n,):
+        raise Error("%s: expected %d numbers, not shape %s" % (what, n, a.shape))
+    return [float(v) for v in a]
+
+
+def pose(translation=(0.0, 0.0, 0.0), quaternion=None, rotation=None, axis=None, degrees=None):
+    """A rigid pose as a 4x4 matrix (world = R @ local + t), the form every
+    pose argument of kcbp takes (and trimesh's transforms are). The rotation
+    is one of:
+
+    - ``quaternion=(w, x, y, z)``: w first (as Eigen, FCL and trimesh write
+      it), unit to within 1e-6, else kcbp.Error (never normalised silently);
+      R is that of q/|q| by the formula of include/kcbp/pose.h, computed by
+      the library: the same matrix as the command line's "quat tx ty tz qw qx
+      qy qz", to the bit;
+    - ``rotation=R``: a 3x3 rotation, checked (max |R^T R - I| <= 1e-9, det R
+      > 0) and taken exactly, as a "matrix" pose;
+    - ``axis=(x, y, z), degrees=a``: a turn of a degrees about the axis
+      (normalised), the plain "tx ty tz ax ay az deg" pose;
+    - none of them: no rotation.
+    """
+    t = _numbers(translation, 3, "pose: translation")
+    forms = (quaternion is not None) + (rotation is not None) + (axis is not None or degrees is not None)
+    if forms > 1:
+        raise Error("pose: give one rotation: quaternion=(w, x, y, z), rotation=3x3, or axis= with degrees=")
+    out = _lib.Pose()
+    err = _lib.ErrorStruct()
+    if (quaternion is not None or rotation is not None) and not _lib.HAS_POSE_FORMS:
+        raise Error("pose: quaternions and rotation matrices need a newer libkcbp than %s" % _lib.VERSION,
+                    "unsupported")
+    if quaternion is not None:
+        q = _numbers(quaternion, 4, "pose: quaternion (w, x, y, z)")
+        st = lib.kcbp_pose_from_quat(_lib.Vec3(*t), q[0], q[1], q[2], q[3], byref(out), byref(err))
+    elif rotation is not None:
+        try:
+            r = np.asarray(rotation, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise Error("pose: rotation must be a 3x3 matrix, not %r" % (rotation,)) from None
+        if r.shape != (3, 3):
+            raise Error("pose: rotation must be a 3x3 matrix, not shape %s" % (r.shape,))
+        m = np.ascontiguousarray(np.hstack([r, np.array(t).reshape(3, 1)]))
+        st = lib.kcbp_pose_from_matrix(m.ctypes.data, 12, byref(out), byref(err))
+    elif axis is not None or degrees is not None:
+        if axis is None or degrees is None:
+            raise Error("pose: axis= and degrees= go together")
+        v = (ctypes.c_double * 7)(*(t + _numbers(axis, 3, "pose: axis") + _numbers([degrees], 1, "pose: degrees")))
+        st = lib.kcbp_poses_from_axis_angle(ctypes.addressof(v), 1, ctypes.addressof(out), byref(err))
+        if st != 0:
+            msg = err.msg.decode("utf-8", "replace")
+            raise Error("pose: " + (msg[len("pose 0: "):] if msg.startswith("pose 0: ") else msg))
+    else:
+        m = np.eye(4)
+        m[:3, 3] = t
+        _matrices_into(m.reshape(1, 4, 4), out, "pose")
+        st = 0
+    if st != 0:
+        raise Error("pose: " + err.msg.decode("utf-8", "replace"), lib.kcbp_status_name(st).decode())
+    return _matrix_of(out)
 
 
 def _vec(v):
@@ -287,21 +501,33 @@ def _check_margin(margin):
 
 
 def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid=False, margin=0.0,
-            measure_cbp=True):
+            measure_cbp=True, geometry=False):
     """Whether meshes a and b touch, as `kcbp collide` answers it.
 
     a, b: kcbp.Mesh (or file paths, loaded each call). pose_a, pose_b: None
-    (identity), 7 numbers (tx, ty, tz, ax, ay, az, deg: world = R(axis, deg)
-    * local + t) or a 4x4 rigid matrix. contacts: "none" (the answer only),
-    "first" or "all" (every pair of intersecting triangles). k: the k-CBP's
-    planes (0: no k-CBP stage). measure_cbp: measure the k-CBPs' distance or
-    depth for the "cbp" entry, as the CLI's single-pose report does (False:
-    only whether they are apart; a little faster). solid: both meshes are
-    closed solids (kcbp.Error naming the open edges otherwise) and a mesh
-    wholly inside the other collides ("contained": "a_in_b" or "b_in_a", as
-    `kcbp collide --solid`). margin > 0: meshes within that
-    distance count as colliding ("decided_by": "margin"), as `kcbp collide
-    --margin` does; needs kcbp_distance in libkcbp.
+    (identity), a 4x4 rigid matrix (kcbp.pose makes one from a quaternion,
+    a rotation matrix or an axis and angle) or 7 numbers (tx, ty, tz, ax,
+    ay, az, deg: world = R(axis, deg) * local + t). contacts: "none" (the
+    answer only), "first" or "all" (every pair of intersecting triangles).
+    k: the k-CBP's planes (0: no k-CBP stage). measure_cbp: measure the
+    k-CBPs' distance or depth for the "cbp" entry, as the CLI's single-pose
+    report does (False: only whether they are apart; a little faster).
+    solid: both meshes are closed solids (kcbp.Error naming the open edges
+    otherwise) and a mesh wholly inside the other collides ("contained":
+    "a_in_b" or "b_in_a", as `kcbp collide --solid`). margin > 0: meshes
+    within that distance count as colliding ("decided_by": "margin"), as
+    `kcbp collide --margin` does; needs kcbp_distance in libkcbp.
+
+    geometry=True (with contacts "first" or "all"), as `kcbp collide
+    --geometry`: "intersections", per contact the world points where its two
+    triangles meet (1: a point, 2: a segment, 3 to 6: the polygon of
+    coplanar triangles), "contact": {"point", "normal"} for the pair (the
+    weighted centroid, and the unit normal from A toward B; no "normal" when
+    it vanishes), and "geometry", per contact {"triangles": [tri_a, tri_b],
+    "points": its intersection, "point": their centroid, "normal": that
+    contact's own normal (A's unit triangle normal minus B's, normalised;
+    None when it vanishes)}. Constructed in double (include/kcbp/
+    contact_geom.h), unlike the exact yes/no answer.
 
     Returns the CLI's report fields: {"collide", "decided_by", "contacts":
     [[tri_a, tri_b], ...], "cbp" (when the k-CBP stage ran), "a", "b" (mesh
@@ -311,12 +537,31 @@ def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     margin = _check_margin(margin)
     opts = _collide_options(contacts, k != 0, bool(measure_cbp), solid)
+    if geometry:
+        if contacts == "none":
+            raise Error("geometry=True needs contacts='first' or 'all'")
+        if _lib.ContactGeom is None:
+            raise Error("geometry=True is not supported by this libkcbp (%s)" % _lib.VERSION, "unsupported")
+    a._acquire()
+    try:
+        b._acquire()
+        try:
+            return _collide_in_use(a, b, pa, pb, opts, k, solid, margin, geometry)
+        finally:
+            b._release()
+    finally:
+        a._release()
+
+
+def _collide_in_use(a, b, pa, pb, opts, k, solid, margin, geometry):
+    """collide() with a and b in use."""
     ma, mb = a._model(k, solid), b._model(k, solid)
     res = _lib.CollideResult()
     err = _lib.ErrorStruct()
     try:
         t0 = time.perf_counter()
-        st = lib.kcbp_collide(byref(ma.s), byref(pa), byref(mb.s), byref(pb), byref(opts), byref(res), byref(err))
+        st = lib.kcbp_collide(byref(ma.s), byref(pa), byref(mb.s), byref(pb), byref(opts), byref(res),
+                              byref(err))
         query_ms = (time.perf_counter() - t0) * 1e3
         _lib.check(st, err)
         n = res.ncontacts
@@ -326,6 +571,8 @@ def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid
         if solid:
             out["contained"] = lib.kcbp_containment_name(res.contained).decode()
         out["contacts"] = pairs
+        if geometry:
+            _add_geometry(out, ma, pa, mb, pb, res)
         if res.cbp_tested:
             out["cbp"] = _cbp_report(res)
         out["a"] = a._report(k)
@@ -337,6 +584,36 @@ def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid
     if margin > 0:
         _apply_margin(out, margin, ma, pa, mb, pb)
     return out
+
+
+def _add_geometry(out, ma, pa, mb, pb, res):
+    """collide(geometry=True): kcbp_contact_geometry over all the contacts
+    (the CLI's "intersections" and "contact"), then over each alone (its
+    own point and normal)."""
+    n = res.ncontacts
+    geoms = (_lib.ContactGeom * max(n, 1))()
+    summary = _lib.ContactSummary()
+    base = ctypes.cast(res.contacts, ctypes.c_void_p).value
+    lib.kcbp_contact_geometry(byref(ma.s), byref(pa), byref(mb.s), byref(pb), base, n, ctypes.addressof(geoms),
+                              byref(summary))
+    inter, per = [], []
+    one = _lib.ContactGeom()
+    mine = _lib.ContactSummary()
+    csize = _lib.layout("kcbp_contact")[1]
+    for i in range(n):
+        g = geoms[i]
+        pts = [_vec(g.points[k]) for k in range(g.npoints)]
+        inter.append(pts)
+        lib.kcbp_contact_geometry(byref(ma.s), byref(pa), byref(mb.s), byref(pb), base + i * csize, 1,
+                                  ctypes.addressof(one), byref(mine))
+        per.append({"triangles": [int(g.a), int(g.b)], "points": pts, "point": _vec(mine.point),
+                    "normal": _vec(mine.normal) if mine.has_normal else None})
+    out["intersections"] = inter
+    if n:
+        out["contact"] = {"point": _vec(summary.point)}
+        if summary.has_normal:
+            out["contact"]["normal"] = _vec(summary.normal)
+    out["geometry"] = per
 
 
 def _cbp_report(res):
@@ -406,10 +683,11 @@ def collide_many(a, b, poses, pose_a=None, k=_DEFAULT_K):
     n = len(arr)
     out = np.zeros(n, dtype=np.uint8)
     opts = _collide_options("none", k != 0, False, False)
-    ma, mb = a._model(k), b._model(k)
     err = _lib.ErrorStruct()
-    _lib.check(lib.kcbp_collide_poses(byref(ma.s), byref(pa), byref(mb.s), ctypes.addressof(arr), n, byref(opts),
-                                      out.ctypes.data, byref(err)), err)
+    with _Using(a, b):
+        ma, mb = a._model(k), b._model(k)
+        _lib.check(lib.kcbp_collide_poses(byref(ma.s), byref(pa), byref(mb.s), ctypes.addressof(arr), n,
+                                          byref(opts), out.ctypes.data, byref(err)), err)
     return out.view(np.bool_)
 
 
@@ -423,23 +701,24 @@ def cbp(mesh, k=_DEFAULT_K, dirs="greedy"):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise Error("k must be a whole number from %d to 100000, not %r" % (_K_MIN, k))
     d = _dirs(dirs)
-    src = mesh._mesh()
-    out = _lib.CbpStruct()
+    out = ctypes.c_void_p()
     err = _lib.ErrorStruct()
-    _lib.check(lib.kcbp_cbp_build(ctypes.cast(src.vertices, ctypes.c_void_p), src.nvertices, int(k), d,
-                                  byref(out), byref(err)), err)
+    with _Using(mesh):
+        src = mesh._mesh()
+        _lib.check(lib.kcbp_cbp_build(ctypes.cast(lib.kcbp_mesh_vertices(src), ctypes.c_void_p),
+                                      lib.kcbp_mesh_vertex_count(src), int(k), d, byref(out), byref(err)), err)
     try:
-        verts = np.ctypeslib.as_array(out.vertices, shape=(out.nvertices, 3)).copy()
-        start = np.ctypeslib.as_array(out.face_start, shape=(out.nplanes + 1,))
-        loops = np.ctypeslib.as_array(out.face_verts, shape=(int(start[-1]),))
+        verts = np.ctypeslib.as_array(lib.kcbp_cbp_vertices(out), shape=(lib.kcbp_cbp_vertex_count(out), 3)).copy()
         tris = []
-        for f in range(out.nplanes):
-            loop = loops[start[f]:start[f + 1]]
+        n = ctypes.c_uint32()
+        for f in range(lib.kcbp_cbp_plane_count(out)):
+            ptr = lib.kcbp_cbp_face(out, f, byref(n))
+            loop = np.ctypeslib.as_array(ptr, shape=(n.value,))
             for i in range(1, len(loop) - 1):
                 tris.append((loop[0], loop[i], loop[i + 1]))
         faces = np.array(tris, dtype=np.uint32).reshape(-1, 3)
     finally:
-        lib.kcbp_cbp_free(byref(out))
+        lib.kcbp_cbp_free(out)
     return verts, faces
 
 
@@ -502,7 +781,8 @@ def distance(a, b, pose_a=None, pose_b=None, max_distance=None, k=_DEFAULT_K):
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     md = math.inf if max_distance is None else float(max_distance)
-    r = _distance_raw(a._model(k), pa, b._model(k), pb, md)
+    with _Using(a, b):
+        r = _distance_raw(a._model(k), pa, b._model(k), pb, md)
     stage = _STAGES.get(r.decided_by) or lib.kcbp_stage_name(r.decided_by).decode()
     if not r.within:
         out = {"within": False, "distance": None, "farther_than": md, "distance_lower": r.distance_lower,
@@ -570,8 +850,9 @@ def sweep(a, b, pose_from, pose_to, pose_a=None, tolerance=1e-9, max_iterations=
     o = opts_t(t_tolerance=float(tolerance), max_iterations=min(max_iterations, 2**31 - 1), use_cbp=k != 0)
     r = res_t()
     err = _lib.ErrorStruct()
-    _lib.check(lib.kcbp_sweep(byref(a._model(k).s), byref(ma), byref(b._model(k).s), byref(mb), byref(o), byref(r),
-                              byref(err)), err)
+    with _Using(a, b):
+        _lib.check(lib.kcbp_sweep(byref(a._model(k).s), byref(ma), byref(b._model(k).s), byref(mb), byref(o),
+                                  byref(r), byref(err)), err)
     if r.hit:
         pa_, pb_ = _vec(r.point_a), _vec(r.point_b)
         out = {"toi": r.toi, "contacts": [[int(r.tri_a), int(r.tri_b)]],

@@ -8,6 +8,7 @@ library lacks is a clean kcbp.Error, never a wrong read.
 """
 import ctypes
 import ctypes.util
+import glob
 import os
 from ctypes import (POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int, c_size_t, c_uint8, c_uint32,
                     c_uint64, c_void_p, sizeof)
@@ -26,22 +27,26 @@ class Error(Exception):
 
 
 def _candidates():
+    """Where libkcbp is looked for, in order: the copy bundled in the
+    installed package (pip), KCBP_LIBRARY, the build tree (python/kcbp/ beside
+    build/), the prefix `make install` put the package under, then wherever
+    the dynamic loader looks. Any SONAME version: the structs' layouts come
+    from the library itself."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sorted(glob.glob(os.path.join(here, "libkcbp.so*")))
     env = os.environ.get("KCBP_LIBRARY")
     if env:
-        return [env]
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = []
-    # The build tree: python/kcbp/ beside build/.
-    build = os.path.join(here, os.pardir, os.pardir, "build")
-    out += [os.path.join(build, "libkcbp.so.0"), os.path.join(build, "libkcbp.so")]
+        out.append(env)
+    root = os.path.join(here, os.pardir, os.pardir)
+    for d in (os.path.join(root, "build"), os.path.join(root, "build", "lib")):
+        out += sorted(glob.glob(os.path.join(d, "libkcbp.so.[0-9]*")), key=len)
     # Installed: $(PREFIX)/lib/python3/dist-packages/kcbp -> $(PREFIX)/lib.
     prefix_lib = os.path.join(here, os.pardir, os.pardir, os.pardir)
-    out.append(os.path.join(prefix_lib, "libkcbp.so.0"))
-    # Anywhere the dynamic loader looks.
-    out.append("libkcbp.so.0")
+    out += sorted(glob.glob(os.path.join(prefix_lib, "libkcbp.so.[0-9]*")), key=len)
     found = ctypes.util.find_library("kcbp")
     if found:
         out.append(found)
+    out += ["libkcbp.so.1", "libkcbp.so.0"]
     return out
 
 
@@ -55,7 +60,8 @@ def _open():
             return ctypes.CDLL(os.path.normpath(path) if os.sep in path else path)
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
-    raise ImportError("kcbp: cannot load libkcbp.so (run `make`, or set KCBP_LIBRARY); tried: " + "; ".join(tried))
+    raise ImportError("kcbp: cannot load libkcbp.so (pip install the package, run `make`, or set KCBP_LIBRARY); "
+                      "tried: " + "; ".join(tried))
 
 
 lib = _open()
@@ -134,16 +140,13 @@ if layout("kcbp_pose.trans") != (72, 24):
     raise ImportError("kcbp: kcbp_pose has an unexpected layout in libkcbp %s" % VERSION)
 
 ErrorStruct = struct("kcbp_error", [("code", c_int), ("msg", c_char * 512)])
-MeshStruct = struct("kcbp_mesh", [("vertices", POINTER(c_double)), ("nvertices", c_uint32),
-                                  ("triangles", POINTER(c_uint32)), ("ntriangles", c_uint32),
-                                  ("ndegenerate", c_uint32)])
-CbpStruct = struct("kcbp_cbp", [("nplanes", c_uint32), ("nvertices", c_uint32), ("vertices", POINTER(c_double)),
-                                ("face_start", POINTER(c_uint32)), ("face_verts", POINTER(c_uint32))])
 _model_option_members = [("k", c_int), ("dirs", c_int), ("k_fine", c_int)]
 if has_member("kcbp_model_options.solid"):
     _model_option_members.append(("solid", c_bool))
 ModelOptions = struct("kcbp_model_options", _model_option_members)
-ModelStruct = struct("kcbp_model", [("mesh", MeshStruct), ("cbp", CbpStruct)])
+# A model is a small struct around a handle; meshes, k-CBPs, scenes and
+# scene evaluations are handles (void pointers here) read through accessors.
+ModelStruct = struct("kcbp_model", [("impl", c_void_p)])
 _collide_option_members = [("contacts", c_int), ("use_cbp", c_bool), ("cbp_measure", c_bool),
                            ("skip_bounds", c_bool)]
 # Later features, used when the library has them (feature probes).
@@ -161,17 +164,19 @@ CollideResult = struct("kcbp_collide_result", [
     + ([("contained", c_int)] if has_member("kcbp_collide_result.contained") else []))
 if layout("kcbp_contact") != (0, 8) or layout("kcbp_contact.b") != (4, 4):
     raise ImportError("kcbp: kcbp_contact has an unexpected layout in libkcbp %s" % VERSION)
-SceneObject = struct("kcbp_scene_object", [("name", c_char_p), ("mesh", c_char_p)])
-SceneStruct = struct("kcbp_scene", [("name", c_char_p), ("objects", c_void_p), ("nobjects", c_uint32),
-                                    ("nmodels", c_uint32), ("moving", c_bool), ("frames", c_uint32), ("dt", c_double),
-                                    ("load_ms", c_double), ("build_ms", c_double)])
+SceneObject = struct("kcbp_scene_object", [("name", c_char_p), ("mesh", c_char_p), ("scale", c_double),
+                                           ("position", Vec3), ("axis", Vec3), ("angle_deg", c_double),
+                                           ("velocity", Vec3), ("spin_axis", Vec3), ("spin_deg_per_s", c_double)])
+BuildTimes = struct("kcbp_scene_build_times", [("load_ms", c_double), ("build_ms", c_double)])
 SceneHit = struct("kcbp_scene_hit", [("a", c_uint32), ("b", c_uint32), ("first", c_size_t), ("count", c_size_t)])
 SceneFrame = struct("kcbp_scene_frame", [
     ("frame", c_uint32), ("pairs", c_uint64), ("broadphase", c_uint64), ("mesh_tested", c_uint64),
     ("colliding", c_uint64), ("cbp_used", c_bool), ("hits", c_void_p), ("contacts", POINTER(c_uint32)),
-    ("bounds_ms", c_double), ("broadphase_ms", c_double), ("filter_ms", c_double), ("mesh_ms", c_double),
+    ("time_ms.bounds", c_double), ("time_ms.broadphase", c_double), ("time_ms.filter", c_double),
+    ("time_ms.mesh", c_double),
     ("cache_axis", c_uint64), ("cache_contact", c_uint64), ("cache_near", c_uint64), ("cbp_skipped", c_uint64)])
-SceneEval = struct("kcbp_scene_eval", [])
+EvalOptions = struct("kcbp_scene_eval_options", [("collide", CollideOptions), ("coherent", c_bool),
+                                                 ("margin", c_double)])
 
 P = POINTER
 _status = c_int
@@ -186,8 +191,16 @@ def _proto(name, restype, *argtypes):
 _proto("kcbp_status_name", c_char_p, c_int)
 _proto("kcbp_stage_name", c_char_p, c_int)
 _proto("kcbp_containment_name", c_char_p, c_int)
-_proto("kcbp_mesh_init", _status, P(MeshStruct), c_void_p, c_size_t, c_void_p, c_size_t, P(ErrorStruct))
-_proto("kcbp_model_build", _status, P(ModelStruct), P(MeshStruct), P(ModelOptions), P(ErrorStruct))
+_proto("kcbp_mesh_create", _status, c_void_p, c_size_t, c_void_p, c_size_t, P(c_void_p), P(ErrorStruct))
+_proto("kcbp_mesh_free", None, c_void_p)
+_proto("kcbp_mesh_vertex_count", c_uint32, c_void_p)
+_proto("kcbp_mesh_vertices", P(c_double), c_void_p)
+_proto("kcbp_mesh_triangle_count", c_uint32, c_void_p)
+_proto("kcbp_mesh_triangles", P(c_uint32), c_void_p)
+_proto("kcbp_mesh_degenerate_count", c_uint32, c_void_p)
+_proto("kcbp_model_build", _status, P(ModelStruct), c_void_p, P(ModelOptions), P(ErrorStruct))
+_proto("kcbp_model_mesh", c_void_p, P(ModelStruct))
+_proto("kcbp_model_cbp", c_void_p, P(ModelStruct))
 _proto("kcbp_model_load", _status, P(ModelStruct), c_char_p, P(ModelOptions), P(ErrorStruct))
 _proto("kcbp_model_free", None, P(ModelStruct))
 _proto("kcbp_collide", _status, P(ModelStruct), P(Pose), P(ModelStruct), P(Pose), P(CollideOptions),
@@ -196,18 +209,57 @@ _proto("kcbp_collide_result_free", None, P(CollideResult))
 _proto("kcbp_collide_poses", _status, P(ModelStruct), P(Pose), P(ModelStruct), c_void_p, c_size_t,
        P(CollideOptions), c_void_p, P(ErrorStruct))
 _proto("kcbp_poses_from_axis_angle", _status, c_void_p, c_size_t, c_void_p, P(ErrorStruct))
-_proto("kcbp_cbp_build", _status, c_void_p, c_size_t, c_int, c_int, P(CbpStruct), P(ErrorStruct))
-_proto("kcbp_cbp_free", None, P(CbpStruct))
+_proto("kcbp_cbp_build", _status, c_void_p, c_size_t, c_int, c_int, P(c_void_p), P(ErrorStruct))
+_proto("kcbp_cbp_free", None, c_void_p)
+_proto("kcbp_cbp_plane_count", c_uint32, c_void_p)
+_proto("kcbp_cbp_vertex_count", c_uint32, c_void_p)
+_proto("kcbp_cbp_vertices", P(c_double), c_void_p)
+_proto("kcbp_cbp_face", P(c_uint32), c_void_p, c_uint32, P(c_uint32))
 _proto("kcbp_cbp_dirs_parse", _status, c_char_p, P(c_int), P(ErrorStruct))
-_proto("kcbp_scene_load", _status, P(SceneStruct), c_char_p, P(ModelOptions), P(ErrorStruct))
-_proto("kcbp_scene_read", _status, P(SceneStruct), c_char_p, P(ErrorStruct))
-_proto("kcbp_scene_build", _status, P(SceneStruct), P(ModelOptions), P(ErrorStruct))
-_proto("kcbp_scene_free", None, P(SceneStruct))
-_proto("kcbp_scene_eval_init", _status, P(SceneEval), P(SceneStruct), P(CollideOptions), P(ErrorStruct))
-_proto("kcbp_scene_eval_frame", _status, P(SceneEval), c_uint32, P(SceneFrame), P(ErrorStruct))
-_proto("kcbp_scene_eval_free", None, P(SceneEval))
+_proto("kcbp_scene_read", _status, c_char_p, P(c_void_p), P(ErrorStruct))
+_proto("kcbp_scene_build", _status, c_void_p, P(ModelOptions), P(ErrorStruct))
+_proto("kcbp_scene_free", None, c_void_p)
+_proto("kcbp_scene_name", c_char_p, c_void_p)
+_proto("kcbp_scene_object_count", c_uint32, c_void_p)
+_proto("kcbp_scene_object_at", SceneObject, c_void_p, c_uint32)
+_proto("kcbp_scene_frame_count", c_uint32, c_void_p)
+_proto("kcbp_scene_dt", c_double, c_void_p)
+_proto("kcbp_scene_is_moving", c_bool, c_void_p)
+_proto("kcbp_scene_model_count", c_uint32, c_void_p)
+_proto("kcbp_scene_build_time", BuildTimes, c_void_p)
+_proto("kcbp_scene_eval_new", _status, c_void_p, P(EvalOptions), P(c_void_p), P(ErrorStruct))
+_proto("kcbp_scene_eval_frame", _status, c_void_p, c_uint32, P(SceneFrame), P(ErrorStruct))
+_proto("kcbp_scene_eval_free", None, c_void_p)
 _proto("kcbp_scene_frame_free", None, P(SceneFrame))
-_proto("kcbp_scene_object_pose", Pose, P(SceneStruct), c_uint32, c_uint32)
+_proto("kcbp_scene_object_pose", Pose, c_void_p, c_uint32, c_uint32)
+
+
+def _optional(name, restype, *argtypes):
+    """A function of newer libraries: prototyped when present (callers raise
+    Error "unsupported" otherwise)."""
+    if hasattr(lib, name):
+        _proto(name, restype, *argtypes)
+        return True
+    return False
+
+
+HAS_POSE_FORMS = (_optional("kcbp_pose_from_quat", _status, Vec3, c_double, c_double, c_double, c_double, P(Pose),
+                            P(ErrorStruct))
+                  & _optional("kcbp_pose_from_matrix", _status, c_void_p, c_int, P(Pose), P(ErrorStruct))
+                  & _optional("kcbp_poses_from_matrices", _status, c_void_p, c_size_t, c_int, c_void_p,
+                              P(ErrorStruct)))
+_proto("kcbp_pose_parse", _status, c_char_p, P(Pose), P(ErrorStruct))
+
+# Contact geometry (include/kcbp/contact_geom.h), when the library describes it.
+if layout("kcbp_contact_geom") is not None and hasattr(lib, "kcbp_contact_geometry"):
+    CONTACT_POINTS_MAX = layout("kcbp_contact_geom.points")[1] // sizeof(Vec3)
+    ContactGeom = struct("kcbp_contact_geom", [("a", c_uint32), ("b", c_uint32), ("npoints", c_uint32),
+                                               ("points", Vec3 * CONTACT_POINTS_MAX)])
+    ContactSummary = struct("kcbp_contact_summary", [("point", Vec3), ("normal", Vec3), ("has_normal", c_bool)])
+    _proto("kcbp_contact_geometry", None, P(ModelStruct), P(Pose), P(ModelStruct), P(Pose), c_void_p, c_size_t,
+           c_void_p, P(ContactSummary))
+else:
+    ContactGeom = ContactSummary = None
 
 
 def check(status, err):

@@ -1,6 +1,7 @@
 """Scenes: many posed meshes from a scene file, evaluated frame by frame."""
 import ctypes
 import os
+import threading
 from ctypes import byref
 
 from . import _lib
@@ -19,51 +20,71 @@ class Scene:
     "b"[, "contacts"]}], "cache", "time_ms", ...), and iterating the scene
     gives every frame's report in order. Consecutive frames share the pairs'
     caches (temporal coherence), as the CLI's do. ``close()`` (or ``with``)
-    frees it at once; otherwise it is freed with the object."""
+    frees it at once; otherwise it is freed with the object. A closed scene
+    raises kcbp.Error on use. One evaluation state serves all frames, so
+    calls on one Scene from several threads take turns (a lock), and close()
+    waits for the call in progress."""
 
     _open = False  # until built: close() and __del__ then do nothing
 
     def __init__(self, path, k=_DEFAULT_K, contacts="none"):
+        self._lock = threading.RLock()
         if contacts not in _CONTACTS:
             raise Error("contacts must be 'none', 'first' or 'all', not %r" % (contacts,))
-        self._s = _lib.SceneStruct()
-        self._ev = _lib.SceneEval()
+        self._s = ctypes.c_void_p()
+        self._ev = ctypes.c_void_p()
         self._fr = _lib.SceneFrame()
         self._contacts = contacts
         err = _lib.ErrorStruct()
-        _lib.check(lib.kcbp_scene_read(byref(self._s), os.fsencode(path), byref(err)), err)
+        _lib.check(lib.kcbp_scene_read(os.fsencode(path), byref(self._s), byref(err)), err)
         # As `kcbp scene`: the fine k-CBPs only serve a moving scene.
         opts = _model_options(k)
-        opts.k_fine = 64 if self._s.frames >= 2 and k != 0 else 0
-        st = lib.kcbp_scene_build(byref(self._s), byref(opts), byref(err))
+        opts.k_fine = 64 if lib.kcbp_scene_frame_count(self._s) >= 2 and k != 0 else 0
+        st = lib.kcbp_scene_build(self._s, byref(opts), byref(err))
         if st != 0:
-            lib.kcbp_scene_free(byref(self._s))
+            lib.kcbp_scene_free(self._s)
             _lib.check(st, err)
-        co = _lib.CollideOptions()
-        co.contacts = _CONTACTS[contacts]
-        co.use_cbp = k != 0
-        st = lib.kcbp_scene_eval_init(byref(self._ev), byref(self._s), byref(co), byref(err))
+        eo = _lib.EvalOptions()
+        eo.collide.contacts = _CONTACTS[contacts]
+        eo.collide.use_cbp = k != 0
+        eo.coherent = True
+        eo.margin = 0.0
+        st = lib.kcbp_scene_eval_new(self._s, byref(eo), byref(self._ev), byref(err))
         if st != 0:
-            lib.kcbp_scene_free(byref(self._s))
+            lib.kcbp_scene_free(self._s)
             _lib.check(st, err)
         self._open = True
-        objs = (ctypes.c_uint8 * (_lib.sizeof(_lib.SceneObject) * self._s.nobjects)).from_address(self._s.objects)
-        self.objects = [_lib.SceneObject.from_buffer(objs, i * _lib.sizeof(_lib.SceneObject)).name.decode()
-                        for i in range(self._s.nobjects)]
-        self.name = self._s.name.decode()
-        self.moving = bool(self._s.moving)
-        self.dt = self._s.dt
+        self.objects = [lib.kcbp_scene_object_at(self._s, i).name.decode()
+                        for i in range(lib.kcbp_scene_object_count(self._s))]
+        self.name = lib.kcbp_scene_name(self._s).decode()
+        self.moving = bool(lib.kcbp_scene_is_moving(self._s))
+        self.dt = lib.kcbp_scene_dt(self._s)
+        self._frames = int(lib.kcbp_scene_frame_count(self._s))
 
     def close(self):
-        """Frees the scene's models and evaluation state."""
-        if self._open:
-            self._open = False
-            lib.kcbp_scene_frame_free(byref(self._fr))
-            lib.kcbp_scene_eval_free(byref(self._ev))
-            lib.kcbp_scene_free(byref(self._s))
+        """Frees the scene's models and evaluation state (after the call in
+        progress in another thread, if any); closing again does nothing."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._open:
+                self._open = False
+                lib.kcbp_scene_frame_free(byref(self._fr))
+                lib.kcbp_scene_eval_free(self._ev)
+                lib.kcbp_scene_free(self._s)
+
+    @property
+    def closed(self):
+        return not self._open
+
+    def _check_open(self):
+        if not self._open:
+            raise Error("the scene is closed", "closed")
 
     def __del__(self):
-        self.close()
+        if lib is not None:
+            self.close()
 
     def __enter__(self):
         return self
@@ -72,7 +93,7 @@ class Scene:
         self.close()
 
     def __len__(self):
-        return int(self._s.frames)
+        return self._frames
 
     def __iter__(self):
         for f in range(len(self)):
@@ -81,9 +102,11 @@ class Scene:
     def pose(self, obj, frame=0):
         """Object obj's (index or name) pose at a frame, as a 4x4 list (the
         scale is in its model, not in the pose)."""
-        i = self._index(obj)
-        self._frame_index(frame)
-        p = lib.kcbp_scene_object_pose(byref(self._s), i, frame)
+        with self._lock:
+            self._check_open()
+            i = self._index(obj)
+            self._frame_index(frame)
+            p = lib.kcbp_scene_object_pose(self._s, i, frame)
         r = list(p.rot)
         t = p.trans
         return [r[0:3] + [t.x], r[3:6] + [t.y], r[6:9] + [t.z], [0.0, 0.0, 0.0, 1.0]]
@@ -104,11 +127,14 @@ class Scene:
 
     def frame(self, f):
         """The report of frame f (a dict, the fields of a `kcbp scene` line)."""
-        if not self._open:
-            raise Error("the scene is closed")
+        with self._lock:
+            self._check_open()
+            return self._frame(f)
+
+    def _frame(self, f):
         self._frame_index(f)
         err = _lib.ErrorStruct()
-        _lib.check(lib.kcbp_scene_eval_frame(byref(self._ev), f, byref(self._fr), byref(err)), err)
+        _lib.check(lib.kcbp_scene_eval_frame(self._ev, f, byref(self._fr), byref(err)), err)
         fr, s = self._fr, self._s
         hits = []
         hs = _lib.sizeof(_lib.SceneHit)
@@ -126,9 +152,11 @@ class Scene:
             return n / d if d else 1.0
 
         cbp_used = bool(fr.cbp_used)
+        bt = lib.kcbp_scene_build_time(s)
+        t = (fr.time_ms_bounds, fr.time_ms_broadphase, fr.time_ms_filter, fr.time_ms_mesh)
         return {
-            "scene": self.name, "frame": int(fr.frame), "frames": int(s.frames), "objects": int(s.nobjects),
-            "models": int(s.nmodels), "pairs": int(fr.pairs),
+            "scene": self.name, "frame": int(fr.frame), "frames": self._frames, "objects": len(self.objects),
+            "models": int(lib.kcbp_scene_model_count(s)), "pairs": int(fr.pairs),
             "passed": {"broadphase": int(fr.broadphase), "cbp": int(fr.mesh_tested) if cbp_used else None,
                        "mesh": int(fr.colliding)},
             "hit_rate": {"broadphase": rate(fr.colliding, fr.broadphase),
@@ -136,9 +164,8 @@ class Scene:
             "colliding": hits,
             "cache": {"axis": int(fr.cache_axis), "contact": int(fr.cache_contact), "near": int(fr.cache_near),
                       "cbp_skipped": int(fr.cbp_skipped)},
-            "time_ms": {"load": s.load_ms, "build": s.build_ms, "bounds": fr.bounds_ms,
-                        "broadphase": fr.broadphase_ms, "cbp": fr.filter_ms, "mesh": fr.mesh_ms,
-                        "detect": fr.bounds_ms + fr.broadphase_ms + fr.filter_ms + fr.mesh_ms},
+            "time_ms": {"load": bt.load_ms, "build": bt.build_ms, "bounds": t[0], "broadphase": t[1], "cbp": t[2],
+                        "mesh": t[3], "detect": t[0] + t[1] + t[2] + t[3]},
         }
 
     def __repr__(self):

@@ -1,41 +1,16 @@
 """Tests of the Python package, against the kcbp program where it can say.
 
-Run from the repository after `make`: python3 -m pytest python/tests
-(make test does, through scripts/python_test.sh)."""
+make test runs them (scripts/python_test.sh) against the package pip
+installed in a throwaway venv. By hand, after `make`, either the same way or
+from the tree: KCBP_TEST_FROM_TREE=1 python3 -m pytest python/tests."""
 import json
 import math
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import kcbp  # noqa: E402
-
-EXE = os.path.join(ROOT, os.environ.get("KCBP_EXE", "kcbp"))
-BUNNY = os.path.join(ROOT, "meshes", "bunny2.obj")
-SPOT = os.path.join(ROOT, "meshes", "spot.obj")
-CUBE = os.path.join(ROOT, "tests", "install", "cube.obj")
-
-
-def run_cli(*args):
-    out = subprocess.run([EXE] + [str(a) for a in args], check=True, capture_output=True, text=True).stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
-
-
-@pytest.fixture(scope="module")
-def bunny():
-    return kcbp.load(BUNNY)
-
-
-@pytest.fixture(scope="module")
-def spot():
-    return kcbp.load(SPOT)
-
-
+from conftest import BUNNY, CUBE, EXE, ROOT, SPOT, kcbp, run_cli  # noqa: F401
 def axis_angle_matrix(p):
     """4x4 matrix of a 7-number pose (Rodrigues)."""
     t, axis, deg = np.array(p[:3]), np.array(p[3:6], dtype=float), p[6]

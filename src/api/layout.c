@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <kcbp/collide.h>
+#include <kcbp/contact_geom.h>
 #include <kcbp/error.h>
 #include <kcbp/mesh.h>
 #include <kcbp/pose.h>
@@ -59,6 +60,10 @@ static const layout_entry entries[] = {
     F(kcbp_sweep_result, point_b), F(kcbp_sweep_result, tri_a), F(kcbp_sweep_result, tri_b),
     F(kcbp_sweep_result, motion_bound), F(kcbp_sweep_result, iterations), F(kcbp_sweep_result, cbp_steps),
     F(kcbp_sweep_result, distance_queries), F(kcbp_sweep_result, tree),
+    S(kcbp_contact_geom), F(kcbp_contact_geom, a), F(kcbp_contact_geom, b), F(kcbp_contact_geom, npoints),
+    F(kcbp_contact_geom, points),
+    S(kcbp_contact_summary), F(kcbp_contact_summary, point), F(kcbp_contact_summary, normal),
+    F(kcbp_contact_summary, has_normal),
 };
 
 bool kcbp_layout(const char *name, size_t *offset, size_t *size)

@@ -1,5 +1,6 @@
 #include <kcbp/pose.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,53 +59,289 @@ kcbp_status kcbp_pose_from_axis_angle(kcbp_vec3 trans, kcbp_vec3 axis, double de
     return KCBP_OK;
 }
 
+/* ---- quaternions and matrices ------------------------------------------- */
+
+static bool finite_n(const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
+}
+
+static kcbp_status check_translation(kcbp_vec3 t, kcbp_error *err)
+{
+    if (kcbp_v3_max_abs(t) > KCBP_COORD_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "translation %g is beyond the limit of %g", kcbp_v3_max_abs(t),
+                              KCBP_COORD_MAX);
+    return KCBP_OK;
+}
+
+kcbp_status kcbp_pose_from_quat(kcbp_vec3 trans, double w, double x, double y, double z, kcbp_pose *out,
+                                kcbp_error *err)
+{
+    const double v[7] = {trans.x, trans.y, trans.z, w, x, y, z};
+    if (!finite_n(v, 7))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "pose has a non-finite number");
+    kcbp_status st = check_translation(trans, err);
+    if (st != KCBP_OK)
+        return st;
+    double n2 = w * w + x * x + y * y + z * z, len = sqrt(n2);
+    if (!(fabs(len - 1.0) <= KCBP_POSE_QUAT_TOL))
+        return kcbp_error_set(err, KCBP_ERR_INVALID,
+                              "quaternion (w x y z) = (%.10g %.10g %.10g %.10g) is not a unit quaternion: its length "
+                              "is %.10g, off by more than %g (give it to 7 significant digits or more; kcbp does not "
+                              "normalise it)",
+                              w, x, y, z, len, KCBP_POSE_QUAT_TOL);
+    /* The rotation of q / |q|, in this order (include/kcbp/pose.h). */
+    double s = 2.0 / n2;
+    kcbp_mat3 *r = &out->rot;
+    r->m[0][0] = 1.0 - s * (y * y + z * z);
+    r->m[0][1] = s * (x * y - w * z);
+    r->m[0][2] = s * (x * z + w * y);
+    r->m[1][0] = s * (x * y + w * z);
+    r->m[1][1] = 1.0 - s * (x * x + z * z);
+    r->m[1][2] = s * (y * z - w * x);
+    r->m[2][0] = s * (x * z - w * y);
+    r->m[2][1] = s * (y * z + w * x);
+    r->m[2][2] = 1.0 - s * (x * x + y * y);
+    out->trans = trans;
+    return KCBP_OK;
+}
+
+kcbp_status kcbp_pose_from_matrix(const double *m, int n, kcbp_pose *out, kcbp_error *err)
+{
+    if (n != 12 && n != 16)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "a matrix pose has 12 numbers (3x4) or 16 (4x4), not %d", n);
+    if (!finite_n(m, n))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "pose has a non-finite number");
+    if (n == 16 && !(m[12] == 0 && m[13] == 0 && m[14] == 0 && m[15] == 1))
+        return kcbp_error_set(err, KCBP_ERR_INVALID,
+                              "not a rigid motion: the last row of the 4x4 matrix is %.17g %.17g %.17g %.17g, "
+                              "expected 0 0 0 1", m[12], m[13], m[14], m[15]);
+    kcbp_mat3 r;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r.m[i][j] = m[4 * i + j];
+    double dev = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double d = r.m[0][i] * r.m[0][j] + r.m[1][i] * r.m[1][j] + r.m[2][i] * r.m[2][j] - (i == j ? 1.0 : 0.0);
+            dev = fmax(dev, fabs(d));
+        }
+    double det = r.m[0][0] * (r.m[1][1] * r.m[2][2] - r.m[1][2] * r.m[2][1]) -
+                 r.m[0][1] * (r.m[1][0] * r.m[2][2] - r.m[1][2] * r.m[2][0]) +
+                 r.m[0][2] * (r.m[1][0] * r.m[2][1] - r.m[1][1] * r.m[2][0]);
+    if (!(dev <= KCBP_POSE_RIGID_TOL))
+        return kcbp_error_set(err, KCBP_ERR_INVALID,
+                              "not a rigid motion: its rotation R has max |R^T R - I| = %.3g, beyond the tolerance "
+                              "of %g (kcbp does not orthonormalise it)", dev, KCBP_POSE_RIGID_TOL);
+    if (!(det > 0))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "not a rigid motion: det R = %.17g, a reflection", det);
+    kcbp_vec3 t = kcbp_v3(m[3], m[7], m[11]);
+    kcbp_status st = check_translation(t, err);
+    if (st != KCBP_OK)
+        return st;
+    out->rot = r;
+    out->trans = t;
+    return KCBP_OK;
+}
+
+kcbp_status kcbp_poses_from_matrices(const double *m, size_t count, int n, kcbp_pose *out, kcbp_error *err)
+{
+    if ((!m || !out) && count > 0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "kcbp_poses_from_matrices: NULL matrices or output");
+    for (size_t i = 0; i < count; i++) {
+        kcbp_status st = kcbp_pose_from_matrix(m + (size_t)n * i, n, &out[i], err);
+        if (st != KCBP_OK) {
+            char where[48];
+            snprintf(where, sizeof where, "pose %zu", i);
+            kcbp_error_prefix(err, where);
+            return st;
+        }
+    }
+    return KCBP_OK;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
-/* Parses exactly 7 * n numbers from [s, end): n poses (n is 1 or 2). */
-static kcbp_status parse_poses_span(kcbp_numparse *np, const char *s, const char *end, kcbp_pose *out, int n_poses,
-                                    kcbp_error *err)
+/* One item of a pose line: a number, or the word quat or matrix. */
+enum { TOK_NUMBER, TOK_QUAT, TOK_MATRIX };
+typedef struct {
+    int kind;
+    double v;
+} pose_token;
+
+/* At most two poses of one keyword and 16 numbers each, and one more item
+ * to tell that there are too many. */
+#define POSE_TOKENS_MAX 35
+
+static const char *const plain_form[2] = {
+    "\"tx ty tz ax ay az deg\"",
+    "a from-pose and a to-pose, \"tx ty tz ax ay az deg\" each"};
+
+static kcbp_status bad_token(const char *what, int number, kcbp_num_result r, const char *p, const char *end,
+                             kcbp_error *err)
 {
-    double v[14];
-    int n = 0, want = 7 * n_poses;
-    const char *what = n_poses == 1 ? "pose" : "sweep";
-    const char *form = n_poses == 1 ? "\"tx ty tz ax ay az deg\""
-                                    : "a from-pose and a to-pose, \"tx ty tz ax ay az deg\" each";
-    const char *p = s;
-    for (;;) {
+    const char *tok_end = p;
+    while (tok_end < end && !is_space(*tok_end))
+        tok_end++;
+    char tok[44]; /* at most 40 bytes, control and non-ASCII bytes shown as '?' */
+    size_t len = 0;
+    bool word = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+    for (; p < tok_end && len < 40; p++)
+        tok[len++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
+    tok[len] = '\0';
+    if (word && r == KCBP_NUM_MALFORMED)
+        return kcbp_error_set(err, KCBP_ERR_PARSE,
+                              "%s: unknown word '%s' (a pose is \"tx ty tz ax ay az deg\", \"quat tx ty tz qw qx qy "
+                              "qz\" or \"matrix\" and 12 or 16 numbers)", what, tok);
+    return kcbp_error_set(err, KCBP_ERR_PARSE, "%s number %d: %s '%s'", what, number,
+                          r == KCBP_NUM_NONFINITE ? "not a finite number:" : "malformed number", tok);
+}
+
+/* Splits [s, end) into at most POSE_TOKENS_MAX tokens. */
+static kcbp_status tokenize(kcbp_numparse *np, const char *s, const char *end, const char *what, pose_token *tok,
+                            int *ntok, bool *keywords, kcbp_error *err)
+{
+    int n = 0, numbers = 0;
+    *keywords = false;
+    for (const char *p = s;;) {
         while (p < end && is_space(*p))
             p++;
         if (p >= end)
             break;
-        if (n == want)
-            return kcbp_error_set(err, KCBP_ERR_PARSE, "%s has more than %d numbers (expected %s)", what, want, form);
-        const char *stop;
-        kcbp_num_result r = kcbp_parse_double(np, p, end, &stop, &v[n]);
-        if (r == KCBP_NUM_OK && stop < end && !is_space(*stop))
-            r = KCBP_NUM_MALFORMED;
-        if (r != KCBP_NUM_OK) {
-            const char *tok_end = p;
-            while (tok_end < end && !is_space(*tok_end))
-                tok_end++;
-            char tok[44]; /* at most 40 bytes, control and non-ASCII bytes shown as '?' */
-            size_t len = 0;
-            for (; p < tok_end && len < 40; p++)
-                tok[len++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
-            tok[len] = '\0';
-            return kcbp_error_set(err, KCBP_ERR_PARSE, "%s number %d: %s '%s'", what, n + 1,
-                                  r == KCBP_NUM_NONFINITE ? "not a finite number:" : "malformed number", tok);
+        const char *stop = p;
+        while (stop < end && !is_space(*stop))
+            stop++;
+        size_t len = (size_t)(stop - p);
+        if (n == POSE_TOKENS_MAX) {
+            *ntok = n;
+            return KCBP_OK; /* too many: the caller says so */
         }
-        n++;
+        if ((len == 4 && !memcmp(p, "quat", 4)) || (len == 6 && !memcmp(p, "matrix", 6))) {
+            tok[n].kind = len == 4 ? TOK_QUAT : TOK_MATRIX;
+            tok[n++].v = 0;
+            *keywords = true;
+            p = stop;
+            continue;
+        }
+        const char *num_end;
+        kcbp_num_result r = kcbp_parse_double(np, p, end, &num_end, &tok[n].v);
+        if (r == KCBP_NUM_OK && num_end != stop)
+            r = KCBP_NUM_MALFORMED;
+        if (r != KCBP_NUM_OK)
+            return bad_token(what, numbers + 1, r, p, end, err);
+        tok[n++].kind = TOK_NUMBER;
+        numbers++;
         p = stop;
     }
-    if (n != want)
-        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s has %d numbers, expected %d: %s", what, n, want, form);
+    *ntok = n;
+    return KCBP_OK;
+}
+
+/* The plain form, as always: exactly 7 * n_poses numbers. */
+static kcbp_status plain_poses(const pose_token *tok, int ntok, kcbp_pose *out, int n_poses, kcbp_error *err)
+{
+    int want = 7 * n_poses;
+    const char *what = n_poses == 1 ? "pose" : "sweep";
+    if (ntok > want)
+        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s has more than %d numbers (expected %s)", what, want,
+                              plain_form[n_poses - 1]);
+    if (ntok != want)
+        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s has %d numbers, expected %d: %s", what, ntok, want,
+                              plain_form[n_poses - 1]);
     for (int i = 0; i < n_poses; i++) {
-        const double *w = v + 7 * i;
-        kcbp_status st = kcbp_pose_from_axis_angle(kcbp_v3(w[0], w[1], w[2]), kcbp_v3(w[3], w[4], w[5]), w[6], &out[i], err);
+        const pose_token *w = tok + 7 * i;
+        kcbp_status st = kcbp_pose_from_axis_angle(kcbp_v3(w[0].v, w[1].v, w[2].v), kcbp_v3(w[3].v, w[4].v, w[5].v),
+                                                   w[6].v, &out[i], err);
         if (st != KCBP_OK)
             return st;
     }
     return KCBP_OK;
+}
+
+/* A line with the words quat or matrix: each pose is 7 plain numbers, quat
+ * and 7 numbers, or matrix and 12 or 16 numbers. A matrix's numbers run to
+ * the next word or the end of the line, less the 7 of each plain pose that
+ * still has to follow it. */
+static kcbp_status keyword_poses(const pose_token *tok, int ntok, kcbp_pose *out, int n_poses, kcbp_error *err)
+{
+    int pos = 0;
+    for (int i = 0; i < n_poses; i++) {
+        char what[32];
+        if (n_poses == 1)
+            snprintf(what, sizeof what, "pose");
+        else
+            snprintf(what, sizeof what, "sweep: %s-pose", i == 0 ? "from" : "to");
+        if (pos >= ntok)
+            return kcbp_error_set(err, KCBP_ERR_PARSE, "%s is missing (a sweep is two poses)", what);
+        int kind = tok[pos].kind;
+        int first = kind == TOK_NUMBER ? pos : pos + 1;
+        int run = 0;
+        while (first + run < ntok && tok[first + run].kind == TOK_NUMBER)
+            run++;
+        bool word_follows = first + run < ntok;
+        int rest = n_poses - 1 - i; /* poses still to come after this one */
+        int take;
+        double v[16];
+        kcbp_status st;
+        if (kind == TOK_MATRIX) {
+            take = word_follows || rest == 0 ? run : run - 7 * rest;
+            if (take != 12 && take != 16 && !word_follows && rest > 0 && (run == 12 || run == 16))
+                return kcbp_error_set(err, KCBP_ERR_PARSE, "sweep: to-pose is missing (a sweep is two poses)");
+            if (take != 12 && take != 16)
+                return kcbp_error_set(err, KCBP_ERR_PARSE,
+                                      "%s: matrix has %d numbers, expected 12 (3x4, row-major: r00 r01 r02 tx "
+                                      "r10 r11 r12 ty r20 r21 r22 tz) or 16 (4x4, the last row 0 0 0 1)",
+                                      what, take < 0 ? run : take);
+            for (int k = 0; k < take; k++)
+                v[k] = tok[first + k].v;
+            st = kcbp_pose_from_matrix(v, take, &out[i], err);
+        } else {
+            take = 7;
+            if (run < 7 || (rest == 0 && run > 7))
+                return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: %s has %d numbers, expected 7: %s", what,
+                                      kind == TOK_QUAT ? "quat" : "pose", run,
+                                      kind == TOK_QUAT ? "\"quat tx ty tz qw qx qy qz\"" : plain_form[0]);
+            const pose_token *w = tok + first;
+            st = kind == TOK_QUAT
+                     ? kcbp_pose_from_quat(kcbp_v3(w[0].v, w[1].v, w[2].v), w[3].v, w[4].v, w[5].v, w[6].v, &out[i],
+                                           err)
+                     : kcbp_pose_from_axis_angle(kcbp_v3(w[0].v, w[1].v, w[2].v), kcbp_v3(w[3].v, w[4].v, w[5].v),
+                                                 w[6].v, &out[i], err);
+        }
+        if (st != KCBP_OK) {
+            kcbp_error_prefix(err, what);
+            return st;
+        }
+        pos = first + take;
+    }
+    if (pos < ntok)
+        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s has more than %s", n_poses == 1 ? "pose" : "sweep",
+                              n_poses == 1 ? "one pose" : "two poses");
+    return KCBP_OK;
+}
+
+/* Parses n poses (1 or 2) from [s, end), in any of the three forms. */
+static kcbp_status parse_poses_span(kcbp_numparse *np, const char *s, const char *end, kcbp_pose *out, int n_poses,
+                                    kcbp_error *err)
+{
+    pose_token tok[POSE_TOKENS_MAX];
+    int ntok;
+    bool keywords;
+    kcbp_status st = tokenize(np, s, end, n_poses == 1 ? "pose" : "sweep", tok, &ntok, &keywords, err);
+    if (st != KCBP_OK)
+        return st;
+    if (!keywords && ntok == POSE_TOKENS_MAX)
+        return plain_poses(tok, ntok, out, n_poses, err);
+    if (ntok == POSE_TOKENS_MAX)
+        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s has more than %d items (expected %s)",
+                              n_poses == 1 ? "pose" : "sweep", POSE_TOKENS_MAX - 1,
+                              n_poses == 1 ? "one pose" : "two poses");
+    return keywords ? keyword_poses(tok, ntok, out, n_poses, err) : plain_poses(tok, ntok, out, n_poses, err);
 }
 
 kcbp_status kcbp_pose_parse(const char *text, kcbp_pose *out, kcbp_error *err)

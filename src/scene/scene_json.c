@@ -138,6 +138,94 @@ static kcbp_status get_axis_angle(pctx *c, const cJSON *j, const char *field, co
     return KCBP_OK;
 }
 
+/* An axis and an angle in degrees for a rotation matrix (informational:
+ * kcbp_scene_obj.rot0 is the rotation; these fill its axis and
+ * angle_deg when the rotation was given as a quaternion or a matrix). */
+static void axis_angle_of(const kcbp_mat3 *r, kcbp_vec3 *axis, double *deg)
+{
+    const double(*m)[3] = r->m;
+    kcbp_vec3 v = kcbp_v3(m[2][1] - m[1][2], m[0][2] - m[2][0], m[1][0] - m[0][1]); /* 2 sin(a) u */
+    double c = (m[0][0] + m[1][1] + m[2][2] - 1) / 2, s = kcbp_v3_len(v) / 2;
+    double a = atan2(s, c);
+    kcbp_vec3 u;
+    if (c < 0) {
+        /* Near a half turn v vanishes: u from the diagonal, u_k^2 = (m_kk - c) / (1 - c),
+         * its sign from v. */
+        int k = m[0][0] >= m[1][1] && m[0][0] >= m[2][2] ? 0 : m[1][1] >= m[2][2] ? 1 : 2;
+        double uk = sqrt(fmax(m[k][k] - c, 0) / (1 - c)), w[3];
+        for (int j = 0; j < 3; j++)
+            w[j] = j == k ? uk : (m[k][j] + m[j][k]) / (2 * (1 - c) * uk);
+        u = kcbp_v3(w[0], w[1], w[2]);
+        if (kcbp_v3_dot(u, v) < 0)
+            u = kcbp_v3_neg(u);
+    } else if (s > 0) {
+        u = kcbp_v3_scale(v, 1 / (2 * s));
+    } else {
+        u = kcbp_v3(0, 0, 1);
+        a = 0;
+    }
+    double len = kcbp_v3_len(u);
+    *axis = len > 0 && isfinite(len) ? kcbp_v3_scale(u, 1 / len) : kcbp_v3(0, 0, 1);
+    *deg = a * (180 / M_PI);
+}
+
+/* An object's "rotation": {"axis": [x, y, z], "angle_deg": a},
+ * {"quaternion": [w, x, y, z]} (unit to 1e-6) or {"matrix": [[r00, r01,
+ * r02], [r10, r11, r12], [r20, r21, r22]]} (a proper rotation to 1e-9),
+ * read as kcbp_pose_from_quat and kcbp_pose_from_matrix read them. */
+static kcbp_status get_rotation(pctx *c, const cJSON *j, const char *field, kcbp_scene_obj *o)
+{
+    char where[192];
+    if (!cJSON_IsObject(j))
+        return perr(c, KCBP_ERR_PARSE, field,
+                    "expected an object {\"axis\": [x, y, z], \"angle_deg\": number}, {\"quaternion\": [w, x, y, z]} "
+                    "or {\"matrix\": [[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]]}, got %s", json_type(j));
+    static const char *const keys[] = {"axis", "angle_deg", "quaternion", "matrix", NULL};
+    kcbp_status st = check_keys(c, j, field, keys, "axis and angle_deg, quaternion, or matrix");
+    if (st != KCBP_OK)
+        return st;
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(j, "quaternion");
+    const cJSON *mx = cJSON_GetObjectItemCaseSensitive(j, "matrix");
+    bool aa = cJSON_GetObjectItemCaseSensitive(j, "axis") || cJSON_GetObjectItemCaseSensitive(j, "angle_deg");
+    if (!q && !mx)
+        return get_axis_angle(c, j, field, "angle_deg", &o->axis, &o->angle_deg, &o->rot0);
+    if ((q && mx) || aa)
+        return perr(c, KCBP_ERR_PARSE, field, "give one form: axis and angle_deg, quaternion, or matrix");
+    double v[12] = {0};
+    kcbp_pose p;
+    kcbp_error e = {0};
+    if (q) {
+        snprintf(where, sizeof where, "%s.quaternion", field);
+        if (!cJSON_IsArray(q) || cJSON_GetArraySize(q) != 4)
+            return perr(c, KCBP_ERR_PARSE, where, "expected 4 numbers [w, x, y, z]");
+        int i = 0;
+        for (const cJSON *x = q->child; x; x = x->next, i++)
+            if ((st = get_number(c, x, where, &v[i])) != KCBP_OK)
+                return st;
+        st = kcbp_pose_from_quat(kcbp_v3(0, 0, 0), v[0], v[1], v[2], v[3], &p, &e);
+    } else {
+        snprintf(where, sizeof where, "%s.matrix", field);
+        if (!cJSON_IsArray(mx) || cJSON_GetArraySize(mx) != 3)
+            return perr(c, KCBP_ERR_PARSE, where, "expected 3 rows of 3 numbers [[r00, r01, r02], [r10, r11, r12], "
+                                                  "[r20, r21, r22]]");
+        int i = 0;
+        for (const cJSON *row = mx->child; row; row = row->next, i++) {
+            char rw[224];
+            snprintf(rw, sizeof rw, "%s[%d]", where, i);
+            kcbp_vec3 r;
+            if ((st = get_vec3(c, row, rw, &r)) != KCBP_OK)
+                return st;
+            v[4 * i] = r.x, v[4 * i + 1] = r.y, v[4 * i + 2] = r.z;
+        }
+        st = kcbp_pose_from_matrix(v, 12, &p, &e);
+    }
+    if (st != KCBP_OK)
+        return perr(c, KCBP_ERR_PARSE, where, "%s", e.msg);
+    o->rot0 = p.rot;
+    axis_angle_of(&o->rot0, &o->axis, &o->angle_deg);
+    return KCBP_OK;
+}
+
 static kcbp_status parse_object(pctx *c, const cJSON *j, uint32_t i, kcbp_scene_obj *o)
 {
     char field[64], where[160];
@@ -180,7 +268,7 @@ static kcbp_status parse_object(pctx *c, const cJSON *j, uint32_t i, kcbp_scene_
             return perr(c, KCBP_ERR_PARSE, FIELD("scale"), "must be > 0, not %g", o->scale);
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(j, "rotation")) &&
-        (st = get_axis_angle(c, v, FIELD("rotation"), "angle_deg", &o->axis, &o->angle_deg, &o->rot0)) != KCBP_OK)
+        (st = get_rotation(c, v, FIELD("rotation"), o)) != KCBP_OK)
         return st;
     if ((v = cJSON_GetObjectItemCaseSensitive(j, "velocity")) &&
         (st = get_vec3(c, v, FIELD("velocity"), &o->velocity)) != KCBP_OK)
@@ -401,6 +489,31 @@ static bool add_axis_angle(cJSON *obj, const char *key, kcbp_vec3 axis, const ch
     return r && add_vec3(r, "axis", axis) && add_exact(r, angle_key, angle);
 }
 
+/* An object's rotation as read: its axis and angle when they give rot0 to
+ * the bit (always, for a rotation written so), else rot0 as a matrix (a
+ * quaternion or a matrix read), which reads back to the same rot0. */
+static bool add_rotation(cJSON *obj, const kcbp_scene_obj *o)
+{
+    kcbp_pose p;
+    if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->axis, o->angle_deg, &p, NULL) == KCBP_OK &&
+        !memcmp(&p.rot, &o->rot0, sizeof p.rot))
+        return add_axis_angle(obj, "rotation", o->axis, "angle_deg", o->angle_deg);
+    cJSON *r = cJSON_AddObjectToObject(obj, "rotation");
+    cJSON *m = r ? cJSON_AddArrayToObject(r, "matrix") : NULL;
+    bool ok = m != NULL;
+    for (int i = 0; ok && i < 3; i++) {
+        cJSON *row = cJSON_CreateArray();
+        ok = row && cJSON_AddItemToArray(m, row);
+        if (!ok) {
+            cJSON_Delete(row);
+            break;
+        }
+        for (int k = 0; ok && k < 3; k++)
+            ok = add_exact(row, NULL, o->rot0.m[i][k]);
+    }
+    return ok;
+}
+
 static cJSON *scene_to_json(const kcbp_scene *s)
 {
     cJSON *doc = cJSON_CreateObject();
@@ -415,7 +528,7 @@ static cJSON *scene_to_json(const kcbp_scene *s)
             break;
         }
         ok = kcbp_json_add_string(j, "name", o->name) && kcbp_json_add_string(j, "mesh", o->mesh) &&
-             add_vec3(j, "position", o->position) && add_axis_angle(j, "rotation", o->axis, "angle_deg", o->angle_deg) &&
+             add_vec3(j, "position", o->position) && add_rotation(j, o) &&
              add_exact(j, "scale", o->scale);
         if (ok && !is_zero3(o->velocity))
             ok = add_vec3(j, "velocity", o->velocity);

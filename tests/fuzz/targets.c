@@ -46,15 +46,38 @@ static void check_pose(const kcbp_pose *p, const char *what)
 {
     if (!finite3(p->trans) || kcbp_v3_max_abs(p->trans) > KCBP_COORD_MAX)
         fuzz_fail("%s: non-finite translation %g %g %g", what, p->trans.x, p->trans.y, p->trans.z);
-    /* R^T R = I within rounding */
+    /* R^T R = I within rounding, or within the tolerance a "matrix" pose is
+     * accepted with (include/kcbp/pose.h), and no reflection */
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double s = 0;
             for (int k = 0; k < 3; k++)
                 s += p->rot.m[k][i] * p->rot.m[k][j];
-            if (!(fabs(s - (i == j)) < 1e-9))
+            if (!(fabs(s - (i == j)) <= KCBP_POSE_RIGID_TOL + 1e-15))
                 fuzz_fail("%s: rotation not orthonormal: (R^T R)[%d][%d] = %.17g", what, i, j, s);
         }
+    const double(*m)[3] = p->rot.m;
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (!(det > 0))
+        fuzz_fail("%s: det R = %.17g", what, det);
+}
+
+/* Any pose accepted, written as a "matrix" line of its 12 numbers to 17
+ * digits, reads back as the very same pose. */
+static void check_matrix_round_trip(const kcbp_pose *p, const char *what)
+{
+    char line[512];
+    const double(*m)[3] = p->rot.m;
+    snprintf(line, sizeof line, "matrix %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g 0 0 0 1",
+             m[0][0], m[0][1], m[0][2], p->trans.x, m[1][0], m[1][1], m[1][2], p->trans.y, m[2][0], m[2][1], m[2][2],
+             p->trans.z);
+    kcbp_pose q;
+    kcbp_error err = {0};
+    if (kcbp_pose_parse(line, &q, &err) != KCBP_OK)
+        fuzz_fail("%s: its matrix line does not read back: %s", what, err.msg);
+    if (memcmp(&q, p, sizeof q) != 0)
+        fuzz_fail("%s: its matrix line reads back as another pose", what);
 }
 
 /* ---- obj ---------------------------------------------------------------- */
@@ -253,8 +276,10 @@ int kcbp_fuzz_pose(const uint8_t *data, size_t size)
     kcbp_error err = {0};
     kcbp_status st = kcbp_pose_parse(text, &pose, &err);
     check_error(st, &err, "");
-    if (st == KCBP_OK)
+    if (st == KCBP_OK) {
         check_pose(&pose, "kcbp_pose_parse");
+        check_matrix_round_trip(&pose, "kcbp_pose_parse");
+    }
     free(text);
 
     /* The same bytes as a poses file, in memory. */
@@ -276,8 +301,11 @@ int kcbp_fuzz_pose(const uint8_t *data, size_t size)
     }
     if (count < 1)
         fuzz_fail("no poses, yet no error");
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
         check_pose(&poses[i], "kcbp_pose_load_file");
+        if (i < 64)
+            check_matrix_round_trip(&poses[i], "kcbp_pose_load_file");
+    }
     free(poses);
     /* The same bytes as a sweeps file (two poses a line), and each sweep's
      * motion halfway. */
@@ -291,6 +319,8 @@ int kcbp_fuzz_pose(const uint8_t *data, size_t size)
         check_error(st, &err, path);
         if (st != KCBP_OK || done)
             break;
+        check_pose(&two[0], "sweep from-pose");
+        check_pose(&two[1], "sweep to-pose");
         kcbp_motion m = kcbp_motion_make(&two[0], &two[1]);
         if (!(m.angle >= 0 && m.angle <= 3.14159265358979323846 + 1e-9))
             fuzz_fail("kcbp_motion_make: angle %g outside [0, pi]", m.angle);

@@ -14,7 +14,11 @@
  *            poses at the first and last frame, and a JSON round trip
  *            (kcbp_scene_to_text, then parse again) that gives the same scene.
  *   pose     kcbp_pose_parse on the bytes as a string, and kcbp_pose_load_file
- *            on them as a file: rotations orthonormal, translations finite.
+ *            on them as a file, and as a sweeps file (two poses a line), in
+ *            the three forms (plain, quat, matrix): rotations orthonormal
+ *            (to the matrix form's tolerance) and proper, translations
+ *            finite, and each pose written as a "matrix" line of 17-digit
+ *            numbers reads back as the very same pose.
  *   collide  a few triangles per mesh and the poses decoded from the bytes:
  *            kcbp_collide (every contact, with and without the k-CBP stage,
  *            and the yes/no answer) must agree with kcbp_tri_intersect over

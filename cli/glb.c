@@ -373,7 +373,7 @@ static kcbp_status write_file(const char *path, const char *json, size_t jlen, c
         e = errno;
     }
     if (bad) {
-        unlink(path);
+        kcbp_view_remove_partial(path);
         return kcbp_error_set(err, KCBP_ERR_IO, "--export: %s: cannot write: %s", path, e ? strerror(e) : "write error");
     }
     return KCBP_OK;

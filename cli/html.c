@@ -389,7 +389,7 @@ kcbp_status kcbp_html_write(const char *path, const kcbp_view *v, kcbp_error *er
         e = errno;
     }
     if (bad) {
-        unlink(path);
+        kcbp_view_remove_partial(path);
         return kcbp_error_set(err, KCBP_ERR_IO, "--html: %s: cannot write: %s", path, e ? strerror(e) : "write error");
     }
     return KCBP_OK;

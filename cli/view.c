@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -164,8 +165,17 @@ int kcbp_view_emit(const kcbp_view *v, const char *path_html, const char *path_g
         return kcbp_view_fail(&err);
     if (path_glb && kcbp_glb_write(path_glb, v, &err) != KCBP_OK) {
         if (path_html)
-            unlink(path_html); /* nothing half done */
+            kcbp_view_remove_partial(path_html); /* nothing half done */
         return kcbp_view_fail(&err);
     }
     return KCBP_EXIT_OK;
+}
+
+void kcbp_view_remove_partial(const char *path)
+{
+    /* Only a regular file: never a device such as /dev/full, a FIFO or a
+     * link's target. */
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        unlink(path);
 }

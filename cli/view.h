@@ -119,6 +119,10 @@ void kcbp_view_pair_free(kcbp_view_pair *vp);
  * KCBP_EXIT_OK, or the exit code after printing why. */
 int kcbp_view_emit(const kcbp_view *v, const char *path_html, const char *path_glb);
 
+/* Removes path after a failed write when it is a regular file (never a
+ * device, a FIFO or what a link names). */
+void kcbp_view_remove_partial(const char *path);
+
 /* A writer's failure as the command's exit: 4 (a file that cannot be
  * written, memory), 2 for KCBP_ERR_INVALID; the message printed. */
 int kcbp_view_fail(const kcbp_error *err);

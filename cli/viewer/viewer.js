@@ -52,13 +52,18 @@
     function f32(r) { return new Float32Array(buf, r[0], r[1]); }
     function u32(r) { return new Uint32Array(buf, r[0], r[1]); }
 
+    /* #size=WxH in the address: a canvas of that size whatever the window
+     * (tests: the same picture for --dump-dom and --screenshot). */
+    var fixed = /size=(\d+)x(\d+)/.exec(location.hash);
+    function width() { return fixed ? +fixed[1] : window.innerWidth; }
+    function height() { return fixed ? +fixed[2] : window.innerHeight; }
     var renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
     renderer.setPixelRatio(window.devicePixelRatio || 1);
-    renderer.setSize(window.innerWidth, window.innerHeight);
+    renderer.setSize(width(), height());
     document.body.insertBefore(renderer.domElement, document.body.firstChild);
     var scene = new THREE.Scene();
     scene.background = new THREE.Color(0xffffff);
-    var camera = new THREE.PerspectiveCamera(35, window.innerWidth / window.innerHeight, 0.01, 100);
+    var camera = new THREE.PerspectiveCamera(35, width() / height(), 0.01, 100);
     scene.add(camera);
     scene.add(new THREE.HemisphereLight(0xffffff, 0x808080, 0.55));
     var head = new THREE.DirectionalLight(0xffffff, 0.6);
@@ -71,7 +76,7 @@
     });
     /* The contacts once more, faintly, through whatever hides them. */
     var contactXray = new THREE.MeshBasicMaterial({
-      color: data.contact_color, side: THREE.DoubleSide, transparent: true, opacity: 0.3,
+      color: data.contact_color, side: THREE.DoubleSide, transparent: true, opacity: 0.55,
       depthTest: false, depthWrite: false
     });
     var cbpFill = new THREE.MeshBasicMaterial({
@@ -319,9 +324,10 @@
 
     function draw() { renderer.render(scene, camera); }
     window.addEventListener('resize', function () {
-      camera.aspect = window.innerWidth / window.innerHeight;
+      if (fixed) return;
+      camera.aspect = width() / height();
       camera.updateProjectionMatrix();
-      renderer.setSize(window.innerWidth, window.innerHeight);
+      renderer.setSize(width(), height());
       draw();
     });
     controls.update();
@@ -330,7 +336,7 @@
     /* For tests: where things are on screen. */
     function project(p, box) {
       var q = p.clone().project(camera);
-      var x = (q.x + 1) / 2 * window.innerWidth, y = (1 - q.y) / 2 * window.innerHeight;
+      var x = (q.x + 1) / 2 * width(), y = (1 - q.y) / 2 * height();
       if (q.z > 1) return;
       box[0] = Math.min(box[0], x); box[1] = Math.min(box[1], y);
       box[2] = Math.max(box[2], x); box[3] = Math.max(box[3], y);
@@ -346,7 +352,7 @@
     });
     var r = legend.getBoundingClientRect();
     stats = {
-      ready: true, kind: data.kind, frame: current, width: window.innerWidth, height: window.innerHeight,
+      ready: true, kind: data.kind, frame: current, width: width(), height: height(),
       contact_triangles: ntri, contact_box: ntri ? contactBox : null, mesh_box: meshBox,
       legend_box: [r.left, r.top, r.right, r.bottom], webgl: renderer.capabilities.isWebGL2 ? 2 : 1
     };

@@ -123,7 +123,7 @@ $(B)/tests/test_fuzz_corpus: $(FUZZ_SRC) tests/fuzz/targets.h
 $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
 
 test: all $(TEST_BIN)
-	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh scripts/python_test.sh scripts/install_test.sh
+	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh scripts/python_test.sh scripts/install_test.sh
 
 # Installs into a temporary DESTDIR, builds a program against it with
 # pkg-config (shared and static) and compiles the public headers as C99 and

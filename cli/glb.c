@@ -31,6 +31,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "json_line.h"
 #include "view.h"
 
 enum { TARGET_ARRAY = 34962, TARGET_ELEMENTS = 34963 };
@@ -85,6 +86,24 @@ static double srgb_to_linear(uint32_t c)
     return x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
 }
 
+/* An array of numbers written exactly (cJSON prints 15 digits when they
+ * read back within a relative 2^-52, which may not be the same double). */
+static cJSON *exact_array(const double *x, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < n; i++) {
+        char buf[32];
+        kcbp_format_double(buf, x[i]);
+        cJSON *v = cJSON_CreateRaw(buf);
+        if (!v || !cJSON_AddItemToArray(a, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 static int add_item(glb *g, cJSON *arr, cJSON *item)
 {
     if (!item || !cJSON_AddItemToArray(arr, item)) {
@@ -116,7 +135,7 @@ static int add_accessor(glb *g, int view, int ctype, size_t count, const char *t
                      !cJSON_AddNumberToObject(o, "componentType", ctype) ||
                      !cJSON_AddNumberToObject(o, "count", (double)count) || !cJSON_AddStringToObject(o, "type", type);
         if (min) {
-            cJSON *a = cJSON_CreateDoubleArray(min, ncomp), *b = cJSON_CreateDoubleArray(max, ncomp);
+            cJSON *a = exact_array(min, ncomp), *b = exact_array(max, ncomp);
             if (!a || !cJSON_AddItemToObject(o, "min", a)) {
                 cJSON_Delete(a);
                 g->failed = true;
@@ -232,7 +251,7 @@ static void add_node(glb *g, const char *name, int mesh, const kcbp_pose *p, con
             double m[16] = {p->rot.m[0][0], p->rot.m[1][0], p->rot.m[2][0], 0, p->rot.m[0][1], p->rot.m[1][1],
                             p->rot.m[2][1], 0, p->rot.m[0][2], p->rot.m[1][2], p->rot.m[2][2], 0,
                             p->trans.x,     p->trans.y,     p->trans.z,     1};
-            cJSON *a = cJSON_CreateDoubleArray(m, 16);
+            cJSON *a = exact_array(m, 16);
             if (!a || !cJSON_AddItemToObject(n, "matrix", a)) {
                 cJSON_Delete(a);
                 g->failed = true;
@@ -240,7 +259,7 @@ static void add_node(glb *g, const char *name, int mesh, const kcbp_pose *p, con
         }
         if (at) {
             double t[3] = {at->x, at->y, at->z};
-            cJSON *a = cJSON_CreateDoubleArray(t, 3);
+            cJSON *a = exact_array(t, 3);
             if (!a || !cJSON_AddItemToObject(n, "translation", a)) {
                 cJSON_Delete(a);
                 g->failed = true;
@@ -443,7 +462,7 @@ kcbp_status kcbp_glb_write(const char *path, const kcbp_view *v, kcbp_error *err
     if (scene) {
         g.failed |= !list || !cJSON_AddStringToObject(scene, "name", v->kind);
         cJSON *extras = cJSON_AddObjectToObject(scene, "extras");
-        cJSON *answer = v->answer ? cJSON_Parse(v->answer) : NULL;
+        cJSON *answer = v->answer ? cJSON_CreateRaw(v->answer) : NULL; /* as printed, exactly */
         if (extras && answer && cJSON_AddItemToObject(extras, "kcbp", answer))
             answer = NULL;
         cJSON_Delete(answer);

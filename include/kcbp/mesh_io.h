@@ -43,8 +43,8 @@
  * node, a node's primitives in order, a primitive's triangles in index
  * order; vertices likewise, each POSITION accessor once per node (so the
  * primitives of a node that share one share their vertices). Modes 4
- * (TRIANGLES), 5 (TRIANGLE_STRIP: triangle k is (v[k], v[k+1], v[k+2]),
- * the winding of every odd one reversed as the spec says) and 6
+ * (TRIANGLES), 5 (TRIANGLE_STRIP: triangle k is (v[k], v[k+1+k%2],
+ * v[k+2-k%2]), the spec's order, which keeps the winding) and 6
  * (TRIANGLE_FAN: (v[k+1], v[k+2], v[0])) are read; points and lines (modes
  * 0 to 3) are refused. A node whose transform mirrors (negative
  * determinant) has its triangles' winding reversed, as renderers do.

@@ -50,7 +50,15 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 EVAL_SRC := $(wildcard eval/*.c)
 EVAL_OBJ := $(EVAL_SRC:%.c=$(B)/%.o)
 CLI_SRC := $(wildcard cli/*.c)
-CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o) $(B)/cli/viewer_assets.o
+# The --html page's scripts and style, compiled into the program: three.js
+# and its OrbitControls from Debian's libjs-three (a build dependency), and
+# the viewer's own cli/viewer/viewer.js and viewer.css.
+HOST_CC ?= $(CC)
+THREE_DIR ?= /usr/share/javascript/three
+THREE_JS := $(THREE_DIR)/three.min.js
+THREE_ORBIT := $(THREE_DIR)/examples/js/controls/OrbitControls.js
+VIEWER_ASSETS := $(THREE_JS) $(THREE_ORBIT) cli/viewer/viewer.js cli/viewer/viewer.css
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TEST_SUPPORT := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
@@ -74,6 +82,17 @@ $(B)/eval/%.o: eval/%.c Makefile
 $(B)/cli/%.o: cli/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Isrc -Ieval -Icli $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(B)/embed: cli/viewer/embed.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) -O1 -o $@ $<
+$(THREE_JS) $(THREE_ORBIT):
+	@echo "kcbp: $@ is missing: install Debian's libjs-three (./scripts/setup.sh), or set THREE_DIR" >&2; exit 1
+$(B)/cli/viewer_assets.c: $(B)/embed $(VIEWER_ASSETS)
+	$(B)/embed $@ kcbp_asset_three=$(THREE_JS) kcbp_asset_orbit=$(THREE_ORBIT) \
+		kcbp_asset_viewer_js=cli/viewer/viewer.js kcbp_asset_viewer_css=cli/viewer/viewer.css
+$(B)/cli/viewer_assets.o: $(B)/cli/viewer_assets.c
+	$(CC) -c -o $@ $<
 
 $(LIBA): $(LIB_OBJ)
 	rm -f $@
@@ -109,7 +128,7 @@ $(B)/tests/test_fuzz_corpus: $(FUZZ_SRC) tests/fuzz/targets.h
 $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
 
 test: all $(TEST_BIN)
-	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh scripts/python_test.sh scripts/install_test.sh
+	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh scripts/python_test.sh scripts/install_test.sh
 
 # Installs into a temporary DESTDIR, builds a program against it with
 # pkg-config (shared and static) and compiles the public headers as C99 and

@@ -75,6 +75,8 @@ typedef struct {
     kcbp_model_cache *cache;      /* models shared across scenes (kcbp batch), or NULL */
     const char *export_dir;       /* --export (kcbp scene only): write this frame's objects, or NULL */
     long export_frame;            /* --frame: the frame exported (0-based) */
+    const char *export_glb;       /* --export FILE.glb (kcbp scene only): frame F as binary glTF, or NULL */
+    const char *html;             /* --html FILE (kcbp scene only): every frame on a page, or NULL */
 } kcbp_cli_scene_options;
 
 /* How much a batch's model cache may hold of models no running scene uses. */

@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "view.h"
 
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
     "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N] [--margin D]\n"
-    "                    [--solid] [--geometry] [--export DIR] [--pretty]\n"
+    "                    [--solid] [--geometry] [--export DIR|FILE.glb] [--html FILE] [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
@@ -47,6 +48,15 @@ static const char collide_help[] =
     "                           k-CBPs as DIR/a_cbp.obj and DIR/b_cbp.obj (not with\n"
     "                           --no-cbp). DIR is made if missing; with --poses, the first\n"
     "                           pose is exported\n"
+    "  --export FILE.glb        instead, the answer as one binary glTF 2.0 file (a path ending\n"
+    "                           in .glb): both posed meshes, every contact triangle red (a\n"
+    "                           second primitive), the k-CBPs as extra nodes, the answer in\n"
+    "                           the scene's extras\n"
+    "  --html FILE              also write a page that shows the answer in a browser, with no\n"
+    "                           network: the posed meshes, every contact triangle red, the\n"
+    "                           k-CBPs (a toggle), an orbit camera and a legend. Both files\n"
+    "                           are written before the answer is printed (with --poses: the\n"
+    "                           first pose)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
     "  --margin D               meshes within distance D (>= 0) of each other count as\n"
     "                           colliding (each inflated by D/2): \"margin\" gives their\n"
@@ -77,7 +87,9 @@ typedef struct {
     long max_contacts; /* --max-contacts */
     double margin;    /* --margin (< 0: none) */
     bool geometry;    /* --geometry */
-    const char *export_dir; /* --export, or NULL */
+    const char *export_dir; /* --export DIR, or NULL */
+    const char *export_glb; /* --export FILE.glb, or NULL */
+    const char *html;       /* --html FILE, or NULL */
 } collide_args;
 
 static int parse_args(int argc, char **argv, collide_args *args, bool *help)
@@ -91,6 +103,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         {"margin", required_argument, NULL, 'g'},
         {"measure-cbp", no_argument, NULL, 'M'}, {"solid", no_argument, NULL, 'S'},
         {"geometry", no_argument, NULL, 'G'},     {"export", required_argument, NULL, 'E'},
+        {"html", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
@@ -123,7 +136,13 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
             break;
         case 'S': args->opts.solid = args->model.solid = true; break;
         case 'G': args->geometry = true; break;
-        case 'E': args->export_dir = optarg; break;
+        case 'E':
+            if (kcbp_view_is_glb(optarg))
+                args->export_glb = optarg;
+            else
+                args->export_dir = optarg;
+            break;
+        case 'H': args->html = optarg; break;
         case 'k':
             if ((rc = kcbp_cli_parse_k("collide", optarg, &args->model)) != KCBP_EXIT_OK)
                 return rc;
@@ -251,6 +270,40 @@ static int export_pose(const char *dir, const kcbp_cli_pair *p, const kcbp_pose 
     return st == KCBP_OK ? KCBP_EXIT_OK : kcbp_cli_export_fail(&err);
 }
 
+/* --html and --export FILE.glb: both posed meshes with every contact
+ * triangle marked (all of them, whatever --contacts lists: one more query
+ * when it asked for fewer). An exit code (KCBP_EXIT_OK when written). */
+static int view_pose(const collide_args *args, const kcbp_cli_pair *p, const kcbp_pose *pose_b,
+                     const kcbp_collide_result *result, const char *line)
+{
+    kcbp_collide_result all = {0};
+    const kcbp_collide_result *r = result;
+    kcbp_error err = {0};
+    if (args->opts.contacts != KCBP_CONTACTS_ALL && result->collide) {
+        kcbp_collide_options o = args->opts;
+        o.contacts = KCBP_CONTACTS_ALL;
+        if (kcbp_collide(p->a, &p->pose_a, p->b, pose_b, &o, &all, &err) != KCBP_OK) {
+            kcbp_collide_result_free(&all);
+            return kcbp_cli_fail(&err);
+        }
+        r = &all;
+    }
+    kcbp_view_pair vp;
+    kcbp_view_pair_init(&vp, "collide", args->pair.path_a, args->pair.path_b, p->a, p->b);
+    int rc = KCBP_EXIT_NOMEM;
+    if (kcbp_view_pair_add(&vp, "a", 0, &p->pose_a, KCBP_VIEW_SOLID, kcbp_view_color(0)) &&
+        kcbp_view_pair_add(&vp, "b", 1, pose_b, KCBP_VIEW_SOLID, kcbp_view_color(1))) {
+        kcbp_view_pair_mark(&vp, 0, 1, r->contacts, r->ncontacts);
+        vp.view.answer = line;
+        rc = kcbp_view_emit(&vp.view, args->html, args->export_glb);
+    } else {
+        fprintf(stderr, "kcbp: out of memory for --html or --export\n");
+    }
+    kcbp_view_pair_free(&vp);
+    kcbp_collide_result_free(&all);
+    return rc;
+}
+
 static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, long index, kcbp_error *err)
 {
     collide_run *run = ctx;
@@ -266,6 +319,13 @@ static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lon
         return -1;
     if (args->export_dir && index <= 0) { /* the files first: a failure prints no line */
         int rc = export_pose(args->export_dir, p, pose_b, &run->result);
+        if (rc != KCBP_EXIT_OK) {
+            free(line);
+            return rc;
+        }
+    }
+    if ((args->html || args->export_glb) && index <= 0) {
+        int rc = view_pose(args, p, pose_b, &run->result, line);
         if (rc != KCBP_EXIT_OK) {
             free(line);
             return rc;

@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "cli.h"
-#include "base/numparse.h"
+#include "view.h"
 
 static const char distance_help[] =
     "usage: kcbp distance A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--max-distance D]\n"
     "                     [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--pretty]\n"
+    "                     [--html FILE] [--export FILE.glb]\n"
     "       kcbp distance A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "The minimum distance between the surfaces of two triangle meshes (0 when they\n"
@@ -33,6 +34,12 @@ static const char distance_help[] =
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "  --html FILE              also write a page that shows the answer in a browser (no\n"
+    "                           network): the posed meshes, the closest points and their\n"
+    "                           segment, the k-CBPs (a toggle), an orbit camera, a legend\n"
+    "  --export FILE.glb        also write the posed meshes, the k-CBPs and the closest points\n"
+    "                           (empty nodes) as one binary glTF 2.0 file. Both are written\n"
+    "                           before the answer is printed (with --poses: the first pose)\n"
     "\n"
     "Stages: with --max-distance, the distance between the world boxes of the\n"
     "k-CBPs, then GJK's distance between the k-CBPs (lower bounds: either may\n"
@@ -45,12 +52,8 @@ static const char distance_help[] =
 
 bool kcbp_cli_parse_distance(const char *text, double *out)
 {
-    kcbp_numparse np = {0};
-    const char *end = text + strlen(text), *stop = text;
-    double v = 0;
-    kcbp_num_result r = *text ? kcbp_parse_double(&np, text, end, &stop, &v) : KCBP_NUM_MALFORMED;
-    kcbp_numparse_done(&np);
-    if (r != KCBP_NUM_OK || stop != end || !(v >= 0))
+    double v;
+    if (!kcbp_parse_number(text, &v) || !(v >= 0))
         return false;
     *out = v;
     return true;
@@ -61,6 +64,7 @@ typedef struct {
     kcbp_distance_options opts;
     kcbp_model_options model;
     bool pretty;
+    const char *html, *export_glb; /* --html, --export FILE.glb, or NULL */
 } distance_args;
 
 static int parse_args(int argc, char **argv, distance_args *args, bool *help)
@@ -70,6 +74,7 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
         {"poses", required_argument, NULL, 'p'},  {"max-distance", required_argument, NULL, 'm'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
+        {"html", required_argument, NULL, 'H'},   {"export", required_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
@@ -89,6 +94,12 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
         case 'P': args->pretty = true; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
+        case 'H': args->html = optarg; break;
+        case 'E':
+            if (!kcbp_view_is_glb(optarg))
+                return kcbp_cli_usage_error("distance", "--export takes a file ending in .glb, not '%s'", optarg);
+            args->export_glb = optarg;
+            break;
         case 'm':
             if (!kcbp_cli_parse_distance(optarg, &args->opts.max_distance))
                 return kcbp_cli_usage_error("distance", "--max-distance takes a finite number >= 0, not '%s'", optarg);
@@ -183,7 +194,30 @@ static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lon
     p->times.query_ms = kcbp_cli_now_ms() - t0;
     if (st != KCBP_OK)
         return -1;
-    return kcbp_cli_print_answer(report(&result, args->opts.max_distance, p->a, p->b, &p->times), "pose", index, args->pretty, err);
+    cJSON *doc = report(&result, args->opts.max_distance, p->a, p->b, &p->times);
+    if (doc && (args->html || args->export_glb) && index <= 0) { /* the files first: a failure prints no line */
+        char *text = cJSON_PrintUnformatted(doc);
+        kcbp_view_pair vp;
+        kcbp_view_pair_init(&vp, "distance", args->pair.path_a, args->pair.path_b, p->a, p->b);
+        int rc = KCBP_EXIT_NOMEM;
+        if (text && kcbp_view_pair_add(&vp, "a", 0, &p->pose_a, KCBP_VIEW_SOLID, kcbp_view_color(0)) &&
+            kcbp_view_pair_add(&vp, "b", 1, pose_b, KCBP_VIEW_SOLID, kcbp_view_color(1))) {
+            vp.view.answer = text;
+            vp.view.has_points = result.within;
+            vp.view.point_a = result.point_a;
+            vp.view.point_b = result.point_b;
+            rc = kcbp_view_emit(&vp.view, args->html, args->export_glb);
+        } else {
+            fprintf(stderr, "kcbp: out of memory for --html or --export\n");
+        }
+        kcbp_view_pair_free(&vp);
+        cJSON_free(text);
+        if (rc != KCBP_EXIT_OK) {
+            cJSON_Delete(doc);
+            return rc;
+        }
+    }
+    return kcbp_cli_print_answer(doc, "pose", index, args->pretty, err);
 }
 
 int kcbp_cli_distance(int argc, char **argv)

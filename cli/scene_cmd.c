@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "view.h"
 
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
     "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--margin D]\n"
-    "                  [--solid] [--ccd] [--export DIR [--frame F]] [--pretty]\n"
+    "                  [--solid] [--ccd] [--export DIR|FILE.glb [--frame F]] [--html FILE] [--pretty]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
@@ -37,7 +38,16 @@ static const char scene_help[] =
     "                    its contact triangles with colliding objects red, the others\n"
     "                    grey (every intersecting triangle when --contacts is none), and\n"
     "                    its posed k-CBP as DIR/I-NAME_cbp.obj. DIR is made if missing\n"
+    "  --export FILE.glb instead, frame F as one binary glTF 2.0 file (a path ending\n"
+    "                    in .glb): every object posed (a node), its contact triangles red,\n"
+    "                    the k-CBPs as extra nodes\n"
     "  --frame F         the frame --export writes (0 to frames - 1)\n"
+    "  --html FILE       also write a page that shows the scene in a browser (no network):\n"
+    "                    every object, every contact triangle red, a frame slider for a\n"
+    "                    moving scene, the k-CBPs (a toggle), an orbit camera, a legend.\n"
+    "                    Every frame is evaluated with --contacts all for it (the printed\n"
+    "                    reports keep what --contacts asks), and the frames are printed\n"
+    "                    once the page is written; at most 2000000 objects x frames\n"
     "  --pretty          indent each document\n"
     "  --margin D        objects within distance D (>= 0) of each other count as\n"
     "                    colliding (each inflated by D/2), listed with no contacts\n"
@@ -148,6 +158,168 @@ static cJSON *frame_report(const kcbp_scene *scene, kcbp_scene_frame *f, const k
     return doc;
 }
 
+/* --html: every frame's poses and contact triangles, and the frames'
+ * reports, held until the page is written. */
+#define HTML_MAX_OBJECT_FRAMES 2000000u
+#define HTML_MAX_ANSWER_BYTES ((size_t)16 << 20)
+typedef struct {
+    kcbp_pose *poses;
+    uint64_t *marks; /* (object << 32 | triangle), sorted and unique per frame */
+    size_t nmarks, cap_marks;
+    size_t *mark_start;
+    char **lines;
+    size_t nlines, line_bytes;
+} html_record;
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool html_add_frame(html_record *h, const kcbp_scene *scene, const kcbp_scene_frame *f, uint32_t frame)
+{
+    uint32_t n = kcbp_view_scene_nobjects(scene);
+    for (uint32_t i = 0; i < n; i++)
+        h->poses[(size_t)frame * n + i] = kcbp_scene_object_pose(scene, i, frame);
+    size_t first = h->nmarks;
+    for (uint64_t k = 0; k < f->colliding; k++) {
+        const kcbp_scene_hit *hit = &f->hits[k];
+        for (size_t c = 0; c < hit->count; c++) {
+            if (h->nmarks + 2 > h->cap_marks) {
+                size_t cap = h->cap_marks ? 2 * h->cap_marks : 4096;
+                uint64_t *m = realloc(h->marks, cap * sizeof *m);
+                if (!m)
+                    return false;
+                h->marks = m;
+                h->cap_marks = cap;
+            }
+            const kcbp_contact *ct = &f->contacts[hit->first + c];
+            h->marks[h->nmarks++] = (uint64_t)hit->a << 32 | ct->a;
+            h->marks[h->nmarks++] = (uint64_t)hit->b << 32 | ct->b;
+        }
+    }
+    qsort(h->marks + first, h->nmarks - first, sizeof *h->marks, cmp_u64);
+    size_t w = first;
+    for (size_t r = first; r < h->nmarks; r++)
+        if (r == first || h->marks[r] != h->marks[w - 1])
+            h->marks[w++] = h->marks[r];
+    h->nmarks = w;
+    h->mark_start[frame + 1] = w;
+    return true;
+}
+
+static void html_record_free(html_record *h)
+{
+    for (size_t i = 0; i < h->nlines; i++)
+        cJSON_free(h->lines[i]);
+    free(h->lines);
+    free(h->poses);
+    free(h->marks);
+    free(h->mark_start);
+    memset(h, 0, sizeof *h);
+}
+
+/* Writes the page of every frame recorded. */
+static kcbp_status html_write(const char *path, const kcbp_scene *scene, const char *file, html_record *h,
+                              kcbp_error *err)
+{
+    uint32_t n = kcbp_view_scene_nobjects(scene), nm = kcbp_view_scene_nmodels(scene);
+    uint32_t frames = kcbp_view_scene_frames(scene);
+    const kcbp_model **models = malloc(((size_t)nm + 1) * sizeof *models);
+    kcbp_view_object *objects = calloc((size_t)n + 1, sizeof *objects);
+    size_t nmarks = h->nmarks;
+    uint32_t *marks = malloc((nmarks + 1) * 2 * sizeof *marks);
+    /* The reports, as one JSON array, when they are not too big. */
+    size_t alen = 3;
+    for (size_t i = 0; i < h->nlines; i++)
+        alen += strlen(h->lines[i]) + 1;
+    char *answers = alen <= HTML_MAX_ANSWER_BYTES ? malloc(alen) : NULL;
+    kcbp_status st = KCBP_OK;
+    if (!models || !objects || !marks || (!answers && alen <= HTML_MAX_ANSWER_BYTES)) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "--html: out of memory");
+    } else {
+        for (uint32_t m = 0; m < nm; m++)
+            models[m] = kcbp_view_scene_model(scene, m);
+        for (uint32_t i = 0; i < n; i++)
+            objects[i] = (kcbp_view_object){.name = kcbp_view_scene_object_name(scene, i),
+                                            .model = kcbp_view_scene_object_model(scene, i),
+                                            .pose = h->poses[i],
+                                            .color = kcbp_view_color(i)};
+        for (size_t k = 0; k < nmarks; k++) {
+            marks[2 * k] = (uint32_t)(h->marks[k] >> 32);
+            marks[2 * k + 1] = (uint32_t)h->marks[k];
+        }
+        if (answers) {
+            size_t at = 0;
+            answers[at++] = '[';
+            for (size_t i = 0; i < h->nlines; i++) {
+                if (i)
+                    answers[at++] = ',';
+                size_t l = strlen(h->lines[i]);
+                memcpy(answers + at, h->lines[i], l);
+                at += l;
+            }
+            answers[at++] = ']';
+            answers[at] = '\0';
+        }
+        char title[512];
+        snprintf(title, sizeof title, "kcbp scene: %s", file);
+        kcbp_view v = {.kind = "scene", .title = title, .models = models, .nmodels = nm, .objects = objects,
+                       .nobjects = n, .answer = answers, .answer_is_list = true, .frames = frames,
+                       .dt = kcbp_view_scene_dt(scene), .poses = h->poses, .marks = marks,
+                       .mark_start = h->mark_start};
+        st = kcbp_html_write(path, &v, err);
+    }
+    free(models);
+    free(objects);
+    free(marks);
+    free(answers);
+    return st;
+}
+
+/* --export FILE.glb: the frame just evaluated as glTF. */
+static kcbp_status glb_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, const char *path, const char *file,
+                             const char *doc, kcbp_error *err)
+{
+    uint32_t n = kcbp_view_scene_nobjects(scene), nm = kcbp_view_scene_nmodels(scene);
+    const kcbp_model **models = malloc(((size_t)nm + 1) * sizeof *models);
+    kcbp_view_object *objects = calloc((size_t)n + 1, sizeof *objects);
+    uint8_t **marked = calloc((size_t)n + 1, sizeof *marked);
+    kcbp_status st = models && objects && marked ? KCBP_OK : kcbp_error_set(err, KCBP_ERR_NOMEM, "--export: out of memory");
+    for (uint32_t m = 0; st == KCBP_OK && m < nm; m++)
+        models[m] = kcbp_view_scene_model(scene, m);
+    for (uint32_t i = 0; st == KCBP_OK && i < n; i++) {
+        uint32_t mi = kcbp_view_scene_object_model(scene, i);
+        objects[i] = (kcbp_view_object){.name = kcbp_view_scene_object_name(scene, i), .model = mi,
+                                        .pose = kcbp_scene_object_pose(scene, i, f->frame),
+                                        .color = kcbp_view_color(i)};
+        for (uint64_t k = 0; k < f->colliding && st == KCBP_OK; k++) {
+            const kcbp_scene_hit *hit = &f->hits[k];
+            if (hit->a != i && hit->b != i)
+                continue;
+            if (!marked[i] && !(marked[i] = calloc(kcbp_view_ntriangles(models[mi]) + 1, 1)))
+                st = kcbp_error_set(err, KCBP_ERR_NOMEM, "--export: out of memory");
+            else
+                kcbp_cli_export_mark(marked[i], f->contacts + hit->first, hit->count, hit->b == i);
+        }
+        objects[i].marked = marked[i];
+    }
+    if (st == KCBP_OK) {
+        char title[512];
+        snprintf(title, sizeof title, "kcbp scene: %s", file);
+        kcbp_view v = {.kind = "scene", .title = title, .models = models, .nmodels = nm, .objects = objects,
+                       .nobjects = n, .answer = doc};
+        st = kcbp_glb_write(path, &v, err);
+    }
+    for (uint32_t i = 0; marked && i < n; i++)
+        free(marked[i]);
+    free(marked);
+    free(models);
+    free(objects);
+    return st;
+}
+
 /* --export: every object of the frame just evaluated, posed, with the
  * triangles of its contacts marked. */
 static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, const char *dir,
@@ -191,7 +363,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     kcbp_model_options mo = o->model;
     uint32_t frames = kcbp_scene_frame_count(scene);
     mo.k_fine = frames >= 2 ? KCBP_CBP_K_FINE_DEFAULT : 0;
-    if (o->export_dir && o->export_frame >= (long)frames) {
+    if ((o->export_dir || o->export_glb) && o->export_frame >= (long)frames) {
         kcbp_scene_free(scene);
         return kcbp_error_set(err, KCBP_ERR_INVALID, "--frame %ld: %s has %u frame%s (0 to %u)", o->export_frame, path,
                               frames, frames == 1 ? "" : "s", frames - 1);
@@ -207,21 +379,42 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     memset(&ccd, 0, sizeof ccd);
     kcbp_scene_hit *scratch = NULL;
     size_t cap = 0;
+    html_record rec;
+    memset(&rec, 0, sizeof rec);
+    if (o->html) {
+        uint64_t of = (uint64_t)kcbp_scene_object_count(scene) * frames;
+        if (of > HTML_MAX_OBJECT_FRAMES) {
+            kcbp_scene_free(scene);
+            return kcbp_error_set(err, KCBP_ERR_LIMIT, "--html: %s has %llu objects x frames; a page shows at most %u",
+                                  path, (unsigned long long)of, HTML_MAX_OBJECT_FRAMES);
+        }
+        rec.poses = malloc((size_t)(of ? of : 1) * sizeof *rec.poses);
+        rec.mark_start = calloc((size_t)frames + 1, sizeof *rec.mark_start);
+        rec.lines = calloc((size_t)frames, sizeof *rec.lines);
+        if (!rec.poses || !rec.mark_start || !rec.lines) {
+            html_record_free(&rec);
+            kcbp_scene_free(scene);
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "--html: out of memory");
+        }
+    }
     /* Each frame is handed on when it is done: memory does not grow with
      * the frames. */
     kcbp_scene_eval_options eo = {.collide = o->collide, .coherent = true, .margin = o->margin};
     st = kcbp_scene_eval_new(scene, &eo, &ev, err);
+    kcbp_collide_options all = o->collide;
+    all.contacts = KCBP_CONTACTS_ALL;
     for (uint32_t f = 0; st == KCBP_OK && f < frames; f++) {
-        bool exporting = o->export_dir && f == (uint32_t)o->export_frame;
-        /* The exported frame marks every contact when none are listed. */
-        kcbp_collide_options all = o->collide;
-        all.contacts = KCBP_CONTACTS_ALL;
-        if (exporting && o->collide.contacts == KCBP_CONTACTS_NONE)
+        bool exporting = (o->export_dir || o->export_glb) && f == (uint32_t)o->export_frame;
+        /* The exported frame marks every contact when none are listed; a
+         * page marks every contact of every frame. */
+        if ((exporting && o->collide.contacts == KCBP_CONTACTS_NONE) || o->html)
             kcbp_scene_eval_set_collide_options(ev, &all);
         st = kcbp_scene_eval_frame(ev, f, &frame, err);
         kcbp_scene_eval_set_collide_options(ev, &o->collide);
-        if (st == KCBP_OK && exporting)
+        if (st == KCBP_OK && exporting && o->export_dir)
             st = export_frame(scene, &frame, o->export_dir, err);
+        if (st == KCBP_OK && o->html && !html_add_frame(&rec, scene, &frame, f))
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "--html: out of memory");
         if (st != KCBP_OK)
             break;
         cJSON *doc = frame_report(scene, &frame, o, &scratch, &cap);
@@ -240,13 +433,33 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
             doc = NULL;
         }
         char *line = doc ? (o->pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc)) : NULL;
+        char *flat = line && exporting && o->export_glb ? cJSON_PrintUnformatted(doc) : NULL;
         cJSON_Delete(doc);
-        if (!line)
+        if (line && exporting && o->export_glb) { /* the file first: a failure prints no more lines */
+            st = flat ? glb_frame(scene, &frame, o->export_glb, path, flat, err)
+                      : kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the report", path);
+        }
+        cJSON_free(flat);
+        if (st != KCBP_OK) {
+            cJSON_free(line);
+            break;
+        }
+        if (!line) {
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the report", path);
-        else if (!sink(ctx, line, f + 1 == frames))
+        } else if (o->html) { /* held until the page is written */
+            rec.lines[rec.nlines++] = line;
+            line = NULL;
+        } else if (!sink(ctx, line, f + 1 == frames)) {
             st = kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
+        }
         cJSON_free(line);
     }
+    if (st == KCBP_OK && o->html)
+        st = html_write(o->html, scene, path, &rec, err);
+    for (size_t i = 0; st == KCBP_OK && i < rec.nlines; i++)
+        if (!sink(ctx, rec.lines[i], i + 1 == rec.nlines))
+            st = kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
+    html_record_free(&rec);
     free(scratch);
     kcbp_scene_eval_free(ev);
     kcbp_scene_frame_free(&frame);
@@ -298,7 +511,7 @@ static bool print_frame(void *ctx, const char *line, bool last)
 
 int kcbp_cli_scene(int argc, char **argv)
 {
-    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY, OPT_EXPORT, OPT_FRAME };
+    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY, OPT_EXPORT, OPT_FRAME, OPT_HTML };
     static const struct option longopts[] = {
         KCBP_CLI_SCENE_LONGOPTS,
         {"pretty", no_argument, NULL, OPT_PRETTY},
@@ -308,6 +521,7 @@ int kcbp_cli_scene(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"export", required_argument, NULL, OPT_EXPORT},
         {"frame", required_argument, NULL, OPT_FRAME},
+        {"html", required_argument, NULL, OPT_HTML},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -329,7 +543,13 @@ int kcbp_cli_scene(int argc, char **argv)
         case 'h': fputs(scene_help, stdout); return KCBP_EXIT_OK;
         case OPT_PRETTY: o.pretty = true; break;
         case OPT_GENERATE: gen = optarg; break;
-        case OPT_EXPORT: o.export_dir = optarg; break;
+        case OPT_EXPORT:
+            if (kcbp_view_is_glb(optarg))
+                o.export_glb = optarg;
+            else
+                o.export_dir = optarg;
+            break;
+        case OPT_HTML: o.html = optarg; break;
         case OPT_FRAME:
             frame_given = true;
             if (!kcbp_cli_parse_int(optarg, 0, KCBP_SCENE_MAX_FRAMES - 1, &o.export_frame))
@@ -352,11 +572,11 @@ int kcbp_cli_scene(int argc, char **argv)
         default: return kcbp_cli_usage_error("scene", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (frame_given && !o.export_dir)
+    if (frame_given && !o.export_dir && !o.export_glb)
         return kcbp_cli_usage_error("scene", "--frame goes with --export");
     if (gen) {
-        if (o.export_dir)
-            return kcbp_cli_usage_error("scene", "--export goes with a scene file, not --generate");
+        if (o.export_dir || o.export_glb || o.html)
+            return kcbp_cli_usage_error("scene", "--export and --html go with a scene file, not --generate");
         if (optind != argc)
             return kcbp_cli_usage_error("scene", "--generate takes no scene file");
         return generate(gen, mesh, n, seed, o.pretty);
@@ -372,6 +592,8 @@ int kcbp_cli_scene(int argc, char **argv)
     kcbp_status st = kcbp_cli_scene_eval(argv[optind], &o, -1, print_frame, NULL, &err);
     if (st == KCBP_ERR_IO && ferror(stdout))
         return kcbp_cli_flush(); /* says why the write failed */
+    if (st != KCBP_OK && (o.html || o.export_glb) && (!strncmp(err.msg, "--html", 6) || !strncmp(err.msg, "--export", 8)))
+        return kcbp_view_fail(&err); /* a page or file that cannot be written: exit 4 */
     if (st != KCBP_OK)
         return kcbp_cli_fail(&err);
     return kcbp_cli_flush();

@@ -7,9 +7,10 @@
 
 #include "cli.h"
 #include "json_line.h"
+#include "view.h"
 
 static const char self_help[] =
-    "usage: kcbp self MESH.obj [--contacts none|first|all] [--pretty]\n"
+    "usage: kcbp self MESH.obj [--contacts none|first|all] [--pretty] [--html FILE] [--export FILE.glb]\n"
     "\n"
     "Tells whether a triangle mesh intersects itself, and which triangles do:\n"
     "pairs that meet other than along the edges and vertices they share\n"
@@ -19,6 +20,10 @@ static const char self_help[] =
     "  --contacts MODE  none: the answer only; first: one pair;\n"
     "                   all (default): every intersecting pair\n"
     "  --pretty         indent the JSON\n"
+    "  --html FILE      also write a page that shows the mesh in a browser (no network),\n"
+    "                   the triangles of the pairs listed red\n"
+    "  --export FILE.glb  the same as one binary glTF 2.0 file; both are written\n"
+    "                   before the answer is printed\n"
     "\n"
     "Output: {\"self_intersect\", \"pairs\": [[t, u], ...] (0-based triangles, t < u),\n"
     "\"mesh\", \"stats\"}.\n"
@@ -30,16 +35,25 @@ int kcbp_cli_self(int argc, char **argv)
         {"contacts", required_argument, NULL, 'c'},
         {"pretty", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
+        {"html", required_argument, NULL, 'H'},
+        {"export", required_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     kcbp_contacts_mode mode = KCBP_CONTACTS_ALL;
     bool pretty = false;
+    const char *html = NULL, *export_glb = NULL;
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'P': pretty = true; break;
+        case 'H': html = optarg; break;
+        case 'E':
+            if (!kcbp_view_is_glb(optarg))
+                return kcbp_cli_usage_error("self", "--export takes a file ending in .glb, not '%s'", optarg);
+            export_glb = optarg;
+            break;
         case 'h': fputs(self_help, stdout); return KCBP_EXIT_OK;
         case 'c':
             if (!strcmp(optarg, "none"))
@@ -121,6 +135,25 @@ int kcbp_cli_self(int argc, char **argv)
         kcbp_jl_close(&w, '}');
         kcbp_jl_close(&w, '}');
         char *text = kcbp_jl_finish(&w);
+        if (text && (html || export_glb)) { /* the files first: a failure prints no line */
+            kcbp_view_pair vp;
+            kcbp_view_pair_init(&vp, "self", path, path, &model, &model);
+            snprintf(vp.title, sizeof vp.title, "kcbp self: %s", path);
+            rc = KCBP_EXIT_NOMEM;
+            if (kcbp_view_pair_add(&vp, "mesh", 0, &(kcbp_pose){kcbp_mat3_identity(), {0, 0, 0}}, KCBP_VIEW_SOLID,
+                                   kcbp_view_color(0))) {
+                kcbp_view_pair_mark(&vp, 0, 0, pairs, npairs);
+                vp.view.answer = text;
+                rc = kcbp_view_emit(&vp.view, html, export_glb);
+            }
+            kcbp_view_pair_free(&vp);
+            if (rc != KCBP_EXIT_OK) {
+                free(text);
+                free(pairs);
+                kcbp_model_free(&model);
+                return rc;
+            }
+        }
         if (!text) {
             fprintf(stderr, "kcbp: out of memory while writing the report\n");
             rc = KCBP_EXIT_NOMEM;

@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "view.h"
 
 static const char sweep_help[] =
     "usage: kcbp sweep A.obj B.obj --from POSE --to POSE [--pose-a POSE] [--tolerance T]\n"
     "                  [--max-iterations N] [-k 16] [--dirs MODE] [--no-cbp] [--pretty]\n"
+    "                  [--html FILE] [--export FILE.glb]\n"
     "       kcbp sweep A.obj B.obj --sweeps FILE [--pose-a POSE] [options]\n"
     "\n"
     "The time of impact of B moving from one pose to another against A (standing\n"
@@ -37,6 +39,11 @@ static const char sweep_help[] =
     "  -k N, --dirs MODE        the k-CBPs (default 16 planes, greedy directions)\n"
     "  --no-cbp                 no k-CBP far field: the meshes' distance from the start\n"
     "  --pretty                 indent the JSON (single sweep)\n"
+    "  --html FILE              also write a page that shows the sweep in a browser (no\n"
+    "                           network): A, and B at the start, at the time of impact (its\n"
+    "                           contact triangles red) and at the end, the k-CBPs (a toggle)\n"
+    "  --export FILE.glb        the same poses as one binary glTF 2.0 file. Both are written\n"
+    "                           before the answer is printed (with --sweeps: the first sweep)\n"
     "\n"
     "Method: conservative advancement: a proven lower bound on the distance at t and a\n"
     "bound on the relative speed of any two points give a time before which nothing can\n"
@@ -55,6 +62,7 @@ typedef struct {
     kcbp_sweep_options opts;
     kcbp_model_options model;
     bool pretty;
+    const char *html, *export_glb; /* --html, --export FILE.glb, or NULL */
 } sweep_args;
 
 static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
@@ -65,6 +73,7 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
         {"tolerance", required_argument, NULL, 'T'}, {"max-iterations", required_argument, NULL, 'I'},
         {"pretty", no_argument, NULL, 'P'},          {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},      {"no-cbp", no_argument, NULL, 'n'},
+        {"html", required_argument, NULL, 'H'},      {"export", required_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     memset(args, 0, sizeof *args);
@@ -87,6 +96,12 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
         case 'P': args->pretty = true; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
+        case 'H': args->html = optarg; break;
+        case 'E':
+            if (!kcbp_view_is_glb(optarg))
+                return kcbp_cli_usage_error("sweep", "--export takes a file ending in .glb, not '%s'", optarg);
+            args->export_glb = optarg;
+            break;
         case 'T':
             if (!kcbp_cli_parse_distance(optarg, &args->opts.t_tolerance) || !(args->opts.t_tolerance > 0) ||
                 args->opts.t_tolerance > 0.5)
@@ -196,6 +211,37 @@ static cJSON *report(const kcbp_sweep_result *r, const kcbp_model *a, const kcbp
     return o;
 }
 
+/* --html and --export FILE.glb: A, and B at the start and the end
+ * (translucent) and at the time of impact with its contact pair red. */
+static int view_sweep(const sweep_args *args, const kcbp_cli_pair *p, const kcbp_motion *mb,
+                      const kcbp_sweep_result *r, const cJSON *doc)
+{
+    char *text = cJSON_PrintUnformatted(doc);
+    kcbp_view_pair vp;
+    kcbp_view_pair_init(&vp, "sweep", args->pair.path_a, args->pair.path_b, p->a, p->b);
+    kcbp_pose start = kcbp_motion_at(mb, 0), end = kcbp_motion_at(mb, 1), hit = kcbp_motion_at(mb, r->hit ? r->toi : 0);
+    bool ok = text && kcbp_view_pair_add(&vp, "a", 0, &p->pose_a, KCBP_VIEW_SOLID, kcbp_view_color(0)) &&
+              kcbp_view_pair_add(&vp, "b at the start", 1, &start, r->hit ? KCBP_VIEW_GHOST : KCBP_VIEW_SOLID,
+                                 kcbp_view_color(1));
+    if (ok && r->hit) {
+        ok = kcbp_view_pair_add(&vp, "b at the time of impact", 1, &hit, KCBP_VIEW_SOLID, kcbp_view_color(1));
+        kcbp_contact c = {r->tri_a, r->tri_b};
+        if (ok)
+            kcbp_view_pair_mark(&vp, 0, 2, &c, 1);
+    }
+    ok = ok && kcbp_view_pair_add(&vp, "b at the end", 1, &end, KCBP_VIEW_GHOST, kcbp_view_color(1));
+    int rc = KCBP_EXIT_NOMEM;
+    if (ok) {
+        vp.view.answer = text;
+        rc = kcbp_view_emit(&vp.view, args->html, args->export_glb);
+    } else {
+        fprintf(stderr, "kcbp: out of memory for --html or --export\n");
+    }
+    kcbp_view_pair_free(&vp);
+    cJSON_free(text);
+    return rc;
+}
+
 static int answer_sweep(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, long index, kcbp_error *err)
 {
     const sweep_args *args = ctx;
@@ -206,7 +252,15 @@ static int answer_sweep(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lo
     p->times.query_ms = kcbp_cli_now_ms() - t0;
     if (st != KCBP_OK)
         return -1;
-    return kcbp_cli_print_answer(report(&result, p->a, p->b, &p->times), "sweep", index, args->pretty, err);
+    cJSON *doc = report(&result, p->a, p->b, &p->times);
+    if (doc && (args->html || args->export_glb) && index <= 0) { /* the files first: a failure prints no line */
+        int rc = view_sweep(args, p, &mb, &result, doc);
+        if (rc != KCBP_EXIT_OK) {
+            cJSON_Delete(doc);
+            return rc;
+        }
+    }
+    return kcbp_cli_print_answer(doc, "sweep", index, args->pretty, err);
 }
 
 int kcbp_cli_sweep(int argc, char **argv)

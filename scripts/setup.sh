@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what kcbp needs on Debian: the build and test dependencies (gnuplot
-# included: test_bench renders `kcbp bench --plot`; groff-base: the tests
+# included: test_bench renders `kcbp bench --plot`; libjs-three: three.js for
+# the --html pages; chromium: their test renders them; groff-base: the tests
 # render the man pages, and a minimal Debian image may lack it; python3 with
 # numpy, pytest, pip, setuptools, wheel and venv: the Python package's tests,
 # which pip-install it into a venv), with --bench
@@ -10,7 +11,8 @@
 # root it installs them with apt-get; otherwise it says what to install. It
 # does nothing when everything is already there.
 set -euo pipefail
-pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libgmp-dev libcmocka-dev gnuplot-nox groff-base)
+pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libgmp-dev libcmocka-dev gnuplot-nox groff-base libjs-three
+      chromium)
 checks=(qhull_r libcjson gmp cmocka)
 if [[ "${1:-}" == "--bench" ]]; then
     pkgs+=(g++ libfcl-dev libccd-dev)
@@ -28,6 +30,10 @@ if [[ "${1:-}" == "--harden" ]]; then
     ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing=1
 fi
 command -v gnuplot >/dev/null || missing=1
+# libjs-three: three.js, compiled into kcbp's --html pages (a build
+# dependency); chromium: tests/test_html.sh renders those pages headless.
+[[ -f /usr/share/javascript/three/three.min.js ]] || missing=1
+command -v chromium >/dev/null || missing=1
 command -v groff >/dev/null || missing=1
 # The Python package's tests install it with pip into a venv, offline.
 pkgs+=(python3 python3-numpy python3-pytest python3-pip python3-setuptools python3-wheel python3-venv)

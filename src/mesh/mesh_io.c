@@ -92,6 +92,8 @@ kcbp_mesh_format kcbp_mesh_detect(const char *name, const void *data, size_t len
     const char *d = data;
     char line[64];
     (void)first_line(d, len, line, sizeof line);
+    if (len >= 4 && !memcmp(d, "glTF", 4))
+        return KCBP_FORMAT_GLTF;
     if (len >= 4 && (!memcmp(d, "ply\n", 4) || (len >= 5 && !memcmp(d, "ply\r\n", 5))))
         return KCBP_FORMAT_PLY;
     if (binary_stl_size(d, len) && !(starts_solid(d, len) && !has_control(d, len)))
@@ -108,6 +110,8 @@ kcbp_mesh_format kcbp_mesh_detect(const char *name, const void *data, size_t len
         return KCBP_FORMAT_OFF;
     if (!strcasecmp(ext, "obj"))
         return KCBP_FORMAT_OBJ;
+    if (!strcasecmp(ext, "gltf") || !strcasecmp(ext, "glb"))
+        return KCBP_FORMAT_GLTF;
     if (starts_solid(d, len))
         return KCBP_FORMAT_STL;
     return KCBP_FORMAT_OBJ;
@@ -125,6 +129,8 @@ kcbp_status kcbp_mesh_parse_into(const char *name, const void *data, size_t len,
         return kcbp_ply_parse(name, data, len, mesh, err);
     case KCBP_FORMAT_OFF:
         return kcbp_off_parse(name, data, len, mesh, err);
+    case KCBP_FORMAT_GLTF:
+        return kcbp_gltf_parse(name, data, len, mesh, err);
     case KCBP_FORMAT_OBJ:
     default:
         return kcbp_obj_parse_into(name, data, len, mesh, err);
@@ -142,6 +148,8 @@ static bool mesh_read_stop(void *ctx, const kcbp_input *in, const char *b, size_
         return false;
     uint64_t count = n >= 84 ? le32((const unsigned char *)b + 80) : 0;
     bool ply = n >= 3 && !memcmp(b, "ply", 3);
+    if (n >= 12 && !memcmp(b, "glTF", 4)) /* a .glb: to the length its header gives */
+        return *chardev || (uint64_t)n >= le32((const unsigned char *)b + 8);
     return *chardev || (!ply && n >= 84 && (count > KCBP_MESH_MAX_ELEMENTS || (uint64_t)n > 84 + 50 * count));
 }
 

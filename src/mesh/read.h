@@ -68,6 +68,9 @@ void kcbp_welder_free(kcbp_welder *w);
 
 kcbp_status kcbp_stl_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);
 kcbp_status kcbp_ply_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);
+/* glTF 2.0, .glb or .gltf (gltf.c): external buffers are read from the
+ * folder of name (none for "-" and "(mesh)"). */
+kcbp_status kcbp_gltf_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);
 kcbp_status kcbp_off_parse(const char *name, const char *data, size_t len, kcbp_mesh *mesh, kcbp_error *err);
 
 #endif

@@ -3,13 +3,13 @@
  * header. */
 #include <locale.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "base/json_lock.h"
 #include "scene_internal.h"
 #include "base/utf8.h"
 #include "base/util.h"
@@ -311,10 +311,6 @@ static kcbp_status parse_motion(pctx *c, const cJSON *j, kcbp_scene *s)
     return KCBP_OK;
 }
 
-/* cJSON's parser writes a global error variable on every call; this lock
- * keeps concurrent parses (kcbp batch --jobs) from racing on it. It is the
- * only shared state of the library, and it protects cJSON, not kcbp. */
-static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static cJSON *parse_json(pctx *c, const char *text, size_t len)
 {
@@ -345,9 +341,9 @@ static cJSON *parse_json(pctx *c, const char *text, size_t len)
     memcpy(buf, text, len);
     buf[len] = '\0';
     const char *end = NULL;
-    pthread_mutex_lock(&cjson_parse_lock);
-    cJSON *doc = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
-    pthread_mutex_unlock(&cjson_parse_lock);
+    /* cJSON's parser writes a global error variable: one lock for every
+     * parse of the library (json_lock.h, the glTF reader's too). */
+    cJSON *doc = kcbp_json_parse_locked(buf, len + 1, &end);
     if (!doc) {
         size_t at = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
         long line = 1, col = 1;

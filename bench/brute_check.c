@@ -151,19 +151,22 @@ static int cmp_min_x(const void *x, const void *y)
 
 static tri_item *posed_tris(const kcbp_mesh *m, const kcbp_pose *pose, double *max_width)
 {
-    tri_item *t = malloc(m->ntriangles * sizeof *t);
+    tri_item *t = malloc(kcbp_mesh_triangle_count(m) * sizeof *t);
     if (!t)
         return NULL;
     *max_width = 0;
-    for (uint32_t i = 0; i < m->ntriangles; i++) {
+    const kcbp_vec3 *mv = kcbp_mesh_vertices(m);
+    const kcbp_tri *mt = kcbp_mesh_triangles(m);
+    uint32_t nt = kcbp_mesh_triangle_count(m);
+    for (uint32_t i = 0; i < nt; i++) {
         for (int k = 0; k < 3; k++)
-            t[i].v[k] = kcbp_pose_apply(pose, m->vertices[m->triangles[i].v[k]]);
+            t[i].v[k] = kcbp_pose_apply(pose, mv[mt[i].v[k]]);
         t[i].box.min = kcbp_v3_min(t[i].v[0], kcbp_v3_min(t[i].v[1], t[i].v[2]));
         t[i].box.max = kcbp_v3_max(t[i].v[0], kcbp_v3_max(t[i].v[1], t[i].v[2]));
         t[i].id = i;
         *max_width = fmax(*max_width, t[i].box.max.x - t[i].box.min.x);
     }
-    qsort(t, m->ntriangles, sizeof *t, cmp_min_x);
+    qsort(t, nt, sizeof *t, cmp_min_x);
     return t;
 }
 
@@ -182,10 +185,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "brute_check: %s\n", err.msg);
         return 3;
     }
-    double margin = atof(argv[4]) * fmax(ma.scale, mb.scale);
+    double margin = atof(argv[4]) * fmax(kcbp_model_scale(&ma), kcbp_model_scale(&mb));
+    uint32_t nta = kcbp_mesh_triangle_count(kcbp_model_mesh(&ma)), ntb = kcbp_mesh_triangle_count(kcbp_model_mesh(&mb));
     kcbp_pose id = kcbp_pose_identity();
     double wa;
-    tri_item *ta = posed_tris(&ma.mesh, &id, &wa);
+    tri_item *ta = posed_tris(kcbp_model_mesh(&ma), &id, &wa);
     kcbp_collide_options opts = {.contacts = KCBP_CONTACTS_NONE};
     kcbp_collide_result res = {0};
     for (int ai = 5; ai < argc; ai++) {
@@ -196,13 +200,14 @@ int main(int argc, char **argv)
         }
         const kcbp_pose *pb = &poses[pi];
         double wb;
-        tri_item *tb = posed_tris(&mb.mesh, pb, &wb);
+        tri_item *tb = posed_tris(kcbp_model_mesh(&mb), pb, &wb);
         if (!ta || !tb) {
             fprintf(stderr, "brute_check: out of memory\n");
             return 4;
         }
         kcbp_pose b_in_a = kcbp_pose_relative(&id, pb);
-        double eps = kcbp_collide_tolerance(&ma, &mb, &b_in_a);
+        /* The box padding kcbp_collide gives its trees (model.c, kcbp_pair_tolerance). */
+        double eps = kcbp_tri_tolerance(fmax(kcbp_model_scale(&ma), kcbp_model_scale(&mb) + kcbp_v3_len(b_in_a.trans)));
         if (kcbp_collide(&ma, &id, &mb, pb, &opts, &res, &err) != KCBP_OK) {
             fprintf(stderr, "brute_check: %s\n", err.msg);
             return 3;
@@ -212,12 +217,12 @@ int main(int argc, char **argv)
         double dmin = INFINITY;
         uint32_t best_a = 0, best_b = 0, hit_a = 0, hit_b = 0;
         size_t start = 0;
-        for (uint32_t i = 0; i < ma.mesh.ntriangles; i++) {
+        for (uint32_t i = 0; i < nta; i++) {
             const tri_item *x = &ta[i];
             double lo = x->box.min.x - margin - wb, hi = x->box.max.x + margin;
-            while (start < mb.mesh.ntriangles && tb[start].box.min.x < lo)
+            while (start < ntb && tb[start].box.min.x < lo)
                 start++;
-            for (size_t j = start; j < mb.mesh.ntriangles && tb[j].box.min.x <= hi; j++) {
+            for (size_t j = start; j < ntb && tb[j].box.min.x <= hi; j++) {
                 const tri_item *y = &tb[j];
                 if (y->box.max.x < x->box.min.x - margin || y->box.min.y > x->box.max.y + margin ||
                     y->box.max.y < x->box.min.y - margin || y->box.min.z > x->box.max.z + margin ||

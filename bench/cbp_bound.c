@@ -64,7 +64,7 @@ static size_t passing(const kcbp_cbp *c, const pair_set *s)
     size_t count = s->hull_passing;
     for (size_t i = 0; i < s->n; i++) {
         /* as kcbp_bv_overlap tests polytopes */
-        kcbp_convex shape = kcbp_convex_polytope(c->vertices, c->nvertices, NULL, NULL, 0.5 * s->margin[i]);
+        kcbp_convex shape = kcbp_convex_polytope(kcbp_cbp_vertices(c), kcbp_cbp_vertex_count(c), NULL, NULL, 0.5 * s->margin[i]);
         kcbp_support_cache cache = {{0, 0}};
         if (kcbp_gjk_intersect(&shape, &shape, &s->rel[i], &cache))
             count++;
@@ -79,12 +79,12 @@ typedef struct {
 
 static size_t evaluate(const objective *o, const kcbp_vec3 *dirs, size_t k, const pair_set *s)
 {
-    kcbp_cbp c;
+    kcbp_cbp *c;
     kcbp_error e;
-    if (kcbp_cbp_build_dirs(o->mesh->vertices, o->mesh->nvertices, dirs, k, &c, &e) != KCBP_OK)
+    if (kcbp_cbp_build_dirs(kcbp_mesh_vertices(o->mesh), kcbp_mesh_vertex_count(o->mesh), dirs, k, &c, &e) != KCBP_OK)
         die("kcbp_cbp_build_dirs", &e);
-    size_t p = passing(&c, s);
-    kcbp_cbp_free(&c);
+    size_t p = passing(c, s);
+    kcbp_cbp_free(c);
     return p;
 }
 
@@ -144,38 +144,40 @@ int main(int argc, char **argv)
     for (int mi = first; mi < argc; mi++) {
         const char *path = argv[mi];
         kcbp_error e;
-        kcbp_mesh m0;
+        kcbp_mesh *m0;
         if (kcbp_obj_load(path, &m0, &e) != KCBP_OK)
             die(path, &e);
-        kcbp_aabb bounds = m0.bounds;
-        kcbp_mesh_free(&m0);
+        kcbp_aabb bounds = kcbp_mesh_bounds(m0);
+        kcbp_mesh_free(m0);
         pair_set sets[2] = {{0}};
-        kcbp_scene first_scene;
+        kcbp_scene *first_scene = NULL;
         kcbp_bv hull;
         for (int seed = 1; seed <= 2 * t; seed++) {
-            kcbp_scene sc;
+            kcbp_scene *sc;
             kcbp_model_options mo = kcbp_model_options_default();
             mo.k = 0;
             if (kcbp_scene_thesis(&sc, path, bounds, (uint32_t)n, (uint64_t)seed, &e) != KCBP_OK ||
-                kcbp_scene_build(&sc, &mo, &e) != KCBP_OK)
+                kcbp_scene_build(sc, &mo, &e) != KCBP_OK)
                 die(path, &e);
-            const kcbp_model *model = &sc.models[0].model;
+            const kcbp_model *model = kcbp_scene_model(sc, 0);
+            const kcbp_mesh *mm = kcbp_model_mesh(model);
             if (seed == 1) {
                 kcbp_bv_spec spec = {KCBP_BV_HULL, 0, KCBP_DIRS_GREEDY};
-                if (kcbp_bv_build(&hull, &spec, &model->mesh, &e) != KCBP_OK)
+                if (kcbp_bv_build(&hull, &spec, mm, &e) != KCBP_OK)
                     die("hull", &e);
             }
             double radius = 0;
-            for (uint32_t v = 0; v < model->mesh.nvertices; v++)
-                radius = fmax(radius, kcbp_v3_len(model->mesh.vertices[v]));
+            for (uint32_t v = 0; v < kcbp_mesh_vertex_count(mm); v++)
+                radius = fmax(radius, kcbp_v3_len(kcbp_mesh_vertices(mm)[v]));
             pair_set *s = &sets[seed > t];
-            for (uint32_t a = 0; a < sc.nobjects; a++)
-                for (uint32_t b = a + 1; b < sc.nobjects; b++) {
-                    kcbp_pose pa = kcbp_scene_object_pose(&sc, a, 0), pb = kcbp_scene_object_pose(&sc, b, 0);
+            uint32_t nobj = kcbp_scene_object_count(sc);
+            for (uint32_t a = 0; a < nobj; a++)
+                for (uint32_t b = a + 1; b < nobj; b++) {
+                    kcbp_pose pa = kcbp_scene_object_pose(sc, a, 0), pb = kcbp_scene_object_pose(sc, b, 0);
                     if (kcbp_v3_len(kcbp_v3_sub(pa.trans, pb.trans)) > 2 * radius * (1 + 1e-9))
                         continue;
                     /* kcbp bench's margin (eval/hitrate.h) */
-                    double margin = KCBP_BV_MARGIN_REL * (2 * model->scale + kcbp_v3_len(pa.trans) +
+                    double margin = KCBP_BV_MARGIN_REL * (2 * kcbp_model_scale(model) + kcbp_v3_len(pa.trans) +
                                                           kcbp_v3_len(pb.trans));
                     if (kcbp_bv_overlap(&hull, &pa, &hull, &pb, margin))
                         s->hull_passing++;
@@ -185,22 +187,22 @@ int main(int argc, char **argv)
             if (seed == 1)
                 first_scene = sc;
             else
-                kcbp_scene_free(&sc);
+                kcbp_scene_free(sc);
         }
-        const kcbp_mesh *mesh = &first_scene.models[0].model.mesh;
+        const kcbp_mesh *mesh = kcbp_model_mesh(kcbp_scene_model(first_scene, 0));
         objective o = {mesh, &sets[0]};
         static const kcbp_cbp_dirs starts[] = {KCBP_DIRS_GREEDY, KCBP_DIRS_THESIS};
         for (size_t si = 0; si < 2; si++) {
-            kcbp_cbp c;
-            if (kcbp_cbp_build(mesh->vertices, mesh->nvertices, k, starts[si], &c, &e) != KCBP_OK)
+            kcbp_cbp *c;
+            if (kcbp_cbp_build(kcbp_mesh_vertices(mesh), kcbp_mesh_vertex_count(mesh), k, starts[si], &c, &e) != KCBP_OK)
                 die("kcbp_cbp_build", &e);
-            size_t nd = c.nplanes;
+            size_t nd = kcbp_cbp_plane_count(c);
             kcbp_vec3 *dirs = malloc(nd * sizeof *dirs);
             if (!dirs)
                 die("directions", NULL);
             for (size_t j = 0; j < nd; j++)
-                dirs[j] = c.planes[j].n;
-            kcbp_cbp_free(&c);
+                dirs[j] = kcbp_cbp_planes(c)[j].n;
+            kcbp_cbp_free(c);
             const char *name = kcbp_cbp_dirs_name(starts[si]);
             size_t train0 = evaluate(&o, dirs, nd, &sets[0]), test0 = evaluate(&o, dirs, nd, &sets[1]);
             printf("| %s | %s | %.3f | %.3f |\n", path, name, (double)sets[0].hull_passing / (double)train0,
@@ -212,7 +214,7 @@ int main(int argc, char **argv)
             free(dirs);
         }
         kcbp_bv_free(&hull);
-        kcbp_scene_free(&first_scene);
+        kcbp_scene_free(first_scene);
         for (int i = 0; i < 2; i++) {
             free(sets[i].rel);
             free(sets[i].margin);

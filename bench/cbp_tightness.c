@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     printf("|---|---|---|---|---|---|---|---|---|---|\n");
     int status = 0;
     for (int m = first; m < argc; m++) {
-        kcbp_mesh mesh;
+        kcbp_mesh *mesh;
         kcbp_error err;
         if (kcbp_obj_load(argv[m], &mesh, &err) != KCBP_OK) {
             fprintf(stderr, "cbp_tightness: %s\n", err.msg);
@@ -50,15 +50,15 @@ int main(int argc, char **argv)
         }
         const char *name = strrchr(argv[m], '/') ? strrchr(argv[m], '/') + 1 : argv[m];
         double hull;
-        if (kcbp_hull_volume(mesh.vertices, mesh.nvertices, &hull, &err) != KCBP_OK) {
+        if (kcbp_hull_volume(kcbp_mesh_vertices(mesh), kcbp_mesh_vertex_count(mesh), &hull, &err) != KCBP_OK) {
             fprintf(stderr, "cbp_tightness: %s: %s\n", name, err.msg);
-            kcbp_mesh_free(&mesh);
+            kcbp_mesh_free(mesh);
             status = 1;
             continue;
         }
         if (!(hull > 0)) { /* flat mesh: ratios to a zero volume mean nothing */
             printf("| %s | - | flat: hull volume 0 | | | | | | | |\n", name);
-            kcbp_mesh_free(&mesh);
+            kcbp_mesh_free(mesh);
             continue;
         }
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
@@ -67,17 +67,17 @@ int main(int argc, char **argv)
                 double t[MAXRUNS];
                 ratio[d] = NAN;
                 for (int r = 0; r < runs; r++) {
-                    kcbp_cbp c;
+                    kcbp_cbp *c;
                     double t0 = now_ms();
-                    if (kcbp_cbp_build(mesh.vertices, mesh.nvertices, ks[k], dirs[d], &c, &err) != KCBP_OK) {
+                    if (kcbp_cbp_build(kcbp_mesh_vertices(mesh), kcbp_mesh_vertex_count(mesh), ks[k], dirs[d], &c, &err) != KCBP_OK) {
                         fprintf(stderr, "cbp_tightness: %s: %s\n", name, err.msg);
                         status = 1;
                         t[r] = NAN;
                         continue;
                     }
                     t[r] = now_ms() - t0;
-                    ratio[d] = c.volume / hull;
-                    kcbp_cbp_free(&c);
+                    ratio[d] = kcbp_cbp_volume(c) / hull;
+                    kcbp_cbp_free(c);
                 }
                 qsort(t, (size_t)runs, sizeof t[0], by_double);
                 ms[d] = t[runs / 2];
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
                 printf(" %.1f |", ms[d]);
             printf("\n");
         }
-        kcbp_mesh_free(&mesh);
+        kcbp_mesh_free(mesh);
     }
     return status;
 }

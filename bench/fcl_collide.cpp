@@ -40,7 +40,7 @@ int main(int argc, char **argv)
         return 2;
     }
     kcbp_error err;
-    kcbp_mesh ma, mb;
+    kcbp_mesh *ma = nullptr, *mb = nullptr;
     if (kcbp_obj_load(argv[1], &ma, &err) != KCBP_OK || kcbp_obj_load(argv[2], &mb, &err) != KCBP_OK) {
         std::fprintf(stderr, "fcl_collide: %s\n", err.msg);
         return 3;
@@ -97,15 +97,15 @@ int main(int argc, char **argv)
     }
 
     std::printf("# fcl_collide %s (%u triangles) %s (%u triangles) %s: %zu poses, %d runs\n", argv[1],
-                ma.ntriangles, argv[2], mb.ntriangles, argv[3], nposes, runs);
+                kcbp_mesh_triangle_count(ma), argv[2], kcbp_mesh_triangle_count(mb), argv[3], nposes, runs);
     std::printf("# pose collide median_us\n");
     for (size_t i = 0; i < nposes; i++)
         std::printf("%zu %d %.3f\n", i, answer[i], median(per_pose_us[i]));
     std::printf("median_us %.3f\n", median(run_median_us));
     std::printf("build_ms %.3f %.3f\n", build_a_ms, same ? 0.0 : build_b_ms);
     std::free(poses);
-    kcbp_mesh_free(&ma);
-    kcbp_mesh_free(&mb);
+    kcbp_mesh_free(ma);
+    kcbp_mesh_free(mb);
     if (inconsistent) {
         std::fprintf(stderr, "fcl_collide: %d answers changed between runs\n", inconsistent);
         return 1;

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
         return 2;
     }
     kcbp_error err;
-    kcbp_mesh ma, mb;
+    kcbp_mesh *ma = nullptr, *mb = nullptr;
     kcbp_pose *poses = nullptr;
     size_t nposes = 0;
     if (kcbp_obj_load(argv[1], &ma, &err) != KCBP_OK || kcbp_obj_load(argv[2], &mb, &err) != KCBP_OK ||
@@ -68,14 +68,14 @@ int main(int argc, char **argv)
         run_median_us.push_back(median(us));
     }
     std::printf("# fcl_distance %s (%u triangles) %s (%u triangles) %s: %zu poses, %d runs\n", argv[1],
-                ma.ntriangles, argv[2], mb.ntriangles, argv[3], nposes, runs);
+                kcbp_mesh_triangle_count(ma), argv[2], kcbp_mesh_triangle_count(mb), argv[3], nposes, runs);
     std::printf("# pose distance median_us\n");
     for (size_t i = 0; i < nposes; i++)
         std::printf("%zu %.17g %.3f\n", i, dist[i], median(per_pose_us[i]));
     std::printf("median_us %.3f\n", median(run_median_us));
     std::printf("build_ms %.3f\n", build_ms);
     std::free(poses);
-    kcbp_mesh_free(&ma);
-    kcbp_mesh_free(&mb);
+    kcbp_mesh_free(ma);
+    kcbp_mesh_free(mb);
     return 0;
 }

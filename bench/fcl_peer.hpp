@@ -22,16 +22,19 @@ inline double median(std::vector<double> v)
 }
 
 // BV: OBBRSSd for collide (the default), RSSd for distance (bench/fcl_distance).
-template <class BV = fcl::OBBRSSd> std::shared_ptr<fcl::BVHModel<BV>> build_bvh(const kcbp_mesh &m)
+template <class BV = fcl::OBBRSSd> std::shared_ptr<fcl::BVHModel<BV>> build_bvh(const kcbp_mesh *m)
 {
-    std::vector<fcl::Vector3d> ps(m.nvertices);
-    for (uint32_t i = 0; i < m.nvertices; i++)
-        ps[i] = fcl::Vector3d(m.vertices[i].x, m.vertices[i].y, m.vertices[i].z);
-    std::vector<fcl::Triangle> ts(m.ntriangles);
-    for (uint32_t i = 0; i < m.ntriangles; i++)
-        ts[i] = fcl::Triangle(m.triangles[i].v[0], m.triangles[i].v[1], m.triangles[i].v[2]);
+    uint32_t nv = kcbp_mesh_vertex_count(m), nt = kcbp_mesh_triangle_count(m);
+    const kcbp_vec3 *v = kcbp_mesh_vertices(m);
+    const kcbp_tri *t = kcbp_mesh_triangles(m);
+    std::vector<fcl::Vector3d> ps(nv);
+    for (uint32_t i = 0; i < nv; i++)
+        ps[i] = fcl::Vector3d(v[i].x, v[i].y, v[i].z);
+    std::vector<fcl::Triangle> ts(nt);
+    for (uint32_t i = 0; i < nt; i++)
+        ts[i] = fcl::Triangle(t[i].v[0], t[i].v[1], t[i].v[2]);
     auto bvh = std::make_shared<fcl::BVHModel<BV>>();
-    if (bvh->beginModel((int)m.ntriangles, (int)m.nvertices) != fcl::BVH_OK ||
+    if (bvh->beginModel((int)nt, (int)nv) != fcl::BVH_OK ||
         bvh->addSubModel(ps, ts) != fcl::BVH_OK || bvh->endModel() != fcl::BVH_OK)
         return nullptr;
     return bvh;
@@ -56,19 +59,19 @@ inline int parse_scene_runs(int argc, char **argv, int fallback)
 // Reads and builds the scene at path with kcbp, meshes only (FCL needs no
 // k-CBPs), and one BVH per model; build_ms: the BVHs' build time. Returns 0,
 // or the exit status after printing "prog: problem".
-inline int load_scene_bvhs(const char *prog, const char *path, kcbp_scene &scene,
+inline int load_scene_bvhs(const char *prog, const char *path, kcbp_scene *&scene,
                            std::vector<std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>>> &bvhs, double &build_ms)
 {
     kcbp_error err;
     kcbp_model_options opts = kcbp_model_options_default();
     opts.k = 0;
-    if (kcbp_scene_load(&scene, path, &opts, &err) != KCBP_OK) {
+    if (kcbp_scene_load(path, &opts, &scene, &err) != KCBP_OK) {
         std::fprintf(stderr, "%s: %s\n", prog, err.msg);
         return 3;
     }
     auto t0 = std::chrono::steady_clock::now();
-    for (uint32_t m = 0; m < scene.nmodels; m++) {
-        bvhs.push_back(build_bvh(scene.models[m].model.mesh));
+    for (uint32_t m = 0; m < kcbp_scene_model_count(scene); m++) {
+        bvhs.push_back(build_bvh(kcbp_model_mesh(kcbp_scene_model(scene, m))));
         if (!bvhs.back()) {
             std::fprintf(stderr, "%s: building the BVH failed\n", prog);
             return 4;

@@ -182,11 +182,11 @@ std::string json_double(double x)
     return b;
 }
 
-double mesh_radius(const kcbp_mesh &m)
+double mesh_radius(const kcbp_mesh *m)
 {
     double r = 0;
-    for (uint32_t i = 0; i < m.nvertices; i++)
-        r = std::max(r, std::sqrt(kcbp_v3_len2(m.vertices[i])));
+    for (uint32_t i = 0; i < kcbp_mesh_vertex_count(m); i++)
+        r = std::max(r, std::sqrt(kcbp_v3_len2(kcbp_mesh_vertices(m)[i])));
     return r;
 }
 
@@ -247,7 +247,7 @@ bool ca_oriented(const fcl::BVHModel<BV> &o1, const fcl::MotionBase<double> *mot
 // Answers the sweeps on BVHModel<BV>; Node: FCL's oriented conservative
 // advancement node for BV.
 template <class BV, class Node>
-int run(const Opts &o, const kcbp_mesh &ma, const kcbp_mesh &mb, const std::vector<Sweep> &sweeps,
+int run(const Opts &o, const kcbp_mesh *ma, const kcbp_mesh *mb, const std::vector<Sweep> &sweeps,
         const std::map<long, double> &claims)
 {
     const long check = o.check;
@@ -448,7 +448,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *path_a = argv[ai], *path_b = argv[ai + 1], *path_s = argv[ai + 2];
-    kcbp_mesh ma, mb;
+    kcbp_mesh *ma = nullptr, *mb = nullptr;
     std::vector<Sweep> sweeps;
     if (kcbp_obj_load(path_a, &ma, &err) != KCBP_OK || kcbp_obj_load(path_b, &mb, &err) != KCBP_OK) {
         std::fprintf(stderr, "fcl_sweep: %s\n", err.msg);
@@ -470,7 +470,7 @@ int main(int argc, char **argv)
     int rc = rss ? run<fcl::RSSd, fcl::detail::MeshConservativeAdvancementTraversalNodeRSS<double>>(o, ma, mb, sweeps, claims)
                  : run<fcl::OBBRSSd, fcl::detail::MeshConservativeAdvancementTraversalNodeOBBRSS<double>>(o, ma, mb, sweeps,
                                                                                                    claims);
-    kcbp_mesh_free(&ma);
-    kcbp_mesh_free(&mb);
+    kcbp_mesh_free(ma);
+    kcbp_mesh_free(mb);
     return rc;
 }

@@ -62,14 +62,14 @@ int main(int argc, char **argv)
         return usage(argv[0]);
 
     kcbp_error err;
-    kcbp_scene s;
-    if (kcbp_scene_read(&s, argv[1], &err) != KCBP_OK) {
+    kcbp_scene *in, *s;
+    if (kcbp_scene_read(argv[1], &in, &err) != KCBP_OK || kcbp_scene_new(kcbp_scene_name(in), NULL, &s, &err) != KCBP_OK) {
         fprintf(stderr, "gen_moving: %s\n", err.msg);
         return 3;
     }
     state = (uint64_t)seed ^ UINT64_C(0x6d6f76696e67); /* "moving": other seeds than the layout's */
-    for (uint32_t i = 0; i < s.nobjects; i++) {
-        kcbp_scene_object *o = &s.objects[i];
+    for (uint32_t i = 0; i < kcbp_scene_object_count(in); i++) {
+        kcbp_scene_object obj = kcbp_scene_object_at(in, i), *o = &obj;
         o->velocity = kcbp_v3(draw(-500, 500) / 1000.0, draw(-500, 500) / 1000.0, draw(-500, 500) / 1000.0);
         long x, y, z, r2;
         do { /* a point of the unit ball (in thousandths), not too near its centre */
@@ -78,16 +78,22 @@ int main(int argc, char **argv)
         } while (r2 > 1000000 || r2 < 10000);
         o->spin_axis = kcbp_v3(x / 1000.0, y / 1000.0, z / 1000.0);
         o->spin_deg_per_s = draw(0, 900) / 10.0;
+        if (kcbp_scene_add_object(s, o, &err) != KCBP_OK) {
+            fprintf(stderr, "gen_moving: %s\n", err.msg);
+            return 3;
+        }
     }
-    s.moving = true;
-    s.frames = (uint32_t)frames;
-    s.dt = dt;
+    if (kcbp_scene_set_motion(s, (uint32_t)frames, dt, &err) != KCBP_OK) {
+        fprintf(stderr, "gen_moving: %s\n", err.msg);
+        return 3;
+    }
     int rc = 0;
     err.msg[0] = '\0';
-    if (kcbp_scene_write(&s, stdout, true, &err) != KCBP_OK || fflush(stdout) != 0) {
+    if (kcbp_scene_write(s, stdout, true, &err) != KCBP_OK || fflush(stdout) != 0) {
         fprintf(stderr, "gen_moving: writing the scene failed%s%s\n", err.msg[0] ? ": " : "", err.msg);
         rc = err.code == KCBP_ERR_NOMEM ? 4 : 1;
     }
-    kcbp_scene_free(&s);
+    kcbp_scene_free(s);
+    kcbp_scene_free(in);
     return rc;
 }

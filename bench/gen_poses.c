@@ -154,12 +154,12 @@ int main(int argc, char **argv)
     q.a = &ma;
     q.b = same ? &ma : &mb;
     q.pose_a = kcbp_pose_identity();
-    q.center_a = kcbp_aabb_center(q.a->mesh.bounds);
-    q.center_b = kcbp_aabb_center(q.b->mesh.bounds);
+    q.center_a = kcbp_aabb_center(kcbp_mesh_bounds(kcbp_model_mesh(q.a)));
+    q.center_b = kcbp_aabb_center(kcbp_mesh_bounds(kcbp_model_mesh(q.b)));
     q.opts.contacts = KCBP_CONTACTS_NONE;
     /* Beyond the sum of the half-diagonals the bounding spheres are apart. */
-    double s_far = 1.01 * (kcbp_v3_len(kcbp_aabb_extent(q.a->mesh.bounds)) +
-                           kcbp_v3_len(kcbp_aabb_extent(q.b->mesh.bounds)));
+    double s_far = 1.01 * (kcbp_v3_len(kcbp_aabb_extent(kcbp_mesh_bounds(kcbp_model_mesh(q.a)))) +
+                           kcbp_v3_len(kcbp_aabb_extent(kcbp_mesh_bounds(kcbp_model_mesh(q.b)))));
 
     rng r = rng_seed(seed);
     printf("# gen_poses %s %s seed %llu: %ld near-contact poses of B, delta in +-%g\n", argv[1], argv[2], seed,

@@ -277,10 +277,10 @@ int main(int argc, char **argv)
     c.a = &ma;
     c.b = same ? &ma : &mb;
     c.pose_a = kcbp_pose_identity();
-    c.center_a = kcbp_aabb_center(c.a->mesh.bounds);
-    c.center_b = kcbp_aabb_center(c.b->mesh.bounds);
+    c.center_a = kcbp_aabb_center(kcbp_mesh_bounds(kcbp_model_mesh(c.a)));
+    c.center_b = kcbp_aabb_center(kcbp_mesh_bounds(kcbp_model_mesh(c.b)));
     c.opts.contacts = KCBP_CONTACTS_NONE;
-    double size = kcbp_v3_len(kcbp_aabb_extent(c.a->mesh.bounds)) + kcbp_v3_len(kcbp_aabb_extent(c.b->mesh.bounds));
+    double size = kcbp_v3_len(kcbp_aabb_extent(kcbp_mesh_bounds(kcbp_model_mesh(c.a)))) + kcbp_v3_len(kcbp_aabb_extent(kcbp_mesh_bounds(kcbp_model_mesh(c.b))));
     double s_far = 1.01 * size;
 
     rng r = rng_seed(seed);

@@ -77,15 +77,15 @@ int main(int argc, char **argv)
     int runs = parse_scene_runs(argc, argv, 1);
     if (runs == 0)
         return 2;
-    kcbp_scene scene;
+    kcbp_scene *scene = nullptr;
     std::vector<std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>>> bvhs;
     double build_ms;
     if (int rc = load_scene_bvhs("moving_fcl", argv[1], scene, bvhs, build_ms))
         return rc;
     std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects;
     std::vector<fcl::CollisionObjectd *> ptrs;
-    for (uint32_t i = 0; i < scene.nobjects; i++) {
-        objects.emplace_back(new fcl::CollisionObjectd(bvhs[scene.objects[i].model]));
+    for (uint32_t i = 0; i < kcbp_scene_object_count(scene); i++) {
+        objects.emplace_back(new fcl::CollisionObjectd(bvhs[kcbp_scene_object_model(scene, i)]));
         objects.back()->setUserData((void *)(uintptr_t)i);
         ptrs.push_back(objects.back().get());
     }
@@ -95,8 +95,8 @@ int main(int argc, char **argv)
     int inconsistent = 0;
     for (int r = -1; r < runs; r++) { // r = -1: the warm-up
         auto s0 = Clock::now();
-        for (uint32_t i = 0; i < scene.nobjects; i++) {
-            ptrs[i]->setTransform(to_fcl(kcbp_scene_object_pose(&scene, i, 0)));
+        for (uint32_t i = 0; i < kcbp_scene_object_count(scene); i++) {
+            ptrs[i]->setTransform(to_fcl(kcbp_scene_object_pose(scene, i, 0)));
             ptrs[i]->computeAABB();
         }
         fcl::DynamicAABBTreeCollisionManagerd manager;
@@ -106,12 +106,12 @@ int main(int argc, char **argv)
 
         Collected c;
         double total = 0, coll = 0;
-        for (uint32_t f = 0; f < scene.frames; f++) {
+        for (uint32_t f = 0; f < kcbp_scene_frame_count(scene); f++) {
             size_t before = c.hits.size();
             c.frame = f;
             auto t0 = Clock::now();
-            for (uint32_t i = 0; i < scene.nobjects; i++) {
-                ptrs[i]->setTransform(to_fcl(kcbp_scene_object_pose(&scene, i, f)));
+            for (uint32_t i = 0; i < kcbp_scene_object_count(scene); i++) {
+                ptrs[i]->setTransform(to_fcl(kcbp_scene_object_pose(scene, i, f)));
                 ptrs[i]->computeAABB();
             }
             manager.update();
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
         if (c.hits != first.hits)
             inconsistent++;
     }
-    std::printf("objects %u\nframes %u\n", scene.nobjects, scene.frames);
+    std::printf("objects %u\nframes %u\n", kcbp_scene_object_count(scene), kcbp_scene_frame_count(scene));
     std::printf("broadphase %zu\n", first.calls);
     std::printf("colliding %zu\n", first.hits.size());
     std::printf("median_ms %.4f\n", median(total_ms));
@@ -144,8 +144,8 @@ int main(int argc, char **argv)
         std::printf(" %.4f", t);
     std::printf("\n");
     for (auto &h : first.hits)
-        std::printf("frame %u pair %s %s\n", h.frame, scene.objects[h.a].name, scene.objects[h.b].name);
-    kcbp_scene_free(&scene);
+        std::printf("frame %u pair %s %s\n", h.frame, kcbp_scene_object_at(scene, h.a).name, kcbp_scene_object_at(scene, h.b).name);
+    kcbp_scene_free(scene);
     if (inconsistent) {
         std::fprintf(stderr, "moving_fcl: %d runs found other pairs than the first\n", inconsistent);
         return 1;

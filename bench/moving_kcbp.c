@@ -99,26 +99,28 @@ typedef struct {
 static int run(const kcbp_scene *s, filter_runs *fr, bool warmup, kcbp_scene_frame *f, hits *cur)
 {
     kcbp_error err;
-    kcbp_scene_eval ev;
-    if (kcbp_scene_eval_init(&ev, s, &fr->opts, &err) != KCBP_OK) {
+    kcbp_scene_eval *ev;
+    kcbp_scene_eval_options eo = kcbp_scene_eval_options_default();
+    eo.collide = fr->opts;
+    if (kcbp_scene_eval_new(s, &eo, &ev, &err) != KCBP_OK) {
         fprintf(stderr, "moving_kcbp: %s\n", err.msg);
         return 3;
     }
     hits *h = warmup ? &fr->first : cur;
     h->n = 0;
     double t[5] = {0, 0, 0, 0, 0};
-    for (uint32_t i = 0; i < s->frames; i++) {
+    for (uint32_t i = 0; i < kcbp_scene_frame_count(s); i++) {
         double t0 = now_ms();
-        kcbp_status st = kcbp_scene_eval_frame(&ev, i, f, &err);
+        kcbp_status st = kcbp_scene_eval_frame(ev, i, f, &err);
         t[0] += now_ms() - t0;
         if (st != KCBP_OK) {
             fprintf(stderr, "moving_kcbp: frame %u: %s\n", i, err.msg);
             return 3;
         }
-        t[1] += f->bounds_ms;
-        t[2] += f->broadphase_ms;
-        t[3] += f->filter_ms;
-        t[4] += f->mesh_ms;
+        t[1] += f->time_ms.bounds;
+        t[2] += f->time_ms.broadphase;
+        t[3] += f->time_ms.filter;
+        t[4] += f->time_ms.mesh;
         if (warmup) {
             fr->broadphase += f->broadphase;
             fr->mesh_tested += f->mesh_tested;
@@ -127,7 +129,7 @@ static int run(const kcbp_scene *s, filter_runs *fr, bool warmup, kcbp_scene_fra
             if (push(h, i, f->hits[j].a, f->hits[j].b))
                 return 4;
     }
-    kcbp_scene_eval_free(&ev);
+    kcbp_scene_eval_free(ev);
     if (!warmup) {
         for (int k = 0; k < 5; k++)
             fr->t[k][fr->done] = t[k];
@@ -158,11 +160,11 @@ int main(int argc, char **argv)
         return usage(argv[0]);
 
     kcbp_error err;
-    kcbp_scene s;
+    kcbp_scene *s;
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = (int)k;
     mo.k_fine = KCBP_CBP_K_FINE_DEFAULT; /* as kcbp scene for a moving scene */
-    if (kcbp_scene_load(&s, argv[1], &mo, &err) != KCBP_OK) {
+    if (kcbp_scene_load(argv[1], &mo, &s, &err) != KCBP_OK) {
         fprintf(stderr, "moving_kcbp: %s\n", err.msg);
         return 3;
     }
@@ -189,18 +191,18 @@ int main(int argc, char **argv)
     hits cur = {0};
     int rc = 0;
     for (int i = 0; i < nf && !rc; i++)
-        rc = run(&s, &fr[i], true, &f, &cur);
+        rc = run(s, &fr[i], true, &f, &cur);
     /* Timed runs: with two filters, in the order AB BA AB BA ... */
     for (long r = 0; r < runs && !rc; r++)
         for (int i = 0; i < nf && !rc; i++)
-            rc = run(&s, &fr[nf == 2 && r % 2 ? 1 - i : i], false, &f, &cur);
+            rc = run(s, &fr[nf == 2 && r % 2 ? 1 - i : i], false, &f, &cur);
     if (rc)
         return rc;
 
-    printf("objects %u\nframes %u\ntriangles ", s.nobjects, s.frames);
-    for (uint32_t m = 0; m < s.nmodels; m++)
-        printf("%s%u", m ? "/" : "", s.models[m].model.mesh.ntriangles);
-    printf("\nk %ld\nbuild_ms %.3f\n", k, s.build_ms);
+    printf("objects %u\nframes %u\ntriangles ", kcbp_scene_object_count(s), kcbp_scene_frame_count(s));
+    for (uint32_t m = 0; m < kcbp_scene_model_count(s); m++)
+        printf("%s%u", m ? "/" : "", kcbp_mesh_triangle_count(kcbp_model_mesh(kcbp_scene_model(s, m))));
+    printf("\nk %ld\nbuild_ms %.3f\n", k, kcbp_scene_build_time(s).build_ms);
     for (int i = 0; i < nf; i++) {
         filter_runs *x = &fr[i];
         const char *n = x->name;
@@ -216,8 +218,8 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < nf; i++)
         for (size_t j = 0; j < fr[i].first.n; j++)
-            printf("%s frame %u pair %s %s\n", fr[i].name, fr[i].first.v[j].frame, s.objects[fr[i].first.v[j].a].name,
-                   s.objects[fr[i].first.v[j].b].name);
+            printf("%s frame %u pair %s %s\n", fr[i].name, fr[i].first.v[j].frame,
+                   kcbp_scene_object_at(s, fr[i].first.v[j].a).name, kcbp_scene_object_at(s, fr[i].first.v[j].b).name);
     for (int i = 0; i < nf; i++) {
         if (fr[i].inconsistent) {
             fprintf(stderr, "moving_kcbp: %s: %d runs found other pairs than the first\n", fr[i].name,
@@ -230,6 +232,6 @@ int main(int argc, char **argv)
     }
     free(cur.v);
     kcbp_scene_frame_free(&f);
-    kcbp_scene_free(&s);
+    kcbp_scene_free(s);
     return rc;
 }

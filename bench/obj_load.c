@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     if (!ms)
         return 1;
     for (int a = first; a < argc; a++) {
-        kcbp_mesh mesh;
+        kcbp_mesh *mesh = NULL;
         kcbp_error err;
         for (int r = 0; r < runs; r++) {
             struct timespec t0, t1;
@@ -44,12 +44,12 @@ int main(int argc, char **argv)
             }
             ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
             if (r + 1 < runs)
-                kcbp_mesh_free(&mesh);
+                kcbp_mesh_free(mesh);
         }
         qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
         printf("%s: %u vertices, %u triangles (%u degenerate), median %.2f ms of %d (min %.2f)\n", argv[a],
-               mesh.nvertices, mesh.ntriangles, mesh.ndegenerate, ms[runs / 2], runs, ms[0]);
-        kcbp_mesh_free(&mesh);
+               kcbp_mesh_vertex_count(mesh), kcbp_mesh_triangle_count(mesh), kcbp_mesh_degenerate_count(mesh), ms[runs / 2], runs, ms[0]);
+        kcbp_mesh_free(mesh);
     }
     free(ms);
     return 0;

@@ -35,10 +35,10 @@ int main(int argc, char **argv)
         return 2;
     }
     kcbp_error err;
-    kcbp_scene s;
+    kcbp_scene *s;
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = (int)k;
-    if (kcbp_scene_load(&s, argv[1], &mo, &err) != KCBP_OK) {
+    if (kcbp_scene_load(argv[1], &mo, &s, &err) != KCBP_OK) {
         fprintf(stderr, "pair_classes: %s\n", err.msg);
         return 3;
     }
@@ -49,27 +49,41 @@ int main(int argc, char **argv)
     kcbp_collide_options off = on;
     off.use_cbp = false;
 
-    kcbp_scene_eval ev;
-    kcbp_scene_frame f;
+    /* The pairs a scene's broad phase keeps: the world boxes, each padded
+     * by its object's share of the pair test's tolerance (src/scene). */
+    uint32_t nobj = kcbp_scene_object_count(s);
+    kcbp_broadphase *bp;
+    kcbp_pose *poses = malloc((size_t)nobj * sizeof *poses);
+    kcbp_aabb *boxes = malloc((size_t)nobj * sizeof *boxes);
     kcbp_collide_result r;
-    memset(&f, 0, sizeof f);
     memset(&r, 0, sizeof r);
-    if (kcbp_scene_eval_init(&ev, &s, &off, &err) != KCBP_OK) {
-        fprintf(stderr, "pair_classes: %s\n", err.msg);
-        return 3;
+    if (!poses || !boxes || kcbp_broadphase_new(nobj, &bp, &err) != KCBP_OK) {
+        fprintf(stderr, "pair_classes: out of memory\n");
+        return 4;
     }
     enum { APART_CBP, APART_MESH, COLLIDE };
     static const char *const names[] = {"k-CBPs apart", "k-CBPs overlap, meshes apart", "colliding"};
     uint64_t n[3] = {0}, gjk_it[3] = {0}, box[3] = {0}, tri[3] = {0};
     double t_on[3] = {0}, t_off[3] = {0};
-    for (uint32_t fr = 0; fr < s.frames; fr++) {
-        if (kcbp_scene_eval_frame(&ev, fr, &f, &err) != KCBP_OK) {
+    for (uint32_t fr = 0; fr < kcbp_scene_frame_count(s); fr++) {
+        for (uint32_t i = 0; i < nobj; i++) {
+            const kcbp_model *m = kcbp_scene_model(s, kcbp_scene_object_model(s, i));
+            poses[i] = kcbp_scene_object_pose(s, i, fr);
+            kcbp_aabb box = kcbp_model_world_bounds(m, &poses[i]);
+            double pad = kcbp_tri_tolerance(kcbp_model_scale(m) + kcbp_v3_len(poses[i].trans));
+            boxes[i].min = kcbp_v3_sub(box.min, kcbp_v3(pad, pad, pad));
+            boxes[i].max = kcbp_v3_add(box.max, kcbp_v3(pad, pad, pad));
+        }
+        if (kcbp_broadphase_update(bp, boxes, &err) != KCBP_OK) {
             fprintf(stderr, "pair_classes: %s\n", err.msg);
             return 3;
         }
-        for (size_t p = 0; p < ev.sap.npairs; p++) {
-            uint32_t a = ev.sap.pairs[p].a, b = ev.sap.pairs[p].b;
-            const kcbp_model *ma = &s.models[s.objects[a].model].model, *mb = &s.models[s.objects[b].model].model;
+        const kcbp_index_pair *pairs;
+        size_t np = kcbp_broadphase_pairs(bp, &pairs);
+        for (size_t p = 0; p < np; p++) {
+            uint32_t a = pairs[p].a, b = pairs[p].b;
+            const kcbp_model *ma = kcbp_scene_model(s, kcbp_scene_object_model(s, a));
+            const kcbp_model *mb = kcbp_scene_model(s, kcbp_scene_object_model(s, b));
             /* Both settings, in an order that alternates from pair to pair:
              * the first calls of a pair pay its cache misses. */
             double t[2] = {0, 0};
@@ -79,7 +93,7 @@ int main(int argc, char **argv)
                 int use_cbp = (half == 0) == (p % 2 == 0);
                 double t0 = now_us();
                 for (long i = 0; i < reps; i++)
-                    if (kcbp_collide(ma, &ev.poses[a], mb, &ev.poses[b], use_cbp ? &on : &off, &r, &err) != KCBP_OK)
+                    if (kcbp_collide(ma, &poses[a], mb, &poses[b], use_cbp ? &on : &off, &r, &err) != KCBP_OK)
                         return 3;
                 t[use_cbp] = (now_us() - t0) / (double)reps;
                 if (use_cbp) {
@@ -108,8 +122,9 @@ int main(int argc, char **argv)
     printf("total ms: %.1f with the filter, %.1f without\n", (t_on[0] + t_on[1] + t_on[2]) / 1e3,
            (t_off[0] + t_off[1] + t_off[2]) / 1e3);
     kcbp_collide_result_free(&r);
-    kcbp_scene_eval_free(&ev);
-    kcbp_scene_frame_free(&f);
-    kcbp_scene_free(&s);
+    kcbp_broadphase_free(bp);
+    free(poses);
+    free(boxes);
+    kcbp_scene_free(s);
     return 0;
 }

@@ -55,16 +55,16 @@ int main(int argc, char **argv)
     int runs = parse_scene_runs(argc, argv, 5);
     if (runs == 0)
         return 2;
-    kcbp_scene scene;
+    kcbp_scene *scene = nullptr;
     std::vector<std::shared_ptr<fcl::BVHModel<fcl::OBBRSSd>>> bvhs;
     double build_ms;
     if (int rc = load_scene_bvhs("scene_fcl", argv[1], scene, bvhs, build_ms))
         return rc;
     std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects;
     std::vector<fcl::CollisionObjectd *> ptrs;
-    for (uint32_t i = 0; i < scene.nobjects; i++) {
-        kcbp_pose p = kcbp_scene_object_pose(&scene, i, 0);
-        objects.emplace_back(new fcl::CollisionObjectd(bvhs[scene.objects[i].model], to_fcl(p)));
+    for (uint32_t i = 0; i < kcbp_scene_object_count(scene); i++) {
+        kcbp_pose p = kcbp_scene_object_pose(scene, i, 0);
+        objects.emplace_back(new fcl::CollisionObjectd(bvhs[kcbp_scene_object_model(scene, i)], to_fcl(p)));
         objects.back()->setUserData((void *)(uintptr_t)i);
         ptrs.push_back(objects.back().get());
     }
@@ -97,8 +97,8 @@ int main(int argc, char **argv)
     std::printf("collide_ms %.4f\n", median(collide_ms));
     std::printf("build_ms %.3f\n", build_ms);
     for (auto &h : first.hits)
-        std::printf("pair %s %s\n", scene.objects[h.first].name, scene.objects[h.second].name);
-    kcbp_scene_free(&scene);
+        std::printf("pair %s %s\n", kcbp_scene_object_at(scene, h.first).name, kcbp_scene_object_at(scene, h.second).name);
+    kcbp_scene_free(scene);
     if (inconsistent) {
         std::fprintf(stderr, "scene_fcl: %d runs found other pairs than the first\n", inconsistent);
         return 1;

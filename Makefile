@@ -135,6 +135,9 @@ FUZZ_TARGETS := obj scene pose collide stl ply off
 FUZZ_SRC := tests/fuzz/targets.c
 $(B)/tests/test_fuzz_corpus: $(FUZZ_SRC) tests/fuzz/targets.h
 $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
+# The JSON line writer is the program's (cli/json_line.c): linked into its test.
+$(B)/tests/test_json_line: cli/json_line.c cli/json_line.h
+$(B)/tests/test_json_line: TEST_EXTRA = cli/json_line.c
 
 test: all $(TEST_BIN)
 	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh scripts/python_test.sh scripts/install_test.sh

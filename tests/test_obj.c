@@ -1,4 +1,4 @@
-/* Tests of the OBJ reader (src/obj.c). */
+/* Tests of the OBJ reader (src/mesh/obj.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

@@ -728,6 +728,31 @@ static kcbp_status poly_faces(poly_build *pb, double push, kcbp_cbp *out, uint32
     return KCBP_OK;
 }
 
+#ifdef KCBP_ENABLE_ASSERTS
+/* The structure of a built polytope (cbp.h): at least 4 faces on unit
+ * normals, each face a loop of 3 or more distinct vertices, the vertices
+ * finite, a positive volume. (Its guarantees about the input points are
+ * checked when building, by contains_points, not here: a vertex solved from
+ * three planes of a face with more lies on the others only up to the
+ * conditioning of the triple, which is why the vertices, not the planes,
+ * are the authoritative shape.) */
+static void check_polytope(const kcbp_cbp *c)
+{
+    KCBP_ASSERT(c->nplanes >= 4 && c->nvertices >= 4 && c->volume > 0);
+    for (uint32_t f = 0; f < c->nplanes; f++) {
+        KCBP_ASSERT(fabs(kcbp_v3_len(c->planes[f].n) - 1) <= 1e-12);
+        KCBP_ASSERT(c->face_start[f + 1] >= c->face_start[f] + 3);
+        for (uint32_t a = c->face_start[f]; a < c->face_start[f + 1]; a++) {
+            KCBP_ASSERT(c->face_verts[a] < c->nvertices);
+            for (uint32_t b = c->face_start[f]; b < a; b++)
+                KCBP_ASSERT(c->face_verts[b] != c->face_verts[a]);
+        }
+    }
+    for (uint32_t v = 0; v < c->nvertices; v++)
+        KCBP_ASSERT(kcbp_v3_is_finite(c->vertices[v]));
+}
+#endif
+
 /* Builds out from m unit normals and push. Returns KCBP_ERR_GEOMETRY with
  * *unbounded set when the planes do not bound a polytope. The steps above,
  * in turn: the dual points, their hull, the vertices, merged, each plane's
@@ -757,6 +782,10 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const dou
      * scale (see hull_adjacency) */
     if (st == KCBP_OK)
         st = hull_adjacency(out->vertices, (uint32_t)pb.nv, 1e8 * pb.mtol, out, err);
+#ifdef KCBP_ENABLE_ASSERTS
+    if (st == KCBP_OK)
+        check_polytope(out);
+#endif
     poly_build_free(&pb);
     if (st != KCBP_OK)
         kcbp_cbp_clear(out);

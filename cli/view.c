@@ -163,19 +163,6 @@ void kcbp_view_pair_free(kcbp_view_pair *vp)
     memset(vp, 0, sizeof *vp);
 }
 
-int kcbp_view_emit(const kcbp_view *v, const char *path_html, const char *path_glb)
-{
-    kcbp_error err = {0};
-    if (path_html && kcbp_html_write(path_html, v, &err) != KCBP_OK)
-        return kcbp_view_fail(&err);
-    if (path_glb && kcbp_glb_write(path_glb, v, &err) != KCBP_OK) {
-        if (path_html)
-            kcbp_view_remove_partial(path_html); /* nothing half done */
-        return kcbp_view_fail(&err);
-    }
-    return KCBP_EXIT_OK;
-}
-
 void kcbp_view_remove_partial(const char *path)
 {
     /* Only a regular file: never a device such as /dev/full, a FIFO or a

@@ -140,7 +140,7 @@ $(B)/tests/test_json_line: cli/json_line.c cli/json_line.h
 $(B)/tests/test_json_line: TEST_EXTRA = cli/json_line.c
 
 test: all $(TEST_BIN)
-	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh scripts/python_test.sh scripts/install_test.sh
+	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh tests/doc_examples.py scripts/python_test.sh scripts/install_test.sh
 
 # Installs into a temporary DESTDIR, builds a program against it with
 # pkg-config (shared and static) and compiles the public headers as C99 and

@@ -16,6 +16,8 @@
 
 #include "bv.h"
 #include "hitrate.h"
+#include "interrupt.h"
+#include "progress.h"
 #include "report.h"
 #include "scene_layout.h"
 

@@ -43,16 +43,20 @@ int kcbp_cli_print_json(cJSON *doc, bool pretty)
         fprintf(stderr, "kcbp: out of memory while writing the report\n");
         return KCBP_EXIT_NOMEM;
     }
+    kcbp_cli_output_lock(); /* a whole line, or none of it (interrupt.h) */
     fputs(text, stdout);
     fputc('\n', stdout);
+    kcbp_cli_output_unlock();
     cJSON_free(text);
     return KCBP_EXIT_OK;
 }
 
 int kcbp_cli_print_text(char *text)
 {
+    kcbp_cli_output_lock();
     fputs(text, stdout);
     fputc('\n', stdout);
+    kcbp_cli_output_unlock();
     free(text);
     return KCBP_EXIT_OK;
 }

@@ -93,6 +93,7 @@ static kcbp_status write_ply(const char *path, const kcbp_cli_export_object *o, 
     FILE *f = fopen(path, "w");
     if (!f)
         return kcbp_error_set(err, KCBP_ERR_IO, "--export: %s: cannot open for writing: %s", path, strerror(errno));
+    kcbp_cli_partial_begin(path); /* removed if interrupted (interrupt.h) */
     const kcbp_mesh *m = kcbp_model_mesh(o->model);
     const kcbp_vec3 *mv = kcbp_mesh_vertices(m);
     const kcbp_tri *mt = kcbp_mesh_triangles(m);
@@ -114,12 +115,16 @@ static kcbp_status write_ply(const char *path, const kcbp_cli_export_object *o, 
         const uint32_t *v = mt[t].v;
         fprintf(f, "3 %u %u %u %u %u %u\n", v[0], v[1], v[2], c[0], c[1], c[2]);
     }
-    return close_file(f, path, err);
+    kcbp_status st = close_file(f, path, err);
+    kcbp_cli_partial_end(path);
+    return st;
 }
 
 static kcbp_status write_cbp(const char *path, const kcbp_cli_export_object *o, kcbp_error *err)
 {
+    kcbp_cli_partial_begin(path);
     kcbp_status st = kcbp_cbp_write_obj(kcbp_model_cbp(o->model), o->pose, path, err);
+    kcbp_cli_partial_end(path);
     if (st != KCBP_OK)
         kcbp_error_prefix(err, "--export");
     return st;

@@ -58,6 +58,8 @@ static const char collide_help[] =
     "                           are written before the answer is printed (with --poses: the\n"
     "                           first pose)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "  --progress               with --poses: poses answered and their rate on stderr, also\n"
+    "                           when it is not a terminal (on a terminal: always)\n"
     "  --margin D               meshes within distance D (>= 0) of each other count as\n"
     "                           colliding (each inflated by D/2): \"margin\" gives their\n"
     "                           distance and closest triangles (kcbp distance --max-distance D)\n"
@@ -97,6 +99,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     static const struct option longopts[] = {
         {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
         {"poses", required_argument, NULL, 'p'},  {"contacts", required_argument, NULL, 'c'},
+        {"progress", no_argument, NULL, 'R'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
         {"measure-cbp", no_argument, NULL, 'M'}, {"max-contacts", required_argument, NULL, 'm'},
@@ -123,6 +126,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'b': args->pair.pose_b = optarg; break;
         case 'p': args->pair.poses_file = optarg; break;
         case 'P': args->pretty = true; break;
+        case 'R': kcbp_cli_progress_force(); break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'M': args->measure_cbp = true; break;

@@ -34,6 +34,8 @@ static const char distance_help[] =
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "  --progress               with --poses: poses answered and their rate on stderr, also\n"
+    "                           when it is not a terminal (on a terminal: always)\n"
     "  --html FILE              also write a page that shows the answer in a browser (no\n"
     "                           network): the posed meshes, the closest points and their\n"
     "                           segment, the k-CBPs (a toggle), an orbit camera, a legend\n"
@@ -72,6 +74,7 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
     static const struct option longopts[] = {
         {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
         {"poses", required_argument, NULL, 'p'},  {"max-distance", required_argument, NULL, 'm'},
+        {"progress", no_argument, NULL, 'R'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
         {"html", required_argument, NULL, 'H'},   {"export", required_argument, NULL, 'E'},
@@ -92,6 +95,7 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
         case 'b': args->pair.pose_b = optarg; break;
         case 'p': args->pair.poses_file = optarg; break;
         case 'P': args->pretty = true; break;
+        case 'R': kcbp_cli_progress_force(); break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'H': args->html = optarg; break;

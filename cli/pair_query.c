@@ -64,6 +64,8 @@ int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cl
      * sees each answer while its input is still coming. A bad pose stops
      * the run after the answers to the poses before it. */
     int rc = KCBP_EXIT_OK;
+    if (reader && st == KCBP_OK) /* a stream: the count and the rate, no total */
+        kcbp_cli_progress_begin(cmd, per_line == 2 ? "sweeps" : "poses", 0);
     for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
         kcbp_pose pose[2] = {pose_b[0], pose_b[1]};
         if (reader) {
@@ -79,8 +81,12 @@ int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cl
         if (rc < 0) { /* the answer failed: err says why */
             st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
             rc = KCBP_EXIT_OK;
+        } else if (reader) {
+            kcbp_cli_progress_add(1);
         }
     }
+    if (reader)
+        kcbp_cli_progress_end();
     if (rc == KCBP_EXIT_OK)
         rc = kcbp_cli_flush(); /* the answers before a bad pose stay answered */
     if (rc == KCBP_EXIT_OK && st != KCBP_OK)

@@ -39,6 +39,8 @@ static const char sweep_help[] =
     "  -k N, --dirs MODE        the k-CBPs (default 16 planes, greedy directions)\n"
     "  --no-cbp                 no k-CBP far field: the meshes' distance from the start\n"
     "  --pretty                 indent the JSON (single sweep)\n"
+    "  --progress               with --sweeps: sweeps answered and their rate on stderr, also\n"
+    "                           when it is not a terminal (on a terminal: always)\n"
     "  --html FILE              also write a page that shows the sweep in a browser (no\n"
     "                           network): A, and B at the start, at the time of impact (its\n"
     "                           contact triangles red) and at the end, the k-CBPs (a toggle)\n"
@@ -71,6 +73,7 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
         {"pose-a", required_argument, NULL, 'a'},    {"from", required_argument, NULL, 'f'},
         {"to", required_argument, NULL, 't'},        {"sweeps", required_argument, NULL, 's'},
         {"tolerance", required_argument, NULL, 'T'}, {"max-iterations", required_argument, NULL, 'I'},
+        {"progress", no_argument, NULL, 'R'},
         {"pretty", no_argument, NULL, 'P'},          {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},      {"no-cbp", no_argument, NULL, 'n'},
         {"html", required_argument, NULL, 'H'},      {"export", required_argument, NULL, 'E'},
@@ -94,6 +97,7 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
         case 't': args->pair.pose_b_to = optarg; break;
         case 's': args->pair.poses_file = optarg; break;
         case 'P': args->pretty = true; break;
+        case 'R': kcbp_cli_progress_force(); break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'H': args->html = optarg; break;

@@ -38,23 +38,72 @@ static void parse_scene(kcbp_scene *s, const char *json, const char *dir)
 
 /* ---- broad phase -------------------------------------------------------- */
 
-static void check_pairs_brute(const kcbp_sap *sap, const kcbp_aabb *boxes, uint32_t n)
+/* Every object of the tree overlapping box a, as the query finds them,
+ * against all boxes (closed boxes). */
+static void check_tree_brute(const kcbp_boxtree *t, const kcbp_aabb *boxes, const uint8_t *live, uint32_t n)
 {
-    size_t k = 0;
-    for (uint32_t a = 0; a < n; a++)
-        for (uint32_t b = a + 1; b < n; b++)
-            if (kcbp_aabb_overlap(boxes[a], boxes[b])) {
-                if (k >= sap->npairs || sap->pairs[k].a != a || sap->pairs[k].b != b)
-                    fail_msg("broad phase misses or misorders pair (%u, %u)", a, b);
-                k++;
-            }
-    assert_int_equal(k, sap->npairs);
+    uint32_t *found = NULL;
+    size_t cap = 0;
+    for (uint32_t a = 0; a < n; a++) {
+        if (live && !live[a])
+            continue;
+        size_t np = kcbp_boxtree_query(t, &boxes[a], a, &found, &cap, 0);
+        assert_true(np != SIZE_MAX);
+        kcbp_sort_ids(found, np);
+        size_t k = 0;
+        for (uint32_t b = a + 1; b < n; b++) {
+            if ((live && !live[b]) || !kcbp_aabb_overlap(boxes[a], boxes[b]))
+                continue;
+            if (k >= np || found[k] != b)
+                fail_msg("broad phase misses or misorders pair (%u, %u)", a, b);
+            k++;
+        }
+        assert_int_equal(k, np);
+        /* every object (min_id -1): a itself too */
+        size_t all = kcbp_boxtree_query(t, &boxes[a], -1, &found, &cap, 0);
+        size_t expect = 0;
+        for (uint32_t b = 0; b < n; b++)
+            expect += (!live || live[b]) && kcbp_aabb_overlap(boxes[a], boxes[b]);
+        assert_int_equal(all, expect);
+    }
+    free(found);
+}
+
+static bool box_holds(kcbp_aabb outer, kcbp_aabb in)
+{
+    return outer.min.x <= in.min.x && outer.min.y <= in.min.y && outer.min.z <= in.min.z && in.max.x <= outer.max.x &&
+           in.max.y <= outer.max.y && in.max.z <= outer.max.z;
+}
+
+/* The depth of the tree below node i (a leaf: 1). */
+static uint32_t tree_depth(const kcbp_boxtree *t, uint32_t i)
+{
+    if (t->nodes[i].count)
+        return 1;
+    uint32_t l = tree_depth(t, t->nodes[i].first), r = tree_depth(t, t->nodes[i].first + 1);
+    return 1 + (l > r ? l : r);
+}
+
+/* Every node's box holds its children's (or its objects'). */
+static void check_tree_boxes(const kcbp_boxtree *t)
+{
+    for (uint32_t i = 0; i < t->nnodes; i++) {
+        const kcbp_bt_node *nd = &t->nodes[i];
+        if (nd->count) {
+            for (uint32_t k = nd->first; k < nd->first + nd->count; k++)
+                assert_true(box_holds(nd->box, t->lbox[k]));
+        } else {
+            assert_true(nd->first > i);
+            assert_true(box_holds(nd->box, t->nodes[nd->first].box));
+            assert_true(box_holds(nd->box, t->nodes[nd->first + 1].box));
+        }
+    }
 }
 
 static void test_broadphase_vs_all_pairs(void **state)
 {
     (void)state;
-    enum { N = 300 };
+    enum { N = 400 };
     kcbp_aabb *boxes = malloc(N * sizeof *boxes);
     kcbp_vec3 *vel = malloc(N * sizeof *vel);
     assert_non_null(boxes);
@@ -71,43 +120,98 @@ static void test_broadphase_vs_all_pairs(void **state)
     boxes[9].min.x = boxes[3].max.x;
     boxes[9].min.y = boxes[3].min.y;
     boxes[9].min.z = boxes[3].min.z;
-    kcbp_sap sap;
-    assert_int_equal(kcbp_sap_init(&sap, N, NULL), KCBP_OK);
-    assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-    assert_true(sap.full_sort);
-    assert_int_equal(sap.axis, 0); /* the centres spread most along x */
-    check_pairs_brute(&sap, boxes, N);
-    bool repaired = false;
-    for (int step = 0; step < 20; step++) { /* small moves: insertion sort repairs the order */
+    boxes[10] = (kcbp_aabb){{-30, -30, -4}, {30, 30, -2.5}}; /* a floor under everything */
+    boxes[11] = (kcbp_aabb){{1, 1, 1}, {1, 1, 1}};           /* a point */
+    kcbp_boxtree t;
+    kcbp_boxtree_init(&t);
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, N, NULL), KCBP_OK);
+    check_tree_boxes(&t);
+    check_tree_brute(&t, boxes, NULL, N);
+    uint64_t builds = t.builds;
+    for (int step = 0; step < 20; step++) { /* small moves: the tree is refitted */
         for (int i = 0; i < N; i++) {
             boxes[i].min = kcbp_v3_add(boxes[i].min, vel[i]);
             boxes[i].max = kcbp_v3_add(boxes[i].max, vel[i]);
         }
-        assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-        repaired |= !sap.full_sort && sap.shifts > 0;
-        check_pairs_brute(&sap, boxes, N);
+        assert_int_equal(kcbp_boxtree_update(&t, boxes, false, NULL), KCBP_OK);
+        check_tree_boxes(&t);
+        check_tree_brute(&t, boxes, NULL, N);
     }
-    assert_true(repaired);
-    for (int i = 0; i < N; i++) { /* a big jump: falls back to a full sort */
-        double dx = test_rng_range(&r, -10, 10);
-        boxes[i].min.x += dx;
-        boxes[i].max.x += dx;
+    assert_true(t.refits > 0);
+    assert_true(t.builds < builds + 20);
+    /* A scramble: the refit tree is much worse than a new one, and is built again. */
+    for (int i = 0; i < N; i++) {
+        double dx = test_rng_range(&r, -40, 40), dy = test_rng_range(&r, -40, 40);
+        boxes[i].min.x += dx, boxes[i].max.x += dx;
+        boxes[i].min.y += dy, boxes[i].max.y += dy;
     }
-    assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-    assert_true(sap.full_sort);
-    check_pairs_brute(&sap, boxes, N);
-    sap.coherent = false;
-    assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-    assert_true(sap.full_sort);
-    check_pairs_brute(&sap, boxes, N);
-    kcbp_sap_free(&sap);
+    builds = t.builds;
+    assert_int_equal(kcbp_boxtree_update(&t, boxes, false, NULL), KCBP_OK);
+    assert_true(t.rebuilt && t.builds == builds + 1);
+    check_tree_boxes(&t);
+    check_tree_brute(&t, boxes, NULL, N);
+    assert_int_equal(kcbp_boxtree_update(&t, boxes, true, NULL), KCBP_OK);
+    assert_true(t.rebuilt);
+    check_tree_brute(&t, boxes, NULL, N);
+
+    /* A subset of ids (a world's live objects). */
+    uint8_t live[N];
+    uint32_t ids[N], nl = 0;
+    for (uint32_t i = 0; i < N; i++)
+        if ((live[i] = (uint8_t)(i % 3 != 1)))
+            ids[nl++] = i;
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, ids, nl, NULL), KCBP_OK);
+    check_tree_brute(&t, boxes, live, N);
+
+    /* Degenerate piles: every box the same (the middle split keeps the
+     * tree balanced), and boxes whose centres double from one to the next
+     * (each split peels one off: the depth stays bounded). */
+    for (int i = 0; i < N; i++)
+        boxes[i] = (kcbp_aabb){{0, 0, 0}, {1, 1, 1}};
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, N, NULL), KCBP_OK);
+    check_tree_brute(&t, boxes, NULL, N);
+    assert_true(tree_depth(&t, 0) <= 12);
+    for (int i = 0; i < N; i++) {
+        double x = ldexp(1.0, i / 2);
+        boxes[i] = (kcbp_aabb){{x, 0, 0}, {x * 1.01, 1, 1}};
+    }
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, N, NULL), KCBP_OK);
+    check_tree_boxes(&t);
+    check_tree_brute(&t, boxes, NULL, N);
+    assert_true(tree_depth(&t, 0) <= 96);
 
     for (uint32_t n = 0; n <= 1; n++) {
-        assert_int_equal(kcbp_sap_init(&sap, n, NULL), KCBP_OK);
-        assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-        assert_int_equal(sap.npairs, 0);
-        kcbp_sap_free(&sap);
+        assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, n, NULL), KCBP_OK);
+        uint32_t *found = NULL;
+        size_t cap = 0;
+        assert_int_equal(kcbp_boxtree_query(&t, &boxes[0], 0, &found, &cap, 0), 0);
+        free(found);
     }
+    kcbp_boxtree_free(&t);
+
+    /* The public face: pairs sorted by (a, b). */
+    test_rng r2 = {7};
+    for (int i = 0; i < N; i++) {
+        kcbp_vec3 c = kcbp_v3(test_rng_range(&r2, -5, 5), test_rng_range(&r2, -5, 5), test_rng_range(&r2, -5, 5));
+        boxes[i] = (kcbp_aabb){kcbp_v3_sub(c, kcbp_v3(0.6, 0.6, 0.6)), kcbp_v3_add(c, kcbp_v3(0.6, 0.6, 0.6))};
+    }
+    kcbp_broadphase *bp;
+    assert_int_equal(kcbp_broadphase_new(N, &bp, NULL), KCBP_OK);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(kcbp_broadphase_update(bp, boxes, NULL), KCBP_OK);
+        const kcbp_index_pair *pairs;
+        size_t np = kcbp_broadphase_pairs(bp, &pairs), k = 0;
+        for (uint32_t a = 0; a < N; a++)
+            for (uint32_t b = a + 1; b < N; b++)
+                if (kcbp_aabb_overlap(boxes[a], boxes[b])) {
+                    assert_true(k < np && pairs[k].a == a && pairs[k].b == b);
+                    k++;
+                }
+        assert_int_equal(k, np);
+        for (int i = 0; i < N; i++)
+            boxes[i].max.x += 0.1 * round;
+    }
+    kcbp_broadphase_free(bp);
     free(boxes);
     free(vel);
 }

@@ -250,11 +250,10 @@ kcbp_status kcbp_scene_check_motion(const kcbp_scene *s, kcbp_error *err)
 
 /* ---- poses -------------------------------------------------------------- */
 
-kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame)
+kcbp_pose kcbp_scene_pose_at(const kcbp_scene *s, uint32_t i, double t)
 {
     const kcbp_scene_obj *o = &s->objects[i];
     kcbp_pose p = {o->rot0, o->position};
-    double t = s->moving ? (double)frame * s->dt : 0.0;
     if (t == 0.0)
         return p;
     p.trans = kcbp_v3_add(o->position, kcbp_v3_scale(o->velocity, t));
@@ -267,6 +266,11 @@ kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame
             p.rot = kcbp_mat3_mul(&spin.rot, &o->rot0);
     }
     return p;
+}
+
+kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame)
+{
+    return kcbp_scene_pose_at(s, i, s->moving ? (double)frame * s->dt : 0.0);
 }
 
 /* ---- a scene made in code ----------------------------------------------- */

@@ -11,7 +11,8 @@
 
 #include <kcbp/scene.h>
 
-#include "sap.h"
+#include "boxtree.h"
+#include "pairs.h"
 #include "query/collide_internal.h"
 
 /* An object as the scene holds it: kcbp_scene_object's fields, its strings
@@ -58,53 +59,29 @@ struct kcbp_scene {
     char *mesh_base;       /* dir, resolved: where relative mesh paths start */
 };
 
-/* A pair of objects (a < b) and what its last test left (collide.h). */
-typedef struct {
-    uint32_t a, b;
-    struct kcbp_pair_cache cache;
-} kcbp_scene_pair_cache;
-
 /* Evaluation state of one built scene (kcbp_scene_eval_new). */
 struct kcbp_scene_eval {
     const kcbp_scene *scene;
     kcbp_collide_options options;
+    bool coherent;          /* refit the tree; pair caches in a scene of more than one frame */
+    double margin;          /* see kcbp_scene_eval_options */
+    bool cbp_adaptive;
+    uint32_t shard_index, shard_count;
+    const kcbp_model_impl **models; /* per object */
     kcbp_pose *poses;
     kcbp_aabb *boxes;
-    kcbp_sap sap;
-    kcbp_collide_result result;
-    /* Temporal coherence: one kcbp_pair_cache per pair the broad phase kept
-     * in the last frame, sorted by (a, b) like the broad phase's pairs, and
-     * kept while the pair stays in the broad phase (a merge of the two sorted
-     * lists: O(pairs) per frame). coherent = false evaluates every frame
-     * from scratch. */
-    bool coherent;
-    kcbp_scene_pair_cache *caches, *next_caches;
-    size_t ncaches, cap_caches, cap_next_caches;
-    /* > 0: objects within this distance of each other count as colliding
-     * (each inflated by margin / 2: the world boxes are widened by it, and
-     * a pair that does not touch is measured with kcbp_distance's clearance
-     * query, max_distance = margin); such a pair is listed among the hits
-     * with no contacts. 0 (kcbp_scene_eval_init's): touching only. */
-    double margin;
-    /* kcbp_scene_eval_ccd's: each object's motion over the interval, the
-     * swept boxes and their own broad phase (set up by its first call). */
-    kcbp_motion *motions;
+    kcbp_boxtree tree;      /* the broad phase, over boxes */
+    bool tree_built;
+    kcbp_pairs pairs;       /* the pair stage: threads, chunk outputs, pair caches */
+    /* kcbp_scene_eval_ccd's: each object's swept box and sub-interval
+     * count over the interval, their tree (set up by its first call). */
     kcbp_aabb *swept;
-    kcbp_sap ccd_sap;
-    bool ccd_ready;
+    uint32_t *steps;
+    kcbp_boxtree ccd_tree;
+    uint32_t *partners;
+    size_t cap_partners;
 };
 
-KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
-                                 kcbp_error *err);
-/* Tests every pair of objects at frame f (< scene->frames): world boxes,
- * broad phase, then kcbp_collide on each pair the broad phase keeps. The
- * boxes are widened by each object's share of kcbp_collide's tolerance, so
- * the broad phase never drops a pair that kcbp_collide would find touching:
- * the colliding pairs are exactly those kcbp_collide finds over all pairs.
- * Each pair kept by the broad phase in consecutive calls carries a pair
- * cache from one call to the next (kcbp_collide_cached: the same answers,
- * sooner), whatever the frames asked for.
- * out is reused from call to call (zero it before the first). */
 
 /* Records "scene: field: message" (field NULL or "": "scene: message"). */
 kcbp_status kcbp_scene_error(kcbp_error *err, const char *scene, kcbp_status code, const char *field,
@@ -121,6 +98,9 @@ void kcbp_scene_clear(kcbp_scene *s);
 /* Room for one more object; the new one is s->objects[s->nobjects - 1],
  * zeroed but for scale 1, axis z and an identity rot0. */
 kcbp_status kcbp_scene_push_object(kcbp_scene *s, kcbp_error *err);
+/* Object i's pose at time t (seconds; t = frame * dt at a frame). */
+kcbp_pose kcbp_scene_pose_at(const kcbp_scene *s, uint32_t i, double t);
+
 /* Every pose of a moving scene finite and within KCBP_COORD_MAX (checked
  * when motion is set and objects are added, as the file's parse does). */
 kcbp_status kcbp_scene_check_motion(const kcbp_scene *s, kcbp_error *err);

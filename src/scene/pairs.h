@@ -1,0 +1,133 @@
+/* The pair stage of scenes and worlds (internal): every pair of objects
+ * whose boxes overlap, tested with kcbp_collide, on threads, the colliding
+ * pairs handed on in a fixed order.
+ *
+ * Work is cut into chunks of KCBP_SCENE_CHUNK consecutive ids (the lower id
+ * a of a pair): chunk c holds every pair (a, b), a < b, with a / CHUNK = c.
+ * A chunk is one task: for each of its ids a, in order, the broad phase's
+ * tree gives every b > a whose box overlaps a's, sorted, and each pair is
+ * tested; the chunk's colliding pairs are kept in its output slot. The
+ * calling thread hands the slots on, chunk after chunk, in order, so that
+ * the pairs come sorted by (a, b) whatever the number of threads, and
+ * threads never run more than KCBP_PAIRS_WINDOW_PER_THREAD chunks per
+ * thread ahead of the one being handed on (the memory the slots hold is
+ * bounded by that window, not by the frame's pair count).
+ *
+ * What a chunk's tests decide depends only on the chunk (its pairs, their
+ * caches, its own adaptive state), never on which thread ran it or when:
+ * every answer and every count is the same for any number of threads.
+ *
+ * Shards: with shard_count N, only the chunks c with c mod N ==
+ * shard_index are tested, so that N processes split a frame's pairs and the
+ * union of their answers is the whole.
+ *
+ * Pair caches (options.cache): every pair whose test left something in its
+ * kcbp_pair_cache keeps it for the next run, packed (about 20-40 bytes:
+ * the axes as floats, read back as unit vectors in double; indices as
+ * variable-length integers), in its chunk's byte stream, sorted by (a, b):
+ * the next run of the chunk merges its pairs with the stream in one pass
+ * and writes the stream anew. A pair that leaves the broad phase loses its
+ * cache. Only moving scenes (and worlds) keep caches: a one-frame scene has
+ * no per-pair state at all.
+ *
+ * The adaptive k-CBP stage (options.adaptive): within a chunk, the stage
+ * runs on the first KCBP_ADAPT_WARMUP pairs; after them it is skipped
+ * (options.use_cbp off for the pair) while what it rejected, priced at the
+ * mesh stage's work on the pairs it would have spared, is less than its
+ * own work, measured in deterministic units (support-point scans of GJK,
+ * node and triangle pairs of the trees); every KCBP_ADAPT_PROBE-th pair
+ * still runs it, to follow the chunk's mix. Skipping a filter never changes
+ * an answer: the mesh stage decides those pairs. */
+#ifndef KCBP_PAIRS_H
+#define KCBP_PAIRS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <kcbp/scene.h>
+
+#include "boxtree.h"
+#include "pool.h"
+#include "query/collide_internal.h"
+
+#define KCBP_PAIRS_WINDOW_PER_THREAD 4
+#define KCBP_ADAPT_WARMUP 16
+#define KCBP_ADAPT_PROBE 8
+
+typedef struct {
+    kcbp_collide_options collide;
+    double margin;         /* > 0: pairs within it count (kcbp_distance), listed with no contacts */
+    bool cache;            /* keep pair caches from run to run */
+    bool adaptive;         /* the adaptive k-CBP stage */
+    uint32_t shard_index, shard_count; /* count 0 or 1: every chunk */
+} kcbp_pairs_options;
+
+/* The objects of one run: ids 0 .. nids - 1. */
+typedef struct {
+    uint32_t nids;
+    const kcbp_model_impl *const *model; /* per id; NULL: no object (a world's free id) */
+    const kcbp_pose *poses;
+    const kcbp_aabb *boxes;              /* the broad phase's boxes (padded) */
+    const kcbp_boxtree *tree;            /* over those boxes */
+    /* Per id, the run from which its object is there (a world's ids are
+       reused): a cache written by an earlier run for a pair with a newer
+       object is dropped. NULL: objects never change (scenes). */
+    const uint64_t *born;
+} kcbp_pairs_input;
+
+typedef struct {
+    uint64_t broadphase, mesh_tested, colliding;
+    uint64_t cache_axis, cache_contact, cache_near, cbp_skipped;
+    uint64_t cbp_adaptive_skips; /* pairs whose k-CBP stage the adaptive rule skipped */
+    uint64_t caches_kept, cache_bytes; /* pair caches kept for the next run, and their bytes */
+    double filter_ms, mesh_ms;   /* summed over the pairs (over threads: may exceed the wall time) */
+} kcbp_pairs_stats;
+
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+    uint64_t run; /* the run that wrote it */
+} kcbp_cache_stream;
+
+typedef struct kcbp_pairs_slot kcbp_pairs_slot;
+typedef struct kcbp_pairs_worker kcbp_pairs_worker;
+
+typedef struct {
+    kcbp_pool *pool;            /* jobs - 1 threads... see kcbp_pairs_init */
+    unsigned jobs;
+    kcbp_pairs_worker *workers; /* one per thread (one when jobs is 1) */
+    kcbp_pairs_slot *slots;     /* the window of chunk outputs */
+    unsigned nslots;
+    kcbp_cache_stream *streams; /* per chunk */
+    size_t nstreams;
+    uint64_t run;               /* runs so far */
+} kcbp_pairs;
+
+/* jobs >= 1: threads of the pair stage (1: the caller's only). */
+kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err);
+void kcbp_pairs_clear(kcbp_pairs *p);
+/* Drops every pair cache. */
+void kcbp_pairs_forget(kcbp_pairs *p);
+
+/* One run: every pair (a, b), a < b, of the shard whose boxes overlap,
+ * tested; each colliding pair (or within the margin) handed to emit on the
+ * calling thread, in (a, b) order. emit returning an error stops the run
+ * with it. Counts into *stats (zeroed first). */
+kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp_pairs_options *o,
+                           kcbp_scene_pair_fn emit, void *ctx, kcbp_pairs_stats *stats, kcbp_error *err);
+
+/* fn over tasks 0 .. ntasks - 1 on the pair stage's threads (the caller's
+ * when it has none), returning once all are done. */
+void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
+
+/* The packed form of a pair cache (exposed for tests): appends the record
+ * of (a, b) and its cache to s (a - base < 256); false when out of memory.
+ * kcbp_cache_unpack reads the record at *at, advancing it. */
+bool kcbp_cache_pack(kcbp_cache_stream *s, uint32_t base, uint32_t a, uint32_t b, const struct kcbp_pair_cache *c);
+void kcbp_cache_unpack(const kcbp_cache_stream *s, size_t *at, uint32_t base, uint32_t *a, uint32_t *b,
+                       struct kcbp_pair_cache *c);
+/* Whether a cache holds anything worth keeping. */
+bool kcbp_cache_useful(const struct kcbp_pair_cache *c);
+
+#endif

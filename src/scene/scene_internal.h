@@ -11,6 +11,7 @@
 
 #include <kcbp/scene.h>
 
+#include "base/input.h"
 #include "boxtree.h"
 #include "pairs.h"
 #include "query/collide_internal.h"
@@ -119,8 +120,14 @@ void kcbp_scene_eval_clear(kcbp_scene_eval *ev);
 
 /* kcbp_scene_load into the caller's storage (scene.c). */
 kcbp_status kcbp_scene_load_into(kcbp_scene *s, const char *path, const kcbp_model_options *opts, kcbp_error *err);
-/* kcbp_scene_parse into the caller's storage (scene_json.c). */
+/* kcbp_scene_parse into the caller's storage (scene_json.c); with a lower
+ * object limit (tests); and from an input stream, read in chunks (never
+ * held whole). */
 kcbp_status kcbp_scene_parse_into(kcbp_scene *s, const char *name, const char *dir, const char *text, size_t len,
                                   kcbp_error *err);
+kcbp_status kcbp_scene_parse_into_limit(kcbp_scene *s, const char *name, const char *dir, const char *text, size_t len,
+                                        uint32_t max_objects, kcbp_error *err);
+kcbp_status kcbp_scene_parse_stream_into(kcbp_scene *s, const char *name, const char *dir, kcbp_input *in,
+                                         kcbp_error *err);
 
 #endif

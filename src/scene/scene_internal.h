@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <kcbp/scene.h>
 
@@ -16,11 +17,41 @@
 #include "pairs.h"
 #include "query/collide_internal.h"
 
-/* An object as the scene holds it: kcbp_scene_object's fields, its strings
- * owned, and what building and posing need. */
+/* Strings kept once each (a scene's mesh paths: a million objects name a
+ * few files): each string is stored behind a 4-byte id (its place in
+ * strs), so that the id of an interned string is read from the string. */
 typedef struct {
-    char *name;
-    char *mesh;            /* as written in the file */
+    char **strs;           /* each points 4 bytes into its allocation, the id before it */
+    uint32_t n, cap;
+    uint32_t *table;       /* open addressing: id + 1, 0 for empty; size a power of two */
+    uint32_t table_size;
+} kcbp_strpool;
+
+/* The interned copy of s (NULL when out of memory), and its id. */
+const char *kcbp_strpool_intern(kcbp_strpool *p, const char *s);
+static inline uint32_t kcbp_strpool_id(const char *interned)
+{
+    uint32_t id;
+    memcpy(&id, interned - 4, 4);
+    return id;
+}
+void kcbp_strpool_free(kcbp_strpool *p);
+
+/* Small strings in big blocks (a scene's object names): no allocation per
+ * string. */
+typedef struct kcbp_strblock kcbp_strblock;
+typedef struct {
+    kcbp_strblock *head;
+} kcbp_strarena;
+const char *kcbp_strarena_copy(kcbp_strarena *a, const char *s);
+void kcbp_strarena_free(kcbp_strarena *a);
+
+/* An object as the scene holds it: kcbp_scene_object's fields, and what
+ * building and posing need. Its strings are the scene's: the name in its
+ * names arena, the mesh interned in its meshes pool. */
+typedef struct {
+    const char *name;
+    const char *mesh;      /* as written in the file */
     double scale;          /* > 0, applied first, about the mesh's origin */
     kcbp_vec3 position;
     kcbp_vec3 axis;        /* the initial rotation, as written (not normalised) */
@@ -58,6 +89,8 @@ struct kcbp_scene {
     char *mesh_root;       /* meshes must resolve inside this folder (absolute, no
                               links), or NULL: anywhere (kcbp_scene_parse) */
     char *mesh_base;       /* dir, resolved: where relative mesh paths start */
+    kcbp_strpool meshes;   /* the objects' mesh strings */
+    kcbp_strarena names;   /* the objects' names */
 };
 
 /* Evaluation state of one built scene (kcbp_scene_eval_new). */
@@ -103,8 +136,13 @@ kcbp_status kcbp_scene_push_object(kcbp_scene *s, kcbp_error *err);
 kcbp_pose kcbp_scene_pose_at(const kcbp_scene *s, uint32_t i, double t);
 
 /* Every pose of a moving scene finite and within KCBP_COORD_MAX (checked
- * when motion is set and objects are added, as the file's parse does). */
+ * when motion is set and objects are added, as the file's parse does); of
+ * object i only. */
 kcbp_status kcbp_scene_check_motion(const kcbp_scene *s, kcbp_error *err);
+kcbp_status kcbp_scene_check_object_motion(const kcbp_scene *s, uint32_t i, kcbp_error *err);
+/* Sets object o's name and mesh (copied into the scene's storage). */
+kcbp_status kcbp_scene_set_strings(kcbp_scene *s, kcbp_scene_obj *o, const char *name, const char *mesh,
+                                   kcbp_error *err);
 
 /* After the objects are filled in (names, mesh paths, scales): checks that
  * names are unique and gives each object its model, one per distinct

@@ -20,6 +20,7 @@
  * out of every public header). */
 #include <locale.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,11 +181,34 @@ static kcbp_status bad_byte(src *s)
 static void skip_ws(src *s)
 {
     for (;;) {
-        int c = src_peek(s);
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+        if (s->pos == s->len && !src_fill(s))
             return;
-        src_advance(s, 1);
+        const char *d = s->data;
+        size_t i = s->pos, end = s->len;
+        long line = s->line, col = s->col, ccol = s->ccol;
+        for (; i < end; i++) {
+            char c = d[i];
+            if (c == ' ' || c == '\t' || c == '\r') {
+                col++, ccol++;
+            } else if (c == '\n') {
+                line++;
+                col = ccol = 1;
+            } else {
+                break;
+            }
+        }
+        s->pos = i, s->line = line, s->col = col, s->ccol = ccol;
+        if (i < end)
+            return;
     }
+}
+
+/* n bytes of one line (no newline among them) consumed. */
+static inline void src_skip_plain(src *s, size_t n)
+{
+    s->pos += n;
+    s->col += (long)n;
+    s->ccol += (long)n;
 }
 
 /* ---- values: a small tree per object ------------------------------------------ */
@@ -342,6 +366,21 @@ static kcbp_status read_string(parser *p, bool keep)
             src_advance(s, 1);
             break;
         }
+        /* a run of plain ASCII at once */
+        size_t run = 0;
+        const char *d = s->data + s->pos;
+        size_t left = s->len - s->pos;
+        while (run < left && (unsigned char)d[run] >= 0x20 && (unsigned char)d[run] < 0x80 && d[run] != '"' &&
+               d[run] != '\\')
+            run++;
+        if (run) {
+            for (size_t i = 0; i < run && nhead < sizeof head; i++)
+                head[nhead++] = d[i];
+            if (keep && !sb_put(p, d, run))
+                return nomem(s);
+            src_skip_plain(s, run);
+            continue;
+        }
         char out[8];
         size_t n = 0;
         if (c == '\\') {
@@ -422,7 +461,7 @@ static kcbp_status read_number(parser *p, double *out)
         if (n == JSON_MAX_NUMBER)                                                                                      \
             return syntax_error_at(s, line, col, num, n);                                                              \
         num[n++] = (char)c;                                                                                            \
-        src_advance(s, 1);                                                                                             \
+        src_skip_plain(s, 1);                                                                                          \
         c = src_peek(s);                                                                                               \
     } while (0)
 #define DIGIT(x) ((x) >= '0' && (x) <= '9')
@@ -598,6 +637,40 @@ typedef struct {
 
 #define perr(c, code, field, ...) kcbp_scene_error((c)->err, (c)->name, code, field, __VA_ARGS__)
 
+/* A field's path, written out only for a message: "objects[3].rotation.axis"
+ * is {up: {up: {NULL, "objects", 3}, "rotation", -1}, "axis", -1}. */
+typedef struct fld {
+    const struct fld *up;
+    const char *name;
+    long index; /* >= 0: "[index]" after the name */
+} fld;
+
+static size_t fld_put(const fld *f, char *buf, size_t cap)
+{
+    size_t n = f->up ? fld_put(f->up, buf, cap) : 0;
+    int k = snprintf(buf + n, cap - n, f->index >= 0 ? "%s%s[%ld]" : "%s%s", n ? "." : "", f->name, f->index);
+    n += k > 0 ? (size_t)k : 0;
+    return n < cap ? n : cap - 1;
+}
+
+static kcbp_status ferr(pctx *c, kcbp_status code, const fld *f, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static kcbp_status ferr(pctx *c, kcbp_status code, const fld *f, const char *fmt, ...)
+{
+    char where[256], msg[KCBP_ERROR_MSG_MAX];
+    where[0] = '\0';
+    if (f)
+        fld_put(f, where, sizeof where);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return kcbp_scene_error(c->err, c->name, code, where, "%s", msg);
+}
+
 static bool is_zero3(kcbp_vec3 v) { return v.x == 0 && v.y == 0 && v.z == 0; }
 
 static const char *json_type(const jv *j)
@@ -630,8 +703,7 @@ static const jv *member(const jv *obj, const char *key)
 
 /* Every key of obj must be one of `allowed` (NULL-terminated) and appear
  * once. */
-static kcbp_status check_keys(pctx *c, const jv *obj, const char *field, const char *const *allowed,
-                              const char *expected)
+static kcbp_status check_keys(pctx *c, const jv *obj, const fld *f, const char *const *allowed, const char *expected)
 {
     for (const jv *k = obj->child; k; k = k->next) {
         bool known = false, nul = strlen(k->key) != k->klen;
@@ -642,92 +714,85 @@ static kcbp_status check_keys(pctx *c, const jv *obj, const char *field, const c
             twice = !strcmp(o->key, k->key);
         if (known && !twice)
             continue;
-        char where[160];
-        if (*field)
-            snprintf(where, sizeof where, "%s.%s", field, k->key);
-        else
-            snprintf(where, sizeof where, "%s", k->key);
+        fld where = {f, k->key, -1};
         if (nul)
-            return perr(c, KCBP_ERR_PARSE, where, "a key holds a NUL character (\\u0000)");
+            return ferr(c, KCBP_ERR_PARSE, &where, "a key holds a NUL character (\\u0000)");
         if (!known)
-            return perr(c, KCBP_ERR_PARSE, where, "unknown key (expected %s)", expected);
-        return perr(c, KCBP_ERR_PARSE, where, "key given twice");
+            return ferr(c, KCBP_ERR_PARSE, &where, "unknown key (expected %s)", expected);
+        return ferr(c, KCBP_ERR_PARSE, &where, "key given twice");
     }
     return KCBP_OK;
 }
 
-static kcbp_status get_number(pctx *c, const jv *j, const char *field, double *out)
+static kcbp_status get_number(pctx *c, const jv *j, const fld *f, double *out)
 {
     if (!is_number(j))
-        return perr(c, KCBP_ERR_PARSE, field, "expected a number, got %s", json_type(j));
+        return ferr(c, KCBP_ERR_PARSE, f, "expected a number, got %s", json_type(j));
     if (!isfinite(j->number))
-        return perr(c, KCBP_ERR_PARSE, field, "not a finite number");
+        return ferr(c, KCBP_ERR_PARSE, f, "not a finite number");
     *out = j->number;
     return KCBP_OK;
 }
 
-static kcbp_status get_vec3(pctx *c, const jv *j, const char *field, kcbp_vec3 *out)
+static kcbp_status get_vec3(pctx *c, const jv *j, const fld *f, kcbp_vec3 *out)
 {
     double v[3];
     if (!is_array(j) || j->count != 3)
-        return perr(c, KCBP_ERR_PARSE, field, "expected 3 numbers");
+        return ferr(c, KCBP_ERR_PARSE, f, "expected 3 numbers");
     int i = 0;
     for (const jv *e = j->child; e; e = e->next, i++) {
         if (!is_number(e))
-            return perr(c, KCBP_ERR_PARSE, field, "expected 3 numbers (item %d is %s)", i, json_type(e));
+            return ferr(c, KCBP_ERR_PARSE, f, "expected 3 numbers (item %d is %s)", i, json_type(e));
         if (!isfinite(e->number))
-            return perr(c, KCBP_ERR_PARSE, field, "item %d is not a finite number", i);
+            return ferr(c, KCBP_ERR_PARSE, f, "item %d is not a finite number", i);
         v[i] = e->number;
     }
     *out = kcbp_v3(v[0], v[1], v[2]);
     return KCBP_OK;
 }
 
-static kcbp_status get_string(pctx *c, const jv *j, const char *field, const char **out)
+static kcbp_status get_string(pctx *c, const jv *j, const fld *f, const char **out)
 {
     if (!is_string(j))
-        return perr(c, KCBP_ERR_PARSE, field, "expected a string, got %s", json_type(j));
-    if (!j->str[0] && j->slen == 0)
-        return perr(c, KCBP_ERR_PARSE, field, "empty string");
+        return ferr(c, KCBP_ERR_PARSE, f, "expected a string, got %s", json_type(j));
+    if (j->slen == 0)
+        return ferr(c, KCBP_ERR_PARSE, f, "empty string");
     if (strlen(j->str) != j->slen) /* a path or a name cut at the NUL would name something else */
-        return perr(c, KCBP_ERR_PARSE, field, "holds a NUL character (\\u0000)");
+        return ferr(c, KCBP_ERR_PARSE, f, "holds a NUL character (\\u0000)");
     *out = j->str;
     return KCBP_OK;
 }
 
 /* {"axis": [x, y, z], <angle_key>: number}: both required. */
-static kcbp_status get_axis_angle(pctx *c, const jv *j, const char *field, const char *angle_key,
-                                  kcbp_vec3 *axis, double *angle, kcbp_mat3 *rot)
+static kcbp_status get_axis_angle(pctx *c, const jv *j, const fld *f, const char *angle_key, kcbp_vec3 *axis,
+                                  double *angle, kcbp_mat3 *rot)
 {
-    char where[160], expected[64];
     if (!is_object(j))
-        return perr(c, KCBP_ERR_PARSE, field, "expected an object {\"axis\": [x, y, z], \"%s\": number}, got %s",
+        return ferr(c, KCBP_ERR_PARSE, f, "expected an object {\"axis\": [x, y, z], \"%s\": number}, got %s",
                     angle_key, json_type(j));
     const char *keys[] = {"axis", angle_key, NULL};
+    char expected[64];
     snprintf(expected, sizeof expected, "axis, %s", angle_key);
-    kcbp_status st = check_keys(c, j, field, keys, expected);
+    kcbp_status st = check_keys(c, j, f, keys, expected);
     if (st != KCBP_OK)
         return st;
     const jv *ax = member(j, "axis");
     const jv *an = member(j, angle_key);
-    snprintf(where, sizeof where, "%s.axis", field);
+    fld fa = {f, "axis", -1}, fn = {f, angle_key, -1};
     if (!ax)
-        return perr(c, KCBP_ERR_PARSE, where, "missing");
-    if ((st = get_vec3(c, ax, where, axis)) != KCBP_OK)
+        return ferr(c, KCBP_ERR_PARSE, &fa, "missing");
+    if ((st = get_vec3(c, ax, &fa, axis)) != KCBP_OK)
         return st;
-    snprintf(where, sizeof where, "%s.%s", field, angle_key);
     if (!an)
-        return perr(c, KCBP_ERR_PARSE, where, "missing");
-    if ((st = get_number(c, an, where, angle)) != KCBP_OK)
+        return ferr(c, KCBP_ERR_PARSE, &fn, "missing");
+    if ((st = get_number(c, an, &fn, angle)) != KCBP_OK)
         return st;
-    if (is_zero3(*axis) && *angle != 0) {
-        snprintf(where, sizeof where, "%s.axis", field);
-        return perr(c, KCBP_ERR_PARSE, where, "zero axis with a non-zero %s", angle_key);
-    }
+    if (is_zero3(*axis) && *angle != 0)
+        return ferr(c, KCBP_ERR_PARSE, &fa, "zero axis with a non-zero %s", angle_key);
     if (rot) {
         kcbp_pose p;
         if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), *axis, *angle, &p, NULL) != KCBP_OK)
-            return perr(c, KCBP_ERR_PARSE, field, "not a rotation");
+            return ferr(c, KCBP_ERR_PARSE, f, "not a rotation");
         *rot = p.rot;
     }
     return KCBP_OK;
@@ -768,144 +833,135 @@ static void axis_angle_of(const kcbp_mat3 *r, kcbp_vec3 *axis, double *deg)
  * {"quaternion": [w, x, y, z]} (unit to 1e-6) or {"matrix": [[r00, r01,
  * r02], [r10, r11, r12], [r20, r21, r22]]} (a proper rotation to 1e-9),
  * read as kcbp_pose_from_quat and kcbp_pose_from_matrix read them. */
-static kcbp_status get_rotation(pctx *c, const jv *j, const char *field, kcbp_scene_obj *o)
+static kcbp_status get_rotation(pctx *c, const jv *j, const fld *f, kcbp_scene_obj *o)
 {
-    char where[192];
     if (!is_object(j))
-        return perr(c, KCBP_ERR_PARSE, field,
+        return ferr(c, KCBP_ERR_PARSE, f,
                     "expected an object {\"axis\": [x, y, z], \"angle_deg\": number}, {\"quaternion\": [w, x, y, z]} "
                     "or {\"matrix\": [[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]]}, got %s", json_type(j));
     static const char *const keys[] = {"axis", "angle_deg", "quaternion", "matrix", NULL};
-    kcbp_status st = check_keys(c, j, field, keys, "axis and angle_deg, quaternion, or matrix");
+    kcbp_status st = check_keys(c, j, f, keys, "axis and angle_deg, quaternion, or matrix");
     if (st != KCBP_OK)
         return st;
     const jv *q = member(j, "quaternion");
     const jv *mx = member(j, "matrix");
     bool aa = member(j, "axis") || member(j, "angle_deg");
     if (!q && !mx)
-        return get_axis_angle(c, j, field, "angle_deg", &o->axis, &o->angle_deg, &o->rot0);
+        return get_axis_angle(c, j, f, "angle_deg", &o->axis, &o->angle_deg, &o->rot0);
     if ((q && mx) || aa)
-        return perr(c, KCBP_ERR_PARSE, field, "give one form: axis and angle_deg, quaternion, or matrix");
+        return ferr(c, KCBP_ERR_PARSE, f, "give one form: axis and angle_deg, quaternion, or matrix");
     double v[12] = {0};
     kcbp_pose p;
     kcbp_error e = {0};
+    fld where = {f, q ? "quaternion" : "matrix", -1};
     if (q) {
-        snprintf(where, sizeof where, "%s.quaternion", field);
         if (!is_array(q) || q->count != 4)
-            return perr(c, KCBP_ERR_PARSE, where, "expected 4 numbers [w, x, y, z]");
+            return ferr(c, KCBP_ERR_PARSE, &where, "expected 4 numbers [w, x, y, z]");
         int i = 0;
         for (const jv *x = q->child; x; x = x->next, i++)
-            if ((st = get_number(c, x, where, &v[i])) != KCBP_OK)
+            if ((st = get_number(c, x, &where, &v[i])) != KCBP_OK)
                 return st;
         st = kcbp_pose_from_quat(kcbp_v3(0, 0, 0), v[0], v[1], v[2], v[3], &p, &e);
     } else {
-        snprintf(where, sizeof where, "%s.matrix", field);
         if (!is_array(mx) || mx->count != 3)
-            return perr(c, KCBP_ERR_PARSE, where, "expected 3 rows of 3 numbers [[r00, r01, r02], [r10, r11, r12], "
-                                                  "[r20, r21, r22]]");
+            return ferr(c, KCBP_ERR_PARSE, &where, "expected 3 rows of 3 numbers [[r00, r01, r02], [r10, r11, r12], "
+                                                   "[r20, r21, r22]]");
         int i = 0;
         for (const jv *row = mx->child; row; row = row->next, i++) {
-            char rw[224];
-            snprintf(rw, sizeof rw, "%s[%d]", where, i);
+            fld rw = {f, "matrix", i};
             kcbp_vec3 r;
-            if ((st = get_vec3(c, row, rw, &r)) != KCBP_OK)
+            if ((st = get_vec3(c, row, &rw, &r)) != KCBP_OK)
                 return st;
             v[4 * i] = r.x, v[4 * i + 1] = r.y, v[4 * i + 2] = r.z;
         }
         st = kcbp_pose_from_matrix(v, 12, &p, &e);
     }
     if (st != KCBP_OK)
-        return perr(c, KCBP_ERR_PARSE, where, "%s", e.msg);
+        return ferr(c, KCBP_ERR_PARSE, &where, "%s", e.msg);
     o->rot0 = p.rot;
     axis_angle_of(&o->rot0, &o->axis, &o->angle_deg);
     return KCBP_OK;
 }
 
-static kcbp_status parse_object(pctx *c, const jv *j, uint32_t i, kcbp_scene_obj *o)
+static kcbp_status parse_object(pctx *c, kcbp_scene *sc, const jv *j, uint32_t i, kcbp_scene_obj *o)
 {
-    char field[64], where[160];
-    snprintf(field, sizeof field, "objects[%u]", i);
+    fld field = {NULL, "objects", i};
     if (!is_object(j))
-        return perr(c, KCBP_ERR_PARSE, field, "expected an object, got %s", json_type(j));
+        return ferr(c, KCBP_ERR_PARSE, &field, "expected an object, got %s", json_type(j));
     static const char *const keys[] = {"name",     "mesh",     "position", "rotation", "scale", "velocity",
                                        "angular_velocity", "extras", NULL};
-    kcbp_status st = check_keys(c, j, field, keys,
+    kcbp_status st = check_keys(c, j, &field, keys,
                                 "name, mesh, position, rotation, scale, velocity, angular_velocity, extras");
     if (st != KCBP_OK)
         return st;
-    const char *s;
-#define FIELD(key) (snprintf(where, sizeof where, "%s.%s", field, key), where)
+    const char *name, *mesh;
+    fld fname = {&field, "name", -1}, fmesh = {&field, "mesh", -1}, fpos = {&field, "position", -1};
     const jv *v = member(j, "name");
     if (!v)
-        return perr(c, KCBP_ERR_PARSE, FIELD("name"), "missing");
-    if ((st = get_string(c, v, FIELD("name"), &s)) != KCBP_OK)
+        return ferr(c, KCBP_ERR_PARSE, &fname, "missing");
+    if ((st = get_string(c, v, &fname, &name)) != KCBP_OK)
         return st;
-    if (!(o->name = kcbp_strdup(s)))
-        return perr(c, KCBP_ERR_NOMEM, field, "out of memory");
     v = member(j, "mesh");
     if (!v)
-        return perr(c, KCBP_ERR_PARSE, FIELD("mesh"), "missing");
-    if ((st = get_string(c, v, FIELD("mesh"), &s)) != KCBP_OK)
+        return ferr(c, KCBP_ERR_PARSE, &fmesh, "missing");
+    if ((st = get_string(c, v, &fmesh, &mesh)) != KCBP_OK)
         return st;
-    if (!(o->mesh = kcbp_strdup(s)))
-        return perr(c, KCBP_ERR_NOMEM, field, "out of memory");
+    if ((st = kcbp_scene_set_strings(sc, o, name, mesh, c->err)) != KCBP_OK)
+        return st;
     v = member(j, "position");
     if (!v)
-        return perr(c, KCBP_ERR_PARSE, FIELD("position"), "missing");
-    if ((st = get_vec3(c, v, FIELD("position"), &o->position)) != KCBP_OK)
+        return ferr(c, KCBP_ERR_PARSE, &fpos, "missing");
+    if ((st = get_vec3(c, v, &fpos, &o->position)) != KCBP_OK)
         return st;
     if (kcbp_v3_max_abs(o->position) > KCBP_COORD_MAX)
-        return perr(c, KCBP_ERR_PARSE, FIELD("position"), "beyond the limit of %g", KCBP_COORD_MAX);
+        return ferr(c, KCBP_ERR_PARSE, &fpos, "beyond the limit of %g", KCBP_COORD_MAX);
     if ((v = member(j, "scale"))) {
-        if ((st = get_number(c, v, FIELD("scale"), &o->scale)) != KCBP_OK)
+        fld fs = {&field, "scale", -1};
+        if ((st = get_number(c, v, &fs, &o->scale)) != KCBP_OK)
             return st;
         if (!(o->scale > 0))
-            return perr(c, KCBP_ERR_PARSE, FIELD("scale"), "must be > 0, not %g", o->scale);
+            return ferr(c, KCBP_ERR_PARSE, &fs, "must be > 0, not %g", o->scale);
     }
-    if ((v = member(j, "rotation")) &&
-        (st = get_rotation(c, v, FIELD("rotation"), o)) != KCBP_OK)
+    fld frot = {&field, "rotation", -1}, fvel = {&field, "velocity", -1}, fang = {&field, "angular_velocity", -1};
+    if ((v = member(j, "rotation")) && (st = get_rotation(c, v, &frot, o)) != KCBP_OK)
         return st;
-    if ((v = member(j, "velocity")) &&
-        (st = get_vec3(c, v, FIELD("velocity"), &o->velocity)) != KCBP_OK)
+    if ((v = member(j, "velocity")) && (st = get_vec3(c, v, &fvel, &o->velocity)) != KCBP_OK)
         return st;
     if ((v = member(j, "angular_velocity")) &&
-        (st = get_axis_angle(c, v, FIELD("angular_velocity"), "deg_per_s", &o->spin_axis, &o->spin_deg_per_s,
-                             NULL)) != KCBP_OK)
+        (st = get_axis_angle(c, v, &fang, "deg_per_s", &o->spin_axis, &o->spin_deg_per_s, NULL)) != KCBP_OK)
         return st;
-#undef FIELD
     return KCBP_OK;
 }
 
 static kcbp_status parse_motion(pctx *c, const jv *j, kcbp_scene *s)
 {
+    fld fm = {NULL, "motion", -1}, ff = {&fm, "frames", -1}, fd = {&fm, "dt", -1};
     if (!is_object(j))
-        return perr(c, KCBP_ERR_PARSE, "motion", "expected an object {\"frames\": integer, \"dt\": seconds}, got %s",
+        return ferr(c, KCBP_ERR_PARSE, &fm, "expected an object {\"frames\": integer, \"dt\": seconds}, got %s",
                     json_type(j));
     static const char *const keys[] = {"frames", "dt", NULL};
-    kcbp_status st = check_keys(c, j, "motion", keys, "frames, dt");
+    kcbp_status st = check_keys(c, j, &fm, keys, "frames, dt");
     if (st != KCBP_OK)
         return st;
     const jv *f = member(j, "frames");
     const jv *d = member(j, "dt");
     double frames;
     if (!f)
-        return perr(c, KCBP_ERR_PARSE, "motion.frames", "missing");
-    if ((st = get_number(c, f, "motion.frames", &frames)) != KCBP_OK)
+        return ferr(c, KCBP_ERR_PARSE, &ff, "missing");
+    if ((st = get_number(c, f, &ff, &frames)) != KCBP_OK)
         return st;
     if (frames != floor(frames) || frames < 1 || frames > KCBP_SCENE_MAX_FRAMES)
-        return perr(c, KCBP_ERR_PARSE, "motion.frames", "expected an integer in [1, %u], not %g",
-                    KCBP_SCENE_MAX_FRAMES, frames);
+        return ferr(c, KCBP_ERR_PARSE, &ff, "expected an integer in [1, %u], not %g", KCBP_SCENE_MAX_FRAMES, frames);
     if (!d)
-        return perr(c, KCBP_ERR_PARSE, "motion.dt", "missing");
-    if ((st = get_number(c, d, "motion.dt", &s->dt)) != KCBP_OK)
+        return ferr(c, KCBP_ERR_PARSE, &fd, "missing");
+    if ((st = get_number(c, d, &fd, &s->dt)) != KCBP_OK)
         return st;
     if (!(s->dt > 0))
-        return perr(c, KCBP_ERR_PARSE, "motion.dt", "must be > 0, not %g", s->dt);
+        return ferr(c, KCBP_ERR_PARSE, &fd, "must be > 0, not %g", s->dt);
     s->moving = true;
     s->frames = (uint32_t)frames;
     return KCBP_OK;
 }
-
 
 /* The elements of "objects", each read into the arena and checked. */
 static kcbp_status parse_objects(parser *p, pctx *c, kcbp_scene *s, uint32_t max_objects)
@@ -935,7 +991,7 @@ static kcbp_status parse_objects(parser *p, pctx *c, kcbp_scene *s, uint32_t max
         p->top = 2;
         st = read_value(p, keep ? &o : NULL, 2);
         if (st == KCBP_OK && keep && (st = kcbp_scene_push_object(s, sr->err)) == KCBP_OK)
-            st = parse_object(c, o, (uint32_t)count, &s->objects[count]);
+            st = parse_object(c, s, o, (uint32_t)count, &s->objects[count]);
         if (st != KCBP_OK)
             return st;
         count++;

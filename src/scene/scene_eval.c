@@ -331,6 +331,8 @@ kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_
         const kcbp_model *m = &s->models[s->objects[i].model].model;
         if ((st = spin_steps(s, i, frame, &ev->steps[i], err)) != KCBP_OK)
             break;
+        if (ev->ccd_one_step)
+            ev->steps[i] = 1;
         uint32_t steps = ev->steps[i];
         kcbp_aabb box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
         for (uint32_t k = 0; k < steps; k++) {

@@ -114,6 +114,9 @@ struct kcbp_scene_eval {
     kcbp_boxtree ccd_tree;
     uint32_t *partners;
     size_t cap_partners;
+    /* Tests only: one step per interval whatever the spin (the shorter arc,
+     * as before 1.1: wrong from 180 degrees on), to see a test catch it. */
+    bool ccd_one_step;
 };
 
 

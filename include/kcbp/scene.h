@@ -309,11 +309,15 @@ typedef struct {
      * evaluations, on as many machines, split a scene's pairs, and the
      * union of their colliding pairs is the scene's. */
     uint32_t shard_index, shard_count;
-    /* The k-CBP stage adapts: within each chunk it is skipped where what it
-     * rejects is worth less than its own work (measured in deterministic
-     * units, so that the choice is the same for any number of threads; it
-     * still runs on one pair in 8, to follow the mix). Never changes an
-     * answer. Default true. */
+    /* The k-CBP stage adapts: in a frame without pair caches (a one-frame
+     * scene, or coherent false), each chunk's pairs are tested with the
+     * stage or without it, whichever has cost less per pair so far (a
+     * pilot of the first 1/32 of the chunks tries both; the work is
+     * counted in deterministic units, GJK iterations and tree node and
+     * triangle pairs, so that the choice is the same for any number of
+     * threads; one pair in 32 takes the other way, to follow the mix).
+     * With pair caches each pair adapts on its own (kcbp_pair_cache). Never
+     * changes an answer. Default true. */
     bool cbp_adaptive;
 } kcbp_scene_eval_options;
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <kcbp/distance.h>
@@ -223,11 +224,86 @@ void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *
 
 /* ---- one run ----------------------------------------------------------------- */
 
+/* The adaptive k-CBP stage of one chunk: two arms, the pair test with the
+ * k-CBP stage and without, each priced by the work its pairs took. */
+typedef struct {
+    uint64_t tested;            /* pairs tested in the chunk */
+    double n_with, n_without;   /* ...with the k-CBP stage, without (the prior's weight included) */
+    double u_with, u_without;   /* their work */
+    bool pilot;                 /* a pilot chunk: the arms in turn, every pair */
+    double last;                /* the last pair's work */
+} adapt_state;
+
+/* Work units, from the counts the tests report: instructions, as callgrind
+ * measured them on bench/gen_scale's scenes (density, 1000 objects: 215 a
+ * tree node pair, 320 a triangle pair with its predicates, about 700 a GJK
+ * iteration plus 20 a support point scanned; a pair's fixed cost about
+ * 300). Only their ratios matter. */
+#define UNITS_PAIR 300.0
+#define UNITS_BOX_PAIR 215.0
+#define UNITS_TRI_PAIR 320.0
+#define UNITS_GJK_ITERATION 700.0
+#define UNITS_SUPPORT_POINT 20.0
+
+/* Whether the next pair runs the k-CBP stage: the two arms in turn for
+ * the first KCBP_ADAPT_WARMUP pairs; then the cheaper arm so far, but for
+ * one pair in KCBP_ADAPT_PROBE that takes the other (to follow the mix: the
+ * estimates of both stay unbiased, each arm's pairs being a fixed sample of
+ * the chunk's). Ties go to the k-CBP stage. */
+static inline uint64_t pair_hash(uint32_t a, uint32_t b)
+{
+    uint64_t x = (uint64_t)a << 32 | b;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* Which arm pair (a, b) takes. Its samples are the pairs' own (a hash of
+ * (a, b)), not their places in the chunk, so that in a moving scene a pair
+ * keeps its arm from frame to frame (and its cache what that arm left). */
+static bool adapt_run_cbp(const adapt_state *s, uint32_t a, uint32_t b)
+{
+    uint64_t h = pair_hash(a, b);
+    if ((s->pilot && s->tested < KCBP_ADAPT_PILOT_PAIRS) || s->n_with < KCBP_ADAPT_WARMUP / 2 ||
+        s->n_without < KCBP_ADAPT_WARMUP / 2)
+        return h & 1;
+    bool with = s->u_with / s->n_with <= s->u_without / s->n_without;
+    return with != ((h >> 1) % KCBP_ADAPT_PROBE == 0);
+}
+
+static void adapt_count(adapt_state *s, bool with, const kcbp_collide_result *r, const kcbp_model_impl *ma,
+                        const kcbp_model_impl *mb)
+{
+    /* What differs between the arms: the k-CBP stage's work, and the mesh
+     * stage's on the pairs that do not touch (a touching pair costs the
+     * mesh stage the same either way: leaving it out of both arms takes
+     * most of the noise out of the comparison). */
+    double u = r->collide ? 0 : UNITS_BOX_PAIR * (double)r->tree.box_pairs + UNITS_TRI_PAIR * (double)r->tree.tri_pairs;
+    if (r->cbp.tested)
+        u += r->cbp.gjk_iterations *
+                 (UNITS_GJK_ITERATION + UNITS_SUPPORT_POINT * (double)(ma->shape.npoints + mb->shape.npoints)) +
+             UNITS_SUPPORT_POINT * (double)(ma->shape.npoints + mb->shape.npoints); /* (the certificate's scan) */
+    s->last = u;
+    s->tested++;
+    if (with) {
+        s->n_with += 1;
+        s->u_with += u;
+    } else {
+        s->n_without += 1;
+        s->u_without += u;
+    }
+}
+
 typedef struct {
     kcbp_pairs *p;
     const kcbp_pairs_input *in;
     const kcbp_pairs_options *o;
     uint64_t ntasks;
+    uint64_t task0;      /* the pool's task t is the run's task task0 + t */
+    bool pilot;          /* the tasks of this part are pilot chunks */
+    adapt_state prior;   /* where the other chunks' arms start */
     uint32_t shard_index, shard_count;
     /* threads: the window and the first error */
     pthread_mutex_t lock;
@@ -238,35 +314,6 @@ typedef struct {
     kcbp_error err;
     uint64_t err_task;
 } run_ctx;
-
-/* The adaptive k-CBP stage of one chunk. */
-typedef struct {
-    uint64_t tested;     /* pairs tested in the chunk */
-    uint64_t runs;       /* ...with the k-CBP stage */
-    uint64_t rejects;    /* ...that it found apart */
-    double gjk_units;    /* its work on them */
-    uint64_t apart_n;    /* pairs that reached the mesh stage and were found apart */
-    double apart_units;  /* the mesh stage's work on them */
-} adapt_state;
-
-/* Work units, from the counts the tests report (instructions, roughly, as
- * callgrind measured them on the scale benchmark's scenes): a GJK
- * iteration scans both k-CBPs' vertices; a tree node pair is a box test; a
- * triangle pair is the triangle test. */
-#define UNITS_PER_SUPPORT_POINT 6.0
-#define UNITS_GJK_ITERATION 150.0
-#define UNITS_PER_BOX_PAIR 60.0
-#define UNITS_PER_TRI_PAIR 250.0
-
-static bool adapt_run_cbp(const adapt_state *s)
-{
-    if (s->runs < KCBP_ADAPT_WARMUP)
-        return true;
-    if (s->apart_n == 0) /* never reached the mesh stage apart: what it spares is unknown, keep it */
-        return s->rejects > 0 || s->tested % KCBP_ADAPT_PROBE == 0;
-    double spared = (double)s->rejects * (s->apart_units / (double)s->apart_n);
-    return spared >= s->gjk_units || s->tested % KCBP_ADAPT_PROBE == 0;
-}
 
 static kcbp_status add_hit(kcbp_pairs_slot *sl, uint32_t a, uint32_t b, const kcbp_collide_result *r, kcbp_error *err)
 {
@@ -313,7 +360,13 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
     if (have)
         kcbp_cache_unpack(old, &at, a0, &ra, &rb, &rcache);
     w->out.len = 0;
-    adapt_state ad = {0};
+    /* With pair caches (moving scenes, worlds) the pairs adapt one by one
+     * (kcbp_pair_cache's overlaps count): an arm chosen for the chunk would
+     * starve the other arm's caches and mislead itself. */
+    bool adaptive = o->adaptive && o->collide.use_cbp && !o->cache;
+    adapt_state ad = rc->prior;
+    ad.tested = 0;
+    ad.pilot = rc->pilot;
     kcbp_collide_options opts = o->collide;
     opts.skip_bounds = true;
     kcbp_status st = KCBP_OK;
@@ -343,7 +396,7 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
                     memset(&pc, 0, sizeof pc);
                 cache = &pc;
             }
-            bool use_cbp = o->collide.use_cbp && (!o->adaptive || adapt_run_cbp(&ad));
+            bool use_cbp = o->collide.use_cbp && (!adaptive || adapt_run_cbp(&ad, a, b));
             opts.use_cbp = use_cbp;
             double q0 = kcbp_now_ms();
             kcbp_collide_result *r = &w->result;
@@ -354,20 +407,12 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
             double q1 = kcbp_now_ms();
             if (st != KCBP_OK)
                 break;
-            ad.tested++;
+            if (adaptive) {
+                adapt_count(&ad, use_cbp, r, ma, mb);
+                stats->arm_n[use_cbp] += 1;
+                stats->arm_u[use_cbp] += ad.last;
+            }
             stats->cbp_adaptive_skips += o->collide.use_cbp && !use_cbp;
-            if (r->cbp.tested && !r->cache.gjk_skipped) {
-                ad.runs++;
-                ad.rejects += r->decided_by == KCBP_STAGE_CBP;
-                ad.gjk_units += r->cbp.gjk_iterations * (UNITS_GJK_ITERATION +
-                                                         UNITS_PER_SUPPORT_POINT *
-                                                             (ma->shape.npoints + mb->shape.npoints));
-            }
-            if (r->decided_by == KCBP_STAGE_MESH && !r->collide) {
-                ad.apart_n++;
-                ad.apart_units += UNITS_PER_BOX_PAIR * (double)r->tree.box_pairs +
-                                  UNITS_PER_TRI_PAIR * (double)r->tree.tri_pairs;
-            }
             stats->cache_axis += r->cache.hit == KCBP_CACHE_AXIS;
             stats->cache_contact += r->cache.hit == KCBP_CACHE_CONTACT;
             stats->cache_near += r->cache.hit == KCBP_CACHE_NEAR;
@@ -408,9 +453,10 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
     return st;
 }
 
-static void run_task(void *ctx, uint64_t task, unsigned worker)
+static void run_task(void *ctx, uint64_t t, unsigned worker)
 {
     run_ctx *rc = ctx;
+    uint64_t task = rc->task0 + t;
     kcbp_pairs *p = rc->p;
     kcbp_pairs_slot *sl = &p->slots[task % p->nslots];
     pthread_mutex_lock(&rc->lock);
@@ -451,6 +497,10 @@ static kcbp_status emit_slot(kcbp_pairs_slot *sl, kcbp_scene_pair_fn emit, void 
     stats->cache_bytes += s->cache_bytes;
     stats->filter_ms += s->filter_ms;
     stats->mesh_ms += s->mesh_ms;
+    for (int k = 0; k < 2; k++) {
+        stats->arm_n[k] += s->arm_n[k];
+        stats->arm_u[k] += s->arm_u[k];
+    }
     kcbp_status st = KCBP_OK;
     for (size_t h = 0; h < sl->nhits && st == KCBP_OK && emit; h++) {
         const kcbp_scene_hit *hit = &sl->hits[h];
@@ -458,6 +508,77 @@ static kcbp_status emit_slot(kcbp_pairs_slot *sl, kcbp_scene_pair_fn emit, void 
                                 hit->contained};
         st = emit(ctx, &pair, err);
     }
+    return st;
+}
+
+/* A chunk's arms start from the costs (n, u) given, weighed as at most
+ * KCBP_ADAPT_PRIOR pairs each, so that a chunk unlike the rest soon goes
+ * its own way. */
+static adapt_state prior_state(const double n[2], const double u[2])
+{
+    adapt_state a = {0};
+    double wn = n[0] > KCBP_ADAPT_PRIOR ? KCBP_ADAPT_PRIOR : n[0], ww = n[1] > KCBP_ADAPT_PRIOR ? KCBP_ADAPT_PRIOR : n[1];
+    a.n_without = wn;
+    a.u_without = n[0] > 0 ? u[0] * (wn / n[0]) : 0;
+    a.n_with = ww;
+    a.u_with = n[1] > 0 ? u[1] * (ww / n[1]) : 0;
+    return a;
+}
+
+/* Tasks t0 .. t1 - 1 of the run, their pairs handed on in order. */
+static kcbp_status run_part(run_ctx *rc, uint64_t t0, uint64_t t1, kcbp_scene_pair_fn emit, void *ctx,
+                           kcbp_pairs_stats *stats, kcbp_error *err)
+{
+    kcbp_pairs *p = rc->p;
+    rc->task0 = t0;
+    if (p->jobs <= 1) {
+        kcbp_status st = KCBP_OK;
+        for (uint64_t t = t0; t < t1 && st == KCBP_OK; t++) {
+            st = run_chunk(rc, t, &p->workers[0], &p->slots[0], err);
+            if (st == KCBP_OK)
+                st = emit_slot(&p->slots[0], emit, ctx, stats, err);
+        }
+        return st;
+    }
+    pthread_mutex_init(&rc->lock, NULL);
+    pthread_cond_init(&rc->slot_done, NULL);
+    pthread_cond_init(&rc->window, NULL);
+    rc->drained = t0;
+    rc->stop = false;
+    rc->st = KCBP_OK;
+    for (unsigned s = 0; s < p->nslots; s++)
+        p->slots[s].done = false;
+    kcbp_pool_start(p->pool, t1 - t0, run_task, rc);
+    kcbp_status st = KCBP_OK;
+    for (uint64_t t = t0; t < t1; t++) {
+        kcbp_pairs_slot *sl = &p->slots[t % p->nslots];
+        pthread_mutex_lock(&rc->lock);
+        while (!sl->done && !rc->stop)
+            pthread_cond_wait(&rc->slot_done, &rc->lock);
+        bool stopped = rc->stop;
+        pthread_mutex_unlock(&rc->lock);
+        if (stopped)
+            break;
+        st = emit_slot(sl, emit, ctx, stats, err);
+        pthread_mutex_lock(&rc->lock);
+        sl->done = false;
+        rc->drained = t + 1;
+        if (st != KCBP_OK)
+            rc->stop = true;
+        pthread_cond_broadcast(&rc->window);
+        pthread_mutex_unlock(&rc->lock);
+        if (st != KCBP_OK)
+            break;
+    }
+    kcbp_pool_wait(p->pool);
+    if (st == KCBP_OK && rc->st != KCBP_OK) {
+        st = rc->st;
+        if (err)
+            *err = rc->err;
+    }
+    pthread_mutex_destroy(&rc->lock);
+    pthread_cond_destroy(&rc->slot_done);
+    pthread_cond_destroy(&rc->window);
     return st;
 }
 
@@ -480,50 +601,33 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
         kcbp_pairs_forget(p);
     }
     run_ctx rc = {.p = p, .in = in, .o = o, .ntasks = ntasks, .shard_index = sindex, .shard_count = scount};
-    if (p->jobs <= 1) {
-        kcbp_status st = KCBP_OK;
-        for (uint64_t t = 0; t < ntasks && st == KCBP_OK; t++) {
-            st = run_chunk(&rc, t, &p->workers[0], &p->slots[0], err);
-            if (st == KCBP_OK)
-                st = emit_slot(&p->slots[0], emit, ctx, stats, err);
-        }
-        return st;
+    /* The adaptive k-CBP stage's start: the arms' costs of the last run (a
+     * moving scene's last frame, a world's last query), or of a pilot: the
+     * first 1/32 of the chunks, the arms in turn. */
+    bool adapt = o->adaptive && o->collide.use_cbp && !o->cache;
+    uint64_t pilot = 0;
+    if (adapt && p->prior_n[0] >= 1 && p->prior_n[1] >= 1) {
+        rc.prior = prior_state(p->prior_n, p->prior_u);
+    } else if (adapt) {
+        pilot = (ntasks + KCBP_ADAPT_PILOT - 1) / KCBP_ADAPT_PILOT;
     }
-    pthread_mutex_init(&rc.lock, NULL);
-    pthread_cond_init(&rc.slot_done, NULL);
-    pthread_cond_init(&rc.window, NULL);
-    for (unsigned s = 0; s < p->nslots; s++)
-        p->slots[s].done = false;
-    kcbp_pool_start(p->pool, ntasks, run_task, &rc);
     kcbp_status st = KCBP_OK;
-    for (uint64_t t = 0; t < ntasks; t++) {
-        kcbp_pairs_slot *sl = &p->slots[t % p->nslots];
-        pthread_mutex_lock(&rc.lock);
-        while (!sl->done && !rc.stop)
-            pthread_cond_wait(&rc.slot_done, &rc.lock);
-        bool stopped = rc.stop;
-        pthread_mutex_unlock(&rc.lock);
-        if (stopped)
-            break;
-        st = emit_slot(sl, emit, ctx, stats, err);
-        pthread_mutex_lock(&rc.lock);
-        sl->done = false;
-        rc.drained = t + 1;
-        if (st != KCBP_OK)
-            rc.stop = true;
-        pthread_cond_broadcast(&rc.window);
-        pthread_mutex_unlock(&rc.lock);
-        if (st != KCBP_OK)
-            break;
+    if (pilot) {
+        rc.pilot = true;
+        st = run_part(&rc, 0, pilot, emit, ctx, stats, err);
+        rc.pilot = false;
+        rc.prior = prior_state(stats->arm_n, stats->arm_u);
     }
-    kcbp_pool_wait(p->pool);
-    if (st == KCBP_OK && rc.st != KCBP_OK) {
-        st = rc.st;
-        if (err)
-            *err = rc.err;
+    if (st == KCBP_OK)
+        st = run_part(&rc, pilot, ntasks, emit, ctx, stats, err);
+    if (getenv("KCBP_DEBUG_ADAPT"))
+        fprintf(stderr, "adapt: without %.0f pairs %.0f/pair, with %.0f pairs %.0f/pair\n", stats->arm_n[0],
+                stats->arm_u[0] / (stats->arm_n[0] + 1e-9), stats->arm_n[1], stats->arm_u[1] / (stats->arm_n[1] + 1e-9));
+    if (adapt && st == KCBP_OK) {
+        for (int a = 0; a < 2; a++) {
+            p->prior_n[a] = stats->arm_n[a];
+            p->prior_u[a] = stats->arm_u[a];
+        }
     }
-    pthread_mutex_destroy(&rc.lock);
-    pthread_cond_destroy(&rc.slot_done);
-    pthread_cond_destroy(&rc.window);
     return st;
 }

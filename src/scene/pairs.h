@@ -30,13 +30,23 @@
  * cache. Only moving scenes (and worlds) keep caches: a one-frame scene has
  * no per-pair state at all.
  *
- * The adaptive k-CBP stage (options.adaptive): within a chunk, the stage
- * runs on the first KCBP_ADAPT_WARMUP pairs; after them it is skipped
- * (options.use_cbp off for the pair) while what it rejected, priced at the
- * mesh stage's work on the pairs it would have spared, is less than its
- * own work, measured in deterministic units (support-point scans of GJK,
- * node and triangle pairs of the trees); every KCBP_ADAPT_PROBE-th pair
- * still runs it, to follow the chunk's mix. Skipping a filter never changes
+ * The adaptive k-CBP stage (options.adaptive, without pair caches: with
+ * them each pair adapts on its own through its cache's overlaps count, and
+ * an arm chosen for the whole chunk would starve the other arm's caches of
+ * what they learn and mislead itself): within a chunk, pairs are
+ * tested with the k-CBP stage or without it (options.use_cbp off for the
+ * pair), two arms whose cost per pair is measured in deterministic units
+ * (GJK iterations and support points, tree node pairs and triangle pairs,
+ * as the tests report them): the first KCBP_ADAPT_WARMUP pairs alternate,
+ * then each pair takes the arm cheaper so far, but one in
+ * KCBP_ADAPT_PROBE that takes the other, so that both estimates follow the
+ * chunk's mix (a fixed sample of its pairs each, by a hash of (a, b):
+ * unbiased, where pricing the pairs the k-CBPs reject by the mesh stage's
+ * work on those they let through is not). The arms start from a pilot, the
+ * first 1/KCBP_ADAPT_PILOT of the chunks (run before the others), whose
+ * first KCBP_ADAPT_PILOT_PAIRS pairs take the arms in turn, or from the
+ * last run's costs; a chunk weighs them as at
+ * most KCBP_ADAPT_PRIOR pairs of its own. Skipping a filter never changes
  * an answer: the mesh stage decides those pairs. */
 #ifndef KCBP_PAIRS_H
 #define KCBP_PAIRS_H
@@ -53,7 +63,10 @@
 
 #define KCBP_PAIRS_WINDOW_PER_THREAD 4
 #define KCBP_ADAPT_WARMUP 16
-#define KCBP_ADAPT_PROBE 8
+#define KCBP_ADAPT_PROBE 32
+#define KCBP_ADAPT_PILOT 32
+#define KCBP_ADAPT_PILOT_PAIRS 256
+#define KCBP_ADAPT_PRIOR 256
 
 typedef struct {
     kcbp_collide_options collide;
@@ -82,6 +95,7 @@ typedef struct {
     uint64_t cbp_adaptive_skips; /* pairs whose k-CBP stage the adaptive rule skipped */
     uint64_t caches_kept, cache_bytes; /* pair caches kept for the next run, and their bytes */
     double filter_ms, mesh_ms;   /* summed over the pairs (over threads: may exceed the wall time) */
+    double arm_n[2], arm_u[2];   /* the adaptive arms (0: without the k-CBP stage, 1: with): pairs, work */
 } kcbp_pairs_stats;
 
 typedef struct {
@@ -102,6 +116,7 @@ typedef struct {
     kcbp_cache_stream *streams; /* per chunk */
     size_t nstreams;
     uint64_t run;               /* runs so far */
+    double prior_n[2], prior_u[2]; /* the adaptive arms' costs in the last run */
 } kcbp_pairs;
 
 /* jobs >= 1: threads of the pair stage (1: the caller's only). */

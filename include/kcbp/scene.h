@@ -278,9 +278,15 @@ typedef struct {
 
 KCBP_API void kcbp_scene_frame_free(kcbp_scene_frame *frame);
 
-/* The work of a frame's pair stage is cut into chunks of KCBP_SCENE_CHUNK
- * consecutive objects: chunk c holds the pairs (a, b), a < b, with
- * a / KCBP_SCENE_CHUNK = c. Chunks are the unit of threads and of shards. */
+/* An evaluation ranks the objects: a Z-order (Morton code, 21 bits an
+ * axis) of the centres of their world boxes at frame 0 over the box of
+ * those centres, ties by index; a function of the scene alone. Spatial
+ * neighbours then have near ranks, and the pair stage, which works in rank
+ * order, reads memory in order (at 10^6 objects, four times faster than
+ * in the objects' own order). The work of a frame's pair stage is cut into
+ * chunks of KCBP_SCENE_CHUNK ranks: chunk c holds the pairs whose
+ * lower-ranked object has a rank in [64 c, 64 c + 64). Chunks are the unit
+ * of threads and of shards. */
 #define KCBP_SCENE_CHUNK 64
 
 /* The options of a scene's evaluation. */
@@ -359,9 +365,12 @@ typedef kcbp_status (*kcbp_scene_pair_fn)(void *ctx, const kcbp_scene_pair *pair
 
 /* kcbp_scene_eval_frame, each colliding pair handed to fn as soon as it and
  * every pair before it are confirmed, on the calling thread, one call at a
- * time, in (a, b) order (the order of kcbp_scene_eval_frame's hits), instead
- * of being collected: memory does not grow with the colliding pairs. *out
- * gets the counts and times (its hits stay empty). */
+ * time, instead of being collected: memory does not grow with the colliding
+ * pairs. The order is fixed for the scene (the same for every jobs): by the
+ * lower of the pair's two ranks, then the higher (see KCBP_SCENE_CHUNK);
+ * kcbp_scene_eval_frame sorts what it collects by (a, b). Each pair is
+ * (a, b), a < b, with the contacts kcbp_collide(a, b) gives. *out gets the
+ * counts and times (its hits stay empty). */
 KCBP_API kcbp_status kcbp_scene_eval_frame_stream(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pair_fn fn,
                                                   void *ctx, kcbp_scene_frame *out, kcbp_error *err);
 /* The pair test's options for the next frames (the caches are kept: a

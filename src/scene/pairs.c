@@ -396,14 +396,18 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
                     memset(&pc, 0, sizeof pc);
                 cache = &pc;
             }
-            bool use_cbp = o->collide.use_cbp && (!adaptive || adapt_run_cbp(&ad, a, b));
+            /* The pair is tested as kcbp_collide(lower id, higher id) would test
+             * it, whatever the order of the ranks a and b. */
+            uint32_t ea = in->ext ? in->ext[a] : a, eb = in->ext ? in->ext[b] : b;
+            uint32_t x = ea < eb ? a : b, y = ea < eb ? b : a;
+            bool use_cbp = o->collide.use_cbp && (!adaptive || adapt_run_cbp(&ad, ea, eb));
             opts.use_cbp = use_cbp;
             double q0 = kcbp_now_ms();
             kcbp_collide_result *r = &w->result;
-            st = kcbp_collide_pair(ma, &in->poses[a], mb, &in->poses[b], &opts, cache, r, err);
+            st = kcbp_collide_pair(in->model[x], &in->poses[x], in->model[y], &in->poses[y], &opts, cache, r, err);
             bool near = false;
             if (st == KCBP_OK && !r->collide && o->margin > 0)
-                st = within_margin(o, ma, &in->poses[a], mb, &in->poses[b], &near, err);
+                st = within_margin(o, in->model[x], &in->poses[x], in->model[y], &in->poses[y], &near, err);
             double q1 = kcbp_now_ms();
             if (st != KCBP_OK)
                 break;
@@ -426,7 +430,7 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
             KCBP_ASSERT(!r->collide || r->decided_by == KCBP_STAGE_MESH);
             if (r->collide || near) {
                 stats->colliding++;
-                st = add_hit(sl, a, b, r, err);
+                st = add_hit(sl, ea < eb ? ea : eb, ea < eb ? eb : ea, r, err);
             }
             if (st == KCBP_OK && cache && kcbp_cache_useful(cache)) {
                 if (!kcbp_cache_pack(&w->out, a0, a, b, cache))

@@ -1,14 +1,16 @@
 /* The pair stage of scenes and worlds (internal): every pair of objects
  * whose boxes overlap, tested with kcbp_collide, on threads, the colliding
- * pairs handed on in a fixed order.
+ * pairs handed on in a fixed order: by the lower of the pair's two ids,
+ * then the other (ids: a world's slots, a scene's objects' spatial ranks).
  *
  * Work is cut into chunks of KCBP_SCENE_CHUNK consecutive ids (the lower id
- * a of a pair): chunk c holds every pair (a, b), a < b, with a / CHUNK = c.
+ * a of a pair): chunk c holds every pair of ids (a, b), a < b, with
+ * a / CHUNK = c.
  * A chunk is one task: for each of its ids a, in order, the broad phase's
  * tree gives every b > a whose box overlaps a's, sorted, and each pair is
  * tested; the chunk's colliding pairs are kept in its output slot. The
  * calling thread hands the slots on, chunk after chunk, in order, so that
- * the pairs come sorted by (a, b) whatever the number of threads, and
+ * the pairs come in the order of their ids whatever the number of threads, and
  * threads never run more than KCBP_PAIRS_WINDOW_PER_THREAD chunks per
  * thread ahead of the one being handed on (the memory the slots hold is
  * bounded by that window, not by the frame's pair count).
@@ -87,6 +89,10 @@ typedef struct {
        reused): a cache written by an earlier run for a pair with a newer
        object is dropped. NULL: objects never change (scenes). */
     const uint64_t *born;
+    /* Per id, the object's own index (a scene's ids are its objects' ranks,
+       see scene_eval.c), or NULL: the same. A pair is tested, and handed on,
+       as (lower index, higher index), whatever the order of its ids. */
+    const uint32_t *ext;
 } kcbp_pairs_input;
 
 typedef struct {
@@ -127,7 +133,8 @@ void kcbp_pairs_forget(kcbp_pairs *p);
 
 /* One run: every pair (a, b), a < b, of the shard whose boxes overlap,
  * tested; each colliding pair (or within the margin) handed to emit on the
- * calling thread, in (a, b) order. emit returning an error stops the run
+ * calling thread, in the order of their ids (see above); each pair as
+ * (lower index, higher index) (ext). emit returning an error stops the run
  * with it. Counts into *stats (zeroed first). */
 kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp_pairs_options *o,
                            kcbp_scene_pair_fn emit, void *ctx, kcbp_pairs_stats *stats, kcbp_error *err);

@@ -26,6 +26,7 @@ void kcbp_scene_frame_free(kcbp_scene_frame *f)
 void kcbp_scene_eval_clear(kcbp_scene_eval *ev)
 {
     kcbp_pairs_clear(&ev->pairs);
+    free(ev->by_rank);
     free(ev->models);
     free(ev->poses);
     free(ev->boxes);
@@ -44,6 +45,68 @@ kcbp_scene_eval_options kcbp_scene_eval_options_default(void)
     o.jobs = 1;
     o.cbp_adaptive = true;
     return o;
+}
+
+typedef struct {
+    uint64_t code;
+    uint32_t id;
+} ranked;
+
+static int cmp_ranked(const void *p, const void *q)
+{
+    const ranked *x = p, *y = q;
+    if (x->code != y->code)
+        return x->code < y->code ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* v's low 21 bits spread to every third bit. */
+static uint64_t spread3(uint64_t v)
+{
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffull;
+    v = (v | v << 16) & 0x1f0000ff0000ffull;
+    v = (v | v << 8) & 0x100f00f00f00f00full;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+    v = (v | v << 2) & 0x1249249249249249ull;
+    return v;
+}
+
+/* ev->by_rank: the objects sorted by the Morton code of their world boxes'
+ * centres at frame 0 (ties by index): a function of the scene alone. */
+static kcbp_status rank_objects(kcbp_scene_eval *ev, kcbp_error *err)
+{
+    const kcbp_scene *s = ev->scene;
+    uint32_t n = s->nobjects;
+    ranked *r = malloc((n ? n : 1) * sizeof *r);
+    kcbp_vec3 *c = malloc((n ? n : 1) * sizeof *c);
+    if (!r || !c) {
+        free(r);
+        free(c);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %u objects", s->name, n);
+    }
+    kcbp_vec3 lo = kcbp_v3(INFINITY, INFINITY, INFINITY), hi = kcbp_v3(-INFINITY, -INFINITY, -INFINITY);
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_pose p = kcbp_scene_object_pose(s, i, 0);
+        kcbp_aabb b = kcbp_impl_world_bounds(s->models[s->objects[i].model].model.impl, &p);
+        c[i] = kcbp_v3_scale(kcbp_v3_add(b.min, b.max), 0.5);
+        lo = kcbp_v3_min(lo, c[i]);
+        hi = kcbp_v3_max(hi, c[i]);
+    }
+    kcbp_vec3 ext = kcbp_v3_sub(hi, lo);
+    double e = fmax(ext.x, fmax(ext.y, ext.z)), q = e > 0 && isfinite(e) ? 2097151.0 / e : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_vec3 d = kcbp_v3_scale(kcbp_v3_sub(c[i], lo), q);
+        uint64_t x = (uint64_t)fmin(fmax(d.x, 0), 2097151.0), y = (uint64_t)fmin(fmax(d.y, 0), 2097151.0),
+                 z = (uint64_t)fmin(fmax(d.z, 0), 2097151.0);
+        r[i] = (ranked){spread3(x) | spread3(y) << 1 | spread3(z) << 2, i};
+    }
+    qsort(r, n, sizeof *r, cmp_ranked);
+    for (uint32_t k = 0; k < n; k++)
+        ev->by_rank[k] = r[k].id;
+    free(r);
+    free(c);
+    return KCBP_OK;
 }
 
 static kcbp_status eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_scene_eval_options *options,
@@ -70,15 +133,18 @@ static kcbp_status eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const
     kcbp_boxtree_init(&ev->tree);
     kcbp_boxtree_init(&ev->ccd_tree);
     size_t n = scene->nobjects;
+    ev->by_rank = malloc((n ? n : 1) * sizeof *ev->by_rank);
     ev->models = malloc((n ? n : 1) * sizeof *ev->models);
     ev->poses = malloc((n ? n : 1) * sizeof *ev->poses);
     ev->boxes = malloc((n ? n : 1) * sizeof *ev->boxes);
     kcbp_status st = KCBP_OK;
-    if (!ev->models || !ev->poses || !ev->boxes) {
+    if (!ev->by_rank || !ev->models || !ev->poses || !ev->boxes)
         st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu objects", scene->name, n);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            ev->models[i] = scene->models[scene->objects[i].model].model.impl;
+    else
+        st = rank_objects(ev, err);
+    if (st == KCBP_OK) {
+        for (size_t k = 0; k < n; k++)
+            ev->models[k] = scene->models[scene->objects[ev->by_rank[k]].model].model.impl;
         st = kcbp_pairs_init(&ev->pairs, o.jobs ? o.jobs : 1, err);
     }
     if (st != KCBP_OK)
@@ -137,9 +203,9 @@ static void bounds_task(void *ctx, uint64_t task, unsigned worker)
     kcbp_scene_eval *ev = bc->ev;
     const kcbp_scene *s = ev->scene;
     uint32_t i0 = (uint32_t)(task * BOUNDS_TASK), i1 = i0 + BOUNDS_TASK < s->nobjects ? i0 + BOUNDS_TASK : s->nobjects;
-    for (uint32_t i = i0; i < i1; i++) {
+    for (uint32_t i = i0; i < i1; i++) { /* (i: a rank) */
         const kcbp_model_impl *m = ev->models[i];
-        ev->poses[i] = kcbp_scene_object_pose(s, i, bc->frame);
+        ev->poses[i] = kcbp_scene_object_pose(s, ev->by_rank[i], bc->frame);
         kcbp_aabb b = kcbp_impl_world_bounds(m, &ev->poses[i]);
         double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(ev->poses[i].trans)) + ev->margin / 2;
         kcbp_vec3 p = kcbp_v3(pad, pad, pad);
@@ -188,7 +254,7 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
 
     /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide_pair, each pair
      * with the cache it had in the last frame (a moving scene's). */
-    kcbp_pairs_input in = {n, ev->models, ev->poses, ev->boxes, &ev->tree, NULL};
+    kcbp_pairs_input in = {n, ev->models, ev->poses, ev->boxes, &ev->tree, NULL, ev->by_rank};
     kcbp_pairs_options po = {.collide = ev->options,
                              .margin = ev->margin,
                              .cache = ev->coherent && s->frames > 1,
@@ -240,11 +306,21 @@ static kcbp_status collect(void *ctx, const kcbp_scene_pair *p, kcbp_error *err)
     return KCBP_OK;
 }
 
+static int cmp_hit(const void *p, const void *q)
+{
+    const kcbp_scene_hit *x = p, *y = q;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    return (x->b > y->b) - (x->b < y->b);
+}
+
 kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err)
 {
     collector c = {out, 0};
     kcbp_status st = eval_frame(ev, frame, collect, &c, out, err);
     KCBP_ASSERT(st != KCBP_OK || c.nhits == out->colliding);
+    if (st == KCBP_OK && c.nhits > 1) /* the stream's order is the ranks': the hits' is (a, b) */
+        qsort(out->hits, c.nhits, sizeof *out->hits, cmp_hit);
     return st;
 }
 

@@ -101,7 +101,15 @@ struct kcbp_scene_eval {
     double margin;          /* see kcbp_scene_eval_options */
     bool cbp_adaptive;
     uint32_t shard_index, shard_count;
-    const kcbp_model_impl **models; /* per object */
+    /* The pair stage runs over the objects' ranks, a Z-order (Morton code)
+     * of their world boxes' centres at frame 0, fixed for the evaluation:
+     * spatial neighbours are near in every array and in the order the
+     * objects query the tree (at 10^6 objects, queries in the objects' own
+     * order took 4 times as long, the tree's nodes and the boxes read from
+     * memory at random). by_rank[k] is the object of rank k; models, poses
+     * and boxes are in rank order. */
+    uint32_t *by_rank;
+    const kcbp_model_impl **models;
     kcbp_pose *poses;
     kcbp_aabb *boxes;
     kcbp_boxtree tree;      /* the broad phase, over boxes */

@@ -10,12 +10,16 @@
 #   SIZES="1000 10000 100000 1000000" bench/scale.sh   # with 10^6 (FCL needs ~1 GB+, kcbp refuses > 10^5)
 #   SCENES="density density-m10" SIZES=100000 RUNS=5 bench/scale.sh
 #   NO_BUILD=1 bench/scale.sh            # skip the make calls
+#   TABLE_ONLY=1 bench/scale.sh          # only print the tables again, from the last runs.tsv
+#   OUT=bench/out/scale-thesis SCENES=thesis THESIS_SIZES=100000 RUNS=1 bench/scale.sh   # elsewhere
 #
 # Env: RUNS (3) processes per program, interleaved (kcbp first in odd runs,
 # FCL first in even ones); SEED (1); SIZES ("1000 10000 100000"); SCENES
-# (below); COINCIDENT_SIZES ("1000 3000"); THESIS_SIZES ("1000 10000
-# 100000"); MEM_MB (4096): every run's address space is capped (ulimit -v),
-# TIME_S (900): and its time (timeout); a run that hits a cap is reported as
+# (below); COINCIDENT_SIZES ("1000 3000"); THESIS_SIZES ("1000 10000": at
+# 10^5, 1.8e8 box pairs, kcbp runs out of memory and FCL out of time; run it
+# alone with THESIS_SIZES=100000 SCENES=thesis); MEM_MB (4096): every run's
+# address space is capped (ulimit -v),
+# TIME_S (600): and its time (timeout); a run that hits a cap is reported as
 # "OOM" / "timeout", and is not repeated. JOBS ("1 2"): the --jobs values
 # for kcbp, when its `scene --help` knows --jobs (else one plain run, noted).
 #
@@ -40,15 +44,15 @@
 # and the report). Tables: medians over the runs, with (min-max); growth
 # exponents log(t2/t1)/log(n2/n1) between consecutive sizes of the medians.
 #
-# Output: the tables on stdout and in bench/out/scale/results.md, every run in
-# bench/out/scale/runs.tsv, disagreements in bench/out/scale/*.diff. Exits 1
+# Output (in OUT, default bench/out/scale, with the scenes): the tables on
+# stdout and in results.md, every run in runs.tsv, disagreements in *.diff. Exits 1
 # when kcbp and FCL disagree on a scene's colliding pairs, or a run differs
 # from the first run of the same program; 2 when something cannot be built.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
-out="$here/out/scale"
+out=${OUT:-"$here/out/scale"}
 KCBP="$root/kcbp"
 if [[ -n ${QUICK:-} ]]; then
     RUNS=${RUNS:-1}
@@ -60,14 +64,17 @@ RUNS=${RUNS:-3}
 SEED=${SEED:-1}
 SIZES=${SIZES:-"1000 10000 100000"}
 COINCIDENT_SIZES=${COINCIDENT_SIZES:-"1000 3000"}
-THESIS_SIZES=${THESIS_SIZES:-"1000 10000 100000"}
+THESIS_SIZES=${THESIS_SIZES:-"1000 10000"}
 SCENES=${SCENES:-"density density-m10 cad cad-m10 clustered clustered-m10 mixed mixed-m10 thesis coincident"}
 MEM_MB=${MEM_MB:-4096}
-TIME_S=${TIME_S:-900}
+TIME_S=${TIME_S:-600}
 JOBS=${JOBS:-"1 2"}
 
 die() { echo "scale.sh: $*" >&2; exit 2; }
 start=$SECONDS
+tsv="$out/runs.tsv"
+status_all=0
+if [[ -z ${TABLE_ONLY:-} ]]; then
 if [[ -z ${NO_BUILD:-} ]]; then
     make -s -C "$root" -j2 >&2 || die "building kcbp failed"
     make -s -C "$here" -j2 scale-bench >&2 || die "building the bench programs failed"
@@ -88,7 +95,6 @@ else
 fi
 echo "# $jobs_note" >&2
 
-tsv="$out/runs.tsv"
 printf 'scene\tobjects\tframes\tprogram\trun\tstatus\tdetect_ms\tbroadphase_ms\tload_ms\tbuild_ms\twall_s\tpeak_kb\tbp_pairs\tcolliding\n' >"$tsv"
 
 # run_one TAG FILE PROG ...: runs PROG under the caps and /usr/bin/time -v;
@@ -142,7 +148,6 @@ kcbp_pairs() {
 
 fcl_stat() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
-status_all=0
 declare -a cases=()
 for scene in $SCENES; do
     layout=${scene%%-m*}
@@ -237,9 +242,14 @@ for c in "${cases[@]}"; do
     unset capped
 done
 
+echo "SEED=$SEED RUNS=$RUNS, caps ${MEM_MB} MB / ${TIME_S} s; $jobs_note" >"$out/run-note"
+fi # TABLE_ONLY
+
 # The tables, from runs.tsv.
+[[ -f $tsv ]] || die "no $tsv: run the benchmark first"
+note=$(cat "$out/run-note" 2>/dev/null)
 {
-    echo "## bench/scale.sh: $(date -u +%Y-%m-%d) SEED=$SEED RUNS=$RUNS, caps ${MEM_MB} MB / ${TIME_S} s; $jobs_note"
+    echo "## bench/scale.sh: $(date -u -r "$tsv" +%Y-%m-%d) $note"
     echo
     awk -F'\t' -v agree="$out/run-agree" '
     function med(list,   n, a, i, j, t) {
@@ -268,15 +278,15 @@ done
         bp[key] = $13; col[key] = $14; load[key] = load[key] " " $9; build[key] = build[key] " " $10
     }
     END {
-        print "| scene | objects | frames | program | status | detect ms | broad phase ms | load+build ms | wall s | peak MB | bp pairs | colliding | /FCL detect | /FCL peak | growth | pairs vs FCL |"
-        print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        print "| scene | objects | frames | program | status | detect ms | broad phase ms | load+build ms | wall s | peak MB | bp pairs | colliding | /FCL detect | /FCL peak | growth | bp growth | pairs vs FCL |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         for (i = 1; i <= nc; i++) {
             c = order[i]; split(c, cn, SUBSEP)
             np = split(progs[c], pl, " ")
             for (j = 1; j <= np; j++) {
                 p = pl[j]; key = c SUBSEP p; fk = c SUBSEP "fcl"
                 s = st[key]
-                ratio = "-"; pr = "-"; growth = "-"
+                ratio = "-"; pr = "-"; growth = "-"; bgrowth = "-"
                 if (s == "ok" && p != "fcl" && st[fk] == "ok") {
                     ratio = sprintf("%.3f", med(det[key]) / med(det[fk]))
                     pr = sprintf("%.2f", med(peak[key]) / med(peak[fk]))
@@ -284,26 +294,29 @@ done
                 if (s == "ok" && (cn[1] SUBSEP p) in lastn) {
                     pn = lastn[cn[1] SUBSEP p]; pt = lastt[cn[1] SUBSEP p]
                     if (pt > 0 && cn[2] != pn) growth = sprintf("n^%.2f", log(med(det[key]) / pt) / log(cn[2] / pn))
+                    pb = lastb[cn[1] SUBSEP p]
+                    if (p != "fcl" && pb > 0 && cn[2] != pn) bgrowth = sprintf("n^%.2f", log(med(bpt[key]) / pb) / log(cn[2] / pn))
                 }
-                if (s == "ok") { lastn[cn[1] SUBSEP p] = cn[2]; lastt[cn[1] SUBSEP p] = med(det[key]) }
+                if (s == "ok") { lastn[cn[1] SUBSEP p] = cn[2]; lastt[cn[1] SUBSEP p] = med(det[key]); lastb[cn[1] SUBSEP p] = (p == "fcl" ? 0 : med(bpt[key])) }
                 else delete lastn[cn[1] SUBSEP p]
                 a = (cn[1] "-" cn[2] " " p) in ag ? ag[cn[1] "-" cn[2] " " p] : (p == "fcl" ? "" : "-")
                 if (s != "ok")
-                    printf "| %s | %s | %s | %s | %s | - | - | - | - | - | - | - | - | - | - | %s |\n", cn[1], cn[2], frames[c], p, s, a
+                    printf "| %s | %s | %s | %s | %s | - | - | - | - | - | - | - | - | - | - | - | %s |\n", cn[1], cn[2], frames[c], p, s, a
                 else {
                     lb = ""
                     split(load[key], la, " "); split(build[key], ba, " ")
                     lb = (la[1] == "-" ? "-" : sprintf("%.0f", med(load[key]) + med(build[key])))
-                    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                         cn[1], cn[2], frames[c], p, s, fmt(det[key], 1, 1), (p == "fcl" ? "-" : fmt(bpt[key], 1, 1)), lb,
-                        fmt(wall[key], 1, 2), fmt(peak[key], 1024, 0), bp[key], col[key], ratio, pr, growth, a
+                        fmt(wall[key], 1, 2), fmt(peak[key], 1024, 0), bp[key], col[key], ratio, pr, growth, bgrowth, a
                 }
             }
         }
     }' "$tsv"
     echo
     echo "(medians over the runs, (min-max) when more than one; /FCL: kcbp's median over FCL's median; growth: exponent of detect time"
-    echo " from the previous size of the same scene; pairs vs FCL: the colliding pairs of every frame compared, 'same' = identical)"
+    echo " from the previous size of the same scene, bp growth: of kcbp's broad-phase time; pairs vs FCL: the colliding pairs of"
+    echo " every frame compared, 'same' = identical)"
 } | tee "$out/results.md"
 echo "scale.sh: $((SECONDS - start)) s; runs in $tsv" >&2
 exit $status_all

@@ -247,8 +247,10 @@ kcbp_status kcbp_boxtree_update(kcbp_boxtree *t, const kcbp_aabb *boxes, bool re
     return KCBP_OK;
 }
 
-size_t kcbp_boxtree_query(const kcbp_boxtree *t, const kcbp_aabb *q, int64_t min_id, uint32_t **out, size_t *cap,
-                          size_t count)
+/* The descent of both queries: objects overlapping q, with an id above
+ * min_id (by_place false) or a leaf place above min_id (by_place true). */
+static size_t query(const kcbp_boxtree *t, const kcbp_aabb *q, int64_t min_id, bool by_place, uint32_t **out,
+                    size_t *cap, size_t count)
 {
     if (t->nobjects == 0 || !kcbp_bt_overlap(&t->nodes[0].box, q))
         return count;
@@ -260,7 +262,7 @@ size_t kcbp_boxtree_query(const kcbp_boxtree *t, const kcbp_aabb *q, int64_t min
         if (nd->count) {
             for (uint32_t k = nd->first, e = nd->first + nd->count; k < e; k++) {
                 uint32_t id = t->order[k];
-                if ((int64_t)id <= min_id || !kcbp_bt_overlap(&t->lbox[k], q))
+                if ((int64_t)(by_place ? k : id) <= min_id || !kcbp_bt_overlap(&t->lbox[k], q))
                     continue;
                 if (count == *cap) {
                     size_t nc = *cap ? 2 * *cap : 64;
@@ -291,6 +293,18 @@ size_t kcbp_boxtree_query(const kcbp_boxtree *t, const kcbp_aabb *q, int64_t min
         i = stack[--sp];
     }
     return count;
+}
+
+size_t kcbp_boxtree_query(const kcbp_boxtree *t, const kcbp_aabb *q, int64_t min_id, uint32_t **out, size_t *cap,
+                          size_t count)
+{
+    return query(t, q, min_id, false, out, cap, count);
+}
+
+size_t kcbp_boxtree_query_after(const kcbp_boxtree *t, const kcbp_aabb *q, uint32_t k, uint32_t **out, size_t *cap,
+                                size_t count)
+{
+    return query(t, q, k, true, out, cap, count);
 }
 
 static int cmp_u32(const void *p, const void *q)

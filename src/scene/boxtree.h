@@ -85,6 +85,12 @@ kcbp_status kcbp_boxtree_update(kcbp_boxtree *t, const kcbp_aabb *boxes, bool re
 size_t kcbp_boxtree_query(const kcbp_boxtree *t, const kcbp_aabb *q, int64_t min_id, uint32_t **out, size_t *cap,
                           size_t count);
 
+/* The same for the objects after leaf place k (lbox[k] ... : every pair of
+ * objects found once when each object queries in leaf order, k its own
+ * place): those whose place in order[] is greater than k. */
+size_t kcbp_boxtree_query_after(const kcbp_boxtree *t, const kcbp_aabb *q, uint32_t k, uint32_t **out, size_t *cap,
+                                size_t count);
+
 /* Sorts ids[0 .. n) ascending. */
 void kcbp_sort_ids(uint32_t *ids, size_t n);
 

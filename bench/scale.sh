@@ -7,7 +7,7 @@
 #
 #   bench/scale.sh                       # from anywhere; RUNS=3, sizes 10^3 10^4 10^5
 #   QUICK=1 bench/scale.sh               # smoke run: sizes 10^3 10^4, one run, a few minutes
-#   SIZES="1000 10000 100000 1000000" bench/scale.sh   # with 10^6 (FCL needs ~1 GB+, kcbp refuses > 10^5)
+#   SIZES="1000 10000 100000 1000000" bench/scale.sh   # with 10^6 (opt-in: FCL needs ~1 GB and ~20 min a run moving)
 #   SCENES="density density-m10" SIZES=100000 RUNS=5 bench/scale.sh
 #   NO_BUILD=1 bench/scale.sh            # skip the make calls
 #   TABLE_ONLY=1 bench/scale.sh          # only print the tables again, from the last runs.tsv
@@ -22,6 +22,10 @@
 # TIME_S (600): and its time (timeout); a run that hits a cap is reported as
 # "OOM" / "timeout", and is not repeated. JOBS ("1 2"): the --jobs values
 # for kcbp, when its `scene --help` knows --jobs (else one plain run, noted).
+# AABB (1): also kcbp --filter aabb --jobs 1 (program kcbp-aabb), to compare
+# the k-CBP filter with boxes only. KCBP, BENCH_BIN: the kcbp program and the
+# folder of gen_scale and scale_fcl (default: the tree's; give copies to keep
+# a long run's binaries fixed while the tree is rebuilt).
 #
 # Scenes (bench/gen_scale.c has the details; NAME-mF is NAME moving F frames):
 #   density, density-m10    copies of a 464-triangle decimated bunny (blob.obj)
@@ -41,8 +45,10 @@
 # time_ms.broadphase; FCL's detect is scale_fcl's per-frame loop (poses,
 # setTransform, computeAABB, register+setup or update, collide). Wall time
 # and peak RSS are the whole process's (for kcbp that includes the JSON parse
-# and the report). Tables: medians over the runs, with (min-max); growth
-# exponents log(t2/t1)/log(n2/n1) between consecutive sizes of the medians.
+# and the report); CPU time (user + system) is the whole process's too, the
+# measure that stays when other work shares the machine. Tables: medians over
+# the runs, with (min-max); growth exponents log(t2/t1)/log(n2/n1) between
+# consecutive sizes of the medians.
 #
 # Output (in OUT, default bench/out/scale, with the scenes): the tables on
 # stdout and in results.md, every run in runs.tsv, disagreements in *.diff. Exits 1
@@ -53,7 +59,9 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 out=${OUT:-"$here/out/scale"}
-KCBP="$root/kcbp"
+KCBP=${KCBP:-"$root/kcbp"}
+BENCH_BIN=${BENCH_BIN:-"$here"}
+AABB=${AABB:-1}
 if [[ -n ${QUICK:-} ]]; then
     RUNS=${RUNS:-1}
     SIZES=${SIZES:-"1000 10000"}
@@ -79,14 +87,14 @@ if [[ -z ${NO_BUILD:-} ]]; then
     make -s -C "$root" -j2 >&2 || die "building kcbp failed"
     make -s -C "$here" -j2 scale-bench >&2 || die "building the bench programs failed"
 fi
-[[ -x $KCBP && -x $here/gen_scale && -x $here/scale_fcl ]] || die "kcbp, bench/gen_scale or bench/scale_fcl is missing"
+[[ -x $KCBP && -x $BENCH_BIN/gen_scale && -x $BENCH_BIN/scale_fcl ]] || die "kcbp, bench/gen_scale or bench/scale_fcl is missing"
 mkdir -p "$out"
 rm -f "$out"/*.diff "$out"/run-*
-"$here/gen_scale" meshes "$out" "$root/meshes/bunny2.obj" >/dev/null || die "gen_scale meshes failed"
+"$BENCH_BIN/gen_scale" meshes "$out" "$root/meshes/bunny2.obj" >/dev/null || die "gen_scale meshes failed"
 cp "$root/meshes/bunny2.obj" "$out/bunny2.obj"
 
 # kcbp's --jobs, when it has one.
-if "$KCBP" scene --help 2>/dev/null | grep -q -- '--jobs'; then
+if [[ $("$KCBP" scene --help 2>/dev/null) == *--jobs* ]]; then
     read -r -a kcbp_variants <<<"$JOBS"
     jobs_note="kcbp with --jobs ${JOBS// /, }"
 else
@@ -95,7 +103,7 @@ else
 fi
 echo "# $jobs_note" >&2
 
-printf 'scene\tobjects\tframes\tprogram\trun\tstatus\tdetect_ms\tbroadphase_ms\tload_ms\tbuild_ms\twall_s\tpeak_kb\tbp_pairs\tcolliding\n' >"$tsv"
+printf 'scene\tobjects\tframes\tprogram\trun\tstatus\tdetect_ms\tbroadphase_ms\tload_ms\tbuild_ms\twall_s\tpeak_kb\tbp_pairs\tcolliding\tcpu_s\n' >"$tsv"
 
 # run_one TAG FILE PROG ...: runs PROG under the caps and /usr/bin/time -v;
 # sets status, wall_s, peak_kb; stdout in FILE.out, stderr in FILE.err.
@@ -109,6 +117,8 @@ run_one() {
     local rc=$?
     wall_s=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$file.time" 2>/dev/null)
     peak_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$file.time" 2>/dev/null)
+    cpu_s=$(awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 } END { if (u != "") printf "%.2f", u + s }' "$file.time" 2>/dev/null)
+    cpu_s=${cpu_s:--}
     wall_s=${wall_s:--}
     peak_kb=${peak_kb:--}
     if ((rc == 0)); then
@@ -167,10 +177,11 @@ for c in "${cases[@]}"; do
     json="$out/$layout-$n$( ((frames > 1)) && echo "-m$frames").json"
     check=--check
     ((n > 100000)) && check=
-    "$here/gen_scale" scene "$layout" "$n" "$SEED" "$frames" "$json" $check >"$out/run-$tag.gen" 2>&1 ||
+    "$BENCH_BIN/gen_scale" scene "$layout" "$n" "$SEED" "$frames" "$json" $check >"$out/run-$tag.gen" 2>&1 ||
         { echo "scale.sh: gen_scale $layout $n failed: $(tail -n 1 "$out/run-$tag.gen")" >&2; status_all=1; continue; }
     progs=()
     for v in "${kcbp_variants[@]}"; do progs+=("kcbp$([[ $v != - ]] && echo "-j$v")"); done
+    [[ $AABB == 1 && ${kcbp_variants[0]} != - ]] && progs+=(kcbp-aabb)
     progs+=(fcl)
     declare -A capped=()
     for ((r = 1; r <= RUNS; r++)); do
@@ -182,7 +193,7 @@ for c in "${cases[@]}"; do
             [[ -n ${capped[$p]:-} ]] && continue
             f="$out/run-$tag-$p-r$r"
             if [[ $p == fcl ]]; then
-                run_one "$f" "$here/scale_fcl" "$json.bin" "$f.pairs"
+                run_one "$f" "$BENCH_BIN/scale_fcl" "$json.bin" "$f.pairs"
                 if [[ $status == ok ]]; then
                     read -r det bpt load build bp col < <(echo "$(fcl_stat "$f.out" detect_ms) - $(fcl_stat "$f.out" load_ms) $(fcl_stat "$f.out" build_ms) $(fcl_stat "$f.out" broadphase) $(fcl_stat "$f.out" colliding)")
                     LC_ALL=C sort "$f.pairs" -o "$f.pairs"
@@ -190,6 +201,7 @@ for c in "${cases[@]}"; do
             else
                 jobs_arg=()
                 [[ $p == kcbp-j* ]] && jobs_arg=(--jobs "${p#kcbp-j}")
+                [[ $p == kcbp-aabb ]] && jobs_arg=(--jobs 1 --filter aabb)
                 run_one "$f" "$KCBP" scene "$json" "${jobs_arg[@]}"
                 if [[ $status == ok ]]; then
                     read -r det bpt load build bp col < <(kcbp_stats "$f.out")
@@ -200,8 +212,8 @@ for c in "${cases[@]}"; do
                 det=- bpt=- load=- build=- bp=- col=-
                 capped[$p]=$status
             fi
-            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scene" "$n" "$frames" "$p" "$r" "$status" \
-                "$det" "$bpt" "$load" "$build" "$wall_s" "$peak_kb" "$bp" "$col" >>"$tsv"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scene" "$n" "$frames" "$p" "$r" "$status" \
+                "$det" "$bpt" "$load" "$build" "$wall_s" "$peak_kb" "$bp" "$col" "$cpu_s" >>"$tsv"
             # Every run's pairs against the first ok run of the same program, and kcbp's against FCL's.
             if [[ $status == ok ]]; then
                 first=$(ls "$out/run-$tag-$p-r"*.pairs 2>/dev/null | head -n 1)
@@ -275,21 +287,23 @@ note=$(cat "$out/run-note" 2>/dev/null)
         if ($6 != "ok") { st[key] = $6; next }
         if (!(key in st)) st[key] = "ok"
         det[key] = det[key] " " $7; bpt[key] = bpt[key] " " $8; wall[key] = wall[key] " " $11; peak[key] = peak[key] " " $12
+        if ($15 != "" && $15 != "-") cpu[key] = cpu[key] " " $15
         bp[key] = $13; col[key] = $14; load[key] = load[key] " " $9; build[key] = build[key] " " $10
     }
     END {
-        print "| scene | objects | frames | program | status | detect ms | broad phase ms | load+build ms | wall s | peak MB | bp pairs | colliding | /FCL detect | /FCL peak | growth | bp growth | pairs vs FCL |"
-        print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        print "| scene | objects | frames | program | status | detect ms | broad phase ms | load+build ms | wall s | cpu s | peak MB | bp pairs | colliding | /FCL detect | /FCL cpu | /FCL peak | growth | bp growth | pairs vs FCL |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         for (i = 1; i <= nc; i++) {
             c = order[i]; split(c, cn, SUBSEP)
             np = split(progs[c], pl, " ")
             for (j = 1; j <= np; j++) {
                 p = pl[j]; key = c SUBSEP p; fk = c SUBSEP "fcl"
                 s = st[key]
-                ratio = "-"; pr = "-"; growth = "-"; bgrowth = "-"
+                ratio = "-"; pr = "-"; growth = "-"; bgrowth = "-"; cr = "-"
                 if (s == "ok" && p != "fcl" && st[fk] == "ok") {
                     ratio = sprintf("%.3f", med(det[key]) / med(det[fk]))
                     pr = sprintf("%.2f", med(peak[key]) / med(peak[fk]))
+                    if (cpu[key] != "" && cpu[fk] != "" && med(cpu[fk]) > 0) cr = sprintf("%.3f", med(cpu[key]) / med(cpu[fk]))
                 }
                 if (s == "ok" && (cn[1] SUBSEP p) in lastn) {
                     pn = lastn[cn[1] SUBSEP p]; pt = lastt[cn[1] SUBSEP p]
@@ -301,20 +315,22 @@ note=$(cat "$out/run-note" 2>/dev/null)
                 else delete lastn[cn[1] SUBSEP p]
                 a = (cn[1] "-" cn[2] " " p) in ag ? ag[cn[1] "-" cn[2] " " p] : (p == "fcl" ? "" : "-")
                 if (s != "ok")
-                    printf "| %s | %s | %s | %s | %s | - | - | - | - | - | - | - | - | - | - | - | %s |\n", cn[1], cn[2], frames[c], p, s, a
+                    printf "| %s | %s | %s | %s | %s | - | - | - | - | - | - | - | - | - | - | - | - | - | %s |\n", cn[1], cn[2], frames[c], p, s, a
                 else {
                     lb = ""
                     split(load[key], la, " "); split(build[key], ba, " ")
                     lb = (la[1] == "-" ? "-" : sprintf("%.0f", med(load[key]) + med(build[key])))
-                    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                         cn[1], cn[2], frames[c], p, s, fmt(det[key], 1, 1), (p == "fcl" ? "-" : fmt(bpt[key], 1, 1)), lb,
-                        fmt(wall[key], 1, 2), fmt(peak[key], 1024, 0), bp[key], col[key], ratio, pr, growth, bgrowth, a
+                        fmt(wall[key], 1, 2), (cpu[key] == "" ? "-" : fmt(cpu[key], 1, 2)), fmt(peak[key], 1024, 0), bp[key], col[key],
+                        ratio, cr, pr, growth, bgrowth, a
                 }
             }
         }
     }' "$tsv"
     echo
-    echo "(medians over the runs, (min-max) when more than one; /FCL: kcbp's median over FCL's median; growth: exponent of detect time"
+    echo "(medians over the runs, (min-max) when more than one; cpu s: the process's user + system time; /FCL: kcbp's median over"
+    echo " FCL's median (detect time, the process's CPU time, peak memory); growth: exponent of detect time"
     echo " from the previous size of the same scene, bp growth: of kcbp's broad-phase time; pairs vs FCL: the colliding pairs of"
     echo " every frame compared, 'same' = identical)"
 } | tee "$out/results.md"

@@ -10,7 +10,7 @@
 static const char batch_help[] =
     "usage: kcbp batch SCENE.json... [--jobs N] [--shard I/N] [-k 16] [--dirs ...] [--filter aabb|cbp]\n"
     "                                 [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR]\n"
-    "                                 [--margin D] [--solid] [--ccd]\n"
+    "                                 [--margin D] [--solid] [--ccd] [--max-pairs N] [--no-adaptive]\n"
     "\n"
     "Runs kcbp scene on each file and prints NDJSON: one line per scene (one per\n"
     "frame for moving scenes), each with \"index\", the scene's 0-based position\n"
@@ -21,9 +21,12 @@ static const char batch_help[] =
     "  --shard I/N   only the scenes whose index mod N is I (0 <= I < N): run the\n"
     "                N shards on N machines and put the lines together (sort by\n"
     "                \"index\", then \"frame\", to get the unsharded order)\n"
-    "  -k, --dirs, --filter, --contacts, --max-contacts, --mesh-root, --margin, --solid, --ccd\n"
+    "  -k, --dirs, --filter, --contacts, --max-contacts, --mesh-root, --margin, --solid, --ccd,\n"
+    "  --max-pairs, --no-adaptive\n"
     "                as for "
-    "kcbp scene (--mesh-root: one root for every scene; default: each scene's folder)\n"
+    "kcbp scene (--mesh-root: one root for every scene; default: each scene's folder;\n"
+    "                each scene's pairs on the thread that took it: to split one big\n"
+    "                scene across threads or machines, use kcbp scene --jobs, --shard)\n"
     "\n"
     "A scene that fails gets the line {\"scene\": path, \"index\": i, \"error\": message}\n"
     "and the batch goes on.\n"
@@ -86,20 +89,31 @@ static bool print_held(batch *b, slot *s)
 /* Each frame of a scene: printed at once when its scene is the one being
  * printed (the first not finished), so that a moving scene's frames stream
  * out in constant memory; held until then otherwise. */
-static bool sink(void *ctx, const char *doc, bool last)
+static bool sink_write(void *ctx, const char *p, size_t n)
 {
     slot *s = ctx;
     batch *b = s->b;
-    (void)last;
     if (b->threaded)
         pthread_mutex_lock(&b->lock);
     bool ok = true;
     if (s->text_failed)
         ;
-    else if (!append(s, doc, strlen(doc)) || !append(s, "\n", 1))
+    else if (!append(s, p, n))
         s->text_failed = true;
     else if (b->head == (size_t)(s - b->slots))
-        ok = print_held(b, s) && fflush(stdout) == 0;
+        ok = print_held(b, s);
+    if (b->threaded)
+        pthread_mutex_unlock(&b->lock);
+    return ok;
+}
+
+static bool sink_line_done(void *ctx)
+{
+    slot *s = ctx;
+    batch *b = s->b;
+    if (b->threaded)
+        pthread_mutex_lock(&b->lock);
+    bool ok = b->head != (size_t)(s - b->slots) || (!b->write_failed && fflush(stdout) == 0);
     if (b->threaded)
         pthread_mutex_unlock(&b->lock);
     return ok;
@@ -129,7 +143,8 @@ static char *error_line(const char *path, long index, const char *msg)
 static void run_slot(const kcbp_cli_scene_options *opts, slot *s)
 {
     kcbp_error err = {0};
-    s->st = kcbp_cli_scene_eval(s->path, opts, s->index, sink, s, &err);
+    kcbp_cli_frame_sink sk = {sink_write, sink_line_done, s};
+    s->st = kcbp_cli_scene_eval(s->path, opts, s->index, &sk, &err);
     if (s->text_failed && s->st == KCBP_OK)
         s->st = KCBP_ERR_NOMEM;
     if (s->st != KCBP_OK) {
@@ -159,8 +174,7 @@ static void *worker(void *arg)
     }
 }
 
-/* Parses "I/N" with 0 <= I < N. */
-static bool parse_shard(const char *s, long *i, long *n)
+bool kcbp_cli_parse_shard(const char *s, long *i, long *n)
 {
     const char *slash = strchr(s, '/');
     if (!slash || slash == s || (size_t)(slash - s) >= 32)
@@ -201,7 +215,7 @@ int kcbp_cli_batch(int argc, char **argv)
                 return kcbp_cli_usage_error("batch", "--jobs takes an integer in [1, 1024], not '%s'", optarg);
             break;
         case OPT_SHARD:
-            if (!parse_shard(optarg, &shard_i, &shard_n))
+            if (!kcbp_cli_parse_shard(optarg, &shard_i, &shard_n))
                 return kcbp_cli_usage_error("batch", "--shard takes I/N with 0 <= I < N (0-based), not '%s'", optarg);
             break;
         case ':': return kcbp_cli_usage_error("batch", "%s needs a value", argv[optind - 1]);

@@ -45,6 +45,7 @@
 #include "contact_geom.h"
 #include "broadphase.h"
 #include "scene.h"
+#include "world.h"
 #include "batch.h"
 #include "layout.h"
 #include "text.h"

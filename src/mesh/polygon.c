@@ -92,7 +92,7 @@ typedef struct {
     size_t nt;
     /* the ring (what is left after the zero-area corners) */
     uint32_t *ring, m;
-    uint32_t *prev, *next; /* by position during the corner cuts; by local index in the ear clipping */
+    uint32_t *prev, *next; /* by position during the corner cuts; then the ring's links, by local index */
     /* the sweep */
     uint32_t *order;
     uint32_t *tl, *tr, *tp; /* the status tree (AVL), nodes = edges; edge i joins local i and i + 1 */
@@ -104,6 +104,7 @@ typedef struct {
     uint32_t nregions, free_region;
     chain_node *chain;
     uint32_t nchain, free_chain;
+    bool check_only; /* kcbp_polygon_rings_check: the sweep's intersection test alone, and the rings' turn */
     bool fail;   /* the sweep found the ring not simple (or could not go on) */
     bool nomem;
 } poly_ctx;
@@ -469,7 +470,8 @@ static uint32_t t_prev(const poly_ctx *c, uint32_t x)
 /* ---------------------------------------------------------- the sweep --- */
 
 static inline uint32_t lpos(const poly_ctx *c, uint32_t i) { return c->ring[i]; }
-static inline uint32_t lnext(const poly_ctx *c, uint32_t i) { return i + 1 < c->m ? i + 1 : 0; }
+static inline uint32_t lnext(const poly_ctx *c, uint32_t i) { return c->next[i]; }
+static inline uint32_t lprev(const poly_ctx *c, uint32_t i) { return c->prev[i]; }
 
 /* The ends of edge e (local), left one first. */
 static inline void edge_ends(const poly_ctx *c, uint32_t e, uint32_t *lo, uint32_t *hi)
@@ -636,7 +638,7 @@ static void region_free(poly_ctx *c, uint32_t i)
  * the polygon, or a split vertex inside a region. */
 static void sweep_start(poly_ctx *c, uint32_t p)
 {
-    uint32_t a = p ? p - 1 : c->m - 1, b = lnext(c, p); /* edges a (a -> p) and p (p -> b) */
+    uint32_t a = lprev(c, p), b = lnext(c, p); /* edges a (a -> p) and p (p -> b) */
     int s = o2p(c, lpos(c, p), lpos(c, b), lpos(c, a));
     if (s == 0) {
         c->fail = true;
@@ -668,7 +670,19 @@ static void sweep_start(poly_ctx *c, uint32_t p)
         c->fail = true;
         return;
     }
-    if (below != NIL && c->inside_above[below]) { /* split */
+    bool split = below != NIL && c->inside_above[below];
+    if (c->check_only) {
+        /* A ring turns counter-clockwise round what it opens (p -> b the
+         * lower edge at a start vertex), clockwise round a hole (p -> b
+         * the upper edge at a split vertex): else some point is wound
+         * round twice, or negatively. */
+        if (split != (lo_e == a))
+            c->fail = true;
+        c->inside_above[lo_e] = !split;
+        c->inside_above[hi_e] = split;
+        return;
+    }
+    if (split) {
         uint32_t ri = c->reg[below];
         region *r = &c->regions[ri];
         if (r->lower != below || r->upper != above) {
@@ -738,7 +752,7 @@ static void sweep_start(poly_ctx *c, uint32_t p)
  * a region, or a merge vertex joining two. */
 static void sweep_end(poly_ctx *c, uint32_t p)
 {
-    uint32_t a = p ? p - 1 : c->m - 1;
+    uint32_t a = lprev(c, p);
     if (!c->th[a] || !c->th[p]) {
         c->fail = true;
         return;
@@ -754,7 +768,9 @@ static void sweep_end(poly_ctx *c, uint32_t p)
     }
     uint32_t below = t_prev(c, lower), above = t_next(c, upper);
     uint32_t pp = lpos(c, p);
-    if (c->inside_above[lower]) { /* end */
+    if (c->check_only) {
+        /* nothing to cut */
+    } else if (c->inside_above[lower]) { /* end */
         uint32_t ri = c->reg[lower];
         region *r = &c->regions[ri];
         if (r->lower != lower || r->upper != upper) {
@@ -794,6 +810,13 @@ static void sweep_regular(poly_ctx *c, uint32_t p, uint32_t e_in, uint32_t e_out
         c->fail = true;
         return;
     }
+    if (c->check_only) {
+        t_replace(c, e_in, e_out);
+        c->inside_above[e_out] = c->inside_above[e_in];
+        if (edges_meet(c, t_prev(c, e_out), e_out) || edges_meet(c, e_out, t_next(c, e_out)))
+            c->fail = true;
+        return;
+    }
     uint32_t ri = c->reg[e_in];
     region *r = &c->regions[ri];
     int side = r->lower == e_in ? SIDE_LOWER : r->upper == e_in ? SIDE_UPPER : SIDE_NONE;
@@ -818,22 +841,79 @@ static void sweep_regular(poly_ctx *c, uint32_t p, uint32_t e_in, uint32_t e_out
 /* Sweeps the ring (c->ring[0..m), m > 3). Returns true with its m - 2
  * triangles written when it is simple; false (c->fail) otherwise, with the
  * triangles written so far (c->nt is reset by the caller). */
-static bool sweep(poly_ctx *c)
+/* A double as an unsigned key in the same order (-0 and +0 alike). */
+static inline uint64_t sort_key(double x)
 {
-    sort_item *items = c->items;
+    x += 0.0;
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b >> 63 ? ~b : b | UINT64_C(0x8000000000000000);
+}
+
+/* c->order[0..m) = the ring's local indices in lexicographic order of
+ * their points, ties by index: qsort for small rings, else a
+ * least-significant-digit radix sort (8-bit digits, stable, passes whose
+ * digit is the same for all skipped): O(m). Keys in c->items (16 of its 24
+ * bytes a vertex), the passes ping-pong between order and tl (free until
+ * the sweep starts). */
+static void sort_sweep_order(poly_ctx *c)
+{
     uint32_t m = c->m;
+    if (m < 256) {
+        sort_item *items = c->items;
+        for (uint32_t i = 0; i < m; i++) {
+            kcbp_v2 p = pt(c, c->ring[i]);
+            items[i] = (sort_item){p.x + 0.0, p.y + 0.0, i};
+        }
+        qsort(items, m, sizeof *items, cmp_item);
+        for (uint32_t i = 0; i < m; i++)
+            c->order[i] = items[i].i;
+        return;
+    }
+    uint64_t *key = (uint64_t *)(void *)c->items; /* key[2 i]: x, key[2 i + 1]: y */
+    uint32_t(*count)[256] = c->s->radix;
+    memset(count, 0, 16 * sizeof *count);
     for (uint32_t i = 0; i < m; i++) {
         kcbp_v2 p = pt(c, c->ring[i]);
-        items[i].x = p.x;
-        items[i].y = p.y;
-        items[i].i = i;
+        key[2 * i] = sort_key(p.x);
+        key[2 * i + 1] = sort_key(p.y);
+        for (int d = 0; d < 8; d++) {
+            count[d][(key[2 * i + 1] >> (8 * d)) & 255]++;
+            count[8 + d][(key[2 * i] >> (8 * d)) & 255]++;
+        }
+        c->order[i] = i;
     }
-    qsort(items, m, sizeof *items, cmp_item);
-    for (uint32_t i = 0; i < m; i++) {
-        if (i && items[i].x == items[i - 1].x && items[i].y == items[i - 1].y)
+    uint32_t *from = c->order, *to = c->tl;
+    for (int pass = 0; pass < 16; pass++) {
+        int field = pass < 8 ? 1 : 0, shift = 8 * (pass % 8);
+        uint32_t *cnt = count[pass];
+        if (cnt[(key[field] >> shift) & 255] == m)
+            continue; /* every key has this digit */
+        uint32_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            uint32_t k = cnt[b];
+            cnt[b] = sum;
+            sum += k;
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            uint32_t i = from[j];
+            to[cnt[(key[2 * (size_t)i + (size_t)field] >> shift) & 255]++] = i;
+        }
+        uint32_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != c->order)
+        memcpy(c->order, from, m * sizeof *from);
+}
+
+static bool sweep(poly_ctx *c)
+{
+    uint32_t m = c->m;
+    sort_sweep_order(c);
+    for (uint32_t i = 1; i < m; i++)
+        if (lex(c, lpos(c, c->order[i]), lpos(c, c->order[i - 1])) == 0)
             return false; /* two vertices at one point */
-        c->order[i] = items[i].i;
-    }
     for (uint32_t i = 0; i < m; i++)
         c->th[i] = 0;
     for (uint32_t i = 0; i < c->nregions; i++)
@@ -845,7 +925,7 @@ static bool sweep(poly_ctx *c)
     c->chain = c->s->chain;
     size_t start = c->nt;
     for (uint32_t k = 0; k < m && !c->fail; k++) {
-        uint32_t p = c->order[k], a = p ? p - 1 : m - 1, b = lnext(c, p);
+        uint32_t p = c->order[k], a = lprev(c, p), b = lnext(c, p);
         bool a_left = lex(c, lpos(c, a), lpos(c, p)) < 0, b_left = lex(c, lpos(c, b), lpos(c, p)) < 0;
         if (a_left && b_left)
             sweep_end(c, p);
@@ -854,7 +934,7 @@ static bool sweep(poly_ctx *c)
         else
             sweep_regular(c, p, a_left ? a : p, a_left ? p : a);
     }
-    return !c->fail && c->root == NIL && c->nt - start == (size_t)m - 2;
+    return !c->fail && c->root == NIL && (c->check_only || c->nt - start == (size_t)m - 2);
 }
 
 /* ------------------------------------------------ the ear clipping --- */
@@ -912,7 +992,7 @@ static bool ear_clip(poly_ctx *c)
     clip_state k = {c->prev, c->next, c->order, m, 0, 0};
     for (uint32_t i = 0; i < m; i++) {
         k.prev[i] = i ? i - 1 : m - 1;
-        k.next[i] = lnext(c, i);
+        k.next[i] = i + 1 < m ? i + 1 : 0;
     }
     double lg = 0;
     for (uint32_t x = m; x > 1; x >>= 1)
@@ -1056,6 +1136,10 @@ kcbp_status kcbp_polygon_triangulate(kcbp_polygon_scratch *s, const kcbp_vec3 *v
             emit_local(&c, 0, 1, 2);
         } else {
             size_t start = c.nt;
+            for (uint32_t i = 0; i < c.m; i++) {
+                c.next[i] = i + 1 < c.m ? i + 1 : 0;
+                c.prev[i] = i ? i - 1 : c.m - 1;
+            }
             if (sweep(&c)) {
                 /* done */
             } else if (c.nomem) {
@@ -1072,6 +1156,35 @@ kcbp_status kcbp_polygon_triangulate(kcbp_polygon_scratch *s, const kcbp_vec3 *v
             out[t].v[k] = poly[out[t].v[k]];
     }
     return st;
+}
+
+kcbp_status kcbp_polygon_rings_check(kcbp_polygon_scratch *s, const double *uv, const uint32_t *next, size_t n,
+                                     bool *ok)
+{
+    *ok = false;
+    if (n < 3 || n > UINT32_MAX - 1)
+        return KCBP_OK;
+    poly_ctx c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    if (!scratch_carve(s, &c, n))
+        return KCBP_ERR_NOMEM;
+    c.uv = (double *)(uintptr_t)uv; /* read only */
+    c.check_only = true;
+    c.m = (uint32_t)n;
+    for (uint32_t i = 0; i < n; i++) {
+        c.ring[i] = i;
+        c.prev[i] = NIL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = next[i];
+        if (j >= n || j == i || c.prev[j] != NIL || next[j] == i) /* not a permutation into rings of 3 or more */
+            return KCBP_OK;
+        c.prev[j] = i;
+        c.next[i] = j;
+    }
+    *ok = sweep(&c);
+    return c.nomem ? KCBP_ERR_NOMEM : KCBP_OK;
 }
 
 void kcbp_polygon_scratch_free(kcbp_polygon_scratch *s)

@@ -53,6 +53,7 @@
 #ifndef KCBP_POLYGON_H
 #define KCBP_POLYGON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,6 +77,7 @@ typedef struct {
     size_t cap_n;
     void *chain; /* the sweep's reflex chains: nodes, grown as needed */
     size_t cap_chain;
+    uint32_t radix[16][256]; /* the sweep's sort: digit counts */
     kcbp_polygon_path path; /* how the last face was cut */
 } kcbp_polygon_scratch;
 
@@ -84,6 +86,18 @@ typedef struct {
  * scratch cannot grow. */
 kcbp_status kcbp_polygon_triangulate(kcbp_polygon_scratch *s, const kcbp_vec3 *v, const uint32_t *poly, size_t n,
                                      kcbp_tri *out);
+
+/* Whether closed curves bound a region simply, exactly: vertex i (at
+ * (uv[2i], uv[2i+1])) is followed by next[i], next being a permutation of
+ * 0..n-1 into rings of at least 3 vertices; *ok when no two vertices are at
+ * one point, no two edges meet other than consecutive ones at their shared
+ * vertex, and every point is wound round 0 or 1 times (each ring
+ * counter-clockwise round what it encloses, clockwise round a hole in it,
+ * by the nesting). The sweep of rule 5, without the triangles: O(n log n)
+ * time, O(n) memory. Used by kcbp self (src/query/self.c) to certify flat
+ * regions. KCBP_ERR_NOMEM when the scratch cannot grow. */
+kcbp_status kcbp_polygon_rings_check(kcbp_polygon_scratch *s, const double *uv, const uint32_t *next, size_t n,
+                                     bool *ok);
 
 void kcbp_polygon_scratch_free(kcbp_polygon_scratch *s);
 

@@ -622,6 +622,54 @@ static void test_not_simple_huge(void **state)
     kcbp_polygon_scratch_free(&s);
 }
 
+/* kcbp_polygon_rings_check: rings bound a region simply (winding 0 or 1,
+ * no edges meeting), exactly. */
+static bool rings_ok(kcbp_polygon_scratch *s, const double (*p)[2], const uint32_t *next, size_t n)
+{
+    double uv[64];
+    for (size_t i = 0; i < n; i++)
+        uv[2 * i] = p[i][0], uv[2 * i + 1] = p[i][1];
+    bool ok;
+    assert_int_equal(kcbp_polygon_rings_check(s, uv, next, n, &ok), KCBP_OK);
+    return ok;
+}
+
+static void test_rings_check(void **state)
+{
+    (void)state;
+    kcbp_polygon_scratch s = {0};
+    /* a square, counter-clockwise (vertices 0-3), and a square hole or
+     * island (4-7) */
+    const double p[8][2] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}, {1, 1}, {1, 3}, {3, 3}, {3, 1}};
+    const uint32_t ccw[4] = {1, 2, 3, 0}, cw[4] = {3, 0, 1, 2};
+    assert_true(rings_ok(&s, p, ccw, 4));
+    assert_false(rings_ok(&s, p, cw, 4)); /* wound -1 times */
+    const uint32_t hole[8] = {1, 2, 3, 0, 5, 6, 7, 4};   /* 4 5 6 7: clockwise inside: a hole */
+    const uint32_t island[8] = {1, 2, 3, 0, 7, 4, 5, 6}; /* 4 7 6 5: counter-clockwise: wound twice */
+    assert_true(rings_ok(&s, p, hole, 8));
+    assert_false(rings_ok(&s, p, island, 8));
+    /* two squares apart, both counter-clockwise; touching at a corner;
+     * overlapping; one crossing itself (a bow tie) */
+    const double q[8][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}, {2, 0}, {3, 0}, {3, 1}, {2, 1}};
+    const uint32_t two[8] = {1, 2, 3, 0, 5, 6, 7, 4};
+    assert_true(rings_ok(&s, q, two, 8));
+    double r[8][2];
+    memcpy(r, q, sizeof r);
+    for (int i = 4; i < 8; i++)
+        r[i][0] -= 1; /* x 1..2: sharing the edge x = 1 */
+    assert_false(rings_ok(&s, r, two, 8));
+    for (int i = 4; i < 8; i++)
+        r[i][0] -= 0.5, r[i][1] += 0.5; /* overlapping */
+    assert_false(rings_ok(&s, r, two, 8));
+    const uint32_t bow[4] = {2, 3, 1, 0}; /* 0 2 1 3 */
+    assert_false(rings_ok(&s, q, bow, 4));
+    /* not a permutation into rings of 3 or more */
+    const uint32_t two_cycle[4] = {1, 0, 3, 2}, repeat[4] = {1, 2, 1, 0};
+    assert_false(rings_ok(&s, q, two_cycle, 4));
+    assert_false(rings_ok(&s, q, repeat, 4));
+    kcbp_polygon_scratch_free(&s);
+}
+
 /* The issue's case, through the OBJ reader: a 2,000-point star used to be
  * fanned (934 flipped triangles); now none turns the wrong way. */
 static void test_obj_star_2000(void **state)
@@ -655,7 +703,7 @@ int main(void)
         cmocka_unit_test(test_families),     cmocka_unit_test(test_huge),
         cmocka_unit_test(test_convex_fan),   cmocka_unit_test(test_tilted_plane),
         cmocka_unit_test(test_not_simple),   cmocka_unit_test(test_not_simple_huge),
-        cmocka_unit_test(test_obj_star_2000),
+        cmocka_unit_test(test_obj_star_2000), cmocka_unit_test(test_rings_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

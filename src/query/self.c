@@ -50,6 +50,7 @@ typedef struct {
     uint32_t *node_patch;   /* per node: the certified patch of all its triangles, or NONE */
     uint32_t (*node_cv)[3]; /* per node: the certified vertices all its triangles have (NONE-padded) */
     kcbp_vec3 (*node_box)[2]; /* per node: the least and greatest coordinates of its triangles' vertices (exact) */
+    kcbp_self_how how;      /* KCBP_SELF_CERTIFIED, or an unsound mode of the tests */
     kcbp_fplane *plane;     /* per patch (by its root triangle): the plane of that triangle, for the filter */
     uint32_t (*rest)[2];      /* per triangle: patches it rests on (rests_on), NONE-padded */
     uint32_t (*node_rest)[2]; /* per node: patches all its triangles rest on */
@@ -566,7 +567,7 @@ static kcbp_status certify_patches(const kcbp_mesh *mesh, certs *ce, uint8_t *ar
         }
         /* drop keeps the cyclic order after k, so counter-clockwise
          * triangles (dir > 0) run counter-clockwise there too */
-        if (ok && kcbp_polygon_rings_check(&scratch, uv, ring, m, &ok) != KCBP_OK) {
+        if (ok && ce->how != KCBP_SELF_UNSOUND_NO_RINGS && kcbp_polygon_rings_check(&scratch, uv, ring, m, &ok) != KCBP_OK) {
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the self-intersection test");
             goto done;
         }
@@ -693,6 +694,8 @@ static bool star_ok(const kcbp_mesh *mesh, const certs *ce, const uint8_t *area,
     }
     if (m < 3)
         return false;
+    if (ce->how == KCBP_SELF_UNSOUND_NO_LINK)
+        return true;
     /* (b) */
     kcbp_vec3 pv = V[v], w = kcbp_v3(0, 0, 0);
     double L = 0;
@@ -986,11 +989,13 @@ static void certs_free(certs *ce)
     memset(ce, 0, sizeof *ce);
 }
 
-static kcbp_status certify(const kcbp_model_impl *model, const uint32_t *canon, certs *ce, kcbp_error *err)
+static kcbp_status certify(const kcbp_model_impl *model, const uint32_t *canon, kcbp_self_how how, certs *ce,
+                           kcbp_error *err)
 {
     const kcbp_mesh *mesh = &model->mesh;
     uint32_t nt = mesh->ntriangles, nn = model->tree.nnodes;
     memset(ce, 0, sizeof *ce);
+    ce->how = how;
     uint8_t *area = malloc((size_t)nt + 1);
     ce->cv = malloc(((size_t)nt + 1) * sizeof *ce->cv);
     ce->skip = malloc((size_t)nt + 1);
@@ -1218,8 +1223,8 @@ kcbp_status kcbp_self_intersections_how(const kcbp_model *handle, kcbp_contacts_
     }
     certs ce;
     memset(&ce, 0, sizeof ce);
-    if (how == KCBP_SELF_CERTIFIED) {
-        kcbp_status st = certify(model, c.canon, &ce, err);
+    if (how != KCBP_SELF_TREE_ONLY) {
+        kcbp_status st = certify(model, c.canon, how, &ce, err);
         if (st != KCBP_OK) {
             free((void *)c.canon);
             return st;

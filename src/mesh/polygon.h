@@ -67,7 +67,8 @@ typedef enum {
     KCBP_POLY_FAN,        /* 3 */
     KCBP_POLY_SWEPT,      /* 4 and 5: simple once zero-area corners were cut */
     KCBP_POLY_CLIPPED,    /* 4 and 6: not simple, ear clipped to the end */
-    KCBP_POLY_CLIPPED_FAN /* 4 and 6: not simple, clipping stopped (no corner to cut, or the budget spent), the rest fanned */
+    KCBP_POLY_CLIPPED_FAN /* 4 and 6: not simple, clipping stopped (no corner to cut, or the budget spent),
+                             the rest fanned */
 } kcbp_polygon_path;
 
 /* Scratch space, reused from face to face (zero-initialised; freed with

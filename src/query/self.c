@@ -567,7 +567,8 @@ static kcbp_status certify_patches(const kcbp_mesh *mesh, certs *ce, uint8_t *ar
         }
         /* drop keeps the cyclic order after k, so counter-clockwise
          * triangles (dir > 0) run counter-clockwise there too */
-        if (ok && ce->how != KCBP_SELF_UNSOUND_NO_RINGS && kcbp_polygon_rings_check(&scratch, uv, ring, m, &ok) != KCBP_OK) {
+        if (ok && ce->how != KCBP_SELF_UNSOUND_NO_RINGS &&
+            kcbp_polygon_rings_check(&scratch, uv, ring, m, &ok) != KCBP_OK) {
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the self-intersection test");
             goto done;
         }
@@ -713,7 +714,9 @@ static bool star_ok(const kcbp_mesh *mesh, const certs *ce, const uint8_t *area,
         return false;
     w = kcbp_v3_scale(w, 1 / wl);
     kcbp_vec3 ax = kcbp_v3_abs(w);
-    kcbp_vec3 least = ax.x <= ax.y && ax.x <= ax.z ? kcbp_v3(1, 0, 0) : ax.y <= ax.z ? kcbp_v3(0, 1, 0) : kcbp_v3(0, 0, 1);
+    kcbp_vec3 least = ax.x <= ax.y && ax.x <= ax.z ? kcbp_v3(1, 0, 0)
+                      : ax.y <= ax.z               ? kcbp_v3(0, 1, 0)
+                                                   : kcbp_v3(0, 0, 1);
     kcbp_vec3 e1 = kcbp_v3_cross(least, w);
     e1 = kcbp_v3_scale(e1, 1 / kcbp_v3_len(e1));
     kcbp_vec3 e2 = kcbp_v3_cross(w, e1);

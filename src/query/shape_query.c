@@ -1,0 +1,629 @@
+/* Pair queries with shapes (shape_query.h): shape-mesh through the mesh's
+ * tree, shape-shape by the shapes' own tests. */
+#include "shape_query.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kcbp/epa.h>
+#include <kcbp/gjk.h>
+
+#include "geom/closest.h"
+#include "solid_internal.h"
+
+/* ---- the mesh's tree --------------------------------------------------------
+ *
+ * Everything this file reads of a tree (bvh/aabb_tree.h): a node's box
+ * (centre and half sides, in the mesh's frame), whether it is a leaf, its
+ * two children, a leaf's triangles (their vertices and mesh indices), and
+ * the tree's depth. Kept here, in one place, so that another tree changes
+ * these few lines only. */
+
+typedef struct {
+    kcbp_vec3 c, e; /* centre, half sides */
+} node_box;
+
+static inline node_box tree_node_box(const kcbp_aabb_tree *t, uint32_t i)
+{
+    node_box b = {t->nodes[i].center, t->nodes[i].extent};
+    return b;
+}
+static inline bool tree_is_leaf(const kcbp_aabb_tree *t, uint32_t i) { return t->nodes[i].count != 0; }
+static inline uint32_t tree_child(const kcbp_aabb_tree *t, uint32_t i, int k) { return t->nodes[i].first + (uint32_t)k; }
+static inline uint32_t tree_leaf_size(const kcbp_aabb_tree *t, uint32_t i) { return t->nodes[i].count; }
+static inline const kcbp_vec3 *tree_leaf_tri(const kcbp_aabb_tree *t, uint32_t i, uint32_t k)
+{
+    return t->tri_verts[t->nodes[i].first + k];
+}
+static inline uint32_t tree_leaf_tri_id(const kcbp_aabb_tree *t, uint32_t i, uint32_t k)
+{
+    return t->tri_ids[t->nodes[i].first + k];
+}
+static inline uint32_t tree_depth(const kcbp_aabb_tree *t) { return t->depth; }
+static inline bool tree_empty(const kcbp_aabb_tree *t) { return t->nnodes == 0 || !t->nodes; }
+#define TREE_ROOT 0u
+
+/* A depth-first walk pushes two children per node popped: its stack holds
+ * at most depth + 1 nodes. */
+enum { STACK_MAX = KCBP_TREE_DISTANCE_MAX_DEPTH + 2 };
+
+/* ---- the shape in the mesh's frame ------------------------------------------ */
+
+typedef struct {
+    const kcbp_shape_geom *g;
+    kcbp_pose in_mesh;  /* the shape's frame to the mesh's */
+    kcbp_pose to_shape; /* the mesh's frame to the shape's (a box's triangle test) */
+    int ncore;          /* sphere 1, capsule 2: core[] and r */
+    kcbp_vec3 core[2];
+    double r;
+    kcbp_vec3 c, e;     /* the shape's local box as an oriented box: centre, half sides ... */
+    kcbp_mat3 R;        /* ... and axes (R's columns), in the mesh's frame */
+    kcbp_aabb box;      /* its axis-aligned box in the mesh's frame, padded by eps */
+    double eps;         /* the padding of every box test: far above their rounding */
+    double band;        /* GJK's band (KCBP_SHAPE_GJK_BAND of the pair's scale) */
+} probe;
+
+static void probe_make(probe *p, const kcbp_model_impl *shape, const kcbp_pose *pose_s, const kcbp_model_impl *mesh,
+                       const kcbp_pose *pose_m)
+{
+    memset(p, 0, sizeof *p);
+    p->g = &shape->geom;
+    p->in_mesh = kcbp_pose_relative(pose_m, pose_s);
+    p->to_shape = kcbp_pose_relative(pose_s, pose_m);
+    p->ncore = kcbp_shape_geom_core(p->g, &p->in_mesh, p->core, &p->r);
+    p->c = kcbp_pose_apply(&p->in_mesh, kcbp_aabb_center(p->g->local));
+    p->e = kcbp_aabb_extent(p->g->local);
+    p->R = p->in_mesh.rot;
+    p->eps = kcbp_pair_tolerance(mesh, shape, &p->in_mesh);
+    p->band = KCBP_SHAPE_GJK_BAND * kcbp_pair_scale(mesh, shape, &p->in_mesh);
+    p->box = kcbp_shape_geom_world_bounds(p->g, &p->in_mesh);
+    kcbp_vec3 pad = kcbp_v3(p->eps, p->eps, p->eps);
+    p->box.min = kcbp_v3_sub(p->box.min, pad);
+    p->box.max = kcbp_v3_add(p->box.max, pad);
+}
+
+static inline double get(kcbp_vec3 v, int i) { return i == 0 ? v.x : i == 1 ? v.y : v.z; }
+
+/* The squared distance from p to the box (c, e). */
+static inline double point_box_dist2(kcbp_vec3 p, node_box b)
+{
+    kcbp_vec3 d = kcbp_v3_sub(kcbp_v3_abs(kcbp_v3_sub(p, b.c)), b.e);
+    d = kcbp_v3_max(d, kcbp_v3(0, 0, 0));
+    return kcbp_v3_len2(d);
+}
+
+/* The gaps between the probe's oriented box and the node's box along the
+ * node's axes and the probe's (a lower bound on their distance: the
+ * largest; negative when none separates). */
+static double obb_face_gap(const probe *p, node_box b)
+{
+    kcbp_vec3 t = kcbp_v3_sub(p->c, b.c);
+    double best = -INFINITY;
+    for (int i = 0; i < 3; i++) { /* the node's axes: the rows of R */
+        double rb = fabs(p->R.m[i][0]) * p->e.x + fabs(p->R.m[i][1]) * p->e.y + fabs(p->R.m[i][2]) * p->e.z;
+        double g = fabs(get(t, i)) - get(b.e, i) - rb;
+        best = g > best ? g : best;
+    }
+    for (int j = 0; j < 3; j++) { /* the probe's axes: the columns of R */
+        kcbp_vec3 a = kcbp_v3(p->R.m[0][j], p->R.m[1][j], p->R.m[2][j]);
+        double ra = fabs(a.x) * b.e.x + fabs(a.y) * b.e.y + fabs(a.z) * b.e.z;
+        double g = fabs(kcbp_v3_dot(t, a)) - ra - get(p->e, j);
+        best = g > best ? g : best;
+    }
+    return best;
+}
+
+/* The separating-axis test of the probe's oriented box against the node's
+ * box (fifteen axes; Gottschalk's, as Ericson writes it), each widened by
+ * eps: false when an axis separates them. */
+static bool obb_overlap(const probe *p, node_box b)
+{
+    if (obb_face_gap(p, b) > p->eps)
+        return false;
+    kcbp_vec3 t = kcbp_v3_sub(p->c, b.c);
+    const double ae[3] = {b.e.x, b.e.y, b.e.z}, be[3] = {p->e.x, p->e.y, p->e.z}, tt[3] = {t.x, t.y, t.z};
+    for (int i = 0; i < 3; i++) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; j++) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double ra = ae[i1] * fabs(p->R.m[i2][j]) + ae[i2] * fabs(p->R.m[i1][j]);
+            double rb = be[j1] * fabs(p->R.m[i][j2]) + be[j2] * fabs(p->R.m[i][j1]);
+            double d = fabs(tt[i2] * p->R.m[i1][j] - tt[i1] * p->R.m[i2][j]);
+            if (d > ra + rb + p->eps)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The largest gap between the capsule's segment (without its radius) and
+ * the node's box along the axes e x x_i (e the segment's direction), each
+ * normalised: part of a lower bound on their distance. */
+static double seg_cross_gap(const probe *p, node_box b)
+{
+    kcbp_vec3 e = kcbp_v3_sub(p->core[1], p->core[0]), w = kcbp_v3_sub(p->core[0], b.c);
+    double best = -INFINITY;
+    for (int i = 0; i < 3; i++) {
+        /* e x x_i: (0, e_z, -e_y) for x, and so on */
+        kcbp_vec3 a = i == 0 ? kcbp_v3(0, e.z, -e.y) : i == 1 ? kcbp_v3(-e.z, 0, e.x) : kcbp_v3(e.y, -e.x, 0);
+        double len = kcbp_v3_len(a);
+        if (!(len > 0))
+            continue;
+        double rb = fabs(a.x) * b.e.x + fabs(a.y) * b.e.y + fabs(a.z) * b.e.z;
+        double g = (fabs(kcbp_v3_dot(a, w)) - rb) / len;
+        best = g > best ? g : best;
+    }
+    return best;
+}
+
+/* A lower bound on the distance between the shape's core (a point or a
+ * segment) and the node's box: their boxes' distance, and for a segment
+ * its gaps along the cross axes. */
+static double core_box_lower(const probe *p, node_box b)
+{
+    if (p->ncore == 1)
+        return sqrt(point_box_dist2(p->core[0], b));
+    kcbp_vec3 lo = kcbp_v3_min(p->core[0], p->core[1]), hi = kcbp_v3_max(p->core[0], p->core[1]);
+    kcbp_vec3 d = kcbp_v3_max(kcbp_v3_sub(kcbp_v3_sub(lo, b.c), b.e), kcbp_v3_sub(kcbp_v3_sub(b.c, hi), b.e));
+    d = kcbp_v3_max(d, kcbp_v3(0, 0, 0));
+    double g = kcbp_v3_len(d), x = seg_cross_gap(p, b);
+    return x > g ? x : g;
+}
+
+/* Whether the shape may touch a triangle in the node's box (never false
+ * when it does: every test is widened by eps). */
+static bool node_may_touch(const probe *p, node_box b)
+{
+    if (b.c.x - b.e.x > p->box.max.x || b.c.x + b.e.x < p->box.min.x || b.c.y - b.e.y > p->box.max.y ||
+        b.c.y + b.e.y < p->box.min.y || b.c.z - b.e.z > p->box.max.z || b.c.z + b.e.z < p->box.min.z)
+        return false;
+    if (p->ncore == 1) {
+        double r = p->r + p->eps;
+        return point_box_dist2(p->core[0], b) <= r * r;
+    }
+    if (p->ncore == 2) /* the box test above covered the box's own axes */
+        return seg_cross_gap(p, b) <= p->r + p->eps;
+    return obb_overlap(p, b);
+}
+
+/* A lower bound on the distance between the shape and a triangle in the
+ * node's box (a little below: the rounding of the bounds). */
+static double node_lower(const probe *p, node_box b)
+{
+    double g;
+    if (p->ncore > 0) {
+        g = core_box_lower(p, b) - p->r;
+    } else {
+        g = obb_face_gap(p, b);
+        /* and the distance of the box's centre less its half diagonal */
+        double s = sqrt(point_box_dist2(p->c, b)) - kcbp_v3_len(p->e);
+        g = s > g ? s : g;
+    }
+    return g - p->eps;
+}
+
+/* The exact (or, for GJK's shapes, banded) test of one triangle (mesh
+ * frame). */
+static bool tri_touches(const probe *p, const kcbp_vec3 t[3])
+{
+    switch (p->g->def.kind) {
+    case KCBP_SHAPE_SPHERE: return kcbp_within_point_tri(p->core[0], t, p->r);
+    case KCBP_SHAPE_CAPSULE: return kcbp_within_seg_tri(p->core[0], p->core[1], t, p->r);
+    case KCBP_SHAPE_BOX: {
+        kcbp_vec3 v[3];
+        for (int k = 0; k < 3; k++)
+            v[k] = kcbp_pose_apply(&p->to_shape, t[k]);
+        return kcbp_box_tri_intersect(p->g->half, v);
+    }
+    default: {
+        kcbp_convex tri = kcbp_convex_polytope(t, 3, NULL, NULL, 0);
+        kcbp_support_cache cache = {{0, 0}};
+        return !kcbp_gjk_separated(&tri, &p->g->convex, &p->in_mesh, p->band, &cache, NULL, NULL, NULL);
+    }
+    }
+}
+
+/* The distance between the shape and one triangle (mesh frame), with a
+ * closest point on each (*pt on the triangle, *ps on the shape). */
+static double tri_distance(const probe *p, const kcbp_vec3 t[3], kcbp_vec3 *pt, kcbp_vec3 *ps)
+{
+    if (p->ncore > 0) {
+        kcbp_vec3 x, q;
+        double d2;
+        if (p->ncore == 1) {
+            x = p->core[0];
+            d2 = kcbp_cp_point_tri(x, t, &q);
+        } else {
+            d2 = kcbp_cp_seg_tri(p->core[0], p->core[1], t, &x, &q);
+        }
+        double d = sqrt(d2);
+        *pt = q;
+        if (d > p->r) {
+            *ps = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_sub(q, x), p->r / d));
+            return d - p->r;
+        }
+        *ps = q; /* inside the shape: a shared point */
+        return 0;
+    }
+    kcbp_convex tri = kcbp_convex_polytope(t, 3, NULL, NULL, 0);
+    return kcbp_convex_distance_points(&tri, &p->g->convex, &p->in_mesh, pt, ps);
+}
+
+/* ---- collide: shape-mesh ------------------------------------------------------- */
+
+typedef struct {
+    kcbp_collide_result *res;
+    kcbp_contacts_mode mode;
+    bool shape_is_a;
+    bool nomem;
+} sink;
+
+/* Records triangle tri as a contact; false when the search should stop. */
+static bool add_contact(sink *s, uint32_t tri)
+{
+    kcbp_collide_result *r = s->res;
+    r->collide = true;
+    if (s->mode == KCBP_CONTACTS_NONE)
+        return false;
+    if (r->ncontacts == r->capacity) {
+        size_t cap = r->capacity ? 2 * r->capacity : 16;
+        kcbp_contact *grown = realloc(r->contacts, cap * sizeof *grown);
+        if (!grown) {
+            s->nomem = true;
+            return false;
+        }
+        r->contacts = grown;
+        r->capacity = cap;
+    }
+    r->contacts[r->ncontacts++] =
+        s->shape_is_a ? (kcbp_contact){KCBP_SHAPE_FEATURE, tri} : (kcbp_contact){tri, KCBP_SHAPE_FEATURE};
+    return s->mode == KCBP_CONTACTS_ALL;
+}
+
+/* Every triangle of the tree the shape touches (or the first). */
+static void collide_tree(const probe *p, const kcbp_aabb_tree *t, sink *s, kcbp_tree_stats *stats)
+{
+    uint32_t stack[STACK_MAX];
+    size_t top = 0;
+    stack[top++] = TREE_ROOT;
+    while (top > 0) {
+        uint32_t i = stack[--top];
+        node_box b = tree_node_box(t, i);
+        stats->box_pairs++;
+        if (!node_may_touch(p, b))
+            continue;
+        if (tree_is_leaf(t, i)) {
+            for (uint32_t k = 0; k < tree_leaf_size(t, i); k++) {
+                stats->tri_pairs++;
+                if (tri_touches(p, tree_leaf_tri(t, i, k)) && !add_contact(s, tree_leaf_tri_id(t, i, k)))
+                    return;
+            }
+            continue;
+        }
+        /* the child whose centre is nearer the shape's first, so that a
+         * first contact is found soon */
+        uint32_t c0 = tree_child(t, i, 0), c1 = tree_child(t, i, 1);
+        double d0 = kcbp_v3_len2(kcbp_v3_sub(tree_node_box(t, c0).c, p->c));
+        double d1 = kcbp_v3_len2(kcbp_v3_sub(tree_node_box(t, c1).c, p->c));
+        if (top + 2 > STACK_MAX)
+            continue; /* cannot happen: trees are shallower (model.c refuses deeper ones) */
+        stack[top++] = d0 <= d1 ? c1 : c0;
+        stack[top++] = d0 <= d1 ? c0 : c1;
+    }
+}
+
+/* The GJK convex of a model: a mesh's k-CBP, a shape itself. */
+static const kcbp_convex *bound_convex(const kcbp_model_impl *m)
+{
+    return kcbp_impl_is_shape(m) ? &m->geom.convex : &m->shape;
+}
+
+/* The support value of a model's bound along n (A's frame), placed by pose
+ * (NULL: identity): a k-CBP's vertices scanned, a shape's support. */
+static double bound_support(const kcbp_model_impl *m, const kcbp_pose *pose, kcbp_vec3 n)
+{
+    static const kcbp_pose identity = {{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {0, 0, 0}};
+    const kcbp_pose *q = pose ? pose : &identity;
+    const kcbp_convex *c = bound_convex(m);
+    uint32_t hint = 0;
+    kcbp_vec3 s = kcbp_convex_support_posed(c, q, n, &hint);
+    return kcbp_v3_dot(n, s) + c->radius * kcbp_v3_len(n);
+}
+
+/* The k-CBP stage of a shape and a mesh: GJK on the mesh's k-CBP and the
+ * shape (in A, B order), as kcbp_collide's stage 2 (see collide.c): true
+ * when proven apart by more than the margin, the gap checked along GJK's
+ * axis with both supports. measure: the distance, or EPA's depth. */
+static bool cbp_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
+                      const kcbp_pose *pose_a, bool measure, kcbp_cbp_result *c)
+{
+    const kcbp_convex *ca = bound_convex(a), *cb = bound_convex(b);
+    kcbp_support_cache cache = {{0, 0}};
+    double margin = kcbp_pair_cbp_margin(a, b, b_in_a);
+    c->tested = true;
+    c->measured = measure;
+    if (!measure) {
+        double lower;
+        kcbp_vec3 axis;
+        c->separated = kcbp_gjk_separated(ca, cb, b_in_a, margin, &cache, &lower, &c->gjk_iterations, &axis) &&
+                       bound_support(b, b_in_a, kcbp_v3_neg(axis)) * -1 - bound_support(a, NULL, axis) > margin;
+        c->distance_lower = c->separated ? lower : 0;
+        return c->separated;
+    }
+    kcbp_gjk_result g;
+    kcbp_gjk_distance(ca, cb, b_in_a, NULL, &cache, &g);
+    c->gjk_iterations = g.iterations;
+    if (g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP) {
+        c->distance = g.distance;
+        c->point_a = kcbp_pose_apply(pose_a, g.point_a);
+        c->point_b = kcbp_pose_apply(pose_a, g.point_b);
+        c->separated = g.distance_lower > margin &&
+                       -bound_support(b, b_in_a, kcbp_v3_neg(g.normal)) - bound_support(a, NULL, g.normal) > margin;
+        c->distance_lower = c->separated ? g.distance_lower : 0;
+        return c->separated;
+    }
+    if (g.status == KCBP_GJK_TOUCHING) {
+        c->direction = kcbp_mat3_mul_v3(&pose_a->rot, g.normal);
+        c->depth_exact = true;
+        return false;
+    }
+    kcbp_epa_result e;
+    kcbp_epa_penetration(ca, cb, b_in_a, &g, NULL, &cache, NULL, &e);
+    c->epa_iterations = e.iterations;
+    c->depth = e.depth;
+    c->direction = kcbp_mat3_mul_v3(&pose_a->rot, e.normal);
+    c->depth_exact = e.status == KCBP_EPA_PENETRATING || e.status == KCBP_EPA_TOUCHING;
+    return false;
+}
+
+static int cmp_contact(const void *x, const void *y)
+{
+    const kcbp_contact *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+static kcbp_status collide_shape_mesh(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                                      const kcbp_pose *pose_b, const kcbp_collide_options *o, kcbp_collide_result *r,
+                                      kcbp_error *err)
+{
+    bool shape_is_a = kcbp_impl_is_shape(a);
+    const kcbp_model_impl *shape = shape_is_a ? a : b, *mesh = shape_is_a ? b : a;
+    const kcbp_pose *pose_s = shape_is_a ? pose_a : pose_b, *pose_m = shape_is_a ? pose_b : pose_a;
+    if (mesh->mesh.ntriangles == 0 || tree_empty(&mesh->tree))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "collide: a model without triangles");
+    if (tree_depth(&mesh->tree) + 1 > STACK_MAX)
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "collide: a tree deeper than %d levels", STACK_MAX - 1);
+    kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
+    double eps = kcbp_pair_tolerance(a, b, &b_in_a);
+    if (!o->skip_bounds && !kcbp_pair_boxes_overlap(a, pose_a, b, pose_b, eps)) {
+        r->decided_by = KCBP_STAGE_AABB;
+        return KCBP_OK;
+    }
+    if (o->use_cbp && kcbp_impl_has_cbp(mesh) && cbp_stage(a, b, &b_in_a, pose_a, o->cbp_measure, &r->cbp)) {
+        r->decided_by = KCBP_STAGE_CBP;
+        return KCBP_OK;
+    }
+    r->decided_by = KCBP_STAGE_MESH;
+    probe p;
+    probe_make(&p, shape, pose_s, mesh, pose_m);
+    sink s = {r, o->contacts, shape_is_a, false};
+    collide_tree(&p, &mesh->tree, &s, &r->tree);
+    if (s.nomem)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
+    /* As solids: a shape wholly inside the closed mesh, exactly (its
+     * centre, carried into the mesh's frame, by the winding number). */
+    if (o->solid && !r->collide) {
+        kcbp_vec3 inside = shape->kind == KCBP_SHAPE_HULL ? kcbp_convex_hull_vertices(shape->geom.hull)[0]
+                                                          : kcbp_v3(0, 0, 0);
+        kcbp_vec3 q = kcbp_pose_apply(&p.in_mesh, inside);
+        if (kcbp_point_in_mesh(&mesh->mesh, &mesh->tree, NULL, q) != KCBP_SOLID_OUTSIDE) {
+            r->collide = true;
+            r->contained = shape_is_a ? KCBP_CONTAINED_A_IN_B : KCBP_CONTAINED_B_IN_A;
+        }
+    }
+    if (r->ncontacts > 1)
+        qsort(r->contacts, r->ncontacts, sizeof *r->contacts, cmp_contact);
+    return KCBP_OK;
+}
+
+kcbp_status kcbp_shape_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                                    const kcbp_pose *pose_b, const kcbp_collide_options *o, kcbp_collide_result *r,
+                                    kcbp_error *err)
+{
+    r->collide = false;
+    r->ncontacts = 0;
+    memset(&r->tree, 0, sizeof r->tree);
+    memset(&r->cbp, 0, sizeof r->cbp);
+    memset(&r->cache, 0, sizeof r->cache);
+    r->contained = KCBP_CONTAINED_NONE;
+    if (o->solid && (!a->solid || !b->solid))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "a solid test needs models built as solids (model %s is not)",
+                              a->solid ? "B" : "A");
+    if (!kcbp_impl_is_shape(a) || !kcbp_impl_is_shape(b))
+        return collide_shape_mesh(a, pose_a, b, pose_b, o, r, err);
+    kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
+    double eps = kcbp_pair_tolerance(a, b, &b_in_a);
+    if (!o->skip_bounds && !kcbp_pair_boxes_overlap(a, pose_a, b, pose_b, eps)) {
+        r->decided_by = KCBP_STAGE_AABB;
+        return KCBP_OK;
+    }
+    r->decided_by = KCBP_STAGE_SHAPE;
+    bool exact;
+    double band = KCBP_SHAPE_GJK_BAND * kcbp_pair_scale(a, b, &b_in_a);
+    r->collide = kcbp_shape_pair_collide(&a->geom, &b->geom, &b_in_a, band, &exact);
+    if (r->collide && o->contacts != KCBP_CONTACTS_NONE) {
+        if (r->capacity == 0) {
+            kcbp_contact *c = malloc(16 * sizeof *c);
+            if (!c)
+                return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the contact list");
+            r->contacts = c;
+            r->capacity = 16;
+        }
+        r->contacts[r->ncontacts++] = (kcbp_contact){KCBP_SHAPE_FEATURE, KCBP_SHAPE_FEATURE};
+    }
+    return KCBP_OK;
+}
+
+/* ---- distance ------------------------------------------------------------------ */
+
+/* The node whose box is nearest p, down from the root (a first upper bound). */
+static uint32_t dive(const kcbp_aabb_tree *t, kcbp_vec3 p)
+{
+    uint32_t i = TREE_ROOT;
+    while (!tree_is_leaf(t, i)) {
+        uint32_t c0 = tree_child(t, i, 0), c1 = tree_child(t, i, 1);
+        i = point_box_dist2(p, tree_node_box(t, c1)) < point_box_dist2(p, tree_node_box(t, c0)) ? c1 : c0;
+    }
+    return i;
+}
+
+typedef struct {
+    double best;
+    kcbp_vec3 pt, ps; /* on the triangle, on the shape (mesh frame) */
+    uint32_t tri;
+    bool found;
+} nearest;
+
+static void leaf_distance(const probe *p, const kcbp_aabb_tree *t, uint32_t i, double limit, nearest *n,
+                          kcbp_tree_stats *stats)
+{
+    for (uint32_t k = 0; k < tree_leaf_size(t, i); k++) {
+        kcbp_vec3 pt, ps;
+        stats->tri_pairs++;
+        double d = tri_distance(p, tree_leaf_tri(t, i, k), &pt, &ps);
+        if (d < n->best && d <= limit) {
+            n->best = d;
+            n->pt = pt;
+            n->ps = ps;
+            n->tri = tree_leaf_tri_id(t, i, k);
+            n->found = true;
+        }
+    }
+}
+
+/* The nearest triangle within limit: depth-first, the nearer child first,
+ * pruning every node whose lower bound is not below the best found (or
+ * beyond limit); stops once the best is down to stop (a proven lower
+ * bound) or 0. */
+static void distance_tree(const probe *p, const kcbp_aabb_tree *t, double limit, double stop, nearest *n,
+                          kcbp_tree_stats *stats)
+{
+    uint32_t seed = dive(t, p->c);
+    leaf_distance(p, t, seed, limit, n, stats);
+    typedef struct {
+        uint32_t node;
+        double lb;
+    } item;
+    item stack[STACK_MAX];
+    size_t top = 0;
+    stack[top++] = (item){TREE_ROOT, node_lower(p, tree_node_box(t, TREE_ROOT))};
+    stats->box_pairs++;
+    while (top > 0) {
+        if (n->found && (n->best <= 0 || n->best <= stop))
+            break;
+        item it = stack[--top];
+        if (it.lb >= n->best || it.lb > limit)
+            continue;
+        if (tree_is_leaf(t, it.node)) {
+            if (it.node != seed)
+                leaf_distance(p, t, it.node, limit, n, stats);
+            continue;
+        }
+        uint32_t c0 = tree_child(t, it.node, 0), c1 = tree_child(t, it.node, 1);
+        double l0 = node_lower(p, tree_node_box(t, c0)), l1 = node_lower(p, tree_node_box(t, c1));
+        stats->box_pairs += 2;
+        item near = {l0 <= l1 ? c0 : c1, l0 <= l1 ? l0 : l1}, far = {l0 <= l1 ? c1 : c0, l0 <= l1 ? l1 : l0};
+        if (top + 2 > STACK_MAX)
+            continue;
+        if (far.lb < n->best && far.lb <= limit)
+            stack[top++] = far;
+        if (near.lb < n->best && near.lb <= limit)
+            stack[top++] = near;
+    }
+}
+
+kcbp_status kcbp_shape_distance(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                                const kcbp_pose *pose_b, const kcbp_distance_options *o, kcbp_distance_result *r,
+                                kcbp_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->distance = INFINITY;
+    r->decided_by = KCBP_STAGE_MESH;
+    bool limited = o->max_distance >= 0 && isfinite(o->max_distance);
+    double limit = limited ? o->max_distance : INFINITY;
+    kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
+    double margin = kcbp_pair_cbp_margin(a, b, &b_in_a), lower = 0;
+    bool both = kcbp_impl_is_shape(a) && kcbp_impl_is_shape(b);
+    const kcbp_model_impl *shape = kcbp_impl_is_shape(a) ? a : b, *mesh = shape == a ? b : a;
+    if (!both && (mesh->mesh.ntriangles == 0 || tree_empty(&mesh->tree)))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "distance: a model without triangles");
+    if (!both && tree_depth(&mesh->tree) + 1 > STACK_MAX)
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "distance: a tree deeper than %d levels", STACK_MAX - 1);
+    if (limited) {
+        double box_lower = sqrt(kcbp_pair_boxes_dist2(a, pose_a, b, pose_b)) - margin;
+        lower = fmax(lower, box_lower);
+        if (box_lower > limit) {
+            r->decided_by = KCBP_STAGE_AABB;
+            r->distance_lower = lower;
+            return KCBP_OK;
+        }
+    }
+    if (both) {
+        kcbp_vec3 pa, pb;
+        double d = kcbp_shape_pair_distance(&a->geom, &b->geom, &b_in_a, &pa, &pb);
+        if (!(d <= limit)) {
+            r->decided_by = KCBP_STAGE_SHAPE;
+            r->distance_lower = fmax(lower, limit);
+            return KCBP_OK;
+        }
+        r->within = true;
+        r->decided_by = KCBP_STAGE_SHAPE;
+        r->distance = r->distance_lower = d;
+        r->point_a = kcbp_pose_apply(pose_a, pa);
+        r->point_b = kcbp_pose_apply(pose_a, pb);
+        r->tri_a = r->tri_b = KCBP_SHAPE_FEATURE;
+        return KCBP_OK;
+    }
+    /* The mesh's k-CBP against the shape: a lower bound. */
+    if (o->use_cbp && kcbp_impl_has_cbp(mesh)) {
+        kcbp_support_cache cache = {{0, 0}};
+        kcbp_gjk_result g;
+        kcbp_gjk_distance(bound_convex(a), bound_convex(b), &b_in_a, NULL, &cache, &g);
+        r->cbp_tested = true;
+        r->gjk_iterations = g.iterations;
+        bool apart = g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP;
+        r->cbp_distance = apart ? g.distance_lower : 0;
+        lower = fmax(lower, r->cbp_distance - margin);
+        if (limited && r->cbp_distance - margin > limit) {
+            r->decided_by = KCBP_STAGE_CBP;
+            r->distance_lower = lower;
+            return KCBP_OK;
+        }
+    }
+    probe p;
+    const kcbp_pose *pose_s = shape == a ? pose_a : pose_b, *pose_m = shape == a ? pose_b : pose_a;
+    probe_make(&p, shape, pose_s, mesh, pose_m);
+    nearest n = {INFINITY, {0, 0, 0}, {0, 0, 0}, 0, false};
+    distance_tree(&p, &mesh->tree, limit, lower, &n, &r->tree);
+    if (!n.found) {
+        r->distance_lower = fmax(lower, limit);
+        return KCBP_OK;
+    }
+    r->within = true;
+    r->distance = r->distance_lower = n.best > 0 ? n.best : 0;
+    kcbp_vec3 wt = kcbp_pose_apply(pose_m, n.pt), ws = kcbp_pose_apply(pose_m, n.ps);
+    r->point_a = shape == a ? ws : wt;
+    r->point_b = shape == a ? wt : ws;
+    r->tri_a = shape == a ? KCBP_SHAPE_FEATURE : n.tri;
+    r->tri_b = shape == a ? n.tri : KCBP_SHAPE_FEATURE;
+    return KCBP_OK;
+}
+
+double kcbp_shape_axis_radius(const kcbp_model_impl *m, kcbp_vec3 axis)
+{
+    return kcbp_shape_geom_axis_radius(&m->geom, axis);
+}

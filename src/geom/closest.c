@@ -173,23 +173,47 @@ double kcbp_cp_seg_tri(kcbp_vec3 s0, kcbp_vec3 s1, const kcbp_vec3 t[3], kcbp_ve
             return kcbp_v3_len2(kcbp_v3_sub(x, q));
         }
     }
-    kcbp_vec3 bs, bt;
-    double best = kcbp_cp_point_tri(s0, t, &bt);
-    bs = s0;
-    kcbp_vec3 q;
-    double d = kcbp_cp_point_tri(s1, t, &q);
-    if (d < best) {
-        best = d;
-        bs = s1;
-        bt = q;
-    }
-    for (int i = 0; i < 3; i++) {
-        kcbp_vec3 a, b;
-        d = kcbp_cp_seg_seg(s0, s1, t[i], t[(i + 1) % 3], &a, &b);
-        if (d < best) {
+    /* Apart: the ends' projections inside the triangle, the ends against
+     * the edges and the vertices against the segment (the four end
+     * candidates of each segment-edge pair, each once), and the segment's
+     * and each edge's interior closest points. */
+    kcbp_vec3 bs = s0, bt = t[0], q;
+    double best = INFINITY, d;
+    const kcbp_vec3 ends[2] = {s0, s1};
+    for (int j = 0; j < 2; j++)
+        if (face_point(ends[j], t, n, nn, &q) && (d = kcbp_v3_len2(kcbp_v3_sub(ends[j], q))) < best) {
             best = d;
-            bs = a;
-            bt = b;
+            bs = ends[j];
+            bt = q;
+        }
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 3; i++)
+            if ((d = kcbp_cp_point_seg(ends[j], t[i], t[(i + 1) % 3], &q)) < best) {
+                best = d;
+                bs = ends[j];
+                bt = q;
+            }
+    for (int i = 0; i < 3; i++)
+        if ((d = kcbp_cp_point_seg(t[i], s0, s1, &q)) < best) {
+            best = d;
+            bs = q;
+            bt = t[i];
+        }
+    kcbp_vec3 sd = kcbp_v3_sub(s1, s0);
+    for (int i = 0; i < 3; i++) {
+        kcbp_vec3 e0 = t[i], d2 = kcbp_v3_sub(t[(i + 1) % 3], e0), r = kcbp_v3_sub(s0, e0);
+        kcbp_vec3 m = kcbp_v3_cross(sd, d2);
+        double mm = kcbp_v3_len2(m);
+        if (!(mm > 0) || !isfinite(mm))
+            continue;
+        double s = kcbp_v3_dot(m, kcbp_v3_cross(d2, r)) / mm, u = kcbp_v3_dot(m, kcbp_v3_cross(sd, r)) / mm;
+        if (s >= 0 && s <= 1 && u >= 0 && u <= 1) {
+            kcbp_vec3 a = lerp(s0, sd, s), b = lerp(e0, d2, u);
+            if ((d = kcbp_v3_len2(kcbp_v3_sub(a, b))) < best) {
+                best = d;
+                bs = a;
+                bt = b;
+            }
         }
     }
     if (cs)
@@ -570,8 +594,45 @@ bool kcbp_within_seg_tri_ex(kcbp_vec3 s0, kcbp_vec3 s1, const kcbp_vec3 t[3], do
             m = mi > m ? mi : m;
         }
         double D = 1.75 * m; /* > sqrt(3) m */
-        kcbp_vec3 x, y;
         bool point = s0.x == s1.x && s0.y == s1.y && s0.z == s1.z;
+        /* Quick rejects: a gap along a coordinate axis (a difference of
+         * coordinates, rounded once) or along the triangle's normal (the
+         * filter's lower bound on that axis, with its bound) beyond r. */
+        for (int k = 0; k < 3; k++) {
+            double sa = k == 0 ? s0.x : k == 1 ? s0.y : s0.z, sb = k == 0 ? s1.x : k == 1 ? s1.y : s1.z;
+            double ta = k == 0 ? t[0].x : k == 1 ? t[0].y : t[0].z, tb = k == 0 ? t[1].x : k == 1 ? t[1].y : t[1].z;
+            double tc = k == 0 ? t[2].x : k == 1 ? t[2].y : t[2].z;
+            double smin = sa < sb ? sa : sb, smax = sa > sb ? sa : sb;
+            double tmin = ta < tb ? ta : tb, tmax = ta > tb ? ta : tb;
+            tmin = tc < tmin ? tc : tmin;
+            tmax = tc > tmax ? tc : tmax;
+            double g = tmin - smax > smin - tmax ? tmin - smax : smin - tmax;
+            if (g * (1 - 4 * U) > r * (1 + 4 * U)) {
+                set_path(path, KCBP_WITHIN_FILTER_OUT);
+                return false;
+            }
+        }
+        kcbp_vec3 nrm = kcbp_v3_cross(kcbp_v3_sub(V[1], V[0]), kcbp_v3_sub(V[2], V[0]));
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            kcbp_vec3 a = kcbp_v3_scale(nrm, sgn);
+            double len = kcbp_v3_len(a);
+            if (!(len > 0) || !isfinite(len))
+                break;
+            double ymin = INFINITY, xmax = 0; /* W[0] = 0 */
+            for (int i = 0; i < 3; i++) {
+                double dv = kcbp_v3_dot(a, V[i]);
+                ymin = dv < ymin ? dv : ymin;
+            }
+            if (!point) {
+                double dw = kcbp_v3_dot(a, W[1]);
+                xmax = dw > xmax ? dw : xmax;
+            }
+            if ((ymin - xmax) / len - (k * U * D + TINY) > r * (1 + 2 * U)) {
+                set_path(path, KCBP_WITHIN_FILTER_OUT);
+                return false;
+            }
+        }
+        kcbp_vec3 x, y;
         if (point) {
             kcbp_cp_point_tri(W[0], V, &y);
             x = W[0];

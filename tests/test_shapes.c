@@ -1029,6 +1029,129 @@ static void test_no_nan(void **state)
     kcbp_collide_result_free(&r);
 }
 
+/* ---- the command line --------------------------------------------------------------- */
+
+static char tmpdir[] = "/tmp/kcbp-shapes-XXXXXX";
+TEST_TMPDIR_FIXTURES(tmpdir)
+
+static void expect_usage_error(const char *cmd, const char *a, const char *b, const char *msg)
+{
+    test_run_result r = {0};
+    if (b)
+        test_run_args(&r, cmd, a, b, NULL);
+    else
+        test_run_args(&r, cmd, a, NULL);
+    if (r.status != 2 || r.out_len != 0 || !strstr(r.err, msg))
+        fail_msg("kcbp %s %s %s: status %d, stdout '%s', stderr '%s'", cmd, a, b ? b : "", r.status, r.out, r.err);
+    test_run_free(&r);
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    test_run_result r = {0};
+    /* a capsule against a mesh: the report names it, its side of a contact is null */
+    test_run_args(&r, "collide", "meshes/bunny2.obj", "capsule:0.05:0.4", "--pose-b", "0.3 0.1 0 1 0 0 90", "--contacts",
+                  "all", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"b\":{\"shape\":\"capsule\",\"radius\":0.05,\"length\":0.4}"));
+    assert_non_null(strstr(r.out, "\"contacts\":[[2302,null],[2305,null]]"));
+    assert_null(strstr(r.out, "4294967295"));
+    /* as A, and the distance and the sweep */
+    test_run_args(&r, "collide", "sphere:0.2", "meshes/bunny2.obj", "--pose-a", "0.5 0 0 0 0 1 0", "--contacts", "first",
+                  NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"a\":{\"shape\":\"sphere\",\"radius\":0.2}"));
+    assert_non_null(strstr(r.out, "[null,"));
+    test_run_args(&r, "distance", "meshes/bunny2.obj", "box:0.1:0.2:0.3", "--pose-b", "0.8 0.1 0 1 0 0 30", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"triangles\":[2033,null]"));
+    assert_non_null(strstr(r.out, "\"size\":[0.1,0.2,0.3]"));
+    test_run_args(&r, "sweep", "meshes/bunny2.obj", "cylinder:0.1:0.3", "--from", "2 0 0 0 0 1 0", "--to",
+                  "-2 0 0 0 1 0 90", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, ",null]]"));
+    /* two shapes, with the margin */
+    test_run_args(&r, "collide", "sphere:1", "box:1:1:1", "--pose-b", "1.6 0 0 0 0 1 0", "--margin", "0.2", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"decided_by\":\"margin\""));
+    assert_non_null(strstr(r.out, "\"triangles\":[null,null]"));
+    /* a shape against itself by one spelling: one model */
+    test_run_args(&r, "collide", "capsule:1:2", "capsule:1:2", "--pose-b", "1 1 1 0 0 1 0", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"collide\":true"));
+    /* self: a shape is convex */
+    test_run_args(&r, "self", "capsule:1:2", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"self_intersect\":false"));
+    /* a file named like a shape, reached by another path */
+    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    const char *path = test_tmp_write_text(tmpdir, "sphere:1", obj);
+    test_run_args(&r, "collide", path, "sphere:0.5", "--contacts", "first", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"contacts\":[[0,null]]"));
+    test_run_free(&r);
+    /* bad numbers: a usage error naming the argument, nothing on stdout */
+    static const char *const bad[] = {"sphere:-1", "sphere:0", "sphere:nan", "sphere:inf", "sphere:1x", "box:1:2",
+                                      "capsule:1", "capsule:1:0", "cylinder:1:2:3", "box:1:-1:1", "sphere:"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        expect_usage_error("collide", "meshes/bunny2.obj", bad[i], bad[i]);
+        expect_usage_error("distance", bad[i], "meshes/bunny2.obj", bad[i]);
+    }
+    expect_usage_error("self", "sphere:-2", NULL, "sphere:-2");
+    expect_usage_error("cbp", "sphere:1", NULL, "has no k-CBP");
+    test_run_args(&r, "collide", "meshes/bunny2.obj", "sphere:1", "--geometry", NULL);
+    assert_int_equal(r.status, 2);
+    test_run_free(&r);
+}
+
+/* --html and --export with shapes: the files are written, the glTF file
+ * reads back with the shape's display triangles after the mesh's, and the
+ * object's name says it is for display. */
+static void test_cli_views(void **state)
+{
+    (void)state;
+    test_run_result r = {0};
+    const char *html = test_tmp_path(tmpdir, "c.html"), *glb = test_tmp_path(tmpdir, "c.glb");
+    const char *dir = test_tmp_path(tmpdir, "exp");
+    test_run_args(&r, "collide", "meshes/bunny2.obj", "capsule:0.05:0.4", "--pose-b", "0.3 0.1 0 1 0 0 90", "--html",
+                  html, "--export", glb, NULL);
+    assert_int_equal(r.status, 0);
+    kcbp_mesh *m;
+    kcbp_error err;
+    assert_int_equal(kcbp_mesh_load(glb, &m, &err), KCBP_OK);
+    kcbp_model cap;
+    build_shape(&cap, kcbp_shape_capsule(0.05, 0.4));
+    /* the mesh, the capsule's display triangles, the mesh's k-CBP (a shape
+     * has none) */
+    uint32_t nt = kcbp_mesh_triangle_count(m), shown = kcbp_mesh_triangle_count(kcbp_model_display_mesh(&cap));
+    assert_true(nt > 4968 + shown && nt < 4968 + shown + 100);
+    kcbp_mesh_free(m);
+    kcbp_model_free(&cap);
+    FILE *f = fopen(html, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "b (capsule, tessellated for display)"));
+    free(text);
+    test_run_args(&r, "distance", "sphere:0.5", "box:1:1:1", "--pose-b", "2 0 0 0 0 1 0", "--export", dir, NULL);
+    assert_int_equal(r.status, 2); /* distance takes FILE.glb only */
+    test_run_args(&r, "collide", "sphere:0.5", "box:1:1:1", "--pose-b", "2 0 0 0 0 1 0", "--export", dir, NULL);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(kcbp_mesh_load(test_tmp_path(dir, "a.ply"), &m, &err), KCBP_OK);
+    assert_true(kcbp_mesh_triangle_count(m) > 12);
+    kcbp_mesh_free(m);
+    assert_int_equal(kcbp_mesh_load(test_tmp_path(dir, "b.ply"), &m, &err), KCBP_OK);
+    assert_int_equal(kcbp_mesh_triangle_count(m), 12);
+    kcbp_mesh_free(m);
+    test_run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1047,6 +1170,8 @@ int main(void)
         cmocka_unit_test(test_solid_containment),
         cmocka_unit_test(test_accessors_and_display),
         cmocka_unit_test(test_no_nan),
+        cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_cli_views),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,7 @@
-/* shape_brute: the long-double referee of bench/shapes.sh for spheres and
- * capsules: at each pose, the distance from the shape's centre (a sphere)
+/* shape_brute: the referee of bench/shapes.sh, over every triangle of the
+ * mesh, by methods the library's shape queries do not use.
+ *
+ * Spheres and capsules, in long double: at each pose, the distance from the shape's centre (a sphere)
  * or segment (a capsule) to every triangle of the mesh, in long double,
  * independently of the library's code: the distance between two simplices
  * (a point or a segment, and a triangle) as the smallest over every pair of
@@ -11,11 +13,26 @@
  * only when a lower bound (its centroid's distance less its radius) already
  * exceeds the best distance found.
  *
- * Output: "# ..." lines, then one line per pose "POSE DISTANCE COLLIDE GAP":
- * max(0, min distance - r) (%.21Lg), whether it is <= 0, and the signed
- * gap min distance - r (negative: the shape's core is that much nearer than
- * r; a gap within about 1e-18 of the scale of 0 is not decided by this
- * referee).
+ * Boxes: the box's surface as its 12 face triangles, posed (kcbp_pose_apply):
+ * a triangle meets the solid box when it meets a face triangle (the exact
+ * kcbp_tri_intersect) or a vertex lies inside (the vertex carried into the
+ * box's frame, compared); apart, its distance is the least
+ * kcbp_tri_distance to the face triangles (accurate to 1e-12 of the
+ * coordinates, distance.h): not the library's box path (GJK and a
+ * separating-axis test).
+ *
+ * Cylinders: prisms inscribed in and circumscribed about it (2048 sides,
+ * the outer one's radius r / cos(pi / 2048)), GJK on their vertices against
+ * each triangle: the cylinder's distance lies between the outer prism's and
+ * the inner one's (a relative gap of 1.2e-6 of r), and a triangle meeting
+ * the inner prism meets the cylinder; not the library's cylinder path (GJK
+ * on its support function).
+ *
+ * Output: "# ..." lines, then one line per pose "POSE LO HI COLLIDE": the
+ * distance between lo and hi (equal but for cylinders; %.21Lg), COLLIDE 1,
+ * 0, or -1 when this referee cannot tell (a sphere's or a capsule's gap
+ * within 1e-18 of the scale of 0, a cylinder touching its outer prism but
+ * not its inner one).
  *
  * Usage: shape_brute MESH SHAPE POSES */
 #include <math.h>
@@ -133,6 +150,98 @@ static ld point_seg(lv p, lv a, lv b)
     return sqrtl(dot(d, d));
 }
 
+/* The distance between triangle t and the polytope of pts (GJK on both
+ * vertex sets), 0 when they overlap. */
+static double gjk_tri(const kcbp_vec3 t[3], const kcbp_convex *poly, bool *overlap)
+{
+    kcbp_convex tc = kcbp_convex_polytope(t, 3, NULL, NULL, 0);
+    kcbp_support_cache cache = {{0, 0}};
+    kcbp_gjk_result g;
+    kcbp_gjk_distance(&tc, poly, NULL, NULL, &cache, &g);
+    *overlap = g.status == KCBP_GJK_OVERLAPPING;
+    return g.status == KCBP_GJK_OVERLAPPING ? 0 : g.status == KCBP_GJK_HIT_CAP ? g.distance_lower : g.distance;
+}
+
+/* Boxes and cylinders (see the top of the file). */
+static void polytopes(const kcbp_mesh *mesh, const kcbp_shape *s, const kcbp_pose *poses, size_t nposes, const lv *cen,
+                      const ld *rad)
+{
+    enum { N = 2048 };
+    static kcbp_vec3 inner[2 * N], outer[2 * N];
+    uint32_t nt = kcbp_mesh_triangle_count(mesh);
+    const kcbp_vec3 *v = kcbp_mesh_vertices(mesh);
+    const kcbp_tri *t = kcbp_mesh_triangles(mesh);
+    bool box = s->kind == KCBP_SHAPE_BOX;
+    kcbp_vec3 h = box ? kcbp_v3_scale(s->size, 0.5) : kcbp_v3(s->radius, s->radius, s->length / 2);
+    double reach = box ? kcbp_v3_len(h) : hypot(s->radius / cos(M_PI / N), s->length / 2);
+    for (size_t p = 0; p < nposes; p++) {
+        const kcbp_pose *q = &poses[p];
+        kcbp_pose to_shape = kcbp_pose_inverse(q);
+        kcbp_vec3 faces[12][3];
+        kcbp_convex ci, co;
+        if (box) {
+            kcbp_vec3 c[8];
+            for (int i = 0; i < 8; i++)
+                c[i] = kcbp_pose_apply(q, kcbp_v3(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z));
+            static const int f[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+            for (int i = 0; i < 6; i++) {
+                faces[2 * i][0] = c[f[i][0]], faces[2 * i][1] = c[f[i][1]], faces[2 * i][2] = c[f[i][2]];
+                faces[2 * i + 1][0] = c[f[i][0]], faces[2 * i + 1][1] = c[f[i][2]], faces[2 * i + 1][2] = c[f[i][3]];
+            }
+        } else {
+            double ro = s->radius / cos(M_PI / N);
+            for (int k = 0; k < N; k++) {
+                double a = 2 * M_PI * k / N, ca = cos(a), sa = sin(a);
+                for (int z = 0; z < 2; z++) {
+                    double hz = z ? h.z : -h.z;
+                    inner[2 * k + z] = kcbp_pose_apply(q, kcbp_v3(s->radius * ca, s->radius * sa, hz));
+                    outer[2 * k + z] = kcbp_pose_apply(q, kcbp_v3(ro * ca, ro * sa, hz));
+                }
+            }
+            ci = kcbp_convex_polytope(inner, 2 * N, NULL, NULL, 0);
+            co = kcbp_convex_polytope(outer, 2 * N, NULL, NULL, 0);
+        }
+        double lo = INFINITY, hi = INFINITY;
+        int hit = 0, maybe = 0;
+        lv qc = {{q->trans.x, q->trans.y, q->trans.z}};
+        for (uint32_t i = 0; i < nt; i++) {
+            /* skipped when even the shape's enclosing ball is farther than
+             * the upper bound so far */
+            lv d = sub(cen[i], qc);
+            if (sqrtl(dot(d, d)) - rad[i] - reach > (ld)hi * (1 + 1e-9L) + 1e-300L)
+                continue;
+            kcbp_vec3 tv[3] = {v[t[i].v[0]], v[t[i].v[1]], v[t[i].v[2]]};
+            if (box) {
+                bool meet = false;
+                for (int k = 0; k < 3 && !meet; k++) {
+                    kcbp_vec3 b = kcbp_pose_apply(&to_shape, tv[k]);
+                    meet = fabs(b.x) <= h.x && fabs(b.y) <= h.y && fabs(b.z) <= h.z;
+                }
+                double best = INFINITY;
+                for (int f = 0; f < 12 && !meet; f++) {
+                    meet = kcbp_tri_intersect(faces[f], tv, 0);
+                    double dd = kcbp_tri_distance(faces[f], tv, NULL, NULL);
+                    best = dd < best ? dd : best;
+                }
+                if (meet)
+                    best = 0;
+                hit |= meet;
+                lo = best < lo ? best : lo;
+                hi = lo;
+            } else {
+                bool oi, oo;
+                double di = gjk_tri(tv, &ci, &oi), dout = gjk_tri(tv, &co, &oo);
+                hit |= oi;
+                maybe |= oo;
+                hi = di < hi ? di : hi;
+                lo = dout < lo ? dout : lo;
+            }
+        }
+        int collide = hit ? 1 : (box || !maybe) ? 0 : -1;
+        printf("%zu %.21Lg %.21Lg %d\n", p, (long double)lo, (long double)hi, collide);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -148,10 +257,6 @@ int main(int argc, char **argv)
         kcbp_pose_load_file(argv[3], &poses, &nposes, &err) != KCBP_OK) {
         fprintf(stderr, "shape_brute: %s\n", err.msg);
         return 3;
-    }
-    if (s.kind != KCBP_SHAPE_SPHERE && s.kind != KCBP_SHAPE_CAPSULE) {
-        fprintf(stderr, "shape_brute: spheres and capsules only\n");
-        return 2;
     }
     uint32_t nt = kcbp_mesh_triangle_count(mesh);
     const kcbp_vec3 *v = kcbp_mesh_vertices(mesh);
@@ -174,7 +279,16 @@ int main(int argc, char **argv)
         }
     }
     printf("# shape_brute %s (%u triangles) %s %s: %zu poses, long double\n", argv[1], nt, argv[2], argv[3], nposes);
-    printf("# pose distance collide gap\n");
+    printf("# pose lo hi collide\n");
+    if (s.kind == KCBP_SHAPE_BOX || s.kind == KCBP_SHAPE_CYLINDER) {
+        polytopes(mesh, &s, poses, nposes, cen, rad);
+        free(tri);
+        free(cen);
+        free(rad);
+        free(poses);
+        kcbp_mesh_free(mesh);
+        return 0;
+    }
     for (size_t p = 0; p < nposes; p++) {
         const kcbp_pose *q = &poses[p];
         lv core[2];
@@ -193,7 +307,8 @@ int main(int argc, char **argv)
             best = d < best ? d : best;
         }
         ld d = best - (ld)s.radius;
-        printf("%zu %.21Lg %d %.21Lg\n", p, d > 0 ? d : 0.0L, d <= 0, d);
+        ld band = 1e-18L * (fabsl(core[0].x[0]) + fabsl(core[0].x[1]) + fabsl(core[0].x[2]) + 1);
+        printf("%zu %.21Lg %.21Lg %d\n", p, d > 0 ? d : 0.0L, d > 0 ? d : 0.0L, fabsl(d) <= band ? -1 : d <= 0);
     }
     free(tri);
     free(cen);

@@ -112,7 +112,9 @@ typedef struct {
     uint32_t tri_a, tri_b;      /* the triangles they lie on (mesh indices, as contacts) */
     kcbp_stage decided_by;      /* aabb or cbp: proven beyond max_distance early */
     bool cbp_tested;
-    double cbp_distance;        /* GJK distance between the k-CBPs (a lower bound) */
+    double cbp_distance;        /* GJK distance between the k-CBPs (a lower bound); for a shape
+                                   and a mesh, the shape's largest gap beyond a plane of
+                                   the mesh's k-CBP (a lower bound too) */
     int gjk_iterations;
     kcbp_tree_stats tree;       /* box_pairs: node pairs whose distance was bounded;
                                    tri_pairs: triangle distances computed */

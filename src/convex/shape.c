@@ -434,7 +434,7 @@ bool kcbp_shape_pair_collide(const kcbp_shape_geom *a, const kcbp_shape_geom *b,
 }
 
 double kcbp_convex_distance_points(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                                   kcbp_vec3 *pa, kcbp_vec3 *pb)
+                                   kcbp_vec3 *pa, kcbp_vec3 *pb, double *lower)
 {
     kcbp_support_cache cache = {{0, 0}};
     kcbp_gjk_result g;
@@ -442,8 +442,12 @@ double kcbp_convex_distance_points(const kcbp_convex *a, const kcbp_convex *b, c
     if (g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP || g.status == KCBP_GJK_TOUCHING) {
         *pa = g.point_a;
         *pb = g.point_b;
+        if (lower)
+            *lower = g.status == KCBP_GJK_HIT_CAP ? fmin(g.distance_lower, g.distance) : g.distance;
         return g.distance;
     }
+    if (lower)
+        *lower = 0;
     /* Overlapping: a point both hold. With the cores apart (the radii
      * overlap), the point between their nearest points that splits their gap
      * as the radii do; with the cores overlapping, the simplex's weighted
@@ -487,15 +491,18 @@ static double core_distance(const kcbp_vec3 ca[2], double ra, const kcbp_vec3 cb
 }
 
 double kcbp_shape_pair_distance(const kcbp_shape_geom *a, const kcbp_shape_geom *b, const kcbp_pose *b_in_a,
-                                kcbp_vec3 *pa, kcbp_vec3 *pb)
+                                kcbp_vec3 *pa, kcbp_vec3 *pb, double *lower)
 {
+    double low;
+    if (!lower)
+        lower = &low;
     static const kcbp_pose identity = {{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {0, 0, 0}};
     if (has_core(a) && has_core(b)) {
         kcbp_vec3 ca[2], cb[2];
         double ra, rb;
         kcbp_shape_geom_core(a, &identity, ca, &ra);
         kcbp_shape_geom_core(b, b_in_a, cb, &rb);
-        return core_distance(ca, ra, cb, rb, pa, pb);
+        return *lower = core_distance(ca, ra, cb, rb, pa, pb);
     }
     if (a->def.kind == KCBP_SHAPE_BOX && b->def.kind == KCBP_SHAPE_SPHERE) {
         /* the box's point nearest the centre: clamped coordinates */
@@ -507,20 +514,20 @@ double kcbp_shape_pair_distance(const kcbp_shape_geom *a, const kcbp_shape_geom 
         if (d > r) {
             *pa = q;
             *pb = kcbp_v3_add(c, kcbp_v3_scale(kcbp_v3_sub(q, c), r / d));
-            return d - r;
+            return *lower = d - r;
         }
         *pa = *pb = q;
-        return 0;
+        return *lower = 0;
     }
     if (a->def.kind == KCBP_SHAPE_SPHERE && b->def.kind == KCBP_SHAPE_BOX) {
         kcbp_pose inv = kcbp_pose_inverse(b_in_a);
         kcbp_vec3 qa, qb;
-        double d = kcbp_shape_pair_distance(b, a, &inv, &qb, &qa);
+        double d = kcbp_shape_pair_distance(b, a, &inv, &qb, &qa, lower);
         *pa = kcbp_pose_apply(b_in_a, qa);
         *pb = kcbp_pose_apply(b_in_a, qb);
         return d;
     }
-    return kcbp_convex_distance_points(&a->convex, &b->convex, b_in_a, pa, pb);
+    return kcbp_convex_distance_points(&a->convex, &b->convex, b_in_a, pa, pb, lower);
 }
 
 /* ---- display tessellations ------------------------------------------------------ */
@@ -744,7 +751,7 @@ int kcbp_shape_geom_point_side(const kcbp_shape_geom *g, kcbp_vec3 p, double ban
     case KCBP_SHAPE_HULL: {
         kcbp_convex pt = kcbp_convex_sphere(p, 0);
         kcbp_vec3 pa, pb;
-        double d = kcbp_convex_distance_points(&g->convex, &pt, NULL, &pa, &pb);
+        double d = kcbp_convex_distance_points(&g->convex, &pt, NULL, &pa, &pb, NULL);
         return d > band ? -1 : d > 0 ? 0 : 1;
     }
     default: return -1;

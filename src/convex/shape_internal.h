@@ -68,12 +68,14 @@ bool kcbp_shape_pair_collide(const kcbp_shape_geom *a, const kcbp_shape_geom *b,
  * forms for spheres and capsules, GJK otherwise (EPA's witnesses are not
  * needed: a shared point comes from GJK's simplex). */
 double kcbp_shape_pair_distance(const kcbp_shape_geom *a, const kcbp_shape_geom *b, const kcbp_pose *b_in_a,
-                                kcbp_vec3 *pa, kcbp_vec3 *pb);
+                                kcbp_vec3 *pa, kcbp_vec3 *pb, double *lower);
 
 /* GJK's distance between two convex shapes (support.h) with a shared point
  * when they overlap: the weighted sum of the simplex's points of a when it
- * encloses the origin (those of a and b then coincide). */
+ * encloses the origin (those of a and b then coincide). The distance of the
+ * witnesses, and in *lower (may be NULL) GJK's proven lower bound (the same
+ * but when GJK stopped at its iteration cap). */
 double kcbp_convex_distance_points(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,
-                                   kcbp_vec3 *pa, kcbp_vec3 *pb);
+                                   kcbp_vec3 *pa, kcbp_vec3 *pb, double *lower);
 
 #endif

@@ -300,7 +300,8 @@ static bool tri_touches(const probe *p, const kcbp_vec3 t[3])
 
 /* The distance between the shape and one triangle (mesh frame), with a
  * closest point on each (*pt on the triangle, *ps on the shape). */
-static double tri_distance(const probe *p, const kcbp_vec3 t[3], double best, kcbp_vec3 *pt, kcbp_vec3 *ps)
+static double tri_distance(const probe *p, const kcbp_vec3 t[3], double best, kcbp_vec3 *pt, kcbp_vec3 *ps,
+                           double *lowest)
 {
     if (p->ncore > 0) {
         kcbp_vec3 x, q;
@@ -315,9 +316,11 @@ static double tri_distance(const probe *p, const kcbp_vec3 t[3], double best, kc
         *pt = q;
         if (d > p->r) {
             *ps = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_sub(q, x), p->r / d));
+            *lowest = fmin(*lowest, d - p->r);
             return d - p->r;
         }
         *ps = q; /* inside the shape: a shared point */
+        *lowest = 0;
         return 0;
     }
     /* GJK, unless a lower bound (less the boxes' padding, far above its
@@ -342,7 +345,9 @@ static double tri_distance(const probe *p, const kcbp_vec3 t[3], double best, kc
     if (p->g->def.kind != KCBP_SHAPE_BOX && isfinite(best) &&
         kcbp_gjk_separated(&tri, &p->g->convex, &p->in_mesh, best, &cache, NULL, NULL, NULL))
         return INFINITY;
-    return kcbp_convex_distance_points(&tri, &p->g->convex, &p->in_mesh, pt, ps);
+    double low, d = kcbp_convex_distance_points(&tri, &p->g->convex, &p->in_mesh, pt, ps, &low);
+    *lowest = fmin(*lowest, low);
+    return d;
 }
 
 /* ---- collide: shape-mesh ------------------------------------------------------- */
@@ -645,6 +650,7 @@ typedef struct {
     kcbp_vec3 pt, ps; /* on the triangle, on the shape (mesh frame) */
     uint32_t tri;
     bool found;
+    double lowest; /* the least proven lower bound of the triangles measured (== best unless GJK hit its cap) */
 } nearest;
 
 static void leaf_distance(const probe *p, const kcbp_aabb_tree *t, uint32_t i, double limit, nearest *n,
@@ -653,7 +659,7 @@ static void leaf_distance(const probe *p, const kcbp_aabb_tree *t, uint32_t i, d
     for (uint32_t k = 0; k < tree_leaf_size(t, i); k++) {
         kcbp_vec3 pt, ps;
         stats->tri_pairs++;
-        double d = tri_distance(p, tree_leaf_tri(t, i, k), n->best, &pt, &ps);
+        double d = tri_distance(p, tree_leaf_tri(t, i, k), n->best, &pt, &ps, &n->lowest);
         if (d < n->best && d <= limit) {
             n->best = d;
             n->pt = pt;
@@ -733,7 +739,7 @@ kcbp_status kcbp_shape_distance(const kcbp_model_impl *a, const kcbp_pose *pose_
     }
     if (both) {
         kcbp_vec3 pa, pb;
-        double d = kcbp_shape_pair_distance(&a->geom, &b->geom, &b_in_a, &pa, &pb);
+        double low, d = kcbp_shape_pair_distance(&a->geom, &b->geom, &b_in_a, &pa, &pb, &low);
         if (!(d <= limit)) {
             r->decided_by = KCBP_STAGE_SHAPE;
             r->distance_lower = fmax(lower, limit);
@@ -741,21 +747,25 @@ kcbp_status kcbp_shape_distance(const kcbp_model_impl *a, const kcbp_pose *pose_
         }
         r->within = true;
         r->decided_by = KCBP_STAGE_SHAPE;
-        r->distance = r->distance_lower = d;
+        r->distance = d;
+        r->distance_lower = fmax(0, fmin(d, low));
         r->point_a = kcbp_pose_apply(pose_a, pa);
         r->point_b = kcbp_pose_apply(pose_a, pb);
         r->tri_a = r->tri_b = KCBP_SHAPE_FEATURE;
         return KCBP_OK;
     }
-    /* The mesh's k-CBP against the shape: a lower bound. */
+    probe p;
+    const kcbp_pose *pose_s = shape == a ? pose_a : pose_b, *pose_m = shape == a ? pose_b : pose_a;
+    probe_make(&p, shape, pose_s, mesh, pose_m);
+    /* The mesh's k-CBP against the shape: its largest gap beyond one of
+     * the k-CBP's planes (see cbp_planes_apart; GJK there cost a third of a
+     * sphere's distance query and the bound only ends a clearance query), a
+     * lower bound on the distance. */
     if (o->use_cbp && kcbp_impl_has_cbp(mesh)) {
-        kcbp_support_cache cache = {{0, 0}};
-        kcbp_gjk_result g;
-        kcbp_gjk_distance(bound_convex(a), bound_convex(b), &b_in_a, NULL, &cache, &g);
+        double gap;
+        cbp_planes_apart(&p, mesh, margin, &gap);
         r->cbp_tested = true;
-        r->gjk_iterations = g.iterations;
-        bool apart = g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP;
-        r->cbp_distance = apart ? g.distance_lower : 0;
+        r->cbp_distance = gap > 0 ? gap : 0;
         lower = fmax(lower, r->cbp_distance - margin);
         if (limited && r->cbp_distance - margin > limit) {
             r->decided_by = KCBP_STAGE_CBP;
@@ -763,17 +773,16 @@ kcbp_status kcbp_shape_distance(const kcbp_model_impl *a, const kcbp_pose *pose_
             return KCBP_OK;
         }
     }
-    probe p;
-    const kcbp_pose *pose_s = shape == a ? pose_a : pose_b, *pose_m = shape == a ? pose_b : pose_a;
-    probe_make(&p, shape, pose_s, mesh, pose_m);
-    nearest n = {INFINITY, {0, 0, 0}, {0, 0, 0}, 0, false};
+    nearest n = {INFINITY, {0, 0, 0}, {0, 0, 0}, 0, false, INFINITY};
     distance_tree(&p, &mesh->tree, limit, lower, &n, &r->tree);
     if (!n.found) {
         r->distance_lower = fmax(lower, limit);
         return KCBP_OK;
     }
     r->within = true;
-    r->distance = r->distance_lower = n.best > 0 ? n.best : 0;
+    r->distance = n.best > 0 ? n.best : 0;
+    /* the triangles not measured were pruned by bounds above the best */
+    r->distance_lower = fmax(0, fmin(r->distance, n.lowest));
     kcbp_vec3 wt = kcbp_pose_apply(pose_m, n.pt), ws = kcbp_pose_apply(pose_m, n.ps);
     r->point_a = shape == a ? ws : wt;
     r->point_b = shape == a ? wt : ws;

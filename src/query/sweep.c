@@ -229,7 +229,9 @@ kcbp_status kcbp_sweep(const kcbp_model *ma, const kcbp_motion *motion_a, const 
             result->distance_queries++;
             result->tree.box_pairs += d.tree.box_pairs;
             result->tree.tri_pairs += d.tree.tri_pairs;
-            double step_m = d.within ? (d.distance - err_d) / mu : INFINITY;
+            /* the proven lower bound (a shape's GJK stopped at its cap
+             * reports one below its distance; the same for meshes) */
+            double step_m = d.within ? (d.distance_lower - err_d) / mu : INFINITY;
             if (d.within && d.distance <= stop_d) {
                 /* Near enough: confirm a contact with the exact test, at t
                  * when the distance is within rounding of 0, else at t +

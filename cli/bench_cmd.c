@@ -669,6 +669,9 @@ int kcbp_cli_bench(int argc, char **argv)
         switch (c) {
         case 'h': fputs(bench_help, stdout); return KCBP_EXIT_OK;
         case OPT_MESH:
+            if (kcbp_cli_is_shape(optarg))
+                return kcbp_cli_usage_error("bench", "--mesh takes a mesh file, not the shape '%s' (a file of that "
+                                            "name is ./%s)", optarg, optarg);
             if (o.nmeshes >= MAX_MESHES)
                 return kcbp_cli_usage_error("bench", "at most %d meshes", MAX_MESHES);
             o.meshes[o.nmeshes++] = optarg;

@@ -76,6 +76,9 @@ int kcbp_cli_cbp(int argc, char **argv)
     }
     if (!mesh_path)
         return kcbp_cli_usage_error(cmd, "missing MESH.obj");
+    if (kcbp_cli_is_shape(mesh_path))
+        return kcbp_cli_usage_error(cmd, "'%s' is a shape: a shape is its own convex bound and has no k-CBP "
+                                    "(a file of that name is ./%s)", mesh_path, mesh_path);
 
     kcbp_error err;
     kcbp_mesh *mesh;

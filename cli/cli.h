@@ -17,6 +17,7 @@
 #include "bv.h"
 #include "hitrate.h"
 #include "interrupt.h"
+#include "json_line.h"
 #include "progress.h"
 #include "report.h"
 #include "scene_layout.h"
@@ -127,7 +128,33 @@ bool kcbp_cli_parse_shard(const char *s, long *i, long *n);
 kcbp_status kcbp_cli_scene_read(kcbp_scene **scene, const char *path, const kcbp_cli_scene_options *o,
                                 kcbp_error *err);
 
-/* Loads an OBJ file and builds its model, adding the times of both steps
+/* Shapes on the command line (shape_cli.c): an argument spelled
+ * "sphere:R", "capsule:R:L", "box:X:Y:Z" or "cylinder:R:L" is a shape,
+ * never a file (./sphere:1 names the file). */
+bool kcbp_cli_is_shape(const char *arg);
+/* KCBP_EXIT_OK when arg is not a shape or a good one, else a usage error
+ * naming the bad number. */
+int kcbp_cli_check_shape_arg(const char *cmd, const char *arg);
+/* Builds the shape arg spells (kcbp_shape_parse, kcbp_model_build_shape). */
+kcbp_status kcbp_cli_build_shape(const char *arg, kcbp_model *model, kcbp_error *err);
+/* A shape's description for a report: "shape": "capsule", "radius": r,
+ * "length": L (a sphere's radius; a box's "size": [x, y, z]; a hull's
+ * "vertices"), written into the object being built (kcbp_jl, json_line.h:
+ * an opaque pointer here), or as a new cJSON object. */
+void kcbp_cli_jl_shape(kcbp_jl *w, const kcbp_model *model);
+cJSON *kcbp_cli_json_shape(const kcbp_model *model);
+/* A triangle index for a report: the number, or null for a shape's
+ * KCBP_SHAPE_FEATURE; a pair of them as a JSON array. NULL when out of
+ * memory. */
+cJSON *kcbp_cli_json_index(uint32_t i);
+cJSON *kcbp_cli_json_pair(uint32_t a, uint32_t b);
+/* In a report line made by kcbp_report_collide_line, KCBP_SHAPE_FEATURE's
+ * digits in the triangle-index arrays ("contacts", "faces", "face_tris",
+ * "triangles") become null, in place (the line only shrinks). */
+void kcbp_cli_null_shape_indices(char *line);
+
+/* Loads a mesh file and builds its model, or builds the shape the argument
+ * spells (kcbp_cli_is_shape), adding the times of both steps
  * to t->load_ms and t->build_ms; errors are prefixed with the path
  * (pair_query.c). */
 kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,

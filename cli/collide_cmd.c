@@ -71,6 +71,13 @@ static const char collide_help[] =
     "Stages: the world boxes of the k-CBPs, then GJK on the k-CBPs (EPA measures\n"
     "their overlap), then the AABB trees and Moller's triangle test, which decide.\n"
     "\n"
+    "Shapes: A or B may be sphere:R, capsule:R:L (radius, length of its segment),\n"
+    "box:X:Y:Z (full side lengths) or cylinder:R:L (radius, height): centred at the\n"
+    "origin of its own frame, axis along z (FCL's conventions); a file so named is\n"
+    "./sphere:1. Shapes are solids (a mesh inside one collides with it), meshes are\n"
+    "surfaces; the shape's side of a contact is null, and the report describes it\n"
+    "(\"b\": {\"shape\": \"capsule\", \"radius\": R, \"length\": L}).\n"
+    "\n"
     "Triangles that only touch (at a point or along an edge) count as colliding.\n"
     "Contacts are [triangle of A, triangle of B], 0-based in file order after\n"
     "polygons are split into triangles.\n"
@@ -173,6 +180,8 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         return rc;
     if (args->geometry && args->opts.contacts == KCBP_CONTACTS_NONE)
         return kcbp_cli_usage_error("collide", "--geometry needs --contacts first or all");
+    if (args->geometry && (kcbp_cli_is_shape(args->pair.path_a) || kcbp_cli_is_shape(args->pair.path_b)))
+        return kcbp_cli_usage_error("collide", "--geometry intersects triangle pairs: it takes two meshes, not a shape");
     /* A single pose's report gives the k-CBPs' distance or depth; a pose
      * file's lines do when asked, since measuring costs more than the answer
      * and keeps the poses from sharing a pair cache (kcbp_collide_cached). */
@@ -237,6 +246,8 @@ static char *pose_line(const kcbp_collide_result *result, const collide_args *ar
     char *line = kcbp_report_collide_line(result, a, b, times, &ro);
     if (!line)
         kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
+    else if (kcbp_model_shape(a, NULL) || kcbp_model_shape(b, NULL))
+        kcbp_cli_null_shape_indices(line); /* a shape's side of a contact: null */
     return line;
 }
 
@@ -261,7 +272,8 @@ static int export_pose(const char *dir, const kcbp_cli_pair *p, const kcbp_pose 
     kcbp_error err = {0};
     kcbp_status st = KCBP_OK;
     for (int i = 0; i < 2 && st == KCBP_OK; i++) {
-        uint8_t *marked = calloc(kcbp_mesh_triangle_count(kcbp_model_mesh(models[i])), 1);
+        const kcbp_mesh *shown = kcbp_model_display_mesh(models[i]);
+        uint8_t *marked = shown ? calloc(kcbp_mesh_triangle_count(shown) + 1, 1) : NULL;
         if (!marked) {
             st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "--export: out of memory");
             break;

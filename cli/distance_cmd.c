@@ -48,6 +48,13 @@ static const char distance_help[] =
     "prove the meshes farther than D); then the AABB trees, nearest node pairs\n"
     "first, pruned by the best triangle distance found so far.\n"
     "\n"
+    "Shapes: A or B may be sphere:R, capsule:R:L (radius, length of its segment),\n"
+    "box:X:Y:Z (full side lengths) or cylinder:R:L (radius, height): centred at the\n"
+    "origin of its own frame, axis along z (FCL's conventions); a file so named is\n"
+    "./sphere:1. Shapes are solids (a mesh inside one collides with it), meshes are\n"
+    "surfaces; the shape's side of a contact is null, and the report describes it\n"
+    "(\"b\": {\"shape\": \"capsule\", \"radius\": R, \"length\": L}).\n"
+    "\n"
     "Points are in the world frame; triangles are 0-based in file order after\n"
     "polygons are split into triangles, as kcbp collide reports them.\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input.\n";
@@ -148,8 +155,7 @@ static cJSON *report(const kcbp_distance_result *r, double max_distance, const k
         failed |= !cJSON_AddNumberToObject(o, "distance", r->distance);
         add_vec3(o, "point_a", r->point_a, &failed);
         add_vec3(o, "point_b", r->point_b, &failed);
-        int tris[2] = {(int)r->tri_a, (int)r->tri_b};
-        cJSON *tr = cJSON_CreateIntArray(tris, 2);
+        cJSON *tr = kcbp_cli_json_pair(r->tri_a, r->tri_b); /* null for a shape's side */
         failed |= !tr || !cJSON_AddItemToObject(o, "triangles", tr);
         if (failed && tr && !cJSON_GetObjectItem(o, "triangles"))
             cJSON_Delete(tr);

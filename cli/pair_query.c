@@ -10,6 +10,11 @@ kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts
                                 kcbp_timings *t, kcbp_error *err)
 {
     double t0 = kcbp_cli_now_ms();
+    if (kcbp_cli_is_shape(path)) {
+        kcbp_status st = kcbp_cli_build_shape(path, model, err);
+        t->build_ms += kcbp_cli_now_ms() - t0;
+        return st;
+    }
     kcbp_mesh *mesh;
     kcbp_status st = kcbp_mesh_load(path, &mesh, err);
     double t1 = kcbp_cli_now_ms();
@@ -139,7 +144,12 @@ int kcbp_cli_pair_paths(const char *cmd, int argc, char **argv, bool use_cbp, kc
                         kcbp_model_options *model)
 {
     if (argc - optind != 2)
-        return kcbp_cli_usage_error(cmd, "expected two mesh files, got %d", argc - optind);
+        return kcbp_cli_usage_error(cmd, "expected two mesh files or shapes, got %d", argc - optind);
+    for (int i = 0; i < 2; i++) {
+        int rc = kcbp_cli_check_shape_arg(cmd, argv[optind + i]);
+        if (rc != KCBP_EXIT_OK)
+            return rc;
+    }
     if (!use_cbp)
         model->k = 0;
     model->k_fine = 0;

@@ -28,6 +28,8 @@ static cJSON *finish(build_state *s, cJSON *obj)
 
 cJSON *kcbp_report_mesh(const kcbp_model *model)
 {
+    if (kcbp_model_shape(model, NULL)) /* a shape: its kind and numbers (shape_cli.c) */
+        return kcbp_cli_json_shape(model);
     build_state s = {false};
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -48,6 +50,11 @@ static void line_mesh(kcbp_jl *w, const char *key, const kcbp_model *model)
 {
     kcbp_jl_key(w, key);
     kcbp_jl_open(w, '{');
+    if (kcbp_model_shape(model, NULL)) { /* a shape: its kind and numbers (shape_cli.c) */
+        kcbp_cli_jl_shape(w, model);
+        kcbp_jl_close(w, '}');
+        return;
+    }
     const kcbp_mesh *mesh = kcbp_model_mesh(model);
     const kcbp_cbp *cbp = kcbp_model_cbp(model);
     kcbp_jl_key(w, "vertices");

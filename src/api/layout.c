@@ -10,6 +10,7 @@
 #include <kcbp/mesh.h>
 #include <kcbp/pose.h>
 #include <kcbp/scene.h>
+#include <kcbp/shape.h>
 #include <kcbp/sweep.h>
 #include <kcbp/world.h>
 
@@ -29,6 +30,7 @@ static const layout_entry entries[] = {
     S(kcbp_model_options), F(kcbp_model_options, k), F(kcbp_model_options, dirs), F(kcbp_model_options, k_fine),
     F(kcbp_model_options, solid),
     S(kcbp_model), F(kcbp_model, impl),
+    S(kcbp_shape), F(kcbp_shape, kind), F(kcbp_shape, radius), F(kcbp_shape, length), F(kcbp_shape, size),
     S(kcbp_collide_options), F(kcbp_collide_options, contacts), F(kcbp_collide_options, use_cbp),
     F(kcbp_collide_options, cbp_measure), F(kcbp_collide_options, skip_bounds), F(kcbp_collide_options, solid),
     S(kcbp_collide_result), F(kcbp_collide_result, collide), F(kcbp_collide_result, decided_by),

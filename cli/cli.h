@@ -112,7 +112,7 @@ enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_MAX_CO
  * line_done (may be NULL) follows each whole line. Either returning false
  * stops the evaluation (KCBP_ERR_IO). */
 typedef struct {
-    bool (*write)(void *ctx, const char *p, size_t n);
+    bool (*write)(void *ctx, const char *p, size_t n, const char *tail); /* tail: json_stream.h */
     bool (*line_done)(void *ctx);
     void *ctx;
 } kcbp_cli_frame_sink;

@@ -50,9 +50,11 @@ void kcbp_cli_partial_begin(const char *path)
             break;
         }
     pthread_mutex_unlock(&state_mutex);
-    /* For tests/test_interrupt.py: stop here, with the file half made, so
-     * that a signal can be sent at exactly this point; once continued, give
-     * the signal thread the time to act before this thread goes on. */
+    kcbp_cli_test_stop(); /* the file half made */
+}
+
+void kcbp_cli_test_stop(void)
+{
     if (getenv("KCBP_TEST_STOP_WRITING")) {
         raise(SIGSTOP);
         sleep(10);

@@ -41,6 +41,13 @@ void kcbp_cli_partial_end(const char *path);
 typedef void (*kcbp_cli_drain_fn)(void *ctx);
 void kcbp_cli_interrupt_set_drain(kcbp_cli_drain_fn fn, void *ctx);
 
+/* For tests/test_interrupt.py: with KCBP_TEST_STOP_WRITING set in the
+ * environment, the process stops itself (SIGSTOP) here, so that a signal
+ * can be sent at exactly this point (a file half made, a line written in
+ * part); once continued, it gives the signal thread 10 s to act before it
+ * goes on. Nothing otherwise. */
+void kcbp_cli_test_stop(void);
+
 /* The signal mask the program had before install (for posix_spawnattr). */
 void kcbp_cli_interrupt_default_mask(sigset_t *mask);
 

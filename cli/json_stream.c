@@ -30,10 +30,40 @@ void kcbp_js_restart(kcbp_js *w)
     w->after_key = false;
 }
 
+/* w->tail for what is held now (kcbp_js_write_fn). */
+static void make_tail(kcbp_js *w)
+{
+    char *t = w->tail;
+    size_t n = 0;
+    if (w->depth == 0) {
+        if (w->len && w->buf[w->len - 1] != '\n')
+            t[n++] = '\n';
+        t[n] = '\0';
+        return;
+    }
+    if (w->after_key) {
+        memcpy(t + n, "null", 4);
+        n += 4;
+    }
+    for (int d = w->depth; d >= 1; d--) {
+        if (d == 1 && w->type[1] == '{') {
+            static const char mark[] = "\"interrupted\":true";
+            if (w->count[1] > 0)
+                t[n++] = ',';
+            memcpy(t + n, mark, sizeof mark - 1);
+            n += sizeof mark - 1;
+        }
+        t[n++] = w->type[d] == '{' ? '}' : ']';
+    }
+    t[n++] = '\n';
+    t[n] = '\0';
+}
+
 bool kcbp_js_flush(kcbp_js *w)
 {
     if (w->len && !w->failed && w->write) {
-        w->failed = !w->write(w->ctx, w->buf, w->len);
+        make_tail(w);
+        w->failed = !w->write(w->ctx, w->buf, w->len, w->tail);
         w->flushed = true;
     }
     if (w->write)
@@ -80,11 +110,14 @@ static void put(kcbp_js *w, const char *s, size_t n)
     }
     memcpy(w->buf + w->len, s, n);
     w->len += n;
-    if (w->len >= w->hold)
-        kcbp_js_flush(w);
 }
 
-void kcbp_js_raw(kcbp_js *w, const char *p, size_t n) { put(w, p, n); }
+void kcbp_js_raw(kcbp_js *w, const char *p, size_t n)
+{
+    put(w, p, n);
+    if (w->depth == 0 && w->len >= w->hold)
+        kcbp_js_flush(w);
+}
 
 static void newline(kcbp_js *w)
 {
@@ -101,6 +134,10 @@ static void newline(kcbp_js *w)
 /* Before a value or a key: a comma and, pretty, a new line. */
 static void begin(kcbp_js *w)
 {
+    /* the only place, with kcbp_js_raw, where held bytes are handed on:
+     * between values of the outer two levels (kcbp_js_write_fn) */
+    if (!w->after_key && w->depth <= 2 && w->len >= w->hold)
+        kcbp_js_flush(w);
     if (w->after_key) {
         w->after_key = false;
         return;
@@ -118,6 +155,7 @@ void kcbp_js_open(kcbp_js *w, char c)
     if (w->depth < KCBP_JS_MAX_DEPTH)
         w->depth++;
     w->count[w->depth] = 0;
+    w->type[w->depth] = c;
 }
 
 void kcbp_js_close(kcbp_js *w, char c)

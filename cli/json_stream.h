@@ -16,8 +16,15 @@
 
 #define KCBP_JS_MAX_DEPTH 16
 
-/* Writes n bytes; false when it could not (the writer then fails). */
-typedef bool (*kcbp_js_write_fn)(void *ctx, const char *p, size_t n);
+/* Writes n bytes; false when it could not (the writer then fails). tail:
+ * what would end the document as valid JSON if nothing more came ("" when
+ * the bytes end a line; otherwise the open containers closed, the frame's
+ * object given "interrupted":true, and a newline), for whoever has to end
+ * the line early (a signal, interrupt.h). The writer hands bytes on only
+ * between the values of the outer two levels (a frame's members, the pairs
+ * of its array) or between lines, so that a tail never ends a value
+ * halfway. */
+typedef bool (*kcbp_js_write_fn)(void *ctx, const char *p, size_t n, const char *tail);
 
 typedef struct {
     kcbp_js_write_fn write;
@@ -31,6 +38,8 @@ typedef struct {
     int depth;
     uint64_t count[KCBP_JS_MAX_DEPTH + 1]; /* values in each open container */
     bool after_key;
+    char type[KCBP_JS_MAX_DEPTH + 1]; /* '{' or '[': each open container */
+    char tail[64];                   /* see kcbp_js_write_fn */
 } kcbp_js;
 
 /* hold: bytes kept before they are written (SIZE_MAX: all, until

@@ -12,7 +12,7 @@ static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
     "                  [--contacts none|first|all] [--max-contacts N] [--max-pairs N] [--mesh-root DIR]\n"
     "                  [--margin D] [--solid] [--ccd] [--jobs N] [--shard I/N] [--no-adaptive]\n"
-    "                  [--export DIR|FILE.glb [--frame F]] [--html FILE] [--pretty]\n"
+    "                  [--export DIR|FILE.glb [--frame F]] [--html FILE] [--pretty] [--progress]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a box-tree broad\n"
@@ -60,6 +60,8 @@ static const char scene_help[] =
     "                    reports keep what --contacts asks), and the frames are printed\n"
     "                    once the page is written; at most 2000000 objects x frames\n"
     "  --pretty          indent each document\n"
+    "  --progress        frames done, their rate and the time left on stderr, also\n"
+    "                    when it is not a terminal (on a terminal: always)\n"
     "  --margin D        objects within distance D (>= 0) of each other count as\n"
     "                    colliding (each inflated by D/2), listed with no contacts\n"
     "  --ccd             continuous collision: every frame after the first also lists,\n"
@@ -81,8 +83,10 @@ static const char scene_help[] =
     "standard input (meshes are then found from the current folder).\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input\n"
     "(the scene file or a mesh; the message names the field), 4 out of memory or a\n"
-    "failed write. A frame that fails after part of its line was written ends that\n"
-    "line with \"error\": message.\n";
+    "failed write, 130 (SIGINT) or 143 (SIGTERM) when interrupted: the frames done\n"
+    "are written, and a frame's line written in part is ended as JSON with\n"
+    "\"interrupted\": true. A frame that fails after part of its line was written\n"
+    "ends that line with \"error\": message.\n";
 
 kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
 {
@@ -390,6 +394,8 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     /* The fine k-CBPs serve only from a pair's second frame on. */
     kcbp_model_options mo = o->model;
     uint32_t frames = kcbp_scene_frame_count(scene);
+    if (index < 0) /* kcbp scene counts frames; kcbp batch, scenes */
+        kcbp_cli_progress_total(frames);
     mo.k_fine = frames >= 2 ? KCBP_CBP_K_FINE_DEFAULT : 0;
     if ((o->export_dir || o->export_glb) && o->export_frame >= (long)frames) {
         kcbp_scene_free(scene);
@@ -561,24 +567,44 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     return kcbp_cli_print_text(text);
 }
 
-/* kcbp scene's frame sink: the report's bytes to stdout, flushed after
- * each frame. */
-static bool write_stdout(void *ctx, const char *p, size_t n)
+/* kcbp scene's frame sink: the report's bytes to stdout under the output
+ * lock, flushed after each frame; the tail that would end a line written in
+ * part, for a signal (drain_stdout). */
+typedef struct {
+    char tail[64];
+} stdout_sink;
+
+static bool write_stdout(void *ctx, const char *p, size_t n, const char *tail)
 {
-    (void)ctx;
-    return fwrite(p, 1, n, stdout) == n;
+    stdout_sink *s = ctx;
+    kcbp_cli_output_lock();
+    bool ok = fwrite(p, 1, n, stdout) == n;
+    snprintf(s->tail, sizeof s->tail, "%s", tail);
+    kcbp_cli_output_unlock();
+    if (tail[0])
+        kcbp_cli_test_stop(); /* a line written in part */
+    return ok;
 }
 
 static bool flush_stdout(void *ctx)
 {
     (void)ctx;
+    kcbp_cli_progress_add(1);
     return fflush(stdout) == 0;
+}
+
+/* On a signal (interrupt.h; under the output lock): a frame's line written
+ * in part is ended as JSON, marked "interrupted". */
+static void drain_stdout(void *ctx)
+{
+    stdout_sink *s = ctx;
+    fputs(s->tail, stdout);
 }
 
 int kcbp_cli_scene(int argc, char **argv)
 {
     enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY, OPT_EXPORT, OPT_FRAME, OPT_HTML, OPT_JOBS,
-           OPT_SHARD };
+           OPT_SHARD, OPT_PROGRESS };
     static const struct option longopts[] = {
         KCBP_CLI_SCENE_LONGOPTS,
         {"pretty", no_argument, NULL, OPT_PRETTY},
@@ -591,6 +617,7 @@ int kcbp_cli_scene(int argc, char **argv)
         {"html", required_argument, NULL, OPT_HTML},
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"shard", required_argument, NULL, OPT_SHARD},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -613,6 +640,7 @@ int kcbp_cli_scene(int argc, char **argv)
         switch (c) {
         case 'h': fputs(scene_help, stdout); return KCBP_EXIT_OK;
         case OPT_PRETTY: o.pretty = true; break;
+        case OPT_PROGRESS: kcbp_cli_progress_force(); break;
         case OPT_GENERATE: gen = optarg; break;
         case OPT_EXPORT:
             if (kcbp_view_is_glb(optarg))
@@ -673,8 +701,12 @@ int kcbp_cli_scene(int argc, char **argv)
     kcbp_error err = {0};
     if (o.export_dir && kcbp_cli_export_prepare(o.export_dir, &err) != KCBP_OK)
         return kcbp_cli_export_fail(&err);
-    kcbp_cli_frame_sink sink = {write_stdout, flush_stdout, NULL};
+    stdout_sink out = {{0}};
+    kcbp_cli_frame_sink sink = {write_stdout, flush_stdout, &out};
+    kcbp_cli_interrupt_set_drain(drain_stdout, &out);
+    kcbp_cli_progress_begin("scene", "frames", 0);
     kcbp_status st = kcbp_cli_scene_eval(argv[optind], &o, -1, &sink, &err);
+    kcbp_cli_progress_end();
     if (st == KCBP_ERR_IO && ferror(stdout))
         return kcbp_cli_flush(); /* says why the write failed */
     if (st != KCBP_OK && (o.html || o.export_glb) && (!strncmp(err.msg, "--html", 6) || !strncmp(err.msg, "--export", 8)))

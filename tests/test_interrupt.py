@@ -189,6 +189,66 @@ def _():
     assert p.returncode == 0, f"status {p.returncode}"
 
 
+# Scenes: 600 small tetrahedra at one place, 179,700 colliding pairs in one
+# frame (a line of 4 MB, streamed); 120 copies of the thesis scene for batch.
+with open(os.path.join(tmp, "t.obj"), "w") as f:
+    f.write("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\n")
+big = os.path.join(tmp, "big.json")
+with open(big, "w") as f:
+    json.dump({"objects": [{"name": f"o{i}", "mesh": "t.obj", "position": [i * 1e-4, 0, 0]} for i in range(600)]}, f)
+thesis = os.path.join(tmp, "thesis.json")
+with open(thesis, "w") as f:
+    subprocess.run([EXE, "scene", "--generate", "thesis", "--mesh", A, "--n", "100", "--seed", "1"], stdout=f, check=True)
+
+
+@case("scene: a frame's line written in part when SIGINT comes is ended as JSON, marked interrupted")
+def _():
+    # stdout to a file: a pipe would fill (and block the write) before the
+    # program stops in its first piece of the line
+    env = dict(os.environ, KCBP_TEST_STOP_WRITING="1")
+    with tempfile.TemporaryFile() as o:
+        p = subprocess.Popen([EXE, "scene", big, "--jobs", "1"], stdout=o, stderr=subprocess.PIPE, env=env)
+        assert stopped(p.pid), "kcbp never stopped in a line written in part"
+        p.send_signal(signal.SIGINT)
+        p.send_signal(signal.SIGCONT)
+        err = p.communicate(timeout=60)[1].decode("utf-8", "replace")
+        o.seek(0)
+        out = o.read()
+    assert p.returncode == 130, f"status {p.returncode}, stderr {err!r}"
+    lines = whole_json_lines(out)
+    assert len(lines) == 1, f"{len(lines)} lines"
+    last = json.loads(lines[-1])
+    assert last.get("interrupted") is True and len(last["colliding"]) > 0, lines[-1][-200:]
+
+
+@case("scene --progress: frames counted on stderr, stdout unchanged")
+def _():
+    plain = subprocess.run([EXE, "scene", thesis, "--jobs", "1", "--mesh-root", "/"], capture_output=True)
+    prog = subprocess.run([EXE, "scene", thesis, "--jobs", "1", "--mesh-root", "/", "--progress"],
+                          capture_output=True)
+    assert plain.returncode == prog.returncode == 0
+    strip = lambda o: [{k: v for k, v in json.loads(l).items() if k != "time_ms"} for l in o.decode().splitlines()]
+    assert strip(plain.stdout) == strip(prog.stdout), "stdout differs with --progress"
+    assert plain.stderr == b"", plain.stderr
+    assert b"kcbp scene: 1/1 frames" in prog.stderr, prog.stderr
+
+
+for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+    @case(f"batch --jobs 2, {sig.name} after a few scenes: status {code}, whole lines, finished scenes kept")
+    def _():
+        rc, out, err, dt = interrupt_after_lines(["batch", "--jobs", "2", "--mesh-root", "/", "--progress"] + [thesis] * 120, sig,
+                                                 start_new_session=True)
+        assert rc == code, f"status {rc}, stderr {err!r}"
+        idx = [json.loads(l)["index"] for l in whole_json_lines(out)]
+        assert 3 <= len(idx) < 120, f"{len(idx)} lines"
+        k = 0
+        while k < len(idx) and idx[k] == k:
+            k += 1
+        assert all(i > k for i in idx[k:]) and len(set(idx)) == len(idx), f"indices {idx}"
+        assert "interrupted" in err or "terminated" in err, err
+        assert dt < 10, f"took {dt:.1f} s to stop"
+
+
 subprocess.run(["rm", "-rf", tmp])
 print(f"[==========] interrupt: {passed + failed} test(s) run.")
 print(f"[  PASSED  ] {passed} test(s).")

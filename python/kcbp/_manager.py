@@ -12,6 +12,8 @@ import math
 import threading
 from ctypes import POINTER, byref, c_bool, c_double, c_int, c_size_t, c_uint32, c_uint64, c_void_p
 
+import numpy as np
+
 from . import _lib
 from ._api import Mesh, _Shape, _pose
 from ._lib import Error, Vec3, lib
@@ -122,6 +124,16 @@ class CollisionManager:
         self._dist = dist_t()
         self._objs = {}    # name -> (id, geometry, the geometry's model in use)
         self._names = {}   # id -> name
+        # set_transform's fast path: a 4x4 numpy matrix is copied into
+        # _buf (through the view _mat) and checked and converted by the
+        # library into _pose, as kcbp.pose's checks do (kcbp_poses_from_matrices).
+        self._buf = (c_double * 16)()
+        self._mat = np.frombuffer(self._buf, dtype=np.float64).reshape(4, 4)
+        self._pose = _lib.Pose()
+        self._pose_at = ctypes.addressof(self._pose)
+        self._buf_addr = ctypes.addressof(self._buf)
+        self._fast = _lib.HAS_POSE_FORMS
+        self._ferr = _lib.ErrorStruct()
 
     # --- lifetime ---------------------------------------------------------
 
@@ -215,13 +227,22 @@ class CollisionManager:
     def set_transform(self, name, transform):
         """Moves the object named name to transform (the pairs' caches are
         kept: small moves are cheap to test again)."""
-        pose = _pose(transform, "transform")
         with self._lock:
             w = self._open_world()
             entry = self._objs.get(name) if isinstance(name, str) else None
             if entry is None:
                 raise Error("set_transform: %r is not in the manager" % (name,))
+            pose = self._pose
+            if not (self._fast and type(transform) is np.ndarray and transform.shape == (4, 4)
+                    and transform.dtype == np.float64
+                    and lib.kcbp_poses_from_matrices(self._buf_at(transform), 1, 16, self._pose_at, self._ferr) == 0):
+                pose = _pose(transform, "transform")  # the other forms, and the errors' messages
             _lib.check(lib.kcbp_world_set_pose(w, entry[0], byref(pose), self._err), self._err)
+
+    def _buf_at(self, m):
+        """The address of _buf, holding the 4x4 matrix m (as float64)."""
+        self._mat[...] = m
+        return self._buf_addr
 
     # --- queries --------------------------------------------------------------
 

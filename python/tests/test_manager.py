@@ -156,6 +156,12 @@ def test_return_shapes_and_empty():
     assert d == 0.0 and names == ("alpha", "zeta")
     cm.set_transform("alpha", kcbp.pose((2.5, 0, 0)))
     assert cm.min_distance_internal(return_names=True) == (pytest.approx(0.5), ("alpha", "zeta"))
+    # the other forms a transform takes (set_transform's fast path is for float64 4x4 arrays)
+    for t in ([[1, 0, 0, 2.25], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], (2.25, 0, 0, 0, 0, 1, 0),
+              kcbp.pose((2.25, 0, 0)).astype(np.float32), np.asfortranarray(kcbp.pose((2.25, 0, 0)))):
+        cm.set_transform("alpha", kcbp.pose((9, 0, 0)))
+        cm.set_transform("alpha", t)
+        assert cm.min_distance_internal() == pytest.approx(0.25)
     assert "alpha" in cm and "beta" not in cm and len(cm) == 2
 
 

@@ -5,6 +5,7 @@ lifetime (no order of calls crashes)."""
 import gc
 import math
 import os
+import time
 import types
 
 import numpy as np
@@ -253,5 +254,49 @@ def test_with_and_del():
     for _ in range(3):
         cm = kcbp.CollisionManager()
         cm.add_object("b", kcbp.Box(1, 2, 3))
+        del cm
+        gc.collect()
+
+
+def test_threads_and_close_in_any_order():
+    """Threads moving, querying and removing while another closes the
+    meshes and then the manager: clean kcbp.Errors, never a crash."""
+    import threading
+    for round_ in range(3):
+        cm = kcbp.CollisionManager()
+        meshes = [kcbp.load(BUNNY), kcbp.Sphere(0.3)]
+        for i in range(8):
+            cm.add_object("o%d" % i, meshes[i % 2], kcbp.pose((0.4 * i, 0, 0)))
+        stop = threading.Event()
+        errors = []
+
+        def worker(k):
+            rng = np.random.default_rng(k)
+            while not stop.is_set():
+                try:
+                    name = "o%d" % rng.integers(8)
+                    cm.set_transform(name, kcbp.pose(rng.uniform(0, 3, size=3)))
+                    cm.in_collision_internal(return_names=True)
+                    cm.min_distance_single(meshes[k % 2], kcbp.pose((1, 1, 0)))
+                    cm.min_distance_internal()
+                    if k == 0 and rng.random() < 0.1:
+                        cm.remove_object(name)
+                except kcbp.Error as e:
+                    if e.code != "closed" and "not in the manager" not in str(e):
+                        errors.append(e)
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
+        for t in threads:
+            t.start()
+        time.sleep(0.05)
+        for m in meshes:
+            m.close()
+        time.sleep(0.05)
+        if round_ != 1:
+            cm.close()
+        time.sleep(0.02)
+        stop.set()
+        for t in threads:
+            t.join()
+        assert not errors
         del cm
         gc.collect()

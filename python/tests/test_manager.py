@@ -270,7 +270,7 @@ def test_threads_and_close_in_any_order():
         stop = threading.Event()
         errors = []
 
-        def worker(k):
+        def worker(k, cm):
             rng = np.random.default_rng(k)
             while not stop.is_set():
                 try:
@@ -284,7 +284,7 @@ def test_threads_and_close_in_any_order():
                 except kcbp.Error as e:
                     if e.code != "closed" and "not in the manager" not in str(e):
                         errors.append(e)
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
+        threads = [threading.Thread(target=worker, args=(k, cm)) for k in range(3)]
         for t in threads:
             t.start()
         time.sleep(0.05)

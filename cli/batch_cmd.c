@@ -197,17 +197,6 @@ static void *worker(void *arg)
     }
 }
 
-bool kcbp_cli_parse_shard(const char *s, long *i, long *n)
-{
-    const char *slash = strchr(s, '/');
-    if (!slash || slash == s || (size_t)(slash - s) >= 32)
-        return false;
-    char first[32];
-    memcpy(first, s, (size_t)(slash - s));
-    first[slash - s] = '\0';
-    return kcbp_cli_parse_int(first, 0, 1000000, i) && kcbp_cli_parse_int(slash + 1, 1, 1000000, n) && *i < *n;
-}
-
 int kcbp_cli_batch(int argc, char **argv)
 {
     enum { OPT_JOBS = 2000, OPT_SHARD, OPT_PROGRESS };

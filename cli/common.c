@@ -94,3 +94,14 @@ cJSON *kcbp_cli_add_string(cJSON *object, const char *key, const char *s)
     free(valid);
     return item;
 }
+
+bool kcbp_cli_parse_shard(const char *s, long *i, long *n)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash || slash == s || (size_t)(slash - s) >= 32)
+        return false;
+    char first[32];
+    memcpy(first, s, (size_t)(slash - s));
+    first[slash - s] = '\0';
+    return kcbp_cli_parse_int(first, 0, 1000000, i) && kcbp_cli_parse_int(slash + 1, 1, 1000000, n) && *i < *n;
+}

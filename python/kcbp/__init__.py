@@ -25,8 +25,8 @@ parallel (models are read-only during queries).
 from ._lib import VERSION, Error
 from ._api import Box, Capsule, Cylinder, Mesh, Sphere, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
 from ._scene import Scene
-from ._manager import CollisionManager
+from ._manager import CollisionManager, ContactData
 
 __version__ = VERSION
-__all__ = ["Error", "Mesh", "Scene", "CollisionManager", "Sphere", "Capsule", "Box", "Cylinder", "cbp", "collide", "collide_many", "distance", "load", "pose", "sweep",
+__all__ = ["Error", "Mesh", "Scene", "CollisionManager", "ContactData", "Sphere", "Capsule", "Box", "Cylinder", "cbp", "collide", "collide_many", "distance", "load", "pose", "sweep",
            "VERSION", "RIGID_TOL"]

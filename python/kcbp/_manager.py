@@ -15,7 +15,7 @@ from ctypes import POINTER, byref, c_bool, c_double, c_int, c_size_t, c_uint32, 
 import numpy as np
 
 from . import _lib
-from ._api import Mesh, _Shape, _pose
+from ._api import Mesh, _matrix_of, _Shape, _pose, collide
 from ._lib import Error, Vec3, lib
 
 _P = POINTER
@@ -74,6 +74,44 @@ def _as_geometry(mesh):
     return Mesh(v, f)
 
 
+class ContactData:
+    """One contact of a manager's answer with return_data=True, as
+    trimesh's ContactData: ``names``, the set of the two objects' names
+    ("__external" for the mesh of a *_single query); ``index(name)``, the
+    triangle of that object (None for a shape); ``point``, a point where
+    the two triangles meet, and ``normal``, that contact's unit normal from
+    the first name's triangle toward the other's (None when it vanishes, and
+    both None when a side is a shape), as kcbp.collide(..., geometry=True)
+    constructs them in double. No ``depth``: kcbp answers whether meshes
+    touch and how far apart they are, not how deep they are."""
+
+    __slots__ = ("names", "_index", "point", "normal")
+
+    def __init__(self, names, index, point, normal):
+        self.names = set(names)
+        self._index = index
+        self.point = point
+        self.normal = normal
+
+    def index(self, name):
+        return self._index[name]
+
+    def __repr__(self):
+        return "kcbp.ContactData(names=%r, index=%r, point=%r)" % (sorted(self.names), self._index, self.point)
+
+
+def _contacts(name_a, geom_a, pose_a, name_b, geom_b, pose_b):
+    """Every contact of the pair, as ContactData."""
+    shapes = isinstance(geom_a, _Shape) or isinstance(geom_b, _Shape)
+    r = collide(geom_a, geom_b, _matrix_of(pose_a), _matrix_of(pose_b), contacts="all", geometry=not shapes)
+    out = []
+    for i, (ta, tb) in enumerate(r["contacts"]):
+        g = None if shapes else r["geometry"][i]
+        out.append(ContactData((name_a, name_b), {name_a: ta, name_b: tb}, None if g is None else g["point"],
+                               None if g is None else g["normal"]))
+    return out
+
+
 class CollisionManager:
     """Many posed meshes and the queries of a simulation or planning loop,
     with trimesh.collision.CollisionManager's names and answers:
@@ -84,11 +122,14 @@ class CollisionManager:
       transform a 4x4 rigid matrix (None: identity) or anything kcbp.pose
       and the pair functions take (7 numbers "tx ty tz ax ay az deg");
     - ``remove_object(name)``, ``set_transform(name, transform)``;
-    - ``in_collision_internal(return_names=False)``: whether any two objects
-      touch; with return_names, ``(bool, {(name1, name2), ...})``, each pair
-      in sorted order;
-    - ``in_collision_single(mesh, transform=None, return_names=False)``:
-      whether mesh at transform touches an object; ``(bool, {name, ...})``;
+    - ``in_collision_internal(return_names=False, return_data=False)``:
+      whether any two objects touch; with return_names, ``(bool, {(name1,
+      name2), ...})``, each pair in sorted order; with return_data, also
+      the list of every contact (ContactData: names, triangles, point,
+      normal), last: ``(bool, data)`` or ``(bool, names, data)``;
+    - ``in_collision_single(mesh, transform=None, return_names=False,
+      return_data=False)``: whether mesh at transform touches an object;
+      ``(bool, {name, ...})``; data likewise (the mesh named "__external");
     - ``min_distance_internal(return_names=False)``: the least distance
       between two objects (0 when some touch); ``(distance, (name1,
       name2))``, sorted; ``math.inf`` (and ``(None, None)``) with fewer
@@ -124,6 +165,7 @@ class CollisionManager:
         self._dist = dist_t()
         self._objs = {}    # name -> (id, geometry, the geometry's model in use)
         self._names = {}   # id -> name
+        self._poses = {}   # name -> its Pose (for return_data)
         # set_transform's fast path: a 4x4 numpy matrix is copied into
         # _buf (through the view _mat) and checked and converted by the
         # library into _pose, as kcbp.pose's checks do (kcbp_poses_from_matrices).
@@ -211,6 +253,7 @@ class CollisionManager:
                 raise
             self._objs[name] = (oid.value, geom, model)
             self._names[oid.value] = name
+            self._poses[name] = pose
 
     def remove_object(self, name):
         """Removes the object named name (kcbp.Error if there is none)."""
@@ -222,6 +265,7 @@ class CollisionManager:
             _lib.check(lib.kcbp_world_remove(w, entry[0], self._err), self._err)
             del self._objs[name]
             del self._names[entry[0]]
+            del self._poses[name]
         entry[1]._release()
 
     def set_transform(self, name, transform):
@@ -238,6 +282,7 @@ class CollisionManager:
                     and lib.kcbp_poses_from_matrices(self._buf_at(transform), 1, 16, self._pose_at, self._ferr) == 0):
                 pose = _pose(transform, "transform")  # the other forms, and the errors' messages
             _lib.check(lib.kcbp_world_set_pose(w, entry[0], byref(pose), self._err), self._err)
+            self._poses[name] = _lib.Pose.from_buffer_copy(pose)
 
     def _buf_at(self, m):
         """The address of _buf, holding the 4x4 matrix m (as float64)."""
@@ -255,14 +300,15 @@ class CollisionManager:
         arr = (_world_types()[1] * n).from_address(h.hits)
         return [getattr(x, column) for x in arr]
 
-    def in_collision_internal(self, return_names=False):
+    def in_collision_internal(self, return_names=False, return_data=False):
         """Whether any two objects touch; with return_names, (bool, set of
-        (name1, name2) pairs in sorted order)."""
+        (name1, name2) pairs in sorted order); with return_data, the list of
+        their contacts (ContactData) last."""
         with self._lock:
             w = self._open_world()
             _lib.check(lib.kcbp_world_collide(w, byref(self._hits), self._err), self._err)
             n = self._hits.nhits
-            if not return_names:
+            if not return_names and not return_data:
                 return n > 0
             names = self._names
             arr = (_world_types()[1] * n).from_address(self._hits.hits) if n else ()
@@ -270,11 +316,18 @@ class CollisionManager:
             for x in arr:
                 p, q = names[x.a], names[x.b]
                 pairs.add((p, q) if p <= q else (q, p))
-            return n > 0, pairs
+            data = []
+            if return_data:
+                for p, q in sorted(pairs):
+                    data += _contacts(p, self._objs[p][1], self._poses[p], q, self._objs[q][1], self._poses[q])
+            out = (n > 0,) + ((pairs,) if return_names else ()) + ((data,) if return_data else ())
+            return out
 
-    def in_collision_single(self, mesh, transform=None, return_names=False):
+    def in_collision_single(self, mesh, transform=None, return_names=False, return_data=False):
         """Whether mesh at transform (None: identity) touches any object;
-        with return_names, (bool, set of the names of those it touches)."""
+        with return_names, (bool, set of the names of those it touches);
+        with return_data, the list of the contacts (ContactData, the mesh
+        named "__external") last."""
         pose = _pose(transform, "transform")
         geom = _as_geometry(mesh)
         geom._acquire()
@@ -285,10 +338,15 @@ class CollisionManager:
                 _lib.check(lib.kcbp_world_collide_model(w, byref(model.s), byref(pose), byref(self._hits),
                                                         self._err), self._err)
                 n = self._hits.nhits
-                if not return_names:
+                if not return_names and not return_data:
                     return n > 0
                 names = self._names
-                return n > 0, {names[i] for i in self._hit_ids("a")}
+                hit = {names[i] for i in self._hit_ids("a")}
+                data = []
+                if return_data:
+                    for q in sorted(hit):
+                        data += _contacts("__external", geom, pose, q, self._objs[q][1], self._poses[q])
+                return (n > 0,) + ((hit,) if return_names else ()) + ((data,) if return_data else ())
         finally:
             geom._release()
 

@@ -300,3 +300,33 @@ def test_threads_and_close_in_any_order():
         assert not errors
         del cm
         gc.collect()
+
+
+def test_return_data_equals_collide_geometry(bunny):
+    spot = kcbp.load(SPOT)
+    cm = kcbp.CollisionManager()
+    ta = kcbp.pose((0.0, 0, 0))
+    tb = kcbp.pose((0.3, 0.05, 0), axis=(0, 0, 1), degrees=30)
+    cm.add_object("bunny", bunny, ta)
+    cm.add_object("spot", spot, tb)
+    cm.add_object("far", kcbp.Sphere(0.1), kcbp.pose((5.0, 0, 0)))
+    hit, names, data = cm.in_collision_internal(return_names=True, return_data=True)
+    want = kcbp.collide(bunny, spot, ta, tb, contacts="all", geometry=True)
+    assert hit and names == {("bunny", "spot")}
+    assert [(c.index("bunny"), c.index("spot")) for c in data] == [tuple(p) for p in want["contacts"]]
+    assert all(c.names == {"bunny", "spot"} for c in data)
+    assert [c.point for c in data] == [g["point"] for g in want["geometry"]]
+    hit2, data2 = cm.in_collision_internal(return_data=True)
+    assert hit2 and len(data2) == len(data)
+    # moved: the data follow the new pose
+    tb2 = kcbp.pose((0.25, 0.05, 0), axis=(0, 0, 1), degrees=35)
+    cm.set_transform("spot", tb2)
+    want2 = kcbp.collide(bunny, spot, ta, tb2, contacts="all")
+    assert [(c.index("bunny"), c.index("spot")) for c in cm.in_collision_internal(return_data=True)[1]] == \
+        [tuple(p) for p in want2["contacts"]]
+    # a single query: the mesh is "__external"; a shape's side has no triangle
+    hit3, data3 = cm.in_collision_single(kcbp.Sphere(0.2), kcbp.pose((5.1, 0, 0)), return_data=True)
+    assert hit3 and data3 and all(c.names == {"__external", "far"} and c.index("far") is None for c in data3)
+    assert cm.in_collision_single(kcbp.Sphere(0.01), kcbp.pose((50.0, 0, 0)), return_data=True) == (False, [])
+    cm.close()
+    spot.close()

@@ -49,17 +49,10 @@ static bool add_contact(void *ctx, uint32_t ta, uint32_t tb)
     }
     if (s->mode == KCBP_CONTACTS_NONE)
         return false;
-    if (r->ncontacts == r->capacity) {
-        size_t cap = r->capacity ? 2 * r->capacity : 16;
-        kcbp_contact *grown = realloc(r->contacts, cap * sizeof *grown);
-        if (!grown) {
-            s->nomem = true;
-            return false;
-        }
-        r->contacts = grown;
-        r->capacity = cap;
+    if (!kcbp_result_add_contact(r, (kcbp_contact){ta, tb})) {
+        s->nomem = true;
+        return false;
     }
-    r->contacts[r->ncontacts++] = (kcbp_contact){ta, tb};
     return s->mode == KCBP_CONTACTS_ALL;
 }
 

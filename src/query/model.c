@@ -344,3 +344,17 @@ double kcbp_pair_boxes_dist2(const kcbp_model_impl *a, const kcbp_pose *pose_a, 
     }
     return s;
 }
+
+bool kcbp_result_add_contact(kcbp_collide_result *r, kcbp_contact c)
+{
+    if (r->ncontacts == r->capacity) {
+        size_t cap = r->capacity ? 2 * r->capacity : 16;
+        kcbp_contact *grown = realloc(r->contacts, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        r->contacts = grown;
+        r->capacity = cap;
+    }
+    r->contacts[r->ncontacts++] = c;
+    return true;
+}

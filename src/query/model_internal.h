@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <kcbp/collide.h>
 #include <kcbp/model.h>
 #include <kcbp/support.h>
 
@@ -89,5 +90,9 @@ bool kcbp_pair_boxes_overlap(const kcbp_model_impl *a, const kcbp_pose *pose_a, 
  * k-CBP margin is taken off its root). */
 double kcbp_pair_boxes_dist2(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
                              const kcbp_pose *pose_b);
+
+/* Appends c to r's contacts, growing the array (doubling, from 16); false
+ * when memory ran out (r unchanged). Every query that lists contacts. */
+bool kcbp_result_add_contact(kcbp_collide_result *r, kcbp_contact c);
 
 #endif

@@ -366,18 +366,11 @@ static bool add_contact(sink *s, uint32_t tri)
     r->collide = true;
     if (s->mode == KCBP_CONTACTS_NONE)
         return false;
-    if (r->ncontacts == r->capacity) {
-        size_t cap = r->capacity ? 2 * r->capacity : 16;
-        kcbp_contact *grown = realloc(r->contacts, cap * sizeof *grown);
-        if (!grown) {
-            s->nomem = true;
-            return false;
-        }
-        r->contacts = grown;
-        r->capacity = cap;
+    kcbp_contact c = s->shape_is_a ? (kcbp_contact){KCBP_SHAPE_FEATURE, tri} : (kcbp_contact){tri, KCBP_SHAPE_FEATURE};
+    if (!kcbp_result_add_contact(r, c)) {
+        s->nomem = true;
+        return false;
     }
-    r->contacts[r->ncontacts++] =
-        s->shape_is_a ? (kcbp_contact){KCBP_SHAPE_FEATURE, tri} : (kcbp_contact){tri, KCBP_SHAPE_FEATURE};
     return s->mode == KCBP_CONTACTS_ALL;
 }
 

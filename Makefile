@@ -18,7 +18,11 @@ OPT ?= -O2 -g
 WERROR ?=
 WARN := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude
-CFLAGS += -std=c11 $(WARN) $(OPT) -MMD -MP
+# -ffp-contract=off: no compiler may fuse a*b+c into one rounding. The exact
+# predicates' error bounds and expansions (src/geom/predicates.c) and the
+# documented roundings (include/kcbp/pose.h) assume every operation rounds;
+# clang contracts by default and folds constants with fused rounding.
+CFLAGS += -std=c11 -ffp-contract=off $(WARN) $(OPT) -MMD -MP
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lm -lpthread
 B := build
@@ -65,7 +69,7 @@ TEST_SUPPORT := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 MAN_PAGES := $(wildcard man/*.1)
 
 .PHONY: all shared test sanitize fuzz fuzz-programs fuzz-ci valgrind stress stress-ci demo bench clean install \
-	uninstall install-test
+	uninstall install-test abi-check abi-baseline
 all: $(KCBP) $(LIBA) shared kcbp
 shared: $(LIBSO)
 
@@ -74,14 +78,14 @@ shared: $(LIBSO)
 $(B)/src/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+# eval/ and the program see only the public headers (include/kcbp/) and
+# their own.
 $(B)/eval/%.o: eval/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Isrc -Ieval $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
-# The program uses the public API, eval/ for kcbp bench, and src/utf8.h for
-# the JSON it writes; it links the static libraries.
+	$(CC) $(CPPFLAGS) -Ieval $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 $(B)/cli/%.o: cli/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Isrc -Ieval -Icli $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ieval -Icli $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(B)/embed: cli/viewer/embed.c
 	@mkdir -p $(dir $@)
@@ -106,8 +110,17 @@ $(LIBSO): $(LIB_OBJ)
 	ln -sf $(notdir $@) $(B)/$(SONAME)
 	ln -sf $(SONAME) $(B)/libkcbp.so
 
+# The program links the shared library (KCBP_LINK=static: libkcbp.a, as
+# the sanitizer and fuzz builds do). Its run path finds the library beside
+# it (build/) and, installed, in ../lib, for any PREFIX.
+KCBP_LINK ?= shared
+ifeq ($(KCBP_LINK),static)
 $(KCBP): $(CLI_OBJ) $(EVALA) $(LIBA)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(EVALA) $(LIBA) $(LDLIBS)
+else
+$(KCBP): $(CLI_OBJ) $(EVALA) $(LIBSO)
+	$(CC) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -o $@ $(CLI_OBJ) $(EVALA) $(LIBSO) $(LDLIBS)
+endif
 # ./kcbp, the program as the README and users' scripts call it.
 kcbp: $(KCBP)
 	ln -sf $(KCBP) $@
@@ -126,9 +139,13 @@ FUZZ_TARGETS := obj scene pose collide stl ply off
 FUZZ_SRC := tests/fuzz/targets.c
 $(B)/tests/test_fuzz_corpus: $(FUZZ_SRC) tests/fuzz/targets.h
 $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
+# The JSON line writer is the program's (cli/json_line.c): linked into its test.
+$(B)/tests/test_json_line: cli/json_line.c cli/json_line.h
+$(B)/tests/test_json_line: TEST_EXTRA = cli/json_line.c
+$(B)/tests/test_progress: TEST_EXTRA = cli/progress.c
 
 test: all $(TEST_BIN)
-	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh scripts/python_test.sh scripts/install_test.sh
+	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh tests/test_interrupt.py tests/doc_examples.py scripts/python_test.sh scripts/install_test.sh
 
 # Installs into a temporary DESTDIR, builds a program against it with
 # pkg-config (shared and static) and compiles the public headers as C99 and
@@ -143,7 +160,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 SAN_CC ?= clang
 ASSERTS := -DKCBP_ENABLE_ASSERTS
 sanitize:
-	$(MAKE) B=$(B)/san KCBP=$(B)/san/kcbp LIBA=$(B)/san/libkcbp.a CC=$(SAN_CC) OPT="-O1 -g $(SAN_FLAGS) $(ASSERTS)" \
+	$(MAKE) B=$(B)/san KCBP=$(B)/san/kcbp LIBA=$(B)/san/libkcbp.a KCBP_LINK=static CC=$(SAN_CC) OPT="-O1 -g $(SAN_FLAGS) $(ASSERTS)" \
 		LDFLAGS="$(SAN_FLAGS)" san-test
 .PHONY: san-test
 san-test: $(KCBP) $(TEST_BIN)
@@ -156,7 +173,7 @@ san-test: $(KCBP) $(TEST_BIN)
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SECONDS ?= 45
 fuzz:
-	$(MAKE) B=$(B)/fuzz KCBP=$(B)/fuzz/kcbp LIBA=$(B)/fuzz/libkcbp.a CC=$(SAN_CC) OPT="-O1 -g $(FUZZ_FLAGS) $(ASSERTS)" \
+	$(MAKE) B=$(B)/fuzz KCBP=$(B)/fuzz/kcbp LIBA=$(B)/fuzz/libkcbp.a KCBP_LINK=static CC=$(SAN_CC) OPT="-O1 -g $(FUZZ_FLAGS) $(ASSERTS)" \
 		fuzz-programs
 fuzz-programs: $(FUZZ_TARGETS:%=$(B)/fuzz_%)
 $(B)/fuzz_%: tests/fuzz/fuzz_main.c $(FUZZ_SRC) tests/fuzz/targets.h $(EVALA) $(LIBA)
@@ -216,8 +233,21 @@ stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/tridist_exact $(B
 stress-ci:
 	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 TRIDIST_PAIRS=100000 SOLID_POSES=30 TRIGEOM_PAIRS=200000 stress
 
-demo: $(KCBP)
+demo: all
 	@scripts/demo.sh
+
+# The ABI of the shared library against the committed baseline
+# (abi/libkcbp.abi, abidw of the last release): additions pass (minor
+# versions may add), any incompatible change fails (only a new major
+# version may break). `make abi-baseline` writes the baseline anew, for a
+# release.
+ABI_BASELINE := abi/libkcbp.abi
+ABIDW_FLAGS := --no-corpus-path --no-comp-dir-path --headers-dir include/kcbp
+abi-check: $(LIBSO)
+	@scripts/abi_check.sh $(ABI_BASELINE) $(LIBSO)
+abi-baseline: $(LIBSO)
+	@mkdir -p $(dir $(ABI_BASELINE))
+	abidw $(ABIDW_FLAGS) --out-file $(ABI_BASELINE) $(LIBSO)
 
 bench: $(KCBP) $(LIBA) $(EVALA)
 	$(MAKE) -C bench

@@ -39,14 +39,17 @@ def read_version():
     return m.group(1)
 
 
-def built_library(where):
+def built_library(where, version):
     """The shared library `make shared` left under `where`: the real file
-    (libkcbp.so.X.Y.Z), not its links, wherever the Makefile puts it."""
-    found = [p for p in glob.glob(os.path.join(where, "**", "libkcbp.so*"), recursive=True)
+    libkcbp.so.VERSION of this source tree's version (not its links, nor a
+    library of an older version built in the same folder), wherever the
+    Makefile puts it."""
+    name = "libkcbp.so." + version
+    found = [p for p in glob.glob(os.path.join(where, "**", name), recursive=True)
              if os.path.isfile(p) and not os.path.islink(p)]
     if not found:
-        raise RuntimeError("kcbp: `make shared` left no libkcbp.so* under %s" % where)
-    return max(found, key=lambda p: (len(os.path.basename(p)), os.path.getmtime(p)))
+        raise RuntimeError("kcbp: `make shared` left no %s under %s" % (name, where))
+    return max(found, key=os.path.getmtime)
 
 
 class BuildPyWithLibrary(build_py):
@@ -67,7 +70,7 @@ class BuildPyWithLibrary(build_py):
                 cmd.append("%s=%s" % (var, os.environ[var]))
         self.announce("building libkcbp: " + " ".join(cmd), level=2)
         subprocess.check_call(cmd)
-        lib = built_library(out)
+        lib = built_library(out, read_version())
         dest = os.path.join(self.build_lib, "kcbp")
         os.makedirs(dest, exist_ok=True)
         for old in glob.glob(os.path.join(dest, "libkcbp.so*")):

@@ -10,7 +10,8 @@
 static const char batch_help[] =
     "usage: kcbp batch SCENE.json... [--jobs N] [--shard I/N] [-k 16] [--dirs ...] [--filter aabb|cbp]\n"
     "                                 [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR]\n"
-    "                                 [--margin D] [--solid] [--ccd]\n"
+    "                                 [--margin D] [--solid] [--ccd] [--max-pairs N] [--no-adaptive]\n"
+    "                                 [--progress]\n"
     "\n"
     "Runs kcbp scene on each file and prints NDJSON: one line per scene (one per\n"
     "frame for moving scenes), each with \"index\", the scene's 0-based position\n"
@@ -18,17 +19,26 @@ static const char batch_help[] =
     "the scene being printed are written as they are done.\n"
     "\n"
     "  --jobs N      evaluate N scenes at a time on N threads (default 1)\n"
+    "  --progress    scenes done, their rate and the time left on stderr, also when\n"
+    "                it is not a terminal (on a terminal: always)\n"
     "  --shard I/N   only the scenes whose index mod N is I (0 <= I < N): run the\n"
     "                N shards on N machines and put the lines together (sort by\n"
     "                \"index\", then \"frame\", to get the unsharded order)\n"
-    "  -k, --dirs, --filter, --contacts, --max-contacts, --mesh-root, --margin, --solid, --ccd\n"
+    "  -k, --dirs, --filter, --contacts, --max-contacts, --mesh-root, --margin, --solid, --ccd,\n"
+    "  --max-pairs, --no-adaptive\n"
     "                as for "
-    "kcbp scene (--mesh-root: one root for every scene; default: each scene's folder)\n"
+    "kcbp scene (--mesh-root: one root for every scene; default: each scene's folder;\n"
+    "                each scene's pairs on the thread that took it: to split one big\n"
+    "                scene across threads or machines, use kcbp scene --jobs, --shard)\n"
     "\n"
     "A scene that fails gets the line {\"scene\": path, \"index\": i, \"error\": message}\n"
     "and the batch goes on.\n"
     "Exit status: 0 when every scene succeeded, 2 for a usage error, 3 when some scene\n"
-    "failed, 4 when memory ran out or stdout could not be written.\n";
+    "failed, 4 when memory ran out or stdout could not be written, 130 (SIGINT) or\n"
+    "143 (SIGTERM) when interrupted: then the finished scenes are written, in input\n"
+    "order up to the first unfinished one (whose line written in part, if any, is\n"
+    "ended with \"interrupted\": true), then the later finished ones, each line with\n"
+    "its \"index\".\n";
 
 typedef struct batch batch;
 
@@ -38,6 +48,7 @@ typedef struct {
     char *text;      /* the scene's lines not printed yet, or its error line */
     size_t len, cap;
     bool text_failed; /* out of memory for them */
+    char tail[64];    /* what ends its last line if that was written in part (json_stream.h) */
     kcbp_status st;
     bool done;
     batch *b;
@@ -51,7 +62,7 @@ struct batch {
     pthread_mutex_t lock;
     pthread_cond_t ready;
     size_t head;      /* the slot whose lines are printed now: its worker prints them itself */
-    bool threaded;
+    bool threaded;    /* workers run: the lock (always taken: the signal thread's drain takes it too) */
     bool write_failed;
 };
 
@@ -86,22 +97,30 @@ static bool print_held(batch *b, slot *s)
 /* Each frame of a scene: printed at once when its scene is the one being
  * printed (the first not finished), so that a moving scene's frames stream
  * out in constant memory; held until then otherwise. */
-static bool sink(void *ctx, const char *doc, bool last)
+static bool sink_write(void *ctx, const char *p, size_t n, const char *tail)
 {
     slot *s = ctx;
     batch *b = s->b;
-    (void)last;
-    if (b->threaded)
-        pthread_mutex_lock(&b->lock);
+    pthread_mutex_lock(&b->lock);
     bool ok = true;
+    snprintf(s->tail, sizeof s->tail, "%s", tail);
     if (s->text_failed)
         ;
-    else if (!append(s, doc, strlen(doc)) || !append(s, "\n", 1))
+    else if (!append(s, p, n))
         s->text_failed = true;
     else if (b->head == (size_t)(s - b->slots))
-        ok = print_held(b, s) && fflush(stdout) == 0;
-    if (b->threaded)
-        pthread_mutex_unlock(&b->lock);
+        ok = print_held(b, s);
+    pthread_mutex_unlock(&b->lock);
+    return ok;
+}
+
+static bool sink_line_done(void *ctx)
+{
+    slot *s = ctx;
+    batch *b = s->b;
+    pthread_mutex_lock(&b->lock);
+    bool ok = b->head != (size_t)(s - b->slots) || (!b->write_failed && fflush(stdout) == 0);
+    pthread_mutex_unlock(&b->lock);
     return ok;
 }
 
@@ -129,19 +148,38 @@ static char *error_line(const char *path, long index, const char *msg)
 static void run_slot(const kcbp_cli_scene_options *opts, slot *s)
 {
     kcbp_error err = {0};
-    s->st = kcbp_cli_scene_eval(s->path, opts, s->index, sink, s, &err);
+    kcbp_cli_frame_sink sk = {sink_write, sink_line_done, s};
+    s->st = kcbp_cli_scene_eval(s->path, opts, s->index, &sk, &err);
     if (s->text_failed && s->st == KCBP_OK)
         s->st = KCBP_ERR_NOMEM;
     if (s->st != KCBP_OK) {
         char *line = error_line(s->path, s->index, err.msg); /* NULL when out of memory: handled by the printer */
-        if (s->b->threaded)
-            pthread_mutex_lock(&s->b->lock);
+        pthread_mutex_lock(&s->b->lock);
         s->len = 0;
         s->text_failed = !line || !append(s, line, strlen(line));
-        if (s->b->threaded)
-            pthread_mutex_unlock(&s->b->lock);
+        s->tail[0] = '\0';
+        pthread_mutex_unlock(&s->b->lock);
         free(line);
     }
+}
+
+/* On a signal (interrupt.h; the signal thread, under the output lock): the
+ * scene being printed gets what it holds and, when its last line is out in
+ * part, that line's end ("interrupted": true); then every later scene that
+ * is finished, whole: lines with their "index", after the gap of the ones
+ * not finished. The lock is kept: nothing is printed after. */
+static void drain(void *ctx)
+{
+    batch *b = ctx;
+    pthread_mutex_lock(&b->lock);
+    if (b->head >= b->nslots)
+        return;
+    slot *h = &b->slots[b->head];
+    if (!h->text_failed && print_held(b, h) && h->tail[0] && !b->write_failed)
+        fputs(h->tail, stdout);
+    for (size_t i = b->head + 1; i < b->nslots; i++)
+        if (b->slots[i].done && !b->slots[i].text_failed)
+            print_held(b, &b->slots[i]);
 }
 
 static void *worker(void *arg)
@@ -159,25 +197,14 @@ static void *worker(void *arg)
     }
 }
 
-/* Parses "I/N" with 0 <= I < N. */
-static bool parse_shard(const char *s, long *i, long *n)
-{
-    const char *slash = strchr(s, '/');
-    if (!slash || slash == s || (size_t)(slash - s) >= 32)
-        return false;
-    char first[32];
-    memcpy(first, s, (size_t)(slash - s));
-    first[slash - s] = '\0';
-    return kcbp_cli_parse_int(first, 0, 1000000, i) && kcbp_cli_parse_int(slash + 1, 1, 1000000, n) && *i < *n;
-}
-
 int kcbp_cli_batch(int argc, char **argv)
 {
-    enum { OPT_JOBS = 2000, OPT_SHARD };
+    enum { OPT_JOBS = 2000, OPT_SHARD, OPT_PROGRESS };
     static const struct option longopts[] = {
         KCBP_CLI_SCENE_LONGOPTS,
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"shard", required_argument, NULL, OPT_SHARD},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -195,13 +222,14 @@ int kcbp_cli_batch(int argc, char **argv)
         }
         switch (c) {
         case 'h': fputs(batch_help, stdout); return KCBP_EXIT_OK;
+        case OPT_PROGRESS: kcbp_cli_progress_force(); break;
         case 'j':
         case OPT_JOBS:
             if (!kcbp_cli_parse_int(optarg, 1, 1024, &jobs))
                 return kcbp_cli_usage_error("batch", "--jobs takes an integer in [1, 1024], not '%s'", optarg);
             break;
         case OPT_SHARD:
-            if (!parse_shard(optarg, &shard_i, &shard_n))
+            if (!kcbp_cli_parse_shard(optarg, &shard_i, &shard_n))
                 return kcbp_cli_usage_error("batch", "--shard takes I/N with 0 <= I < N (0-based), not '%s'", optarg);
             break;
         case ':': return kcbp_cli_usage_error("batch", "%s needs a value", argv[optind - 1]);
@@ -222,10 +250,14 @@ int kcbp_cli_batch(int argc, char **argv)
         if ((long)(k % (size_t)shard_n) == shard_i)
             slots[nslots++] = (slot){.path = argv[optind + (int)k], .index = (long)k, .b = &b};
     b.nslots = nslots;
+    kcbp_cli_interrupt_set_drain(drain, &b);
+    kcbp_cli_progress_begin("batch", "scenes", nslots);
 
     /* One model per (mesh file, scale, options) for the whole batch. */
     kcbp_error cerr;
     if (kcbp_model_cache_new(KCBP_CLI_BATCH_CACHE_BYTES, &o.cache, &cerr) != KCBP_OK) {
+        kcbp_cli_interrupt_set_drain(NULL, NULL);
+        kcbp_cli_progress_end();
         free(slots);
         return kcbp_cli_fail(&cerr);
     }
@@ -247,7 +279,9 @@ int kcbp_cli_batch(int argc, char **argv)
         if (started == 0) {
             size_t k = atomic_fetch_add(&b.next, 1);
             (void)k; /* == i: nobody else takes slots */
+            pthread_mutex_lock(&b.lock);
             b.head = i;
+            pthread_mutex_unlock(&b.lock);
             run_slot(&o, s);
         } else {
             pthread_mutex_lock(&b.lock);
@@ -264,10 +298,17 @@ int kcbp_cli_batch(int argc, char **argv)
             if (s->text_failed)
                 fprintf(stderr, "kcbp: %s: out of memory for the report\n", s->path);
         }
+        pthread_mutex_lock(&b.lock);
         print_held(&b, s);
         free(s->text);
         s->text = NULL;
+        s->len = s->cap = 0;
+        s->done = true;
+        pthread_mutex_unlock(&b.lock);
+        kcbp_cli_progress_add(1);
     }
+    kcbp_cli_progress_end();
+    kcbp_cli_interrupt_set_drain(NULL, NULL);
     for (size_t t = 0; t < started; t++)
         pthread_join(threads[t], NULL);
     free(threads);

@@ -14,7 +14,7 @@ static const char bench_help[] =
     "usage: kcbp bench [--mesh M.obj]... [--n 10,30,50,100,200] [-k 16] [--seed S]\n"
     "                  [--layout thesis|density] [--format md|csv|json] [--no-times]\n"
     "                  [--runs R] [--bv LIST] [--k-sweep] [--sweep-n 100]\n"
-    "                  [--plot OUT.svg|png|pdf] [--save-scenes DIR]\n"
+    "                  [--plot OUT.svg|png|pdf] [--save-scenes DIR] [--progress]\n"
     "\n"
     "For each mesh and each n: a scene of n + 1 copies of the mesh (the thesis's\n"
     "layout), then, for each bounding volume, the pairs its test passes, the pairs\n"
@@ -45,8 +45,11 @@ static const char bench_help[] =
     "                    follows the extension: .svg, .png or .pdf (needs gnuplot)\n"
     "  --save-scenes DIR write each scene as DIR/MESH-LAYOUT-nN-sS.json (mesh paths\n"
     "                    absolute), for kcbp scene to check\n"
+    "  --progress        a progress line on stderr even when it is not a terminal\n"
+    "                    (it is shown on a terminal anyway)\n"
     "\n"
-    "Progress goes to stderr when it is a terminal. Exit status: 0 success, 2 usage\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops it with status 130 or 143, writing nothing.\n"
+    "Exit status: 0 success, 2 usage\n"
     "error, 3 bad input or a failed plot, 4 out of memory, 1 when two volumes found\n"
     "different colliding pairs (a bug: a filter must never change the answer).\n";
 
@@ -74,7 +77,6 @@ typedef struct {
     uint32_t sweep_n;
     const char *plot;
     const char *save_dir;
-    bool progress;
 } bench_opts;
 
 /* One measured (scene, volume). */
@@ -115,12 +117,13 @@ static spread summarize(double *v, int n)
     return (spread){.med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), .lo = v[0], .hi = v[n - 1]};
 }
 
+/* What the progress line says it is doing (progress.h). */
 static void progress(const bench_opts *o, const char *mesh, uint32_t n, const char *what)
 {
-    if (o->progress) {
-        fprintf(stderr, "\r\033[Kkcbp bench: %s n=%u %s", mesh, n, what);
-        fflush(stderr);
-    }
+    (void)o;
+    char note[96];
+    snprintf(note, sizeof note, "%s n=%u %s", mesh, n, what);
+    kcbp_cli_progress_note(note);
 }
 
 /* Builds a volume `runs` times (keeping the last) and gives the spread of
@@ -255,6 +258,7 @@ static kcbp_status measure_scene(const bench_opts *o, const char *mesh, const kc
         st = measure(o, scene, &bvs[b], into, &dt, err);
         if (st != KCBP_OK)
             break;
+        kcbp_cli_progress_add(1);
         fill_row(&rows[b], n, &specs[b], &bvs[b], hull_volume, into, ct[b], dt);
         if (b > 0 && !kcbp_hitrate_same_pairs(&ref, &h)) {
             *mismatch = true;
@@ -630,7 +634,7 @@ static void default_bvs(bench_opts *o)
 int kcbp_cli_bench(int argc, char **argv)
 {
     enum { OPT_MESH = 3000, OPT_N, OPT_SEED, OPT_LAYOUT, OPT_FORMAT, OPT_PLOT, OPT_SAVE, OPT_SWEEP, OPT_SWEEP_N,
-           OPT_NO_TIMES, OPT_RUNS, OPT_BV };
+           OPT_NO_TIMES, OPT_RUNS, OPT_BV, OPT_PROGRESS };
     static const struct option longopts[] = {
         {"mesh", required_argument, NULL, OPT_MESH},
         {"n", required_argument, NULL, OPT_N},
@@ -644,6 +648,7 @@ int kcbp_cli_bench(int argc, char **argv)
         {"no-times", no_argument, NULL, OPT_NO_TIMES},
         {"runs", required_argument, NULL, OPT_RUNS},
         {"bv", required_argument, NULL, OPT_BV},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -664,6 +669,9 @@ int kcbp_cli_bench(int argc, char **argv)
         switch (c) {
         case 'h': fputs(bench_help, stdout); return KCBP_EXIT_OK;
         case OPT_MESH:
+            if (kcbp_cli_is_shape(optarg))
+                return kcbp_cli_usage_error("bench", "--mesh takes a mesh file, not the shape '%s' (a file of that "
+                                            "name is ./%s)", optarg, optarg);
             if (o.nmeshes >= MAX_MESHES)
                 return kcbp_cli_usage_error("bench", "at most %d meshes", MAX_MESHES);
             o.meshes[o.nmeshes++] = optarg;
@@ -718,6 +726,7 @@ int kcbp_cli_bench(int argc, char **argv)
             o.runs = (int)v;
             break;
         case OPT_BV: bv_list = optarg; break;
+        case OPT_PROGRESS: kcbp_cli_progress_force(); break;
         case ':': return kcbp_cli_usage_error("bench", "%s needs a value", argv[optind - 1]);
         default: return kcbp_cli_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
         }
@@ -740,7 +749,10 @@ int kcbp_cli_bench(int argc, char **argv)
             return KCBP_EXIT_INPUT;
         }
     }
-    o.progress = isatty(STDERR_FILENO);
+    /* the progress line counts measurements: a volume on a scene */
+    kcbp_cli_progress_begin("bench", "measurements",
+                            (uint64_t)o.nmeshes * ((uint64_t)o.nns * (uint64_t)o.nbvs +
+                                                   (o.sweep ? NSWEEP_K * NSWEEP_DIRS + 1 : 0)));
 
     mesh_result *res = calloc((size_t)o.nmeshes, sizeof *res);
     if (!res) {
@@ -755,8 +767,7 @@ int kcbp_cli_bench(int argc, char **argv)
         st = run_mesh(&o, o.meshes[m], &res[m], &mismatch, &err);
         nres = m + 1;
     }
-    if (o.progress)
-        fprintf(stderr, "\r\033[K");
+    kcbp_cli_progress_end();
     if (st == KCBP_OK && o.plot)
         st = plot(&o, res, nres, &err);
 
@@ -805,7 +816,9 @@ int kcbp_cli_bench(int argc, char **argv)
         }
         return kcbp_cli_fail(&err);
     }
+    kcbp_cli_output_lock();
     fwrite(text, 1, len, stdout);
+    kcbp_cli_output_unlock();
     free(text);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "kcbp: cannot write the report\n");

@@ -106,8 +106,20 @@ static kcbp_status run_gnuplot(const char *script, kcbp_error *err)
     /* gnuplot's stdout is not ours: the report goes there */
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     char *argv[] = {"gnuplot", (char *)script, NULL};
+    /* gnuplot gets the signal mask kcbp started with, not the one of its
+     * signal thread (interrupt.h) */
+    posix_spawnattr_t attr;
+    sigset_t mask;
+    kcbp_cli_interrupt_default_mask(&mask);
+    bool attr_ok = posix_spawnattr_init(&attr) == 0;
+    if (attr_ok) {
+        posix_spawnattr_setsigmask(&attr, &mask);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    }
     pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, attr_ok ? &attr : NULL, argv, environ);
+    if (attr_ok)
+        posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         return kcbp_error_set(err, KCBP_ERR_IO, "--plot: cannot run gnuplot (%s); install gnuplot-nox",

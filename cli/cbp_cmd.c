@@ -76,6 +76,9 @@ int kcbp_cli_cbp(int argc, char **argv)
     }
     if (!mesh_path)
         return kcbp_cli_usage_error(cmd, "missing MESH.obj");
+    if (kcbp_cli_is_shape(mesh_path))
+        return kcbp_cli_usage_error(cmd, "'%s' is a shape: a shape is its own convex bound and has no k-CBP "
+                                    "(a file of that name is ./%s)", mesh_path, mesh_path);
 
     kcbp_error err;
     kcbp_mesh *mesh;
@@ -98,7 +101,16 @@ int kcbp_cli_cbp(int argc, char **argv)
         st = kcbp_cbp_build(mv, nv, (int)k, KCBP_DIRS_KDOP, &kdop, &err);
     bool to_stdout = out_path && !strcmp(out_path, "-"), write_failed = false;
     if (st == KCBP_OK && out_path) {
-        st = to_stdout ? kcbp_cbp_print_obj(cbp, NULL, stdout, "stdout", &err) : kcbp_cbp_write_obj(cbp, NULL, out_path, &err);
+        /* the whole OBJ under the output lock, a file removed if interrupted (interrupt.h) */
+        if (to_stdout) {
+            kcbp_cli_output_lock();
+            st = kcbp_cbp_print_obj(cbp, NULL, stdout, "stdout", &err);
+            kcbp_cli_output_unlock();
+        } else {
+            kcbp_cli_partial_begin(out_path);
+            st = kcbp_cbp_write_obj(cbp, NULL, out_path, &err);
+            kcbp_cli_partial_end(out_path);
+        }
         write_failed = st != KCBP_OK;
     }
     if (st != KCBP_OK) {

@@ -16,6 +16,9 @@
 
 #include "bv.h"
 #include "hitrate.h"
+#include "interrupt.h"
+#include "json_line.h"
+#include "progress.h"
 #include "report.h"
 #include "scene_layout.h"
 
@@ -77,6 +80,10 @@ typedef struct {
     long export_frame;            /* --frame: the frame exported (0-based) */
     const char *export_glb;       /* --export FILE.glb (kcbp scene only): frame F as binary glTF, or NULL */
     const char *html;             /* --html FILE (kcbp scene only): every frame on a page, or NULL */
+    long max_pairs;               /* --max-pairs: colliding pairs listed per frame (-1: all) */
+    long jobs;                    /* --jobs (kcbp scene only): threads of the scene's evaluation */
+    uint32_t shard_index, shard_count; /* --shard I/N (kcbp scene only): this shard's chunks of pairs */
+    bool no_adaptive;             /* --no-adaptive: the k-CBP stage on every pair */
 } kcbp_cli_scene_options;
 
 /* How much a batch's model cache may hold of models no running scene uses. */
@@ -89,28 +96,65 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void);
 int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_scene_options *o);
 /* Their getopt codes, and their getopt_long entries for a command's table. */
 enum { KCBP_OPT_FILTER = 1000, KCBP_OPT_CONTACTS, KCBP_OPT_DIRS, KCBP_OPT_MAX_CONTACTS, KCBP_OPT_MESH_ROOT,
-       KCBP_OPT_MARGIN, KCBP_OPT_SOLID, KCBP_OPT_CCD, KCBP_OPT_K = 'k' };
+       KCBP_OPT_MARGIN, KCBP_OPT_SOLID, KCBP_OPT_CCD, KCBP_OPT_MAX_PAIRS, KCBP_OPT_NO_ADAPTIVE, KCBP_OPT_K = 'k' };
 #define KCBP_CLI_SCENE_SHORTOPTS "k:"
 #define KCBP_CLI_SCENE_LONGOPTS                                                                                      \
     {"filter", required_argument, NULL, KCBP_OPT_FILTER}, {"contacts", required_argument, NULL, KCBP_OPT_CONTACTS},  \
         {"dirs", required_argument, NULL, KCBP_OPT_DIRS},                                                          \
         {"max-contacts", required_argument, NULL, KCBP_OPT_MAX_CONTACTS},                                          \
         {"mesh-root", required_argument, NULL, KCBP_OPT_MESH_ROOT}, {"margin", required_argument, NULL, KCBP_OPT_MARGIN}, \
-        {"solid", no_argument, NULL, KCBP_OPT_SOLID}, {"ccd", no_argument, NULL, KCBP_OPT_CCD}
-/* Receives each frame's JSON document (no newline) as soon as the frame is
- * done; last: the scene's last frame. Returns false when it could not
- * write it (the evaluation then stops). */
-typedef bool (*kcbp_cli_frame_sink)(void *ctx, const char *doc, bool last);
+        {"solid", no_argument, NULL, KCBP_OPT_SOLID}, {"ccd", no_argument, NULL, KCBP_OPT_CCD},              \
+        {"max-pairs", required_argument, NULL, KCBP_OPT_MAX_PAIRS},                                                \
+        {"no-adaptive", no_argument, NULL, KCBP_OPT_NO_ADAPTIVE}
+/* Where the frames' reports go: write receives their bytes as they are
+ * made (each frame one line, ended by a newline: a small frame in one
+ * call, a large one in pieces, its colliding pairs as they are confirmed),
+ * line_done (may be NULL) follows each whole line. Either returning false
+ * stops the evaluation (KCBP_ERR_IO). */
+typedef struct {
+    bool (*write)(void *ctx, const char *p, size_t n, const char *tail); /* tail: json_stream.h */
+    bool (*line_done)(void *ctx);
+    void *ctx;
+} kcbp_cli_frame_sink;
 /* Reads, builds and evaluates the scene file at path, handing each frame's
- * document to sink; index >= 0 adds "index": index to each (kcbp batch).
- * KCBP_ERR_IO when the sink failed. */
+ * report to sink; index >= 0 adds "index": index to each (kcbp batch).
+ * KCBP_ERR_IO when the sink failed. A frame that fails after part of its
+ * line was written ends that line with "error": message (valid JSON). */
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
-                                kcbp_cli_frame_sink sink, void *ctx, kcbp_error *err);
+                                const kcbp_cli_frame_sink *sink, kcbp_error *err);
+/* Parses --shard's "I/N", 0 <= I < N <= 1000000. */
+bool kcbp_cli_parse_shard(const char *s, long *i, long *n);
 /* kcbp_scene_read with the options' mesh root (see --mesh-root). */
 kcbp_status kcbp_cli_scene_read(kcbp_scene **scene, const char *path, const kcbp_cli_scene_options *o,
                                 kcbp_error *err);
 
-/* Loads an OBJ file and builds its model, adding the times of both steps
+/* Shapes on the command line (shape_cli.c): an argument spelled
+ * "sphere:R", "capsule:R:L", "box:X:Y:Z" or "cylinder:R:L" is a shape,
+ * never a file (./sphere:1 names the file). */
+bool kcbp_cli_is_shape(const char *arg);
+/* KCBP_EXIT_OK when arg is not a shape or a good one, else a usage error
+ * naming the bad number. */
+int kcbp_cli_check_shape_arg(const char *cmd, const char *arg);
+/* Builds the shape arg spells (kcbp_shape_parse, kcbp_model_build_shape). */
+kcbp_status kcbp_cli_build_shape(const char *arg, kcbp_model *model, kcbp_error *err);
+/* A shape's description for a report: "shape": "capsule", "radius": r,
+ * "length": L (a sphere's radius; a box's "size": [x, y, z]; a hull's
+ * "vertices"), written into the object being built (kcbp_jl, json_line.h:
+ * an opaque pointer here), or as a new cJSON object. */
+void kcbp_cli_jl_shape(kcbp_jl *w, const kcbp_model *model);
+cJSON *kcbp_cli_json_shape(const kcbp_model *model);
+/* A triangle index for a report: the number, or null for a shape's
+ * KCBP_SHAPE_FEATURE; a pair of them as a JSON array. NULL when out of
+ * memory. */
+cJSON *kcbp_cli_json_index(uint32_t i);
+cJSON *kcbp_cli_json_pair(uint32_t a, uint32_t b);
+/* In a report line made by kcbp_report_collide_line, KCBP_SHAPE_FEATURE's
+ * digits in the triangle-index arrays ("contacts", "faces", "face_tris",
+ * "triangles") become null, in place (the line only shrinks). */
+void kcbp_cli_null_shape_indices(char *line);
+
+/* Loads a mesh file and builds its model, or builds the shape the argument
+ * spells (kcbp_cli_is_shape), adding the times of both steps
  * to t->load_ms and t->build_ms; errors are prefixed with the path
  * (pair_query.c). */
 kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,

@@ -58,6 +58,8 @@ static const char collide_help[] =
     "                           are written before the answer is printed (with --poses: the\n"
     "                           first pose)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "  --progress               with --poses: poses answered and their rate on stderr, also\n"
+    "                           when it is not a terminal (on a terminal: always)\n"
     "  --margin D               meshes within distance D (>= 0) of each other count as\n"
     "                           colliding (each inflated by D/2): \"margin\" gives their\n"
     "                           distance and closest triangles (kcbp distance --max-distance D)\n"
@@ -68,6 +70,13 @@ static const char collide_help[] =
     "\n"
     "Stages: the world boxes of the k-CBPs, then GJK on the k-CBPs (EPA measures\n"
     "their overlap), then the AABB trees and Moller's triangle test, which decide.\n"
+    "\n"
+    "Shapes: A or B may be sphere:R, capsule:R:L (radius, length of its segment),\n"
+    "box:X:Y:Z (full side lengths) or cylinder:R:L (radius, height): centred at the\n"
+    "origin of its own frame, axis along z (FCL's conventions); a file so named is\n"
+    "./sphere:1. Shapes are solids (a mesh inside one collides with it), meshes are\n"
+    "surfaces; the shape's side of a contact is null, and the report describes it\n"
+    "(\"b\": {\"shape\": \"capsule\", \"radius\": R, \"length\": L}).\n"
     "\n"
     "Triangles that only touch (at a point or along an edge) count as colliding.\n"
     "Contacts are [triangle of A, triangle of B], 0-based in file order after\n"
@@ -97,6 +106,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     static const struct option longopts[] = {
         {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
         {"poses", required_argument, NULL, 'p'},  {"contacts", required_argument, NULL, 'c'},
+        {"progress", no_argument, NULL, 'R'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
         {"measure-cbp", no_argument, NULL, 'M'}, {"max-contacts", required_argument, NULL, 'm'},
@@ -123,6 +133,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'b': args->pair.pose_b = optarg; break;
         case 'p': args->pair.poses_file = optarg; break;
         case 'P': args->pretty = true; break;
+        case 'R': kcbp_cli_progress_force(); break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'M': args->measure_cbp = true; break;
@@ -169,6 +180,8 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         return rc;
     if (args->geometry && args->opts.contacts == KCBP_CONTACTS_NONE)
         return kcbp_cli_usage_error("collide", "--geometry needs --contacts first or all");
+    if (args->geometry && (kcbp_cli_is_shape(args->pair.path_a) || kcbp_cli_is_shape(args->pair.path_b)))
+        return kcbp_cli_usage_error("collide", "--geometry intersects triangle pairs: it takes two meshes, not a shape");
     /* A single pose's report gives the k-CBPs' distance or depth; a pose
      * file's lines do when asked, since measuring costs more than the answer
      * and keeps the poses from sharing a pair cache (kcbp_collide_cached). */
@@ -233,6 +246,8 @@ static char *pose_line(const kcbp_collide_result *result, const collide_args *ar
     char *line = kcbp_report_collide_line(result, a, b, times, &ro);
     if (!line)
         kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
+    else if (kcbp_model_shape(a, NULL) || kcbp_model_shape(b, NULL))
+        kcbp_cli_null_shape_indices(line); /* a shape's side of a contact: null */
     return line;
 }
 
@@ -257,7 +272,8 @@ static int export_pose(const char *dir, const kcbp_cli_pair *p, const kcbp_pose 
     kcbp_error err = {0};
     kcbp_status st = KCBP_OK;
     for (int i = 0; i < 2 && st == KCBP_OK; i++) {
-        uint8_t *marked = calloc(kcbp_mesh_triangle_count(kcbp_model_mesh(models[i])), 1);
+        const kcbp_mesh *shown = kcbp_model_display_mesh(models[i]);
+        uint8_t *marked = shown ? calloc(kcbp_mesh_triangle_count(shown) + 1, 1) : NULL;
         if (!marked) {
             st = kcbp_error_set(&err, KCBP_ERR_NOMEM, "--export: out of memory");
             break;

@@ -43,16 +43,20 @@ int kcbp_cli_print_json(cJSON *doc, bool pretty)
         fprintf(stderr, "kcbp: out of memory while writing the report\n");
         return KCBP_EXIT_NOMEM;
     }
+    kcbp_cli_output_lock(); /* a whole line, or none of it (interrupt.h) */
     fputs(text, stdout);
     fputc('\n', stdout);
+    kcbp_cli_output_unlock();
     cJSON_free(text);
     return KCBP_EXIT_OK;
 }
 
 int kcbp_cli_print_text(char *text)
 {
+    kcbp_cli_output_lock();
     fputs(text, stdout);
     fputc('\n', stdout);
+    kcbp_cli_output_unlock();
     free(text);
     return KCBP_EXIT_OK;
 }
@@ -89,4 +93,15 @@ cJSON *kcbp_cli_add_string(cJSON *object, const char *key, const char *s)
     cJSON *item = valid ? cJSON_AddStringToObject(object, key, valid) : NULL;
     free(valid);
     return item;
+}
+
+bool kcbp_cli_parse_shard(const char *s, long *i, long *n)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash || slash == s || (size_t)(slash - s) >= 32)
+        return false;
+    char first[32];
+    memcpy(first, s, (size_t)(slash - s));
+    first[slash - s] = '\0';
+    return kcbp_cli_parse_int(first, 0, 1000000, i) && kcbp_cli_parse_int(slash + 1, 1, 1000000, n) && *i < *n;
 }

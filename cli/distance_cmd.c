@@ -34,6 +34,8 @@ static const char distance_help[] =
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
     "  --pretty                 indent the JSON (single-pose mode)\n"
+    "  --progress               with --poses: poses answered and their rate on stderr, also\n"
+    "                           when it is not a terminal (on a terminal: always)\n"
     "  --html FILE              also write a page that shows the answer in a browser (no\n"
     "                           network): the posed meshes, the closest points and their\n"
     "                           segment, the k-CBPs (a toggle), an orbit camera, a legend\n"
@@ -45,6 +47,13 @@ static const char distance_help[] =
     "k-CBPs, then GJK's distance between the k-CBPs (lower bounds: either may\n"
     "prove the meshes farther than D); then the AABB trees, nearest node pairs\n"
     "first, pruned by the best triangle distance found so far.\n"
+    "\n"
+    "Shapes: A or B may be sphere:R, capsule:R:L (radius, length of its segment),\n"
+    "box:X:Y:Z (full side lengths) or cylinder:R:L (radius, height): centred at the\n"
+    "origin of its own frame, axis along z (FCL's conventions); a file so named is\n"
+    "./sphere:1. Shapes are solids (a mesh inside one collides with it), meshes are\n"
+    "surfaces; the shape's side of a contact is null, and the report describes it\n"
+    "(\"b\": {\"shape\": \"capsule\", \"radius\": R, \"length\": L}).\n"
     "\n"
     "Points are in the world frame; triangles are 0-based in file order after\n"
     "polygons are split into triangles, as kcbp collide reports them.\n"
@@ -72,6 +81,7 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
     static const struct option longopts[] = {
         {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
         {"poses", required_argument, NULL, 'p'},  {"max-distance", required_argument, NULL, 'm'},
+        {"progress", no_argument, NULL, 'R'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
         {"html", required_argument, NULL, 'H'},   {"export", required_argument, NULL, 'E'},
@@ -92,6 +102,7 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
         case 'b': args->pair.pose_b = optarg; break;
         case 'p': args->pair.poses_file = optarg; break;
         case 'P': args->pretty = true; break;
+        case 'R': kcbp_cli_progress_force(); break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'H': args->html = optarg; break;
@@ -144,8 +155,7 @@ static cJSON *report(const kcbp_distance_result *r, double max_distance, const k
         failed |= !cJSON_AddNumberToObject(o, "distance", r->distance);
         add_vec3(o, "point_a", r->point_a, &failed);
         add_vec3(o, "point_b", r->point_b, &failed);
-        int tris[2] = {(int)r->tri_a, (int)r->tri_b};
-        cJSON *tr = cJSON_CreateIntArray(tris, 2);
+        cJSON *tr = kcbp_cli_json_pair(r->tri_a, r->tri_b); /* null for a shape's side */
         failed |= !tr || !cJSON_AddItemToObject(o, "triangles", tr);
         if (failed && tr && !cJSON_GetObjectItem(o, "triangles"))
             cJSON_Delete(tr);

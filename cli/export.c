@@ -48,6 +48,8 @@ size_t kcbp_cli_export_mark(uint8_t *marked, const kcbp_contact *contacts, size_
     size_t n = 0;
     for (size_t i = 0; i < ncontacts; i++) {
         uint32_t t = side_b ? contacts[i].b : contacts[i].a;
+        if (t == KCBP_SHAPE_FEATURE) /* a shape's side: no triangle */
+            continue;
         n += !marked[t];
         marked[t] = 1;
     }
@@ -93,15 +95,24 @@ static kcbp_status write_ply(const char *path, const kcbp_cli_export_object *o, 
     FILE *f = fopen(path, "w");
     if (!f)
         return kcbp_error_set(err, KCBP_ERR_IO, "--export: %s: cannot open for writing: %s", path, strerror(errno));
-    const kcbp_mesh *m = kcbp_model_mesh(o->model);
+    /* a shape's surface, tessellated for display only (said in the file) */
+    const kcbp_mesh *m = kcbp_model_display_mesh(o->model);
+    if (!m) {
+        fclose(f);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "--export: out of memory");
+    }
+    kcbp_cli_partial_begin(path); /* removed if interrupted (interrupt.h) */
     const kcbp_vec3 *mv = kcbp_mesh_vertices(m);
     const kcbp_tri *mt = kcbp_mesh_triangles(m);
     uint32_t nv = kcbp_mesh_vertex_count(m), nt = kcbp_mesh_triangle_count(m);
     fprintf(f,
-            "ply\nformat ascii 1.0\ncomment kcbp: posed in the world frame; contact triangles red\n"
+            "ply\nformat ascii 1.0\ncomment kcbp: posed in the world frame; contact triangles red\n%s"
             "element vertex %u\nproperty double x\nproperty double y\nproperty double z\n"
             "element face %u\nproperty list uchar int vertex_indices\n"
             "property uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n",
+            kcbp_model_shape(o->model, NULL) ? "comment kcbp: a shape, tessellated for display only (queries use the "
+                                               "exact shape)\n"
+                                             : "",
             nv, nt);
     for (uint32_t i = 0; i < nv; i++) {
         kcbp_vec3 v = kcbp_pose_apply(o->pose, mv[i]);
@@ -114,12 +125,16 @@ static kcbp_status write_ply(const char *path, const kcbp_cli_export_object *o, 
         const uint32_t *v = mt[t].v;
         fprintf(f, "3 %u %u %u %u %u %u\n", v[0], v[1], v[2], c[0], c[1], c[2]);
     }
-    return close_file(f, path, err);
+    kcbp_status st = close_file(f, path, err);
+    kcbp_cli_partial_end(path);
+    return st;
 }
 
 static kcbp_status write_cbp(const char *path, const kcbp_cli_export_object *o, kcbp_error *err)
 {
+    kcbp_cli_partial_begin(path);
     kcbp_status st = kcbp_cbp_write_obj(kcbp_model_cbp(o->model), o->pose, path, err);
+    kcbp_cli_partial_end(path);
     if (st != KCBP_OK)
         kcbp_error_prefix(err, "--export");
     return st;

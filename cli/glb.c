@@ -367,6 +367,7 @@ static kcbp_status write_file(const char *path, const char *json, size_t jlen, c
     FILE *f = fopen(path, "wb");
     if (!f)
         return kcbp_error_set(err, KCBP_ERR_IO, "--export: %s: cannot open for writing: %s", path, strerror(errno));
+    kcbp_cli_partial_begin(path); /* removed if interrupted (interrupt.h) */
     unsigned char h[28];
     uint32_t words[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)(jlen + jpad), 0x4E4F534Au};
     for (int i = 0; i < 5; i++)
@@ -391,6 +392,7 @@ static kcbp_status write_file(const char *path, const char *json, size_t jlen, c
         bad = true;
         e = errno;
     }
+    kcbp_cli_partial_end(path);
     if (bad) {
         kcbp_view_remove_partial(path);
         return kcbp_error_set(err, KCBP_ERR_IO, "--export: %s: cannot write: %s", path, e ? strerror(e) : "write error");

@@ -345,6 +345,7 @@ kcbp_status kcbp_html_write(const char *path, const kcbp_view *v, kcbp_error *er
         free(b.d);
         return kcbp_error_set(err, KCBP_ERR_IO, "--html: %s: cannot open for writing: %s", path, strerror(errno));
     }
+    kcbp_cli_partial_begin(path); /* removed if interrupted (interrupt.h) */
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           /* Nothing may be loaded from anywhere: the page is whole. */
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
@@ -388,6 +389,7 @@ kcbp_status kcbp_html_write(const char *path, const kcbp_view *v, kcbp_error *er
         bad = true;
         e = errno;
     }
+    kcbp_cli_partial_end(path);
     if (bad) {
         kcbp_view_remove_partial(path);
         return kcbp_error_set(err, KCBP_ERR_IO, "--html: %s: cannot write: %s", path, e ? strerror(e) : "write error");

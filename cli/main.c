@@ -58,6 +58,9 @@ static int version_cmd(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* SIGINT and SIGTERM: finished answers written, partial files removed,
+     * status 130 or 143 (interrupt.h). */
+    kcbp_cli_interrupt_install();
     if (argc < 2) {
         usage(stderr);
         return KCBP_EXIT_USAGE;

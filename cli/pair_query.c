@@ -10,6 +10,11 @@ kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts
                                 kcbp_timings *t, kcbp_error *err)
 {
     double t0 = kcbp_cli_now_ms();
+    if (kcbp_cli_is_shape(path)) {
+        kcbp_status st = kcbp_cli_build_shape(path, model, err);
+        t->build_ms += kcbp_cli_now_ms() - t0;
+        return st;
+    }
     kcbp_mesh *mesh;
     kcbp_status st = kcbp_mesh_load(path, &mesh, err);
     double t1 = kcbp_cli_now_ms();
@@ -64,6 +69,8 @@ int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cl
      * sees each answer while its input is still coming. A bad pose stops
      * the run after the answers to the poses before it. */
     int rc = KCBP_EXIT_OK;
+    if (reader && st == KCBP_OK) /* a stream: the count and the rate, no total */
+        kcbp_cli_progress_begin(cmd, per_line == 2 ? "sweeps" : "poses", 0);
     for (long i = 0; st == KCBP_OK && rc == KCBP_EXIT_OK; i++) {
         kcbp_pose pose[2] = {pose_b[0], pose_b[1]};
         if (reader) {
@@ -79,8 +86,12 @@ int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cl
         if (rc < 0) { /* the answer failed: err says why */
             st = err.code != KCBP_OK ? err.code : KCBP_ERR_NOMEM;
             rc = KCBP_EXIT_OK;
+        } else if (reader) {
+            kcbp_cli_progress_add(1);
         }
     }
+    if (reader)
+        kcbp_cli_progress_end();
     if (rc == KCBP_EXIT_OK)
         rc = kcbp_cli_flush(); /* the answers before a bad pose stay answered */
     if (rc == KCBP_EXIT_OK && st != KCBP_OK)
@@ -133,7 +144,12 @@ int kcbp_cli_pair_paths(const char *cmd, int argc, char **argv, bool use_cbp, kc
                         kcbp_model_options *model)
 {
     if (argc - optind != 2)
-        return kcbp_cli_usage_error(cmd, "expected two mesh files, got %d", argc - optind);
+        return kcbp_cli_usage_error(cmd, "expected two mesh files or shapes, got %d", argc - optind);
+    for (int i = 0; i < 2; i++) {
+        int rc = kcbp_cli_check_shape_arg(cmd, argv[optind + i]);
+        if (rc != KCBP_EXIT_OK)
+            return rc;
+    }
     if (!use_cbp)
         model->k = 0;
     model->k_fine = 0;

@@ -28,6 +28,8 @@ static cJSON *finish(build_state *s, cJSON *obj)
 
 cJSON *kcbp_report_mesh(const kcbp_model *model)
 {
+    if (kcbp_model_shape(model, NULL)) /* a shape: its kind and numbers (shape_cli.c) */
+        return kcbp_cli_json_shape(model);
     build_state s = {false};
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -48,6 +50,11 @@ static void line_mesh(kcbp_jl *w, const char *key, const kcbp_model *model)
 {
     kcbp_jl_key(w, key);
     kcbp_jl_open(w, '{');
+    if (kcbp_model_shape(model, NULL)) { /* a shape: its kind and numbers (shape_cli.c) */
+        kcbp_cli_jl_shape(w, model);
+        kcbp_jl_close(w, '}');
+        return;
+    }
     const kcbp_mesh *mesh = kcbp_model_mesh(model);
     const kcbp_cbp *cbp = kcbp_model_cbp(model);
     kcbp_jl_key(w, "vertices");
@@ -258,119 +265,192 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
 
 static double hit_rate(uint64_t hits, uint64_t passed) { return passed ? (double)hits / (double)passed : 1.0; }
 
-static void add_number_or_null(build_state *s, cJSON *obj, const char *key, bool present, double v)
+void kcbp_report_frame_begin(kcbp_report_frame *r, kcbp_js *w, const kcbp_scene *scene, uint32_t frame,
+                             const kcbp_report_frame_options *o)
 {
-    cJSON *item = present ? cJSON_AddNumberToObject(obj, key, v) : cJSON_AddNullToObject(obj, key);
-    s->failed |= item == NULL;
+    r->w = w;
+    r->scene = scene;
+    r->o = *o;
+    r->pairs_found = r->contacts_found = 0;
+    kcbp_js_restart(w);
+    kcbp_js_open(w, '{');
+    kcbp_js_key(w, "scene");
+    kcbp_js_string(w, kcbp_scene_name(scene));
+    kcbp_js_key(w, "frame");
+    kcbp_js_uint(w, frame);
+    kcbp_js_key(w, "frames");
+    kcbp_js_uint(w, kcbp_scene_frame_count(scene));
+    uint64_t n = kcbp_scene_object_count(scene);
+    kcbp_js_key(w, "objects");
+    kcbp_js_uint(w, n);
+    kcbp_js_key(w, "models");
+    kcbp_js_uint(w, kcbp_scene_model_count(scene));
+    kcbp_js_key(w, "pairs");
+    kcbp_js_uint(w, n * (n - 1) / 2);
+    if (o->index >= 0) {
+        kcbp_js_key(w, "index");
+        kcbp_js_uint(w, (uint64_t)o->index);
+    }
+    if (o->shard_count > 1) {
+        kcbp_js_key(w, "shard");
+        kcbp_js_open(w, '[');
+        kcbp_js_uint(w, o->shard_index);
+        kcbp_js_uint(w, o->shard_count);
+        kcbp_js_close(w, ']');
+    }
+    kcbp_js_key(w, "colliding");
+    kcbp_js_open(w, '[');
 }
 
-cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, bool with_contacts)
+void kcbp_report_frame_pair(kcbp_report_frame *r, const kcbp_scene_pair *p)
 {
-    build_state s = {false};
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    s.failed |= kcbp_cli_add_string(o, "scene", kcbp_scene_name(scene)) == NULL;
-    add_number(&s, o, "frame", f->frame);
-    add_number(&s, o, "frames", kcbp_scene_frame_count(scene));
-    add_number(&s, o, "objects", kcbp_scene_object_count(scene));
-    add_number(&s, o, "models", kcbp_scene_model_count(scene));
-    add_number(&s, o, "pairs", (double)f->pairs);
-    cJSON *passed = cJSON_AddObjectToObject(o, "passed");
-    cJSON *rate = cJSON_AddObjectToObject(o, "hit_rate");
-    cJSON *hits = cJSON_AddArrayToObject(o, "colliding");
-    cJSON *cache = cJSON_AddObjectToObject(o, "cache");
-    cJSON *time = cJSON_AddObjectToObject(o, "time_ms");
-    if (!passed || !rate || !hits || !cache || !time) {
-        cJSON_Delete(o);
-        return NULL;
+    kcbp_js *w = r->w;
+    uint64_t before = r->contacts_found;
+    r->contacts_found += p->ncontacts;
+    if (r->pairs_found++ >= r->o.max_pairs)
+        return;
+    kcbp_js_open(w, '{');
+    kcbp_js_key(w, "a");
+    kcbp_js_string(w, kcbp_scene_object_at(r->scene, p->a).name);
+    kcbp_js_key(w, "b");
+    kcbp_js_string(w, kcbp_scene_object_at(r->scene, p->b).name);
+    if (p->contained != KCBP_CONTAINED_NONE) {
+        kcbp_js_key(w, "contained");
+        kcbp_js_string(w, kcbp_containment_name(p->contained));
     }
-    add_number(&s, passed, "broadphase", (double)f->broadphase);
-    add_number_or_null(&s, passed, "cbp", f->cbp_used, (double)f->mesh_tested);
-    add_number(&s, passed, "mesh", (double)f->colliding);
-    add_number(&s, rate, "broadphase", hit_rate(f->colliding, f->broadphase));
-    add_number_or_null(&s, rate, "cbp", f->cbp_used, hit_rate(f->colliding, f->mesh_tested));
-    for (size_t i = 0; i < f->colliding && !s.failed; i++) {
-        const kcbp_scene_hit *h = &f->hits[i];
-        cJSON *p = cJSON_CreateObject();
-        s.failed |= !p || !cJSON_AddItemToArray(hits, p);
-        if (s.failed) {
-            cJSON_Delete(p);
-            break;
+    if (r->o.with_contacts) {
+        uint64_t left = before < r->o.max_contacts ? r->o.max_contacts - before : 0;
+        size_t n = p->ncontacts < left ? p->ncontacts : (size_t)left;
+        kcbp_js_key(w, "contacts");
+        bool pretty = w->pretty;
+        w->pretty = false; /* a contact list on one line */
+        kcbp_js_open(w, '[');
+        for (size_t k = 0; k < n; k++) {
+            kcbp_js_open(w, '[');
+            kcbp_js_uint(w, p->contacts[k].a);
+            kcbp_js_uint(w, p->contacts[k].b);
+            kcbp_js_close(w, ']');
         }
-        s.failed |= !kcbp_cli_add_string(p, "a", kcbp_scene_object_at(scene, h->a).name);
-        s.failed |= !kcbp_cli_add_string(p, "b", kcbp_scene_object_at(scene, h->b).name);
-        if (h->contained != KCBP_CONTAINED_NONE)
-            s.failed |= !kcbp_cli_add_string(p, "contained", kcbp_containment_name(h->contained));
-        if (!with_contacts)
-            continue;
-        cJSON *contacts = cJSON_AddArrayToObject(p, "contacts");
-        s.failed |= contacts == NULL;
-        for (size_t k = 0; contacts && k < h->count && !s.failed; k++) {
-            const kcbp_contact *c = &f->contacts[h->first + k];
-            int pair[2] = {(int)c->a, (int)c->b};
-            cJSON *q = cJSON_CreateIntArray(pair, 2);
-            s.failed |= !q || !cJSON_AddItemToArray(contacts, q);
-        }
+        kcbp_js_close(w, ']');
+        w->pretty = pretty;
     }
-    add_number(&s, cache, "axis", (double)f->cache_axis);
-    add_number(&s, cache, "contact", (double)f->cache_contact);
-    add_number(&s, cache, "near", (double)f->cache_near);
-    add_number(&s, cache, "cbp_skipped", (double)f->cbp_skipped);
-    kcbp_scene_build_times bt = kcbp_scene_build_time(scene);
-    add_number(&s, time, "load", bt.load_ms);
-    add_number(&s, time, "build", bt.build_ms);
-    add_number(&s, time, "bounds", f->time_ms.bounds);
-    add_number(&s, time, "broadphase", f->time_ms.broadphase);
-    add_number(&s, time, "cbp", f->time_ms.filter);
-    add_number(&s, time, "mesh", f->time_ms.mesh);
-    add_number(&s, time, "detect", f->time_ms.bounds + f->time_ms.broadphase + f->time_ms.filter + f->time_ms.mesh);
-    return finish(&s, o);
+    kcbp_js_close(w, '}');
 }
 
-bool kcbp_report_add_ccd(cJSON *doc, const kcbp_scene *scene, const kcbp_scene_ccd *c)
+static void key_uint(kcbp_js *w, const char *key, uint64_t v)
 {
-    build_state s = {false};
-    cJSON *o = cJSON_AddObjectToObject(doc, "ccd");
-    cJSON *list = o ? cJSON_CreateArray() : NULL;
-    if (!o || !list) {
-        cJSON_Delete(list);
-        return false;
-    }
-    add_number(&s, o, "swept_pairs", (double)c->swept_pairs);
-    add_number(&s, o, "undecided", (double)c->undecided);
-    add_number(&s, o, "time_ms", c->ms);
-    if (!cJSON_AddItemToObject(o, "touching", list)) {
-        cJSON_Delete(list);
-        return false;
-    }
-    for (size_t i = 0; i < c->nhits && !s.failed; i++) {
+    kcbp_js_key(w, key);
+    kcbp_js_uint(w, v);
+}
+
+static void key_double(kcbp_js *w, const char *key, double v)
+{
+    kcbp_js_key(w, key);
+    kcbp_js_double(w, v);
+}
+
+static void ccd_part(kcbp_js *w, const kcbp_scene *scene, const kcbp_scene_ccd *c)
+{
+    kcbp_js_key(w, "ccd");
+    kcbp_js_open(w, '{');
+    key_uint(w, "swept_pairs", c->swept_pairs);
+    key_uint(w, "undecided", c->undecided);
+    key_double(w, "time_ms", c->ms);
+    kcbp_js_key(w, "touching");
+    kcbp_js_open(w, '[');
+    for (size_t i = 0; i < c->nhits; i++) {
         const kcbp_scene_sweep_hit *h = &c->hits[i];
-        cJSON *p = cJSON_CreateObject();
-        s.failed |= !p || !cJSON_AddItemToArray(list, p);
-        if (s.failed) {
-            cJSON_Delete(p);
-            break;
-        }
-        s.failed |= !kcbp_cli_add_string(p, "a", kcbp_scene_object_at(scene, h->a).name);
-        s.failed |= !kcbp_cli_add_string(p, "b", kcbp_scene_object_at(scene, h->b).name);
+        kcbp_js_open(w, '{');
+        kcbp_js_key(w, "a");
+        kcbp_js_string(w, kcbp_scene_object_at(scene, h->a).name);
+        kcbp_js_key(w, "b");
+        kcbp_js_string(w, kcbp_scene_object_at(scene, h->b).name);
         if (h->undecided) {
-            s.failed |= !cJSON_AddTrueToObject(p, "undecided");
-            add_number(&s, p, "free_until", h->toi);
-            continue;
+            kcbp_js_key(w, "undecided");
+            kcbp_js_bool(w, true);
+            key_double(w, "free_until", h->toi);
+        } else {
+            key_double(w, "toi", h->toi);
+            key_double(w, "time", ((double)c->frame - 1 + h->toi) * kcbp_scene_dt(scene));
+            kcbp_js_key(w, "contacts");
+            kcbp_js_open(w, '[');
+            kcbp_js_open(w, '[');
+            kcbp_js_uint(w, h->tri_a);
+            kcbp_js_uint(w, h->tri_b);
+            kcbp_js_close(w, ']');
+            kcbp_js_close(w, ']');
+            kcbp_js_key(w, "point");
+            kcbp_js_open(w, '[');
+            kcbp_js_double(w, h->point.x);
+            kcbp_js_double(w, h->point.y);
+            kcbp_js_double(w, h->point.z);
+            kcbp_js_close(w, ']');
         }
-        add_number(&s, p, "toi", h->toi);
-        add_number(&s, p, "time", ((double)c->frame - 1 + h->toi) * kcbp_scene_dt(scene));
-        int pair[2] = {(int)h->tri_a, (int)h->tri_b};
-        cJSON *q = cJSON_CreateIntArray(pair, 2), *contacts = cJSON_AddArrayToObject(p, "contacts");
-        s.failed |= !q || !contacts || !cJSON_AddItemToArray(contacts, q);
-        if (s.failed && q && (!contacts || !cJSON_GetArraySize(contacts)))
-            cJSON_Delete(q);
-        double pt[3] = {h->point.x, h->point.y, h->point.z};
-        cJSON *point = cJSON_CreateDoubleArray(pt, 3);
-        s.failed |= !point || !cJSON_AddItemToObject(p, "point", point);
-        if (s.failed && point && !cJSON_GetObjectItem(p, "point"))
-            cJSON_Delete(point);
+        kcbp_js_close(w, '}');
     }
-    return !s.failed;
+    kcbp_js_close(w, ']');
+    kcbp_js_close(w, '}');
+}
+
+void kcbp_report_frame_end(kcbp_report_frame *r, const kcbp_scene_frame *f, const kcbp_scene_ccd *ccd)
+{
+    kcbp_js *w = r->w;
+    kcbp_js_close(w, ']');
+    kcbp_js_key(w, "passed");
+    kcbp_js_open(w, '{');
+    key_uint(w, "broadphase", f->broadphase);
+    kcbp_js_key(w, "cbp");
+    if (f->cbp_used)
+        kcbp_js_uint(w, f->mesh_tested);
+    else
+        kcbp_js_null(w);
+    key_uint(w, "mesh", f->colliding);
+    kcbp_js_close(w, '}');
+    kcbp_js_key(w, "hit_rate");
+    kcbp_js_open(w, '{');
+    key_double(w, "broadphase", hit_rate(f->colliding, f->broadphase));
+    kcbp_js_key(w, "cbp");
+    if (f->cbp_used)
+        kcbp_js_double(w, hit_rate(f->colliding, f->mesh_tested));
+    else
+        kcbp_js_null(w);
+    kcbp_js_close(w, '}');
+    kcbp_js_key(w, "adaptive");
+    kcbp_js_open(w, '{');
+    key_uint(w, "cbp_skipped", f->cbp_adaptive_skips);
+    kcbp_js_close(w, '}');
+    kcbp_js_key(w, "cache");
+    kcbp_js_open(w, '{');
+    key_uint(w, "axis", f->cache_axis);
+    key_uint(w, "contact", f->cache_contact);
+    key_uint(w, "near", f->cache_near);
+    key_uint(w, "cbp_skipped", f->cbp_skipped);
+    key_uint(w, "kept", f->pair_caches);
+    key_uint(w, "bytes", f->pair_cache_bytes);
+    kcbp_js_close(w, '}');
+    kcbp_scene_build_times bt = kcbp_scene_build_time(r->scene);
+    kcbp_js_key(w, "time_ms");
+    kcbp_js_open(w, '{');
+    key_double(w, "load", bt.load_ms);
+    key_double(w, "build", bt.build_ms);
+    key_double(w, "bounds", f->time_ms.bounds);
+    key_double(w, "broadphase", f->time_ms.broadphase);
+    key_double(w, "pairs", f->pairs_ms);
+    key_double(w, "cbp", f->time_ms.filter);
+    key_double(w, "mesh", f->time_ms.mesh);
+    key_double(w, "detect", f->time_ms.bounds + f->time_ms.broadphase + f->pairs_ms);
+    kcbp_js_close(w, '}');
+    bool pairs_cut = r->pairs_found > r->o.max_pairs;
+    bool contacts_cut = r->o.with_contacts && r->contacts_found > r->o.max_contacts;
+    if (pairs_cut || contacts_cut) {
+        kcbp_js_key(w, "truncated");
+        kcbp_js_bool(w, true);
+        if (pairs_cut)
+            key_uint(w, "colliding_found", r->pairs_found);
+        if (contacts_cut)
+            key_uint(w, "contacts_found", r->contacts_found);
+    }
+    if (ccd)
+        ccd_part(w, r->scene, ccd);
+    kcbp_js_close(w, '}');
 }

@@ -9,6 +9,8 @@
 #include <kcbp/contact_geom.h>
 #include <kcbp/scene.h>
 
+#include "json_stream.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,37 +73,64 @@ typedef struct {
 char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_model *a, const kcbp_model *b,
                                const kcbp_timings *times, const kcbp_report_collide_options *o);
 
-/* The report of one frame of a built scene (f: the frame's answer):
+/* The report of one frame of a built scene, written as the frame is
+ * evaluated (json_stream.h): kcbp_report_frame_begin writes
  * {"scene": name, "frame": f, "frames": F, "objects": n, "models": m,
- *  "pairs": n(n-1)/2,
+ *  "pairs": n(n-1)/2, ["index": i (kcbp batch),] ["shard": [I, N],]
+ *  "colliding": [
+ * then kcbp_report_frame_pair each colliding pair,
+ *  {"a": name, "b": name[, "contained": "a_in_b" or "b_in_a" (--solid, one
+ *   inside the other)][, "contacts": [[ta, tb], ...]]}, ...
+ * and kcbp_report_frame_end the rest, once the frame's counts are known:
+ *  ],
  *  "passed": {"broadphase": world boxes overlap,
- *             "cbp": k-CBPs not apart (null when that filter is off),
+ *             "cbp": pairs the filters let through to the mesh test (null
+ *                    when the k-CBP filter is off),
  *             "mesh": meshes touch = the colliding pairs},
  *  "hit_rate": {"broadphase": mesh / broadphase, "cbp": mesh / cbp or null},
- *  "colliding": [{"a": name, "b": name[, "contained": "a_in_b" or "b_in_a" (--solid,
- *                one inside the other)][, "contacts": [[ta, tb], ...]]}, ...],
+ *  "adaptive": {"cbp_skipped": pairs whose k-CBP stage the adaptive rule skipped},
  *  "cache": {"axis": pairs proven apart by last frame's separating axis,
  *            "contact": pairs confirmed by last frame's contact,
  *            "near": pairs whose contact was found near last frame's,
  *            "cbp_skipped": pairs whose k-CBP stage was skipped (their k-CBPs
- *            kept overlapping)},
+ *            kept overlapping), "kept": pair caches kept for the next frame,
+ *            "bytes": their packed size},
  *  "time_ms": {"load", "build" (the scene's, repeated on every frame),
- *              "bounds", "broadphase", "cbp", "mesh",
- *              "detect" (= bounds + broadphase + cbp + mesh)}}
+ *              "bounds", "broadphase" (the tree), "pairs" (the pair stage,
+ *              wall clock: its broad-phase queries and pair tests),
+ *              "cbp", "mesh" (the pair tests, summed over pairs and threads),
+ *              "detect" (= bounds + broadphase + pairs, wall clock)},
+ *  ["truncated": true, "colliding_found": n (more colliding pairs than
+ *   max_pairs: the first max_pairs are listed), "contacts_found": n (more
+ *   contacts than max_contacts: the first are listed)],
+ *  ["ccd": {...} (kcbp_report_frame_end's ccd, see below)]}
  * A hit rate is the fraction of the pairs passing a filter that collide; 0/0
  * (no pair passed) is 1: the filter let no false positive through.
- * "cbp" time is spent on the pairs that the filters after the broad phase
- * rejected, "mesh" on those that reached the mesh test (their filters
- * included). Contacts are listed when with_contacts is set. */
-cJSON *kcbp_report_scene_frame(const kcbp_scene *scene, const kcbp_scene_frame *f, bool with_contacts);
+ * With a shard the counts (passed, cache) are the shard's. */
+typedef struct {
+    long index;                        /* >= 0: "index" */
+    uint32_t shard_index, shard_count; /* shard_count > 1: "shard" */
+    bool with_contacts;
+    uint64_t max_pairs;                /* listed at most */
+    uint64_t max_contacts;             /* listed at most */
+} kcbp_report_frame_options;
 
-/* Adds --ccd's part to a frame's report: "ccd": {"swept_pairs": pairs swept
- * over the interval ending at this frame, "undecided": sweeps that hit their
- * step cap, "time_ms", "touching": [{"a", "b", "toi": fraction of the
- * interval, "time": the scene time of the contact, "contacts": [[tri_a,
- * tri_b]], "point": [x, y, z]} (or "undecided": true, "free_until": toi)]}.
- * False when out of memory. */
-bool kcbp_report_add_ccd(cJSON *doc, const kcbp_scene *scene, const kcbp_scene_ccd *c);
+typedef struct {
+    kcbp_js *w;
+    const kcbp_scene *scene;
+    kcbp_report_frame_options o;
+    uint64_t pairs_found, contacts_found;
+} kcbp_report_frame;
+
+void kcbp_report_frame_begin(kcbp_report_frame *r, kcbp_js *w, const kcbp_scene *scene, uint32_t frame,
+                             const kcbp_report_frame_options *o);
+void kcbp_report_frame_pair(kcbp_report_frame *r, const kcbp_scene_pair *p);
+/* ccd: the interval ending at this frame (--ccd), or NULL. "ccd":
+ * {"swept_pairs": pairs swept over the interval, "undecided": sweeps that
+ * hit their step cap, "time_ms", "touching": [{"a", "b", "toi": fraction of
+ * the interval, "time": the scene time of the contact, "contacts": [[tri_a,
+ * tri_b]], "point": [x, y, z]} (or "undecided": true, "free_until": toi)]}. */
+void kcbp_report_frame_end(kcbp_report_frame *r, const kcbp_scene_frame *f, const kcbp_scene_ccd *ccd);
 
 #ifdef __cplusplus
 }

@@ -3,30 +3,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "view.h"
 
 static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
-    "                  [--contacts none|first|all] [--max-contacts N] [--mesh-root DIR] [--margin D]\n"
-    "                  [--solid] [--ccd] [--export DIR|FILE.glb [--frame F]] [--html FILE] [--pretty]\n"
+    "                  [--contacts none|first|all] [--max-contacts N] [--max-pairs N] [--mesh-root DIR]\n"
+    "                  [--margin D] [--solid] [--ccd] [--jobs N] [--shard I/N] [--no-adaptive]\n"
+    "                  [--export DIR|FILE.glb [--frame F]] [--html FILE] [--pretty] [--progress]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
-    "Finds every pair of objects of a scene that touch: world boxes, a sweep-and-prune\n"
-    "broad phase, the k-CBP filter, then the exact mesh test. Prints one JSON document\n"
-    "per frame (a static scene has one), written as soon as the frame is done: counts\n"
-    "of the pairs passing each stage, the colliding pairs by name, each filter's hit\n"
-    "rate and the time of each stage.\n"
+    "Finds every pair of objects of a scene that touch: world boxes, a box-tree broad\n"
+    "phase, the k-CBP filter, then the exact mesh test. Prints one JSON line per frame\n"
+    "(a static scene has one), its colliding pairs written as they are confirmed, in\n"
+    "a fixed order (the objects' spatial ranks): counts of the pairs passing each\n"
+    "stage, the colliding pairs by name, each filter's hit rate and the time of each\n"
+    "stage.\n"
     "\n"
     "  -k N              planes of each model's k-CBP (default 16, 4 to 4096)\n"
     "  --dirs MODE       how the k-CBP's directions are chosen (default greedy)\n"
-    "  --filter F        cbp (default): GJK on the k-CBPs before the mesh test;\n"
-    "                    aabb: boxes only (the boxes of the k-CBPs)\n"
+    "  --filter F        cbp (default): GJK on the k-CBPs before the mesh test, skipped\n"
+    "                    where it does not pay; aabb: boxes only (the boxes of the k-CBPs)\n"
+    "  --no-adaptive     with cbp: the k-CBP stage on every pair, paying or not\n"
     "  --contacts MODE   none (default): pairs only; first: one triangle pair per\n"
     "                    colliding pair; all: every intersecting triangle pair\n"
     "  --max-contacts N  list at most N contacts per frame (default 100000); a frame\n"
     "                    with more says \"truncated\": true and \"contacts_found\"\n"
+    "  --max-pairs N     list at most N colliding pairs per frame (default: all); a\n"
+    "                    frame with more says \"truncated\": true and \"colliding_found\"\n"
+    "  --jobs N          threads for each frame's pairs (default: the online CPUs, 1 to\n"
+    "                    1024); the output is the same for every N but for its times\n"
+    "  --shard I/N       only the pairs of shard I of N (0-based: 0 <= I < N): those\n"
+    "                    whose lower spatial rank r has (r / 64) mod N = I. N runs, on\n"
+    "                    as many machines, whose colliding pairs together are the scene's\n"
     "  --mesh-root DIR   read meshes only inside DIR (default: the scene file's folder;\n"
     "                    symbolic links are followed to where they lead)\n"
     "  --solid           every mesh is a closed solid: an object wholly inside another\n"
@@ -49,12 +60,16 @@ static const char scene_help[] =
     "                    reports keep what --contacts asks), and the frames are printed\n"
     "                    once the page is written; at most 2000000 objects x frames\n"
     "  --pretty          indent each document\n"
+    "  --progress        frames done, their rate and the time left on stderr, also\n"
+    "                    when it is not a terminal (on a terminal: always)\n"
     "  --margin D        objects within distance D (>= 0) of each other count as\n"
     "                    colliding (each inflated by D/2), listed with no contacts\n"
     "  --ccd             continuous collision: every frame after the first also lists,\n"
     "                    under \"ccd\", the pairs that touch between the last frame and\n"
     "                    this one, with their first time of contact (kcbp sweep's method;\n"
-    "                    objects move linearly and spin at a constant rate in between)\n"
+    "                    objects move linearly and spin at a constant rate in between; an\n"
+    "                    interval in which an object turns 180 degrees or more is cut in\n"
+    "                    steps of less, more than 1000 steps is an error)\n"
     "\n"
     "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
     "                    copies of the mesh, normalised, at random integer positions in\n"
@@ -68,7 +83,10 @@ static const char scene_help[] =
     "standard input (meshes are then found from the current folder).\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input\n"
     "(the scene file or a mesh; the message names the field), 4 out of memory or a\n"
-    "failed write.\n";
+    "failed write, 130 (SIGINT) or 143 (SIGTERM) when interrupted: the frames done\n"
+    "are written, and a frame's line written in part is ended as JSON with\n"
+    "\"interrupted\": true. A frame that fails after part of its line was written\n"
+    "ends that line with \"error\": message.\n";
 
 kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
 {
@@ -79,6 +97,8 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
     o.collide.contacts = KCBP_CONTACTS_NONE;
     o.collide.use_cbp = true;
     o.max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
+    o.max_pairs = -1;
+    o.jobs = 1;
     return o;
 }
 
@@ -118,44 +138,13 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
         o->model.solid = o->collide.solid = true;
         return KCBP_EXIT_OK;
     case KCBP_OPT_CCD: o->ccd = true; return KCBP_EXIT_OK;
+    case KCBP_OPT_MAX_PAIRS:
+        if (!kcbp_cli_parse_int(arg, 0, 0x7fffffffffffffffL, &o->max_pairs))
+            return kcbp_cli_usage_error(cmd, "--max-pairs takes an integer >= 0, not '%s'", arg);
+        return KCBP_EXIT_OK;
+    case KCBP_OPT_NO_ADAPTIVE: o->no_adaptive = true; return KCBP_EXIT_OK;
     }
     return -1;
-}
-
-/* A frame's report, with at most o->max_contacts contacts: beyond them it
- * says "truncated": true and "contacts_found": n. scratch holds the hits'
- * clipped counts. */
-static cJSON *frame_report(const kcbp_scene *scene, kcbp_scene_frame *f, const kcbp_cli_scene_options *o,
-                           kcbp_scene_hit **scratch, size_t *cap)
-{
-    bool with = o->collide.contacts != KCBP_CONTACTS_NONE;
-    size_t found = f->ncontacts;
-    bool truncated = with && found > (size_t)o->max_contacts;
-    kcbp_scene_hit *hits = f->hits;
-    if (truncated) {
-        if (*cap < f->colliding) {
-            kcbp_scene_hit *g = realloc(*scratch, (size_t)f->colliding * sizeof *g);
-            if (!g)
-                return NULL;
-            *scratch = g;
-            *cap = (size_t)f->colliding;
-        }
-        size_t left = (size_t)o->max_contacts;
-        for (uint64_t i = 0; i < f->colliding; i++) {
-            (*scratch)[i] = hits[i];
-            (*scratch)[i].count = hits[i].count < left ? hits[i].count : left;
-            left -= (*scratch)[i].count;
-        }
-        f->hits = *scratch;
-    }
-    cJSON *doc = kcbp_report_scene_frame(scene, f, with);
-    f->hits = hits;
-    if (doc && truncated &&
-        (!cJSON_AddBoolToObject(doc, "truncated", true) || !cJSON_AddNumberToObject(doc, "contacts_found", (double)found))) {
-        cJSON_Delete(doc);
-        doc = NULL;
-    }
-    return doc;
 }
 
 /* --html: every frame's poses and contact triangles, and the frames'
@@ -212,7 +201,7 @@ static bool html_add_frame(html_record *h, const kcbp_scene *scene, const kcbp_s
 static void html_record_free(html_record *h)
 {
     for (size_t i = 0; i < h->nlines; i++)
-        cJSON_free(h->lines[i]);
+        free(h->lines[i]);
     free(h->lines);
     free(h->poses);
     free(h->marks);
@@ -352,8 +341,51 @@ static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_frame 
     return st;
 }
 
+/* kcbp_cli_scene_eval's state for one frame's pairs as they stream. */
+typedef struct {
+    kcbp_report_frame rep;
+    kcbp_js *w;
+} stream_ctx;
+
+static kcbp_status writer_status(const kcbp_js *w, const char *path, kcbp_error *err)
+{
+    if (w->nomem)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the report", path);
+    if (w->failed)
+        return kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
+    return KCBP_OK;
+}
+
+static kcbp_status stream_pair(void *ctx, const kcbp_scene_pair *p, kcbp_error *err)
+{
+    stream_ctx *sc = ctx;
+    kcbp_report_frame_pair(&sc->rep, p);
+    return writer_status(sc->w, kcbp_scene_name(sc->rep.scene), err);
+}
+
+/* A collected frame's report, whole, into memory (NULL: out of memory). */
+static char *frame_text(const kcbp_scene *scene, const kcbp_scene_frame *f, const kcbp_report_frame_options *ro,
+                        const kcbp_scene_ccd *ccd, bool pretty)
+{
+    kcbp_js w;
+    kcbp_js_init(&w, NULL, NULL, pretty, SIZE_MAX);
+    kcbp_report_frame rep;
+    kcbp_report_frame_begin(&rep, &w, scene, f->frame, ro);
+    for (uint64_t k = 0; k < f->colliding; k++) {
+        const kcbp_scene_hit *h = &f->hits[k];
+        kcbp_scene_pair p = {h->a, h->b, h->count ? f->contacts + h->first : NULL, h->count, h->contained};
+        kcbp_report_frame_pair(&rep, &p);
+    }
+    kcbp_report_frame_end(&rep, f, ccd);
+    return kcbp_js_take(&w, NULL);
+}
+
+/* Bytes the report of a streamed frame holds before it is written: a frame
+ * this small is printed whole, or not at all when it fails. */
+#define STREAM_HOLD ((size_t)1 << 20)
+
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
-                                kcbp_cli_frame_sink sink, void *ctx, kcbp_error *err)
+                                const kcbp_cli_frame_sink *sink, kcbp_error *err)
 {
     kcbp_scene *scene;
     kcbp_status st = kcbp_cli_scene_read(&scene, path, o, err);
@@ -362,6 +394,8 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     /* The fine k-CBPs serve only from a pair's second frame on. */
     kcbp_model_options mo = o->model;
     uint32_t frames = kcbp_scene_frame_count(scene);
+    if (index < 0) /* kcbp scene counts frames; kcbp batch, scenes */
+        kcbp_cli_progress_total(frames);
     mo.k_fine = frames >= 2 ? KCBP_CBP_K_FINE_DEFAULT : 0;
     if ((o->export_dir || o->export_glb) && o->export_frame >= (long)frames) {
         kcbp_scene_free(scene);
@@ -377,8 +411,6 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     kcbp_scene_ccd ccd;
     memset(&frame, 0, sizeof frame);
     memset(&ccd, 0, sizeof ccd);
-    kcbp_scene_hit *scratch = NULL;
-    size_t cap = 0;
     html_record rec;
     memset(&rec, 0, sizeof rec);
     if (o->html) {
@@ -397,70 +429,104 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
             return kcbp_error_set(err, KCBP_ERR_NOMEM, "--html: out of memory");
         }
     }
-    /* Each frame is handed on when it is done: memory does not grow with
-     * the frames. */
-    kcbp_scene_eval_options eo = {.collide = o->collide, .coherent = true, .margin = o->margin};
+    /* Each frame is handed on as it is done, its colliding pairs as they
+     * are confirmed: memory grows neither with the frames nor with the
+     * pairs (but for --html and the frame --export writes, held whole). */
+    kcbp_scene_eval_options eo = kcbp_scene_eval_options_default();
+    eo.collide = o->collide;
+    eo.margin = o->margin;
+    eo.jobs = o->jobs > 0 ? (unsigned)o->jobs : 1;
+    eo.shard_index = o->shard_index;
+    eo.shard_count = o->shard_count;
+    eo.cbp_adaptive = !o->no_adaptive;
     st = kcbp_scene_eval_new(scene, &eo, &ev, err);
     kcbp_collide_options all = o->collide;
     all.contacts = KCBP_CONTACTS_ALL;
+    kcbp_report_frame_options ro = {.index = index,
+                                    .shard_index = o->shard_index,
+                                    .shard_count = o->shard_count,
+                                    .with_contacts = o->collide.contacts != KCBP_CONTACTS_NONE,
+                                    .max_pairs = o->max_pairs >= 0 ? (uint64_t)o->max_pairs : UINT64_MAX,
+                                    .max_contacts = (uint64_t)o->max_contacts};
+    kcbp_js w;
+    kcbp_js_init(&w, sink->write, sink->ctx, o->pretty, STREAM_HOLD);
     for (uint32_t f = 0; st == KCBP_OK && f < frames; f++) {
         bool exporting = (o->export_dir || o->export_glb) && f == (uint32_t)o->export_frame;
-        /* The exported frame marks every contact when none are listed; a
-         * page marks every contact of every frame. */
-        if ((exporting && o->collide.contacts == KCBP_CONTACTS_NONE) || o->html)
-            kcbp_scene_eval_set_collide_options(ev, &all);
-        st = kcbp_scene_eval_frame(ev, f, &frame, err);
-        kcbp_scene_eval_set_collide_options(ev, &o->collide);
-        if (st == KCBP_OK && exporting && o->export_dir)
-            st = export_frame(scene, &frame, o->export_dir, err);
-        if (st == KCBP_OK && o->html && !html_add_frame(&rec, scene, &frame, f))
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "--html: out of memory");
-        if (st != KCBP_OK)
-            break;
-        cJSON *doc = frame_report(scene, &frame, o, &scratch, &cap);
-        if (doc && o->ccd && f >= 1) {
-            if ((st = kcbp_scene_eval_ccd(ev, f, NULL, &ccd, err)) != KCBP_OK) {
-                cJSON_Delete(doc);
+        bool ccd_here = o->ccd && f >= 1;
+        if (exporting || o->html) {
+            /* The exported frame marks every contact when none are listed; a
+             * page marks every contact of every frame. */
+            if ((exporting && o->collide.contacts == KCBP_CONTACTS_NONE) || o->html)
+                kcbp_scene_eval_set_collide_options(ev, &all);
+            st = kcbp_scene_eval_frame(ev, f, &frame, err);
+            kcbp_scene_eval_set_collide_options(ev, &o->collide);
+            if (st == KCBP_OK && exporting && o->export_dir)
+                st = export_frame(scene, &frame, o->export_dir, err);
+            if (st == KCBP_OK && o->html && !html_add_frame(&rec, scene, &frame, f))
+                st = kcbp_error_set(err, KCBP_ERR_NOMEM, "--html: out of memory");
+            if (st == KCBP_OK && ccd_here)
+                st = kcbp_scene_eval_ccd(ev, f, NULL, &ccd, err);
+            if (st != KCBP_OK)
                 break;
+            char *flat = frame_text(scene, &frame, &ro, ccd_here ? &ccd : NULL, false);
+            char *line = flat && o->pretty ? frame_text(scene, &frame, &ro, ccd_here ? &ccd : NULL, true) : NULL;
+            if (flat && !o->pretty)
+                line = flat, flat = NULL;
+            if (line && exporting && o->export_glb) /* the file first: a failure prints no more lines */
+                st = glb_frame(scene, &frame, o->export_glb, path, flat ? flat : line, err);
+            free(flat);
+            if (st == KCBP_OK && !line)
+                st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the report", path);
+            if (st == KCBP_OK && o->html) { /* held until the page is written */
+                rec.lines[rec.nlines++] = line;
+                line = NULL;
+            } else if (st == KCBP_OK) {
+                kcbp_js_raw(&w, line, strlen(line));
+                kcbp_js_raw(&w, "\n", 1);
+                if (!kcbp_js_flush(&w))
+                    st = writer_status(&w, path, err);
+                else if (sink->line_done && !sink->line_done(sink->ctx))
+                    st = kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
             }
-            if (!kcbp_report_add_ccd(doc, scene, &ccd)) {
-                cJSON_Delete(doc);
-                doc = NULL;
-            }
+            free(line);
+            continue;
         }
-        if (doc && index >= 0 && !cJSON_AddNumberToObject(doc, "index", (double)index)) {
-            cJSON_Delete(doc);
-            doc = NULL;
+        stream_ctx sc = {.w = &w};
+        w.flushed = false;
+        kcbp_report_frame_begin(&sc.rep, &w, scene, f, &ro);
+        st = kcbp_scene_eval_frame_stream(ev, f, stream_pair, &sc, &frame, err);
+        if (st == KCBP_OK && ccd_here)
+            st = kcbp_scene_eval_ccd(ev, f, NULL, &ccd, err);
+        if (st == KCBP_OK) {
+            kcbp_report_frame_end(&sc.rep, &frame, ccd_here ? &ccd : NULL);
+            kcbp_js_raw(&w, "\n", 1);
+            kcbp_js_flush(&w);
+            st = writer_status(&w, path, err);
+            if (st == KCBP_OK && sink->line_done && !sink->line_done(sink->ctx))
+                st = kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
+        } else if (w.flushed && !w.failed) {
+            /* Part of the line is out: end it as JSON, saying why it ends. */
+            w.nomem = false;
+            kcbp_js_close(&w, ']');
+            kcbp_js_key(&w, "error");
+            kcbp_js_string(&w, err ? err->msg : "failed");
+            kcbp_js_close(&w, '}');
+            kcbp_js_raw(&w, "\n", 1);
+            kcbp_js_flush(&w);
+        } else {
+            w.len = 0; /* nothing of it printed: nothing is */
         }
-        char *line = doc ? (o->pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc)) : NULL;
-        char *flat = line && exporting && o->export_glb ? cJSON_PrintUnformatted(doc) : NULL;
-        cJSON_Delete(doc);
-        if (line && exporting && o->export_glb) { /* the file first: a failure prints no more lines */
-            st = flat ? glb_frame(scene, &frame, o->export_glb, path, flat, err)
-                      : kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the report", path);
-        }
-        cJSON_free(flat);
-        if (st != KCBP_OK) {
-            cJSON_free(line);
-            break;
-        }
-        if (!line) {
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the report", path);
-        } else if (o->html) { /* held until the page is written */
-            rec.lines[rec.nlines++] = line;
-            line = NULL;
-        } else if (!sink(ctx, line, f + 1 == frames)) {
-            st = kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
-        }
-        cJSON_free(line);
     }
     if (st == KCBP_OK && o->html)
         st = html_write(o->html, scene, path, &rec, err);
-    for (size_t i = 0; st == KCBP_OK && i < rec.nlines; i++)
-        if (!sink(ctx, rec.lines[i], i + 1 == rec.nlines))
+    for (size_t i = 0; st == KCBP_OK && i < rec.nlines; i++) {
+        kcbp_js_raw(&w, rec.lines[i], strlen(rec.lines[i]));
+        kcbp_js_raw(&w, "\n", 1);
+        if (!kcbp_js_flush(&w) || (sink->line_done && !sink->line_done(sink->ctx)))
             st = kcbp_error_set(err, KCBP_ERR_IO, "%s: the output cannot be written", path);
+    }
+    kcbp_js_free(&w);
     html_record_free(&rec);
-    free(scratch);
     kcbp_scene_eval_free(ev);
     kcbp_scene_frame_free(&frame);
     kcbp_scene_ccd_free(&ccd);
@@ -501,17 +567,44 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     return kcbp_cli_print_text(text);
 }
 
-/* kcbp scene's frame sink: each frame printed, and flushed, when it is done. */
-static bool print_frame(void *ctx, const char *line, bool last)
+/* kcbp scene's frame sink: the report's bytes to stdout under the output
+ * lock, flushed after each frame; the tail that would end a line written in
+ * part, for a signal (drain_stdout). */
+typedef struct {
+    char tail[64];
+} stdout_sink;
+
+static bool write_stdout(void *ctx, const char *p, size_t n, const char *tail)
+{
+    stdout_sink *s = ctx;
+    kcbp_cli_output_lock();
+    bool ok = fwrite(p, 1, n, stdout) == n;
+    snprintf(s->tail, sizeof s->tail, "%s", tail);
+    kcbp_cli_output_unlock();
+    if (tail[0])
+        kcbp_cli_test_stop(); /* a line written in part */
+    return ok;
+}
+
+static bool flush_stdout(void *ctx)
 {
     (void)ctx;
-    (void)last;
-    return fputs(line, stdout) >= 0 && fputc('\n', stdout) != EOF && fflush(stdout) == 0;
+    kcbp_cli_progress_add(1);
+    return fflush(stdout) == 0;
+}
+
+/* On a signal (interrupt.h; under the output lock): a frame's line written
+ * in part is ended as JSON, marked "interrupted". */
+static void drain_stdout(void *ctx)
+{
+    stdout_sink *s = ctx;
+    fputs(s->tail, stdout);
 }
 
 int kcbp_cli_scene(int argc, char **argv)
 {
-    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY, OPT_EXPORT, OPT_FRAME, OPT_HTML };
+    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY, OPT_EXPORT, OPT_FRAME, OPT_HTML, OPT_JOBS,
+           OPT_SHARD, OPT_PROGRESS };
     static const struct option longopts[] = {
         KCBP_CLI_SCENE_LONGOPTS,
         {"pretty", no_argument, NULL, OPT_PRETTY},
@@ -522,17 +615,22 @@ int kcbp_cli_scene(int argc, char **argv)
         {"export", required_argument, NULL, OPT_EXPORT},
         {"frame", required_argument, NULL, OPT_FRAME},
         {"html", required_argument, NULL, OPT_HTML},
+        {"jobs", required_argument, NULL, OPT_JOBS},
+        {"shard", required_argument, NULL, OPT_SHARD},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     kcbp_cli_scene_options o = kcbp_cli_scene_options_default();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = online >= 1 ? (online > 1024 ? 1024 : online) : 1;
     const char *gen = NULL, *mesh = NULL;
     long n = 100, seed = 1;
     bool gen_only = false, frame_given = false;
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":h" KCBP_CLI_SCENE_SHORTOPTS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hj:" KCBP_CLI_SCENE_SHORTOPTS, longopts, NULL)) != -1) {
         int rc = kcbp_cli_scene_option("scene", c, optarg, &o);
         if (rc >= 0) {
             if (rc != KCBP_EXIT_OK)
@@ -542,6 +640,7 @@ int kcbp_cli_scene(int argc, char **argv)
         switch (c) {
         case 'h': fputs(scene_help, stdout); return KCBP_EXIT_OK;
         case OPT_PRETTY: o.pretty = true; break;
+        case OPT_PROGRESS: kcbp_cli_progress_force(); break;
         case OPT_GENERATE: gen = optarg; break;
         case OPT_EXPORT:
             if (kcbp_view_is_glb(optarg))
@@ -550,6 +649,19 @@ int kcbp_cli_scene(int argc, char **argv)
                 o.export_dir = optarg;
             break;
         case OPT_HTML: o.html = optarg; break;
+        case 'j':
+        case OPT_JOBS:
+            if (!kcbp_cli_parse_int(optarg, 1, 1024, &o.jobs))
+                return kcbp_cli_usage_error("scene", "--jobs takes an integer in [1, 1024], not '%s'", optarg);
+            break;
+        case OPT_SHARD: {
+            long si, sn;
+            if (!kcbp_cli_parse_shard(optarg, &si, &sn))
+                return kcbp_cli_usage_error("scene", "--shard takes I/N with 0 <= I < N (0-based), not '%s'", optarg);
+            o.shard_index = (uint32_t)si;
+            o.shard_count = (uint32_t)sn;
+            break;
+        }
         case OPT_FRAME:
             frame_given = true;
             if (!kcbp_cli_parse_int(optarg, 0, KCBP_SCENE_MAX_FRAMES - 1, &o.export_frame))
@@ -589,7 +701,12 @@ int kcbp_cli_scene(int argc, char **argv)
     kcbp_error err = {0};
     if (o.export_dir && kcbp_cli_export_prepare(o.export_dir, &err) != KCBP_OK)
         return kcbp_cli_export_fail(&err);
-    kcbp_status st = kcbp_cli_scene_eval(argv[optind], &o, -1, print_frame, NULL, &err);
+    stdout_sink out = {{0}};
+    kcbp_cli_frame_sink sink = {write_stdout, flush_stdout, &out};
+    kcbp_cli_interrupt_set_drain(drain_stdout, &out);
+    kcbp_cli_progress_begin("scene", "frames", 0);
+    kcbp_status st = kcbp_cli_scene_eval(argv[optind], &o, -1, &sink, &err);
+    kcbp_cli_progress_end();
     if (st == KCBP_ERR_IO && ferror(stdout))
         return kcbp_cli_flush(); /* says why the write failed */
     if (st != KCBP_OK && (o.html || o.export_glb) && (!strncmp(err.msg, "--html", 6) || !strncmp(err.msg, "--export", 8)))

@@ -72,17 +72,24 @@ int kcbp_cli_self(int argc, char **argv)
     if (argc - optind != 1)
         return kcbp_cli_usage_error("self", "expected one mesh file, got %d", argc - optind);
     const char *path = argv[optind];
+    int src = kcbp_cli_check_shape_arg("self", path);
+    if (src != KCBP_EXIT_OK)
+        return src;
 
     kcbp_error err = {0};
     kcbp_mesh *mesh;
     kcbp_model model;
     memset(&model, 0, sizeof model);
     double t0 = kcbp_cli_now_ms();
-    kcbp_status st = kcbp_mesh_load(path, &mesh, &err);
+    /* a shape is convex: it never intersects itself (no pairs) */
+    bool shape = kcbp_cli_is_shape(path);
+    kcbp_status st = shape ? KCBP_OK : kcbp_mesh_load(path, &mesh, &err);
     double t1 = kcbp_cli_now_ms();
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = 0; /* no k-CBP: only the tree is used */
-    if (st == KCBP_OK && (st = kcbp_model_build(&model, mesh, &mo, &err)) != KCBP_OK)
+    if (shape)
+        st = kcbp_cli_build_shape(path, &model, &err);
+    else if (st == KCBP_OK && (st = kcbp_model_build(&model, mesh, &mo, &err)) != KCBP_OK)
         kcbp_error_prefix(&err, path);
     double t2 = kcbp_cli_now_ms();
     kcbp_contact *pairs = NULL;
@@ -113,12 +120,16 @@ int kcbp_cli_self(int argc, char **argv)
         }
         kcbp_jl_key(&w, "mesh");
         kcbp_jl_open(&w, '{');
-        kcbp_jl_key(&w, "vertices");
-        kcbp_jl_uint(&w, kcbp_mesh_vertex_count(kcbp_model_mesh(&model)));
-        kcbp_jl_key(&w, "triangles");
-        kcbp_jl_uint(&w, kcbp_mesh_triangle_count(kcbp_model_mesh(&model)));
-        kcbp_jl_key(&w, "degenerate_triangles");
-        kcbp_jl_uint(&w, kcbp_mesh_degenerate_count(kcbp_model_mesh(&model)));
+        if (shape) {
+            kcbp_cli_jl_shape(&w, &model);
+        } else {
+            kcbp_jl_key(&w, "vertices");
+            kcbp_jl_uint(&w, kcbp_mesh_vertex_count(kcbp_model_mesh(&model)));
+            kcbp_jl_key(&w, "triangles");
+            kcbp_jl_uint(&w, kcbp_mesh_triangle_count(kcbp_model_mesh(&model)));
+            kcbp_jl_key(&w, "degenerate_triangles");
+            kcbp_jl_uint(&w, kcbp_mesh_degenerate_count(kcbp_model_mesh(&model)));
+        }
         kcbp_jl_close(&w, '}');
         kcbp_jl_key(&w, "stats");
         kcbp_jl_open(&w, '{');

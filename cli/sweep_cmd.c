@@ -39,6 +39,8 @@ static const char sweep_help[] =
     "  -k N, --dirs MODE        the k-CBPs (default 16 planes, greedy directions)\n"
     "  --no-cbp                 no k-CBP far field: the meshes' distance from the start\n"
     "  --pretty                 indent the JSON (single sweep)\n"
+    "  --progress               with --sweeps: sweeps answered and their rate on stderr, also\n"
+    "                           when it is not a terminal (on a terminal: always)\n"
     "  --html FILE              also write a page that shows the sweep in a browser (no\n"
     "                           network): A, and B at the start, at the time of impact (its\n"
     "                           contact triangles red) and at the end, the k-CBPs (a toggle)\n"
@@ -49,6 +51,13 @@ static const char sweep_help[] =
     "bound on the relative speed of any two points give a time before which nothing can\n"
     "touch. Far apart, the bound is the k-CBPs' gap along GJK's closest direction (for a\n"
     "translation, a ray cast in GJK form); near, the meshes' distance (kcbp distance).\n"
+    "\n"
+    "Shapes: A or B may be sphere:R, capsule:R:L (radius, length of its segment),\n"
+    "box:X:Y:Z (full side lengths) or cylinder:R:L (radius, height): centred at the\n"
+    "origin of its own frame, axis along z (FCL's conventions); a file so named is\n"
+    "./sphere:1. Shapes are solids (a mesh inside one collides with it), meshes are\n"
+    "surfaces; the shape's side of a contact is null, and the report describes it\n"
+    "(\"b\": {\"shape\": \"capsule\", \"radius\": R, \"length\": L}).\n"
     "\n"
     "Output: {\"toi\": t or null, \"contacts\": [[tri_a, tri_b]] and \"point\" (world, the\n"
     "midpoint of the closest points) at toi, \"distance\" at toi, \"confirmed\" (the exact\n"
@@ -71,6 +80,7 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
         {"pose-a", required_argument, NULL, 'a'},    {"from", required_argument, NULL, 'f'},
         {"to", required_argument, NULL, 't'},        {"sweeps", required_argument, NULL, 's'},
         {"tolerance", required_argument, NULL, 'T'}, {"max-iterations", required_argument, NULL, 'I'},
+        {"progress", no_argument, NULL, 'R'},
         {"pretty", no_argument, NULL, 'P'},          {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},      {"no-cbp", no_argument, NULL, 'n'},
         {"html", required_argument, NULL, 'H'},      {"export", required_argument, NULL, 'E'},
@@ -94,6 +104,7 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
         case 't': args->pair.pose_b_to = optarg; break;
         case 's': args->pair.poses_file = optarg; break;
         case 'P': args->pretty = true; break;
+        case 'R': kcbp_cli_progress_force(); break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'n': args->opts.use_cbp = false; break;
         case 'H': args->html = optarg; break;
@@ -143,8 +154,7 @@ static bool add_vec3(cJSON *o, const char *key, kcbp_vec3 v)
 
 static bool add_pair(cJSON *o, const char *key, uint32_t x, uint32_t y)
 {
-    int v[2] = {(int)x, (int)y};
-    cJSON *pair = cJSON_CreateIntArray(v, 2), *list = cJSON_CreateArray();
+    cJSON *pair = kcbp_cli_json_pair(x, y), *list = cJSON_CreateArray(); /* null for a shape's side */
     if (!pair || !list || !cJSON_AddItemToArray(list, pair)) {
         cJSON_Delete(pair);
         cJSON_Delete(list);
@@ -169,7 +179,8 @@ static cJSON *report(const kcbp_sweep_result *r, const kcbp_model *a, const kcbp
         ok &= add_pair(o, "contacts", r->tri_a, r->tri_b);
         const uint32_t *fa = kcbp_mesh_faces(kcbp_model_mesh(a)), *fb = kcbp_mesh_faces(kcbp_model_mesh(b));
         if (fa || fb)
-            ok &= add_pair(o, "faces", fa ? fa[r->tri_a] : r->tri_a, fb ? fb[r->tri_b] : r->tri_b);
+            ok &= add_pair(o, "faces", fa && r->tri_a != KCBP_SHAPE_FEATURE ? fa[r->tri_a] : r->tri_a,
+                           fb && r->tri_b != KCBP_SHAPE_FEATURE ? fb[r->tri_b] : r->tri_b);
         ok &= add_vec3(o, "point", kcbp_v3_scale(kcbp_v3_add(r->point_a, r->point_b), 0.5));
         ok &= add_vec3(o, "point_a", r->point_a);
         ok &= add_vec3(o, "point_b", r->point_b);

@@ -19,14 +19,19 @@ uint32_t kcbp_view_color(uint32_t index)
     return palette[index % (sizeof palette / sizeof palette[0])];
 }
 
-uint32_t kcbp_view_nvertices(const kcbp_model *m) { return kcbp_mesh_vertex_count(kcbp_model_mesh(m)); }
-uint32_t kcbp_view_ntriangles(const kcbp_model *m) { return kcbp_mesh_triangle_count(kcbp_model_mesh(m)); }
-kcbp_vec3 kcbp_view_vertex(const kcbp_model *m, uint32_t i) { return kcbp_mesh_vertices(kcbp_model_mesh(m))[i]; }
-const uint32_t *kcbp_view_triangle(const kcbp_model *m, uint32_t t)
+/* What is drawn of a model: its mesh, or a shape's surface tessellated for
+ * display only (kcbp_model_display_mesh; an empty mesh when memory ran out). */
+static const kcbp_mesh *shown(const kcbp_model *m)
 {
-    return kcbp_mesh_triangles(kcbp_model_mesh(m))[t].v;
+    const kcbp_mesh *d = kcbp_model_display_mesh(m);
+    return d ? d : kcbp_model_mesh(m);
 }
+uint32_t kcbp_view_nvertices(const kcbp_model *m) { return kcbp_mesh_vertex_count(shown(m)); }
+uint32_t kcbp_view_ntriangles(const kcbp_model *m) { return kcbp_mesh_triangle_count(shown(m)); }
+kcbp_vec3 kcbp_view_vertex(const kcbp_model *m, uint32_t i) { return kcbp_mesh_vertices(shown(m))[i]; }
+const uint32_t *kcbp_view_triangle(const kcbp_model *m, uint32_t t) { return kcbp_mesh_triangles(shown(m))[t].v; }
 kcbp_aabb kcbp_view_bounds(const kcbp_model *m) { return kcbp_mesh_bounds(kcbp_model_mesh(m)); }
+bool kcbp_view_is_shape(const kcbp_model *m) { return kcbp_model_shape(m, NULL); }
 
 bool kcbp_view_cbp_triangles(const kcbp_model *m, kcbp_vec3 **v, uint32_t *nv, uint32_t **tri, uint32_t *nt)
 {
@@ -140,6 +145,13 @@ bool kcbp_view_pair_add(kcbp_view_pair *vp, const char *name, int side, const kc
     vp->marked[i] = calloc(kcbp_view_ntriangles(vp->models[model]) + 1, 1);
     if (!vp->marked[i])
         return false;
+    if (kcbp_view_is_shape(vp->models[model])) {
+        kcbp_shape s;
+        kcbp_model_shape(vp->models[model], &s);
+        snprintf(vp->names[i], sizeof vp->names[i], "%s (%s, tessellated for display)", name,
+                 kcbp_shape_kind_name(s.kind));
+        name = vp->names[i];
+    }
     vp->objects[i] = (kcbp_view_object){.name = name, .model = model, .pose = *pose, .marked = vp->marked[i],
                                         .style = style, .color = color};
     vp->view.nobjects++;
@@ -148,10 +160,10 @@ bool kcbp_view_pair_add(kcbp_view_pair *vp, const char *name, int side, const kc
 
 void kcbp_view_pair_mark(kcbp_view_pair *vp, int oa, int ob, const kcbp_contact *contacts, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (oa >= 0)
+    for (size_t i = 0; i < n; i++) { /* a shape's side (KCBP_SHAPE_FEATURE) has no triangle to mark */
+        if (oa >= 0 && contacts[i].a != KCBP_SHAPE_FEATURE)
             vp->marked[oa][contacts[i].a] = 1;
-        if (ob >= 0)
+        if (ob >= 0 && contacts[i].b != KCBP_SHAPE_FEATURE)
             vp->marked[ob][contacts[i].b] = 1;
     }
 }
@@ -161,19 +173,6 @@ void kcbp_view_pair_free(kcbp_view_pair *vp)
     for (int i = 0; i < 4; i++)
         free(vp->marked[i]);
     memset(vp, 0, sizeof *vp);
-}
-
-int kcbp_view_emit(const kcbp_view *v, const char *path_html, const char *path_glb)
-{
-    kcbp_error err = {0};
-    if (path_html && kcbp_html_write(path_html, v, &err) != KCBP_OK)
-        return kcbp_view_fail(&err);
-    if (path_glb && kcbp_glb_write(path_glb, v, &err) != KCBP_OK) {
-        if (path_html)
-            kcbp_view_remove_partial(path_html); /* nothing half done */
-        return kcbp_view_fail(&err);
-    }
-    return KCBP_EXIT_OK;
 }
 
 void kcbp_view_remove_partial(const char *path)

@@ -65,6 +65,9 @@ uint32_t kcbp_view_ntriangles(const kcbp_model *m);
 kcbp_vec3 kcbp_view_vertex(const kcbp_model *m, uint32_t i);
 const uint32_t *kcbp_view_triangle(const kcbp_model *m, uint32_t t);
 kcbp_aabb kcbp_view_bounds(const kcbp_model *m);
+/* A shape's model: what is drawn is its surface tessellated for display
+ * only (kcbp_model_display_mesh), which the writers say. */
+bool kcbp_view_is_shape(const kcbp_model *m);
 /* The model's k-CBP as triangles (each face fanned), malloc'ed; false when
  * memory ran out. *nt = 0 and NULL arrays when the model has none. */
 bool kcbp_view_cbp_triangles(const kcbp_model *m, kcbp_vec3 **v, uint32_t *nv, uint32_t **tri, uint32_t *nt);
@@ -100,6 +103,7 @@ typedef struct {
     const kcbp_model *models[2];
     uint8_t *marked[4];
     char title[512];
+    char names[4][128]; /* an object's name with a shape's display note */
 } kcbp_view_pair;
 
 /* Starts it: kind, title from the two paths, models a and b (one model
@@ -107,7 +111,9 @@ typedef struct {
 void kcbp_view_pair_init(kcbp_view_pair *vp, const char *kind, const char *path_a, const char *path_b,
                          const kcbp_model *a, const kcbp_model *b);
 /* Adds an object of model 0 (A) or 1 (B) at pose; false when memory ran
- * out. Its mark array is vp->marked[its index]. */
+ * out. Its mark array is vp->marked[its index]. A shape's object is named
+ * "NAME (KIND, tessellated for display)": the page and the glTF file show
+ * its surface as triangles, while every answer is the exact shape's. */
 bool kcbp_view_pair_add(kcbp_view_pair *vp, const char *name, int side, const kcbp_pose *pose, kcbp_view_style style,
                         uint32_t color);
 /* Marks the triangles of contacts[0..n) on objects oa (side a) and ob

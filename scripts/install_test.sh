@@ -30,11 +30,19 @@ check "make install" $MAKE -s install DESTDIR="$dest" PREFIX="$prefix"
 export PKG_CONFIG_PATH="$dest$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
 libdir=$dest$prefix/lib
 check "pkg-config finds kcbp" pkg-config --exists kcbp
+major=$(sed -n 's/^#define KCBP_VERSION_MAJOR \([0-9]*\)/\1/p' include/kcbp/base.h)
+# The installed program finds the installed library by its run path
+# ($ORIGIN/../lib), whatever the prefix.
+program() {
+    "$dest$prefix/bin/kcbp" --version | grep -q "^kcbp " &&
+        ldd "$dest$prefix/bin/kcbp" | grep "libkcbp.so.$major => $dest$prefix/" >/dev/null
+}
+check "the installed kcbp runs on the installed libkcbp.so.$major" program
 shared() {
     # shellcheck disable=SC2046
     $CC -std=c11 -Wall -Wextra -Werror -o "$tmp/contract" tests/install/contract.c $(pkg-config --cflags --libs kcbp) &&
         LD_LIBRARY_PATH="$libdir" "$tmp/contract" tests/install/cube.obj &&
-        LD_LIBRARY_PATH="$libdir" ldd "$tmp/contract" | grep "libkcbp.so.0 => $libdir" >/dev/null
+        LD_LIBRARY_PATH="$libdir" ldd "$tmp/contract" | grep "libkcbp.so.$major => $libdir" >/dev/null
 }
 check "shared: build with pkg-config, run" shared
 static() {
@@ -71,7 +79,7 @@ manpages() {
 }
 check "man pages render without warnings" manpages
 python_import() {
-    # Debian's python3, the package where `make install` put it, libkcbp.so.0
+    # Debian's python3, the package where `make install` put it, libkcbp.so.1
     # found beside it (no LD_LIBRARY_PATH, no build tree).
     (cd "$tmp" && env -u KCBP_LIBRARY PYTHONPATH="$(echo "$dest$prefix"/lib/python3*/dist-packages)" PYTHONDONTWRITEBYTECODE=1 \
         "${PYTHON:-/usr/bin/python3}" -c '

@@ -7,7 +7,8 @@
 # which pip-install it into a venv), with --bench
 # also the peers the benchmarks compare against (FCL, libccd), and with
 # --harden what the hardening checks need (HARDENING.md: clang and its
-# sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++). Run as
+# sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++, and
+# abigail-tools for `make abi-check`). Run as
 # root it installs them with apt-get; otherwise it says what to install. It
 # does nothing when everything is already there.
 set -euo pipefail
@@ -24,8 +25,8 @@ if [[ $missing == 0 ]]; then
     for c in "${checks[@]}"; do pkg-config --exists "$c" || missing=1; done
 fi
 if [[ "${1:-}" == "--harden" ]]; then
-    pkgs+=(clang clang-14 libclang-rt-14-dev g++ libcgal-dev libgmp-dev libmpfr-dev valgrind)
-    for c in clang clang-14 valgrind g++; do command -v "$c" >/dev/null || missing=1; done
+    pkgs+=(clang clang-14 libclang-rt-14-dev g++ libcgal-dev libgmp-dev libmpfr-dev valgrind abigail-tools)
+    for c in clang clang-14 valgrind g++ abidiff; do command -v "$c" >/dev/null || missing=1; done
     [[ -f /usr/include/CGAL/Exact_predicates_exact_constructions_kernel.h && -f /usr/include/gmp.h ]] || missing=1
     ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing=1
 fi

@@ -92,9 +92,9 @@ static const char *special(const char *name, bool *skip)
         sparse(p, "v 0 0 0\n", (off_t)3 << 30);
         return p;
     }
-    if (!strcmp(name, "@sparse-scene-300m")) {
-        const char *p = gen(4, "sparse300m.json");
-        sparse(p, "{\"objects\": ", (off_t)300 << 20);
+    if (!strcmp(name, "@sparse-scene-17g")) {
+        const char *p = gen(4, "sparse17g.json");
+        sparse(p, "{\"objects\": ", (off_t)17 << 30);
         return p;
     }
     if (!strcmp(name, "@nested-json")) {
@@ -109,14 +109,14 @@ static const char *special(const char *name, bool *skip)
         fclose(f);
         return p;
     }
-    if (!strcmp(name, "@huge-scene")) {
-        const char *p = gen(6, "huge.json");
+    if (!strcmp(name, "@object-frames")) {
+        const char *p = gen(6, "object_frames.json");
         FILE *f = create(p);
         fputs("{\"objects\": [", f);
-        for (int i = 0; i <= 100000; i++)
+        for (int i = 0; i <= 10000; i++)
             fprintf(f, "%s{\"name\": \"o%d\", \"mesh\": \"good.obj\", \"position\": [%d, 0, 0]}", i ? ",\n" : "", i,
                     3 * i);
-        fputs("]}\n", f);
+        fputs("], \"motion\": {\"frames\": 100000, \"dt\": 0.01}}\n", f);
         fclose(f);
         return p;
     }

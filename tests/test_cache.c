@@ -537,8 +537,8 @@ static void test_cache_moving_scene(void **state)
         o.cbp_measure = false;
         kcbp_scene_eval ev;
         assert_int_equal(kcbp_scene_eval_init(&ev, &s, &o, &err), KCBP_OK);
-        kcbp_sap sap;
-        assert_int_equal(kcbp_sap_init(&sap, s.nobjects, NULL), KCBP_OK);
+        kcbp_broadphase *bp;
+        assert_int_equal(kcbp_broadphase_new(s.nobjects, &bp, NULL), KCBP_OK);
         kcbp_pose *poses = malloc(s.nobjects * sizeof *poses);
         kcbp_aabb *boxes = malloc(s.nobjects * sizeof *boxes);
         kcbp_index_pair *keys = NULL, *new_keys = NULL;
@@ -558,13 +558,15 @@ static void test_cache_moving_scene(void **state)
                 boxes[i].min = kcbp_v3_sub(bx.min, kcbp_v3(pad, pad, pad));
                 boxes[i].max = kcbp_v3_add(bx.max, kcbp_v3(pad, pad, pad));
             }
-            assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-            new_keys = realloc(new_keys, (sap.npairs + 1) * sizeof *new_keys);
-            new_caches = realloc(new_caches, (sap.npairs + 1) * sizeof *new_caches);
+            assert_int_equal(kcbp_broadphase_update(bp, boxes, NULL), KCBP_OK);
+            const kcbp_index_pair *bpairs;
+            size_t nbp = kcbp_broadphase_pairs(bp, &bpairs);
+            new_keys = realloc(new_keys, (nbp + 1) * sizeof *new_keys);
+            new_caches = realloc(new_caches, (nbp + 1) * sizeof *new_caches);
             assert_true(new_keys && new_caches);
             size_t j = 0;
-            for (size_t k = 0; k < sap.npairs; k++) {
-                kcbp_index_pair p = sap.pairs[k];
+            for (size_t k = 0; k < nbp; k++) {
+                kcbp_index_pair p = bpairs[k];
                 while (j < nkeys && (keys[j].a < p.a || (keys[j].a == p.a && keys[j].b < p.b)))
                     j++;
                 if (j < nkeys && keys[j].a == p.a && keys[j].b == p.b)
@@ -577,7 +579,7 @@ static void test_cache_moving_scene(void **state)
             keys = new_keys, new_keys = tk;
             kcbp_pair_cache *tc = caches;
             caches = new_caches, new_caches = tc;
-            nkeys = sap.npairs;
+            nkeys = nbp;
             /* the pair tests, with their caches, against the scene's hits */
             size_t h = 0;
             for (size_t k = 0; k < nkeys; k++) {
@@ -607,7 +609,7 @@ static void test_cache_moving_scene(void **state)
         free(boxes);
         kcbp_collide_result_free(&res);
         kcbp_scene_frame_free(&fr);
-        kcbp_sap_free(&sap);
+        kcbp_broadphase_free(bp);
         kcbp_scene_eval_clear(&ev);
     }
     kcbp_scene_clear(&s);

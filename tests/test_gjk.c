@@ -844,7 +844,7 @@ static void test_custom_support_and_warm_start(void **state)
  *
  * GJK's sub-algorithm loses precision when the simplex is much longer than
  * its distance to the origin, which is what needles and thin prisms give;
- * see src/gjk.c (the careful sub-algorithm). */
+ * see src/convex/gjk.c (the careful sub-algorithm). */
 
 /* The answer GJK must give against the oracle, the touching tolerance tol
  * being that of the result (KCBP_GJK_TOUCH_REL of its scale): apart by more

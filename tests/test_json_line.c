@@ -1,4 +1,4 @@
-/* Tests for the collide report's JSON line writer (cli/json_line.c, built
+/* Tests for the collide report's JSON line writer (cli/json_line.c, linked
  * into this test): numbers written once, doubles in the shortest of %.15g,
  * %.16g, %.17g that reads back exactly (integers below 2^53 in full), and
  * valid JSON around them. */
@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "../cli/json_line.c"
+#include "json_line.h"
 #include "testutil.h"
 
 static void test_format_double(void **state)

@@ -1,4 +1,4 @@
-/* Tests of src/linalg.c: eigenvectors of symmetric 3x3 matrices against the
+/* Tests of src/geom/linalg.c: eigenvectors of symmetric 3x3 matrices against the
  * definition (A v = lambda v, V orthonormal), on random, diagonal, repeated
  * and zero matrices. */
 #include <math.h>

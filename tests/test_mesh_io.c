@@ -1,5 +1,5 @@
 /* Tests of the STL, PLY and OFF readers and of kcbp_mesh_load's choice of
- * reader (src/mesh_io.c, stl.c, ply.c, off.c): each format written here from
+ * reader (src/mesh/mesh_io.c, stl.c, ply.c, off.c): each format written here from
  * an OBJ mesh must read back as the same mesh and give the same collision
  * answers. */
 #include <math.h>

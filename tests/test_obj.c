@@ -1,4 +1,4 @@
-/* Tests of the OBJ reader (src/obj.c). */
+/* Tests of the OBJ reader (src/mesh/obj.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -183,20 +183,21 @@ static void test_quad_and_pentagon_fan(void **state)
     kcbp_mesh_clear(&m);
 }
 
-static void test_l_shape_ear_clipping(void **state)
+static void test_l_shape_swept(void **state)
 {
     (void)state;
     kcbp_mesh m;
     /* An L of area 3, counter-clockwise, starting at the corner (2,1) next
      * to the reflex vertex (1,1): the fan from (2,1) would cover the missing
-     * square [1,2]x[1,2], so the face must be ear clipped. */
+     * square [1,2]x[1,2], so the face is swept (polygon.h, rule 5); each
+     * triangle starts at its earliest vertex in the face. */
     parse_ok("v 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0\nv 0 0 0\nv 2 0 0\n"
              "f 1 2 3 4 5 6\n",
              &m, 6, 4);
-    check_tri(&m, 0, 1, 2, 3);
-    check_tri(&m, 1, 1, 3, 4);
+    check_tri(&m, 0, 1, 3, 4);
+    check_tri(&m, 1, 1, 2, 3);
     check_tri(&m, 2, 1, 4, 5);
-    check_tri(&m, 3, 1, 5, 0);
+    check_tri(&m, 3, 0, 1, 5);
     double area = 0;
     for (uint32_t i = 0; i < 4; i++) {
         kcbp_vec3 c = tri_cross(&m, i);
@@ -207,7 +208,7 @@ static void test_l_shape_ear_clipping(void **state)
     kcbp_mesh_clear(&m);
 }
 
-static void test_star_ear_clipping(void **state)
+static void test_star_swept(void **state)
 {
     (void)state;
     /* A five-pointed star (10 vertices, radii 2 and 1) in the tilted plane
@@ -237,9 +238,10 @@ static void test_star_ear_clipping(void **state)
     /* Triangles of one winding whose areas add up to the polygon's cannot
      * overlap: this is a triangulation of the star. */
     assert_true(fabs(area - 10 * sin(pi / 5)) < 1e-12);
-    /* Ears are searched from v1, an inner (reflex) vertex; the next one, v2,
-     * is an outer point whose triangle (v1 v2 v3) holds no other vertex. */
-    check_tri(&m, 0, 1, 2, 3);
+    /* Swept (polygon.h, rule 5) in the projection along y (the normal's
+     * largest coordinate), in order of x: the first triangle cut is the
+     * tip v6 at x = 5 + 2 cos 216 degrees, with its neighbours. */
+    check_tri(&m, 0, 5, 6, 7);
     kcbp_mesh_clear(&m);
 }
 
@@ -646,8 +648,8 @@ int main(void)
         cmocka_unit_test(test_face_forms),
         cmocka_unit_test(test_negative_indices),
         cmocka_unit_test(test_quad_and_pentagon_fan),
-        cmocka_unit_test(test_l_shape_ear_clipping),
-        cmocka_unit_test(test_star_ear_clipping),
+        cmocka_unit_test(test_l_shape_swept),
+        cmocka_unit_test(test_star_swept),
         cmocka_unit_test(test_degenerate_polygons_fan),
         cmocka_unit_test(test_crlf),
         cmocka_unit_test(test_comments_any_bytes),

@@ -38,23 +38,72 @@ static void parse_scene(kcbp_scene *s, const char *json, const char *dir)
 
 /* ---- broad phase -------------------------------------------------------- */
 
-static void check_pairs_brute(const kcbp_sap *sap, const kcbp_aabb *boxes, uint32_t n)
+/* Every object of the tree overlapping box a, as the query finds them,
+ * against all boxes (closed boxes). */
+static void check_tree_brute(const kcbp_boxtree *t, const kcbp_aabb *boxes, const uint8_t *live, uint32_t n)
 {
-    size_t k = 0;
-    for (uint32_t a = 0; a < n; a++)
-        for (uint32_t b = a + 1; b < n; b++)
-            if (kcbp_aabb_overlap(boxes[a], boxes[b])) {
-                if (k >= sap->npairs || sap->pairs[k].a != a || sap->pairs[k].b != b)
-                    fail_msg("broad phase misses or misorders pair (%u, %u)", a, b);
-                k++;
-            }
-    assert_int_equal(k, sap->npairs);
+    uint32_t *found = NULL;
+    size_t cap = 0;
+    for (uint32_t a = 0; a < n; a++) {
+        if (live && !live[a])
+            continue;
+        size_t np = kcbp_boxtree_query(t, &boxes[a], a, &found, &cap, 0);
+        assert_true(np != SIZE_MAX);
+        kcbp_sort_ids(found, np);
+        size_t k = 0;
+        for (uint32_t b = a + 1; b < n; b++) {
+            if ((live && !live[b]) || !kcbp_aabb_overlap(boxes[a], boxes[b]))
+                continue;
+            if (k >= np || found[k] != b)
+                fail_msg("broad phase misses or misorders pair (%u, %u)", a, b);
+            k++;
+        }
+        assert_int_equal(k, np);
+        /* every object (min_id -1): a itself too */
+        size_t all = kcbp_boxtree_query(t, &boxes[a], -1, &found, &cap, 0);
+        size_t expect = 0;
+        for (uint32_t b = 0; b < n; b++)
+            expect += (!live || live[b]) && kcbp_aabb_overlap(boxes[a], boxes[b]);
+        assert_int_equal(all, expect);
+    }
+    free(found);
+}
+
+static bool box_holds(kcbp_aabb outer, kcbp_aabb in)
+{
+    return outer.min.x <= in.min.x && outer.min.y <= in.min.y && outer.min.z <= in.min.z && in.max.x <= outer.max.x &&
+           in.max.y <= outer.max.y && in.max.z <= outer.max.z;
+}
+
+/* The depth of the tree below node i (a leaf: 1). */
+static uint32_t tree_depth(const kcbp_boxtree *t, uint32_t i)
+{
+    if (t->nodes[i].count)
+        return 1;
+    uint32_t l = tree_depth(t, t->nodes[i].first), r = tree_depth(t, t->nodes[i].first + 1);
+    return 1 + (l > r ? l : r);
+}
+
+/* Every node's box holds its children's (or its objects'). */
+static void check_tree_boxes(const kcbp_boxtree *t)
+{
+    for (uint32_t i = 0; i < t->nnodes; i++) {
+        const kcbp_bt_node *nd = &t->nodes[i];
+        if (nd->count) {
+            for (uint32_t k = nd->first; k < nd->first + nd->count; k++)
+                assert_true(box_holds(nd->box, t->lbox[k]));
+        } else {
+            assert_true(nd->first > i);
+            assert_true(box_holds(nd->box, t->nodes[nd->first].box));
+            assert_true(box_holds(nd->box, t->nodes[nd->first + 1].box));
+        }
+    }
 }
 
 static void test_broadphase_vs_all_pairs(void **state)
 {
     (void)state;
-    enum { N = 300 };
+    enum { N = 400 };
     kcbp_aabb *boxes = malloc(N * sizeof *boxes);
     kcbp_vec3 *vel = malloc(N * sizeof *vel);
     assert_non_null(boxes);
@@ -71,43 +120,98 @@ static void test_broadphase_vs_all_pairs(void **state)
     boxes[9].min.x = boxes[3].max.x;
     boxes[9].min.y = boxes[3].min.y;
     boxes[9].min.z = boxes[3].min.z;
-    kcbp_sap sap;
-    assert_int_equal(kcbp_sap_init(&sap, N, NULL), KCBP_OK);
-    assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-    assert_true(sap.full_sort);
-    assert_int_equal(sap.axis, 0); /* the centres spread most along x */
-    check_pairs_brute(&sap, boxes, N);
-    bool repaired = false;
-    for (int step = 0; step < 20; step++) { /* small moves: insertion sort repairs the order */
+    boxes[10] = (kcbp_aabb){{-30, -30, -4}, {30, 30, -2.5}}; /* a floor under everything */
+    boxes[11] = (kcbp_aabb){{1, 1, 1}, {1, 1, 1}};           /* a point */
+    kcbp_boxtree t;
+    kcbp_boxtree_init(&t);
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, N, NULL), KCBP_OK);
+    check_tree_boxes(&t);
+    check_tree_brute(&t, boxes, NULL, N);
+    uint64_t builds = t.builds;
+    for (int step = 0; step < 20; step++) { /* small moves: the tree is refitted */
         for (int i = 0; i < N; i++) {
             boxes[i].min = kcbp_v3_add(boxes[i].min, vel[i]);
             boxes[i].max = kcbp_v3_add(boxes[i].max, vel[i]);
         }
-        assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-        repaired |= !sap.full_sort && sap.shifts > 0;
-        check_pairs_brute(&sap, boxes, N);
+        assert_int_equal(kcbp_boxtree_update(&t, boxes, false, NULL), KCBP_OK);
+        check_tree_boxes(&t);
+        check_tree_brute(&t, boxes, NULL, N);
     }
-    assert_true(repaired);
-    for (int i = 0; i < N; i++) { /* a big jump: falls back to a full sort */
-        double dx = test_rng_range(&r, -10, 10);
-        boxes[i].min.x += dx;
-        boxes[i].max.x += dx;
+    assert_true(t.refits > 0);
+    assert_true(t.builds < builds + 20);
+    /* A scramble: the refit tree is much worse than a new one, and is built again. */
+    for (int i = 0; i < N; i++) {
+        double dx = test_rng_range(&r, -40, 40), dy = test_rng_range(&r, -40, 40);
+        boxes[i].min.x += dx, boxes[i].max.x += dx;
+        boxes[i].min.y += dy, boxes[i].max.y += dy;
     }
-    assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-    assert_true(sap.full_sort);
-    check_pairs_brute(&sap, boxes, N);
-    sap.coherent = false;
-    assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-    assert_true(sap.full_sort);
-    check_pairs_brute(&sap, boxes, N);
-    kcbp_sap_free(&sap);
+    builds = t.builds;
+    assert_int_equal(kcbp_boxtree_update(&t, boxes, false, NULL), KCBP_OK);
+    assert_true(t.rebuilt && t.builds == builds + 1);
+    check_tree_boxes(&t);
+    check_tree_brute(&t, boxes, NULL, N);
+    assert_int_equal(kcbp_boxtree_update(&t, boxes, true, NULL), KCBP_OK);
+    assert_true(t.rebuilt);
+    check_tree_brute(&t, boxes, NULL, N);
+
+    /* A subset of ids (a world's live objects). */
+    uint8_t live[N];
+    uint32_t ids[N], nl = 0;
+    for (uint32_t i = 0; i < N; i++)
+        if ((live[i] = (uint8_t)(i % 3 != 1)))
+            ids[nl++] = i;
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, ids, nl, NULL), KCBP_OK);
+    check_tree_brute(&t, boxes, live, N);
+
+    /* Degenerate piles: every box the same (the middle split keeps the
+     * tree balanced), and boxes whose centres double from one to the next
+     * (each split peels one off: the depth stays bounded). */
+    for (int i = 0; i < N; i++)
+        boxes[i] = (kcbp_aabb){{0, 0, 0}, {1, 1, 1}};
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, N, NULL), KCBP_OK);
+    check_tree_brute(&t, boxes, NULL, N);
+    assert_true(tree_depth(&t, 0) <= 12);
+    for (int i = 0; i < N; i++) {
+        double x = ldexp(1.0, i / 2);
+        boxes[i] = (kcbp_aabb){{x, 0, 0}, {x * 1.01, 1, 1}};
+    }
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, N, NULL), KCBP_OK);
+    check_tree_boxes(&t);
+    check_tree_brute(&t, boxes, NULL, N);
+    assert_true(tree_depth(&t, 0) <= 96);
 
     for (uint32_t n = 0; n <= 1; n++) {
-        assert_int_equal(kcbp_sap_init(&sap, n, NULL), KCBP_OK);
-        assert_int_equal(kcbp_sap_update(&sap, boxes, NULL), KCBP_OK);
-        assert_int_equal(sap.npairs, 0);
-        kcbp_sap_free(&sap);
+        assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, n, NULL), KCBP_OK);
+        uint32_t *found = NULL;
+        size_t cap = 0;
+        assert_int_equal(kcbp_boxtree_query(&t, &boxes[0], 0, &found, &cap, 0), 0);
+        free(found);
     }
+    kcbp_boxtree_free(&t);
+
+    /* The public face: pairs sorted by (a, b). */
+    test_rng r2 = {7};
+    for (int i = 0; i < N; i++) {
+        kcbp_vec3 c = kcbp_v3(test_rng_range(&r2, -5, 5), test_rng_range(&r2, -5, 5), test_rng_range(&r2, -5, 5));
+        boxes[i] = (kcbp_aabb){kcbp_v3_sub(c, kcbp_v3(0.6, 0.6, 0.6)), kcbp_v3_add(c, kcbp_v3(0.6, 0.6, 0.6))};
+    }
+    kcbp_broadphase *bp;
+    assert_int_equal(kcbp_broadphase_new(N, &bp, NULL), KCBP_OK);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(kcbp_broadphase_update(bp, boxes, NULL), KCBP_OK);
+        const kcbp_index_pair *pairs;
+        size_t np = kcbp_broadphase_pairs(bp, &pairs), k = 0;
+        for (uint32_t a = 0; a < N; a++)
+            for (uint32_t b = a + 1; b < N; b++)
+                if (kcbp_aabb_overlap(boxes[a], boxes[b])) {
+                    assert_true(k < np && pairs[k].a == a && pairs[k].b == b);
+                    k++;
+                }
+        assert_int_equal(k, np);
+        for (int i = 0; i < N; i++)
+            boxes[i].max.x += 0.1 * round;
+    }
+    kcbp_broadphase_free(bp);
     free(boxes);
     free(vel);
 }
@@ -323,6 +427,474 @@ static void test_thesis_layout(void **state)
     kcbp_scene_clear(&s);
 }
 
+/* ---- threads, shards, streaming, packed caches ----------------------------- */
+
+typedef struct {
+    kcbp_scene_hit *hits;
+    size_t n, cap;
+    kcbp_contact *contacts;
+    size_t nc, capc;
+    uint64_t stop_after; /* return an error after this many pairs (0: never) */
+    const uint32_t *rank; /* the objects' ranks: the stream's order (NULL: not checked) */
+} streamed;
+
+static int cmp_scene_hit(const void *p, const void *q)
+{
+    const kcbp_scene_hit *x = p, *y = q;
+    return x->a != y->a ? (x->a > y->a) - (x->a < y->a) : (x->b > y->b) - (x->b < y->b);
+}
+
+/* A streamed pair's place: its lower rank, then its higher. */
+static uint64_t stream_key(const uint32_t *rank, uint32_t a, uint32_t b)
+{
+    uint32_t x = rank[a], y = rank[b];
+    return x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
+}
+
+static kcbp_status take_pair(void *ctx, const kcbp_scene_pair *p, kcbp_error *err)
+{
+    streamed *s = ctx;
+    assert_true(p->a < p->b);
+    if (s->n && s->rank &&
+        stream_key(s->rank, s->hits[s->n - 1].a, s->hits[s->n - 1].b) >= stream_key(s->rank, p->a, p->b))
+        fail_msg("pairs out of order: (%u, %u) after (%u, %u)", p->a, p->b, s->hits[s->n - 1].a, s->hits[s->n - 1].b);
+    if (s->stop_after && s->n == s->stop_after)
+        return kcbp_error_set(err, KCBP_ERR_IO, "stop here");
+    if (s->n == s->cap)
+        s->hits = realloc(s->hits, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof *s->hits);
+    while (s->nc + p->ncontacts > s->capc)
+        s->contacts = realloc(s->contacts, (s->capc = s->capc ? 2 * s->capc : 64) * sizeof *s->contacts);
+    if (p->ncontacts)
+        memcpy(s->contacts + s->nc, p->contacts, p->ncontacts * sizeof *p->contacts);
+    s->hits[s->n++] = (kcbp_scene_hit){p->a, p->b, s->nc, p->ncontacts, p->contained};
+    s->nc += p->ncontacts;
+    return KCBP_OK;
+}
+
+static void same_hits(const kcbp_scene_hit *h1, size_t n1, const kcbp_contact *c1, const kcbp_scene_hit *h2, size_t n2,
+                      const kcbp_contact *c2)
+{
+    assert_int_equal(n1, n2);
+    for (size_t k = 0; k < n1; k++) {
+        assert_true(h1[k].a == h2[k].a && h1[k].b == h2[k].b && h1[k].count == h2[k].count &&
+                    h1[k].contained == h2[k].contained);
+        if (h1[k].count)
+            assert_memory_equal(c1 + h1[k].first, c2 + h2[k].first, h1[k].count * sizeof *c1);
+    }
+}
+
+/* One moving scene of 600 objects evaluated with 1, 2 and 3 threads, in 1
+ * and 3 shards, collected and streamed: the same pairs, contacts and counts
+ * everywhere (the shards' union is the whole and they do not overlap). */
+static void test_threads_shards_streams(void **state)
+{
+    (void)state;
+    kcbp_mesh mesh;
+    assert_int_equal(kcbp_obj_load_into("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
+    kcbp_scene s;
+    kcbp_error err = {0};
+    assert_int_equal(test_scene_density(&s, "meshes/suzanne.obj", mesh.bounds, 599, 3, &err), KCBP_OK);
+    kcbp_mesh_clear(&mesh);
+    test_rng rng = {9};
+    for (uint32_t i = 0; i < s.nobjects; i++) {
+        s.objects[i].velocity = kcbp_v3_scale(test_rng_unit_vector(&rng), 1.5);
+        s.objects[i].spin_axis = test_rng_unit_vector(&rng);
+        s.objects[i].spin_deg_per_s = test_rng_range(&rng, 0, 200);
+    }
+    s.moving = true;
+    s.frames = 4;
+    s.dt = 0.02;
+    kcbp_model_options mo = kcbp_model_options_default();
+    mo.k_fine = KCBP_CBP_K_FINE_DEFAULT;
+    if (kcbp_scene_build(&s, &mo, &err) != KCBP_OK)
+        fail_msg("%s", err.msg);
+    kcbp_scene_frame ref[4];
+    memset(ref, 0, sizeof ref);
+    for (unsigned jobs = 1; jobs <= 3; jobs++) {
+        for (uint32_t shards = 1; shards <= 3; shards += 2) {
+            kcbp_scene_eval *ev[3] = {NULL, NULL, NULL};
+            for (uint32_t si = 0; si < shards; si++) {
+                kcbp_scene_eval_options eo = kcbp_scene_eval_options_default();
+                eo.collide.contacts = KCBP_CONTACTS_FIRST;
+                eo.jobs = jobs;
+                eo.shard_index = si;
+                eo.shard_count = shards;
+                assert_int_equal(kcbp_scene_eval_new(&s, &eo, &ev[si], &err), KCBP_OK);
+            }
+            for (uint32_t f = 0; f < s.frames; f++) {
+                if (jobs == 1 && shards == 1) {
+                    assert_int_equal(kcbp_scene_eval_frame(ev[0], f, &ref[f], &err), KCBP_OK);
+                    assert_true(ref[f].colliding > 20 && ref[f].broadphase > ref[f].colliding);
+                    if (f > 0)
+                        assert_true(ref[f].cache_axis + ref[f].cache_contact > 0 && ref[f].pair_caches > 0);
+                    else
+                        assert_true(ref[f].pair_caches > 0); /* a moving scene keeps them from frame 0 on */
+                    continue;
+                }
+                /* the shards' pairs, merged by (a, b) */
+                streamed all = {0};
+                uint64_t bp = 0, mesh_tested = 0, axis = 0, contact = 0, near = 0, skipped = 0, adaptive = 0;
+                uint32_t *rank = malloc(s.nobjects * sizeof *rank);
+                for (uint32_t k = 0; k < s.nobjects; k++)
+                    rank[ev[0]->by_rank[k]] = k;
+                for (uint32_t si = 0; si < shards; si++) {
+                    kcbp_scene_frame fr;
+                    memset(&fr, 0, sizeof fr);
+                    streamed one = {.rank = rank};
+                    assert_int_equal(kcbp_scene_eval_frame_stream(ev[si], f, take_pair, &one, &fr, &err), KCBP_OK);
+                    assert_int_equal(fr.colliding, one.n);
+                    for (size_t k = 0; k < one.n; k++) {
+                        /* each pair in its own shard's chunks: those of its lower rank */
+                        uint64_t key = stream_key(rank, one.hits[k].a, one.hits[k].b);
+                        assert_int_equal(((key >> 32) / KCBP_SCENE_CHUNK) % shards, si);
+                    }
+                    for (size_t k = 0; k < one.n; k++) {
+                        if (all.n == all.cap)
+                            all.hits = realloc(all.hits, (all.cap = all.cap ? 2 * all.cap : 64) * sizeof *all.hits);
+                        while (all.nc + one.hits[k].count > all.capc)
+                            all.contacts =
+                                realloc(all.contacts, (all.capc = all.capc ? 2 * all.capc : 64) * sizeof *all.contacts);
+                        memcpy(all.contacts + all.nc, one.contacts + one.hits[k].first,
+                               one.hits[k].count * sizeof *all.contacts);
+                        all.hits[all.n] = one.hits[k];
+                        all.hits[all.n++].first = all.nc;
+                        all.nc += one.hits[k].count;
+                    }
+                    bp += fr.broadphase, mesh_tested += fr.mesh_tested, axis += fr.cache_axis;
+                    contact += fr.cache_contact, near += fr.cache_near, skipped += fr.cbp_skipped;
+                    adaptive += fr.cbp_adaptive_skips;
+                    free(one.hits);
+                    free(one.contacts);
+                }
+                free(rank);
+                /* sort the union by (a, b), as kcbp_scene_eval_frame's hits */
+                qsort(all.hits, all.n, sizeof *all.hits, cmp_scene_hit);
+                        same_hits(ref[f].hits, ref[f].colliding, ref[f].contacts, all.hits, all.n, all.contacts);
+                assert_int_equal(bp, ref[f].broadphase);
+                assert_int_equal(mesh_tested, ref[f].mesh_tested);
+                assert_int_equal(axis, ref[f].cache_axis);
+                assert_int_equal(contact, ref[f].cache_contact);
+                assert_int_equal(near, ref[f].cache_near);
+                assert_int_equal(skipped, ref[f].cbp_skipped);
+                assert_int_equal(adaptive, ref[f].cbp_adaptive_skips);
+                free(all.hits);
+                free(all.contacts);
+            }
+            for (uint32_t si = 0; si < shards; si++)
+                kcbp_scene_eval_free(ev[si]);
+        }
+    }
+    /* A callback's error stops the frame with it, on every thread count. */
+    for (unsigned jobs = 1; jobs <= 2; jobs++) {
+        kcbp_scene_eval_options eo = kcbp_scene_eval_options_default();
+        eo.collide.contacts = KCBP_CONTACTS_FIRST;
+        eo.jobs = jobs;
+        kcbp_scene_eval *ev;
+        assert_int_equal(kcbp_scene_eval_new(&s, &eo, &ev, &err), KCBP_OK);
+        kcbp_scene_frame fr;
+        memset(&fr, 0, sizeof fr);
+        streamed some = {.stop_after = 5};
+        assert_int_equal(kcbp_scene_eval_frame_stream(ev, 0, take_pair, &some, &fr, &err), KCBP_ERR_IO);
+        assert_string_equal(err.msg, "stop here");
+        assert_int_equal(some.n, 5);
+        free(some.hits);
+        free(some.contacts);
+        /* and the evaluation goes on afterwards */
+        assert_int_equal(kcbp_scene_eval_frame(ev, 1, &fr, &err), KCBP_OK);
+        same_hits(ref[1].hits, ref[1].colliding, ref[1].contacts, fr.hits, fr.colliding, fr.contacts);
+        kcbp_scene_frame_free(&fr);
+        kcbp_scene_eval_free(ev);
+    }
+    /* A one-frame scene keeps no pair cache. */
+    s.frames = 1;
+    s.moving = false;
+    kcbp_scene_eval *ev;
+    assert_int_equal(kcbp_scene_eval_new(&s, NULL, &ev, &err), KCBP_OK);
+    kcbp_scene_frame fr;
+    memset(&fr, 0, sizeof fr);
+    assert_int_equal(kcbp_scene_eval_frame(ev, 0, &fr, &err), KCBP_OK);
+    assert_int_equal(fr.pair_caches, 0);
+    assert_int_equal(ev->pairs.nstreams, 0);
+    kcbp_scene_frame_free(&fr);
+    kcbp_scene_eval_free(ev);
+    /* bad options */
+    kcbp_scene_eval_options eo = kcbp_scene_eval_options_default();
+    eo.shard_index = 3;
+    eo.shard_count = 3;
+    assert_int_equal(kcbp_scene_eval_new(&s, &eo, &ev, &err), KCBP_ERR_INVALID);
+    assert_null(ev);
+    for (int f = 0; f < 4; f++)
+        kcbp_scene_frame_free(&ref[f]);
+    kcbp_scene_clear(&s);
+}
+
+/* Packed pair caches read back as they were (the axes to float precision,
+ * as unit vectors once normalised; overlaps as the pair test reads it). */
+static void test_packed_caches(void **state)
+{
+    (void)state;
+    test_rng r = {77};
+    kcbp_cache_stream st = {0};
+    enum { N = 500 };
+    struct kcbp_pair_cache in[N];
+    uint32_t as[N], bs[N];
+    uint32_t a = 1000;
+    for (int i = 0; i < N; i++) {
+        struct kcbp_pair_cache *c = &in[i];
+        memset(c, 0, sizeof *c);
+        c->flags = (uint32_t)(test_rng_uniform(&r) * 32);
+        c->axis = test_rng_unit_vector(&r);
+        c->fine_axis = test_rng_unit_vector(&r);
+        c->simplex.count = (int)(test_rng_uniform(&r) * 5);
+        c->fine_simplex.count = (int)(test_rng_uniform(&r) * 5);
+        for (int k = 0; k < 4; k++) {
+            c->simplex.ia[k] = (uint32_t)(test_rng_uniform(&r) * 5000);
+            c->simplex.ib[k] = (uint32_t)(test_rng_uniform(&r) * 70000);
+            c->fine_simplex.ia[k] = (uint32_t)(test_rng_uniform(&r) * 300);
+            c->fine_simplex.ib[k] = (uint32_t)(test_rng_uniform(&r) * 3e9);
+        }
+        c->contact.a = (uint32_t)(test_rng_uniform(&r) * 4e9);
+        c->contact.b = (uint32_t)(test_rng_uniform(&r) * 100);
+        c->leaf[0] = (uint32_t)(test_rng_uniform(&r) * 1e6);
+        c->leaf[1] = (uint32_t)(test_rng_uniform(&r) * 10);
+        c->overlaps = i % 3 == 0 ? (uint32_t)(test_rng_uniform(&r) * 20) : i % 3 == 1 ? UINT32_MAX - (uint32_t)i : 0;
+        a += test_rng_uniform(&r) < 0.3;
+        as[i] = a;
+        bs[i] = a + 1 + (uint32_t)(test_rng_uniform(&r) * 2e9);
+        assert_true(kcbp_cache_pack(&st, 1000, as[i], bs[i], c));
+    }
+    assert_true(st.len < N * 80); /* (152 bytes each unpacked) */
+    size_t at = 0;
+    for (int i = 0; i < N; i++) {
+        struct kcbp_pair_cache o;
+        uint32_t ra, rb;
+        kcbp_cache_unpack(&st, &at, 1000, &ra, &rb, &o);
+        const struct kcbp_pair_cache *c = &in[i];
+        assert_true(ra == as[i] && rb == bs[i]);
+        assert_int_equal(o.flags, c->flags);
+        if (c->flags & KCBP_PAIR_CACHE_AXIS)
+            assert_true(kcbp_v3_len(kcbp_v3_sub(o.axis, c->axis)) < 1e-7);
+        if (c->flags & KCBP_PAIR_CACHE_FINE_AXIS)
+            assert_true(kcbp_v3_len(kcbp_v3_sub(o.fine_axis, c->fine_axis)) < 1e-7);
+        assert_int_equal(o.simplex.count, c->simplex.count);
+        for (int k = 0; k < c->simplex.count; k++)
+            assert_true(o.simplex.ia[k] == c->simplex.ia[k] && o.simplex.ib[k] == c->simplex.ib[k]);
+        assert_int_equal(o.fine_simplex.count, c->fine_simplex.count);
+        for (int k = 0; k < c->fine_simplex.count; k++)
+            assert_true(o.fine_simplex.ia[k] == c->fine_simplex.ia[k] && o.fine_simplex.ib[k] == c->fine_simplex.ib[k]);
+        if (c->flags & KCBP_PAIR_CACHE_CONTACT)
+            assert_true(o.contact.a == c->contact.a && o.contact.b == c->contact.b);
+        if (c->flags & KCBP_PAIR_CACHE_LEAVES)
+            assert_true(o.leaf[0] == c->leaf[0] && o.leaf[1] == c->leaf[1]);
+        /* what the pair test reads of overlaps: whether it reached the skip
+         * count, and its remainder modulo it */
+        assert_true((o.overlaps >= KCBP_CACHE_SKIP_AFTER) == (c->overlaps >= KCBP_CACHE_SKIP_AFTER));
+        if (c->overlaps >= KCBP_CACHE_SKIP_AFTER)
+            assert_int_equal(o.overlaps % KCBP_CACHE_SKIP_AFTER, c->overlaps % KCBP_CACHE_SKIP_AFTER);
+        else
+            assert_int_equal(o.overlaps, c->overlaps);
+        assert_true(kcbp_cache_useful(c) || (c->flags == 0 && !c->simplex.count && !c->fine_simplex.count && !c->overlaps));
+    }
+    assert_int_equal(at, st.len);
+    free(st.data);
+}
+
+/* ---- continuous collision: turns of 180 degrees and more -------------------- */
+
+/* A bar turning 350 degrees between two frames about its centre passes
+ * through a cube a quarter turn away: the interval is cut in two steps of
+ * 175 degrees and the hit found; the shorter arc (10 degrees back, the one
+ * step of before) misses it, and a turn past 1000 steps is refused. */
+static void test_ccd_spin(void **state)
+{
+    (void)state;
+    test_tmp_write_text(tmpdir, "bar.obj",
+                        "v -1 -0.05 -0.05\nv 1 -0.05 -0.05\nv 1 0.05 -0.05\nv -1 0.05 -0.05\n"
+                        "v -1 -0.05 0.05\nv 1 -0.05 0.05\nv 1 0.05 0.05\nv -1 0.05 0.05\n"
+                        "f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n");
+    const char *p = test_tmp_write_text(
+        tmpdir, "spin.json",
+        "{\"objects\": [{\"name\": \"bar\", \"mesh\": \"bar.obj\", \"position\": [0, 0, 0],"
+        "  \"angular_velocity\": {\"axis\": [0, 0, 1], \"deg_per_s\": 350}},"
+        " {\"name\": \"cube\", \"mesh\": \"bar.obj\", \"position\": [0, 0.8, 0], \"scale\": 0.05}],"
+        " \"motion\": {\"frames\": 2, \"dt\": 1}}");
+    kcbp_scene *s;
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_scene_load(p, NULL, &s, &err), KCBP_OK);
+    for (int one_step = 0; one_step < 2; one_step++) {
+        kcbp_scene_eval *ev;
+        assert_int_equal(kcbp_scene_eval_new(s, NULL, &ev, &err), KCBP_OK);
+        ev->ccd_one_step = one_step;
+        kcbp_scene_ccd c;
+        memset(&c, 0, sizeof c);
+        assert_int_equal(kcbp_scene_eval_ccd(ev, 1, NULL, &c, &err), KCBP_OK);
+        if (one_step) {
+            assert_int_equal(c.nhits, 0); /* the shorter arc: a wrong answer */
+        } else {
+            assert_int_equal(c.nhits, 1);
+            assert_false(c.hits[0].undecided);
+            /* the bar's edge (half-width 0.05) reaches the cube (|x| <= 0.05) near 90 - 7 degrees */
+            double deg = c.hits[0].toi * 350;
+            assert_true(deg > 80 && deg < 90);
+        }
+        kcbp_scene_ccd_free(&c);
+        kcbp_scene_eval_free(ev);
+    }
+    kcbp_scene_free(s);
+    p = test_tmp_write_text(tmpdir, "spin.json",
+                            "{\"objects\": [{\"name\": \"bar\", \"mesh\": \"bar.obj\", \"position\": [0, 0, 0],"
+                            "  \"angular_velocity\": {\"axis\": [0, 0, 1], \"deg_per_s\": 180000}},"
+                            " {\"name\": \"cube\", \"mesh\": \"bar.obj\", \"position\": [0, 0.8, 0], \"scale\": 0.05}],"
+                            " \"motion\": {\"frames\": 2, \"dt\": 1}}");
+    assert_int_equal(kcbp_scene_load(p, NULL, &s, &err), KCBP_OK);
+    kcbp_scene_eval *ev;
+    assert_int_equal(kcbp_scene_eval_new(s, NULL, &ev, &err), KCBP_OK);
+    kcbp_scene_ccd c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(kcbp_scene_eval_ccd(ev, 1, NULL, &c, &err), KCBP_ERR_LIMIT);
+    assert_non_null(strstr(err.msg, "objects[0].angular_velocity: turns 180000 degrees"));
+    kcbp_scene_ccd_free(&c);
+    kcbp_scene_eval_free(ev);
+    kcbp_scene_free(s);
+    /* as the program says it */
+    test_run_result r;
+    const char *argv[] = {"scene", p, "--ccd", NULL};
+    test_run(&r, argv);
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.err, "more than 1000 steps"));
+    test_run_free(&r);
+}
+
+/* ---- the streamed parser ------------------------------------------------------ */
+
+/* A scene file larger than the reader's chunks, with long names that cross
+ * them, \u escapes and a surrogate pair: read from the file (in chunks), from
+ * memory, and through a pipe, the same scene; and an error past the first
+ * chunk reported at the same line and column by all. */
+static void test_streamed_parser(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 20, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "{\"extras\": {\"deep\": [[[{\"x\": [1, 2, {\"y\": null}]}]]]},\n \"objects\": [\n");
+    for (int i = 0; i < 900; i++) {
+        char name[400];
+        int k = snprintf(name, sizeof name, "object \\u00e9\\ud83d\\ude00 %d ", i);
+        for (int j = 0; j < 100 + i % 97; j++)
+            name[k++] = (char)('a' + (i + j) % 26);
+        name[k] = '\0';
+        len += (size_t)snprintf(text + len, cap - len,
+                                "%s  {\"name\": \"%s\", \"mesh\": \"tet.obj\", \"position\": [%d.5e-1, -0.0, 1E2],"
+                                " \"rotation\": {\"angle_deg\": %d, \"axis\": [0, 0, 1]}, \"extras\": {\"i\": %d}}",
+                                i ? ",\n" : "", name, i, i % 360, i);
+    }
+    len += (size_t)snprintf(text + len, cap - len, "\n]}\n");
+    assert_true(len > 3 * 65536);
+    test_tmp_write_text(tmpdir, "tet.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+    const char *p = test_tmp_write_text(tmpdir, "big.json", text);
+    kcbp_scene *a, *b;
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_scene_read(p, &a, &err), KCBP_OK);
+    assert_int_equal(kcbp_scene_parse("big.json", tmpdir, text, len, &b, &err), KCBP_OK);
+    assert_int_equal(kcbp_scene_object_count(a), 900);
+    for (uint32_t i = 0; i < 900; i++) {
+        kcbp_scene_object x = kcbp_scene_object_at(a, i), y = kcbp_scene_object_at(b, i);
+        assert_string_equal(x.name, y.name);
+        assert_true(strstr(x.name, "object \xc3\xa9\xf0\x9f\x98\x80 ") == x.name);
+        char num[32];
+        snprintf(num, sizeof num, "%u.5e-1", i);
+        assert_true(x.position.x == strtod(num, NULL) && x.position.y == 0 && signbit(x.position.y) &&
+                    x.position.z == 100);
+        assert_true(x.angle_deg == i % 360);
+        kcbp_pose pa = kcbp_scene_object_pose(a, i, 0), pb = kcbp_scene_object_pose(b, i, 0);
+        assert_memory_equal(&pa, &pb, sizeof pa);
+    }
+    assert_int_equal(kcbp_scene_model_count(a), 1);
+    kcbp_scene_free(a);
+    kcbp_scene_free(b);
+    /* through a pipe, as the program reads standard input */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/%s' scene - --contacts none < big.json > out.json", tmpdir, cwd,
+             test_kcbp_exe());
+    assert_int_equal(system(cmd), 0);
+    /* an error past the first chunks: the same place from a file, a pipe and memory */
+    char *bad = strdup(text);
+    char *at = strstr(bad + 200000, "\"position\": [");
+    assert_non_null(at);
+    at[13] = 'x';
+    p = test_tmp_write_text(tmpdir, "bad_big.json", bad);
+    assert_int_equal(kcbp_scene_read(p, &a, &err), KCBP_ERR_PARSE);
+    char msg_file[KCBP_ERROR_MSG_MAX];
+    snprintf(msg_file, sizeof msg_file, "%s", strchr(err.msg, ':'));
+    assert_int_equal(kcbp_scene_parse(p, tmpdir, bad, strlen(bad), &b, &err), KCBP_ERR_PARSE);
+    assert_string_equal(strchr(err.msg, ':'), msg_file);
+    assert_non_null(strstr(msg_file, "invalid JSON near 'x"));
+    long line = 1;
+    for (const char *q = bad; q < at + 13; q++)
+        line += *q == '\n';
+    char where[64];
+    snprintf(where, sizeof where, ":%ld:", line);
+    assert_non_null(strstr(msg_file, where));
+    free(bad);
+    free(text);
+
+    /* JSON as RFC 8259 writes it, and the errors around it */
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t\\u0000.obj\", \"position\": [0, 0, 0]}]}",
+         "objects[0].mesh: holds a NUL character (\\u0000)"},
+        {"{\"objects\": [{\"name\": \"a\\u0000b\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]}]}",
+         "objects[0].name: holds a NUL character"},
+        {"{\"objects\": [{\"na\\u0000me\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]}]}",
+         "objects[0].na: a key holds a NUL character"},
+        {"{\"obj\\u0000ects\": []}", "obj: a key holds a NUL character"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [01, 0, 0]}]}", "1:59: invalid JSON near '1, 0, 0]}]}'"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [1., 0, 0]}]}", "1:60: invalid JSON near ', 0, 0]}]}'"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [.5, 0, 0]}]}", "1:58: invalid JSON near '.5, 0, 0]}]}'"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [+1, 0, 0]}]}", "1:58: invalid JSON near '+1"},
+        {"{\"objects\": [{\"name\": \"a\\x\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]}]}", "1:25: invalid JSON near '\\x"},
+        {"{\"objects\": [{\"name\": \"\\ud800\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]}]}", "invalid JSON"},
+        {"{\"objects\": [{\"name\": \"\\udc00x\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]}]}", "invalid JSON"},
+        {"{\"objects\": [], \"objects\": []}", "objects: empty"},
+        {"{\"motion\": {\"frames\": 2, \"dt\": 1}, \"motion\": 1, \"objects\": []}", "motion: key given twice"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]}], \"extras\": 1, \"extras\": 2}",
+         "extras: key given twice"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]}]} {}", "invalid JSON near '{}'"},
+        {"\xef\xbb\xbf{\"objects\": 7}", "objects: expected an array, got a number"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0], \"scale\": 1e400}]}",
+         "objects[0].scale: not a finite number"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0], \"rotation\": {\"matrix\": "
+         "[[1, 0, 0], [0, 1, 0], [0, 0]]}}]}", "objects[0].rotation.matrix[2]: expected 3 numbers"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0], \"rotation\": {\"quaternion\": "
+         "[1, 0, 0, 0.1]}}]}", "objects[0].rotation.quaternion: "},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0], \"extras\": [1, 2,]}]}",
+         "invalid JSON near ']}]}'"},
+        {"{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]}], \"motion\": {\"frames\": 2, "
+         "\"dt\": 1, \"extras\": {}}}", "motion.extras: unknown key"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kcbp_scene *sc = NULL;
+        kcbp_status st = kcbp_scene_parse("c.json", "", cases[i].text, strlen(cases[i].text), &sc, &err);
+        if (st == KCBP_OK || !strstr(err.msg, cases[i].want))
+            fail_msg("case %zu: want '%s', got %s", i, cases[i].want, st == KCBP_OK ? "success" : err.msg);
+        assert_null(sc);
+    }
+    /* with err NULL too */
+    kcbp_scene *sc = NULL;
+    assert_int_equal(kcbp_scene_parse("c.json", "", "{\"objects\": [", 13, &sc, NULL), KCBP_ERR_PARSE);
+    /* a tight limit on objects: counted to the end, then refused */
+    const char *three = "{\"objects\": [{\"name\": \"a\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]},"
+                        "{\"name\": \"b\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0]},"
+                        "{\"name\": \"c\", \"mesh\": \"t.obj\", \"position\": [0, 0, 0], \"extras\": [[]]}]}";
+    kcbp_scene lim;
+    assert_int_equal(kcbp_scene_parse_into_limit(&lim, "l.json", "", three, strlen(three), 2, &err), KCBP_ERR_LIMIT);
+    assert_non_null(strstr(err.msg, "l.json: objects: 3 objects, more than the limit of 2"));
+    assert_int_equal(kcbp_scene_parse_into_limit(&lim, "l.json", "", three, strlen(three), 3, &err), KCBP_OK);
+    assert_int_equal(lim.nobjects, 3);
+    kcbp_scene_clear(&lim);
+}
+
 /* ---- the command line ----------------------------------------------------- */
 
 /* The NDJSON lines of out, each without its "time_ms" (which differs from
@@ -494,6 +1066,138 @@ static void test_batch_jobs_and_shards(void **state)
     test_run_free(&r1);
     test_run_free(&r2);
     test_run_free(&r3);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The colliding pairs ("a b" per line, sorted) of the frames of a scene's
+ * output, prefixed by the frame. */
+static char *pairs_of(const char *out, size_t *n)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *all = malloc(cap);
+    all[0] = '\0';
+    *n = 0;
+    for (const char *s = out, *nl; (nl = strchr(s, '\n')); s = nl + 1) {
+        char *line = strndup(s, (size_t)(nl - s));
+        cJSON *doc = cJSON_Parse(line);
+        assert_non_null(doc);
+        free(line);
+        int f = cJSON_GetObjectItem(doc, "frame")->valueint;
+        cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "colliding"))
+        {
+            while (len + 64 > cap)
+                all = realloc(all, cap *= 2);
+            len += (size_t)snprintf(all + len, cap - len, "%d %s %s\n", f, cJSON_GetObjectItem(p, "a")->valuestring,
+                                    cJSON_GetObjectItem(p, "b")->valuestring);
+            ++*n;
+        }
+        cJSON_Delete(doc);
+    }
+    return all;
+}
+
+/* kcbp scene --jobs N prints the same (but for times) for every N;
+ * --shard I/N splits the pairs, the shards' union the whole; --max-pairs
+ * cuts a frame's list and says so. */
+static void test_scene_jobs_shards_max_pairs(void **state)
+{
+    (void)state;
+    char mesh[1100], text[1 << 16];
+    snprintf(mesh, sizeof mesh, "%s/meshes/suzanne.obj", cwd);
+    size_t len = (size_t)snprintf(text, sizeof text, "{\"objects\": [");
+    test_rng r = {4};
+    for (int i = 0; i < 150; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "%s{\"name\": \"o%d\", \"mesh\": \"%s\", \"position\": [%.3f, %.3f, %.3f], "
+                                "\"velocity\": [%.2f, 0, 0]}",
+                                i ? ", " : "", i, mesh, test_rng_range(&r, -4, 4), test_rng_range(&r, -4, 4),
+                                test_rng_range(&r, -4, 4), test_rng_range(&r, -1, 1));
+    snprintf(text + len, sizeof text - len, "], \"motion\": {\"frames\": 3, \"dt\": 0.1}}");
+    const char *p = test_tmp_write_text(tmpdir, "jobs.json", text);
+    test_run_result r1, r2;
+    const char *a1[] = {"scene", p, "--mesh-root", "/", "--contacts", "first", "--jobs", "1", NULL};
+    const char *a2[] = {"scene", p, "--mesh-root", "/", "--contacts", "first", "--jobs", "3", NULL};
+    test_run(&r1, a1);
+    test_run(&r2, a2);
+    assert_int_equal(r1.status, 0);
+    assert_int_equal(r2.status, 0);
+    size_t n1, n2;
+    char **l1 = stable_lines(r1.out, &n1), **l2 = stable_lines(r2.out, &n2);
+    assert_int_equal(n1, 3);
+    assert_int_equal(n2, 3);
+    for (size_t i = 0; i < n1; i++)
+        assert_string_equal(l1[i], l2[i]);
+    free_lines(l1, n1);
+    free_lines(l2, n2);
+    size_t np;
+    char *whole = pairs_of(r1.out, &np);
+    assert_true(np > 20);
+    /* shards */
+    size_t cap = strlen(whole) + 1, len2 = 0, got = 0;
+    char *joined = calloc(1, cap + 1);
+    for (int i = 0; i < 3; i++) {
+        char shard[8];
+        snprintf(shard, sizeof shard, "%d/3", i);
+        const char *as[] = {"scene", p, "--mesh-root", "/", "--shard", shard, "--jobs", i == 1 ? "2" : "1", NULL};
+        test_run_result rs;
+        test_run(&rs, as);
+        assert_int_equal(rs.status, 0);
+        assert_non_null(strstr(rs.out, "\"shard\":["));
+        size_t k;
+        char *part = pairs_of(rs.out, &k);
+        assert_true(len2 + strlen(part) <= cap);
+        memcpy(joined + len2, part, strlen(part));
+        len2 += strlen(part);
+        got += k;
+        free(part);
+        test_run_free(&rs);
+    }
+    assert_int_equal(got, np);
+    /* the same lines, once each: sort both */
+    char *ls[4096], *lw[4096];
+    size_t nl = 0, nw = 0;
+    for (char *t = strtok(joined, "\n"); t; t = strtok(NULL, "\n"))
+        ls[nl++] = t;
+    for (char *t = strtok(whole, "\n"); t; t = strtok(NULL, "\n"))
+        lw[nw++] = t;
+    assert_int_equal(nl, nw);
+    qsort(ls, nl, sizeof *ls, cmp_str);
+    qsort(lw, nw, sizeof *lw, cmp_str);
+    for (size_t i = 0; i < nl; i++)
+        assert_string_equal(ls[i], lw[i]);
+    free(joined);
+    free(whole);
+    /* --max-pairs */
+    const char *am[] = {"scene", p, "--mesh-root", "/", "--max-pairs", "3", NULL};
+    test_run_result rm;
+    test_run(&rm, am);
+    assert_int_equal(rm.status, 0);
+    for (const char *s = rm.out, *nl2; (nl2 = strchr(s, '\n')); s = nl2 + 1) {
+        char *line = strndup(s, (size_t)(nl2 - s));
+        cJSON *doc = cJSON_Parse(line);
+        free(line);
+        int found = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "passed"), "mesh")->valueint;
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "colliding")), found < 3 ? found : 3);
+        if (found > 3) {
+            assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "truncated")));
+            assert_int_equal(cJSON_GetObjectItem(doc, "colliding_found")->valueint, found);
+        }
+        cJSON_Delete(doc);
+    }
+    test_run_free(&rm);
+    const char *bad[][2] = {{"--max-pairs", "-1"}, {"--shard", "2/2"}, {"--jobs", "0"}, {"--jobs", "2000"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *argv[] = {"scene", p, bad[i][0], bad[i][1], NULL};
+        test_run_result r;
+        test_run(&r, argv);
+        assert_int_equal(r.status, 2);
+        assert_string_equal(r.out, "");
+        test_run_free(&r);
+    }
+    test_run_free(&r1);
+    test_run_free(&r2);
 }
 
 static void test_scene_command(void **state)
@@ -788,6 +1492,9 @@ int main(void)
         cmocka_unit_test(test_moving_scene_vs_all_pairs), cmocka_unit_test(test_thesis_layout),
         cmocka_unit_test(test_batch_jobs_and_shards), cmocka_unit_test(test_scene_command),
         cmocka_unit_test(test_bad_scene_files), cmocka_unit_test(test_model_cache),
+        cmocka_unit_test(test_threads_shards_streams), cmocka_unit_test(test_packed_caches),
+        cmocka_unit_test(test_ccd_spin), cmocka_unit_test(test_streamed_parser),
+        cmocka_unit_test(test_scene_jobs_shards_max_pairs),
     };
     return cmocka_run_group_tests_name("scene", tests, setup, teardown);
 }

@@ -9,7 +9,7 @@
  *           adds the least volume, until k remain (Melax; Jacobson 2026).
  *   thesis  the normals of the floor(0.1 k) largest hull faces, plus an
  *           area-weighted spherical k-means of the hull's face normals.
- *   Both take the hull of the points' grid extremes (src/cbp.c), which has
+ *   Both take the hull of the points' grid extremes (src/convex/cbp.c), which has
  *   at most a few thousand points: the build costs O(n) plus a bounded
  *   amount, whatever the input.
  *   fixed   k directions spread evenly over the sphere (Fibonacci lattice).

@@ -14,7 +14,19 @@
  * on those coordinates. Stages 1 and 2 only ever say "apart", and only with
  * a margin (1e-10 and 1e-8 of the pair's scale) far above the rounding
  * between the coordinates they use and those, so they never change the
- * answer of stage 3. */
+ * answer of stage 3.
+ *
+ * Shapes (shape.h, kcbp_model_build_shape) are models too: a shape against
+ * a mesh goes through the same three stages (stage 2 tests the shape's
+ * closed-form support against each plane of the mesh's k-CBP, or GJK when
+ * measuring; stage 3 walks the mesh's tree with the shape), and its answer
+ * is exact for spheres, capsules and boxes (for the shape's centre or
+ * segment ends carried into the mesh's frame, the mesh's vertices carried
+ * into a box's), within KCBP_SHAPE_GJK_BAND for cylinders and hulls. A shape
+ * is a solid: a mesh inside it collides; a shape inside a closed mesh only
+ * with options.solid. Two shapes are decided by their own test
+ * (KCBP_STAGE_SHAPE). A contact's shape side is KCBP_SHAPE_FEATURE; the pair
+ * cache is not used for shapes. */
 #ifndef KCBP_COLLIDE_H
 #define KCBP_COLLIDE_H
 

@@ -32,7 +32,16 @@
  * exceeds it, the answer "farther than max_distance" is known without
  * touching the meshes. Stage 3 stops as soon as the distance is 0 (the
  * meshes touch or intersect), or, with max_distance, when no node pair
- * within max_distance is left. */
+ * within max_distance is left.
+ *
+ * Shapes (shape.h): the distance between the mesh's surface and the shape's
+ * solid (0 when they meet, the points then one shared point), or between two
+ * solids; tri_a or tri_b is KCBP_SHAPE_FEATURE for a shape. A sphere's and a
+ * capsule's are closed forms (point and segment against each triangle, to
+ * about 1e-16 of the local coordinates); a box's, a cylinder's and a hull's
+ * GJK's on each triangle (its relative tolerance 1e-12; a lower bound when
+ * GJK stops at its iteration cap). The mesh's tree is walked nearest node
+ * first from the leaf nearest the shape's centre. */
 #ifndef KCBP_DISTANCE_H
 #define KCBP_DISTANCE_H
 
@@ -103,7 +112,9 @@ typedef struct {
     uint32_t tri_a, tri_b;      /* the triangles they lie on (mesh indices, as contacts) */
     kcbp_stage decided_by;      /* aabb or cbp: proven beyond max_distance early */
     bool cbp_tested;
-    double cbp_distance;        /* GJK distance between the k-CBPs (a lower bound) */
+    double cbp_distance;        /* GJK distance between the k-CBPs (a lower bound); for a shape
+                                   and a mesh, the shape's largest gap beyond a plane of
+                                   the mesh's k-CBP (a lower bound too) */
     int gjk_iterations;
     kcbp_tree_stats tree;       /* box_pairs: node pairs whose distance was bounded;
                                    tri_pairs: triangle distances computed */

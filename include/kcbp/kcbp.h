@@ -8,6 +8,7 @@
  *   mesh.h obj.h                      triangle meshes, loading them
  *   tritri.h aabb_tree.h cbp.h        Möller's test, AABB trees, k-CBPs
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
+ *   shape.h                           spheres, capsules, boxes, cylinders (models of them: model.h)
  *   collide.h                         models and the staged pair test
  *   distance.h                        distance between posed meshes and triangles
  *   sweep.h                           time of impact of two moving meshes
@@ -32,6 +33,7 @@
 #include "mesh_io.h"
 #include "tritri.h"
 #include "cbp.h"
+#include "shape.h"
 #include "model.h"
 #include "support.h"
 #include "gjk.h"
@@ -45,6 +47,7 @@
 #include "contact_geom.h"
 #include "broadphase.h"
 #include "scene.h"
+#include "world.h"
 #include "batch.h"
 #include "layout.h"
 #include "text.h"

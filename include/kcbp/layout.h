@@ -9,7 +9,7 @@
  * does not know (a field that does not exist in this version) returns false:
  * bindings use it to tell which features the library has.
  *
- * Only the members bindings need are listed (src/layout.c); adding one is one
+ * Only the members bindings need are listed (src/api/layout.c); adding one is one
  * line there. */
 #ifndef KCBP_LAYOUT_H
 #define KCBP_LAYOUT_H

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "mesh.h"
 #include "pose.h"
+#include "shape.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +65,36 @@ KCBP_API kcbp_status kcbp_model_load(kcbp_model *model, const char *path, const 
  * already freed, is allowed). */
 KCBP_API void kcbp_model_free(kcbp_model *model);
 
+/* ---- shapes (shape.h) ---------------------------------------------------- */
+
+/* Builds the model of a shape (checked by kcbp_shape_check): no mesh, tree
+ * or k-CBP, built in constant time; every query that takes models takes it
+ * (the shape is its own convex bound, so it has no k-CBP stage of its
+ * own: against a mesh, the mesh's k-CBP is tested against the shape). The
+ * model is a solid (kcbp_model_is_solid): against a mesh model built as a
+ * solid, kcbp_collide_options.solid also reports a shape wholly inside the
+ * mesh. kcbp_model_mesh gives an empty mesh whose bounds are the shape's box
+ * (kcbp_model_display_mesh: triangles to draw). */
+KCBP_API kcbp_status kcbp_model_build_shape(kcbp_model *model, const kcbp_shape *shape, kcbp_error *err);
+/* Builds the model of the convex hull of npoints points (finite, at most
+ * KCBP_COORD_MAX in magnitude; qhull's hull, convex_hull.h), a solid shape
+ * of kind KCBP_SHAPE_HULL in the points' own frame, tested by GJK on its
+ * vertices (within KCBP_SHAPE_GJK_BAND, as cylinders are). */
+KCBP_API kcbp_status kcbp_model_build_hull(kcbp_model *model, const kcbp_vec3 *points, size_t npoints,
+                                           kcbp_error *err);
+/* KCBP_SHAPE_NONE for a mesh's model, the shape's kind otherwise. */
+KCBP_API kcbp_shape_kind kcbp_model_shape_kind(const kcbp_model *model);
+/* The shape's parameters: true and *shape filled for a shape's model (kind
+ * KCBP_SHAPE_HULL: no parameters), false for a mesh's. */
+KCBP_API bool kcbp_model_shape(const kcbp_model *model, kcbp_shape *shape);
+/* A hull model's vertices (*n of them), NULL and *n = 0 for other models. */
+KCBP_API const kcbp_vec3 *kcbp_model_hull_vertices(const kcbp_model *model, uint32_t *n);
+/* What to draw for the model: a mesh's own mesh, or for a shape a
+ * tessellation of its surface for display only (kcbp_shape_tessellate with
+ * 48 segments, a hull's facets), made on the first call and kept with the
+ * model (thread safe); NULL when memory runs out. Never used by a query. */
+KCBP_API const kcbp_mesh *kcbp_model_display_mesh(const kcbp_model *model);
+
 /* The mesh, as read (triangle and vertex indices of every report refer to
  * it). */
 KCBP_API const kcbp_mesh *kcbp_model_mesh(const kcbp_model *model);
@@ -88,9 +119,10 @@ typedef enum {
     KCBP_STAGE_AABB, /* the two world boxes are apart */
     KCBP_STAGE_CBP,  /* GJK: the two k-CBPs are apart */
     KCBP_STAGE_MESH, /* the triangles (through the trees) */
+    KCBP_STAGE_SHAPE, /* two shapes' own test (shape.h) */
 } kcbp_stage;
 
-/* "aabb", "cbp", "mesh". */
+/* "aabb", "cbp", "mesh", "shape". */
 KCBP_API const char *kcbp_stage_name(kcbp_stage stage);
 
 typedef enum {
@@ -100,7 +132,7 @@ typedef enum {
 } kcbp_contacts_mode;
 
 typedef struct {
-    uint32_t a, b; /* triangle indices in A and in B */
+    uint32_t a, b; /* triangle indices in A and in B (KCBP_SHAPE_FEATURE for a shape) */
 } kcbp_contact;
 
 /* Work done in the trees. */

@@ -18,17 +18,39 @@
  *   1 <= i <= the number of vertices defined so far (no forward references),
  *   a negative index -r means the r-th most recent vertex and must not reach
  *   before the first one; 0 is an error. A face needs at least 3 vertices.
- * - Polygons become triangles, numbered 0-based in file order:
- *   a triangle is kept as written; a polygon that is convex in the plane of
- *   its Newell normal becomes the fan (v0 v1 v2), (v0 v2 v3), ...; a
- *   non-convex one is ear clipped in that plane (ears searched from v1, then
- *   from the vertex after each cut, so the order is deterministic). If ear
- *   clipping gets stuck, if the polygon has more than 1024 vertices, or if
- *   its Newell normal is zero (collinear vertices, a symmetric bow tie), the
- *   fan is used instead. A self-intersecting polygon has no well-defined
- *   interior: it gets whichever of the two the rules above give. Every
- *   triangle keeps the winding of its polygon. Zero-area triangles are kept
- *   (counted in kcbp_mesh.ndegenerate).
+ * - Polygons become triangles, numbered 0-based in file order, n - 2 of
+ *   them for a face of n vertices, over the face's own vertices, each
+ *   keeping the face's winding (its vertices in the face's order, starting
+ *   with the earliest). The face is projected along the coordinate axis on
+ *   which its Newell normal is largest (no rounding: for a planar face,
+ *   every decision below is exact, made with exact orientation signs):
+ *   - a triangle is kept as written;
+ *   - a face whose fan (v0 v1 v2), (v0 v2 v3), ... is valid (every fan
+ *     triangle turns strictly the face's way, and they go round v0 less
+ *     than once) is that fan: every strictly convex face, as in earlier
+ *     versions;
+ *   - any other simple face (its edges meet only where consecutive ones
+ *     share a vertex), whatever its number of vertices, is split into
+ *     triangles that cover it exactly, with disjoint interiors and none of
+ *     zero area (vertices in line included), by a plane sweep in
+ *     O(n log n). This is a different split of non-convex faces than
+ *     kcbp 1.0's ear clipping (and of convex faces with a vertex in line
+ *     with v0 and its neighbour, whose fan would have a zero-area
+ *     triangle); versions before it fanned non-convex faces of more than
+ *     1,024 vertices, with overlapping and flipped triangles;
+ *   - a face that repeats a point or turns back along an edge (a spike)
+ *     has those corners cut off first, as zero-area triangles; what is
+ *     left is split as above;
+ *   - a face that is not simple (it crosses or touches itself, or joins a
+ *     hole to its border by a bridge of two coincident edges) has no
+ *     interior to cover: it is ear clipped (a bridged hole comes out right,
+ *     a crossing face gets overlapping triangles), within a bounded number
+ *     of steps (about 64 n log2 n), the rest fanned;
+ *   - a face whose Newell normal is zero (all vertices in line, a
+ *     symmetric bow tie) is the fan, of zero-area triangles.
+ *   Zero-area triangles are kept (counted in kcbp_mesh_degenerate_count).
+ *   The same face always gives the same triangles (src/mesh/polygon.h has
+ *   the exact rules).
  * - Everything else is skipped: comments (`#` to the end of the line, also
  *   after a statement, any bytes), blank lines, `vt`, `vn`, `vp`, `o`, `g`,
  *   `s`, `usemtl`, `mtllib`, `l`, `p`, and any unknown keyword (exporters emit

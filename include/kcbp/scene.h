@@ -86,13 +86,13 @@ extern "C" {
 #endif
 
 /* Guards against absurd scene files. */
-#define KCBP_SCENE_MAX_OBJECTS 100000u
+#define KCBP_SCENE_MAX_OBJECTS 10000000u
 #define KCBP_SCENE_MAX_FRAMES 100000u
-#define KCBP_SCENE_MAX_OBJECT_FRAMES 10000000ull /* objects times frames: the pose count */
+#define KCBP_SCENE_MAX_OBJECT_FRAMES 1000000000ull /* objects times frames: the pose count */
 #define KCBP_SCENE_MAX_MODELS 4096u /* distinct (mesh file, scale) pairs: models built */
 #define KCBP_SCENE_MAX_COPY_ELEMENTS 10000000ull /* vertices + triangles of the models beyond
                                                    the first of each mesh file (about 1 GB) */
-#define KCBP_SCENE_MAX_FILE_BYTES (256u << 20)
+#define KCBP_SCENE_MAX_FILE_BYTES (16ull << 30) /* read in chunks, never held: a guard against endless streams */
 
 /* One object of a scene, as written in the file (or given to
  * kcbp_scene_add_object): strings are the caller's while adding, the
@@ -240,20 +240,26 @@ typedef struct {
  * n(n-1)/2; broadphase: pairs whose world boxes overlap (the boxes of the
  * posed k-CBPs, see kcbp_model_world_bounds); mesh_tested: pairs that reached
  * the mesh test (not apart by their boxes, nor by their k-CBPs when that
- * filter is on: these are the pairs passing the k-CBP filter); colliding:
- * pairs that touch. */
+ * filter ran: the k-CBP stage is skipped where it does not pay, see
+ * kcbp_scene_eval_options.cbp_adaptive, so with it this counts the pairs the
+ * filters let through, not the pairs whose k-CBPs overlap); colliding: pairs
+ * that touch. With a shard (kcbp_scene_eval_options.shard_count > 1) the
+ * counts but pairs are the shard's. */
 typedef struct {
     uint32_t frame;
     uint64_t pairs, broadphase, mesh_tested, colliding;
     bool cbp_used;                    /* the k-CBP filter ran (options.use_cbp, and every model has a k-CBP) */
-    kcbp_scene_hit *hits;             /* colliding pairs, sorted by (a, b) */
+    kcbp_scene_hit *hits;             /* colliding pairs, sorted by (a, b) (kcbp_scene_eval_frame; empty
+                                         with kcbp_scene_eval_frame_stream) */
     size_t cap_hits;
     kcbp_contact *contacts;           /* per hit, as kcbp_collide gives them */
     size_t ncontacts, cap_contacts;
-    /* Statistics: the wall-clock time of each stage, ms (they vary from run
-     * to run): the world boxes; the broad phase; the pair tests that ended
-     * before the mesh test (filter) and those that reached it (mesh,
-     * including their filters). */
+    /* Statistics: the wall-clock time of the world boxes and of the broad
+     * phase, ms; filter and mesh: the time of the pair tests that ended
+     * before the mesh test and of those that reached it (their filters
+     * included), summed over the pairs (with threads, over the threads: it
+     * may exceed the wall-clock time; pairs_ms below is the stage's wall
+     * clock). They vary from run to run. */
     struct {
         double bounds, broadphase, filter, mesh;
     } time_ms;
@@ -263,18 +269,35 @@ typedef struct {
      * contact was found near their last one (KCBP_CACHE_NEAR), pairs whose
      * k-CBP stage was skipped because their k-CBPs kept overlapping. */
     uint64_t cache_axis, cache_contact, cache_near, cbp_skipped;
+    /* Added in 1.1: */
+    double pairs_ms;                  /* the pair stage's wall-clock time (statistics) */
+    uint64_t cbp_adaptive_skips;      /* pairs whose k-CBP stage the adaptive rule skipped */
+    uint64_t pair_caches;             /* pair caches kept for the next frame */
+    uint64_t pair_cache_bytes;        /* their packed size */
 } kcbp_scene_frame;
 
 KCBP_API void kcbp_scene_frame_free(kcbp_scene_frame *frame);
+
+/* An evaluation ranks the objects: a Z-order (Morton code, 21 bits an
+ * axis) of the centres of their world boxes at frame 0 over the box of
+ * those centres, ties by index; a function of the scene alone. Spatial
+ * neighbours then have near ranks, and the pair stage, which works in rank
+ * order, reads memory in order (at 10^6 objects, four times faster than
+ * in the objects' own order). The work of a frame's pair stage is cut into
+ * chunks of KCBP_SCENE_CHUNK ranks: chunk c holds the pairs whose
+ * lower-ranked object has a rank in [64 c, 64 c + 64). Chunks are the unit
+ * of threads and of shards. */
+#define KCBP_SCENE_CHUNK 64
 
 /* The options of a scene's evaluation. */
 typedef struct {
     /* The pair test of every pair the broad phase keeps. */
     kcbp_collide_options collide;
-    /* Temporal coherence: each pair the broad phase keeps in consecutive
-     * frames carries a pair cache (kcbp_collide_cached: the same answers,
-     * sooner), and the broad phase keeps its sweep order. false: every
-     * frame from scratch. */
+    /* Temporal coherence: the broad phase's tree is refitted from frame to
+     * frame rather than built again, and in a scene of more than one frame
+     * each pair the broad phase keeps in consecutive frames carries a pair
+     * cache (kcbp_collide_cached: the same answers, sooner). false: every
+     * frame from scratch. A one-frame scene keeps no per-pair state. */
     bool coherent;
     /* > 0: objects within this distance of each other count as colliding
      * (each inflated by margin / 2: the world boxes are widened by it, and
@@ -282,15 +305,37 @@ typedef struct {
      * query, max_distance = margin); such a pair is listed among the hits
      * with no contacts. 0: touching only. */
     double margin;
+    /* Added in 1.1 (kcbp_scene_eval_options_default sets them): */
+    /* Threads of the evaluation (0 or 1: the caller's only). The evaluation
+     * starts them with kcbp_scene_eval_new and ends them with
+     * kcbp_scene_eval_free; the answers are the same for every count. */
+    unsigned jobs;
+    /* Only the chunks c (see KCBP_SCENE_CHUNK) with c mod shard_count ==
+     * shard_index are tested (shard_count 0 or 1: all): shard_count
+     * evaluations, on as many machines, split a scene's pairs, and the
+     * union of their colliding pairs is the scene's. */
+    uint32_t shard_index, shard_count;
+    /* The k-CBP stage adapts: in a frame without pair caches (a one-frame
+     * scene, or coherent false), each chunk's pairs are tested with the
+     * stage or without it, whichever has cost less per pair so far (a
+     * pilot of the first 1/32 of the chunks tries both; the work is
+     * counted in deterministic units, GJK iterations and tree node and
+     * triangle pairs, so that the choice is the same for any number of
+     * threads; one pair in 32 takes the other way, to follow the mix).
+     * With pair caches each pair adapts on its own (kcbp_pair_cache). Never
+     * changes an answer. Default true. */
+    bool cbp_adaptive;
 } kcbp_scene_eval_options;
 
-/* kcbp_collide_options_default with contacts NONE, coherent, margin 0. */
+/* kcbp_collide_options_default with contacts NONE, coherent, margin 0, one
+ * thread, no shard, the adaptive k-CBP stage. */
 KCBP_API kcbp_scene_eval_options kcbp_scene_eval_options_default(void);
 
 /* Evaluation state of one built scene: poses, boxes, the broad phase's
- * sweep order (kept from frame to frame: coherence), the pairs' caches and
- * scratch space. One per thread; the scene itself is only read, and must
- * outlive the evaluation. options NULL: kcbp_scene_eval_options_default. */
+ * tree (kept from frame to frame: coherence), the pairs' caches, threads
+ * and scratch space. The scene itself is only read, and must outlive the
+ * evaluation; one evaluation is used by one thread at a time. options
+ * NULL: kcbp_scene_eval_options_default. */
 typedef struct kcbp_scene_eval kcbp_scene_eval;
 
 KCBP_API kcbp_status kcbp_scene_eval_new(const kcbp_scene *scene, const kcbp_scene_eval_options *options,
@@ -300,8 +345,34 @@ KCBP_API kcbp_status kcbp_scene_eval_new(const kcbp_scene *scene, const kcbp_sce
  * The boxes are widened by each object's share of kcbp_collide's tolerance,
  * so the broad phase never drops a pair that kcbp_collide would find
  * touching: the colliding pairs are exactly those kcbp_collide finds over
- * all pairs. out is reused from call to call (zero it before the first). */
+ * all pairs. out is reused from call to call (zero it before the first):
+ * its hits hold every colliding pair of the frame (see
+ * kcbp_scene_eval_frame_stream for memory that does not grow with them). */
 KCBP_API kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err);
+
+/* One colliding pair, as kcbp_scene_eval_frame_stream hands it on: objects
+ * a < b, its contacts (valid during the call only). */
+typedef struct {
+    uint32_t a, b;
+    const kcbp_contact *contacts;
+    size_t ncontacts;
+    kcbp_containment contained;
+} kcbp_scene_pair;
+
+/* Receives one pair; anything but KCBP_OK (with err set) stops the frame
+ * with that status. */
+typedef kcbp_status (*kcbp_scene_pair_fn)(void *ctx, const kcbp_scene_pair *pair, kcbp_error *err);
+
+/* kcbp_scene_eval_frame, each colliding pair handed to fn as soon as it and
+ * every pair before it are confirmed, on the calling thread, one call at a
+ * time, instead of being collected: memory does not grow with the colliding
+ * pairs. The order is fixed for the scene (the same for every jobs): by the
+ * lower of the pair's two ranks, then the higher (see KCBP_SCENE_CHUNK);
+ * kcbp_scene_eval_frame sorts what it collects by (a, b). Each pair is
+ * (a, b), a < b, with the contacts kcbp_collide(a, b) gives. *out gets the
+ * counts and times (its hits stay empty). */
+KCBP_API kcbp_status kcbp_scene_eval_frame_stream(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pair_fn fn,
+                                                  void *ctx, kcbp_scene_frame *out, kcbp_error *err);
 /* The pair test's options for the next frames (the caches are kept: a
  * different contacts mode, say, for one frame). */
 KCBP_API void kcbp_scene_eval_set_collide_options(kcbp_scene_eval *ev, const kcbp_collide_options *collide);
@@ -331,16 +402,22 @@ typedef struct {
 } kcbp_scene_ccd;
 
 /* Sweeps every pair over the interval from frame - 1 to frame (1 <= frame <
- * kcbp_scene_frame_count): each object moves from its pose at frame - 1 to its pose
- * at frame as a kcbp_motion (linear translation, rotation about a fixed
- * axis at a constant rate: exactly a scene's motion when an object spins
- * less than 180 degrees per frame, else the shorter arc). The broad phase
- * takes each object's swept box: the union of its two world boxes grown by
- * half the distance its points can travel (a point whose path has length L
- * stays within L / 2 of one of its ends), so no pair that touches in the
- * interval is dropped; each pair kept is swept with kcbp_sweep (options NULL:
- * its defaults). A pair touching at frame - 1 is listed with toi 0. out is
- * reused from call to call (zero it before the first). */
+ * kcbp_scene_frame_count): each object moves as the scene moves it, its
+ * translation linear in time and its spin at a constant rate. An object
+ * that turns 180 degrees or more in the interval has its interval cut into
+ * the fewest equal steps of less than 180 degrees each (a kcbp_motion
+ * between two poses takes the shorter arc: exactly the scene's motion on
+ * each step), and a pair is swept step after step, on the finer cut of its
+ * two objects; more than KCBP_SCENE_CCD_MAX_STEPS steps is an error
+ * (KCBP_ERR_LIMIT, naming the object) rather than a motion guessed. The
+ * broad phase takes each object's swept box: over each step, the union of
+ * its two world boxes grown by half the distance its points can travel (a
+ * point whose path has length L stays within L / 2 of one of its ends),
+ * so no pair that touches in the interval is dropped; each pair kept is
+ * swept with kcbp_sweep (options NULL: its defaults), and toi is the
+ * fraction of the whole interval. A pair touching at frame - 1 is listed
+ * with toi 0. out is reused from call to call (zero it before the first). */
+#define KCBP_SCENE_CCD_MAX_STEPS 1000u
 KCBP_API kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_sweep_options *options,
                                          kcbp_scene_ccd *out, kcbp_error *err);
 KCBP_API void kcbp_scene_ccd_free(kcbp_scene_ccd *ccd);

@@ -42,6 +42,10 @@
  * motion whose distance hovers just above the tolerance) ends "undecided",
  * with the proven contact-free interval [0, free_until).
  *
+ * Shapes (shape.h) sweep as meshes do, by kcbp_distance near contact (a
+ * shape has no k-CBP: no far field unless both are meshes), with the
+ * shape's own bound on its points' distance from a rotation axis.
+ *
  * Frames: poses are world poses (world = pose * local); points are returned
  * in the world frame at toi. No allocation beyond kcbp_distance's (none);
  * models are read-only, so any number of threads may sweep the same models. */

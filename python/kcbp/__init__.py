@@ -9,15 +9,24 @@ variable KCBP_LIBRARY, or where `make install` put it.
     r = kcbp.collide(bunny, bunny, pose_b=(0.05, 0, 0, 0, 0, 1, 30), contacts="first")
     r["collide"], r["decided_by"], r["contacts"]
     hits = kcbp.collide_many(bunny, bunny, poses)   # (n, 7) or (n, 4, 4): (n,) bool
+    kcbp.distance(bunny, kcbp.Capsule(0.05, 0.4), pose_b=(0.3, 0, 0, 1, 0, 0, 90))
+    cm = kcbp.CollisionManager()       # trimesh.collision.CollisionManager's API
+    cm.add_object("a", bunny); cm.add_object("b", bunny, kcbp.pose((0.1, 0, 0)))
+    cm.in_collision_internal(return_names=True)   # (True, {("a", "b")})
+
+Shapes (kcbp.Sphere(r), Capsule(r, length), Box(x, y, z), Cylinder(r,
+height), FCL's conventions) are accepted wherever a kcbp.Mesh is by the pair
+functions; they are solids, and their side of a contact is None.
 
 Every failure is a kcbp.Error carrying kcbp's own message. Calls release the
 GIL while in C (ctypes does), so threads can query shared meshes in
 parallel (models are read-only during queries).
 """
 from ._lib import VERSION, Error
-from ._api import Mesh, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
+from ._api import Box, Capsule, Cylinder, Mesh, Sphere, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
 from ._scene import Scene
+from ._manager import CollisionManager, ContactData
 
 __version__ = VERSION
-__all__ = ["Error", "Mesh", "Scene", "cbp", "collide", "collide_many", "distance", "load", "pose", "sweep",
+__all__ = ["Error", "Mesh", "Scene", "CollisionManager", "ContactData", "Sphere", "Capsule", "Box", "Cylinder", "cbp", "collide", "collide_many", "distance", "load", "pose", "sweep",
            "VERSION", "RIGID_TOL"]

@@ -307,6 +307,205 @@ def _free_models(models):
         m.free()
 
 
+_SHAPE_KINDS = {1: "sphere", 2: "capsule", 3: "box", 4: "cylinder"}
+
+
+class _Shape:
+    """What the four shapes share (see Sphere): one C model, built when made
+    (in constant time), used by every pair function as a kcbp.Mesh's models
+    are; close() frees it, as Mesh.close() frees a mesh's."""
+
+    _kind = 0
+
+    def _init_shape(self, radius=0.0, length=0.0, size=(0.0, 0.0, 0.0)):
+        self._lock = threading.Lock()
+        self._users = 0
+        self._closed = False
+        if not _lib.HAS_SHAPES:
+            raise Error("shapes are not supported by this libkcbp (%s)" % _lib.VERSION, "unsupported")
+        s = _lib.ShapeStruct()
+        s.kind = self._kind
+        try:
+            s.radius, s.length = float(radius), float(length)
+            s.size = _lib.Vec3(*(float(x) for x in size))
+        except (TypeError, ValueError):
+            raise Error("%s: expected numbers, not %r" % (type(self).__name__, (radius, length, size))) from None
+        err = _lib.ErrorStruct()
+        m = _Model()
+        _lib.check(lib.kcbp_model_build_shape(byref(m.s), byref(s), byref(err)), err)
+        m._free = True
+        self._m, self._s = m, s
+
+    # --- lifetime (as Mesh's) ---------------------------------------------
+
+    def _acquire(self):
+        try:
+            lock = self._lock
+        except AttributeError:
+            raise Error("kcbp.%s was not initialised" % type(self).__name__, "closed") from None
+        with lock:
+            if self._closed:
+                raise Error("kcbp.%s is closed" % type(self).__name__, "closed")
+            self._users += 1
+
+    def _release(self):
+        with self._lock:
+            self._users -= 1
+            m = self._m if self._closed and not self._users else None
+        if m is not None:
+            m.free()
+
+    def close(self):
+        """Frees the shape's C model (at once, or when the queries running in
+        other threads end). Further use raises kcbp.Error; closing again does
+        nothing."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._closed:
+                return
+            self._closed = True
+            m = self._m if self._users == 0 else None
+        if m is not None:
+            m.free()
+
+    @property
+    def closed(self):
+        return getattr(self, "_closed", True)
+
+    def __enter__(self):
+        with _Using(self):
+            return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- what the pair functions read --------------------------------------
+
+    def _model(self, k=None, solid=False):
+        """The shape's model, whatever k (a shape has no k-CBP: it is its own
+        convex bound) and solid (a shape is a solid)."""
+        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer))):
+            raise Error("k must be a whole number (0: no k-CBP), not %r" % (k,))
+        return self._m
+
+    def _report(self, k=None):
+        """The CLI's "a"/"b" entry for a shape."""
+        out = {"shape": self.kind}
+        if self._kind == 3:
+            out["size"] = list(self.size)
+        else:
+            out["radius"] = self._s.radius
+            if self._kind in (2, 4):
+                out["length"] = self._s.length
+        return out
+
+    @property
+    def kind(self):
+        """"sphere", "capsule", "box" or "cylinder"."""
+        return _SHAPE_KINDS[self._kind]
+
+    def tessellate(self, segments=48):
+        """The shape's surface as triangles, for display only (the queries
+        use the exact shape): (vertices, faces), an (n, 3) float64 array on
+        the surface and an (m, 3) uint32 array, ready for kcbp.Mesh or a
+        viewer. segments: the sides of a circle (3 to 1024)."""
+        if isinstance(segments, bool) or not isinstance(segments, (int, np.integer)) or not 3 <= segments <= 1024:
+            raise Error("segments must be a whole number from 3 to 1024, not %r" % (segments,))
+        out = ctypes.c_void_p()
+        err = _lib.ErrorStruct()
+        _lib.check(lib.kcbp_shape_tessellate(byref(self._s), int(segments), byref(out), byref(err)), err)
+        try:
+            v = np.ctypeslib.as_array(lib.kcbp_mesh_vertices(out), shape=(lib.kcbp_mesh_vertex_count(out), 3)).copy()
+            f = np.ctypeslib.as_array(lib.kcbp_mesh_triangles(out), shape=(lib.kcbp_mesh_triangle_count(out), 3)).copy()
+        finally:
+            lib.kcbp_mesh_free(out)
+        return v, f
+
+    def __repr__(self):
+        r = self._report()
+        state = "" if not self.closed else ", closed"
+        return "kcbp.%s(%s%s)" % (type(self).__name__, ", ".join("%s=%r" % kv for kv in r.items() if kv[0] != "shape"),
+                                  state)
+
+
+class Sphere(_Shape):
+    """A sphere of the given radius, centred at the origin of its own frame
+    (FCL's Sphere). Like every shape, a solid: a mesh whose triangles meet it
+    collides with it (a mesh wholly inside it included), while a shape wholly
+    inside a closed mesh does not unless tested as solids (solid=True, the
+    mesh closed). Decided exactly: its centre within radius of a triangle.
+    Accepted wherever a kcbp.Mesh is by collide, collide_many, distance and
+    sweep; the shape's side of a contact or of a closest-point pair is None."""
+
+    _kind = 1
+
+    def __init__(self, radius):
+        self._init_shape(radius=radius)
+
+    @property
+    def radius(self):
+        return self._s.radius
+
+
+class Capsule(_Shape):
+    """A capsule: the points within radius of the segment from (0, 0,
+    -length/2) to (0, 0, length/2) of its own frame (FCL's Capsule: length is
+    the cylindrical part's; the total length is length + 2 radius). Decided
+    exactly: its segment within radius of a triangle. See Sphere."""
+
+    _kind = 2
+
+    def __init__(self, radius, length):
+        self._init_shape(radius=radius, length=length)
+
+    @property
+    def radius(self):
+        return self._s.radius
+
+    @property
+    def length(self):
+        return self._s.length
+
+
+class Box(_Shape):
+    """A box of full side lengths x, y, z, centred at the origin of its own
+    frame, axis-aligned in it (FCL's Box). Decided exactly (the mesh's
+    triangles carried into the box's frame). See Sphere."""
+
+    _kind = 3
+
+    def __init__(self, x, y, z):
+        self._init_shape(size=(x, y, z))
+
+    @property
+    def size(self):
+        return (self._s.size.x, self._s.size.y, self._s.size.z)
+
+
+class Cylinder(_Shape):
+    """A cylinder of the given radius and height along z, centred at the
+    origin of its own frame (FCL's Cylinder). Decided by GJK on its support
+    function: a gap within 1e-9 of the pair's scale counts as touching
+    (KCBP_SHAPE_GJK_BAND). See Sphere."""
+
+    _kind = 4
+
+    def __init__(self, radius, height):
+        self._init_shape(radius=radius, length=height)
+
+    @property
+    def radius(self):
+        return self._s.radius
+
+    @property
+    def height(self):
+        return self._s.length
+
+    length = height
+
+
 def load(path, k=_DEFAULT_K):
     """Reads a mesh file (every format libkcbp reads; today Wavefront OBJ)
     and builds its model with a k-CBP of k planes (0: none). Errors are
@@ -315,11 +514,17 @@ def load(path, k=_DEFAULT_K):
 
 
 def _as_mesh(m, what):
-    if isinstance(m, Mesh):
+    if isinstance(m, (Mesh, _Shape)):
         return m
     if isinstance(m, (str, bytes, os.PathLike)):
         return load(m)
-    raise Error("%s must be a kcbp.Mesh or a mesh file path, not %s" % (what, type(m).__name__))
+    raise Error("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder) or a mesh file path, not %s"
+                % (what, type(m).__name__))
+
+
+def _index(i):
+    """A triangle index of a report: None for a shape's side."""
+    return None if i == _lib.SHAPE_FEATURE else int(i)
 
 
 def _poses7_into(values, out):
@@ -542,6 +747,8 @@ def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid
             raise Error("geometry=True needs contacts='first' or 'all'")
         if _lib.ContactGeom is None:
             raise Error("geometry=True is not supported by this libkcbp (%s)" % _lib.VERSION, "unsupported")
+        if isinstance(a, _Shape) or isinstance(b, _Shape):
+            raise Error("geometry=True intersects triangle pairs: it takes two meshes, not a shape")
     a._acquire()
     try:
         b._acquire()
@@ -566,6 +773,8 @@ def _collide_in_use(a, b, pa, pb, opts, k, solid, margin, geometry):
         _lib.check(st, err)
         n = res.ncontacts
         pairs = np.ctypeslib.as_array(res.contacts, shape=(n, 2)).tolist() if n else []
+        if isinstance(a, _Shape) or isinstance(b, _Shape):  # a shape's side: None
+            pairs = [[_index(x), _index(y)] for x, y in pairs]
         stage = _STAGES.get(res.decided_by) or lib.kcbp_stage_name(res.decided_by).decode()
         out = {"collide": bool(res.collide), "decided_by": stage}
         if solid:
@@ -643,7 +852,7 @@ def _apply_margin(out, margin, ma, pa, mb, pb):
         d = _distance_raw(ma, pa, mb, pb, margin)
         if d.within:
             m["distance"] = d.distance
-            m["triangles"] = [int(d.tri_a), int(d.tri_b)]
+            m["triangles"] = [_index(d.tri_a), _index(d.tri_b)]
             out["collide"] = True
             out["decided_by"] = "margin"
     out["margin"] = m
@@ -698,6 +907,8 @@ def cbp(mesh, k=_DEFAULT_K, dirs="greedy"):
     from its first vertex, counter-clockwise seen from outside), ready for
     kcbp.Mesh. dirs: "greedy" (default), "thesis", "fixed" or "kdop"."""
     mesh = _as_mesh(mesh, "mesh")
+    if isinstance(mesh, _Shape):
+        raise Error("cbp: a shape is its own convex bound and has no k-CBP (kcbp.%s)" % type(mesh).__name__)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise Error("k must be a whole number from %d to 100000, not %r" % (_K_MIN, k))
     d = _dirs(dirs)
@@ -789,7 +1000,8 @@ def distance(a, b, pose_a=None, pose_b=None, max_distance=None, k=_DEFAULT_K):
                "decided_by": stage}
     else:
         out = {"within": True, "distance": r.distance, "point_a": _vec(r.point_a), "point_b": _vec(r.point_b),
-               "triangles": [int(r.tri_a), int(r.tri_b)], "decided_by": "mesh"}
+               "triangles": [_index(r.tri_a), _index(r.tri_b)],
+               "decided_by": _STAGES.get(r.decided_by) or lib.kcbp_stage_name(r.decided_by).decode()}
     if r.cbp_tested:
         out["cbp"] = {"distance": r.cbp_distance}
     out["stats"] = {"box_pairs": int(r.box_pairs), "triangle_pairs": int(r.tri_pairs),
@@ -855,7 +1067,7 @@ def sweep(a, b, pose_from, pose_to, pose_a=None, tolerance=1e-9, max_iterations=
                                   byref(r), byref(err)), err)
     if r.hit:
         pa_, pb_ = _vec(r.point_a), _vec(r.point_b)
-        out = {"toi": r.toi, "contacts": [[int(r.tri_a), int(r.tri_b)]],
+        out = {"toi": r.toi, "contacts": [[_index(r.tri_a), _index(r.tri_b)]],
                "point": [(x + y) / 2 for x, y in zip(pa_, pb_)], "point_a": pa_, "point_b": pb_,
                "distance": r.distance}
     else:

@@ -178,6 +178,13 @@ SceneFrame = struct("kcbp_scene_frame", [
 EvalOptions = struct("kcbp_scene_eval_options", [("collide", CollideOptions), ("coherent", c_bool),
                                                  ("margin", c_double)])
 
+# Shapes (include/kcbp/shape.h), when the library has them.
+if layout("kcbp_shape") is not None:
+    ShapeStruct = struct("kcbp_shape", [("kind", c_int), ("radius", c_double), ("length", c_double),
+                                        ("size", Vec3)])
+else:
+    ShapeStruct = None
+
 P = POINTER
 _status = c_int
 
@@ -242,6 +249,13 @@ def _optional(name, restype, *argtypes):
         return True
     return False
 
+
+HAS_SHAPES = ShapeStruct is not None and (
+    _optional("kcbp_model_build_shape", _status, P(ModelStruct), P(ShapeStruct), P(ErrorStruct))
+    & _optional("kcbp_shape_check", _status, P(ShapeStruct), P(ErrorStruct))
+    & _optional("kcbp_shape_tessellate", _status, P(ShapeStruct), c_uint32, P(c_void_p), P(ErrorStruct)))
+# In a contact or a closest-point pair, a shape's side (no triangle).
+SHAPE_FEATURE = 0xFFFFFFFF
 
 HAS_POSE_FORMS = (_optional("kcbp_pose_from_quat", _status, Vec3, c_double, c_double, c_double, c_double, P(Pose),
                             P(ErrorStruct))

@@ -10,7 +10,9 @@
 #include <kcbp/mesh.h>
 #include <kcbp/pose.h>
 #include <kcbp/scene.h>
+#include <kcbp/shape.h>
 #include <kcbp/sweep.h>
+#include <kcbp/world.h>
 
 typedef struct {
     const char *name;
@@ -28,6 +30,7 @@ static const layout_entry entries[] = {
     S(kcbp_model_options), F(kcbp_model_options, k), F(kcbp_model_options, dirs), F(kcbp_model_options, k_fine),
     F(kcbp_model_options, solid),
     S(kcbp_model), F(kcbp_model, impl),
+    S(kcbp_shape), F(kcbp_shape, kind), F(kcbp_shape, radius), F(kcbp_shape, length), F(kcbp_shape, size),
     S(kcbp_collide_options), F(kcbp_collide_options, contacts), F(kcbp_collide_options, use_cbp),
     F(kcbp_collide_options, cbp_measure), F(kcbp_collide_options, skip_bounds), F(kcbp_collide_options, solid),
     S(kcbp_collide_result), F(kcbp_collide_result, collide), F(kcbp_collide_result, decided_by),
@@ -52,7 +55,23 @@ static const layout_entry entries[] = {
     F(kcbp_scene_frame, cache_axis), F(kcbp_scene_frame, cache_contact), F(kcbp_scene_frame, cache_near),
     F(kcbp_scene_frame, cbp_skipped),
     S(kcbp_scene_eval_options), F(kcbp_scene_eval_options, collide), F(kcbp_scene_eval_options, coherent),
-    F(kcbp_scene_eval_options, margin),
+    F(kcbp_scene_eval_options, margin), F(kcbp_scene_eval_options, jobs), F(kcbp_scene_eval_options, shard_index),
+    F(kcbp_scene_eval_options, shard_count), F(kcbp_scene_eval_options, cbp_adaptive),
+    F(kcbp_scene_frame, pairs_ms), F(kcbp_scene_frame, cbp_adaptive_skips), F(kcbp_scene_frame, pair_caches),
+    F(kcbp_scene_frame, pair_cache_bytes), F(kcbp_scene_hit, contained),
+    S(kcbp_scene_pair), F(kcbp_scene_pair, a), F(kcbp_scene_pair, b), F(kcbp_scene_pair, contacts),
+    F(kcbp_scene_pair, ncontacts), F(kcbp_scene_pair, contained),
+    S(kcbp_world_options), F(kcbp_world_options, collide), F(kcbp_world_options, coherent),
+    F(kcbp_world_options, cbp_adaptive), F(kcbp_world_options, jobs),
+    S(kcbp_world_hit), F(kcbp_world_hit, a), F(kcbp_world_hit, b), F(kcbp_world_hit, first), F(kcbp_world_hit, count),
+    F(kcbp_world_hit, contained),
+    S(kcbp_world_hits), F(kcbp_world_hits, hits), F(kcbp_world_hits, nhits), F(kcbp_world_hits, cap_hits),
+    F(kcbp_world_hits, contacts), F(kcbp_world_hits, ncontacts), F(kcbp_world_hits, cap_contacts),
+    F(kcbp_world_hits, broadphase), F(kcbp_world_hits, mesh_tested), F(kcbp_world_hits, cache_hits),
+    S(kcbp_world_distance_result), F(kcbp_world_distance_result, found), F(kcbp_world_distance_result, distance),
+    F(kcbp_world_distance_result, a), F(kcbp_world_distance_result, b), F(kcbp_world_distance_result, point_a),
+    F(kcbp_world_distance_result, point_b), F(kcbp_world_distance_result, tri_a), F(kcbp_world_distance_result, tri_b),
+    F(kcbp_world_distance_result, measured),
     S(kcbp_motion), S(kcbp_sweep_options), F(kcbp_sweep_options, t_tolerance), F(kcbp_sweep_options, max_iterations),
     F(kcbp_sweep_options, use_cbp),
     S(kcbp_sweep_result), F(kcbp_sweep_result, hit), F(kcbp_sweep_result, undecided), F(kcbp_sweep_result, confirmed), F(kcbp_sweep_result, toi),

@@ -37,6 +37,7 @@
 
 #include "cbp_internal.h"
 #include "hull.h"
+#include "base/util.h"
 #include "geom/linalg.h"
 
 const char *kcbp_cbp_dirs_name(kcbp_cbp_dirs dirs)
@@ -469,74 +470,105 @@ done:
     return st;
 }
 
-/* Builds out from m unit normals and push. Returns KCBP_ERR_GEOMETRY with
- * *unbounded set when the planes do not bound a polytope. */
-static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const double *best, size_t m, double push,
-                            kcbp_cbp *out, uint32_t *face_plane, bool *unbounded, kcbp_error *err)
+/* The polytope's construction in steps, over the arrays they share. */
+typedef struct {
+    const build_ctx *bc;
+    const kcbp_vec3 *nrm; /* m unit normals */
+    size_t m;
+    double *dw, *dl;      /* each plane's offset (world), and relative to bc->centre */
+    kcbp_vec3 *dual;      /* each plane's dual point (polarity about bc->mean) */
+    kcbp_hull h;          /* the hull of the dual points: its facets are the vertices */
+    kcbp_vec3 *vl;        /* one vertex per dual facet, relative to bc->centre */
+    sort_item *items;
+    uint32_t *vmap;       /* dual facet -> merged vertex id */
+    uint32_t *newid;      /* merged vertex id -> its representative dual facet */
+    size_t nv;            /* merged vertices */
+    double mtol;          /* the merge tolerance */
+    uint32_t *pstart, *plist, *fill; /* planes -> vertices (CSR), each vertex once */
+} poly_build;
+
+static void poly_build_free(poly_build *pb)
 {
-    *unbounded = false;
-    memset(out, 0, sizeof *out);
-    double *dw = malloc(m * sizeof *dw), *dl = malloc(m * sizeof *dl);
-    kcbp_vec3 *dual = malloc(m * sizeof *dual);
-    kcbp_hull h;
-    memset(&h, 0, sizeof h);
-    kcbp_vec3 *vl = NULL;          /* local vertices */
-    uint32_t *vmap = NULL;         /* dual facet -> merged vertex id */
-    uint32_t *pstart = NULL, *plist = NULL, *newid = NULL;
-    sort_item *items = NULL;
-    kcbp_status st = KCBP_OK;
-    if (!dw || !dl || !dual) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
-        goto done;
-    }
+    free(pb->dw);
+    free(pb->dl);
+    free(pb->dual);
+    kcbp_hull_free(&pb->h);
+    free(pb->vl);
+    free(pb->items);
+    free(pb->vmap);
+    free(pb->newid);
+    free(pb->pstart);
+    free(pb->plist);
+    free(pb->fill);
+}
+
+/* The planes' offsets (thickened and pushed out) and their dual points;
+ * KCBP_ERR_GEOMETRY for a plane that does not hold bc->mean strictly. */
+static kcbp_status poly_duals(poly_build *pb, const double *best, double push, kcbp_error *err)
+{
+    const build_ctx *bc = pb->bc;
+    size_t m = pb->m;
+    pb->dw = malloc(m * sizeof *pb->dw);
+    pb->dl = malloc(m * sizeof *pb->dl);
+    pb->dual = malloc(m * sizeof *pb->dual);
+    if (!pb->dw || !pb->dl || !pb->dual)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
     for (size_t j = 0; j < m; j++) {
-        kcbp_vec3 n = nrm[j];
+        kcbp_vec3 n = pb->nrm[j];
         double grow = 0;
         for (int t = 0; t < bc->nthin; t++)
             grow = fmax(grow, fabs(kcbp_v3_dot(n, bc->thin[t])));
-        dw[j] = best[j] + bc->thick * grow + push;
-        dl[j] = dw[j] - kcbp_v3_dot(n, bc->centre);
-        double slack = dl[j] - kcbp_v3_dot(n, bc->mean);
-        if (!(slack > 0) || !isfinite(dw[j])) {
-            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate plane %zu (slack %g)", j, slack);
-            goto done;
-        }
-        dual[j] = kcbp_v3_scale(n, 1.0 / slack);
+        pb->dw[j] = best[j] + bc->thick * grow + push;
+        pb->dl[j] = pb->dw[j] - kcbp_v3_dot(n, bc->centre);
+        double slack = pb->dl[j] - kcbp_v3_dot(n, bc->mean);
+        if (!(slack > 0) || !isfinite(pb->dw[j]))
+            return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate plane %zu (slack %g)", j, slack);
+        pb->dual[j] = kcbp_v3_scale(n, 1.0 / slack);
     }
+    return KCBP_OK;
+}
+
+/* The hull of the dual points: bounded polytope when it holds the origin
+ * strictly inside (every facet's offset positive), else *unbounded. */
+static kcbp_status poly_dual_hull(poly_build *pb, bool *unbounded, kcbp_error *err)
+{
     kcbp_error herr;
-    if (kcbp_hull_compute(dual, m, &h, &herr) != KCBP_OK) {
+    if (kcbp_hull_compute(pb->dual, pb->m, &pb->h, &herr) != KCBP_OK) {
         if (kcbp_hull_failed_flat(&herr)) {
             *unbounded = true;
-            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
-        } else {
-            st = herr.code;
-            if (err)
-                *err = herr;
+            return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
         }
-        goto done;
+        if (err)
+            *err = herr;
+        return herr.code;
     }
     double qmax = 0;
-    for (size_t j = 0; j < m; j++)
-        qmax = fmax(qmax, kcbp_v3_len(dual[j]));
-    for (size_t f = 0; f < h.nfacets; f++)
-        if (!(h.offset[f] > 1e-9 * qmax)) {
+    for (size_t j = 0; j < pb->m; j++)
+        qmax = fmax(qmax, kcbp_v3_len(pb->dual[j]));
+    for (size_t f = 0; f < pb->h.nfacets; f++)
+        if (!(pb->h.offset[f] > 1e-9 * qmax)) {
             *unbounded = true;
-            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
-            goto done;
+            return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "the directions leave the polytope unbounded");
         }
+    return KCBP_OK;
+}
 
-    /* One vertex per dual facet, from its best-conditioned plane triple. */
-    size_t nv0 = h.nfacets;
-    vl = malloc(nv0 * sizeof *vl);
-    vmap = malloc(nv0 * sizeof *vmap);
-    items = malloc(nv0 * sizeof *items);
-    if (!vl || !vmap || !items) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv0);
-        goto done;
-    }
+/* One vertex per dual facet, from its best-conditioned plane triple. */
+static kcbp_status poly_vertices(poly_build *pb, kcbp_error *err)
+{
+    const build_ctx *bc = pb->bc;
+    const kcbp_vec3 *nrm = pb->nrm;
+    const kcbp_hull *h = &pb->h;
+    size_t nv0 = h->nfacets;
+    pb->vl = malloc(nv0 * sizeof *pb->vl);
+    pb->vmap = malloc(nv0 * sizeof *pb->vmap);
+    pb->items = malloc(nv0 * sizeof *pb->items);
+    if (!pb->vl || !pb->vmap || !pb->items)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv0);
     for (size_t f = 0; f < nv0; f++) {
-        const uint32_t *s = h.facet_verts + h.facet_start[f];
-        size_t cnt = h.facet_start[f + 1] - h.facet_start[f], lim = cnt < 12 ? cnt : 12;
+        const uint32_t *s = h->facet_verts + h->facet_start[f];
+        size_t cnt = h->facet_start[f + 1] - h->facet_start[f], lim = cnt < 12 ? cnt : 12;
+        KCBP_ASSERT(cnt >= 3); /* a facet of a 3D hull */
         double bestdet = -1;
         uint32_t t[3] = {s[0], s[1], s[2]};
         for (size_t a = 0; a < lim; a++)
@@ -553,151 +585,208 @@ static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const dou
         kcbp_vec3 na = nrm[t[0]], nb = nrm[t[1]], nc = nrm[t[2]];
         double det = kcbp_v3_det3(na, nb, nc);
         /* Solve relative to the interior point: smaller right-hand sides. */
-        double ra = dl[t[0]] - kcbp_v3_dot(na, bc->mean), rb = dl[t[1]] - kcbp_v3_dot(nb, bc->mean),
-               rc = dl[t[2]] - kcbp_v3_dot(nc, bc->mean);
+        double ra = pb->dl[t[0]] - kcbp_v3_dot(na, bc->mean), rb = pb->dl[t[1]] - kcbp_v3_dot(nb, bc->mean),
+               rc = pb->dl[t[2]] - kcbp_v3_dot(nc, bc->mean);
         kcbp_vec3 x = kcbp_v3_scale(kcbp_v3_cross(nb, nc), ra);
         x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(nc, na), rb));
         x = kcbp_v3_add(x, kcbp_v3_scale(kcbp_v3_cross(na, nb), rc));
         x = kcbp_v3_add(bc->mean, kcbp_v3_scale(x, 1.0 / det));
-        if (!isfinite(x.x) || !isfinite(x.y) || !isfinite(x.z)) {
-            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "a vertex of the polytope is not finite");
-            goto done;
-        }
-        vl[f] = x;
-        items[f] = (sort_item){f, x.x};
+        if (!isfinite(x.x) || !isfinite(x.y) || !isfinite(x.z))
+            return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "a vertex of the polytope is not finite");
+        pb->vl[f] = x;
+        pb->items[f] = (sort_item){f, x.x};
     }
-    /* Merge vertices closer than rounding (unmerged nearly coplanar dual facets). */
-    qsort(items, nv0, sizeof *items, by_key);
-    double mtol = 1e-12 * bc->scale + 1e-13 * bc->size;
-    size_t nv = 0;
-    newid = malloc(nv0 * sizeof *newid);
-    if (!newid) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv0);
-        goto done;
-    }
+    return KCBP_OK;
+}
+
+/* Merges vertices closer than rounding (unmerged nearly coplanar dual
+ * facets): vmap and newid. */
+static kcbp_status poly_merge(poly_build *pb, kcbp_error *err)
+{
+    size_t nv0 = pb->h.nfacets;
+    qsort(pb->items, nv0, sizeof *pb->items, by_key);
+    pb->mtol = 1e-12 * pb->bc->scale + 1e-13 * pb->bc->size;
+    pb->nv = 0;
+    pb->newid = malloc(nv0 * sizeof *pb->newid);
+    if (!pb->newid)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu vertices", nv0);
     for (size_t a = 0; a < nv0; a++)
-        vmap[a] = UINT32_MAX;
+        pb->vmap[a] = UINT32_MAX;
     for (size_t a = 0; a < nv0; a++) {
-        size_t fa = items[a].i;
-        if (vmap[fa] != UINT32_MAX)
+        size_t fa = pb->items[a].i;
+        if (pb->vmap[fa] != UINT32_MAX)
             continue;
-        vmap[fa] = (uint32_t)nv;
-        newid[nv++] = (uint32_t)fa; /* representative */
-        for (size_t b = a + 1; b < nv0 && items[b].key - items[a].key <= mtol; b++) {
-            size_t fb = items[b].i;
-            if (vmap[fb] == UINT32_MAX && kcbp_v3_max_abs(kcbp_v3_sub(vl[fa], vl[fb])) <= mtol)
-                vmap[fb] = vmap[fa];
+        pb->vmap[fa] = (uint32_t)pb->nv;
+        pb->newid[pb->nv++] = (uint32_t)fa; /* representative */
+        for (size_t b = a + 1; b < nv0 && pb->items[b].key - pb->items[a].key <= pb->mtol; b++) {
+            size_t fb = pb->items[b].i;
+            if (pb->vmap[fb] == UINT32_MAX && kcbp_v3_max_abs(kcbp_v3_sub(pb->vl[fa], pb->vl[fb])) <= pb->mtol)
+                pb->vmap[fb] = pb->vmap[fa];
         }
     }
-    /* Planes -> vertices (CSR), each vertex once. */
-    pstart = calloc(m + 1, sizeof *pstart);
-    plist = malloc((h.facet_start[nv0] + 1) * sizeof *plist);
-    if (!pstart || !plist) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
-        goto done;
-    }
+    return KCBP_OK;
+}
+
+/* Planes -> their merged vertices (CSR: pstart, plist, fill[j] the end of
+ * plane j's list), each vertex once. */
+static kcbp_status poly_plane_vertices(poly_build *pb, kcbp_error *err)
+{
+    const kcbp_hull *h = &pb->h;
+    size_t m = pb->m, nv0 = h->nfacets;
+    pb->pstart = calloc(m + 1, sizeof *pb->pstart);
+    pb->plist = malloc((h->facet_start[nv0] + 1) * sizeof *pb->plist);
+    pb->fill = malloc((m + 1) * sizeof *pb->fill);
+    if (!pb->pstart || !pb->plist || !pb->fill)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
     for (size_t f = 0; f < nv0; f++)
-        for (uint32_t a = h.facet_start[f]; a < h.facet_start[f + 1]; a++)
-            pstart[h.facet_verts[a] + 1]++;
+        for (uint32_t a = h->facet_start[f]; a < h->facet_start[f + 1]; a++)
+            pb->pstart[h->facet_verts[a] + 1]++;
     for (size_t j = 0; j < m; j++)
-        pstart[j + 1] += pstart[j];
-    {
-        uint32_t *fill = malloc((m + 1) * sizeof *fill);
-        if (!fill) {
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu planes", m);
-            goto done;
+        pb->pstart[j + 1] += pb->pstart[j];
+    memcpy(pb->fill, pb->pstart, (m + 1) * sizeof *pb->fill);
+    for (size_t f = 0; f < nv0; f++)
+        for (uint32_t a = h->facet_start[f]; a < h->facet_start[f + 1]; a++) {
+            uint32_t j = h->facet_verts[a], id = pb->vmap[f];
+            bool seen = false;
+            for (uint32_t q = pb->pstart[j]; q < pb->fill[j] && !seen; q++)
+                seen = pb->plist[q] == id;
+            if (!seen)
+                pb->plist[pb->fill[j]++] = id;
         }
-        memcpy(fill, pstart, (m + 1) * sizeof *fill);
-        for (size_t f = 0; f < nv0; f++)
-            for (uint32_t a = h.facet_start[f]; a < h.facet_start[f + 1]; a++) {
-                uint32_t j = h.facet_verts[a], id = vmap[f];
-                bool seen = false;
-                for (uint32_t q = pstart[j]; q < fill[j] && !seen; q++)
-                    seen = plist[q] == id;
-                if (!seen)
-                    plist[fill[j]++] = id;
-            }
-        /* Faces: planes with 3 or more distinct vertices, in angular order. */
-        size_t nfaces = 0, nfv = 0;
-        for (size_t j = 0; j < m; j++)
-            if (fill[j] - pstart[j] >= 3) {
-                nfaces++;
-                nfv += fill[j] - pstart[j];
-            }
-        out->planes = malloc((nfaces ? nfaces : 1) * sizeof *out->planes);
-        out->face_start = malloc((nfaces + 1) * sizeof *out->face_start);
-        out->face_verts = malloc((nfv ? nfv : 1) * sizeof *out->face_verts);
-        out->vertices = malloc((nv ? nv : 1) * sizeof *out->vertices);
-        sort_item *loop = malloc((m + nv + 1) * sizeof *loop);
-        if (!out->planes || !out->face_start || !out->face_verts || !out->vertices || !loop) {
-            free(fill);
-            free(loop);
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a polytope of %zu faces", nfaces);
-            goto done;
+    return KCBP_OK;
+}
+
+/* The faces: planes with 3 or more distinct vertices, each vertex loop in
+ * angular order about the plane's normal (counter-clockwise seen from
+ * outside), and the volume; face_plane[f]: face f's plane. */
+static kcbp_status poly_faces(poly_build *pb, double push, kcbp_cbp *out, uint32_t *face_plane, kcbp_error *err)
+{
+    const build_ctx *bc = pb->bc;
+    size_t m = pb->m, nv = pb->nv;
+    size_t nfaces = 0, nfv = 0;
+    for (size_t j = 0; j < m; j++)
+        if (pb->fill[j] - pb->pstart[j] >= 3) {
+            nfaces++;
+            nfv += pb->fill[j] - pb->pstart[j];
         }
-        for (size_t v = 0; v < nv; v++)
-            out->vertices[v] = kcbp_v3_add(vl[newid[v]], bc->centre);
-        size_t fi = 0, at = 0;
-        double vol = 0;
-        for (size_t j = 0; j < m; j++) {
-            size_t cnt = fill[j] - pstart[j];
-            if (cnt < 3)
-                continue;
-            kcbp_vec3 n = nrm[j], mid = kcbp_v3(0, 0, 0);
-            for (size_t q = 0; q < cnt; q++)
-                mid = kcbp_v3_add(mid, vl[newid[plist[pstart[j] + q]]]);
-            mid = kcbp_v3_scale(mid, 1.0 / (double)cnt);
-            kcbp_vec3 u = kcbp_v3_cross(n, fabs(n.x) < 0.6 ? kcbp_v3(1, 0, 0) : kcbp_v3(0, 1, 0));
-            u = kcbp_v3_scale(u, 1.0 / kcbp_v3_len(u));
-            kcbp_vec3 w = kcbp_v3_cross(n, u);
-            for (size_t q = 0; q < cnt; q++) {
-                uint32_t id = plist[pstart[j] + q];
-                kcbp_vec3 r = kcbp_v3_sub(vl[newid[id]], mid);
-                loop[q] = (sort_item){id, atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u))};
-            }
-            qsort(loop, cnt, sizeof *loop, by_key);
-            face_plane[fi] = (uint32_t)j;
-            out->planes[fi].n = n;
-            out->planes[fi].d = dw[j];
-            out->face_start[fi] = (uint32_t)at;
-            for (size_t q = 0; q < cnt; q++) {
-                uint32_t a = (uint32_t)loop[q].i, b = (uint32_t)loop[(q + 1) % cnt].i;
-                out->face_verts[at++] = a;
-                if (q >= 1 && q + 1 < cnt) {
-                    kcbp_vec3 p0 = kcbp_v3_sub(vl[newid[loop[0].i]], bc->mean);
-                    kcbp_vec3 p1 = kcbp_v3_sub(vl[newid[a]], bc->mean), p2 = kcbp_v3_sub(vl[newid[b]], bc->mean);
-                    vol += kcbp_v3_det3(p0, p1, p2) / 6;
-                }
-            }
-            fi++;
-        }
-        out->face_start[fi] = (uint32_t)at;
-        free(fill);
+    out->planes = malloc((nfaces ? nfaces : 1) * sizeof *out->planes);
+    out->face_start = malloc((nfaces + 1) * sizeof *out->face_start);
+    out->face_verts = malloc((nfv ? nfv : 1) * sizeof *out->face_verts);
+    out->vertices = malloc((nv ? nv : 1) * sizeof *out->vertices);
+    sort_item *loop = malloc((m + nv + 1) * sizeof *loop);
+    if (!out->planes || !out->face_start || !out->face_verts || !out->vertices || !loop) {
         free(loop);
-        out->nplanes = (uint32_t)nfaces;
-        out->nvertices = (uint32_t)nv;
-        out->volume = vol;
-        out->push = push;
-        out->thickness = bc->nthin ? bc->thick : 0;
-        if (nfaces < 4 || !(vol > 0) || !isfinite(vol)) {
-            st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate polytope (%zu faces, volume %g)", nfaces, vol);
-            goto done;
-        }
-        /* twins: within 1e8 times the merge tolerance, about 1e-4 of the
-         * scale (see hull_adjacency) */
-        st = hull_adjacency(out->vertices, (uint32_t)nv, 1e8 * mtol, out, err);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a polytope of %zu faces", nfaces);
     }
-done:
-    free(dw);
-    free(dl);
-    free(dual);
-    kcbp_hull_free(&h);
-    free(vl);
-    free(vmap);
-    free(items);
-    free(pstart);
-    free(plist);
-    free(newid);
+    const kcbp_vec3 *vl = pb->vl;
+    const uint32_t *newid = pb->newid, *plist = pb->plist;
+    for (size_t v = 0; v < nv; v++)
+        out->vertices[v] = kcbp_v3_add(vl[newid[v]], bc->centre);
+    size_t fi = 0, at = 0;
+    double vol = 0;
+    for (size_t j = 0; j < m; j++) {
+        size_t cnt = pb->fill[j] - pb->pstart[j];
+        if (cnt < 3)
+            continue;
+        kcbp_vec3 n = pb->nrm[j], mid = kcbp_v3(0, 0, 0);
+        for (size_t q = 0; q < cnt; q++)
+            mid = kcbp_v3_add(mid, vl[newid[plist[pb->pstart[j] + q]]]);
+        mid = kcbp_v3_scale(mid, 1.0 / (double)cnt);
+        kcbp_vec3 u = kcbp_v3_cross(n, fabs(n.x) < 0.6 ? kcbp_v3(1, 0, 0) : kcbp_v3(0, 1, 0));
+        u = kcbp_v3_scale(u, 1.0 / kcbp_v3_len(u));
+        kcbp_vec3 w = kcbp_v3_cross(n, u);
+        for (size_t q = 0; q < cnt; q++) {
+            uint32_t id = plist[pb->pstart[j] + q];
+            kcbp_vec3 r = kcbp_v3_sub(vl[newid[id]], mid);
+            loop[q] = (sort_item){id, atan2(kcbp_v3_dot(r, w), kcbp_v3_dot(r, u))};
+        }
+        qsort(loop, cnt, sizeof *loop, by_key);
+        face_plane[fi] = (uint32_t)j;
+        out->planes[fi].n = n;
+        out->planes[fi].d = pb->dw[j];
+        out->face_start[fi] = (uint32_t)at;
+        for (size_t q = 0; q < cnt; q++) {
+            uint32_t a = (uint32_t)loop[q].i, b = (uint32_t)loop[(q + 1) % cnt].i;
+            out->face_verts[at++] = a;
+            if (q >= 1 && q + 1 < cnt) {
+                kcbp_vec3 p0 = kcbp_v3_sub(vl[newid[loop[0].i]], bc->mean);
+                kcbp_vec3 p1 = kcbp_v3_sub(vl[newid[a]], bc->mean), p2 = kcbp_v3_sub(vl[newid[b]], bc->mean);
+                vol += kcbp_v3_det3(p0, p1, p2) / 6;
+            }
+        }
+        fi++;
+    }
+    out->face_start[fi] = (uint32_t)at;
+    free(loop);
+    out->nplanes = (uint32_t)nfaces;
+    out->nvertices = (uint32_t)nv;
+    out->volume = vol;
+    out->push = push;
+    out->thickness = bc->nthin ? bc->thick : 0;
+    if (nfaces < 4 || !(vol > 0) || !isfinite(vol))
+        return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "degenerate polytope (%zu faces, volume %g)", nfaces, vol);
+    return KCBP_OK;
+}
+
+#ifdef KCBP_ENABLE_ASSERTS
+/* The structure of a built polytope (cbp.h): at least 4 faces on unit
+ * normals, each face a loop of 3 or more distinct vertices, the vertices
+ * finite, a positive volume. (Its guarantees about the input points are
+ * checked when building, by contains_points, not here: a vertex solved from
+ * three planes of a face with more lies on the others only up to the
+ * conditioning of the triple, which is why the vertices, not the planes,
+ * are the authoritative shape.) */
+static void check_polytope(const kcbp_cbp *c)
+{
+    KCBP_ASSERT(c->nplanes >= 4 && c->nvertices >= 4 && c->volume > 0);
+    for (uint32_t f = 0; f < c->nplanes; f++) {
+        KCBP_ASSERT(fabs(kcbp_v3_len(c->planes[f].n) - 1) <= 1e-12);
+        KCBP_ASSERT(c->face_start[f + 1] >= c->face_start[f] + 3);
+        for (uint32_t a = c->face_start[f]; a < c->face_start[f + 1]; a++) {
+            KCBP_ASSERT(c->face_verts[a] < c->nvertices);
+            for (uint32_t b = c->face_start[f]; b < a; b++)
+                KCBP_ASSERT(c->face_verts[b] != c->face_verts[a]);
+        }
+    }
+    for (uint32_t v = 0; v < c->nvertices; v++)
+        KCBP_ASSERT(kcbp_v3_is_finite(c->vertices[v]));
+}
+#endif
+
+/* Builds out from m unit normals and push. Returns KCBP_ERR_GEOMETRY with
+ * *unbounded set when the planes do not bound a polytope. The steps above,
+ * in turn: the dual points, their hull, the vertices, merged, each plane's
+ * vertices, the faces, the adjacency. */
+static kcbp_status polytope(const build_ctx *bc, const kcbp_vec3 *nrm, const double *best, size_t m, double push,
+                            kcbp_cbp *out, uint32_t *face_plane, bool *unbounded, kcbp_error *err)
+{
+    *unbounded = false;
+    memset(out, 0, sizeof *out);
+    poly_build pb;
+    memset(&pb, 0, sizeof pb);
+    pb.bc = bc;
+    pb.nrm = nrm;
+    pb.m = m;
+    kcbp_status st = poly_duals(&pb, best, push, err);
+    if (st == KCBP_OK)
+        st = poly_dual_hull(&pb, unbounded, err);
+    if (st == KCBP_OK)
+        st = poly_vertices(&pb, err);
+    if (st == KCBP_OK)
+        st = poly_merge(&pb, err);
+    if (st == KCBP_OK)
+        st = poly_plane_vertices(&pb, err);
+    if (st == KCBP_OK)
+        st = poly_faces(&pb, push, out, face_plane, err);
+    /* twins: within 1e8 times the merge tolerance, about 1e-4 of the
+     * scale (see hull_adjacency) */
+    if (st == KCBP_OK)
+        st = hull_adjacency(out->vertices, (uint32_t)pb.nv, 1e8 * pb.mtol, out, err);
+#ifdef KCBP_ENABLE_ASSERTS
+    if (st == KCBP_OK)
+        check_polytope(out);
+#endif
+    poly_build_free(&pb);
     if (st != KCBP_OK)
         kcbp_cbp_clear(out);
     return st;

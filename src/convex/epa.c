@@ -17,6 +17,8 @@
 #include <float.h>
 #include <string.h>
 
+#include "base/util.h"
+
 kcbp_epa_params kcbp_epa_default_params(void)
 {
     kcbp_epa_params p = {KCBP_EPA_DEFAULT_MAX_ITERATIONS, KCBP_EPA_DEFAULT_REL_TOL};
@@ -164,6 +166,11 @@ static void face_release(epa *e, int f)
  * normal (zero area up to rounding). */
 static int face_set(epa *e, int f, int i0, int i1, int i2)
 {
+    /* The polytope's invariants (epa.h): face slots and vertex indices in
+     * range, the three vertices distinct. */
+    KCBP_ASSERT(f >= 0 && f < KCBP_EPA_MAX_FACES);
+    KCBP_ASSERT(i0 >= 0 && i1 >= 0 && i2 >= 0 && i0 < e->nverts && i1 < e->nverts && i2 < e->nverts);
+    KCBP_ASSERT(i0 != i1 && i1 != i2 && i0 != i2);
     face *F = &e->s->faces[f];
     kcbp_vec3 p0 = e->s->verts[i0].w, p1 = e->s->verts[i1].w, p2 = e->s->verts[i2].w;
     kcbp_vec3 e1 = kcbp_v3_sub(p1, p0), e2 = kcbp_v3_sub(p2, p0);
@@ -643,4 +650,7 @@ void kcbp_epa_penetration(const kcbp_convex *a, const kcbp_convex *b, const kcbp
     out->point_b = kcbp_v3_sub(out->point_b, kcbp_v3_scale(n, rb));
     if (out->status == KCBP_EPA_PENETRATING || out->status == KCBP_EPA_TOUCHING)
         out->status = out->depth <= tol ? KCBP_EPA_TOUCHING : KCBP_EPA_PENETRATING;
+    /* epa.h: a depth >= 0 with a lower bound below it, a unit normal. */
+    KCBP_ASSERT(out->depth >= 0 && out->depth_lower <= out->depth * (1 + 1e-12) + 1e-300);
+    KCBP_ASSERT(fabs(kcbp_v3_len(out->normal) - 1) <= 1e-9);
 }

@@ -12,6 +12,8 @@
 #include <float.h>
 #include <string.h>
 
+#include "base/util.h"
+
 /* |v| at or below this fraction of the scale means "the origin lies on the
  * simplex": a few hundred ulps of the coordinates' magnitude. */
 #define ON_SIMPLEX_REL 1e-13
@@ -481,6 +483,20 @@ static inline int in_simplex(const simplex *s, int add)
  * simplex; returns |v|^2 and v. */
 static inline double simplex_take(simplex *s, const int *slots, const sv_result *r, kcbp_vec3 *v)
 {
+    /* The sub-algorithm's answer (gjk.h): 1 to 4 points, each with a
+     * barycentric weight in [0, 1] (up to rounding) summing to 1, and v
+     * their combination, at |v|^2 = vv. */
+#ifdef KCBP_ENABLE_ASSERTS
+    KCBP_ASSERT(r->n >= 1 && r->n <= 4);
+    if (isfinite(r->vv)) {
+        double sum = 0;
+        for (int k = 0; k < r->n; k++) {
+            KCBP_ASSERT(r->lam[k] >= -1e-9 && r->lam[k] <= 1 + 1e-9);
+            sum += r->lam[k];
+        }
+        KCBP_ASSERT(fabs(sum - 1) <= 1e-9 && r->vv >= 0);
+    }
+#endif
     s->n = r->n;
     s->used = 0;
     memcpy(s->lam, r->lam, sizeof s->lam);
@@ -860,6 +876,7 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
     double gap, gap_lower;
     kcbp_gjk_status status = classify(&st, rsum, pa, pb, &gap, &gap_lower);
     out->status = status;
+    KCBP_ASSERT(st.iter <= (params ? params->max_iterations : KCBP_GJK_DEFAULT_MAX_ITERATIONS) + 4);
     double dist = st.overlap ? 0 : sqrt(st.vv);
     if (!isfinite(dist) || !finite3(pa) || !finite3(pb))
         return; /* only reachable with invalid input: the safe "overlap" */
@@ -877,6 +894,9 @@ void kcbp_gjk_distance(const kcbp_convex *a, const kcbp_convex *b, const kcbp_po
         out->distance = status == KCBP_GJK_TOUCHING ? gap_lower : gap;
         out->distance_lower = gap_lower;
     }
+    /* gjk.h: distances are >= 0, never NaN, and the lower bound is below
+     * the distance (equal to it unless the run hit its cap). */
+    KCBP_ASSERT(out->distance >= 0 && out->distance_lower <= out->distance * (1 + 1e-12) + 1e-300);
 }
 
 int kcbp_gjk_intersect(const kcbp_convex *a, const kcbp_convex *b, const kcbp_pose *b_in_a,

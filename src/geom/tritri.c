@@ -20,6 +20,7 @@
  * of their intersection lies on the relative boundary of one of them. */
 #include <kcbp/tritri.h>
 
+#include "base/util.h"
 #include "predicates.h"
 #include "tritri_exact.h"
 
@@ -175,9 +176,22 @@ static bool tt_exact(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
  * equal). */
 static inline int tt_lone(const int s[3]) { return s[1] == s[2] ? 0 : s[0] == s[2] ? 1 : 2; }
 
+/* The fast path's answer where the filters certify every sign it uses; the
+ * exact path's otherwise. */
+static bool tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3]);
+
 bool kcbp_tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3], double eps)
 {
     (void)eps;
+    bool r = tri_intersect(a, b);
+    /* tritri.h's contract: the fast path decides exactly as the exact path,
+     * which tests every case with exact signs. */
+    KCBP_ASSERT(r == tt_exact(a, b));
+    return r;
+}
+
+static bool tri_intersect(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
+{
     kcbp_fplane pb = kcbp_fplane_of(b[0], b[1], b[2]);
     int sa[3] = {kcbp_fplane_side(&pb, a[0]), kcbp_fplane_side(&pb, a[1]), kcbp_fplane_side(&pb, a[2])};
     if (sa[0] == 0 || sa[1] == 0 || sa[2] == 0)

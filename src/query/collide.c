@@ -9,6 +9,7 @@
 
 #include "collide_internal.h"
 #include "model_internal.h"
+#include "shape_query.h"
 #include "solid_internal.h"
 
 
@@ -240,6 +241,8 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
                               const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
                               kcbp_collide_result *result, kcbp_error *err)
 {
+    if (kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b)) /* shapes: shape_query.c */
+        return kcbp_shape_collide_pair(a, pose_a, b, pose_b, options, result, err);
     result->collide = false;
     result->ncontacts = 0;
     memset(&result->tree, 0, sizeof result->tree);

@@ -277,6 +277,15 @@ void kcbp_contact_geometry(const kcbp_model *ma, const kcbp_pose *pose_a, const 
     double total = 0;
     for (size_t c = 0; c < n; c++) {
         kcbp_vec3 ta[3], tb[3], pts[KCBP_CONTACT_POINTS_MAX];
+        if (kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b) || contacts[c].a >= a->mesh.ntriangles ||
+            contacts[c].b >= b->mesh.ntriangles) {
+            /* a shape's contact (KCBP_SHAPE_FEATURE), or a triangle the model
+             * does not have: no triangle pair to intersect */
+            out[c].a = contacts[c].a;
+            out[c].b = contacts[c].b;
+            out[c].npoints = 0;
+            continue;
+        }
         for (int k = 0; k < 3; k++) {
             ta[k] = a->mesh.vertices[a->mesh.triangles[contacts[c].a].v[k]];
             tb[k] = kcbp_pose_apply(&b_in_a, b->mesh.vertices[b->mesh.triangles[contacts[c].b].v[k]]);

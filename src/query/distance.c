@@ -9,6 +9,7 @@
 #include <kcbp/gjk.h>
 
 #include "model_internal.h"
+#include "shape_query.h"
 
 /* The collision probe of stage 3: the first touching triangle pair (mesh
  * indices), if any. */
@@ -38,6 +39,8 @@ kcbp_status kcbp_distance(const kcbp_model *ma, const kcbp_pose *pose_a, const k
 {
     const kcbp_model_impl *a = ma->impl, *b = mb->impl;
     kcbp_distance_options o = options ? *options : kcbp_distance_options_default();
+    if (kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b)) /* shapes: shape_query.c */
+        return kcbp_shape_distance(a, pose_a, b, pose_b, &o, result, err);
     memset(result, 0, sizeof *result);
     result->distance = INFINITY;
     result->decided_by = KCBP_STAGE_MESH;

@@ -4,6 +4,7 @@
 #include "model_internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,10 @@ static kcbp_status build(kcbp_model_impl *model, kcbp_mesh *mesh, const kcbp_mod
 
 static void clear(kcbp_model_impl *model)
 {
+    kcbp_mesh *display = atomic_load(&model->display);
+    if (display)
+        kcbp_mesh_free(display);
+    kcbp_shape_geom_clear(&model->geom);
     kcbp_cbp_clear(&model->cbp);
     kcbp_cbp_clear(&model->fine);
     kcbp_aabb_tree_free(&model->tree);
@@ -115,6 +120,89 @@ kcbp_status kcbp_model_load(kcbp_model *model, const char *path, const kcbp_mode
     return kcbp_model_build(model, mesh, opts, err);
 }
 
+/* ---- shapes ------------------------------------------------------------- */
+
+/* A shape's model: its geometry; the mesh empty but for its bounds (the
+ * shape's box, which kcbp_mesh_bounds reports), no tree, no k-CBP; a solid. */
+static kcbp_status build_shape(kcbp_model *model, const kcbp_shape *shape, const kcbp_vec3 *points, size_t npoints,
+                               kcbp_error *err)
+{
+    model->impl = NULL;
+    kcbp_model_impl *m = calloc(1, sizeof *m);
+    if (!m)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for a model");
+    kcbp_status st = shape ? kcbp_shape_geom_init(&m->geom, shape, err)
+                           : kcbp_shape_geom_init_hull(&m->geom, points, npoints, err);
+    if (st != KCBP_OK) {
+        free(m);
+        return st;
+    }
+    atomic_init(&m->display, NULL);
+    m->kind = m->geom.def.kind;
+    m->mesh.bounds = m->geom.local;
+    m->scale = m->geom.scale;
+    m->solid = true;
+    model->impl = m;
+    return KCBP_OK;
+}
+
+kcbp_status kcbp_model_build_shape(kcbp_model *model, const kcbp_shape *shape, kcbp_error *err)
+{
+    if (!shape) {
+        model->impl = NULL;
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "shape is NULL");
+    }
+    return build_shape(model, shape, NULL, 0, err);
+}
+
+kcbp_status kcbp_model_build_hull(kcbp_model *model, const kcbp_vec3 *points, size_t npoints, kcbp_error *err)
+{
+    return build_shape(model, NULL, points, npoints, err);
+}
+
+kcbp_shape_kind kcbp_model_shape_kind(const kcbp_model *model) { return model->impl->kind; }
+
+bool kcbp_model_shape(const kcbp_model *model, kcbp_shape *shape)
+{
+    if (!kcbp_impl_is_shape(model->impl))
+        return false;
+    if (shape)
+        *shape = model->impl->geom.def;
+    return true;
+}
+
+const kcbp_vec3 *kcbp_model_hull_vertices(const kcbp_model *model, uint32_t *n)
+{
+    const kcbp_model_impl *m = model->impl;
+    if (m->kind != KCBP_SHAPE_HULL) {
+        *n = 0;
+        return NULL;
+    }
+    *n = kcbp_convex_hull_vertex_count(m->geom.hull);
+    return kcbp_convex_hull_vertices(m->geom.hull);
+}
+
+const kcbp_mesh *kcbp_model_display_mesh(const kcbp_model *model)
+{
+    kcbp_model_impl *m = model->impl;
+    if (!kcbp_impl_is_shape(m))
+        return &m->mesh;
+    kcbp_mesh *d = atomic_load(&m->display);
+    if (d)
+        return d;
+    /* Made once: threads that race both make one, and all but the first
+     * to publish free theirs. */
+    kcbp_mesh *made = NULL;
+    if (kcbp_shape_geom_display(&m->geom, &made, NULL) != KCBP_OK)
+        return NULL;
+    kcbp_mesh *expected = NULL;
+    if (!atomic_compare_exchange_strong(&m->display, &expected, made)) {
+        kcbp_mesh_free(made);
+        return expected;
+    }
+    return made;
+}
+
 void kcbp_model_free(kcbp_model *model)
 {
     if (!model || !model->impl)
@@ -129,6 +217,8 @@ void kcbp_model_free(kcbp_model *model)
 uint64_t kcbp_impl_bytes(const kcbp_model_impl *m)
 {
     uint64_t b = sizeof *m;
+    if (kcbp_impl_is_shape(m))
+        return b + (m->geom.hull ? (uint64_t)kcbp_convex_hull_vertex_count(m->geom.hull) * 64 : 0);
     b += (uint64_t)m->mesh.nvertices * sizeof(kcbp_vec3) + (uint64_t)m->mesh.ntriangles * sizeof(kcbp_tri);
     b += (uint64_t)m->tree.nnodes *
              (sizeof(kcbp_aabb_node) + sizeof(uint32_t) + sizeof(kcbp_tri_slab) + sizeof(kcbp_obb) + sizeof(uint8_t)) +
@@ -159,6 +249,7 @@ const char *kcbp_stage_name(kcbp_stage stage)
     case KCBP_STAGE_AABB: return "aabb";
     case KCBP_STAGE_CBP: return "cbp";
     case KCBP_STAGE_MESH: return "mesh";
+    case KCBP_STAGE_SHAPE: return "shape";
     }
     return "unknown";
 }
@@ -167,6 +258,8 @@ const char *kcbp_stage_name(kcbp_stage stage)
 
 kcbp_aabb kcbp_impl_world_bounds(const kcbp_model_impl *m, const kcbp_pose *pose)
 {
+    if (kcbp_impl_is_shape(m))
+        return kcbp_shape_geom_world_bounds(&m->geom, pose);
     if (kcbp_impl_has_cbp(m)) {
         kcbp_vec3 p = kcbp_pose_apply(pose, m->cbp.vertices[0]);
         kcbp_aabb b = {p, p};

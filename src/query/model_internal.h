@@ -14,9 +14,17 @@
 
 #include "bvh/aabb_tree.h"
 #include "convex/cbp_internal.h"
+#include "convex/shape_internal.h"
 #include "mesh/mesh_internal.h"
 
+/* A model is a mesh (kind KCBP_SHAPE_NONE: its mesh, tree and k-CBPs) or
+ * a shape (include/kcbp/shape.h: its geometry in geom; mesh empty but for
+ * its bounds, no tree, no k-CBP, solid). Every query dispatches on kind
+ * before it reads a mesh's fields (query/shape_query.h). */
 struct kcbp_model_impl {
+    kcbp_shape_kind kind; /* KCBP_SHAPE_NONE: a mesh */
+    kcbp_shape_geom geom; /* a shape's geometry (kind != NONE) */
+    _Atomic(kcbp_mesh *) display; /* a shape's display tessellation, made on first request */
     kcbp_mesh mesh;
     kcbp_aabb_tree tree;
     kcbp_cbp cbp;         /* nplanes == 0 when none was built */
@@ -31,6 +39,13 @@ struct kcbp_model_impl {
 };
 
 static inline bool kcbp_impl_has_cbp(const kcbp_model_impl *m) { return m->cbp.nplanes > 0; }
+static inline bool kcbp_impl_is_shape(const kcbp_model_impl *m) { return m->kind != KCBP_SHAPE_NONE; }
+/* A model a query cannot take: a mesh without triangles (a shape has none,
+ * and is a solid). */
+static inline bool kcbp_impl_is_empty(const kcbp_model_impl *m)
+{
+    return m->kind == KCBP_SHAPE_NONE && m->mesh.ntriangles == 0;
+}
 
 /* kcbp_model_build from a mesh in the caller's storage, which it takes
  * over (zeroed; cleared on failure). */

@@ -144,6 +144,15 @@ static bool in_box(kcbp_aabb b, kcbp_vec3 p)
 
 kcbp_solid_side kcbp_point_in_solid(const kcbp_model *model, const kcbp_pose *pose, kcbp_vec3 p)
 {
+    const kcbp_model_impl *m = model->impl;
+    if (kcbp_impl_is_shape(m)) {
+        /* A shape: p carried into its frame (rounded once), then its own
+         * exact test (a hull's: GJK, within KCBP_SHAPE_GJK_BAND). */
+        kcbp_pose inv = kcbp_pose_inverse(pose ? pose : &(kcbp_pose){kcbp_mat3_identity(), {0, 0, 0}});
+        kcbp_vec3 q = kcbp_pose_apply(&inv, p);
+        int side = kcbp_shape_geom_point_side(&m->geom, q, KCBP_SHAPE_GJK_BAND * (m->scale + kcbp_v3_len(q)));
+        return side > 0 ? KCBP_SOLID_INSIDE : side < 0 ? KCBP_SOLID_OUTSIDE : KCBP_SOLID_ON;
+    }
     return kcbp_point_in_mesh(&model->impl->mesh, &model->impl->tree, pose, p);
 }
 

@@ -7,6 +7,7 @@
 #include <kcbp/gjk.h>
 
 #include "model_internal.h"
+#include "shape_query.h"
 
 /* kcbp_distance's result is within KCBP_TRI_DIST_REL_ERR of the scale of
  * the coordinates it works on (B carried into A's frame); this many times
@@ -102,6 +103,8 @@ kcbp_pose kcbp_motion_at(const kcbp_motion *m, double t)
  * to rounding, hence the margin); without one, the mesh's vertices. */
 static double axis_radius(const kcbp_model_impl *mo, kcbp_vec3 axis)
 {
+    if (kcbp_impl_is_shape(mo)) /* shapes: shape_query.c */
+        return kcbp_shape_axis_radius(mo, axis);
     const kcbp_vec3 *v = mo->mesh.vertices;
     uint32_t n = mo->mesh.nvertices;
     double pad = 0;
@@ -154,7 +157,7 @@ kcbp_status kcbp_sweep(const kcbp_model *ma, const kcbp_motion *motion_a, const 
     memset(result, 0, sizeof *result);
     if (!(o.t_tolerance > 0) || o.max_iterations < 1)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "sweep: t_tolerance must be > 0 and max_iterations >= 1");
-    if (a->mesh.ntriangles == 0 || b->mesh.ntriangles == 0)
+    if (kcbp_impl_is_empty(a) || kcbp_impl_is_empty(b))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "sweep: a model without triangles");
 
     /* Speed bounds: every point of A moves at most spin_a + |dT_A| per unit
@@ -226,7 +229,9 @@ kcbp_status kcbp_sweep(const kcbp_model *ma, const kcbp_motion *motion_a, const 
             result->distance_queries++;
             result->tree.box_pairs += d.tree.box_pairs;
             result->tree.tri_pairs += d.tree.tri_pairs;
-            double step_m = d.within ? (d.distance - err_d) / mu : INFINITY;
+            /* the proven lower bound (a shape's GJK stopped at its cap
+             * reports one below its distance; the same for meshes) */
+            double step_m = d.within ? (d.distance_lower - err_d) / mu : INFINITY;
             if (d.within && d.distance <= stop_d) {
                 /* Near enough: confirm a contact with the exact test, at t
                  * when the distance is within rounding of 0, else at t +

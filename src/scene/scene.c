@@ -27,16 +27,10 @@ static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, co
     kcbp_status st = kcbp_input_open(&in, path, "a scene file", err);
     if (st != KCBP_OK)
         return st;
-    char *text;
-    size_t len;
-    st = kcbp_input_read_all(&in, KCBP_SCENE_MAX_FILE_BYTES, "256 MiB", NULL, NULL, &text, &len, err);
-    kcbp_input_close(&in);
-    if (st != KCBP_OK)
-        return st;
     const char *slash = strrchr(path, '/');
     char *dir = malloc(slash ? (size_t)(slash - path) + 2 : 1);
     if (!dir) {
-        free(text);
+        kcbp_input_close(&in);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", path);
     }
     if (!slash)
@@ -47,8 +41,8 @@ static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, co
         memcpy(dir, path, (size_t)(slash - path));
         dir[slash - path] = '\0';
     }
-    st = kcbp_scene_parse_into(s, path, dir, text, len, err);
-    free(text);
+    st = kcbp_scene_parse_stream_into(s, path, dir, &in, err);
+    kcbp_input_close(&in);
     if (st == KCBP_OK && confined) {
         /* Meshes are read only inside the root: symlinks resolved, so that
          * neither "../" nor a link leads out of it. */

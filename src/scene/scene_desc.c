@@ -35,6 +35,112 @@ typedef struct {
 
 static bool finite3(kcbp_vec3 v) { return kcbp_v3_is_finite(v) != 0; }
 
+/* ---- strings --------------------------------------------------------------- */
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static bool pool_rehash(kcbp_strpool *p, uint32_t size)
+{
+    uint32_t *t = calloc(size, sizeof *t);
+    if (!t)
+        return false;
+    for (uint32_t id = 0; id < p->n; id++) {
+        uint32_t k = (uint32_t)hash_str(p->strs[id]) & (size - 1);
+        while (t[k])
+            k = (k + 1) & (size - 1);
+        t[k] = id + 1;
+    }
+    free(p->table);
+    p->table = t;
+    p->table_size = size;
+    return true;
+}
+
+const char *kcbp_strpool_intern(kcbp_strpool *p, const char *str)
+{
+    if ((uint64_t)(p->n + 1) * 2 > p->table_size && !pool_rehash(p, p->table_size ? 2 * p->table_size : 16))
+        return NULL;
+    uint32_t k = (uint32_t)hash_str(str) & (p->table_size - 1);
+    for (; p->table[k]; k = (k + 1) & (p->table_size - 1))
+        if (!strcmp(p->strs[p->table[k] - 1], str))
+            return p->strs[p->table[k] - 1];
+    if (p->n == p->cap) {
+        uint32_t cap = p->cap ? 2 * p->cap : 8;
+        char **g = realloc(p->strs, cap * sizeof *g);
+        if (!g)
+            return NULL;
+        p->strs = g;
+        p->cap = cap;
+    }
+    size_t len = strlen(str);
+    char *mem = malloc(4 + len + 1);
+    if (!mem)
+        return NULL;
+    uint32_t id = p->n;
+    memcpy(mem, &id, 4);
+    memcpy(mem + 4, str, len + 1);
+    p->strs[p->n++] = mem + 4;
+    p->table[k] = id + 1;
+    return mem + 4;
+}
+
+void kcbp_strpool_free(kcbp_strpool *p)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        free(p->strs[i] - 4);
+    free(p->strs);
+    free(p->table);
+    memset(p, 0, sizeof *p);
+}
+
+struct kcbp_strblock {
+    kcbp_strblock *next;
+    size_t used, cap;
+    char data[];
+};
+
+const char *kcbp_strarena_copy(kcbp_strarena *a, const char *str)
+{
+    size_t n = strlen(str) + 1;
+    if (!a->head || a->head->used + n > a->head->cap) {
+        size_t cap = n > 65536 ? n : 65536;
+        kcbp_strblock *b = malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->next = a->head;
+        b->used = 0;
+        b->cap = cap;
+        a->head = b;
+    }
+    char *p = a->head->data + a->head->used;
+    memcpy(p, str, n);
+    a->head->used += n;
+    return p;
+}
+
+void kcbp_strarena_free(kcbp_strarena *a)
+{
+    while (a->head) {
+        kcbp_strblock *n = a->head->next;
+        free(a->head);
+        a->head = n;
+    }
+}
+
+kcbp_status kcbp_scene_set_strings(kcbp_scene *s, kcbp_scene_obj *o, const char *name, const char *mesh,
+                                   kcbp_error *err)
+{
+    if (!(o->name = kcbp_strarena_copy(&s->names, name)) || !(o->mesh = kcbp_strpool_intern(&s->meshes, mesh)))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the objects' names", s->name);
+    return KCBP_OK;
+}
+
 /* ---- life ---------------------------------------------------------------- */
 
 kcbp_status kcbp_scene_init(kcbp_scene *s, const char *name, const char *dir, kcbp_error *err)
@@ -52,10 +158,6 @@ void kcbp_scene_clear(kcbp_scene *s)
 {
     if (!s)
         return;
-    for (uint32_t i = 0; s->objects && i < s->nobjects; i++) {
-        free(s->objects[i].name);
-        free(s->objects[i].mesh);
-    }
     for (uint32_t i = 0; s->models && i < s->nmodels; i++) {
         free(s->models[i].path);
         if (s->models[i].cached)
@@ -69,6 +171,8 @@ void kcbp_scene_clear(kcbp_scene *s)
     free(s->dir);
     free(s->mesh_root);
     free(s->mesh_base);
+    kcbp_strpool_free(&s->meshes);
+    kcbp_strarena_free(&s->names);
     memset(s, 0, sizeof *s);
 }
 
@@ -124,19 +228,79 @@ static int cmp_name(const void *p, const void *q)
     return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static int cmp_model(const void *p, const void *q)
+/* Two objects with one name: the message names the pair the sorted list
+ * meets first (the smallest such name, its first two objects). */
+static kcbp_status duplicate_names(kcbp_scene *s, pctx *c)
 {
-    const sort_item *x = p, *y = q;
-    int r = strcmp(x->key, y->key);
-    if (r)
-        return r;
-    if (x->scale != y->scale)
-        return x->scale < y->scale ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
+    uint32_t n = s->nobjects;
+    sort_item *items = malloc((n ? n : 1) * sizeof *items);
+    if (!items)
+        return perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u objects", n);
+    for (uint32_t i = 0; i < n; i++)
+        items[i] = (sort_item){s->objects[i].name, 0, i};
+    qsort(items, n, sizeof *items, cmp_name);
+    kcbp_status st = KCBP_OK;
+    for (uint32_t i = 1; i < n && st == KCBP_OK; i++)
+        if (!strcmp(items[i].key, items[i - 1].key)) {
+            char field[64];
+            snprintf(field, sizeof field, "objects[%u].name", items[i].idx);
+            st = perr(c, KCBP_ERR_PARSE, field, "'%s' is already the name of objects[%u]", items[i].key,
+                      items[i - 1].idx);
+        }
+    free(items);
+    return st;
 }
 
-/* Unique names, and one model per distinct (path, scale), sorted by both so
- * that the models of one mesh file are adjacent. */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* Whether every name is unique: a hash set of the names, O(n). */
+static kcbp_status unique_names(kcbp_scene *s, pctx *c)
+{
+    uint32_t n = s->nobjects, size = 16;
+    while (size < 2 * (uint64_t)n)
+        size *= 2;
+    uint32_t *t = calloc(size, sizeof *t);
+    if (!t)
+        return perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u objects", n);
+    bool dup = false;
+    for (uint32_t i = 0; i < n && !dup; i++) {
+        uint32_t k = (uint32_t)hash_str(s->objects[i].name) & (size - 1);
+        for (; t[k] && !dup; k = (k + 1) & (size - 1))
+            dup = !strcmp(s->objects[t[k] - 1].name, s->objects[i].name);
+        t[k] = i + 1;
+    }
+    free(t);
+    return dup ? duplicate_names(s, c) : KCBP_OK;
+}
+
+typedef struct {
+    uint32_t path;   /* the joined path's id */
+    double scale;
+    uint32_t first;  /* the first object that uses it */
+    uint32_t rank;   /* its place among the models sorted by (path, scale) */
+} model_key;
+
+static int cmp_model_key(const void *p, const void *q, void *ctx)
+{
+    const model_key *x = p, *y = q;
+    const kcbp_strpool *paths = ctx;
+    int r = strcmp(paths->strs[x->path], paths->strs[y->path]);
+    if (r)
+        return r;
+    return x->scale < y->scale ? -1 : x->scale > y->scale;
+}
+
+/* Unique names, and one model per distinct (joined path, scale), sorted by
+ * both so that the models of one mesh file are adjacent. O(n) but for the
+ * sort of the distinct models: the mesh strings are interned, each joined
+ * once, and (path, scale) keys found in a hash table. */
 kcbp_status kcbp_scene_assign_models(kcbp_scene *s, kcbp_error *err)
 {
     pctx cc = {s->name, err}, *c = &cc;
@@ -148,72 +312,117 @@ kcbp_status kcbp_scene_assign_models(kcbp_scene *s, kcbp_error *err)
     s->models = NULL;
     s->nmodels = 0;
     s->assigned = false;
-    sort_item *items = malloc(n * sizeof *items);
-    char **paths = calloc(n, sizeof *paths);
-    kcbp_status st = KCBP_OK;
-    if (!items || !paths) {
+    kcbp_status st = unique_names(s, c);
+    if (st != KCBP_OK)
+        return st;
+    uint32_t nmesh = s->meshes.n;
+    kcbp_strpool paths = {0};
+    uint32_t *path_of = malloc((nmesh ? nmesh : 1) * sizeof *path_of); /* mesh id -> joined path id */
+    model_key *keys = NULL;
+    uint32_t nkeys = 0, capkeys = 0, size = 16;
+    while (size < 2 * (uint64_t)n)
+        size *= 2;
+    uint32_t *table = calloc(size, sizeof *table); /* key index + 1 */
+    uint32_t *rank = NULL;
+    if (!path_of || !table) {
         st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u objects", n);
         goto done;
     }
-    for (uint32_t i = 0; i < n; i++)
-        items[i] = (sort_item){s->objects[i].name, 0, i};
-    qsort(items, n, sizeof *items, cmp_name);
-    for (uint32_t i = 1; i < n; i++)
-        if (!strcmp(items[i].key, items[i - 1].key)) {
-            char field[64];
-            snprintf(field, sizeof field, "objects[%u].name", items[i].idx);
-            st = perr(c, KCBP_ERR_PARSE, field, "'%s' is already the name of objects[%u]", items[i].key,
-                      items[i - 1].idx);
-            goto done;
-        }
-    for (uint32_t i = 0; i < n; i++) {
-        if (!(paths[i] = join_path(s->dir, s->objects[i].mesh))) {
+    for (uint32_t m = 0; m < nmesh; m++) {
+        char *joined = join_path(s->dir, s->meshes.strs[m]);
+        const char *in = joined ? kcbp_strpool_intern(&paths, joined) : NULL;
+        free(joined);
+        if (!in) {
             st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for mesh paths");
             goto done;
         }
-        items[i] = (sort_item){paths[i], s->objects[i].scale, i};
+        path_of[m] = kcbp_strpool_id(in);
     }
-    qsort(items, n, sizeof *items, cmp_model);
-    uint32_t nm = 0;
-    for (uint32_t i = 0; i < n; i++)
-        nm += i == 0 || cmp_model(&(sort_item){items[i].key, items[i].scale, 0},
-                                  &(sort_item){items[i - 1].key, items[i - 1].scale, 0}) != 0;
-    if (nm > KCBP_SCENE_MAX_MODELS) { /* each model costs its mesh, trees and k-CBPs */
-        uint32_t first = UINT32_MAX;
-        for (uint32_t i = 0, m = 0; i < n; i++) {
-            m += i == 0 || strcmp(items[i].key, items[i - 1].key) != 0 || items[i].scale != items[i - 1].scale;
-            if (m > KCBP_SCENE_MAX_MODELS && items[i].idx < first)
-                first = items[i].idx;
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_scene_obj *o = &s->objects[i];
+        uint32_t path = path_of[kcbp_strpool_id(o->mesh)];
+        uint64_t bits;
+        memcpy(&bits, &o->scale, sizeof bits);
+        uint32_t k = (uint32_t)mix64(bits ^ ((uint64_t)path << 32) ^ path) & (size - 1);
+        for (; table[k]; k = (k + 1) & (size - 1))
+            if (keys[table[k] - 1].path == path && keys[table[k] - 1].scale == o->scale)
+                break;
+        if (!table[k]) {
+            if (nkeys == capkeys) {
+                uint32_t cap = capkeys ? 2 * capkeys : 16;
+                model_key *g = realloc(keys, cap * sizeof *g);
+                if (!g) {
+                    st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for the models");
+                    goto done;
+                }
+                keys = g;
+                capkeys = cap;
+            }
+            keys[nkeys] = (model_key){path, o->scale, i, 0};
+            table[k] = ++nkeys;
         }
+        o->model = table[k] - 1; /* the key's index, for now */
+    }
+    /* The models sorted by (path, scale). */
+    uint32_t *order = malloc((nkeys ? nkeys : 1) * sizeof *order);
+    rank = order;
+    if (!order) {
+        st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for the models");
+        goto done;
+    }
+    {
+        model_key *sorted = malloc((nkeys ? nkeys : 1) * sizeof *sorted);
+        if (!sorted) {
+            st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for the models");
+            goto done;
+        }
+        for (uint32_t k = 0; k < nkeys; k++) {
+            sorted[k] = keys[k];
+            sorted[k].rank = k; /* (here: the key's index) */
+        }
+        qsort_r(sorted, nkeys, sizeof *sorted, cmp_model_key, &paths);
+        for (uint32_t r = 0; r < nkeys; r++)
+            order[sorted[r].rank] = r;
+        for (uint32_t k = 0; k < nkeys; k++)
+            keys[k].rank = order[k];
+        free(sorted);
+    }
+    if (nkeys > KCBP_SCENE_MAX_MODELS) { /* each model costs its mesh, trees and k-CBPs */
+        uint32_t first = UINT32_MAX;
+        for (uint32_t k = 0; k < nkeys; k++)
+            if (keys[k].rank >= KCBP_SCENE_MAX_MODELS && keys[k].first < first)
+                first = keys[k].first;
         char field[64];
         snprintf(field, sizeof field, "objects[%u]", first);
         st = perr(c, KCBP_ERR_LIMIT, field,
-                  "the scene needs %u models (distinct mesh files and scales), more than the limit of %u", nm,
+                  "the scene needs %u models (distinct mesh files and scales), more than the limit of %u", nkeys,
                   KCBP_SCENE_MAX_MODELS);
         goto done;
     }
-    if (!(s->models = calloc(nm, sizeof *s->models))) {
-        st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u models", nm);
+    if (!(s->models = calloc(nkeys ? nkeys : 1, sizeof *s->models))) {
+        st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for %u models", nkeys);
         goto done;
     }
-    for (uint32_t i = 0, m = 0; i < n; i++) {
-        bool fresh = i == 0 || strcmp(items[i].key, items[i - 1].key) != 0 || items[i].scale != items[i - 1].scale;
-        if (fresh) {
-            kcbp_scene_model_entry *md = &s->models[m++];
-            md->path = paths[items[i].idx];
-            paths[items[i].idx] = NULL;
-            md->scale = items[i].scale;
-            md->first_object = items[i].idx; /* ties sort by index: the first user */
-            s->nmodels = m;
+    for (uint32_t k = 0; k < nkeys; k++) {
+        kcbp_scene_model_entry *md = &s->models[keys[k].rank];
+        md->scale = keys[k].scale;
+        md->first_object = keys[k].first;
+        if (!(md->path = kcbp_strdup(paths.strs[keys[k].path]))) {
+            st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for mesh paths");
+            s->nmodels = nkeys;
+            goto done;
         }
-        s->objects[items[i].idx].model = s->nmodels - 1;
     }
+    s->nmodels = nkeys;
+    for (uint32_t i = 0; i < n; i++)
+        s->objects[i].model = keys[s->objects[i].model].rank;
     s->assigned = true;
 done:
-    for (uint32_t i = 0; paths && i < n; i++)
-        free(paths[i]);
-    free(paths);
-    free(items);
+    free(rank);
+    free(keys);
+    free(table);
+    free(path_of);
+    kcbp_strpool_free(&paths);
     return st;
 }
 
@@ -224,13 +433,13 @@ done:
  * double (a velocity of 1e300 for 100 frames of 1e10 s), and infinite
  * coordinates would reach the collision test. The last frame is the farthest: each coordinate of
  * position + t * velocity, and the spin angle, are linear in t. */
-kcbp_status kcbp_scene_check_motion(const kcbp_scene *s, kcbp_error *err)
+static kcbp_status check_motion(const kcbp_scene *s, uint32_t i0, uint32_t i1, kcbp_error *err)
 {
     pctx cc = {s->name, err}, *c = &cc;
     double t_end = (double)(s->frames - 1) * s->dt;
     if (!isfinite(t_end))
         return perr(c, KCBP_ERR_PARSE, "motion", "the last frame's time (frames - 1) * dt overflows");
-    for (uint32_t i = 0; i < s->nobjects; i++) {
+    for (uint32_t i = i0; i < i1; i++) {
         const kcbp_scene_obj *o = &s->objects[i];
         char field[64];
         kcbp_vec3 end = kcbp_v3_add(o->position, kcbp_v3_scale(o->velocity, t_end));
@@ -248,13 +457,22 @@ kcbp_status kcbp_scene_check_motion(const kcbp_scene *s, kcbp_error *err)
     return KCBP_OK;
 }
 
+kcbp_status kcbp_scene_check_motion(const kcbp_scene *s, kcbp_error *err)
+{
+    return check_motion(s, 0, s->nobjects, err);
+}
+
+kcbp_status kcbp_scene_check_object_motion(const kcbp_scene *s, uint32_t i, kcbp_error *err)
+{
+    return check_motion(s, i, i + 1, err);
+}
+
 /* ---- poses -------------------------------------------------------------- */
 
-kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame)
+kcbp_pose kcbp_scene_pose_at(const kcbp_scene *s, uint32_t i, double t)
 {
     const kcbp_scene_obj *o = &s->objects[i];
     kcbp_pose p = {o->rot0, o->position};
-    double t = s->moving ? (double)frame * s->dt : 0.0;
     if (t == 0.0)
         return p;
     p.trans = kcbp_v3_add(o->position, kcbp_v3_scale(o->velocity, t));
@@ -267,6 +485,11 @@ kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame
             p.rot = kcbp_mat3_mul(&spin.rot, &o->rot0);
     }
     return p;
+}
+
+kcbp_pose kcbp_scene_object_pose(const kcbp_scene *s, uint32_t i, uint32_t frame)
+{
+    return kcbp_scene_pose_at(s, i, s->moving ? (double)frame * s->dt : 0.0);
 }
 
 /* ---- a scene made in code ----------------------------------------------- */
@@ -316,8 +539,7 @@ kcbp_status kcbp_scene_add_object(kcbp_scene *s, const kcbp_scene_object *in, kc
     if (st != KCBP_OK)
         return st;
     kcbp_scene_obj *o = &s->objects[s->nobjects - 1];
-    o->name = kcbp_strdup(in->name);
-    o->mesh = kcbp_strdup(in->mesh);
+    st = kcbp_scene_set_strings(s, o, in->name, in->mesh, err);
     o->scale = in->scale;
     o->position = in->position;
     o->axis = in->axis;
@@ -326,13 +548,9 @@ kcbp_status kcbp_scene_add_object(kcbp_scene *s, const kcbp_scene_object *in, kc
     o->spin_axis = in->spin_axis;
     o->spin_deg_per_s = in->spin_deg_per_s;
     o->rot0 = p.rot;
-    if (!o->name || !o->mesh)
-        st = perr(&c, KCBP_ERR_NOMEM, field, "out of memory");
-    else if (s->moving)
-        st = kcbp_scene_check_motion(s, err);
-    if (st != KCBP_OK) {
-        free(o->name);
-        free(o->mesh);
+    if (st == KCBP_OK && s->moving)
+        st = kcbp_scene_check_object_motion(s, s->nobjects - 1, err);
+    if (st != KCBP_OK) { /* (its name stays in the arena: freed with the scene) */
         s->nobjects--;
         return st;
     }

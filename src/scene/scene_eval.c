@@ -1,16 +1,18 @@
-/* Scene frames: world boxes, the broad phase, and the pair test of every
- * pair it keeps. */
+/* Scene frames: world boxes, the broad phase (boxtree.h), and the pair test
+ * of every pair it keeps (pairs.h), on the evaluation's threads. */
 #include <kcbp/scene.h>
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <kcbp/distance.h>
 #include <kcbp/tritri.h>
 
 #include "base/util.h"
 #include "scene_internal.h"
+
+/* Objects per task of the world-box stage. */
+#define BOUNDS_TASK 4096
 
 void kcbp_scene_frame_free(kcbp_scene_frame *f)
 {
@@ -23,16 +25,16 @@ void kcbp_scene_frame_free(kcbp_scene_frame *f)
 
 void kcbp_scene_eval_clear(kcbp_scene_eval *ev)
 {
+    kcbp_pairs_clear(&ev->pairs);
+    free(ev->by_rank);
+    free(ev->models);
     free(ev->poses);
     free(ev->boxes);
-    kcbp_sap_free(&ev->sap);
-    if (ev->ccd_ready)
-        kcbp_sap_free(&ev->ccd_sap);
+    kcbp_boxtree_free(&ev->tree);
+    kcbp_boxtree_free(&ev->ccd_tree);
     free(ev->swept);
-    free(ev->motions);
-    free(ev->caches);
-    free(ev->next_caches);
-    kcbp_collide_result_free(&ev->result);
+    free(ev->steps);
+    free(ev->partners);
     memset(ev, 0, sizeof *ev);
 }
 
@@ -40,7 +42,71 @@ kcbp_scene_eval_options kcbp_scene_eval_options_default(void)
 {
     kcbp_scene_eval_options o = {.collide = kcbp_collide_options_default(), .coherent = true, .margin = 0};
     o.collide.contacts = KCBP_CONTACTS_NONE;
+    o.jobs = 1;
+    o.cbp_adaptive = true;
     return o;
+}
+
+typedef struct {
+    uint64_t code;
+    uint32_t id;
+} ranked;
+
+static int cmp_ranked(const void *p, const void *q)
+{
+    const ranked *x = p, *y = q;
+    if (x->code != y->code)
+        return x->code < y->code ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* v's low 21 bits spread to every third bit. */
+static uint64_t spread3(uint64_t v)
+{
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffull;
+    v = (v | v << 16) & 0x1f0000ff0000ffull;
+    v = (v | v << 8) & 0x100f00f00f00f00full;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+    v = (v | v << 2) & 0x1249249249249249ull;
+    return v;
+}
+
+/* ev->by_rank: the objects sorted by the Morton code of their world boxes'
+ * centres at frame 0 (ties by index): a function of the scene alone. */
+static kcbp_status rank_objects(kcbp_scene_eval *ev, kcbp_error *err)
+{
+    const kcbp_scene *s = ev->scene;
+    uint32_t n = s->nobjects;
+    ranked *r = malloc((n ? n : 1) * sizeof *r);
+    kcbp_vec3 *c = malloc((n ? n : 1) * sizeof *c);
+    if (!r || !c) {
+        free(r);
+        free(c);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %u objects", s->name, n);
+    }
+    kcbp_vec3 lo = kcbp_v3(INFINITY, INFINITY, INFINITY), hi = kcbp_v3(-INFINITY, -INFINITY, -INFINITY);
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_pose p = kcbp_scene_object_pose(s, i, 0);
+        kcbp_aabb b = kcbp_impl_world_bounds(s->models[s->objects[i].model].model.impl, &p);
+        c[i] = kcbp_v3_scale(kcbp_v3_add(b.min, b.max), 0.5);
+        lo = kcbp_v3_min(lo, c[i]);
+        hi = kcbp_v3_max(hi, c[i]);
+    }
+    kcbp_vec3 ext = kcbp_v3_sub(hi, lo);
+    double e = fmax(ext.x, fmax(ext.y, ext.z)), q = e > 0 && isfinite(e) ? 2097151.0 / e : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_vec3 d = kcbp_v3_scale(kcbp_v3_sub(c[i], lo), q);
+        uint64_t x = (uint64_t)fmin(fmax(d.x, 0), 2097151.0), y = (uint64_t)fmin(fmax(d.y, 0), 2097151.0),
+                 z = (uint64_t)fmin(fmax(d.z, 0), 2097151.0);
+        r[i] = (ranked){spread3(x) | spread3(y) << 1 | spread3(z) << 2, i};
+    }
+    qsort(r, n, sizeof *r, cmp_ranked);
+    for (uint32_t k = 0; k < n; k++)
+        ev->by_rank[k] = r[k].id;
+    free(r);
+    free(c);
+    return KCBP_OK;
 }
 
 static kcbp_status eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_scene_eval_options *options,
@@ -52,22 +118,36 @@ static kcbp_status eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const
     kcbp_scene_eval_options o = options ? *options : kcbp_scene_eval_options_default();
     if (!(o.margin >= 0) || !isfinite(o.margin))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: the margin must be a finite number >= 0", scene->name);
+    if (o.shard_count > 1 && o.shard_index >= o.shard_count)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: shard %u of %u (0-based: 0 to %u)", scene->name,
+                              o.shard_index, o.shard_count, o.shard_count - 1);
+    if (o.jobs > 1024)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: %u threads, more than 1024", scene->name, o.jobs);
     ev->scene = scene;
     ev->options = o.collide;
     ev->coherent = o.coherent;
-    ev->sap.coherent = o.coherent;
     ev->margin = o.margin;
+    ev->cbp_adaptive = o.cbp_adaptive;
+    ev->shard_index = o.shard_count > 1 ? o.shard_index : 0;
+    ev->shard_count = o.shard_count > 1 ? o.shard_count : 1;
+    kcbp_boxtree_init(&ev->tree);
+    kcbp_boxtree_init(&ev->ccd_tree);
     size_t n = scene->nobjects;
+    ev->by_rank = malloc((n ? n : 1) * sizeof *ev->by_rank);
+    ev->models = malloc((n ? n : 1) * sizeof *ev->models);
     ev->poses = malloc((n ? n : 1) * sizeof *ev->poses);
     ev->boxes = malloc((n ? n : 1) * sizeof *ev->boxes);
     kcbp_status st = KCBP_OK;
-    if (!ev->poses || !ev->boxes)
+    if (!ev->by_rank || !ev->models || !ev->poses || !ev->boxes)
         st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu objects", scene->name, n);
     else
-        st = kcbp_sap_init(&ev->sap, scene->nobjects, err);
-    if (st == KCBP_OK)
-        ev->sap.coherent = o.coherent;
-    else
+        st = rank_objects(ev, err);
+    if (st == KCBP_OK) {
+        for (size_t k = 0; k < n; k++)
+            ev->models[k] = scene->models[scene->objects[ev->by_rank[k]].model].model.impl;
+        st = kcbp_pairs_init(&ev->pairs, o.jobs ? o.jobs : 1, err);
+    }
+    if (st != KCBP_OK)
         kcbp_scene_eval_clear(ev);
     return st;
 }
@@ -75,7 +155,8 @@ static kcbp_status eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const
 kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
                                  kcbp_error *err)
 {
-    kcbp_scene_eval_options o = {.collide = *options, .coherent = true, .margin = 0};
+    kcbp_scene_eval_options o = kcbp_scene_eval_options_default();
+    o.collide = *options;
     return eval_init(ev, scene, &o, err);
 }
 
@@ -105,35 +186,36 @@ void kcbp_scene_eval_free(kcbp_scene_eval *ev)
     free(ev);
 }
 
-static kcbp_status add_hit(kcbp_scene_frame *f, uint32_t a, uint32_t b, const kcbp_collide_result *r,
-                           kcbp_error *err)
+/* ---- one frame ----------------------------------------------------------- */
+
+typedef struct {
+    kcbp_scene_eval *ev;
+    uint32_t frame;
+} bounds_ctx;
+
+/* World boxes of objects [task * BOUNDS_TASK, ...), each widened by its
+ * object's share of kcbp_collide's tolerance: for a pair,
+ * tol(max(sa, sb + |tb - ta|)) <= pad_a + pad_b. */
+static void bounds_task(void *ctx, uint64_t task, unsigned worker)
 {
-    if (!kcbp_grow(&f->hits, &f->cap_hits, (size_t)f->colliding + 1, sizeof *f->hits, 64))
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %llu colliding pairs",
-                              (unsigned long long)f->colliding + 1);
-    if (!kcbp_grow(&f->contacts, &f->cap_contacts, f->ncontacts + r->ncontacts, sizeof *f->contacts, 64))
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu contacts", f->ncontacts + r->ncontacts);
-    if (r->ncontacts)
-        memcpy(f->contacts + f->ncontacts, r->contacts, r->ncontacts * sizeof *r->contacts);
-    f->hits[f->colliding++] = (kcbp_scene_hit){a, b, f->ncontacts, r->ncontacts, r->contained};
-    f->ncontacts += r->ncontacts;
-    return KCBP_OK;
+    (void)worker;
+    bounds_ctx *bc = ctx;
+    kcbp_scene_eval *ev = bc->ev;
+    const kcbp_scene *s = ev->scene;
+    uint32_t i0 = (uint32_t)(task * BOUNDS_TASK), i1 = i0 + BOUNDS_TASK < s->nobjects ? i0 + BOUNDS_TASK : s->nobjects;
+    for (uint32_t i = i0; i < i1; i++) { /* (i: a rank) */
+        const kcbp_model_impl *m = ev->models[i];
+        ev->poses[i] = kcbp_scene_object_pose(s, ev->by_rank[i], bc->frame);
+        kcbp_aabb b = kcbp_impl_world_bounds(m, &ev->poses[i]);
+        double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(ev->poses[i].trans)) + ev->margin / 2;
+        kcbp_vec3 p = kcbp_v3(pad, pad, pad);
+        ev->boxes[i].min = kcbp_v3_sub(b.min, p);
+        ev->boxes[i].max = kcbp_v3_add(b.max, p);
+    }
 }
 
-/* ev->margin: whether objects a and b, which do not touch, are within it. */
-static kcbp_status within_margin(const kcbp_scene_eval *ev, const kcbp_model *ma, uint32_t a, const kcbp_model *mb,
-                                 uint32_t b, bool *near, kcbp_error *err)
-{
-    kcbp_distance_options o = kcbp_distance_options_default();
-    o.max_distance = ev->margin;
-    o.use_cbp = ev->options.use_cbp;
-    kcbp_distance_result d;
-    kcbp_status st = kcbp_distance(ma, &ev->poses[a], mb, &ev->poses[b], &o, &d, err);
-    *near = st == KCBP_OK && d.within;
-    return st;
-}
-
-kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err)
+static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pair_fn fn, void *ctx,
+                              kcbp_scene_frame *out, kcbp_error *err)
 {
     const kcbp_scene *s = ev->scene;
     uint32_t n = s->nobjects;
@@ -144,94 +226,105 @@ kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scen
     out->cbp_used = ev->options.use_cbp;
     for (uint32_t m = 0; m < s->nmodels && out->cbp_used; m++)
         out->cbp_used = kcbp_model_has_cbp(&s->models[m].model);
-    out->time_ms.filter = out->time_ms.mesh = 0;
+    out->time_ms.bounds = out->time_ms.broadphase = out->time_ms.filter = out->time_ms.mesh = out->pairs_ms = 0;
+    out->cache_axis = out->cache_contact = out->cache_near = out->cbp_skipped = 0;
+    out->cbp_adaptive_skips = out->pair_caches = out->pair_cache_bytes = 0;
     if (frame >= s->frames)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: frame %u of a scene of %u", s->name, frame, s->frames);
 
-    /* 1. World boxes, each widened by its object's share of kcbp_collide's
-     * tolerance: for a pair, tol(max(sa, sb + |tb - ta|)) <= pad_a + pad_b. */
+    /* 1. World boxes. */
     double t0 = kcbp_now_ms();
-    for (uint32_t i = 0; i < n; i++) {
-        const kcbp_model *m = &s->models[s->objects[i].model].model;
-        ev->poses[i] = kcbp_scene_object_pose(s, i, frame);
-        kcbp_aabb b = kcbp_model_world_bounds(m, &ev->poses[i]);
-        double pad = kcbp_tri_tolerance(m->impl->scale + kcbp_v3_len(ev->poses[i].trans)) + ev->margin / 2;
-        kcbp_vec3 p = kcbp_v3(pad, pad, pad);
-        ev->boxes[i].min = kcbp_v3_sub(b.min, p);
-        ev->boxes[i].max = kcbp_v3_add(b.max, p);
-    }
+    bounds_ctx bc = {ev, frame};
+    kcbp_pairs_parallel(&ev->pairs, ((uint64_t)n + BOUNDS_TASK - 1) / BOUNDS_TASK, bounds_task, &bc);
     double t1 = kcbp_now_ms();
     out->time_ms.bounds = t1 - t0;
 
-    /* 2. Broad phase. */
-    kcbp_status st = kcbp_sap_update(&ev->sap, ev->boxes, err);
+    /* 2. Broad phase: the tree, built once and refitted (built again when
+     * refitting has made it much worse, or every frame without coherence). */
+    kcbp_status st;
+    if (!ev->tree_built)
+        st = kcbp_boxtree_build(&ev->tree, ev->boxes, NULL, n, err);
+    else
+        st = kcbp_boxtree_update(&ev->tree, ev->boxes, !ev->coherent, err);
+    ev->tree_built = st == KCBP_OK;
     double t2 = kcbp_now_ms();
     out->time_ms.broadphase = t2 - t1;
     if (st != KCBP_OK)
         return st;
-    out->broadphase = ev->sap.npairs;
 
-    /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide_cached, each
-     * pair with the cache it had in the last frame (both lists are sorted by
-     * (a, b): one merge). The broad phase has tested the world boxes. */
-    size_t np = ev->sap.npairs;
-    if (ev->coherent &&
-        !kcbp_grow(&ev->next_caches, &ev->cap_next_caches, np ? np : 1, sizeof *ev->next_caches, 64))
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu pair caches", s->name, np);
-    kcbp_collide_options opts = ev->options;
-    opts.skip_bounds = true;
-    size_t old = 0;
-    out->cache_axis = out->cache_contact = out->cache_near = out->cbp_skipped = 0;
-    for (size_t k = 0; k < np && st == KCBP_OK; k++) {
-        uint32_t a = ev->sap.pairs[k].a, b = ev->sap.pairs[k].b;
-        const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
-        struct kcbp_pair_cache *pc = NULL;
-        if (ev->coherent) {
-            kcbp_scene_pair_cache *next = &ev->next_caches[k];
-            while (old < ev->ncaches && (ev->caches[old].a < a || (ev->caches[old].a == a && ev->caches[old].b < b)))
-                old++;
-            next->a = a;
-            next->b = b;
-            if (old < ev->ncaches && ev->caches[old].a == a && ev->caches[old].b == b)
-                next->cache = ev->caches[old].cache;
-            else
-                memset(&next->cache, 0, sizeof next->cache);
-            pc = &next->cache;
-        }
-        double q0 = kcbp_now_ms();
-        st = kcbp_collide_pair(ma->impl, &ev->poses[a], mb->impl, &ev->poses[b], &opts, pc, &ev->result, err);
-        bool near = false; /* within the margin, not touching */
-        if (st == KCBP_OK && !ev->result.collide && ev->margin > 0)
-            st = within_margin(ev, ma, a, mb, b, &near, err);
-        double q1 = kcbp_now_ms();
-        if (st != KCBP_OK)
-            break;
-        out->cache_axis += ev->result.cache.hit == KCBP_CACHE_AXIS;
-        out->cache_contact += ev->result.cache.hit == KCBP_CACHE_CONTACT;
-        out->cache_near += ev->result.cache.hit == KCBP_CACHE_NEAR;
-        out->cbp_skipped += ev->result.cache.gjk_skipped;
-        if (ev->result.decided_by == KCBP_STAGE_MESH) {
-            out->mesh_tested++;
-            out->time_ms.mesh += q1 - q0;
-        } else {
-            out->time_ms.filter += q1 - q0;
-        }
-        KCBP_ASSERT(a < b && b < n);
-        KCBP_ASSERT(!ev->result.collide || ev->result.decided_by == KCBP_STAGE_MESH); /* filters only say "apart" */
-        if (ev->result.collide || near)
-            st = add_hit(out, a, b, &ev->result, err);
-    }
-    if (ev->coherent) { /* this frame's caches are the next frame's old ones */
-        kcbp_scene_pair_cache *t = ev->caches;
-        size_t cap = ev->cap_caches;
-        ev->caches = ev->next_caches;
-        ev->cap_caches = ev->cap_next_caches;
-        ev->next_caches = t;
-        ev->cap_next_caches = cap;
-        ev->ncaches = st == KCBP_OK ? np : 0;
-    }
+    /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide_pair, each pair
+     * with the cache it had in the last frame (a moving scene's). */
+    kcbp_pairs_input in = {n, ev->models, ev->poses, ev->boxes, &ev->tree, NULL, ev->by_rank};
+    kcbp_pairs_options po = {.collide = ev->options,
+                             .margin = ev->margin,
+                             .cache = ev->coherent && s->frames > 1,
+                             .adaptive = ev->cbp_adaptive,
+                             .shard_index = ev->shard_index,
+                             .shard_count = ev->shard_count};
+    kcbp_pairs_stats ps;
+    st = kcbp_pairs_run(&ev->pairs, &in, &po, fn, ctx, &ps, err);
+    out->pairs_ms = kcbp_now_ms() - t2;
+    out->broadphase = ps.broadphase;
+    out->mesh_tested = ps.mesh_tested;
+    out->colliding = ps.colliding;
+    out->cache_axis = ps.cache_axis;
+    out->cache_contact = ps.cache_contact;
+    out->cache_near = ps.cache_near;
+    out->cbp_skipped = ps.cbp_skipped;
+    out->cbp_adaptive_skips = ps.cbp_adaptive_skips;
+    out->pair_caches = ps.caches_kept;
+    out->pair_cache_bytes = ps.cache_bytes;
+    out->time_ms.filter = ps.filter_ms;
+    out->time_ms.mesh = ps.mesh_ms;
     return st;
 }
+
+kcbp_status kcbp_scene_eval_frame_stream(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pair_fn fn, void *ctx,
+                                         kcbp_scene_frame *out, kcbp_error *err)
+{
+    return eval_frame(ev, frame, fn, ctx, out, err);
+}
+
+/* kcbp_scene_eval_frame's collector: every pair into the frame's hits. */
+typedef struct {
+    kcbp_scene_frame *f;
+    size_t nhits;
+} collector;
+
+static kcbp_status collect(void *ctx, const kcbp_scene_pair *p, kcbp_error *err)
+{
+    collector *c = ctx;
+    kcbp_scene_frame *f = c->f;
+    if (!kcbp_grow(&f->hits, &f->cap_hits, c->nhits + 1, sizeof *f->hits, 64))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu colliding pairs", c->nhits + 1);
+    if (!kcbp_grow(&f->contacts, &f->cap_contacts, f->ncontacts + p->ncontacts, sizeof *f->contacts, 64))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu contacts", f->ncontacts + p->ncontacts);
+    if (p->ncontacts)
+        memcpy(f->contacts + f->ncontacts, p->contacts, p->ncontacts * sizeof *p->contacts);
+    f->hits[c->nhits++] = (kcbp_scene_hit){p->a, p->b, f->ncontacts, p->ncontacts, p->contained};
+    f->ncontacts += p->ncontacts;
+    return KCBP_OK;
+}
+
+static int cmp_hit(const void *p, const void *q)
+{
+    const kcbp_scene_hit *x = p, *y = q;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    return (x->b > y->b) - (x->b < y->b);
+}
+
+kcbp_status kcbp_scene_eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_frame *out, kcbp_error *err)
+{
+    collector c = {out, 0};
+    kcbp_status st = eval_frame(ev, frame, collect, &c, out, err);
+    KCBP_ASSERT(st != KCBP_OK || c.nhits == out->colliding);
+    if (st == KCBP_OK && c.nhits > 1) /* the stream's order is the ranks': the hits' is (a, b) */
+        qsort(out->hits, c.nhits, sizeof *out->hits, cmp_hit);
+    return st;
+}
+
+/* ---- between frames -------------------------------------------------------- */
 
 void kcbp_scene_ccd_free(kcbp_scene_ccd *c)
 {
@@ -239,6 +332,47 @@ void kcbp_scene_ccd_free(kcbp_scene_ccd *c)
         return;
     free(c->hits);
     memset(c, 0, sizeof *c);
+}
+
+/* Time of step k of m over the interval ending at frame (k = 0: the last
+ * frame, k = m: this one, exactly). */
+static double step_time(const kcbp_scene *s, uint32_t frame, uint32_t k, uint32_t m)
+{
+    double f = (double)(frame - 1) + (k == m ? 1.0 : (double)k / (double)m);
+    return f * s->dt;
+}
+
+/* Object i's motion over step k of m. */
+static kcbp_motion step_motion(const kcbp_scene *s, uint32_t i, uint32_t frame, uint32_t k, uint32_t m)
+{
+    kcbp_pose p0, p1;
+    if (m == 1) {
+        p0 = kcbp_scene_object_pose(s, i, frame - 1);
+        p1 = kcbp_scene_object_pose(s, i, frame);
+    } else {
+        p0 = kcbp_scene_pose_at(s, i, step_time(s, frame, k, m));
+        p1 = kcbp_scene_pose_at(s, i, step_time(s, frame, k + 1, m));
+    }
+    return kcbp_motion_make(&p0, &p1);
+}
+
+/* The steps an object's interval is cut into: its spin over the interval
+ * under 180 degrees per step (kcbp_motion takes the shorter arc). */
+static kcbp_status spin_steps(const kcbp_scene *s, uint32_t i, uint32_t frame, uint32_t *steps, kcbp_error *err)
+{
+    const kcbp_scene_obj *o = &s->objects[i];
+    double turn = fabs(o->spin_deg_per_s) * s->dt; /* degrees per interval */
+    double whole = floor(turn / 180.0) + 1;        /* turn / whole < 180 */
+    if (!(whole <= KCBP_SCENE_CCD_MAX_STEPS)) {
+        char field[64];
+        snprintf(field, sizeof field, "objects[%u].angular_velocity", i);
+        return kcbp_scene_error(err, s->name, KCBP_ERR_LIMIT, field,
+                                "turns %g degrees between frames %u and %u: --ccd would cut the interval into more "
+                                "than %u steps of less than 180 degrees",
+                                turn, frame - 1, frame, KCBP_SCENE_CCD_MAX_STEPS);
+    }
+    *steps = (uint32_t)whole;
+    return KCBP_OK;
 }
 
 kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_sweep_options *options,
@@ -254,52 +388,83 @@ kcbp_status kcbp_scene_eval_ccd(kcbp_scene_eval *ev, uint32_t frame, const kcbp_
     if (frame < 1 || frame >= s->frames)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: no interval ends at frame %u of a scene of %u", s->name,
                               frame, s->frames);
-    if (!ev->ccd_ready) {
+    if (!ev->swept) {
         ev->swept = malloc((n ? n : 1) * sizeof *ev->swept);
-        ev->motions = malloc((n ? n : 1) * sizeof *ev->motions);
-        kcbp_status st = ev->swept && ev->motions
-                             ? kcbp_sap_init(&ev->ccd_sap, n, err)
-                             : kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %u swept boxes", s->name, n);
-        if (st != KCBP_OK) {
+        ev->steps = malloc((n ? n : 1) * sizeof *ev->steps);
+        if (!ev->swept || !ev->steps) {
             free(ev->swept);
-            free(ev->motions);
+            free(ev->steps);
             ev->swept = NULL;
-            ev->motions = NULL;
-            return st;
+            ev->steps = NULL;
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %u swept boxes", s->name, n);
         }
-        ev->ccd_ready = true;
     }
-    /* Swept boxes: both ends' boxes, their union grown by half the longest
-     * path a point can take, plus the same padding as the frames' boxes. */
-    for (uint32_t i = 0; i < n; i++) {
+    /* Swept boxes: over each step, both ends' boxes, their union grown by
+     * half the longest path a point can take, plus the same padding as the
+     * frames' boxes; an object's box is the union over its steps. */
+    kcbp_status st = KCBP_OK;
+    for (uint32_t i = 0; i < n && st == KCBP_OK; i++) {
         const kcbp_model *m = &s->models[s->objects[i].model].model;
-        kcbp_pose p0 = kcbp_scene_object_pose(s, i, frame - 1), p1 = kcbp_scene_object_pose(s, i, frame);
-        ev->motions[i] = kcbp_motion_make(&p0, &p1);
-        kcbp_aabb b0 = kcbp_model_world_bounds(m, &p0), b1 = kcbp_model_world_bounds(m, &p1);
-        double reach = fmax(kcbp_v3_len(p0.trans), kcbp_v3_len(p1.trans));
-        double pad = kcbp_motion_speed_bound(m, &ev->motions[i]) / 2 + kcbp_tri_tolerance(m->impl->scale + reach);
-        kcbp_vec3 p = kcbp_v3(pad, pad, pad);
-        ev->swept[i].min = kcbp_v3_sub(kcbp_v3_min(b0.min, b1.min), p);
-        ev->swept[i].max = kcbp_v3_add(kcbp_v3_max(b0.max, b1.max), p);
+        if ((st = spin_steps(s, i, frame, &ev->steps[i], err)) != KCBP_OK)
+            break;
+        if (ev->ccd_one_step)
+            ev->steps[i] = 1;
+        uint32_t steps = ev->steps[i];
+        kcbp_aabb box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        for (uint32_t k = 0; k < steps; k++) {
+            kcbp_pose p0 = steps == 1 ? kcbp_scene_object_pose(s, i, frame - 1)
+                                      : kcbp_scene_pose_at(s, i, step_time(s, frame, k, steps));
+            kcbp_pose p1 = steps == 1 ? kcbp_scene_object_pose(s, i, frame)
+                                      : kcbp_scene_pose_at(s, i, step_time(s, frame, k + 1, steps));
+            kcbp_motion mo = kcbp_motion_make(&p0, &p1);
+            kcbp_aabb b0 = kcbp_model_world_bounds(m, &p0), b1 = kcbp_model_world_bounds(m, &p1);
+            double reach = fmax(kcbp_v3_len(p0.trans), kcbp_v3_len(p1.trans));
+            double pad = kcbp_motion_speed_bound(m, &mo) / 2 + kcbp_tri_tolerance(m->impl->scale + reach);
+            kcbp_vec3 p = kcbp_v3(pad, pad, pad);
+            box.min = kcbp_v3_min(box.min, kcbp_v3_sub(kcbp_v3_min(b0.min, b1.min), p));
+            box.max = kcbp_v3_max(box.max, kcbp_v3_add(kcbp_v3_max(b0.max, b1.max), p));
+        }
+        ev->swept[i] = box;
     }
-    kcbp_status st = kcbp_sap_update(&ev->ccd_sap, ev->swept, err);
-    if (st != KCBP_OK)
-        return st;
-    out->swept_pairs = ev->ccd_sap.npairs;
-    for (size_t k = 0; k < ev->ccd_sap.npairs; k++) {
-        uint32_t a = ev->ccd_sap.pairs[k].a, b = ev->ccd_sap.pairs[k].b;
-        const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
-        kcbp_sweep_result r;
-        if ((st = kcbp_sweep(ma, &ev->motions[a], mb, &ev->motions[b], options, &r, err)) != KCBP_OK)
-            return st;
-        out->undecided += r.undecided;
-        if (!r.hit && !r.undecided)
-            continue;
-        if (!kcbp_grow(&out->hits, &out->cap_hits, out->nhits + 1, sizeof *out->hits, 16))
-            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu touching pairs", out->nhits + 1);
-        out->hits[out->nhits++] = (kcbp_scene_sweep_hit){
-            a, b, r.toi, r.tri_a, r.tri_b, kcbp_v3_scale(kcbp_v3_add(r.point_a, r.point_b), 0.5), r.undecided};
+    if (st == KCBP_OK)
+        st = kcbp_boxtree_build(&ev->ccd_tree, ev->swept, NULL, n, err);
+    for (uint32_t a = 0; a < n && st == KCBP_OK; a++) {
+        size_t np = kcbp_boxtree_query(&ev->ccd_tree, &ev->swept[a], a, &ev->partners, &ev->cap_partners, 0);
+        if (np == SIZE_MAX) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for the swept pairs", s->name);
+            break;
+        }
+        kcbp_sort_ids(ev->partners, np);
+        out->swept_pairs += np;
+        for (size_t k = 0; k < np && st == KCBP_OK; k++) {
+            uint32_t b = ev->partners[k];
+            const kcbp_model *ma = &s->models[s->objects[a].model].model, *mb = &s->models[s->objects[b].model].model;
+            /* both objects' motions exact on every step: the finer cut of the two */
+            uint32_t steps = ev->steps[a] > ev->steps[b] ? ev->steps[a] : ev->steps[b];
+            kcbp_sweep_result r;
+            double toi = 1;
+            bool hit = false, undecided = false;
+            for (uint32_t j = 0; j < steps && !hit && !undecided; j++) {
+                kcbp_motion mA = step_motion(s, a, frame, j, steps), mB = step_motion(s, b, frame, j, steps);
+                if ((st = kcbp_sweep(ma, &mA, mb, &mB, options, &r, err)) != KCBP_OK)
+                    break;
+                hit = r.hit;
+                undecided = r.undecided;
+                toi = steps == 1 ? r.toi : ((double)j + r.toi) / (double)steps;
+            }
+            if (st != KCBP_OK)
+                break;
+            out->undecided += undecided;
+            if (!hit && !undecided)
+                continue;
+            if (!kcbp_grow(&out->hits, &out->cap_hits, out->nhits + 1, sizeof *out->hits, 16)) {
+                st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %zu touching pairs", out->nhits + 1);
+                break;
+            }
+            out->hits[out->nhits++] = (kcbp_scene_sweep_hit){
+                a, b, toi, r.tri_a, r.tri_b, kcbp_v3_scale(kcbp_v3_add(r.point_a, r.point_b), 0.5), undecided};
+        }
     }
     out->ms = kcbp_now_ms() - t0;
-    return KCBP_OK;
+    return st;
 }

@@ -8,17 +8,50 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <kcbp/scene.h>
 
-#include "sap.h"
+#include "base/input.h"
+#include "boxtree.h"
+#include "pairs.h"
 #include "query/collide_internal.h"
 
-/* An object as the scene holds it: kcbp_scene_object's fields, its strings
- * owned, and what building and posing need. */
+/* Strings kept once each (a scene's mesh paths: a million objects name a
+ * few files): each string is stored behind a 4-byte id (its place in
+ * strs), so that the id of an interned string is read from the string. */
 typedef struct {
-    char *name;
-    char *mesh;            /* as written in the file */
+    char **strs;           /* each points 4 bytes into its allocation, the id before it */
+    uint32_t n, cap;
+    uint32_t *table;       /* open addressing: id + 1, 0 for empty; size a power of two */
+    uint32_t table_size;
+} kcbp_strpool;
+
+/* The interned copy of s (NULL when out of memory), and its id. */
+const char *kcbp_strpool_intern(kcbp_strpool *p, const char *s);
+static inline uint32_t kcbp_strpool_id(const char *interned)
+{
+    uint32_t id;
+    memcpy(&id, interned - 4, 4);
+    return id;
+}
+void kcbp_strpool_free(kcbp_strpool *p);
+
+/* Small strings in big blocks (a scene's object names): no allocation per
+ * string. */
+typedef struct kcbp_strblock kcbp_strblock;
+typedef struct {
+    kcbp_strblock *head;
+} kcbp_strarena;
+const char *kcbp_strarena_copy(kcbp_strarena *a, const char *s);
+void kcbp_strarena_free(kcbp_strarena *a);
+
+/* An object as the scene holds it: kcbp_scene_object's fields, and what
+ * building and posing need. Its strings are the scene's: the name in its
+ * names arena, the mesh interned in its meshes pool. */
+typedef struct {
+    const char *name;
+    const char *mesh;      /* as written in the file */
     double scale;          /* > 0, applied first, about the mesh's origin */
     kcbp_vec3 position;
     kcbp_vec3 axis;        /* the initial rotation, as written (not normalised) */
@@ -56,55 +89,44 @@ struct kcbp_scene {
     char *mesh_root;       /* meshes must resolve inside this folder (absolute, no
                               links), or NULL: anywhere (kcbp_scene_parse) */
     char *mesh_base;       /* dir, resolved: where relative mesh paths start */
+    kcbp_strpool meshes;   /* the objects' mesh strings */
+    kcbp_strarena names;   /* the objects' names */
 };
-
-/* A pair of objects (a < b) and what its last test left (collide.h). */
-typedef struct {
-    uint32_t a, b;
-    struct kcbp_pair_cache cache;
-} kcbp_scene_pair_cache;
 
 /* Evaluation state of one built scene (kcbp_scene_eval_new). */
 struct kcbp_scene_eval {
     const kcbp_scene *scene;
     kcbp_collide_options options;
+    bool coherent;          /* refit the tree; pair caches in a scene of more than one frame */
+    double margin;          /* see kcbp_scene_eval_options */
+    bool cbp_adaptive;
+    uint32_t shard_index, shard_count;
+    /* The pair stage runs over the objects' ranks, a Z-order (Morton code)
+     * of their world boxes' centres at frame 0, fixed for the evaluation:
+     * spatial neighbours are near in every array and in the order the
+     * objects query the tree (at 10^6 objects, queries in the objects' own
+     * order took 4 times as long, the tree's nodes and the boxes read from
+     * memory at random). by_rank[k] is the object of rank k; models, poses
+     * and boxes are in rank order. */
+    uint32_t *by_rank;
+    const kcbp_model_impl **models;
     kcbp_pose *poses;
     kcbp_aabb *boxes;
-    kcbp_sap sap;
-    kcbp_collide_result result;
-    /* Temporal coherence: one kcbp_pair_cache per pair the broad phase kept
-     * in the last frame, sorted by (a, b) like the broad phase's pairs, and
-     * kept while the pair stays in the broad phase (a merge of the two sorted
-     * lists: O(pairs) per frame). coherent = false evaluates every frame
-     * from scratch. */
-    bool coherent;
-    kcbp_scene_pair_cache *caches, *next_caches;
-    size_t ncaches, cap_caches, cap_next_caches;
-    /* > 0: objects within this distance of each other count as colliding
-     * (each inflated by margin / 2: the world boxes are widened by it, and
-     * a pair that does not touch is measured with kcbp_distance's clearance
-     * query, max_distance = margin); such a pair is listed among the hits
-     * with no contacts. 0 (kcbp_scene_eval_init's): touching only. */
-    double margin;
-    /* kcbp_scene_eval_ccd's: each object's motion over the interval, the
-     * swept boxes and their own broad phase (set up by its first call). */
-    kcbp_motion *motions;
+    kcbp_boxtree tree;      /* the broad phase, over boxes */
+    bool tree_built;
+    kcbp_pairs pairs;       /* the pair stage: threads, chunk outputs, pair caches */
+    /* kcbp_scene_eval_ccd's: each object's swept box and sub-interval
+     * count over the interval, their tree (set up by its first call). */
     kcbp_aabb *swept;
-    kcbp_sap ccd_sap;
-    bool ccd_ready;
+    uint32_t *steps;
+    kcbp_boxtree ccd_tree;
+    uint32_t *partners;
+    size_t cap_partners;
+    /* Tests only: one step per interval whatever the spin (the shorter arc,
+     * as before 1.1: wrong from 180 degrees on), to see a test catch it. */
+    bool ccd_one_step;
 };
 
-KCBP_API kcbp_status kcbp_scene_eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const kcbp_collide_options *options,
-                                 kcbp_error *err);
-/* Tests every pair of objects at frame f (< scene->frames): world boxes,
- * broad phase, then kcbp_collide on each pair the broad phase keeps. The
- * boxes are widened by each object's share of kcbp_collide's tolerance, so
- * the broad phase never drops a pair that kcbp_collide would find touching:
- * the colliding pairs are exactly those kcbp_collide finds over all pairs.
- * Each pair kept by the broad phase in consecutive calls carries a pair
- * cache from one call to the next (kcbp_collide_cached: the same answers,
- * sooner), whatever the frames asked for.
- * out is reused from call to call (zero it before the first). */
 
 /* Records "scene: field: message" (field NULL or "": "scene: message"). */
 kcbp_status kcbp_scene_error(kcbp_error *err, const char *scene, kcbp_status code, const char *field,
@@ -121,9 +143,17 @@ void kcbp_scene_clear(kcbp_scene *s);
 /* Room for one more object; the new one is s->objects[s->nobjects - 1],
  * zeroed but for scale 1, axis z and an identity rot0. */
 kcbp_status kcbp_scene_push_object(kcbp_scene *s, kcbp_error *err);
+/* Object i's pose at time t (seconds; t = frame * dt at a frame). */
+kcbp_pose kcbp_scene_pose_at(const kcbp_scene *s, uint32_t i, double t);
+
 /* Every pose of a moving scene finite and within KCBP_COORD_MAX (checked
- * when motion is set and objects are added, as the file's parse does). */
+ * when motion is set and objects are added, as the file's parse does); of
+ * object i only. */
 kcbp_status kcbp_scene_check_motion(const kcbp_scene *s, kcbp_error *err);
+kcbp_status kcbp_scene_check_object_motion(const kcbp_scene *s, uint32_t i, kcbp_error *err);
+/* Sets object o's name and mesh (copied into the scene's storage). */
+kcbp_status kcbp_scene_set_strings(kcbp_scene *s, kcbp_scene_obj *o, const char *name, const char *mesh,
+                                   kcbp_error *err);
 
 /* After the objects are filled in (names, mesh paths, scales): checks that
  * names are unique and gives each object its model, one per distinct
@@ -139,8 +169,14 @@ void kcbp_scene_eval_clear(kcbp_scene_eval *ev);
 
 /* kcbp_scene_load into the caller's storage (scene.c). */
 kcbp_status kcbp_scene_load_into(kcbp_scene *s, const char *path, const kcbp_model_options *opts, kcbp_error *err);
-/* kcbp_scene_parse into the caller's storage (scene_json.c). */
+/* kcbp_scene_parse into the caller's storage (scene_json.c); with a lower
+ * object limit (tests); and from an input stream, read in chunks (never
+ * held whole). */
 kcbp_status kcbp_scene_parse_into(kcbp_scene *s, const char *name, const char *dir, const char *text, size_t len,
                                   kcbp_error *err);
+kcbp_status kcbp_scene_parse_into_limit(kcbp_scene *s, const char *name, const char *dir, const char *text, size_t len,
+                                        uint32_t max_objects, kcbp_error *err);
+kcbp_status kcbp_scene_parse_stream_into(kcbp_scene *s, const char *name, const char *dir, kcbp_input *in,
+                                         kcbp_error *err);
 
 #endif

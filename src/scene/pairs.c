@@ -1,0 +1,637 @@
+/* The pair stage of scenes and worlds (pairs.h). */
+#include "pairs.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <kcbp/distance.h>
+
+#include "base/util.h"
+
+/* The packed caches name every field of struct kcbp_pair_cache: a field
+ * added there must be added to kcbp_cache_pack too. */
+_Static_assert(sizeof(struct kcbp_pair_cache) == 152, "struct kcbp_pair_cache changed: update kcbp_cache_pack");
+_Static_assert(KCBP_SCENE_CHUNK <= 256, "a chunk's ids are packed in one byte");
+
+/* ---- packed pair caches ---------------------------------------------------- */
+
+static bool put(kcbp_cache_stream *s, const void *p, size_t n)
+{
+    if (s->len + n > s->cap) {
+        size_t cap = s->cap ? s->cap : 256;
+        while (cap < s->len + n)
+            cap *= 2;
+        uint8_t *g = realloc(s->data, cap);
+        if (!g)
+            return false;
+        s->data = g;
+        s->cap = cap;
+    }
+    memcpy(s->data + s->len, p, n);
+    s->len += n;
+    return true;
+}
+
+static bool put_u8(kcbp_cache_stream *s, unsigned v)
+{
+    uint8_t b = (uint8_t)v;
+    return put(s, &b, 1);
+}
+
+static bool put_varint(kcbp_cache_stream *s, uint32_t v)
+{
+    uint8_t b[5];
+    size_t n = 0;
+    while (v >= 0x80) {
+        b[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b[n++] = (uint8_t)v;
+    return put(s, b, n);
+}
+
+static bool put_axis(kcbp_cache_stream *s, kcbp_vec3 v)
+{
+    float f[3] = {(float)v.x, (float)v.y, (float)v.z};
+    return put(s, f, sizeof f);
+}
+
+static bool put_simplex(kcbp_cache_stream *s, const kcbp_gjk_simplex_cache *x, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!put_varint(s, x->ia[i]) || !put_varint(s, x->ib[i]))
+            return false;
+    return true;
+}
+
+static inline int simplex_count(const kcbp_gjk_simplex_cache *x) { return x->count >= 0 && x->count <= 4 ? x->count : 0; }
+
+bool kcbp_cache_useful(const struct kcbp_pair_cache *c)
+{
+    return c->flags != 0 || simplex_count(&c->simplex) || simplex_count(&c->fine_simplex) || c->overlaps != 0;
+}
+
+/* overlaps matters only below KCBP_CACHE_SKIP_AFTER and modulo it above:
+ * it is kept as is below, as SKIP_AFTER + its remainder above (< 2 *
+ * SKIP_AFTER). */
+_Static_assert(2 * KCBP_CACHE_SKIP_AFTER <= 256, "overlaps packed in one byte");
+
+bool kcbp_cache_pack(kcbp_cache_stream *s, uint32_t base, uint32_t a, uint32_t b, const struct kcbp_pair_cache *c)
+{
+    int ns = simplex_count(&c->simplex), nf = simplex_count(&c->fine_simplex);
+    uint32_t ov = c->overlaps < KCBP_CACHE_SKIP_AFTER ? c->overlaps
+                                                      : KCBP_CACHE_SKIP_AFTER + c->overlaps % KCBP_CACHE_SKIP_AFTER;
+    uint32_t flags = c->flags & 0xff;
+    bool ok = put_u8(s, a - base) && put_varint(s, b - a - 1) && put_u8(s, flags) &&
+              put_u8(s, (unsigned)ns | (unsigned)nf << 3) && put_u8(s, ov);
+    if (ok && (flags & KCBP_PAIR_CACHE_AXIS))
+        ok = put_axis(s, c->axis);
+    ok = ok && put_simplex(s, &c->simplex, ns);
+    if (ok && (flags & KCBP_PAIR_CACHE_CONTACT))
+        ok = put_varint(s, c->contact.a) && put_varint(s, c->contact.b);
+    if (ok && (flags & KCBP_PAIR_CACHE_LEAVES))
+        ok = put_varint(s, c->leaf[0]) && put_varint(s, c->leaf[1]);
+    if (ok && (flags & KCBP_PAIR_CACHE_FINE_AXIS))
+        ok = put_axis(s, c->fine_axis);
+    return ok && put_simplex(s, &c->fine_simplex, nf);
+}
+
+static uint32_t get_varint(const uint8_t *d, size_t *at)
+{
+    uint32_t v = 0;
+    for (int shift = 0;; shift += 7) {
+        uint8_t b = d[(*at)++];
+        v |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+}
+
+static kcbp_vec3 get_axis(const uint8_t *d, size_t *at)
+{
+    float f[3];
+    memcpy(f, d + *at, sizeof f);
+    *at += sizeof f;
+    return kcbp_v3(f[0], f[1], f[2]);
+}
+
+static void get_simplex(const uint8_t *d, size_t *at, kcbp_gjk_simplex_cache *x, int count)
+{
+    x->count = count;
+    for (int i = 0; i < count; i++) {
+        x->ia[i] = get_varint(d, at);
+        x->ib[i] = get_varint(d, at);
+    }
+}
+
+void kcbp_cache_unpack(const kcbp_cache_stream *s, size_t *at, uint32_t base, uint32_t *a, uint32_t *b,
+                       struct kcbp_pair_cache *c)
+{
+    const uint8_t *d = s->data;
+    memset(c, 0, sizeof *c);
+    *a = base + d[(*at)++];
+    *b = *a + 1 + get_varint(d, at);
+    uint32_t flags = d[(*at)++];
+    unsigned counts = d[(*at)++];
+    c->flags = flags;
+    c->overlaps = d[(*at)++];
+    if (flags & KCBP_PAIR_CACHE_AXIS)
+        c->axis = get_axis(d, at);
+    get_simplex(d, at, &c->simplex, (int)(counts & 7));
+    if (flags & KCBP_PAIR_CACHE_CONTACT) {
+        c->contact.a = get_varint(d, at);
+        c->contact.b = get_varint(d, at);
+    }
+    if (flags & KCBP_PAIR_CACHE_LEAVES) {
+        c->leaf[0] = get_varint(d, at);
+        c->leaf[1] = get_varint(d, at);
+    }
+    if (flags & KCBP_PAIR_CACHE_FINE_AXIS)
+        c->fine_axis = get_axis(d, at);
+    get_simplex(d, at, &c->fine_simplex, (int)(counts >> 3));
+}
+
+/* ---- state ------------------------------------------------------------------ */
+
+struct kcbp_pairs_slot {
+    kcbp_scene_hit *hits;
+    size_t nhits, cap_hits;
+    kcbp_contact *contacts;
+    size_t ncontacts, cap_contacts;
+    kcbp_pairs_stats stats;
+    bool done;
+};
+
+struct kcbp_pairs_worker {
+    uint32_t *partners;
+    size_t cap_partners;
+    kcbp_collide_result result;
+    kcbp_cache_stream out; /* the chunk's new caches, swapped into its stream when done */
+};
+
+kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->jobs = jobs ? jobs : 1;
+    unsigned nworkers = p->jobs;
+    p->nslots = p->jobs > 1 ? KCBP_PAIRS_WINDOW_PER_THREAD * p->jobs : 1;
+    p->workers = calloc(nworkers, sizeof *p->workers);
+    p->slots = calloc(p->nslots, sizeof *p->slots);
+    if (!p->workers || !p->slots) {
+        kcbp_pairs_clear(p);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u threads", p->jobs);
+    }
+    kcbp_status st = kcbp_pool_new(p->jobs > 1 ? p->jobs : 0, &p->pool, err);
+    if (st != KCBP_OK)
+        kcbp_pairs_clear(p);
+    return st;
+}
+
+void kcbp_pairs_forget(kcbp_pairs *p)
+{
+    for (size_t c = 0; c < p->nstreams; c++)
+        free(p->streams[c].data);
+    free(p->streams);
+    p->streams = NULL;
+    p->nstreams = 0;
+}
+
+void kcbp_pairs_clear(kcbp_pairs *p)
+{
+    kcbp_pool_free(p->pool);
+    for (unsigned w = 0; p->workers && w < p->jobs; w++) {
+        free(p->workers[w].partners);
+        free(p->workers[w].out.data);
+        kcbp_collide_result_free(&p->workers[w].result);
+    }
+    for (unsigned s = 0; p->slots && s < p->nslots; s++) {
+        free(p->slots[s].hits);
+        free(p->slots[s].contacts);
+    }
+    free(p->workers);
+    free(p->slots);
+    kcbp_pairs_forget(p);
+    memset(p, 0, sizeof *p);
+}
+
+void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
+{
+    kcbp_pool_run(p->pool, ntasks, fn, ctx);
+}
+
+/* ---- one run ----------------------------------------------------------------- */
+
+/* The adaptive k-CBP stage of one chunk: two arms, the pair test with the
+ * k-CBP stage and without, each priced by the work its pairs took. */
+typedef struct {
+    uint64_t tested;            /* pairs tested in the chunk */
+    double n_with, n_without;   /* ...with the k-CBP stage, without (the prior's weight included) */
+    double u_with, u_without;   /* their work */
+    bool pilot;                 /* a pilot chunk: the arms in turn, every pair */
+    double last;                /* the last pair's work */
+} adapt_state;
+
+/* Work units, from the counts the tests report: instructions, as callgrind
+ * measured them on bench/gen_scale's scenes (density, 1000 objects: 215 a
+ * tree node pair, 320 a triangle pair with its predicates, about 700 a GJK
+ * iteration plus 20 a support point scanned; a pair's fixed cost about
+ * 300). Only their ratios matter. */
+#define UNITS_PAIR 300.0
+#define UNITS_BOX_PAIR 215.0
+#define UNITS_TRI_PAIR 320.0
+#define UNITS_GJK_ITERATION 700.0
+#define UNITS_SUPPORT_POINT 20.0
+
+/* Whether the next pair runs the k-CBP stage: the two arms in turn for
+ * the first KCBP_ADAPT_WARMUP pairs; then the cheaper arm so far, but for
+ * one pair in KCBP_ADAPT_PROBE that takes the other (to follow the mix: the
+ * estimates of both stay unbiased, each arm's pairs being a fixed sample of
+ * the chunk's). Ties go to the k-CBP stage. */
+static inline uint64_t pair_hash(uint32_t a, uint32_t b)
+{
+    uint64_t x = (uint64_t)a << 32 | b;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* Which arm pair (a, b) takes. Its samples are the pairs' own (a hash of
+ * (a, b)), not their places in the chunk, so that in a moving scene a pair
+ * keeps its arm from frame to frame (and its cache what that arm left). */
+static bool adapt_run_cbp(const adapt_state *s, uint32_t a, uint32_t b)
+{
+    uint64_t h = pair_hash(a, b);
+    if ((s->pilot && s->tested < KCBP_ADAPT_PILOT_PAIRS) || s->n_with < KCBP_ADAPT_WARMUP / 2 ||
+        s->n_without < KCBP_ADAPT_WARMUP / 2)
+        return h & 1;
+    bool with = s->u_with / s->n_with <= s->u_without / s->n_without;
+    return with != ((h >> 1) % KCBP_ADAPT_PROBE == 0);
+}
+
+static void adapt_count(adapt_state *s, bool with, const kcbp_collide_result *r, const kcbp_model_impl *ma,
+                        const kcbp_model_impl *mb)
+{
+    /* What differs between the arms: the k-CBP stage's work, and the mesh
+     * stage's on the pairs that do not touch (a touching pair costs the
+     * mesh stage the same either way: leaving it out of both arms takes
+     * most of the noise out of the comparison). */
+    double u = r->collide ? 0 : UNITS_BOX_PAIR * (double)r->tree.box_pairs + UNITS_TRI_PAIR * (double)r->tree.tri_pairs;
+    if (r->cbp.tested)
+        u += r->cbp.gjk_iterations *
+                 (UNITS_GJK_ITERATION + UNITS_SUPPORT_POINT * (double)(ma->shape.npoints + mb->shape.npoints)) +
+             UNITS_SUPPORT_POINT * (double)(ma->shape.npoints + mb->shape.npoints); /* (the certificate's scan) */
+    s->last = u;
+    s->tested++;
+    if (with) {
+        s->n_with += 1;
+        s->u_with += u;
+    } else {
+        s->n_without += 1;
+        s->u_without += u;
+    }
+}
+
+typedef struct {
+    kcbp_pairs *p;
+    const kcbp_pairs_input *in;
+    const kcbp_pairs_options *o;
+    uint64_t ntasks;
+    uint64_t task0;      /* the pool's task t is the run's task task0 + t */
+    bool pilot;          /* the tasks of this part are pilot chunks */
+    adapt_state prior;   /* where the other chunks' arms start */
+    uint32_t shard_index, shard_count;
+    /* threads: the window and the first error */
+    pthread_mutex_t lock;
+    pthread_cond_t slot_done, window;
+    uint64_t drained;
+    bool stop;
+    kcbp_status st;
+    kcbp_error err;
+    uint64_t err_task;
+} run_ctx;
+
+static kcbp_status add_hit(kcbp_pairs_slot *sl, uint32_t a, uint32_t b, const kcbp_collide_result *r, kcbp_error *err)
+{
+    if (!kcbp_grow(&sl->hits, &sl->cap_hits, sl->nhits + 1, sizeof *sl->hits, 64) ||
+        !kcbp_grow(&sl->contacts, &sl->cap_contacts, sl->ncontacts + r->ncontacts, sizeof *sl->contacts, 64))
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the colliding pairs");
+    if (r->ncontacts)
+        memcpy(sl->contacts + sl->ncontacts, r->contacts, r->ncontacts * sizeof *r->contacts);
+    sl->hits[sl->nhits++] = (kcbp_scene_hit){a, b, sl->ncontacts, r->ncontacts, r->contained};
+    sl->ncontacts += r->ncontacts;
+    return KCBP_OK;
+}
+
+static kcbp_status within_margin(const kcbp_pairs_options *o, const kcbp_model_impl *ma, const kcbp_pose *pa,
+                                 const kcbp_model_impl *mb, const kcbp_pose *pb, bool *near, kcbp_error *err)
+{
+    kcbp_distance_options d = kcbp_distance_options_default();
+    d.max_distance = o->margin;
+    d.use_cbp = o->collide.use_cbp;
+    kcbp_model a = {(kcbp_model_impl *)ma}, b = {(kcbp_model_impl *)mb};
+    kcbp_distance_result r;
+    kcbp_status st = kcbp_distance(&a, pa, &b, pb, &d, &r, err);
+    *near = st == KCBP_OK && r.within;
+    return st;
+}
+
+/* Tests the pairs of one chunk into slot sl. */
+static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, kcbp_pairs_slot *sl, kcbp_error *err)
+{
+    const kcbp_pairs_input *in = rc->in;
+    const kcbp_pairs_options *o = rc->o;
+    kcbp_pairs *p = rc->p;
+    uint64_t chunk = rc->shard_index + task * rc->shard_count;
+    uint32_t a0 = (uint32_t)(chunk * KCBP_SCENE_CHUNK);
+    uint32_t a1 = a0 + KCBP_SCENE_CHUNK < in->nids ? a0 + KCBP_SCENE_CHUNK : in->nids;
+    sl->nhits = sl->ncontacts = 0;
+    memset(&sl->stats, 0, sizeof sl->stats);
+    kcbp_pairs_stats *stats = &sl->stats;
+    kcbp_cache_stream *old = o->cache ? &p->streams[chunk] : NULL;
+    size_t at = 0;
+    uint32_t ra = 0, rb = 0; /* the old stream's next record */
+    struct kcbp_pair_cache rcache, pc;
+    bool have = old && at < old->len;
+    if (have)
+        kcbp_cache_unpack(old, &at, a0, &ra, &rb, &rcache);
+    w->out.len = 0;
+    /* With pair caches (moving scenes, worlds) the pairs adapt one by one
+     * (kcbp_pair_cache's overlaps count): an arm chosen for the chunk would
+     * starve the other arm's caches and mislead itself. */
+    bool adaptive = o->adaptive && o->collide.use_cbp && !o->cache;
+    adapt_state ad = rc->prior;
+    ad.tested = 0;
+    ad.pilot = rc->pilot;
+    kcbp_collide_options opts = o->collide;
+    opts.skip_bounds = true;
+    kcbp_status st = KCBP_OK;
+    for (uint32_t a = a0; a < a1 && st == KCBP_OK; a++) {
+        const kcbp_model_impl *ma = in->model[a];
+        if (!ma)
+            continue;
+        size_t np = kcbp_boxtree_query(in->tree, &in->boxes[a], a, &w->partners, &w->cap_partners, 0);
+        if (np == SIZE_MAX)
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the broad phase's pairs");
+        kcbp_sort_ids(w->partners, np);
+        for (size_t k = 0; k < np && st == KCBP_OK; k++) {
+            uint32_t b = w->partners[k];
+            const kcbp_model_impl *mb = in->model[b];
+            stats->broadphase++;
+            kcbp_pair_cache *cache = NULL;
+            if (old) {
+                while (have && (ra < a || (ra == a && rb < b))) {
+                    have = at < old->len;
+                    if (have)
+                        kcbp_cache_unpack(old, &at, a0, &ra, &rb, &rcache);
+                }
+                if (have && ra == a && rb == b &&
+                    (!in->born || (in->born[a] <= old->run && in->born[b] <= old->run)))
+                    pc = rcache;
+                else
+                    memset(&pc, 0, sizeof pc);
+                cache = &pc;
+            }
+            /* The pair is tested as kcbp_collide(lower id, higher id) would test
+             * it, whatever the order of the ranks a and b. */
+            uint32_t ea = in->ext ? in->ext[a] : a, eb = in->ext ? in->ext[b] : b;
+            uint32_t x = ea < eb ? a : b, y = ea < eb ? b : a;
+            bool use_cbp = o->collide.use_cbp && (!adaptive || adapt_run_cbp(&ad, ea, eb));
+            opts.use_cbp = use_cbp;
+            double q0 = kcbp_now_ms();
+            kcbp_collide_result *r = &w->result;
+            st = kcbp_collide_pair(in->model[x], &in->poses[x], in->model[y], &in->poses[y], &opts, cache, r, err);
+            bool near = false;
+            if (st == KCBP_OK && !r->collide && o->margin > 0)
+                st = within_margin(o, in->model[x], &in->poses[x], in->model[y], &in->poses[y], &near, err);
+            double q1 = kcbp_now_ms();
+            if (st != KCBP_OK)
+                break;
+            if (adaptive) {
+                adapt_count(&ad, use_cbp, r, ma, mb);
+                stats->arm_n[use_cbp] += 1;
+                stats->arm_u[use_cbp] += ad.last;
+            }
+            stats->cbp_adaptive_skips += o->collide.use_cbp && !use_cbp;
+            stats->cache_axis += r->cache.hit == KCBP_CACHE_AXIS;
+            stats->cache_contact += r->cache.hit == KCBP_CACHE_CONTACT;
+            stats->cache_near += r->cache.hit == KCBP_CACHE_NEAR;
+            stats->cbp_skipped += r->cache.gjk_skipped;
+            if (r->decided_by == KCBP_STAGE_MESH) {
+                stats->mesh_tested++;
+                stats->mesh_ms += q1 - q0;
+            } else {
+                stats->filter_ms += q1 - q0;
+            }
+            KCBP_ASSERT(!r->collide || r->decided_by == KCBP_STAGE_MESH);
+            if (r->collide || near) {
+                stats->colliding++;
+                st = add_hit(sl, ea < eb ? ea : eb, ea < eb ? eb : ea, r, err);
+            }
+            if (st == KCBP_OK && cache && kcbp_cache_useful(cache)) {
+                if (!kcbp_cache_pack(&w->out, a0, a, b, cache))
+                    st = kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the pair caches");
+                stats->caches_kept++;
+            }
+        }
+    }
+    if (st == KCBP_OK && old) {
+        /* the chunk's new stream; the old one's storage is the worker's next scratch */
+        kcbp_cache_stream t = *old;
+        *old = w->out;
+        old->run = p->run;
+        w->out = t;
+        w->out.len = 0;
+        /* a scratch much larger than the stream it held is given back */
+        if (w->out.cap > 4 * old->len + 4096) {
+            free(w->out.data);
+            w->out.data = NULL;
+            w->out.cap = 0;
+        }
+        stats->cache_bytes = old->len;
+    }
+    return st;
+}
+
+static void run_task(void *ctx, uint64_t t, unsigned worker)
+{
+    run_ctx *rc = ctx;
+    uint64_t task = rc->task0 + t;
+    kcbp_pairs *p = rc->p;
+    kcbp_pairs_slot *sl = &p->slots[task % p->nslots];
+    pthread_mutex_lock(&rc->lock);
+    while (!rc->stop && task >= rc->drained + p->nslots)
+        pthread_cond_wait(&rc->window, &rc->lock);
+    bool stop = rc->stop;
+    pthread_mutex_unlock(&rc->lock);
+    kcbp_status st = KCBP_OK;
+    kcbp_error err = {0};
+    if (!stop)
+        st = run_chunk(rc, task, &p->workers[worker], sl, &err);
+    pthread_mutex_lock(&rc->lock);
+    if (st != KCBP_OK && (rc->st == KCBP_OK || task < rc->err_task)) {
+        rc->st = st;
+        rc->err = err;
+        rc->err_task = task;
+        rc->stop = true;
+        pthread_cond_broadcast(&rc->window);
+    }
+    sl->done = true;
+    pthread_cond_broadcast(&rc->slot_done);
+    pthread_mutex_unlock(&rc->lock);
+}
+
+static kcbp_status emit_slot(kcbp_pairs_slot *sl, kcbp_scene_pair_fn emit, void *ctx, kcbp_pairs_stats *stats,
+                             kcbp_error *err)
+{
+    const kcbp_pairs_stats *s = &sl->stats;
+    stats->broadphase += s->broadphase;
+    stats->mesh_tested += s->mesh_tested;
+    stats->colliding += s->colliding;
+    stats->cache_axis += s->cache_axis;
+    stats->cache_contact += s->cache_contact;
+    stats->cache_near += s->cache_near;
+    stats->cbp_skipped += s->cbp_skipped;
+    stats->cbp_adaptive_skips += s->cbp_adaptive_skips;
+    stats->caches_kept += s->caches_kept;
+    stats->cache_bytes += s->cache_bytes;
+    stats->filter_ms += s->filter_ms;
+    stats->mesh_ms += s->mesh_ms;
+    for (int k = 0; k < 2; k++) {
+        stats->arm_n[k] += s->arm_n[k];
+        stats->arm_u[k] += s->arm_u[k];
+    }
+    kcbp_status st = KCBP_OK;
+    for (size_t h = 0; h < sl->nhits && st == KCBP_OK && emit; h++) {
+        const kcbp_scene_hit *hit = &sl->hits[h];
+        kcbp_scene_pair pair = {hit->a, hit->b, hit->count ? sl->contacts + hit->first : NULL, hit->count,
+                                hit->contained};
+        st = emit(ctx, &pair, err);
+    }
+    return st;
+}
+
+/* A chunk's arms start from the costs (n, u) given, weighed as at most
+ * KCBP_ADAPT_PRIOR pairs each, so that a chunk unlike the rest soon goes
+ * its own way. */
+static adapt_state prior_state(const double n[2], const double u[2])
+{
+    adapt_state a = {0};
+    double wn = n[0] > KCBP_ADAPT_PRIOR ? KCBP_ADAPT_PRIOR : n[0], ww = n[1] > KCBP_ADAPT_PRIOR ? KCBP_ADAPT_PRIOR : n[1];
+    a.n_without = wn;
+    a.u_without = n[0] > 0 ? u[0] * (wn / n[0]) : 0;
+    a.n_with = ww;
+    a.u_with = n[1] > 0 ? u[1] * (ww / n[1]) : 0;
+    return a;
+}
+
+/* Tasks t0 .. t1 - 1 of the run, their pairs handed on in order. */
+static kcbp_status run_part(run_ctx *rc, uint64_t t0, uint64_t t1, kcbp_scene_pair_fn emit, void *ctx,
+                           kcbp_pairs_stats *stats, kcbp_error *err)
+{
+    kcbp_pairs *p = rc->p;
+    rc->task0 = t0;
+    if (p->jobs <= 1) {
+        kcbp_status st = KCBP_OK;
+        for (uint64_t t = t0; t < t1 && st == KCBP_OK; t++) {
+            st = run_chunk(rc, t, &p->workers[0], &p->slots[0], err);
+            if (st == KCBP_OK)
+                st = emit_slot(&p->slots[0], emit, ctx, stats, err);
+        }
+        return st;
+    }
+    pthread_mutex_init(&rc->lock, NULL);
+    pthread_cond_init(&rc->slot_done, NULL);
+    pthread_cond_init(&rc->window, NULL);
+    rc->drained = t0;
+    rc->stop = false;
+    rc->st = KCBP_OK;
+    for (unsigned s = 0; s < p->nslots; s++)
+        p->slots[s].done = false;
+    kcbp_pool_start(p->pool, t1 - t0, run_task, rc);
+    kcbp_status st = KCBP_OK;
+    for (uint64_t t = t0; t < t1; t++) {
+        kcbp_pairs_slot *sl = &p->slots[t % p->nslots];
+        pthread_mutex_lock(&rc->lock);
+        while (!sl->done && !rc->stop)
+            pthread_cond_wait(&rc->slot_done, &rc->lock);
+        bool stopped = rc->stop;
+        pthread_mutex_unlock(&rc->lock);
+        if (stopped)
+            break;
+        st = emit_slot(sl, emit, ctx, stats, err);
+        pthread_mutex_lock(&rc->lock);
+        sl->done = false;
+        rc->drained = t + 1;
+        if (st != KCBP_OK)
+            rc->stop = true;
+        pthread_cond_broadcast(&rc->window);
+        pthread_mutex_unlock(&rc->lock);
+        if (st != KCBP_OK)
+            break;
+    }
+    kcbp_pool_wait(p->pool);
+    if (st == KCBP_OK && rc->st != KCBP_OK) {
+        st = rc->st;
+        if (err)
+            *err = rc->err;
+    }
+    pthread_mutex_destroy(&rc->lock);
+    pthread_cond_destroy(&rc->slot_done);
+    pthread_cond_destroy(&rc->window);
+    return st;
+}
+
+kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp_pairs_options *o,
+                           kcbp_scene_pair_fn emit, void *ctx, kcbp_pairs_stats *stats, kcbp_error *err)
+{
+    memset(stats, 0, sizeof *stats);
+    p->run++;
+    uint32_t scount = o->shard_count > 1 ? o->shard_count : 1, sindex = scount > 1 ? o->shard_index : 0;
+    uint64_t nchunks = ((uint64_t)in->nids + KCBP_SCENE_CHUNK - 1) / KCBP_SCENE_CHUNK;
+    uint64_t ntasks = nchunks > sindex ? (nchunks - sindex + scount - 1) / scount : 0;
+    if (o->cache && p->nstreams < nchunks) {
+        kcbp_cache_stream *g = realloc(p->streams, nchunks * sizeof *g);
+        if (!g)
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the pair caches");
+        memset(g + p->nstreams, 0, (nchunks - p->nstreams) * sizeof *g);
+        p->streams = g;
+        p->nstreams = nchunks;
+    } else if (!o->cache && p->streams) {
+        kcbp_pairs_forget(p);
+    }
+    run_ctx rc = {.p = p, .in = in, .o = o, .ntasks = ntasks, .shard_index = sindex, .shard_count = scount};
+    /* The adaptive k-CBP stage's start: the arms' costs of the last run (a
+     * moving scene's last frame, a world's last query), or of a pilot: the
+     * first 1/32 of the chunks, the arms in turn. */
+    bool adapt = o->adaptive && o->collide.use_cbp && !o->cache;
+    uint64_t pilot = 0;
+    if (adapt && p->prior_n[0] >= 1 && p->prior_n[1] >= 1) {
+        rc.prior = prior_state(p->prior_n, p->prior_u);
+    } else if (adapt) {
+        pilot = (ntasks + KCBP_ADAPT_PILOT - 1) / KCBP_ADAPT_PILOT;
+    }
+    kcbp_status st = KCBP_OK;
+    if (pilot) {
+        rc.pilot = true;
+        st = run_part(&rc, 0, pilot, emit, ctx, stats, err);
+        rc.pilot = false;
+        rc.prior = prior_state(stats->arm_n, stats->arm_u);
+    }
+    if (st == KCBP_OK)
+        st = run_part(&rc, pilot, ntasks, emit, ctx, stats, err);
+    if (getenv("KCBP_DEBUG_ADAPT"))
+        fprintf(stderr, "adapt: without %.0f pairs %.0f/pair, with %.0f pairs %.0f/pair\n", stats->arm_n[0],
+                stats->arm_u[0] / (stats->arm_n[0] + 1e-9), stats->arm_n[1], stats->arm_u[1] / (stats->arm_n[1] + 1e-9));
+    if (adapt && st == KCBP_OK) {
+        for (int a = 0; a < 2; a++) {
+            p->prior_n[a] = stats->arm_n[a];
+            p->prior_u[a] = stats->arm_u[a];
+        }
+    }
+    return st;
+}

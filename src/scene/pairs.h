@@ -1,0 +1,155 @@
+/* The pair stage of scenes and worlds (internal): every pair of objects
+ * whose boxes overlap, tested with kcbp_collide, on threads, the colliding
+ * pairs handed on in a fixed order: by the lower of the pair's two ids,
+ * then the other (ids: a world's slots, a scene's objects' spatial ranks).
+ *
+ * Work is cut into chunks of KCBP_SCENE_CHUNK consecutive ids (the lower id
+ * a of a pair): chunk c holds every pair of ids (a, b), a < b, with
+ * a / CHUNK = c.
+ * A chunk is one task: for each of its ids a, in order, the broad phase's
+ * tree gives every b > a whose box overlaps a's, sorted, and each pair is
+ * tested; the chunk's colliding pairs are kept in its output slot. The
+ * calling thread hands the slots on, chunk after chunk, in order, so that
+ * the pairs come in the order of their ids whatever the number of threads, and
+ * threads never run more than KCBP_PAIRS_WINDOW_PER_THREAD chunks per
+ * thread ahead of the one being handed on (the memory the slots hold is
+ * bounded by that window, not by the frame's pair count).
+ *
+ * What a chunk's tests decide depends only on the chunk (its pairs, their
+ * caches, its own adaptive state), never on which thread ran it or when:
+ * every answer and every count is the same for any number of threads.
+ *
+ * Shards: with shard_count N, only the chunks c with c mod N ==
+ * shard_index are tested, so that N processes split a frame's pairs and the
+ * union of their answers is the whole.
+ *
+ * Pair caches (options.cache): every pair whose test left something in its
+ * kcbp_pair_cache keeps it for the next run, packed (about 20-40 bytes:
+ * the axes as floats, read back as unit vectors in double; indices as
+ * variable-length integers), in its chunk's byte stream, sorted by (a, b):
+ * the next run of the chunk merges its pairs with the stream in one pass
+ * and writes the stream anew. A pair that leaves the broad phase loses its
+ * cache. Only moving scenes (and worlds) keep caches: a one-frame scene has
+ * no per-pair state at all.
+ *
+ * The adaptive k-CBP stage (options.adaptive, without pair caches: with
+ * them each pair adapts on its own through its cache's overlaps count, and
+ * an arm chosen for the whole chunk would starve the other arm's caches of
+ * what they learn and mislead itself): within a chunk, pairs are
+ * tested with the k-CBP stage or without it (options.use_cbp off for the
+ * pair), two arms whose cost per pair is measured in deterministic units
+ * (GJK iterations and support points, tree node pairs and triangle pairs,
+ * as the tests report them): the first KCBP_ADAPT_WARMUP pairs alternate,
+ * then each pair takes the arm cheaper so far, but one in
+ * KCBP_ADAPT_PROBE that takes the other, so that both estimates follow the
+ * chunk's mix (a fixed sample of its pairs each, by a hash of (a, b):
+ * unbiased, where pricing the pairs the k-CBPs reject by the mesh stage's
+ * work on those they let through is not). The arms start from a pilot, the
+ * first 1/KCBP_ADAPT_PILOT of the chunks (run before the others), whose
+ * first KCBP_ADAPT_PILOT_PAIRS pairs take the arms in turn, or from the
+ * last run's costs; a chunk weighs them as at
+ * most KCBP_ADAPT_PRIOR pairs of its own. Skipping a filter never changes
+ * an answer: the mesh stage decides those pairs. */
+#ifndef KCBP_PAIRS_H
+#define KCBP_PAIRS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <kcbp/scene.h>
+
+#include "boxtree.h"
+#include "pool.h"
+#include "query/collide_internal.h"
+
+#define KCBP_PAIRS_WINDOW_PER_THREAD 4
+#define KCBP_ADAPT_WARMUP 16
+#define KCBP_ADAPT_PROBE 32
+#define KCBP_ADAPT_PILOT 32
+#define KCBP_ADAPT_PILOT_PAIRS 256
+#define KCBP_ADAPT_PRIOR 256
+
+typedef struct {
+    kcbp_collide_options collide;
+    double margin;         /* > 0: pairs within it count (kcbp_distance), listed with no contacts */
+    bool cache;            /* keep pair caches from run to run */
+    bool adaptive;         /* the adaptive k-CBP stage */
+    uint32_t shard_index, shard_count; /* count 0 or 1: every chunk */
+} kcbp_pairs_options;
+
+/* The objects of one run: ids 0 .. nids - 1. */
+typedef struct {
+    uint32_t nids;
+    const kcbp_model_impl *const *model; /* per id; NULL: no object (a world's free id) */
+    const kcbp_pose *poses;
+    const kcbp_aabb *boxes;              /* the broad phase's boxes (padded) */
+    const kcbp_boxtree *tree;            /* over those boxes */
+    /* Per id, the run from which its object is there (a world's ids are
+       reused): a cache written by an earlier run for a pair with a newer
+       object is dropped. NULL: objects never change (scenes). */
+    const uint64_t *born;
+    /* Per id, the object's own index (a scene's ids are its objects' ranks,
+       see scene_eval.c), or NULL: the same. A pair is tested, and handed on,
+       as (lower index, higher index), whatever the order of its ids. */
+    const uint32_t *ext;
+} kcbp_pairs_input;
+
+typedef struct {
+    uint64_t broadphase, mesh_tested, colliding;
+    uint64_t cache_axis, cache_contact, cache_near, cbp_skipped;
+    uint64_t cbp_adaptive_skips; /* pairs whose k-CBP stage the adaptive rule skipped */
+    uint64_t caches_kept, cache_bytes; /* pair caches kept for the next run, and their bytes */
+    double filter_ms, mesh_ms;   /* summed over the pairs (over threads: may exceed the wall time) */
+    double arm_n[2], arm_u[2];   /* the adaptive arms (0: without the k-CBP stage, 1: with): pairs, work */
+} kcbp_pairs_stats;
+
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+    uint64_t run; /* the run that wrote it */
+} kcbp_cache_stream;
+
+typedef struct kcbp_pairs_slot kcbp_pairs_slot;
+typedef struct kcbp_pairs_worker kcbp_pairs_worker;
+
+typedef struct {
+    kcbp_pool *pool;            /* jobs - 1 threads... see kcbp_pairs_init */
+    unsigned jobs;
+    kcbp_pairs_worker *workers; /* one per thread (one when jobs is 1) */
+    kcbp_pairs_slot *slots;     /* the window of chunk outputs */
+    unsigned nslots;
+    kcbp_cache_stream *streams; /* per chunk */
+    size_t nstreams;
+    uint64_t run;               /* runs so far */
+    double prior_n[2], prior_u[2]; /* the adaptive arms' costs in the last run */
+} kcbp_pairs;
+
+/* jobs >= 1: threads of the pair stage (1: the caller's only). */
+kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err);
+void kcbp_pairs_clear(kcbp_pairs *p);
+/* Drops every pair cache. */
+void kcbp_pairs_forget(kcbp_pairs *p);
+
+/* One run: every pair (a, b), a < b, of the shard whose boxes overlap,
+ * tested; each colliding pair (or within the margin) handed to emit on the
+ * calling thread, in the order of their ids (see above); each pair as
+ * (lower index, higher index) (ext). emit returning an error stops the run
+ * with it. Counts into *stats (zeroed first). */
+kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp_pairs_options *o,
+                           kcbp_scene_pair_fn emit, void *ctx, kcbp_pairs_stats *stats, kcbp_error *err);
+
+/* fn over tasks 0 .. ntasks - 1 on the pair stage's threads (the caller's
+ * when it has none), returning once all are done. */
+void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
+
+/* The packed form of a pair cache (exposed for tests): appends the record
+ * of (a, b) and its cache to s (a - base < 256); false when out of memory.
+ * kcbp_cache_unpack reads the record at *at, advancing it. */
+bool kcbp_cache_pack(kcbp_cache_stream *s, uint32_t base, uint32_t a, uint32_t b, const struct kcbp_pair_cache *c);
+void kcbp_cache_unpack(const kcbp_cache_stream *s, size_t *at, uint32_t base, uint32_t *a, uint32_t *b,
+                       struct kcbp_pair_cache *c);
+/* Whether a cache holds anything worth keeping. */
+bool kcbp_cache_useful(const struct kcbp_pair_cache *c);
+
+#endif

@@ -1,0 +1,33 @@
+/* A pool of worker threads owned by one evaluation (internal): no global
+ * state, the threads start with the pool and end with it.
+ *
+ * kcbp_pool_start hands out tasks 0 .. ntasks - 1, in increasing order, to
+ * the pool's threads (each task to one thread, once); the caller goes on
+ * (to consume what the tasks make, say) and kcbp_pool_wait returns once
+ * every task has returned. One run at a time. A pool of 0 threads runs
+ * every task on the caller's thread inside kcbp_pool_start. */
+#ifndef KCBP_POOL_H
+#define KCBP_POOL_H
+
+#include <stdint.h>
+
+#include <kcbp/error.h>
+
+typedef struct kcbp_pool kcbp_pool;
+
+/* fn(ctx, task, worker): worker in [0, threads) (0 on the caller's thread
+ * when the pool has none). */
+typedef void (*kcbp_pool_fn)(void *ctx, uint64_t task, unsigned worker);
+
+/* threads 0: none (the caller runs the tasks). */
+kcbp_status kcbp_pool_new(unsigned threads, kcbp_pool **out, kcbp_error *err);
+/* Waits for a run in progress, then ends the threads. NULL is allowed. */
+void kcbp_pool_free(kcbp_pool *pool);
+unsigned kcbp_pool_threads(const kcbp_pool *pool);
+
+void kcbp_pool_start(kcbp_pool *pool, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
+void kcbp_pool_wait(kcbp_pool *pool);
+/* kcbp_pool_start then kcbp_pool_wait. */
+void kcbp_pool_run(kcbp_pool *pool, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
+
+#endif

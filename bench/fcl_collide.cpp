@@ -1,6 +1,7 @@
 // fcl_collide: the FCL peer of `kcbp collide A B --poses FILE --contacts none`.
 //
-// Loads both OBJ files with kcbp's own loader (same triangles, same order),
+// Loads both meshes (OBJ, STL, PLY, OFF, glTF) with kcbp_mesh_load, kcbp's own
+// loader (same triangles, same order),
 // builds one fcl::BVHModel<OBBRSSd> per mesh, reads the pose file with
 // kcbp_pose_load_file (A at the identity, B at each pose: world = R*local + t,
 // as in kcbp), and answers each pose with fcl::collide and a default
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
     }
     kcbp_error err;
     kcbp_mesh *ma = nullptr, *mb = nullptr;
-    if (kcbp_obj_load(argv[1], &ma, &err) != KCBP_OK || kcbp_obj_load(argv[2], &mb, &err) != KCBP_OK) {
+    if (kcbp_mesh_load(argv[1], &ma, &err) != KCBP_OK || kcbp_mesh_load(argv[2], &mb, &err) != KCBP_OK) {
         std::fprintf(stderr, "fcl_collide: %s\n", err.msg);
         return 3;
     }

@@ -1,6 +1,7 @@
 // fcl_distance: the FCL peer of `kcbp distance A B --poses FILE`.
 //
-// Loads both OBJ files with kcbp's own loader (same triangles, same order),
+// Loads both meshes (OBJ, STL, PLY, OFF, glTF) with kcbp_mesh_load, kcbp's own
+// loader (same triangles, same order),
 // builds one fcl::BVHModel<RSSd> per mesh (FCL's fastest for distance),
 // reads the pose file with kcbp_pose_load_file (A at the identity, B at
 // each pose) and answers each pose with fcl::distance, nearest points on,
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
     kcbp_mesh *ma = nullptr, *mb = nullptr;
     kcbp_pose *poses = nullptr;
     size_t nposes = 0;
-    if (kcbp_obj_load(argv[1], &ma, &err) != KCBP_OK || kcbp_obj_load(argv[2], &mb, &err) != KCBP_OK ||
+    if (kcbp_mesh_load(argv[1], &ma, &err) != KCBP_OK || kcbp_mesh_load(argv[2], &mb, &err) != KCBP_OK ||
         kcbp_pose_load_file(argv[3], &poses, &nposes, &err) != KCBP_OK) {
         std::fprintf(stderr, "fcl_distance: %s\n", err.msg);
         return 3;

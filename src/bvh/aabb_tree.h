@@ -16,11 +16,17 @@
 #include <kcbp/model.h>
 #include <kcbp/pose.h>
 
+#include "geom/tridist.h"
 #include "mesh/mesh_internal.h"
 
 
 /* A leaf holds at most this many triangles. */
-#define KCBP_AABB_LEAF_MAX 2
+#define KCBP_AABB_LEAF_MAX 4
+
+/* Trees are less deep than this (the build splits at the median below
+ * depth 64, and a mesh has fewer than 2^26 triangles): it bounds the
+ * traversals' stacks. */
+#define KCBP_TREE_MAX_DEPTH 96
 
 typedef struct {
     kcbp_vec3 center, extent; /* the box, as centre and half-sizes */
@@ -45,6 +51,18 @@ typedef struct {
     kcbp_vec3 center, extent;
 } kcbp_obb;
 
+enum {
+    /* The oriented box is much tighter than the axis-aligned one (its
+     * half-sizes' product, each floored at 1e-3 of the largest, below
+     * TIGHT_RATIO (tree_build.c) of the other's): the collision traversal tests
+     * it. */
+    KCBP_NODE_TIGHT = 1,
+    /* The oriented box is long: its middle half-size below
+     * LONG_RATIO of its largest. The distance traversal bounds
+     * such a node's pairs by every axis of the separating-axis test. */
+    KCBP_NODE_LONG = 2,
+};
+
 typedef struct {
     kcbp_aabb_node *nodes; /* nodes[0] is the root */
     uint32_t *parent;      /* parent[i]: node i's parent (parent[0] = 0); nnodes of them */
@@ -53,6 +71,7 @@ typedef struct {
     uint32_t *tri_ids;       /* mesh triangle index of each slot */
     kcbp_vec3 (*tri_verts)[3]; /* each slot's three vertices, copied so that leaves are read contiguously */
     kcbp_tri_slab *tri_slab;   /* each slot's triangle's slab */
+    kcbp_tri_face *tri_face;   /* each slot's triangle's face as kcbp_tri_distance computes it (in the mesh's frame) */
     kcbp_tri_slab *leaf_slab;  /* each node's: for a leaf, a slab holding its triangles; never separating for an inner node */
     /* Each node's oriented box: along the principal axes of its triangles
      * (area-weighted) or the mesh's axes, whichever box has less volume.
@@ -60,6 +79,9 @@ typedef struct {
      * used by kcbp_distance (src/distance.c), whose lower bounds under
      * rotation they keep tight, not by the collision traversal. */
     kcbp_obb *obb;
+    /* Each node's KCBP_NODE_* flags: how its oriented box compares with its
+     * axis-aligned one, and its shape. */
+    uint8_t *flags;
 } kcbp_aabb_tree;
 
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err);
@@ -96,21 +118,31 @@ bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree 
                                            double eps, const uint32_t start[2], kcbp_tri_pair_fn on_pair, void *ctx,
                                            kcbp_tree_stats *stats, uint32_t stop[2]);
 
+/* kcbp_aabb_tree_collide, also giving the slots of the first triangle pair
+ * it tested (UINT32_MAX when it tested none): a pair of triangles whose
+ * leaves' boxes and slabs overlap, so near each other, for a distance
+ * query's first upper bound when the meshes do not touch. */
+bool kcbp_aabb_tree_probe(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
+                          kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats, uint32_t first_tested[2]);
+
 /* ---- distance -------------------------------------------------------- */
 
-/* Each tree is less than 96 levels deep (aabb_tree.c: STACK_PER_TREE), and
+/* Each tree is less than KCBP_TREE_MAX_DEPTH levels deep, and
  * a depth-first step pops one node pair and pushes at most two one level
  * down in one tree, so the traversal's stack (on the C stack) holds at most
  * depth_a + depth_b + 1 pairs: trees deeper than this together are refused
  * by its callers. */
-#define KCBP_TREE_DISTANCE_MAX_DEPTH (2 * 96 + 2)
+#define KCBP_TREE_DISTANCE_MAX_DEPTH (2 * KCBP_TREE_MAX_DEPTH + 2)
 
 typedef struct {
     double limit;  /* only triangle pairs within it count (INFINITY: none) */
     double stop;   /* a proven lower bound on the distance: the search ends once the best is down to it */
-    double scale;  /* the size of the coordinates in A's frame, for the rounding of the slab bounds */
+    double scale;  /* the size of the coordinates in A's frame, for the tolerance of the bounds */
     bool seeded;   /* seed_a (A's frame), seed_b (B's frame): points near which the closest triangles likely lie */
     kcbp_vec3 seed_a, seed_b;
+    bool hinted;   /* a triangle pair to try first (the last closest pair of a trajectory): */
+    kcbp_vec3 hint_a[3], hint_b[3]; /* its vertices, A's in A's frame and B's in B's */
+    uint32_t hint_tri_a, hint_tri_b; /* and its mesh triangle indices */
 } kcbp_tree_distance_query;
 
 typedef struct {

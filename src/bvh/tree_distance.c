@@ -1,12 +1,24 @@
-/* The distance traversal of two AABB trees (aabb_tree.h,
- * kcbp_tree_distance): depth-first with a running upper bound, node pairs
- * bounded by their oriented boxes, triangle pairs by their slabs before
- * kcbp_tri_distance. kcbp_distance (src/query/distance.c) runs it after its
- * box and k-CBP stages. */
+/* The distance traversal of two trees (aabb_tree.h, kcbp_tree_distance):
+ * depth-first with a running upper bound, node pairs bounded by their
+ * oriented boxes, triangle pairs by their slabs before the triangle
+ * distance. kcbp_distance (src/query/distance.c) runs it after its box and
+ * k-CBP stages.
+ *
+ * Every pruning bound is conservative for the numbers kcbp_tri_distance
+ * computes: a node or triangle pair is dropped only when its lower bound,
+ * less a tolerance (tol below), is not below the best distance found. tol
+ * covers kcbp_tri_distance's own error (at most KCBP_TRI_DIST_REL_ERR of
+ * the largest coordinate, include/kcbp/distance.h: a triangle pair's
+ * computed distance may be that much below its exact one) and the rounding
+ * of the bounds (a few dozen ulps of the coordinates), so that no pair
+ * whose computed distance is below the best is ever dropped: the distance
+ * found is the smallest kcbp_tri_distance over all triangle pairs, bit for
+ * bit (tests/test_distance.c, test_mesh_brute, and tests/test_bvh.c). */
 #include "aabb_tree.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <kcbp/distance.h>
@@ -21,22 +33,90 @@ enum { DIST_STACK = KCBP_TREE_DISTANCE_MAX_DEPTH + 2 };
 #define HOT_INLINE static inline
 #endif
 
-/* The squared gap along the line through two boxes' centres, signed
- * (negative when they overlap along it): d, b's centre minus a's in a's box
- * frame, db the same in b's box frame, ea and eb their half-sizes. Its
- * positive part is a lower bound on the squared distance (|d| minus the two
- * boxes' half-widths along d: often the best single axis for boxes not side
- * by side), and needs no rotation between the boxes. */
-HOT_INLINE double centre_gap2(kcbp_vec3 d, kcbp_vec3 db, kcbp_vec3 ea, kcbp_vec3 eb)
+HOT_INLINE double clamp_to(double x, double e) { return x > e ? e : x < -e ? -e : x; }
+
+/* A lower bound on the distance between box a (centred at the origin of
+ * its frame, half-sizes ea) and box b (centre t, axes the columns of m,
+ * half-sizes eb, all in a's frame): the larger of the gaps along a's
+ * thinnest axis, b's thinnest axis, and the direction between the points a
+ * few alternating projections between the boxes reach (from b's centre
+ * into a, back into b, ...: for convex sets they converge to a closest
+ * pair, whose direction gives the exact distance; two rounds find it for
+ * boxes face to face, as the surface patches of near surfaces mostly are).
+ * A gap along any direction is a lower bound, whatever the direction's
+ * quality. */
+
+/* The gaps along the rest of the fifteen axes of the separating-axis test
+ * (the six face axes but the two thinnest, and the nine cross products of
+ * one axis of each box), each divided by the axis's length; and along the
+ * direction between the points a few alternating projections between the
+ * boxes reach (from b's centre into a, back into b, ...: for convex sets
+ * they converge to a closest pair). g: the best so far; returned when one
+ * exceeds prune_at. */
+HOT_INLINE double box_gap_more(kcbp_vec3 t, const kcbp_mat3 *m, kcbp_vec3 ea, kcbp_vec3 eb, double g, double prune_at)
 {
-    double d2 = kcbp_v3_len2(d);
-    double g = d2 - kcbp_v3_dot(kcbp_v3_abs(d), ea) - kcbp_v3_dot(kcbp_v3_abs(db), eb);
-    return d2 > 0 ? g * fabs(g) / d2 : 0;
+    double am[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            am[i][j] = fabs(m->m[i][j]);
+    double g0 = fabs(t.x) - ea.x - (am[0][0] * eb.x + am[0][1] * eb.y + am[0][2] * eb.z);
+    double g1 = fabs(t.y) - ea.y - (am[1][0] * eb.x + am[1][1] * eb.y + am[1][2] * eb.z);
+    double tb0 = t.x * m->m[0][0] + t.y * m->m[1][0] + t.z * m->m[2][0];
+    double tb1 = t.x * m->m[0][1] + t.y * m->m[1][1] + t.z * m->m[2][1];
+    double g3 = fabs(tb0) - eb.x - (am[0][0] * ea.x + am[1][0] * ea.y + am[2][0] * ea.z);
+    double g4 = fabs(tb1) - eb.y - (am[0][1] * ea.x + am[1][1] * ea.y + am[2][1] * ea.z);
+    g = g0 > g ? g0 : g;
+    g = g1 > g ? g1 : g;
+    g = g3 > g ? g3 : g;
+    g = g4 > g ? g4 : g;
+    if (g > prune_at)
+        return g;
+    /* a_i x b_j: t . L = t_{i2} c_{i1 j} - t_{i1} c_{i2 j}, |L|^2 = c_{i1 j}^2 + c_{i2 j}^2 */
+    const double tt[3] = {t.x, t.y, t.z}, ee[3] = {ea.x, ea.y, ea.z}, fb[3] = {eb.x, eb.y, eb.z};
+    for (int i = 0; i < 3; i++) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; j++) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double gl = fabs(tt[i2] * m->m[i1][j] - tt[i1] * m->m[i2][j]) - ee[i1] * am[i2][j] - ee[i2] * am[i1][j] -
+                        fb[j1] * am[i][j2] - fb[j2] * am[i][j1];
+            if (gl > 0) {
+                double l2 = m->m[i1][j] * m->m[i1][j] + m->m[i2][j] * m->m[i2][j];
+                if (!(l2 > 1e-12))
+                    continue;
+                gl /= sqrt(l2);
+                g = gl > g ? gl : g;
+            }
+        }
+    }
+    if (g > prune_at)
+        return g;
+    kcbp_vec3 p = {clamp_to(t.x, ea.x), clamp_to(t.y, ea.y), clamp_to(t.z, ea.z)}, q = t;
+    for (int round = 0; round < 2; round++) {
+        kcbp_vec3 w = kcbp_v3_sub(p, t);
+        kcbp_vec3 l = {clamp_to(w.x * m->m[0][0] + w.y * m->m[1][0] + w.z * m->m[2][0], eb.x),
+                       clamp_to(w.x * m->m[0][1] + w.y * m->m[1][1] + w.z * m->m[2][1], eb.y),
+                       clamp_to(w.x * m->m[0][2] + w.y * m->m[1][2] + w.z * m->m[2][2], eb.z)};
+        q = kcbp_v3_add(t, kcbp_mat3_mul_v3(m, l));
+        if (round == 0)
+            p = kcbp_v3(clamp_to(q.x, ea.x), clamp_to(q.y, ea.y), clamp_to(q.z, ea.z));
+    }
+    kcbp_vec3 u = kcbp_v3_sub(q, p);
+    double u2 = kcbp_v3_len2(u);
+    if (u2 > 0) {
+        /* along u: b's lowest point minus a's highest */
+        double mu0 = u.x * m->m[0][0] + u.y * m->m[1][0] + u.z * m->m[2][0];
+        double mu1 = u.x * m->m[0][1] + u.y * m->m[1][1] + u.z * m->m[2][1];
+        double mu2 = u.x * m->m[0][2] + u.y * m->m[1][2] + u.z * m->m[2][2];
+        double gu = kcbp_v3_dot(u, t) - (fabs(mu0) * eb.x + fabs(mu1) * eb.y + fabs(mu2) * eb.z) -
+                    kcbp_v3_dot(kcbp_v3_abs(u), ea);
+        gu /= sqrt(u2);
+        g = gu > g ? gu : g;
+    }
+    return g;
 }
 
 /* Row i of l against column j of r (tr false: l r) or row j of r (tr
- * true: l r^T), written out (GCC does not unroll the loops at -O2, and
- * their control was a third of the product's instructions). */
+ * true: l r^T), written out (GCC does not unroll the loops at -O2). */
 HOT_INLINE kcbp_mat3 mul3(const kcbp_mat3 *l, const kcbp_mat3 *r, const bool tr)
 {
 #define E(i, j) (tr ? r->m[j][i] : r->m[i][j])
@@ -50,32 +130,29 @@ HOT_INLINE kcbp_mat3 mul3(const kcbp_mat3 *l, const kcbp_mat3 *r, const bool tr)
     return m;
 }
 
-/* A lower bound on the squared distance between oriented boxes a and b
- * (kcbp_aabb_tree.obb), d b's centre minus a's in a's box frame, db the
- * same in b's box frame: the larger of centre_gap2 and the squared gaps
- * along each box's thinnest axis (its last: a node's triangles are a
- * surface patch, and the thin axis is near its normal), each box holding
- * its node's triangles. The thin-axis gaps need the last row and column of
- * the rotation from b's box frame to a's, m = l r (rt false) or l r^T (rt
- * true): 17 products, not the 27 of m and the 18 more of bounding each box
- * by the other's axis-aligned box in its frame (that bound, kept with
- * these, pruned 4-5 % more pairs and cost 10-15 % more instructions); and
- * they are skipped when the centre gap alone prunes the pair (it reaches
- * best2 or exceeds limit2). *key gets the order in which to visit a node's
- * two children (when the pair is not pruned): the squared distance between
- * the centres less the boxes' squared half-diagonals, so that near pairs
- * and large boxes come first. Ordering by the bound instead (the signed
- * centre gap where it is 0, as many near pairs are) made 4-17 % more
- * instructions on the bench pairs: near contact most bounds are 0 and say
- * little about where the closest triangles are. */
-HOT_INLINE double obb_dist2(kcbp_vec3 d, kcbp_vec3 db, const kcbp_mat3 *l, const kcbp_mat3 *r, const bool rt,
-                            const kcbp_obb *a, const kcbp_obb *b, double best2, double limit2, double *key)
+/* A lower bound on the distance between oriented boxes a and b
+ * (kcbp_aabb_tree.obb): d, b's centre minus a's in a's box frame, db the
+ * same in b's box frame, and the rotation from b's box frame to a's
+ * m = l r (rt false) or l r^T (rt true). The centre gap first (no
+ * rotation); when it does not prune the pair (prune_at: the bound that
+ * would), box_gap. *key gets the order in which to visit a node's two
+ * children (when the pair is not pruned): the squared distance between the
+ * centres less the boxes' squared half-diagonals, so that near pairs and
+ * large boxes come first. */
+HOT_INLINE double obb_lower(kcbp_vec3 d, kcbp_vec3 db, const kcbp_mat3 *l, const kcbp_mat3 *r, const bool rt,
+                            const kcbp_obb *a, const kcbp_obb *b, bool full, double prune_at, double *key)
 {
-    double s3 = centre_gap2(d, db, a->extent, b->extent);
-    if (s3 >= best2 || s3 > limit2) {
-        *key = s3;
-        return s3;
+    *key = kcbp_v3_len2(d) - kcbp_v3_len2(a->extent) - kcbp_v3_len2(b->extent);
+    /* The centre line: |d| - (|d|.ea + |db|.eb) / |d|, positive only when
+     * d^2 exceeds the sum (no square root otherwise). */
+    double d2 = kcbp_v3_len2(d), w = kcbp_v3_dot(kcbp_v3_abs(d), a->extent) + kcbp_v3_dot(kcbp_v3_abs(db), b->extent);
+    double g = 0;
+    if (d2 > w) {
+        g = (d2 - w) / sqrt(d2);
+        if (g > prune_at)
+            return g;
     }
+    /* the thinnest axes: the last row and column of m = l r (or l r^T) */
 #define E(i, j) (rt ? r->m[j][i] : r->m[i][j])
 #define M(i, j) (l->m[i][0] * E(0, j) + l->m[i][1] * E(1, j) + l->m[i][2] * E(2, j))
     double m20 = fabs(M(2, 0)), m21 = fabs(M(2, 1)), m22 = fabs(M(2, 2)), m02 = fabs(M(0, 2)), m12 = fabs(M(1, 2));
@@ -83,11 +160,12 @@ HOT_INLINE double obb_dist2(kcbp_vec3 d, kcbp_vec3 db, const kcbp_mat3 *l, const
 #undef E
     double ga = fabs(d.z) - a->extent.z - (m20 * b->extent.x + m21 * b->extent.y + m22 * b->extent.z);
     double gb = fabs(db.z) - b->extent.z - (m02 * a->extent.x + m12 * a->extent.y + m22 * a->extent.z);
-    double g = ga > gb ? ga : gb;
-    double lb = g > 0 ? g * g : 0;
-    lb = lb > s3 ? lb : s3;
-    *key = kcbp_v3_len2(d) - kcbp_v3_len2(a->extent) - kcbp_v3_len2(b->extent);
-    return lb;
+    g = ga > g ? ga : g;
+    g = gb > g ? gb : g;
+    if (g > prune_at || !full)
+        return g;
+    kcbp_mat3 m = mul3(l, r, rt);
+    return box_gap_more(d, &m, a->extent, b->extent, g, prune_at);
 }
 
 /* B's node fixed while A's children are bounded: its box's axes as
@@ -103,12 +181,12 @@ HOT_INLINE b_in_a_frame b_node_in_a(const kcbp_pose *b_in_a, const kcbp_obb *b)
     return f;
 }
 
-HOT_INLINE double child_a_dist2(const b_in_a_frame *f, const kcbp_obb *a, const kcbp_obb *b, double best2,
-                                   double limit2, double *key)
+HOT_INLINE double child_a_lower(const b_in_a_frame *f, const kcbp_obb *a, const kcbp_obb *b, bool full,
+                                double prune_at, double *key)
 {
     kcbp_vec3 dm = kcbp_v3_sub(f->c, a->center); /* in A's frame */
-    return obb_dist2(kcbp_mat3_mul_v3(&a->axes, dm), kcbp_mat3_tmul_v3(&f->w, dm), &a->axes, &f->w, false, a, b, best2,
-                     limit2, key);
+    return obb_lower(kcbp_mat3_mul_v3(&a->axes, dm), kcbp_mat3_tmul_v3(&f->w, dm), &a->axes, &f->w, false, a, b, full,
+                     prune_at, key);
 }
 
 /* A's node fixed while B's children are bounded: v = a's axes times R
@@ -128,19 +206,19 @@ HOT_INLINE a_in_b_frame a_node_in_b(const kcbp_pose *b_in_a, const kcbp_obb *a)
     return f;
 }
 
-HOT_INLINE double child_b_dist2(const a_in_b_frame *f, const kcbp_obb *a, const kcbp_obb *b, double best2,
-                                   double limit2, double *key)
+HOT_INLINE double child_b_lower(const a_in_b_frame *f, const kcbp_obb *a, const kcbp_obb *b, bool full,
+                                double prune_at, double *key)
 {
-    return obb_dist2(kcbp_v3_add(kcbp_mat3_mul_v3(&f->v, b->center), f->p),
-                     kcbp_mat3_mul_v3(&b->axes, kcbp_v3_sub(b->center, f->c)), &f->v, &b->axes, true, a, b, best2,
-                     limit2, key);
+    return obb_lower(kcbp_v3_add(kcbp_mat3_mul_v3(&f->v, b->center), f->p),
+                     kcbp_mat3_mul_v3(&b->axes, kcbp_v3_sub(b->center, f->c)), &f->v, &b->axes, true, a, b, full,
+                     prune_at, key);
 }
 
-/* A cheap lower bound on the squared distance of two triangles: their gap
- * along the line through their centroids (0 when they overlap there), to
- * skip most of the triangle pairs a leaf pair brings that cannot beat the
- * best distance found. */
-static inline double tri_gap2(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
+/* A cheap lower bound on the distance of two triangles: their gap along
+ * the line through their centroids (<= 0 when they overlap there), to skip
+ * most of the triangle pairs a leaf pair brings that cannot beat the best
+ * distance found. */
+static inline double tri_gap(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
 {
     kcbp_vec3 u = kcbp_v3_sub(kcbp_v3_add(kcbp_v3_add(b[0], b[1]), b[2]), kcbp_v3_add(kcbp_v3_add(a[0], a[1]), a[2]));
     double a0 = kcbp_v3_dot(a[0], u), a1 = kcbp_v3_dot(a[1], u), a2 = kcbp_v3_dot(a[2], u);
@@ -150,29 +228,26 @@ static inline double tri_gap2(const kcbp_vec3 a[3], const kcbp_vec3 b[3])
     amax = a2 > amax ? a2 : amax;
     double g = bmin - amax; /* (no fmin/fmax: a library call each without -ffinite-math) */
     double u2 = kcbp_v3_len2(u);
-    /* The gap is rounded: keep a relative margin below it. */
-    return g > 0 && u2 > 0 ? g * g / u2 * (1 - 1e-9) : 0;
+    return g > 0 && u2 > 0 ? g / sqrt(u2) : 0;
 }
 
 /* How far triangle v lies beyond slab (n, lo, hi) (a kcbp_tri_slab, which
- * holds the other triangle), less tol (the rounding of the dot products
- * and of moving the slab); <= 0 when it meets the slab. A lower bound on
+ * holds the other triangle); <= 0 when it meets the slab. A lower bound on
  * the two triangles' distance. */
-static inline double slab_gap(kcbp_vec3 n, double lo, double hi, const kcbp_vec3 v[3], double tol)
+static inline double slab_gap(kcbp_vec3 n, double lo, double hi, const kcbp_vec3 v[3])
 {
     double d0 = kcbp_v3_dot(n, v[0]), d1 = kcbp_v3_dot(n, v[1]), d2 = kcbp_v3_dot(n, v[2]);
     double mn = d0 < d1 ? d0 : d1, mx = d0 > d1 ? d0 : d1;
     mn = d2 < mn ? d2 : mn;
     mx = d2 > mx ? d2 : mx;
-    double g = mn - hi > lo - mx ? mn - hi : lo - mx;
-    return g - tol;
+    return mn - hi > lo - mx ? mn - hi : lo - mx;
 }
 
 static inline double node_size(const kcbp_obb *o) { return o->extent.x + o->extent.y + o->extent.z; }
 
 typedef struct {
     uint32_t a, b;
-    double lb2;
+    double lb;
 } node_pair;
 
 /* The slot of a triangle near point p: down the tree, always into the
@@ -182,59 +257,88 @@ static uint32_t dive(const kcbp_aabb_tree *t, kcbp_vec3 p)
     const kcbp_aabb_node *n = &t->nodes[0];
     while (!n->count) {
         const kcbp_aabb_node *c0 = &t->nodes[n->first], *c1 = c0 + 1;
-        double d0 = 0, d1 = 0;
         kcbp_vec3 u0 = kcbp_v3_sub(kcbp_v3_abs(kcbp_v3_sub(p, c0->center)), c0->extent);
         kcbp_vec3 u1 = kcbp_v3_sub(kcbp_v3_abs(kcbp_v3_sub(p, c1->center)), c1->extent);
-        d0 = kcbp_v3_len2(kcbp_v3_max(u0, kcbp_v3(0, 0, 0)));
-        d1 = kcbp_v3_len2(kcbp_v3_max(u1, kcbp_v3(0, 0, 0)));
+        double d0 = kcbp_v3_len2(kcbp_v3_max(u0, kcbp_v3(0, 0, 0)));
+        double d1 = kcbp_v3_len2(kcbp_v3_max(u1, kcbp_v3(0, 0, 0)));
         n = d1 < d0 ? c1 : c0;
     }
     return n->first;
 }
 
+/* The running best. */
+typedef struct {
+    double d;                   /* the best distance (INFINITY: none) */
+    kcbp_vec3 pa, pb;
+    uint32_t ta, tb;
+} best_pair;
+
+/* Offers a triangle pair's distance, computed as kcbp_tri_distance
+ * computes it, and kept when below the best (and within the limit), or
+ * equal to it with smaller triangle indices (ta, then tb): so that, of the
+ * pairs at the smallest distance (the closest points often are a vertex or
+ * an edge that several triangles share), the one reported does not depend
+ * on the order of the search. The bounds prune a pair only when it is
+ * strictly farther than the best, so every tied pair is offered. */
+static void offer(best_pair *best, const kcbp_vec3 a[3], const kcbp_tri_face *fa, const kcbp_vec3 b[3],
+                  const kcbp_tri_face *fb, uint32_t ta, uint32_t tb, double limit)
+{
+    kcbp_vec3 pa, pb;
+    double d = kcbp_tri_distance_faces(a, fa, b, fb, &pa, &pb);
+    if (d <= limit && (d < best->d || (d == best->d && (ta < best->ta || (ta == best->ta && tb < best->tb))))) {
+        best->d = d;
+        best->pa = pa;
+        best->pb = pb;
+        best->ta = ta;
+        best->tb = tb;
+    }
+}
+
 void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                         const kcbp_tree_distance_query *q, kcbp_tree_distance_result *r)
 {
-    /* best2 is the running upper bound (squared); a node pair is kept only
-     * while its box distance is below it and, with a limit, not above the
+    /* best.d is the running upper bound; a node pair is kept only while its
+     * lower bound, less tol, is below it and, with a limit, not above the
      * limit. Depth-first, nearer child pair first (as FCL's distance
      * traversal). */
-    double limit = q->limit, best2 = INFINITY, best = INFINITY, limit2 = isfinite(limit) ? limit * limit : INFINITY;
-    /* The proven lower bound, squared: once the best triangle distance is
-     * down to it, nothing can be nearer. */
-    double stop2 = q->stop > 0 ? q->stop * q->stop : 0;
-    kcbp_vec3 best_pa = {0, 0, 0}, best_pb = {0, 0, 0};
-    uint32_t best_ta = 0, best_tb = 0;
+    const double limit = q->limit;
+    /* The tolerance of every pruning bound (see the top of the file):
+     * kcbp_tri_distance's error, KCBP_TRI_DIST_REL_ERR of the coordinates
+     * (at most sqrt(3) scale in A's frame), and the bounds' rounding (a few
+     * dozen ulps of the scale), with room to spare. */
+    const double tol = 4 * KCBP_TRI_DIST_REL_ERR * q->scale;
+    /* The proven lower bound: once the best triangle distance is down to
+     * it, nothing can be nearer. */
+    const double stop = q->stop > 0 ? q->stop : 0;
+    best_pair best = {INFINITY, {0, 0, 0}, {0, 0, 0}, 0, 0};
     uint64_t box_pairs = 0, tri_pairs = 0;
+    /* First upper bounds: the hinted pair (the last closest pair of a
+     * trajectory), then the triangles nearest the seeds (found by a greedy
+     * dive in each tree). */
+    if (q->hinted) {
+        kcbp_vec3 tb[3];
+        for (int k = 0; k < 3; k++)
+            tb[k] = kcbp_pose_apply(b_in_a, q->hint_b[k]);
+        kcbp_tri_face fa = kcbp_tri_face_of(q->hint_a), fb = kcbp_tri_face_of(tb);
+        offer(&best, q->hint_a, &fa, tb, &fb, q->hint_tri_a, q->hint_tri_b, limit);
+        tri_pairs++;
+    }
     if (q->seeded) {
-        /* A first upper bound: the triangles nearest the seeds (found by a
-         * greedy dive in each tree). */
         uint32_t sa = dive(a, q->seed_a), sb = dive(b, q->seed_b);
-        kcbp_vec3 tb[3], pa, pb;
+        kcbp_vec3 tb[3];
         for (int k = 0; k < 3; k++)
             tb[k] = kcbp_pose_apply(b_in_a, b->tri_verts[sb][k]);
-        double d = kcbp_tri_distance(a->tri_verts[sa], tb, &pa, &pb);
+        kcbp_tri_face fb = kcbp_tri_face_of(tb);
+        offer(&best, a->tri_verts[sa], &a->tri_face[sa], tb, &fb, a->tri_ids[sa], b->tri_ids[sb], limit);
         tri_pairs++;
-        if (d <= limit) {
-            best = d;
-            best2 = d * d;
-            best_pa = pa;
-            best_pb = pb;
-            best_ta = a->tri_ids[sa];
-            best_tb = b->tri_ids[sb];
-        }
     }
-    /* The rounding of a triangle pair's slab bounds (slab_gap): dot
-     * products of unit normals with vertices within scale of the origin,
-     * and B's slab moved into A's frame, each a few u of the scale. */
-    const double tri_tol = 64 * DBL_EPSILON * q->scale;
     node_pair stack[DIST_STACK];
     size_t top = 0;
     const kcbp_obb *oa = a->obb, *ob = b->obb;
     {
         b_in_a_frame fb = b_node_in_a(b_in_a, &ob[0]);
         double key;
-        stack[top++] = (node_pair){0, 0, child_a_dist2(&fb, &oa[0], &ob[0], INFINITY, INFINITY, &key)};
+        stack[top++] = (node_pair){0, 0, child_a_lower(&fb, &oa[0], &ob[0], true, INFINITY, &key)};
     }
     box_pairs++;
     /* The frame of the node that stays while the other's children are
@@ -243,47 +347,44 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
     b_in_a_frame fb;
     a_in_b_frame fa;
     uint32_t fb_node = UINT32_MAX, fa_node = UINT32_MAX;
-    while (top > 0) {
+    while (top > 0 && best.d > stop) {
         node_pair p = stack[--top];
-        if (p.lb2 >= best2 || p.lb2 > limit2)
+        /* pruned when lb - tol >= best (or > limit) */
+        if (p.lb - tol > best.d || p.lb - tol > limit)
             continue;
         const kcbp_aabb_node *na = &a->nodes[p.a], *nb = &b->nodes[p.b];
         if (na->count && nb->count) {
             kcbp_vec3 tb[KCBP_AABB_LEAF_MAX][3];
+            kcbp_tri_face fbs[KCBP_AABB_LEAF_MAX];
+            uint32_t faced = 0; /* bit j: fbs[j] computed */
             for (uint32_t j = 0; j < nb->count; j++)
                 for (int k = 0; k < 3; k++)
                     tb[j][k] = kcbp_pose_apply(b_in_a, b->tri_verts[nb->first + j][k]);
             for (uint32_t i = 0; i < na->count; i++)
                 for (uint32_t j = 0; j < nb->count; j++) {
-                    kcbp_vec3 pa, pb;
-                    const kcbp_vec3 *ta = a->tri_verts[na->first + i];
-                    double g2 = tri_gap2(ta, tb[j]);
-                    if (g2 >= best2 || g2 > limit2)
+                    uint32_t sa = na->first + i, sb = nb->first + j;
+                    const kcbp_vec3 *ta = a->tri_verts[sa];
+                    double g = tri_gap(ta, tb[j]) - tol;
+                    if (g > best.d || g > limit)
                         continue;
                     /* Then each triangle's slab (along its normal): b
                      * beyond a's, a beyond b's (moved into A's frame). */
-                    const kcbp_tri_slab *sa = &a->tri_slab[na->first + i], *sb = &b->tri_slab[nb->first + j];
-                    double g = slab_gap(sa->n, sa->lo, sa->hi, tb[j], tri_tol);
-                    if (g > 0 && (g * g >= best2 || g * g > limit2))
+                    const kcbp_tri_slab *sla = &a->tri_slab[sa], *slb = &b->tri_slab[sb];
+                    g = slab_gap(sla->n, sla->lo, sla->hi, tb[j]) - tol;
+                    if (g > best.d || g > limit)
                         continue;
-                    kcbp_vec3 n = kcbp_mat3_mul_v3(&b_in_a->rot, sb->n);
+                    kcbp_vec3 n = kcbp_mat3_mul_v3(&b_in_a->rot, slb->n);
                     double off = kcbp_v3_dot(n, b_in_a->trans);
-                    g = slab_gap(n, sb->lo + off, sb->hi + off, ta, tri_tol);
-                    if (g > 0 && (g * g >= best2 || g * g > limit2))
+                    g = slab_gap(n, slb->lo + off, slb->hi + off, ta) - tol;
+                    if (g > best.d || g > limit)
                         continue;
-                    tri_pairs++;
-                    double d = kcbp_tri_distance(ta, tb[j], &pa, &pb);
-                    if (d * d < best2) {
-                        best = d;
-                        best2 = d * d;
-                        best_pa = pa;
-                        best_pb = pb;
-                        best_ta = a->tri_ids[na->first + i];
-                        best_tb = b->tri_ids[nb->first + j];
+                    if (!(faced >> j & 1)) {
+                        fbs[j] = kcbp_tri_face_of(tb[j]);
+                        faced |= 1u << j;
                     }
+                    tri_pairs++;
+                    offer(&best, ta, &a->tri_face[sa], tb[j], &fbs[j], a->tri_ids[sa], b->tri_ids[sb], limit);
                 }
-            if (best2 == 0 || best2 <= stop2)
-                break;
             continue;
         }
         /* Descend the larger box (both sides shrink together); push the
@@ -293,38 +394,48 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
         node_pair c0 = {down_a ? first : p.a, down_a ? p.b : first, 0};
         node_pair c1 = {down_a ? first + 1 : p.a, down_a ? p.b : first + 1, 0};
         double k0, k1;
+        /* a child pair whose bound passes prune_at is pruned: no need to
+         * bound it further */
+        double prune_at = (best.d < limit ? best.d : limit) + tol;
         if (down_a) {
             if (fb_node != p.b) {
                 fb = b_node_in_a(b_in_a, &ob[p.b]);
                 fb_node = p.b;
             }
-            c0.lb2 = child_a_dist2(&fb, &oa[first], &ob[p.b], best2, limit2, &k0);
-            c1.lb2 = child_a_dist2(&fb, &oa[first + 1], &ob[p.b], best2, limit2, &k1);
+            bool lb = b->flags[p.b] & KCBP_NODE_LONG;
+            c0.lb = child_a_lower(&fb, &oa[first], &ob[p.b], lb || (a->flags[first] & KCBP_NODE_LONG), prune_at, &k0);
+            c1.lb = child_a_lower(&fb, &oa[first + 1], &ob[p.b], lb || (a->flags[first + 1] & KCBP_NODE_LONG), prune_at,
+                                  &k1);
         } else {
             if (fa_node != p.a) {
                 fa = a_node_in_b(b_in_a, &oa[p.a]);
                 fa_node = p.a;
             }
-            c0.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first], best2, limit2, &k0);
-            c1.lb2 = child_b_dist2(&fa, &oa[p.a], &ob[first + 1], best2, limit2, &k1);
+            bool la = a->flags[p.a] & KCBP_NODE_LONG;
+            c0.lb = child_b_lower(&fa, &oa[p.a], &ob[first], la || (b->flags[first] & KCBP_NODE_LONG), prune_at, &k0);
+            c1.lb = child_b_lower(&fa, &oa[p.a], &ob[first + 1], la || (b->flags[first + 1] & KCBP_NODE_LONG), prune_at,
+                                  &k1);
         }
         box_pairs += 2;
-        if (k1 < k0) {
+        /* the child pair of smaller lower bound first; the key between
+         * pairs that both overlap (bounds <= 0) */
+        double l0 = c0.lb > 0 ? c0.lb : 0, l1 = c1.lb > 0 ? c1.lb : 0;
+        if (l1 < l0 || (l1 == l0 && k1 < k0)) {
             node_pair t = c0;
             c0 = c1;
             c1 = t;
         }
-        if (c1.lb2 < best2 && c1.lb2 <= limit2)
+        if (c1.lb - tol <= best.d && c1.lb - tol <= limit)
             stack[top++] = c1;
-        if (c0.lb2 < best2 && c0.lb2 <= limit2)
+        if (c0.lb - tol <= best.d && c0.lb - tol <= limit)
             stack[top++] = c0;
     }
     r->stats.box_pairs = box_pairs;
     r->stats.tri_pairs = tri_pairs;
-    r->found = best <= limit;
-    r->distance = best;
-    r->point_a = best_pa;
-    r->point_b = best_pb;
-    r->tri_a = best_ta;
-    r->tri_b = best_tb;
+    r->found = best.d <= limit;
+    r->distance = best.d;
+    r->point_a = best.pa;
+    r->point_b = best.pb;
+    r->tri_a = best.ta;
+    r->tri_b = best.tb;
 }

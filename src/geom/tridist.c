@@ -2,19 +2,16 @@
  * edge-edge, vertex-face and edge-crossing-face cases, each computed in a
  * form that stays accurate where the textbook form cancels (near-parallel
  * edges, slivers). */
-#include <kcbp/distance.h>
+#include "tridist.h"
 
 #include <float.h>
 #include <math.h>
 
 /* A triangle's face, for the vertex-face and edge-face cases: its normal
  * from the two edges at the vertex opposite its longest edge (the best
- * conditioned cross product), or none when the triangle is degenerate. */
-typedef struct {
-    bool ok;
-    kcbp_vec3 n; /* not normalised */
-    double n2;   /* |n|^2 */
-} face;
+ * conditioned cross product), or none (n2 == 0) when the triangle is
+ * degenerate (tridist.h). */
+typedef kcbp_tri_face face;
 
 /* hi = fl(a - b) and the rounding error lo, a - b = hi + lo exactly
  * (Knuth's TwoSum). */
@@ -37,9 +34,9 @@ static double det2(double x1h, double x1l, double y2h, double y2l, double x2h, d
     return s + ((pe - qe + se) + (x1h * y2l + x1l * y2h) - (x2h * y1l + x2l * y1h));
 }
 
-static face face_of(const kcbp_vec3 t[3])
+kcbp_tri_face kcbp_tri_face_of(const kcbp_vec3 t[3])
 {
-    face f = {false, {0, 0, 0}, 0};
+    face f = {{0, 0, 0}, 0};
     double l0 = kcbp_v3_len2(kcbp_v3_sub(t[1], t[2])); /* opposite t[0] */
     double l1 = kcbp_v3_len2(kcbp_v3_sub(t[2], t[0]));
     double l2 = kcbp_v3_len2(kcbp_v3_sub(t[0], t[1]));
@@ -66,7 +63,8 @@ static face face_of(const kcbp_vec3 t[3])
     }
     /* Degenerate up to rounding: what is left of the normal is within the
      * ~u^2 |e1| |e2| the accurate products still miss. */
-    f.ok = f.n2 > 0 && sqrt(f.n2) > 64 * DBL_EPSILON * DBL_EPSILON * scale && isfinite(f.n2);
+    if (!(f.n2 > 0 && sqrt(f.n2) > 64 * DBL_EPSILON * DBL_EPSILON * scale && isfinite(f.n2)))
+        f.n2 = 0; /* no usable face */
     return f;
 }
 
@@ -201,6 +199,15 @@ static bool slab_separates(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3
 
 double kcbp_tri_distance(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 *pa, kcbp_vec3 *pb)
 {
+    /* (a non-finite coordinate makes a face unusable, and
+     * kcbp_tri_distance_faces answers INFINITY for it) */
+    face fa = kcbp_tri_face_of(a), fb = kcbp_tri_face_of(b);
+    return kcbp_tri_distance_faces(a, &fa, b, &fb, pa, pb);
+}
+
+double kcbp_tri_distance_faces(const kcbp_vec3 a[3], const kcbp_tri_face *pfa, const kcbp_vec3 b[3],
+                               const kcbp_tri_face *pfb, kcbp_vec3 *pa, kcbp_vec3 *pb)
+{
     kcbp_vec3 ta, tb;
     pa = pa ? pa : &ta;
     pb = pb ? pb : &tb;
@@ -210,22 +217,23 @@ double kcbp_tri_distance(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 *
             *pb = b[0];
             return INFINITY;
         }
-    face fa = face_of(a), fb = face_of(b);
+    const face fa = *pfa, fb = *pfb;
+    const bool fa_ok = fa.n2 > 0, fb_ok = fb.n2 > 0;
     double ha[3] = {0, 0, 0}, hb[3] = {0, 0, 0}; /* a over b's plane, b over a's */
     for (int i = 0; i < 3; i++) {
-        if (fb.ok)
+        if (fb_ok)
             ha[i] = kcbp_v3_dot(kcbp_v3_sub(a[i], b[0]), fb.n);
-        if (fa.ok)
+        if (fa_ok)
             hb[i] = kcbp_v3_dot(kcbp_v3_sub(b[i], a[0]), fa.n);
     }
     /* An edge crossing the other's face: they intersect. Not possible when
      * one lies strictly on one side of the other's plane. */
-    if (!(fb.ok && one_side(ha)) && !(fa.ok && one_side(hb)))
+    if (!(fb_ok && one_side(ha)) && !(fa_ok && one_side(hb)))
         for (int i = 0; i < 3; i++) {
             int j = (i + 1) % 3;
             kcbp_vec3 x;
-            if ((fb.ok && edge_crosses(a[i], a[j], ha[i], ha[j], b, &fb, &x)) ||
-                (fa.ok && edge_crosses(b[i], b[j], hb[i], hb[j], a, &fa, &x))) {
+            if ((fb_ok && edge_crosses(a[i], a[j], ha[i], ha[j], b, &fb, &x)) ||
+                (fa_ok && edge_crosses(b[i], b[j], hb[i], hb[j], a, &fa, &x))) {
                 *pa = *pb = x;
                 return 0;
             }
@@ -242,9 +250,9 @@ double kcbp_tri_distance(const kcbp_vec3 a[3], const kcbp_vec3 b[3], kcbp_vec3 *
             }
         }
     for (int i = 0; i < 3; i++) {
-        if (fb.ok)
+        if (fb_ok)
             vertex_face(&best, a[i], ha[i], b, &fb, true);
-        if (fa.ok)
+        if (fa_ok)
             vertex_face(&best, b[i], hb[i], a, &fa, false);
     }
 done:

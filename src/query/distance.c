@@ -11,6 +11,22 @@
 #include "model_internal.h"
 #include "shape_query.h"
 
+/* The collision probe of stage 3: the first touching triangle pair (mesh
+ * indices), if any. */
+typedef struct {
+    bool found;
+    uint32_t ta, tb;
+} probe_ctx;
+
+static bool probe_found(void *ctx, uint32_t ta, uint32_t tb)
+{
+    probe_ctx *p = ctx;
+    p->found = true;
+    p->ta = ta;
+    p->tb = tb;
+    return false;
+}
+
 kcbp_distance_options kcbp_distance_options_default(void)
 {
     kcbp_distance_options o = {.max_distance = INFINITY, .use_cbp = true};
@@ -81,11 +97,41 @@ kcbp_status kcbp_distance(const kcbp_model *ma, const kcbp_pose *pose_a, const k
         }
     }
 
-    /* Stage 3: the trees. */
+    /* Stage 3: the trees. When the k-CBPs overlap, the meshes may
+     * intersect: the collision traversal (much cheaper per node pair than
+     * the distance's bounds, and stopped at its first contact) looks for a
+     * touching triangle pair first, whose distance (0, unless kcbp_tri_distance
+     * rounds it to a hair above) then ends or nearly ends the search. */
+    if (!q.seeded) {
+        probe_ctx pc = {false, 0, 0};
+        kcbp_tree_stats st = {0, 0};
+        uint32_t near[2];
+        kcbp_aabb_tree_probe(&a->tree, &b->tree, &b_in_a, kcbp_pair_tolerance(a, b, &b_in_a), probe_found, &pc, &st,
+                             near);
+        result->tree.box_pairs += st.box_pairs;
+        result->tree.tri_pairs += st.tri_pairs;
+        uint32_t ta = pc.ta, tb = pc.tb;
+        if (!pc.found && near[0] != UINT32_MAX) {
+            /* no contact: the first pair of triangles tested, near each
+             * other, for a first upper bound */
+            ta = a->tree.tri_ids[near[0]];
+            tb = b->tree.tri_ids[near[1]];
+        }
+        if (pc.found || near[0] != UINT32_MAX) {
+            q.hinted = true;
+            q.hint_tri_a = ta;
+            q.hint_tri_b = tb;
+            for (int k = 0; k < 3; k++) {
+                q.hint_a[k] = a->mesh.vertices[a->mesh.triangles[ta].v[k]];
+                q.hint_b[k] = b->mesh.vertices[b->mesh.triangles[tb].v[k]];
+            }
+        }
+    }
     q.stop = lower;
     kcbp_tree_distance_result t;
     kcbp_tree_distance(&a->tree, &b->tree, &b_in_a, &q, &t);
-    result->tree = t.stats;
+    result->tree.box_pairs += t.stats.box_pairs;
+    result->tree.tri_pairs += t.stats.tri_pairs;
     if (!t.found) {
         /* Every node pair left was farther than the limit. */
         result->distance_lower = fmax(lower, limit);

@@ -220,8 +220,10 @@ uint64_t kcbp_impl_bytes(const kcbp_model_impl *m)
     if (kcbp_impl_is_shape(m))
         return b + (m->geom.hull ? (uint64_t)kcbp_convex_hull_vertex_count(m->geom.hull) * 64 : 0);
     b += (uint64_t)m->mesh.nvertices * sizeof(kcbp_vec3) + (uint64_t)m->mesh.ntriangles * sizeof(kcbp_tri);
-    b += (uint64_t)m->tree.nnodes * (sizeof(kcbp_aabb_node) + sizeof(uint32_t) + sizeof(kcbp_tri_slab) + sizeof(kcbp_obb)) +
-         (uint64_t)m->mesh.ntriangles * (sizeof(uint32_t) + 3 * sizeof(kcbp_vec3) + sizeof(kcbp_tri_slab));
+    b += (uint64_t)m->tree.nnodes *
+             (sizeof(kcbp_aabb_node) + sizeof(uint32_t) + sizeof(kcbp_tri_slab) + sizeof(kcbp_obb) + sizeof(uint8_t)) +
+         (uint64_t)m->mesh.ntriangles *
+             (sizeof(uint32_t) + 3 * sizeof(kcbp_vec3) + sizeof(kcbp_tri_slab) + sizeof(kcbp_tri_face));
     b += (uint64_t)(m->cbp.nplanes + m->fine.nplanes) * (sizeof(kcbp_cbp_plane) + 8 * sizeof(uint32_t)) +
          (uint64_t)(m->cbp.nvertices + m->fine.nvertices) * (sizeof(kcbp_vec3) + 8 * sizeof(uint32_t));
     return b;

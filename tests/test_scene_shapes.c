@@ -482,6 +482,37 @@ static void test_cli(void **state)
     assert_non_null(strstr(r.out, "{\"a\":\"rod\",\"b\":\"crate\"}"));
     test_run_free(&r);
 
+    /* --export: each shape's surface, tessellated, drawn plain (no triangle
+     * of a shape is a contact: the mark array was read past its end for a
+     * shape's display triangles); the monkey's contact triangles red */
+    char exdir[1200];
+    snprintf(exdir, sizeof exdir, "%s/ex", dir);
+    const char *xargv[] = {"scene", path, "--contacts", "all", "--export", exdir, NULL};
+    test_run(&r, xargv);
+    if (r.status != 0)
+        fail_msg("kcbp scene --export: %s", r.err);
+    test_run_free(&r);
+    static const char *const files[] = {"0-monkey.ply", "1-ball.ply", "2-rod.ply", "3-crate.ply"};
+    for (int k = 0; k < 4; k++) {
+        char fp[1400];
+        snprintf(fp, sizeof fp, "%s/%s", exdir, files[k]);
+        FILE *f = fopen(fp, "r");
+        if (!f)
+            fail_msg("--export wrote no %s", files[k]);
+        char line[512];
+        int red = 0, faces = 0;
+        while (fgets(line, sizeof line, f)) {
+            faces += !strncmp(line, "3 ", 2);
+            red += !strncmp(line, "3 ", 2) && strstr(line, " 230 0 0\n") != NULL;
+        }
+        fclose(f);
+        assert_true(faces > 0);
+        if (k == 0)
+            assert_true(red > 0);
+        else if (red)
+            fail_msg("%s: %d of the shape's display triangles marked as contacts", files[k], red);
+    }
+
     /* a bad shape: the field named, exit status 1 or more */
     const char *bad = test_tmp_write_text(
         dir, "bad.json",

@@ -254,7 +254,7 @@ typedef struct {
 /* The answer for one frame. Counts are of pairs of objects: pairs =
  * n(n-1)/2; broadphase: pairs whose world boxes overlap (the boxes of the
  * posed k-CBPs, see kcbp_model_world_bounds); mesh_tested: pairs that reached
- * the mesh test (not apart by their boxes, nor by their k-CBPs when that
+ * the mesh test (or, for two shapes, their own test; not apart by their boxes, nor by their k-CBPs when that
  * filter ran: the k-CBP stage is skipped where it does not pay, see
  * kcbp_scene_eval_options.cbp_adaptive, so with it this counts the pairs the
  * filters let through, not the pairs whose k-CBPs overlap); colliding: pairs

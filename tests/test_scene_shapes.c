@@ -52,6 +52,19 @@ static void put(buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* test_rng_unit_vector, its draws in a fixed order (its own call's
+ * arguments are drawn in the compiler's order). */
+static kcbp_vec3 unit_vector(test_rng *r)
+{
+    for (;;) {
+        double x = test_rng_range(r, -1, 1), y = test_rng_range(r, -1, 1), z = test_rng_range(r, -1, 1);
+        kcbp_vec3 v = kcbp_v3(x, y, z);
+        double l = kcbp_v3_len(v);
+        if (l > 0.1 && l <= 1.0)
+            return kcbp_v3_scale(v, 1.0 / l);
+    }
+}
+
 /* A few parameter sets per kind, so that objects share models. */
 static spec random_spec(test_rng *r, bool shapes_only)
 {
@@ -100,19 +113,25 @@ static char *random_scene(uint64_t seed, uint32_t n, double side, bool shapes_on
         specs[i] = random_spec(&r, shapes_only);
         put(&b, "%s\n{\"name\": \"o%u\", ", i ? "," : "", i);
         put_spec(&b, &specs[i]);
-        kcbp_vec3 ax = test_rng_unit_vector(&r);
+        /* (one draw per statement: the order of a call's arguments is the
+         * compiler's, and the scene must be the same with every compiler) */
+        double px = test_rng_range(&r, 0, side), py = test_rng_range(&r, 0, side);
+        double pz = test_rng_range(&r, 0, side);
+        kcbp_vec3 ax = unit_vector(&r);
+        double angle = test_rng_range(&r, 0, 360);
         put(&b, ", \"position\": [%.17g, %.17g, %.17g], \"rotation\": {\"axis\": [%.17g, %.17g, %.17g], "
                 "\"angle_deg\": %.17g}",
-            test_rng_range(&r, 0, side), test_rng_range(&r, 0, side), test_rng_range(&r, 0, side), ax.x, ax.y, ax.z,
-            test_rng_range(&r, 0, 360));
+            px, py, pz, ax.x, ax.y, ax.z, angle);
         if (specs[i].scale != 1.0 || test_rng_uniform(&r) < 0.2)
             put(&b, ", \"scale\": %.17g", specs[i].scale);
         if (frames > 1) {
-            kcbp_vec3 w = test_rng_unit_vector(&r);
+            double vx = test_rng_range(&r, -1, 1), vy = test_rng_range(&r, -1, 1);
+            double vz = test_rng_range(&r, -1, 1);
+            kcbp_vec3 w = unit_vector(&r);
+            double rate = test_rng_range(&r, -90, 90);
             put(&b, ", \"velocity\": [%.17g, %.17g, %.17g], \"angular_velocity\": {\"axis\": [%.17g, %.17g, "
                     "%.17g], \"deg_per_s\": %.17g}",
-                test_rng_range(&r, -1, 1), test_rng_range(&r, -1, 1), test_rng_range(&r, -1, 1), w.x, w.y, w.z,
-                test_rng_range(&r, -90, 90));
+                vx, vy, vz, w.x, w.y, w.z, rate);
         }
         put(&b, "}");
     }

@@ -302,6 +302,16 @@ void kcbp_report_frame_begin(kcbp_report_frame *r, kcbp_js *w, const kcbp_scene 
     kcbp_js_open(w, '[');
 }
 
+/* A triangle index of a scene's contact: null on a shape's side (no
+ * triangle: KCBP_SHAPE_FEATURE), as kcbp collide reports it. */
+static void js_tri(kcbp_js *w, uint32_t t)
+{
+    if (t == KCBP_SHAPE_FEATURE)
+        kcbp_js_null(w);
+    else
+        kcbp_js_uint(w, t);
+}
+
 void kcbp_report_frame_pair(kcbp_report_frame *r, const kcbp_scene_pair *p)
 {
     kcbp_js *w = r->w;
@@ -327,8 +337,8 @@ void kcbp_report_frame_pair(kcbp_report_frame *r, const kcbp_scene_pair *p)
         kcbp_js_open(w, '[');
         for (size_t k = 0; k < n; k++) {
             kcbp_js_open(w, '[');
-            kcbp_js_uint(w, p->contacts[k].a);
-            kcbp_js_uint(w, p->contacts[k].b);
+            js_tri(w, p->contacts[k].a);
+            js_tri(w, p->contacts[k].b);
             kcbp_js_close(w, ']');
         }
         kcbp_js_close(w, ']');
@@ -375,8 +385,8 @@ static void ccd_part(kcbp_js *w, const kcbp_scene *scene, const kcbp_scene_ccd *
             kcbp_js_key(w, "contacts");
             kcbp_js_open(w, '[');
             kcbp_js_open(w, '[');
-            kcbp_js_uint(w, h->tri_a);
-            kcbp_js_uint(w, h->tri_b);
+            js_tri(w, h->tri_a);
+            js_tri(w, h->tri_b);
             kcbp_js_close(w, ']');
             kcbp_js_close(w, ']');
             kcbp_js_key(w, "point");

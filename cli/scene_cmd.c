@@ -334,7 +334,10 @@ static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_frame 
         char stem[96];
         kcbp_cli_export_stem(stem, sizeof stem, i, kcbp_scene_object_at(scene, i).name);
         kcbp_pose pose = kcbp_scene_object_pose(scene, i, f->frame);
-        kcbp_cli_export_object o = {.stem = stem, .model = model, .pose = &pose, .marked = marked};
+        /* a shape has no triangle to mark: its display tessellation is
+         * drawn plain (marked holds its model's triangles, none) */
+        kcbp_cli_export_object o = {.stem = stem, .model = model, .pose = &pose,
+                                    .marked = kcbp_model_shape(model, NULL) ? NULL : marked};
         st = kcbp_cli_export_write(dir, &o, err);
     }
     free(marked);

@@ -20,6 +20,20 @@
  *   kcbp_pose_from_quat and kcbp_pose_from_matrix do (pose.h); their
  *   object's axis and angle_deg are then derived from that rotation, and
  *   kcbp_scene_to_text writes it as its matrix.
+ * - An object may be a shape (shape.h) instead of a mesh: "shape" in place
+ *   of "mesh" (exactly one of the two), {"sphere": {"radius": R}},
+ *   {"capsule": {"radius": R, "length": L}}, {"box": {"size": [X, Y, Z]}}
+ *   (full side lengths) or {"cylinder": {"radius": R, "height": H}}: the
+ *   command line's sphere:R, capsule:R:L, box:X:Y:Z, cylinder:R:H, each
+ *   number finite, > 0 and within [KCBP_SHAPE_MIN, KCBP_SHAPE_MAX]; "scale"
+ *   multiplies the numbers (the scaled shape is checked too). Objects of one
+ *   shape and scale share one model, built by kcbp_model_build_shape (no
+ *   file, not cached). kcbp_scene_object_at gives such an object's mesh as
+ *   the shape's spelling ("capsule:0.050000000000000003:0.40000000000000002",
+ *   the numbers exact), kcbp_scene_add_object takes a mesh so spelled as
+ *   that shape ("./capsule:1:2" names a file), kcbp_scene_model_path gives
+ *   the spelling, and kcbp_scene_to_text writes "shape" back. Contacts on
+ *   a shape's side have KCBP_SHAPE_FEATURE for the triangle.
  * - "motion" (optional): "frames" (an integer in [1, KCBP_SCENE_MAX_FRAMES])
  *   and "dt" (seconds, > 0). Without it the scene is static: one frame, and
  *   velocities are ignored.
@@ -99,7 +113,8 @@ extern "C" {
  * scene's when read back. */
 typedef struct {
     const char *name;      /* non-empty, unique in the scene */
-    const char *mesh;      /* the mesh file, as written (relative to the scene's folder) */
+    const char *mesh;      /* the mesh file, as written (relative to the scene's folder),
+                              or a shape spelled as on the command line ("sphere:0.5") */
     double scale;          /* > 0, applied first, about the mesh's origin */
     kcbp_vec3 position;
     kcbp_vec3 axis;        /* the initial rotation, as written (not normalised), or
@@ -239,7 +254,7 @@ typedef struct {
 /* The answer for one frame. Counts are of pairs of objects: pairs =
  * n(n-1)/2; broadphase: pairs whose world boxes overlap (the boxes of the
  * posed k-CBPs, see kcbp_model_world_bounds); mesh_tested: pairs that reached
- * the mesh test (not apart by their boxes, nor by their k-CBPs when that
+ * the mesh test (or, for two shapes, their own test; not apart by their boxes, nor by their k-CBPs when that
  * filter ran: the k-CBP stage is skipped where it does not pay, see
  * kcbp_scene_eval_options.cbp_adaptive, so with it this counts the pairs the
  * filters let through, not the pairs whose k-CBPs overlap); colliding: pairs

@@ -128,7 +128,7 @@ typedef struct {
     kcbp_contact *contacts;
     size_t ncontacts, cap_contacts;
     uint64_t broadphase;    /* pairs whose boxes overlap (tested) */
-    uint64_t mesh_tested;   /* ...that reached the mesh test */
+    uint64_t mesh_tested;   /* ...that reached the mesh test (two shapes: their own test) */
     uint64_t cache_hits;    /* ...that their pair cache settled or sped up */
 } kcbp_world_hits;
 

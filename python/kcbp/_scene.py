@@ -5,19 +5,21 @@ import threading
 from ctypes import byref
 
 from . import _lib
-from ._api import _CONTACTS, _DEFAULT_K, _model_options
+from ._api import _CONTACTS, _DEFAULT_K, _index, _model_options
 from ._lib import Error, lib
 
 
 class Scene:
     """A scene file (the JSON of `kcbp scene`, include/kcbp/scene.h), read
-    and built once: every distinct (mesh file, scale) gets one model.
+    and built once: every distinct (mesh file, scale) gets one model, and
+    every distinct (shape, scale) of its "shape" objects one.
 
     ``Scene(path, k=16, contacts="none")``; ``len(scene)`` is its number of
     frames (1 for a static scene), ``scene.objects`` the object names,
     ``scene.frame(f)`` the report of frame f as a dict with the fields of
     `kcbp scene`'s lines ("frame", "pairs", "passed", "colliding": [{"a",
-    "b"[, "contacts"]}], "cache", "time_ms", ...), and iterating the scene
+    "b"[, "contacts"]}]: a shape's side of a contact is None, as the CLI's
+    null), "cache", "time_ms", ...), and iterating the scene
     gives every frame's report in order. Consecutive frames share the pairs'
     caches (temporal coherence), as the CLI's do. ``close()`` (or ``with``)
     frees it at once; otherwise it is freed with the object. A closed scene
@@ -144,7 +146,7 @@ class Scene:
             h = _lib.SceneHit.from_buffer(raw, i * hs)
             hit = {"a": self.objects[h.a], "b": self.objects[h.b]}
             if self._contacts != "none":
-                hit["contacts"] = [[fr.contacts[2 * j], fr.contacts[2 * j + 1]]
+                hit["contacts"] = [[_index(fr.contacts[2 * j]), _index(fr.contacts[2 * j + 1])]
                                    for j in range(h.first, h.first + h.count)]
             hits.append(hit)
 

@@ -285,6 +285,30 @@ def test_scene_matches_cli(tmp_path):
     assert any(r["colliding"] for r in reports) and not all(r["colliding"] for r in reports)
 
 
+def test_scene_shapes_match_cli(tmp_path):
+    scene = {"objects": [
+        {"name": "b", "mesh": BUNNY, "position": [0, 0, 0]},
+        {"name": "ball", "shape": {"sphere": {"radius": 0.05}}, "position": [-0.865619, 0.624919, 0.084327],
+         "velocity": [0, 0, 0.5]},  # from a vertex of the bunny outwards
+        {"name": "rod", "shape": {"capsule": {"radius": 0.01, "length": 0.2}}, "position": [-0.82, 0.624919, 0.1]},
+        {"name": "crate", "shape": {"box": {"size": [0.1, 0.1, 0.1]}}, "position": [2, 0, 0]},
+        {"name": "drum", "shape": {"cylinder": {"radius": 0.05, "height": 0.1}}, "position": [2.05, 0, 0]},
+    ], "motion": {"frames": 6, "dt": 0.2}}
+    path = tmp_path / "shapes.json"
+    path.write_text(json.dumps(scene))
+    cli = run_cli("scene", path, "--contacts", "all", "--mesh-root", os.path.join(ROOT, "meshes"))
+    with kcbp.Scene(path, contacts="all") as s:
+        reports = list(s)
+    assert len(reports) == len(cli)
+    def key(h):  # the CLI lists pairs in the scene's rank order, kcbp.Scene by (a, b)
+        return (h["a"], h["b"])
+    for py, c in zip(reports, cli):
+        assert py["models"] == c["models"] == 5
+        assert sorted(py["colliding"], key=key) == sorted(c["colliding"], key=key)
+    contacts = [ct for r in reports for h in r["colliding"] for ct in h["contacts"]]
+    assert contacts and all(ct[1] is None for ct in contacts)  # every pair has a shape on side b
+
+
 def test_scene_errors(tmp_path):
     with pytest.raises(kcbp.Error):
         kcbp.Scene(tmp_path / "none.json", contacts="several")

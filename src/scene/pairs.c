@@ -421,13 +421,15 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
             stats->cache_contact += r->cache.hit == KCBP_CACHE_CONTACT;
             stats->cache_near += r->cache.hit == KCBP_CACHE_NEAR;
             stats->cbp_skipped += r->cache.gjk_skipped;
-            if (r->decided_by == KCBP_STAGE_MESH) {
+            /* the exact test: the mesh stage, or two shapes' own test */
+            bool exact = r->decided_by == KCBP_STAGE_MESH || r->decided_by == KCBP_STAGE_SHAPE;
+            if (exact) {
                 stats->mesh_tested++;
                 stats->mesh_ms += q1 - q0;
             } else {
                 stats->filter_ms += q1 - q0;
             }
-            KCBP_ASSERT(!r->collide || r->decided_by == KCBP_STAGE_MESH);
+            KCBP_ASSERT(!r->collide || exact);
             if (r->collide || near) {
                 stats->colliding++;
                 st = add_hit(sl, ea < eb ? ea : eb, ea < eb ? eb : ea, r, err);

@@ -217,6 +217,20 @@ kcbp_status kcbp_scene_build_cached(kcbp_scene *s, const kcbp_model_options *opt
             end++;
         }
         char field[64];
+        if (s->models[m].shape.kind != KCBP_SHAPE_NONE) {
+            /* A shape (its marked spelling: a run of its scales): built from
+             * its numbers, nothing read; cheap, so never cached. */
+            double t0 = kcbp_now_ms();
+            for (uint32_t i = m; i < end && st == KCBP_OK; i++)
+                if ((st = kcbp_model_build_shape(&s->models[i].model, &s->models[i].shape, err)) != KCBP_OK) {
+                    char prefix[128];
+                    snprintf(prefix, sizeof prefix, "%s: objects[%u].shape", s->name, s->models[i].first_object);
+                    kcbp_error_prefix(err, prefix);
+                }
+            s->build_ms += kcbp_now_ms() - t0;
+            m = end;
+            continue;
+        }
         snprintf(field, sizeof field, "objects[%u].mesh", first);
         /* (the objects of one joined path all wrote it the same way) */
         if (s->mesh_root && (st = confine(s, first, s->models[m].path, err)) != KCBP_OK)

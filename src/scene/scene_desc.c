@@ -141,6 +141,57 @@ kcbp_status kcbp_scene_set_strings(kcbp_scene *s, kcbp_scene_obj *o, const char 
     return KCBP_OK;
 }
 
+/* ---- shapes -------------------------------------------------------------- */
+
+static void put_number(char *buf, size_t cap, size_t *n, double v)
+{
+    if (*n >= cap)
+        return;
+    int k = snprintf(buf + *n, cap - *n, ":%.17g", v); /* 17 digits: read back exactly */
+    for (int i = 0; k > 0 && i < k && *n + (size_t)i < cap; i++)
+        if (buf[*n + (size_t)i] == ',') /* a locale's decimal comma */
+            buf[*n + (size_t)i] = '.';
+    *n += k > 0 ? (size_t)k : 0;
+}
+
+void kcbp_scene_shape_string(const kcbp_shape *sh, char *buf, size_t cap)
+{
+    int k = snprintf(buf, cap, "%c%s", KCBP_SCENE_SHAPE_MARK, kcbp_shape_kind_name(sh->kind));
+    size_t n = k > 0 ? (size_t)k : 0;
+    switch (sh->kind) {
+    case KCBP_SHAPE_SPHERE: put_number(buf, cap, &n, sh->radius); break;
+    case KCBP_SHAPE_CAPSULE:
+    case KCBP_SHAPE_CYLINDER:
+        put_number(buf, cap, &n, sh->radius);
+        put_number(buf, cap, &n, sh->length);
+        break;
+    case KCBP_SHAPE_BOX:
+        put_number(buf, cap, &n, sh->size.x);
+        put_number(buf, cap, &n, sh->size.y);
+        put_number(buf, cap, &n, sh->size.z);
+        break;
+    default: break;
+    }
+}
+
+kcbp_shape kcbp_scene_shape_of(const char *marked)
+{
+    kcbp_shape sh;
+    memset(&sh, 0, sizeof sh);
+    if (kcbp_scene_is_shape_string(marked) && kcbp_shape_parse(marked + 1, &sh, NULL) != KCBP_OK)
+        memset(&sh, 0, sizeof sh); /* (never: the spelling was made from a checked shape) */
+    return sh;
+}
+
+kcbp_shape kcbp_scene_shape_scaled(const kcbp_shape *sh, double scale)
+{
+    kcbp_shape r = *sh;
+    r.radius *= scale;
+    r.length *= scale;
+    r.size = kcbp_v3_scale(r.size, scale);
+    return r;
+}
+
 /* ---- life ---------------------------------------------------------------- */
 
 kcbp_status kcbp_scene_init(kcbp_scene *s, const char *name, const char *dir, kcbp_error *err)
@@ -329,7 +380,8 @@ kcbp_status kcbp_scene_assign_models(kcbp_scene *s, kcbp_error *err)
         goto done;
     }
     for (uint32_t m = 0; m < nmesh; m++) {
-        char *joined = join_path(s->dir, s->meshes.strs[m]);
+        const char *mesh = s->meshes.strs[m];
+        char *joined = kcbp_scene_is_shape_string(mesh) ? kcbp_strdup(mesh) : join_path(s->dir, mesh);
         const char *in = joined ? kcbp_strpool_intern(&paths, joined) : NULL;
         free(joined);
         if (!in) {
@@ -407,6 +459,10 @@ kcbp_status kcbp_scene_assign_models(kcbp_scene *s, kcbp_error *err)
         kcbp_scene_model_entry *md = &s->models[keys[k].rank];
         md->scale = keys[k].scale;
         md->first_object = keys[k].first;
+        if (kcbp_scene_is_shape_string(paths.strs[keys[k].path])) {
+            kcbp_shape sh = kcbp_scene_shape_of(paths.strs[keys[k].path]);
+            md->shape = kcbp_scene_shape_scaled(&sh, md->scale);
+        }
         if (!(md->path = kcbp_strdup(paths.strs[keys[k].path]))) {
             st = perr(c, KCBP_ERR_NOMEM, NULL, "out of memory for mesh paths");
             s->nmodels = nkeys;
@@ -535,11 +591,33 @@ kcbp_status kcbp_scene_add_object(kcbp_scene *s, const kcbp_scene_object *in, kc
     kcbp_pose p;
     if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), in->axis, in->angle_deg, &p, NULL) != KCBP_OK)
         return perr(&c, KCBP_ERR_INVALID, field, "not a rotation");
+    /* A mesh spelled as a shape ("capsule:0.05:0.4", as on the command line)
+     * is that shape ("./capsule:0.05:0.4" names the file). */
+    const char *mesh = in->mesh;
+    char spelled[128], sub[80];
+    if (kcbp_scene_is_shape_string(mesh)) {
+        snprintf(sub, sizeof sub, "%s.mesh", field);
+        return perr(&c, KCBP_ERR_INVALID, sub, "a mesh path cannot start with the byte 0x01");
+    }
+    if (kcbp_shape_spelled(mesh)) {
+        kcbp_shape sh;
+        kcbp_error e;
+        snprintf(sub, sizeof sub, "%s.mesh", field);
+        if (kcbp_shape_parse(mesh, &sh, &e) != KCBP_OK)
+            return perr(&c, KCBP_ERR_INVALID, sub, "%s", e.msg);
+        kcbp_shape scaled = kcbp_scene_shape_scaled(&sh, in->scale);
+        if (kcbp_shape_check(&scaled, &e) != KCBP_OK) {
+            snprintf(sub, sizeof sub, "%s.scale", field);
+            return perr(&c, KCBP_ERR_INVALID, sub, "the scaled shape is out of range: %s", e.msg);
+        }
+        kcbp_scene_shape_string(&sh, spelled, sizeof spelled);
+        mesh = spelled;
+    }
     kcbp_status st = kcbp_scene_push_object(s, err);
     if (st != KCBP_OK)
         return st;
     kcbp_scene_obj *o = &s->objects[s->nobjects - 1];
-    st = kcbp_scene_set_strings(s, o, in->name, in->mesh, err);
+    st = kcbp_scene_set_strings(s, o, in->name, mesh, err);
     o->scale = in->scale;
     o->position = in->position;
     o->axis = in->axis;
@@ -599,7 +677,8 @@ uint32_t kcbp_scene_object_model(const kcbp_scene *s, uint32_t i) { return s->ob
 kcbp_scene_object kcbp_scene_object_at(const kcbp_scene *s, uint32_t i)
 {
     const kcbp_scene_obj *o = &s->objects[i];
-    kcbp_scene_object r = {o->name,     o->mesh,     o->scale,     o->position,     o->axis,
+    const char *mesh = kcbp_scene_is_shape_string(o->mesh) ? o->mesh + 1 : o->mesh; /* a shape: as spelled */
+    kcbp_scene_object r = {o->name,     mesh,        o->scale,     o->position,     o->axis,
                            o->angle_deg, o->velocity, o->spin_axis, o->spin_deg_per_s};
     return r;
 }
@@ -611,7 +690,10 @@ const kcbp_model *kcbp_scene_model(const kcbp_scene *s, uint32_t m)
 
 const char *kcbp_scene_model_path(const kcbp_scene *s, uint32_t m)
 {
-    return s->assigned && m < s->nmodels ? s->models[m].path : NULL;
+    if (!s->assigned || m >= s->nmodels)
+        return NULL;
+    const char *p = s->models[m].path;
+    return kcbp_scene_is_shape_string(p) ? p + 1 : p; /* a shape: as spelled */
 }
 
 kcbp_scene_build_times kcbp_scene_build_time(const kcbp_scene *s)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <kcbp/scene.h>
+#include <kcbp/shape.h>
 
 #include "base/input.h"
 #include "boxtree.h"
@@ -63,10 +64,28 @@ typedef struct {
     kcbp_mat3 rot0;        /* R(axis, angle_deg) */
 } kcbp_scene_obj;
 
+/* A shape object ("shape" in the file, instead of "mesh"): its mesh string
+ * is KCBP_SCENE_SHAPE_MARK followed by the shape as the command line spells
+ * it, the numbers written exactly ("\001capsule:0.05:0.4"), so that the
+ * objects of one shape share one interned string and, through the (path,
+ * scale) key, one model, and no mesh path (which never starts with the mark)
+ * is mistaken for it. The object's public mesh is the spelling without the
+ * mark. */
+#define KCBP_SCENE_SHAPE_MARK '\001'
+static inline bool kcbp_scene_is_shape_string(const char *mesh) { return mesh[0] == KCBP_SCENE_SHAPE_MARK; }
+/* The marked spelling of a (checked) shape into buf (64 bytes suffice). */
+void kcbp_scene_shape_string(const kcbp_shape *shape, char *buf, size_t cap);
+/* The shape of a marked spelling, and the shape multiplied by scale (its
+ * numbers; the object's scale applies to its shape as to a mesh). */
+kcbp_shape kcbp_scene_shape_of(const char *marked);
+kcbp_shape kcbp_scene_shape_scaled(const kcbp_shape *shape, double scale);
+
 typedef struct {
-    char *path;            /* the file read: the scene's folder joined with the mesh */
+    char *path;            /* the file read: the scene's folder joined with the mesh
+                              (a shape: its marked spelling, not joined) */
     double scale;
     uint32_t first_object; /* the first object that uses it, named in errors */
+    kcbp_shape shape;      /* a shape model: the shape, scaled (kind NONE: a mesh) */
     kcbp_model model;      /* valid once the scene is built */
     void *cached;          /* the model cache's entry when model is borrowed from
                               one (kcbp_scene_build_cached), else NULL */

@@ -883,15 +883,91 @@ static kcbp_status get_rotation(pctx *c, const jv *j, const fld *f, kcbp_scene_o
     return KCBP_OK;
 }
 
+/* A shape's number: finite, > 0 and within the limits of kcbp_shape_check
+ * (the command line's, where a capsule's length must be > 0 too). */
+static kcbp_status check_shape_number(pctx *c, const fld *f, double v, int item)
+{
+    char it[32] = "";
+    if (item >= 0)
+        snprintf(it, sizeof it, "item %d ", item);
+    if (!(v > 0))
+        return ferr(c, KCBP_ERR_PARSE, f, "%smust be > 0, not %g", it, v);
+    if (v > KCBP_SHAPE_MAX || v < KCBP_SHAPE_MIN)
+        return ferr(c, KCBP_ERR_PARSE, f, "%s%g is outside [%g, %g]", it, v, KCBP_SHAPE_MIN, KCBP_SHAPE_MAX);
+    return KCBP_OK;
+}
+
+/* "shape": {"sphere": {"radius": R}}, {"capsule": {"radius": R, "length":
+ * L}}, {"box": {"size": [X, Y, Z]}} or {"cylinder": {"radius": R, "height":
+ * H}}: the conventions of shape.h and the command line's sphere:R,
+ * capsule:R:L, box:X:Y:Z, cylinder:R:L. */
+static kcbp_status get_shape(pctx *c, const jv *j, const fld *f, kcbp_shape *out)
+{
+    static const char *const kinds = "sphere, capsule, box or cylinder";
+    if (!is_object(j))
+        return ferr(c, KCBP_ERR_PARSE, f, "expected an object such as {\"sphere\": {\"radius\": 1}}, got %s",
+                    json_type(j));
+    if (j->count != 1 || !j->child) {
+        if (j->count == 0 || !j->child)
+            return ferr(c, KCBP_ERR_PARSE, f, "expected one shape: %s", kinds);
+        fld second = {f, j->child->next->key, -1};
+        return ferr(c, KCBP_ERR_PARSE, &second, "a second shape: an object is one shape (%s)", kinds);
+    }
+    const jv *k = j->child;
+    fld fk = {f, k->key, -1};
+    static const struct {
+        const char *name;
+        kcbp_shape_kind kind;
+        const char *const keys[3];
+        const char *expected;
+    } forms[] = {
+        {"sphere", KCBP_SHAPE_SPHERE, {"radius", NULL, NULL}, "radius"},
+        {"capsule", KCBP_SHAPE_CAPSULE, {"radius", "length", NULL}, "radius, length"},
+        {"box", KCBP_SHAPE_BOX, {"size", NULL, NULL}, "size"},
+        {"cylinder", KCBP_SHAPE_CYLINDER, {"radius", "height", NULL}, "radius, height"},
+    };
+    int w = -1;
+    for (int q = 0; q < 4 && w < 0; q++)
+        if (strlen(k->key) == k->klen && !strcmp(k->key, forms[q].name))
+            w = q;
+    if (w < 0)
+        return ferr(c, KCBP_ERR_PARSE, &fk, "unknown shape (expected %s)", kinds);
+    if (!is_object(k))
+        return ferr(c, KCBP_ERR_PARSE, &fk, "expected an object of %s, got %s", forms[w].expected, json_type(k));
+    kcbp_status st = check_keys(c, k, &fk, forms[w].keys, forms[w].expected);
+    if (st != KCBP_OK)
+        return st;
+    kcbp_shape sh;
+    memset(&sh, 0, sizeof sh);
+    sh.kind = forms[w].kind;
+    for (int q = 0; q < 2 && forms[w].keys[q]; q++) {
+        fld fn = {&fk, forms[w].keys[q], -1};
+        const jv *v = member(k, forms[w].keys[q]);
+        if (!v)
+            return ferr(c, KCBP_ERR_PARSE, &fn, "missing");
+        if (sh.kind == KCBP_SHAPE_BOX) {
+            if ((st = get_vec3(c, v, &fn, &sh.size)) != KCBP_OK || (st = check_shape_number(c, &fn, sh.size.x, 0)) ||
+                (st = check_shape_number(c, &fn, sh.size.y, 1)) || (st = check_shape_number(c, &fn, sh.size.z, 2)))
+                return st;
+            continue;
+        }
+        double *dst = q == 0 ? &sh.radius : &sh.length;
+        if ((st = get_number(c, v, &fn, dst)) != KCBP_OK || (st = check_shape_number(c, &fn, *dst, -1)) != KCBP_OK)
+            return st;
+    }
+    *out = sh;
+    return KCBP_OK;
+}
+
 static kcbp_status parse_object(pctx *c, kcbp_scene *sc, const jv *j, uint32_t i, kcbp_scene_obj *o)
 {
     fld field = {NULL, "objects", i};
     if (!is_object(j))
         return ferr(c, KCBP_ERR_PARSE, &field, "expected an object, got %s", json_type(j));
-    static const char *const keys[] = {"name",     "mesh",     "position", "rotation", "scale", "velocity",
+    static const char *const keys[] = {"name",     "mesh",     "shape",  "position", "rotation", "scale", "velocity",
                                        "angular_velocity", "extras", NULL};
     kcbp_status st = check_keys(c, j, &field, keys,
-                                "name, mesh, position, rotation, scale, velocity, angular_velocity, extras");
+                                "name, mesh, shape, position, rotation, scale, velocity, angular_velocity, extras");
     if (st != KCBP_OK)
         return st;
     const char *name, *mesh;
@@ -901,11 +977,28 @@ static kcbp_status parse_object(pctx *c, kcbp_scene *sc, const jv *j, uint32_t i
         return ferr(c, KCBP_ERR_PARSE, &fname, "missing");
     if ((st = get_string(c, v, &fname, &name)) != KCBP_OK)
         return st;
+    /* Exactly one of "mesh" and "shape". */
+    const jv *vshape = member(j, "shape");
+    fld fshape = {&field, "shape", -1};
+    kcbp_shape shape;
+    memset(&shape, 0, sizeof shape);
+    char spelled[128];
     v = member(j, "mesh");
-    if (!v)
-        return ferr(c, KCBP_ERR_PARSE, &fmesh, "missing");
-    if ((st = get_string(c, v, &fmesh, &mesh)) != KCBP_OK)
-        return st;
+    if (v && vshape)
+        return ferr(c, KCBP_ERR_PARSE, &fshape, "an object has a mesh or a shape, not both");
+    if (!v && !vshape)
+        return ferr(c, KCBP_ERR_PARSE, &fmesh, "missing (an object needs a \"mesh\" or a \"shape\")");
+    if (v) {
+        if ((st = get_string(c, v, &fmesh, &mesh)) != KCBP_OK)
+            return st;
+        if (kcbp_scene_is_shape_string(mesh))
+            return ferr(c, KCBP_ERR_PARSE, &fmesh, "a mesh path cannot start with the byte 0x01");
+    } else {
+        if ((st = get_shape(c, vshape, &fshape, &shape)) != KCBP_OK)
+            return st;
+        kcbp_scene_shape_string(&shape, spelled, sizeof spelled);
+        mesh = spelled;
+    }
     if ((st = kcbp_scene_set_strings(sc, o, name, mesh, c->err)) != KCBP_OK)
         return st;
     v = member(j, "position");
@@ -921,6 +1014,10 @@ static kcbp_status parse_object(pctx *c, kcbp_scene *sc, const jv *j, uint32_t i
             return st;
         if (!(o->scale > 0))
             return ferr(c, KCBP_ERR_PARSE, &fs, "must be > 0, not %g", o->scale);
+        kcbp_shape scaled = kcbp_scene_shape_scaled(&shape, o->scale);
+        kcbp_error e;
+        if (vshape && kcbp_shape_check(&scaled, &e) != KCBP_OK)
+            return ferr(c, KCBP_ERR_PARSE, &fs, "the scaled shape is out of range: %s", e.msg);
     }
     fld frot = {&field, "rotation", -1}, fvel = {&field, "velocity", -1}, fang = {&field, "angular_velocity", -1};
     if ((v = member(j, "rotation")) && (st = get_rotation(c, v, &frot, o)) != KCBP_OK)
@@ -1257,6 +1354,23 @@ static bool add_rotation(cJSON *obj, const kcbp_scene_obj *o)
     return ok;
 }
 
+/* "shape": {"capsule": {"radius": R, "length": L}}, as read. */
+static bool add_shape(cJSON *obj, const char *marked)
+{
+    kcbp_shape sh = kcbp_scene_shape_of(marked);
+    cJSON *j = cJSON_AddObjectToObject(obj, "shape");
+    cJSON *k = j ? cJSON_AddObjectToObject(j, kcbp_shape_kind_name(sh.kind)) : NULL;
+    if (!k)
+        return false;
+    switch (sh.kind) {
+    case KCBP_SHAPE_SPHERE: return add_exact(k, "radius", sh.radius);
+    case KCBP_SHAPE_CAPSULE: return add_exact(k, "radius", sh.radius) && add_exact(k, "length", sh.length);
+    case KCBP_SHAPE_CYLINDER: return add_exact(k, "radius", sh.radius) && add_exact(k, "height", sh.length);
+    case KCBP_SHAPE_BOX: return add_vec3(k, "size", sh.size);
+    default: return false;
+    }
+}
+
 static cJSON *scene_to_json(const kcbp_scene *s)
 {
     cJSON *doc = cJSON_CreateObject();
@@ -1270,7 +1384,8 @@ static cJSON *scene_to_json(const kcbp_scene *s)
             cJSON_Delete(j);
             break;
         }
-        ok = kcbp_json_add_string(j, "name", o->name) && kcbp_json_add_string(j, "mesh", o->mesh) &&
+        ok = kcbp_json_add_string(j, "name", o->name) &&
+             (kcbp_scene_is_shape_string(o->mesh) ? add_shape(j, o->mesh) : kcbp_json_add_string(j, "mesh", o->mesh) != NULL) &&
              add_vec3(j, "position", o->position) && add_rotation(j, o) &&
              add_exact(j, "scale", o->scale);
         if (ok && !is_zero3(o->velocity))

@@ -452,7 +452,7 @@ kcbp_status kcbp_world_collide_model(kcbp_world *w, const kcbp_model *model, con
         st = kcbp_collide_pair(w->models[s], &w->poses[s], model->impl, pose, &opts, NULL, &w->result, err);
         if (st != KCBP_OK)
             break;
-        out->mesh_tested += w->result.decided_by == KCBP_STAGE_MESH;
+        out->mesh_tested += w->result.decided_by == KCBP_STAGE_MESH || w->result.decided_by == KCBP_STAGE_SHAPE;
         if (w->result.collide)
             st = add_hit(out, make_id(w, s), 0, w->result.contacts, w->result.ncontacts, w->result.contained, err);
     }

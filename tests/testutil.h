@@ -18,6 +18,7 @@
 #include "query/model_internal.h"
 #include "query/solid_internal.h"
 #include "scene/scene_internal.h"
+#include "scene/scene_json.h"
 
 /* xorshift64*: deterministic across platforms, unlike rand(). */
 typedef struct {

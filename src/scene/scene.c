@@ -17,6 +17,7 @@
 #include "model_cache.h"
 #include "query/model_internal.h"
 #include "scene_internal.h"
+#include "scene_json.h"
 #include "base/util.h"
 
 static kcbp_status read_scene(kcbp_scene *s, const char *path, bool confined, const char *mesh_root,

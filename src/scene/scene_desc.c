@@ -1,8 +1,8 @@
-/* Scenes as descriptions (scene_internal.h): objects, the models they use
+/* Scenes as descriptions (scene_desc.h): objects, the models they use
  * (one per distinct mesh file and scale), poses, errors, and building a
  * scene in code. scene_json.c reads and writes the file format over it,
  * scene.c reads files and builds the models. */
-#include "scene_internal.h"
+#include "scene_desc.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -29,7 +29,7 @@
 
 #include "base/input.h"
 #include "base/numparse.h"
-#include "scene_internal.h"
+#include "scene_json.h"
 #include "base/utf8.h"
 #include "base/util.h"
 

@@ -41,10 +41,10 @@ void kcbp_cli_jl_shape(kcbp_jl *w, const kcbp_model *model)
         kcbp_jl_double(w, s.radius);
         break;
     case KCBP_SHAPE_CAPSULE:
-    case KCBP_SHAPE_CYLINDER:
+    case KCBP_SHAPE_CYLINDER: /* the names of shape.h and the scene files */
         kcbp_jl_key(w, "radius");
         kcbp_jl_double(w, s.radius);
-        kcbp_jl_key(w, "length");
+        kcbp_jl_key(w, s.kind == KCBP_SHAPE_CAPSULE ? "length" : "height");
         kcbp_jl_double(w, s.length);
         break;
     case KCBP_SHAPE_BOX:

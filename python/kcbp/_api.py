@@ -397,8 +397,8 @@ class _Shape:
             out["size"] = list(self.size)
         else:
             out["radius"] = self._s.radius
-            if self._kind in (2, 4):
-                out["length"] = self._s.length
+            if self._kind in (2, 4):  # capsule, cylinder: as shape.h and the scene files name them
+                out["length" if self._kind == 2 else "height"] = self._s.length
         return out
 
     @property

@@ -103,7 +103,7 @@ extern "C" {
 #define KCBP_SCENE_MAX_OBJECTS 10000000u
 #define KCBP_SCENE_MAX_FRAMES 100000u
 #define KCBP_SCENE_MAX_OBJECT_FRAMES 1000000000ull /* objects times frames: the pose count */
-#define KCBP_SCENE_MAX_MODELS 4096u /* distinct (mesh file, scale) pairs: models built */
+#define KCBP_SCENE_MAX_MODELS 4096u /* distinct (mesh file or shape, scale) pairs: models built */
 #define KCBP_SCENE_MAX_COPY_ELEMENTS 10000000ull /* vertices + triangles of the models beyond
                                                    the first of each mesh file (about 1 GB) */
 #define KCBP_SCENE_MAX_FILE_BYTES (16ull << 30) /* read in chunks, never held: a guard against endless streams */

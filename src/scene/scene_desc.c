@@ -447,7 +447,7 @@ kcbp_status kcbp_scene_assign_models(kcbp_scene *s, kcbp_error *err)
         char field[64];
         snprintf(field, sizeof field, "objects[%u]", first);
         st = perr(c, KCBP_ERR_LIMIT, field,
-                  "the scene needs %u models (distinct mesh files and scales), more than the limit of %u", nkeys,
+                  "the scene needs %u models (distinct mesh files or shapes, and scales), more than the limit of %u", nkeys,
                   KCBP_SCENE_MAX_MODELS);
         goto done;
     }

@@ -164,7 +164,7 @@ sanitize:
 		LDFLAGS="$(SAN_FLAGS)" san-test
 .PHONY: san-test
 san-test: $(KCBP) $(TEST_BIN)
-	@KCBP_EXE=./$(KCBP) scripts/run_tests.sh $(TEST_BIN)
+	@KCBP_EXE=./$(KCBP) KCBP_TEST_SLOWDOWN=4 scripts/run_tests.sh $(TEST_BIN)
 
 # libFuzzer (clang): one program per target in build/fuzz, library built
 # with ASan+UBSan, coverage and the invariant checks. `make fuzz-ci` runs

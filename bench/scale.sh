@@ -211,6 +211,7 @@ for c in "${cases[@]}"; do
             if [[ $status != ok ]]; then
                 det=- bpt=- load=- build=- bp=- col=-
                 capped[$p]=$status
+                rm -f "$f.pairs" # a run cut short leaves a partial list: not to compare
             fi
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scene" "$n" "$frames" "$p" "$r" "$status" \
                 "$det" "$bpt" "$load" "$build" "$wall_s" "$peak_kb" "$bp" "$col" "$cpu_s" >>"$tsv"

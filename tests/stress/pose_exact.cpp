@@ -20,6 +20,8 @@
 #include <vector>
 
 #include <kcbp/collide.h>
+#include <kcbp/mesh.h>
+#include <kcbp/model.h>
 #include <kcbp/pose.h>
 
 namespace {
@@ -37,6 +39,21 @@ Box tri_box(const kcbp_vec3 t[3])
     return {kcbp_v3_min(t[0], kcbp_v3_min(t[1], t[2])), kcbp_v3_max(t[0], kcbp_v3_max(t[1], t[2]))};
 }
 
+// A model's mesh arrays, read through the 1.0 accessors.
+struct MeshView {
+    const kcbp_vec3 *vertices;
+    const kcbp_tri *triangles;
+    uint32_t nvertices, ntriangles;
+    kcbp_aabb bounds;
+};
+
+MeshView view_of(const kcbp_model &m)
+{
+    const kcbp_mesh *x = kcbp_model_mesh(&m);
+    return MeshView{kcbp_mesh_vertices(x), kcbp_mesh_triangles(x), kcbp_mesh_vertex_count(x),
+                    kcbp_mesh_triangle_count(x), kcbp_mesh_bounds(x)};
+}
+
 // A's triangles, sorted by their boxes' low x, for a sweep.
 struct Sorted {
     std::vector<uint32_t> order;
@@ -44,13 +61,13 @@ struct Sorted {
     std::vector<double> lox;
 };
 
-void tri_of(const kcbp_mesh &m, uint32_t t, kcbp_vec3 out[3])
+void tri_of(const MeshView &m, uint32_t t, kcbp_vec3 out[3])
 {
     for (int k = 0; k < 3; k++)
         out[k] = m.vertices[m.triangles[t].v[k]];
 }
 
-Sorted sort_a(const kcbp_mesh &a)
+Sorted sort_a(const MeshView &a)
 {
     Sorted s;
     for (uint32_t t = 0; t < a.ntriangles; t++)
@@ -72,7 +89,7 @@ Sorted sort_a(const kcbp_mesh &a)
 // Exact brute force: some triangle of A meets some triangle of B (at
 // b_in_a) on the coordinates the triangle test sees. Boxes of exact
 // coordinates prune exactly.
-bool exact_collide(const kcbp_mesh &a, const Sorted &sa, const kcbp_mesh &b, const kcbp_pose &b_in_a)
+bool exact_collide(const MeshView &a, const Sorted &sa, const MeshView &b, const kcbp_pose &b_in_a)
 {
     std::vector<kcbp_vec3> vb(b.nvertices);
     for (uint32_t i = 0; i < b.nvertices; i++)
@@ -127,10 +144,11 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "pose_exact: %s\n", err.msg);
         return 2;
     }
-    Sorted sa = sort_a(ma.mesh);
+    MeshView va = view_of(ma), vb = view_of(mb);
+    Sorted sa = sort_a(va);
     kcbp_collide_options co = kcbp_collide_options_default();
     co.contacts = KCBP_CONTACTS_NONE;
-    double far = 2 * (ma.scale + mb.scale);
+    double far = 2 * (kcbp_model_scale(&ma) + kcbp_model_scale(&mb));
     long poses = 0, yes = 0, wrong = 0, skipped = 0;
     for (int d = 0; d < ndir; d++) {
         kcbp_pose rp;
@@ -140,29 +158,29 @@ int main(int argc, char **argv)
         // Every other direction, A rotated and moved 10^7 of its scale away
         // from the origin, B with it: world rounding far above the gaps.
         pose_a = kcbp_pose_identity();
-        if (d % 2 && kcbp_pose_from_axis_angle(kcbp_v3_scale(runit(), 1e7 * ma.scale), runit(), uni(0, 360), &pose_a,
+        if (d % 2 && kcbp_pose_from_axis_angle(kcbp_v3_scale(runit(), 1e7 * kcbp_model_scale(&ma)), runit(), uni(0, 360), &pose_a,
                                                &err) != KCBP_OK)
             return 2;
         // s = 0: the boxes' centres together
-        base = kcbp_v3_sub(kcbp_aabb_center(ma.mesh.bounds), kcbp_mat3_mul_v3(&rp.rot, kcbp_aabb_center(mb.mesh.bounds)));
+        base = kcbp_v3_sub(kcbp_aabb_center(va.bounds), kcbp_mat3_mul_v3(&rp.rot, kcbp_aabb_center(vb.bounds)));
         // Bisection: lo touches, hi is apart (both exactly, per CGAL).
         double lo = 0, hi = far;
         kcbp_pose p0 = pose_at(rp.rot, dir, lo), p1 = pose_at(rp.rot, dir, hi);
-        if (!exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&pose_a, &p0)) ||
-            exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&pose_a, &p1))) {
+        if (!exact_collide(va, sa, vb, kcbp_pose_relative(&pose_a, &p0)) ||
+            exact_collide(va, sa, vb, kcbp_pose_relative(&pose_a, &p1))) {
             skipped++;
             continue;
         }
         for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; it++) {
             double mid = 0.5 * (lo + hi);
             kcbp_pose pm = pose_at(rp.rot, dir, mid);
-            (exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&pose_a, &pm)) ? lo : hi) = mid;
+            (exact_collide(va, sa, vb, kcbp_pose_relative(&pose_a, &pm)) ? lo : hi) = mid;
         }
         for (int k = 6; k <= 12; k++)
             for (int sg = -1; sg <= 1; sg += 2) {
                 double s = hi * (1 + sg * std::pow(10.0, -k));
                 kcbp_pose pb = pose_at(rp.rot, dir, s);
-                bool want = exact_collide(ma.mesh, sa, mb.mesh, kcbp_pose_relative(&pose_a, &pb));
+                bool want = exact_collide(va, sa, vb, kcbp_pose_relative(&pose_a, &pb));
                 kcbp_collide_result res = {};
                 if (kcbp_collide(&ma, &pose_a, &mb, &pb, &co, &res, &err) != KCBP_OK) {
                     std::fprintf(stderr, "pose_exact: %s\n", err.msg);

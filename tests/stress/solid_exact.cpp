@@ -69,10 +69,40 @@ double now_ms()
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// A mesh's arrays, copied out of the library's opaque kcbp_mesh (the 1.0
+// API), which the checks below edit (rounding, scaling) and rebuild from.
+struct Tris {
+    std::vector<kcbp_vec3> vertices;
+    std::vector<kcbp_tri> triangles;
+    uint32_t nvertices = 0, ntriangles = 0;
+    kcbp_aabb bounds = {};
+};
+
+Tris tris_of(const kcbp_mesh *m)
+{
+    Tris t;
+    t.nvertices = kcbp_mesh_vertex_count(m);
+    t.ntriangles = kcbp_mesh_triangle_count(m);
+    t.vertices.assign(kcbp_mesh_vertices(m), kcbp_mesh_vertices(m) + t.nvertices);
+    t.triangles.assign(kcbp_mesh_triangles(m), kcbp_mesh_triangles(m) + t.ntriangles);
+    t.bounds = kcbp_mesh_bounds(m);
+    return t;
+}
+
+// A new kcbp_mesh of t's arrays (NULL, with the message printed, on failure).
+kcbp_mesh *mesh_of(const Tris &t)
+{
+    kcbp_mesh *m = nullptr;
+    kcbp_error err = {};
+    if (kcbp_mesh_create(t.vertices.data(), t.nvertices, t.triangles.data(), t.ntriangles, &m, &err) != KCBP_OK)
+        std::fprintf(stderr, "%s\n", err.msg);
+    return m;
+}
+
 // A Surface_mesh of the given coordinates and triangles, vertices identified
 // by coordinates as kcbp does; face_of[t] = the CGAL face of triangle t, or
 // an invalid face when it has a repeated vertex or add_face refused it.
-Mesh to_cgal(const std::vector<kcbp_vec3> &v, const kcbp_mesh &m, std::vector<F> &face_of, size_t *refused)
+Mesh to_cgal(const std::vector<kcbp_vec3> &v, const Tris &m, std::vector<F> &face_of, size_t *refused)
 {
     Mesh out;
     std::map<std::tuple<double, double, double>, Mesh::Vertex_index> ids;
@@ -98,28 +128,32 @@ Mesh to_cgal(const std::vector<kcbp_vec3> &v, const kcbp_mesh &m, std::vector<F>
     return out;
 }
 
-bool load(const char *path, kcbp_mesh *m)
+bool load(const char *path, Tris *t)
 {
     kcbp_error err = {};
-    if (kcbp_obj_load(path, m, &err) != KCBP_OK) {
+    kcbp_mesh *m = nullptr;
+    if (kcbp_obj_load(path, &m, &err) != KCBP_OK) {
         std::fprintf(stderr, "%s\n", err.msg);
         return false;
     }
+    *t = tris_of(m);
+    kcbp_mesh_free(m);
     return true;
 }
 
-std::vector<kcbp_vec3> coords(const kcbp_mesh &m)
-{
-    return std::vector<kcbp_vec3>(m.vertices, m.vertices + m.nvertices);
-}
+std::vector<kcbp_vec3> coords(const Tris &m) { return m.vertices; }
 
 int run_self(const char *path, double grid)
 {
-    kcbp_mesh mesh;
+    Tris mesh;
     if (!load(path, &mesh))
         return 2;
     if (grid > 0) {
-        double step = kcbp_mesh_scale(&mesh) / grid;
+        kcbp_mesh *m = mesh_of(mesh);
+        if (!m)
+            return 2;
+        double step = kcbp_mesh_scale(m) / grid;
+        kcbp_mesh_free(m);
         for (uint32_t i = 0; i < mesh.nvertices; i++) {
             kcbp_vec3 &p = mesh.vertices[i];
             p = kcbp_v3(std::nearbyint(p.x / step) * step, std::nearbyint(p.y / step) * step,
@@ -131,9 +165,8 @@ int run_self(const char *path, double grid)
     kcbp_error err = {};
     kcbp_model_options mo = kcbp_model_options_default();
     mo.k = 0;
-    kcbp_mesh copy;
-    if (kcbp_mesh_init(&copy, mesh.vertices, mesh.nvertices, mesh.triangles, mesh.ntriangles, &err) != KCBP_OK ||
-        kcbp_model_build(&model, &copy, &mo, &err) != KCBP_OK) {
+    kcbp_mesh *copy = mesh_of(mesh);
+    if (!copy || kcbp_model_build(&model, copy, &mo, &err) != KCBP_OK) {
         std::fprintf(stderr, "%s\n", err.msg);
         return 2;
     }
@@ -220,23 +253,22 @@ int run_self(const char *path, double grid)
                 refused, nonmanifold, missed + extra ? "DISAGREE" : "agree");
     std::free(pairs);
     kcbp_model_free(&model);
-    kcbp_mesh_free(&mesh);
     return missed + extra ? 1 : 0;
 }
 
 int run_contain(const char *pa, const char *pb, int nposes)
 {
-    kcbp_mesh ma, mb;
+    Tris ma, mb;
     if (!load(pa, &ma) || !load(pb, &mb))
         return 2;
     kcbp_model_options mo = kcbp_model_options_default();
     mo.solid = true;
     kcbp_error err = {};
     std::vector<kcbp_vec3> va = coords(ma);
-    kcbp_mesh keep_a;
-    kcbp_mesh_init(&keep_a, ma.vertices, ma.nvertices, ma.triangles, ma.ntriangles, &err);
+    const Tris &keep_a = ma;
     kcbp_model a;
-    if (kcbp_model_build(&a, &ma, &mo, &err) != KCBP_OK) {
+    kcbp_mesh *mesh_a = mesh_of(ma);
+    if (!mesh_a || kcbp_model_build(&a, mesh_a, &mo, &err) != KCBP_OK) {
         std::fprintf(stderr, "%s: %s\n", pa, err.msg);
         return 2;
     }
@@ -245,7 +277,7 @@ int run_contain(const char *pa, const char *pb, int nposes)
     Mesh ca = to_cgal(va, keep_a, fa, &refused);
     CGAL::Side_of_triangle_mesh<Mesh, K> side_a(ca);
     (void)side_a(P3(va[0].x, va[0].y, va[0].z)); // builds its AABB tree, which the timings leave out
-    kcbp_aabb box = a.mesh.bounds;
+    kcbp_aabb box = kcbp_mesh_bounds(kcbp_model_mesh(&a));
     kcbp_vec3 ext = kcbp_v3_sub(box.max, box.min);
     double ext_max = std::max(ext.x, std::max(ext.y, ext.z));
     // B scaled by 2^-k (exact) about its box centre, rounded to a multiple of 2^-k too.
@@ -256,11 +288,11 @@ int run_contain(const char *pa, const char *pb, int nposes)
     kcbp_vec3 c = kcbp_aabb_center(bb);
     for (uint32_t i = 0; i < mb.nvertices; i++)
         mb.vertices[i] = kcbp_v3_scale(kcbp_v3_sub(mb.vertices[i], c), s);
-    kcbp_mesh mb2;
-    if (kcbp_mesh_init(&mb2, mb.vertices, mb.nvertices, mb.triangles, mb.ntriangles, &err) != KCBP_OK)
+    kcbp_mesh *mb2 = mesh_of(mb);
+    if (!mb2)
         return 2;
     kcbp_model b;
-    if (kcbp_model_build(&b, &mb2, &mo, &err) != KCBP_OK) {
+    if (kcbp_model_build(&b, mb2, &mo, &err) != KCBP_OK) {
         std::fprintf(stderr, "%s: %s\n", pb, err.msg);
         return 2;
     }
@@ -283,11 +315,11 @@ int run_contain(const char *pa, const char *pb, int nposes)
             return 2;
         }
         kcbp_pose rel = kcbp_pose_relative(&id, &pb);
-        std::vector<kcbp_vec3> vb(b.mesh.nvertices);
-        for (uint32_t k = 0; k < b.mesh.nvertices; k++)
-            vb[k] = kcbp_pose_apply(&rel, b.mesh.vertices[k]);
+        std::vector<kcbp_vec3> vb(mb.nvertices);
+        for (uint32_t k = 0; k < mb.nvertices; k++)
+            vb[k] = kcbp_pose_apply(&rel, mb.vertices[k]);
         std::vector<F> fb;
-        Mesh cb = to_cgal(vb, b.mesh, fb, &refused);
+        Mesh cb = to_cgal(vb, mb, fb, &refused);
         bool want = PMP::do_intersect(ca, cb, CGAL::parameters::do_overlap_test_of_bounded_sides(true),
                                       CGAL::parameters::do_overlap_test_of_bounded_sides(true));
         bool surfaces = PMP::do_intersect(ca, cb);
@@ -300,7 +332,7 @@ int run_contain(const char *pa, const char *pb, int nposes)
             want_c = b_in_a ? KCBP_CONTAINED_B_IN_A : KCBP_CONTAINED_A_IN_B;
             // kcbp's containment stage alone, on the same pose.
             double t1 = now_ms();
-            kcbp_containment again = kcbp_point_in_solid(&a.mesh, &a.tree, nullptr, vb[0]) == KCBP_SOLID_INSIDE
+            kcbp_containment again = kcbp_point_in_solid(&a, &id, vb[0]) == KCBP_SOLID_INSIDE
                                          ? KCBP_CONTAINED_B_IN_A
                                          : KCBP_CONTAINED_A_IN_B;
             kcbp_ms += now_ms() - t1;
@@ -329,8 +361,6 @@ int run_contain(const char *pa, const char *pb, int nposes)
     kcbp_collide_result_free(&r);
     kcbp_model_free(&a);
     kcbp_model_free(&b);
-    kcbp_mesh_free(&keep_a);
-    kcbp_mesh_free(&mb);
     return bad ? 1 : 0;
 }
 

@@ -443,10 +443,10 @@ static int q_cmp_radius(const mpq_t d2, double ra, double rb)
     return c;
 }
 
-static bool exact_seg_tri_within(kcbp_vec3 s0, kcbp_vec3 s1, const kcbp_vec3 t[3], double r)
+/* The exact squared distance between segment s and triangle t, which do
+ * not meet (seg_meets_tri false), into d2 (initialised by the caller). */
+static void exact_d2_seg_tri(mpq_t d2, kcbp_vec3 s0, kcbp_vec3 s1, const kcbp_vec3 t[3])
 {
-    if (seg_meets_tri(s0, s1, t))
-        return true;
     qscratch q;
     qs_init(&q);
     qv S[2], T[3];
@@ -456,20 +456,18 @@ static bool exact_seg_tri_within(kcbp_vec3 s0, kcbp_vec3 s1, const kcbp_vec3 t[3
     qv_set(&S[1], s1);
     for (int i = 0; i < 3; i++)
         qv_set(&T[i], t[i]);
-    mpq_t d2, m;
-    mpq_init(d2);
+    mpq_t m;
     mpq_init(m);
     q_seg_tri_apart(d2, S, T, &q, m);
-    bool in = q_cmp_radius(d2, r, 0) <= 0;
-    mpq_clear(d2);
     mpq_clear(m);
     qv_clear(S, 2);
     qv_clear(T, 3);
     qs_clear(&q);
-    return in;
 }
 
-static bool exact_seg_seg_within(kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 q0, kcbp_vec3 q1, double ra, double rb)
+/* The exact squared distance between segments p and q into d2
+ * (initialised by the caller). */
+static void exact_d2_seg_seg(mpq_t d2, kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 q0, kcbp_vec3 q1)
 {
     qscratch q;
     qs_init(&q);
@@ -479,13 +477,30 @@ static bool exact_seg_seg_within(kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 q0, kcbp_
     qv_set(&P[1], p1);
     qv_set(&P[2], q0);
     qv_set(&P[3], q1);
-    mpq_t d2;
-    mpq_init(d2);
     q_seg_seg(d2, &P[0], &P[1], &P[2], &P[3], &q);
-    bool in = q_cmp_radius(d2, ra, rb) <= 0;
-    mpq_clear(d2);
     qv_clear(P, 4);
     qs_clear(&q);
+}
+
+static bool exact_seg_tri_within(kcbp_vec3 s0, kcbp_vec3 s1, const kcbp_vec3 t[3], double r)
+{
+    if (seg_meets_tri(s0, s1, t))
+        return true;
+    mpq_t d2;
+    mpq_init(d2);
+    exact_d2_seg_tri(d2, s0, s1, t);
+    bool in = q_cmp_radius(d2, r, 0) <= 0;
+    mpq_clear(d2);
+    return in;
+}
+
+static bool exact_seg_seg_within(kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 q0, kcbp_vec3 q1, double ra, double rb)
+{
+    mpq_t d2;
+    mpq_init(d2);
+    exact_d2_seg_seg(d2, p0, p1, q0, q1);
+    bool in = q_cmp_radius(d2, ra, rb) <= 0;
+    mpq_clear(d2);
     return in;
 }
 
@@ -493,45 +508,21 @@ double kcbp_exact_dist2_seg_tri(kcbp_vec3 s0, kcbp_vec3 s1, const kcbp_vec3 t[3]
 {
     if (seg_meets_tri(s0, s1, t))
         return 0;
-    qscratch q;
-    qs_init(&q);
-    qv S[2], T[3];
-    qv_init(S, 2);
-    qv_init(T, 3);
-    qv_set(&S[0], s0);
-    qv_set(&S[1], s1);
-    for (int i = 0; i < 3; i++)
-        qv_set(&T[i], t[i]);
-    mpq_t d2, m;
+    mpq_t d2;
     mpq_init(d2);
-    mpq_init(m);
-    q_seg_tri_apart(d2, S, T, &q, m);
+    exact_d2_seg_tri(d2, s0, s1, t);
     double out = mpq_get_d(d2);
     mpq_clear(d2);
-    mpq_clear(m);
-    qv_clear(S, 2);
-    qv_clear(T, 3);
-    qs_clear(&q);
     return out;
 }
 
 double kcbp_exact_dist2_seg_seg(kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 q0, kcbp_vec3 q1)
 {
-    qscratch q;
-    qs_init(&q);
-    qv P[4];
-    qv_init(P, 4);
-    qv_set(&P[0], p0);
-    qv_set(&P[1], p1);
-    qv_set(&P[2], q0);
-    qv_set(&P[3], q1);
     mpq_t d2;
     mpq_init(d2);
-    q_seg_seg(d2, &P[0], &P[1], &P[2], &P[3], &q);
+    exact_d2_seg_seg(d2, p0, p1, q0, q1);
     double out = mpq_get_d(d2);
     mpq_clear(d2);
-    qv_clear(P, 4);
-    qs_clear(&q);
     return out;
 }
 
@@ -903,20 +894,10 @@ bool kcbp_within_seg_box(kcbp_vec3 s0, kcbp_vec3 s1, kcbp_vec3 h, double r)
 
 int kcbp_cmp_seg_seg_radius(kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 q0, kcbp_vec3 q1, double r)
 {
-    qscratch q;
-    qs_init(&q);
-    qv P[4];
-    qv_init(P, 4);
-    qv_set(&P[0], p0);
-    qv_set(&P[1], p1);
-    qv_set(&P[2], q0);
-    qv_set(&P[3], q1);
     mpq_t d2;
     mpq_init(d2);
-    q_seg_seg(d2, &P[0], &P[1], &P[2], &P[3], &q);
+    exact_d2_seg_seg(d2, p0, p1, q0, q1);
     int c = q_cmp_radius(d2, r, 0);
     mpq_clear(d2);
-    qv_clear(P, 4);
-    qs_clear(&q);
     return (c > 0) - (c < 0);
 }

@@ -62,7 +62,6 @@ struct batch {
     pthread_mutex_t lock;
     pthread_cond_t ready;
     size_t head;      /* the slot whose lines are printed now: its worker prints them itself */
-    bool threaded;    /* workers run: the lock (always taken: the signal thread's drain takes it too) */
     bool write_failed;
 };
 
@@ -84,8 +83,8 @@ static bool append(slot *s, const char *text, size_t n)
     return true;
 }
 
-/* Writes what the slot holds; false when stdout failed. Under the lock when
- * threaded. */
+/* Writes what the slot holds; false when stdout failed. Under the lock
+ * (always: workers and the signal thread's drain take it too). */
 static bool print_held(batch *b, slot *s)
 {
     if (s->len && !b->write_failed)
@@ -245,7 +244,7 @@ int kcbp_cli_batch(int argc, char **argv)
         fprintf(stderr, "kcbp: out of memory for %zu scenes\n", total);
         return KCBP_EXIT_NOMEM;
     }
-    batch b = {slots, 0, &o, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false};
+    batch b = {slots, 0, &o, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
     for (size_t k = 0; k < total; k++)
         if ((long)(k % (size_t)shard_n) == shard_i)
             slots[nslots++] = (slot){.path = argv[optind + (int)k], .index = (long)k, .b = &b};
@@ -264,13 +263,10 @@ int kcbp_cli_batch(int argc, char **argv)
     size_t nthreads = (size_t)jobs < nslots ? (size_t)jobs : nslots;
     pthread_t *threads = NULL;
     size_t started = 0;
-    b.threaded = nthreads > 1;
     if (nthreads > 1 && (threads = calloc(nthreads, sizeof *threads)))
         for (; started < nthreads; started++)
             if (pthread_create(&threads[started], NULL, worker, &b) != 0)
                 break;
-    if (started == 0)
-        b.threaded = false; /* (no thread runs yet: nothing to lock against) */
     /* With no thread running (--jobs 1, or none could be started), this
      * thread does the work itself, one scene before each line it prints. */
     int rc = KCBP_EXIT_OK;

@@ -41,6 +41,7 @@
 #include "convex_hull.h"
 #include "collide.h"
 #include "distance.h"
+#include "signed_distance.h"
 #include "sweep.h"
 #include "solid.h"
 #include "self.h"

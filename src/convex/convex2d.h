@@ -1,0 +1,84 @@
+/* The 2D layer's internal view of a posed convex shape: its core's posed
+ * vertices (world frame) and its radius; and the algorithms on cores
+ * (src/convex/sat2d.c, gjk2d.c). Internal: not installed.
+ *
+ * A core is a point (n == 1), a segment (n == 2; its "edges" are 0->1 and
+ * 1->0), or a strictly convex counter-clockwise polygon (n >= 3). The
+ * vertices are the shape's, moved by kcbp2d_pose_apply; when rounding made
+ * a posed polygon not strictly convex, they are replaced by their exact
+ * convex hull (kcbp2d_hull), which is the set the queries answer for. */
+#ifndef KCBP_CONVEX2D_H
+#define KCBP_CONVEX2D_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <kcbp/pose2d.h>
+#include <kcbp/shape2d.h>
+
+#include "geom/predicates.h"
+
+#define KCBP2D_CORE_INLINE 16
+
+typedef struct {
+    const kcbp_vec2 *v; /* n posed vertices */
+    uint32_t n;
+    double r;           /* the radius */
+    double scale;       /* max |coordinate| of v (>= 0) */
+    kcbp_vec2 buf[KCBP2D_CORE_INLINE];
+    kcbp_vec2 *heap;    /* owned when not NULL */
+} kcbp2d_core;
+
+/* The posed core of a checked shape. KCBP_ERR_NOMEM only. */
+kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err);
+void kcbp2d_core_free(kcbp2d_core *c);
+
+static inline kcbp_v2 kcbp2d_pv(kcbp_vec2 p)
+{
+    kcbp_v2 q = {p.x, p.y};
+    return q;
+}
+/* The exact sign of orient2d(p, q, r): > 0 when r is left of p -> q. */
+static inline int kcbp2d_orient(kcbp_vec2 p, kcbp_vec2 q, kcbp_vec2 r)
+{
+    return kcbp_orient2d_v(kcbp2d_pv(p), kcbp2d_pv(q), kcbp2d_pv(r));
+}
+
+/* n >= 3 points strictly convex and counter-clockwise, exactly (as
+ * kcbp2d_shape_check decides it). */
+bool kcbp2d_polygon_is_strictly_convex(const kcbp_vec2 *v, uint32_t n);
+
+/* Whether the cores (closed convex sets) share a point, exactly. When they
+ * do not and an edge line separates them, *sep_shape (0: a's edge, 1: b's)
+ * and *sep_edge name it; -1 otherwise (collinear degenerate cores). */
+bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape, uint32_t *sep_edge);
+
+/* For cores that intersect: the separating-axis minimum over both cores'
+ * edge normals (the cores' penetration depth, >= 0), its unit normal from
+ * a toward b, and the witnesses on the cores: *wa on a's boundary line,
+ * *wb a vertex of b, *wa - *wb == depth * normal (up to rounding). Two
+ * point cores: depth 0, normal (0, 1). */
+double kcbp2d_sat_depth(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *normal, kcbp_vec2 *wa,
+                        kcbp_vec2 *wb);
+
+typedef struct {
+    bool overlap;       /* GJK found the origin in the difference (cores overlap, up to rounding) */
+    double distance;    /* between the cores, >= 0 */
+    kcbp_vec2 pa, pb;   /* closest points on the cores */
+    int iterations;
+} kcbp2d_gjk_out;
+
+/* GJK distance between the cores (see distance2d.h for the sources). */
+void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, kcbp2d_gjk_out *out);
+
+/* The distance between the cores by every (edge, edge) pair in double,
+ * for cores known apart: the fallback when GJK is cut short, and the
+ * tests' reference. */
+double kcbp2d_brute_distance(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *pa, kcbp_vec2 *pb);
+
+/* The closest points of segments [p0, p1] and [q0, q1] that do not cross
+ * (points as zero-length segments): the nearest of the four endpoint to
+ * segment candidates; returns the squared distance. */
+double kcbp2d_cp_seg_seg(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1, kcbp_vec2 *cp, kcbp_vec2 *cq);
+
+#endif

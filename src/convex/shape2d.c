@@ -1,0 +1,247 @@
+/* 2D shapes: makers, the exact check, and posed cores (shape2d.h,
+ * convex2d.h). */
+#include <kcbp/shape2d.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convex/convex2d.h"
+
+kcbp2d_shape kcbp2d_shape_circle(double radius)
+{
+    kcbp2d_shape s;
+    memset(&s, 0, sizeof s);
+    s.kind = KCBP2D_CIRCLE;
+    s.radius = radius;
+    return s;
+}
+
+kcbp2d_shape kcbp2d_shape_capsule(double radius, double length)
+{
+    kcbp2d_shape s;
+    memset(&s, 0, sizeof s);
+    s.kind = KCBP2D_CAPSULE;
+    s.radius = radius;
+    s.local[0] = kcbp_v2_make(-0.5 * length, 0.0);
+    s.local[1] = kcbp_v2_make(0.5 * length, 0.0);
+    return s;
+}
+
+kcbp2d_shape kcbp2d_shape_segment(kcbp_vec2 p0, kcbp_vec2 p1)
+{
+    kcbp2d_shape s;
+    memset(&s, 0, sizeof s);
+    s.kind = KCBP2D_SEGMENT;
+    s.local[0] = p0;
+    s.local[1] = p1;
+    return s;
+}
+
+kcbp2d_shape kcbp2d_shape_box(double width, double height, double radius)
+{
+    kcbp2d_shape s;
+    memset(&s, 0, sizeof s);
+    s.kind = KCBP2D_BOX;
+    s.radius = radius;
+    s.local[0] = kcbp_v2_make(0.5 * width, 0.5 * height);
+    return s;
+}
+
+kcbp2d_shape kcbp2d_shape_polygon(const kcbp_vec2 *points, uint32_t npoints, double radius)
+{
+    kcbp2d_shape s;
+    memset(&s, 0, sizeof s);
+    s.kind = KCBP2D_POLYGON;
+    s.radius = radius;
+    s.points = points;
+    s.npoints = npoints;
+    return s;
+}
+
+const char *kcbp2d_shape_kind_name(kcbp2d_shape_kind kind)
+{
+    switch (kind) {
+    case KCBP2D_CIRCLE: return "circle";
+    case KCBP2D_CAPSULE: return "capsule";
+    case KCBP2D_SEGMENT: return "segment";
+    case KCBP2D_BOX: return "box";
+    case KCBP2D_POLYGON: return "polygon";
+    }
+    return "unknown";
+}
+
+/* A length: finite, > 0 (>= 0 when zero_ok), within the limits unless 0. */
+static kcbp_status check_length(const char *shape, const char *what, double v, bool zero_ok, kcbp_error *err)
+{
+    if (!isfinite(v))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D %s: %s is not finite", shape, what);
+    if (v == 0.0 && zero_ok)
+        return KCBP_OK;
+    if (v <= 0.0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D %s: %s must be %s 0 (got %g)", shape, what,
+                              zero_ok ? ">=" : ">", v);
+    if (v > KCBP2D_SHAPE_MAX || v < KCBP2D_SHAPE_MIN)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D %s: %s %g outside [%g, %g]", shape, what, v,
+                              KCBP2D_SHAPE_MIN, KCBP2D_SHAPE_MAX);
+    return KCBP_OK;
+}
+
+static kcbp_status check_point(const char *shape, const char *what, uint32_t i, kcbp_vec2 p, kcbp_error *err)
+{
+    if (!kcbp_v2_is_finite(p))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D %s: %s %u is not finite", shape, what, (unsigned)i);
+    if (fabs(p.x) > KCBP_COORD_MAX || fabs(p.y) > KCBP_COORD_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D %s: %s %u beyond %g", shape, what, (unsigned)i,
+                              KCBP_COORD_MAX);
+    return KCBP_OK;
+}
+
+/* The half-plane of a direction's angle: 0 for [0, pi), 1 for [pi, 2 pi),
+ * decided on the exact difference's signs (q - p compared as doubles). */
+static int dir_half(kcbp_vec2 p, kcbp_vec2 q) { return (q.y > p.y || (q.y == p.y && q.x > p.x)) ? 0 : 1; }
+
+/* Strictly convex and counter-clockwise, exactly: every consecutive triple
+ * turns left (orient2d > 0) and the edge directions wind once. With all
+ * turns left (each less than pi), a step wraps past angle 0 exactly when
+ * the direction goes from the lower half-plane to the upper one; winding
+ * once is one such step. Returns the first bad vertex, or n when good. */
+static uint32_t first_not_convex(const kcbp_vec2 *v, uint32_t n)
+{
+    uint32_t wraps = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_vec2 p = v[i], q = v[(i + 1) % n], r = v[(i + 2) % n];
+        if (kcbp2d_orient(p, q, r) <= 0)
+            return (i + 1) % n;
+        wraps += (dir_half(p, q) == 1 && dir_half(q, r) == 0);
+    }
+    return wraps == 1 ? n : 0;
+}
+
+bool kcbp2d_polygon_is_strictly_convex(const kcbp_vec2 *v, uint32_t n) { return n >= 3 && first_not_convex(v, n) == n; }
+
+kcbp_status kcbp2d_shape_check(const kcbp2d_shape *s, kcbp_error *err)
+{
+    if (!s)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D shape is NULL");
+    const char *name = kcbp2d_shape_kind_name(s->kind);
+    kcbp_status st;
+    switch (s->kind) {
+    case KCBP2D_CIRCLE:
+        if ((st = check_length(name, "radius", s->radius, false, err)) != KCBP_OK)
+            return st;
+        return check_point(name, "centre", 0, s->local[0], err);
+    case KCBP2D_CAPSULE:
+        if ((st = check_length(name, "radius", s->radius, false, err)) != KCBP_OK)
+            return st;
+        /* the maker's form, along x: its length must be a length */
+        if (s->local[0].y == 0 && s->local[1].y == 0 && s->local[0].x == -s->local[1].x &&
+            (st = check_length(name, "length", s->local[1].x - s->local[0].x, true, err)) != KCBP_OK)
+            return st;
+        break;
+    case KCBP2D_SEGMENT:
+    case KCBP2D_POLYGON:
+        if ((st = check_length(name, "radius", s->radius, true, err)) != KCBP_OK)
+            return st;
+        break;
+    case KCBP2D_BOX:
+        if ((st = check_length(name, "radius", s->radius, true, err)) != KCBP_OK)
+            return st;
+        if ((st = check_length(name, "half width", s->local[0].x, false, err)) != KCBP_OK ||
+            (st = check_length(name, "half height", s->local[0].y, false, err)) != KCBP_OK)
+            return st;
+        return KCBP_OK;
+    default: return kcbp_error_set(err, KCBP_ERR_INVALID, "2D shape: unknown kind %d", (int)s->kind);
+    }
+    if (s->kind != KCBP2D_POLYGON) {
+        for (uint32_t i = 0; i < 2; i++)
+            if ((st = check_point(name, "end", i, s->local[i], err)) != KCBP_OK)
+                return st;
+        return KCBP_OK;
+    }
+    if (!s->points || s->npoints < 3)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D polygon: %u points, at least 3 needed",
+                              s->points ? (unsigned)s->npoints : 0u);
+    if (s->npoints > KCBP2D_POLYGON_MAX)
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "2D polygon: %u points, more than %u", (unsigned)s->npoints,
+                              KCBP2D_POLYGON_MAX);
+    for (uint32_t i = 0; i < s->npoints; i++)
+        if ((st = check_point(name, "point", i, s->points[i], err)) != KCBP_OK)
+            return st;
+    uint32_t bad = first_not_convex(s->points, s->npoints);
+    if (bad != s->npoints)
+        return kcbp_error_set(err, KCBP_ERR_INVALID,
+                              "2D polygon: not strictly convex and counter-clockwise at point %u (use kcbp2d_hull)",
+                              (unsigned)bad);
+    return KCBP_OK;
+}
+
+/* ---- posed cores ------------------------------------------------------- */
+
+void kcbp2d_core_free(kcbp2d_core *c)
+{
+    free(c->heap);
+    c->heap = NULL;
+}
+
+kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err)
+{
+    c->heap = NULL;
+    c->r = s->radius;
+    kcbp_vec2 *v = c->buf;
+    uint32_t n;
+    switch (s->kind) {
+    case KCBP2D_CIRCLE: n = 1, v[0] = kcbp2d_pose_apply(pose, s->local[0]); break;
+    case KCBP2D_BOX: {
+        kcbp_vec2 h = s->local[0];
+        const kcbp_vec2 corner[4] = {{-h.x, -h.y}, {h.x, -h.y}, {h.x, h.y}, {-h.x, h.y}};
+        n = 4;
+        for (int i = 0; i < 4; i++)
+            v[i] = kcbp2d_pose_apply(pose, corner[i]);
+        break;
+    }
+    case KCBP2D_POLYGON:
+        n = s->npoints;
+        if (n > KCBP2D_CORE_INLINE) {
+            if (!(c->heap = malloc((size_t)n * sizeof *c->heap)))
+                return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D shape: out of memory for %u vertices", (unsigned)n);
+            v = c->heap;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = kcbp2d_pose_apply(pose, s->points[i]);
+        break;
+    default: /* capsule, segment */
+        n = 2;
+        v[0] = kcbp2d_pose_apply(pose, s->local[0]);
+        v[1] = kcbp2d_pose_apply(pose, s->local[1]);
+        break;
+    }
+    if (n == 2 && v[0].x == v[1].x && v[0].y == v[1].y)
+        n = 1; /* a capsule of length 0 is a circle */
+    if (n >= 3 && first_not_convex(v, n) != n) {
+        /* Rounding broke strict convexity: the hull of the posed vertices
+         * (kcbp2d_hull writes at most n points, and reads its input first). */
+        kcbp_vec2 *tmp = malloc((size_t)n * sizeof *tmp);
+        if (!tmp) {
+            kcbp2d_core_free(c);
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D shape: out of memory for its hull");
+        }
+        size_t m = 0;
+        kcbp_status st = kcbp2d_hull(v, n, tmp, &m, err);
+        if (st != KCBP_OK) {
+            free(tmp);
+            kcbp2d_core_free(c);
+            return st;
+        }
+        memcpy(v, tmp, m * sizeof *v);
+        free(tmp);
+        n = (uint32_t)m;
+    }
+    double sc = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sc = fmax(sc, kcbp_v2_max_abs(v[i]));
+    c->v = v;
+    c->n = n;
+    c->scale = sc;
+    return KCBP_OK;
+}

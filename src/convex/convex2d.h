@@ -20,6 +20,7 @@
 
 #define KCBP2D_CORE_INLINE 16
 
+/* v may point into buf: a core is made in place and never copied. */
 typedef struct {
     const kcbp_vec2 *v; /* n posed vertices */
     uint32_t n;
@@ -78,7 +79,8 @@ double kcbp2d_brute_distance(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_ve
 
 /* The closest points of segments [p0, p1] and [q0, q1] that do not cross
  * (points as zero-length segments): the nearest of the four endpoint to
- * segment candidates; returns the squared distance. */
+ * segment candidates; returns the distance (computed without squares,
+ * which would underflow for tiny coordinates). */
 double kcbp2d_cp_seg_seg(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1, kcbp_vec2 *cp, kcbp_vec2 *cq);
 
 #endif

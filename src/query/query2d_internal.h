@@ -1,0 +1,26 @@
+/* The 2D queries' shared steps (collide2d.c, distance2d.c). Internal. */
+#ifndef KCBP_QUERY2D_INTERNAL_H
+#define KCBP_QUERY2D_INTERNAL_H
+
+#include <kcbp/collide2d.h>
+
+#include "convex/convex2d.h"
+
+typedef struct {
+    bool collide, cores_intersect;
+    kcbp2d_decided decided_by;
+    int sep_shape;
+    uint32_t sep_edge;
+    bool have_gjk;     /* gjk holds the cores' distance (they are apart) */
+    kcbp2d_gjk_out gjk;
+} kcbp2d_decision;
+
+/* Checks shapes and poses (KCBP_ERR_INVALID) and makes both cores. */
+kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
+                            const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err);
+
+/* The exact decision of collide2d.h: dist(cores) <= a->r + (b->r + margin). */
+void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
+                   kcbp2d_decision *d);
+
+#endif

@@ -1,0 +1,576 @@
+/* 2D collide, distance and depth (collide2d.h, distance2d.h) against
+ * independent oracles:
+ *   - polygon pairs: the 3D library's exact triangle test (kcbp_tri_intersect,
+ *     its coplanar path) on fans of the posed polygons at z = 0;
+ *   - circles, capsules and boxes: the 3D library's kcbp_collide on spheres,
+ *     capsules and boxes centred on z = 0 (A at the identity, so that the
+ *     3D library's coordinates are the 2D ones, up to its carrying a core
+ *     into a box's frame; gaps of 1e-12 are far above that rounding), but
+ *     for two boxes, which the 3D library decides by GJK within a band;
+ *   - anything with radii: the exact "within r" decisions on every pair of
+ *     core edges (brute force; checks the filter);
+ *   - distance: the 3D GJK (kcbp_gjk_distance) on the posed cores at z = 0;
+ *   - depth: the Minkowski difference of prisms (the posed cores at z = +-H,
+ *     H far beyond the depth) by qhull (tests/cso_oracle.c), and an exact
+ *     check that moving B by the translation found separates the pair while
+ *     a slightly shorter one does not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <kcbp/kcbp.h>
+#include <kcbp/kcbp2d.h>
+
+#include "convex/convex2d.h"
+#include "cso_oracle.h"
+#include "geom/closest.h"
+#include "testutil.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+typedef struct {
+    kcbp2d_shape s;
+    kcbp_vec2 pts[16];
+} tshape;
+
+/* A random convex polygon of 3..12 vertices in [-sc, sc]^2 (its hull). */
+static void rnd_polygon(test_rng *r, double sc, double radius, tshape *t)
+{
+    for (;;) {
+        kcbp_vec2 p[12];
+        size_t n = 3 + (size_t)(test_rng_uniform(r) * 10), nh = 0;
+        for (size_t i = 0; i < n; i++)
+            p[i] = kcbp_v2_make(test_rng_range(r, -sc, sc), test_rng_range(r, -sc, sc));
+        assert_int_equal(kcbp2d_hull(p, n, t->pts, &nh, NULL), KCBP_OK);
+        if (nh >= 3) {
+            t->s = kcbp2d_shape_polygon(t->pts, (uint32_t)nh, radius);
+            assert_int_equal(kcbp2d_shape_check(&t->s, NULL), KCBP_OK);
+            return;
+        }
+    }
+}
+
+static kcbp2d_pose rnd_pose(test_rng *r, double tmax, bool quarter)
+{
+    kcbp2d_pose p;
+    double deg = quarter ? 90.0 * floor(test_rng_range(r, 0, 4)) : test_rng_range(r, -180, 180);
+    assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(r, -tmax, tmax), test_rng_range(r, -tmax, tmax), deg, &p,
+                                            NULL),
+                     KCBP_OK);
+    return p;
+}
+
+/* (A core points into itself: made in place, never copied.) */
+static void core_of(const kcbp2d_shape *s, const kcbp2d_pose *p, kcbp2d_core *c)
+{
+    assert_int_equal(kcbp2d_core_make(s, p, c, NULL), KCBP_OK);
+}
+
+static bool collide2d(const kcbp2d_shape *a, const kcbp2d_pose *pa, const kcbp2d_shape *b, const kcbp2d_pose *pb,
+                      double margin, kcbp2d_collide_result *res)
+{
+    kcbp2d_collide_options o = kcbp2d_collide_options_default();
+    o.margin = margin;
+    kcbp2d_collide_result r;
+    kcbp_error e;
+    assert_int_equal(kcbp2d_collide(a, pa, b, pb, &o, &r, &e), KCBP_OK);
+    if (res)
+        *res = r;
+    return r.collide;
+}
+
+static kcbp2d_distance_result distance2d(const kcbp2d_shape *a, const kcbp2d_pose *pa, const kcbp2d_shape *b,
+                                         const kcbp2d_pose *pb)
+{
+    kcbp2d_distance_result r;
+    kcbp_error e;
+    assert_int_equal(kcbp2d_distance(a, pa, b, pb, NULL, &r, &e), KCBP_OK);
+    assert_true(isfinite(r.distance) && isfinite(r.depth) && isfinite(r.signed_distance));
+    assert_true(kcbp_v2_is_finite(r.normal) && kcbp_v2_is_finite(r.point_a) && kcbp_v2_is_finite(r.point_b));
+    assert_true(fabs(kcbp_v2_len(r.normal) - 1) < 1e-12);
+    return r;
+}
+
+static kcbp_vec3 z0(kcbp_vec2 p) { return kcbp_v3(p.x, p.y, 0); }
+
+/* Oracle: the closed cores (polygons, segments, points) share a point, by
+ * the 3D exact triangle test on fans at z = 0 (a segment or point is a
+ * degenerate triangle). */
+static bool oracle_cores_meet(const kcbp2d_core *a, const kcbp2d_core *b)
+{
+    uint32_t ta = a->n >= 3 ? a->n - 2 : 1, tb = b->n >= 3 ? b->n - 2 : 1;
+    for (uint32_t i = 0; i < ta; i++) {
+        kcbp_vec3 A[3] = {z0(a->v[0]), z0(a->v[(i + 1) % a->n]), z0(a->v[(i + 2) % a->n])};
+        for (uint32_t j = 0; j < tb; j++) {
+            kcbp_vec3 B[3] = {z0(b->v[0]), z0(b->v[(j + 1) % b->n]), z0(b->v[(j + 2) % b->n])};
+            if (kcbp_tri_intersect(A, B, 0))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Oracle: dist(cores) <= ra + rb, exactly: the cores meet, or a pair of
+ * core edges is within ra + rb (closest.h's exact decision, filter off). */
+static bool oracle_within(const kcbp2d_core *a, const kcbp2d_core *b, double ra, double rb)
+{
+    if (oracle_cores_meet(a, b))
+        return true;
+    uint32_t na = a->n >= 3 ? a->n : 1, nb = b->n >= 3 ? b->n : 1;
+    for (uint32_t i = 0; i < na; i++)
+        for (uint32_t j = 0; j < nb; j++)
+            if (kcbp_within_seg_seg_ex(z0(a->v[i]), z0(a->v[(i + 1) % a->n]), z0(b->v[j]),
+                                       z0(b->v[(j + 1) % b->n]), ra, rb, KCBP_WITHIN_ERR, true, NULL))
+                return true;
+    return false;
+}
+
+/* ---- collide ------------------------------------------------------------- */
+
+static void test_polygons_vs_triangle_test(void **state)
+{
+    (void)state;
+    test_rng r = {2024};
+    int yes = 0, no = 0;
+    for (int trial = 0; trial < 20000; trial++) {
+        double sc = pow(10, test_rng_range(&r, -8, 8));
+        tshape a, b;
+        rnd_polygon(&r, sc, 0, &a);
+        rnd_polygon(&r, sc, 0, &b);
+        bool quarter = trial % 3 == 0; /* exact rotations: many exact touchings on the grid below */
+        if (trial % 6 == 0) {          /* integer coordinates: touching and collinear edges are common */
+            for (uint32_t i = 0; i < a.s.npoints; i++)
+                a.pts[i] = kcbp_v2_make(round(a.pts[i].x / sc * 3), round(a.pts[i].y / sc * 3));
+            for (uint32_t i = 0; i < b.s.npoints; i++)
+                b.pts[i] = kcbp_v2_make(round(b.pts[i].x / sc * 3), round(b.pts[i].y / sc * 3));
+            sc = 3;
+            size_t na, nb;
+            kcbp_vec2 ha[16], hb[16];
+            assert_int_equal(kcbp2d_hull(a.pts, a.s.npoints, ha, &na, NULL), KCBP_OK);
+            assert_int_equal(kcbp2d_hull(b.pts, b.s.npoints, hb, &nb, NULL), KCBP_OK);
+            if (na < 3 || nb < 3)
+                continue;
+            memcpy(a.pts, ha, na * sizeof *ha);
+            memcpy(b.pts, hb, nb * sizeof *hb);
+            a.s.npoints = (uint32_t)na, b.s.npoints = (uint32_t)nb;
+        }
+        kcbp2d_pose pa = rnd_pose(&r, 2 * sc, quarter), pb = rnd_pose(&r, 2 * sc, quarter);
+        if (trial % 6 == 0) {
+            pa.trans = kcbp_v2_make(round(pa.trans.x), round(pa.trans.y));
+            pb.trans = kcbp_v2_make(round(pb.trans.x), round(pb.trans.y));
+        }
+        kcbp2d_core ca, cb;
+        core_of(&a.s, &pa, &ca);
+        core_of(&b.s, &pb, &cb);
+        bool want = oracle_cores_meet(&ca, &cb);
+        kcbp2d_collide_result res;
+        bool got = collide2d(&a.s, &pa, &b.s, &pb, 0, &res);
+        if (got != want) {
+            print_error("trial %d: got %d want %d\n", trial, got, want);
+            for (uint32_t i = 0; i < ca.n; i++)
+                print_error("  a %.17g %.17g\n", ca.v[i].x, ca.v[i].y);
+            for (uint32_t i = 0; i < cb.n; i++)
+                print_error("  b %.17g %.17g\n", cb.v[i].x, cb.v[i].y);
+        }
+        assert_int_equal(got, want);
+        assert_int_equal(res.cores_intersect, want);
+        assert_int_equal(res.decided_by, KCBP2D_DECIDED_SAT);
+        /* symmetric */
+        assert_int_equal(collide2d(&b.s, &pb, &a.s, &pa, 0, NULL), want);
+        yes += want, no += !want;
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+    }
+    assert_true(yes > 1000 && no > 1000);
+}
+
+/* The 3D model of a 2D shape centred on z = 0: a sphere, a capsule turned
+ * onto x (its segment along +-x, as the 2D capsule's), a box of depth 1. */
+static void model3d(const kcbp2d_shape *s, kcbp_model *m, kcbp_pose *turn)
+{
+    kcbp_shape s3;
+    *turn = kcbp_pose_identity();
+    switch (s->kind) {
+    case KCBP2D_CIRCLE: s3 = kcbp_shape_sphere(s->radius); break;
+    case KCBP2D_CAPSULE: {
+        s3 = kcbp_shape_capsule(s->radius, s->local[1].x - s->local[0].x);
+        const double rm[12] = {0, 0, 1, 0, 0, 1, 0, 0, -1, 0, 0, 0}; /* z onto x, exactly */
+        assert_int_equal(kcbp_pose_from_matrix(rm, 12, turn, NULL), KCBP_OK);
+        break;
+    }
+    default: s3 = kcbp_shape_box(2 * s->local[0].x, 2 * s->local[0].y, 1.0); break;
+    }
+    assert_int_equal(kcbp_model_build_shape(m, &s3, NULL), KCBP_OK);
+}
+
+static kcbp2d_shape rnd_round_shape(test_rng *r, int kind)
+{
+    switch (kind) {
+    case 0: return kcbp2d_shape_circle(test_rng_range(r, 0.1, 2));
+    case 1: return kcbp2d_shape_capsule(test_rng_range(r, 0.1, 1), test_rng_range(r, 0, 3));
+    default: return kcbp2d_shape_box(test_rng_range(r, 0.1, 3), test_rng_range(r, 0.1, 3), 0);
+    }
+}
+
+static void test_round_shapes_vs_3d(void **state)
+{
+    (void)state;
+    test_rng r = {31337};
+    int yes = 0, no = 0, exact = 0;
+    for (int trial = 0; trial < 6000; trial++) {
+        kcbp2d_shape a = rnd_round_shape(&r, trial % 3), b = rnd_round_shape(&r, (trial / 3) % 3);
+        kcbp2d_pose pa = kcbp2d_pose_identity(), pb = rnd_pose(&r, 4, trial % 4 == 0);
+        /* near touching half of the time: B moved along the normal to
+         * within a tiny gap of contact */
+        if (trial % 2) {
+            kcbp2d_distance_result d = distance2d(&a, &pa, &b, &pb);
+            double tiny = trial % 4 == 1 ? 1e-12 : 1e-15;
+            double gap = d.signed_distance + test_rng_range(&r, -tiny, tiny);
+            pb.trans = kcbp_v2_sub(pb.trans, kcbp_v2_scale(d.normal, gap));
+        }
+        kcbp_model ma, mb;
+        kcbp_pose ta, tb;
+        model3d(&a, &ma, &ta);
+        model3d(&b, &mb, &tb);
+        kcbp_pose pb3 = kcbp2d_pose_to_3d(&pb);
+        kcbp_pose pbt = kcbp_pose_mul(&pb3, &tb);
+        kcbp_collide_result cr = {0};
+        kcbp_collide_options co = kcbp_collide_options_default();
+        assert_int_equal(kcbp_collide(&ma, &ta, &mb, &pbt, &co, &cr, NULL), KCBP_OK);
+        bool want3d = cr.collide;
+        kcbp_collide_result_free(&cr);
+        kcbp2d_collide_result res;
+        bool got = collide2d(&a, &pa, &b, &pb, 0, &res);
+        /* and the brute exact decision on the cores */
+        kcbp2d_core ca, cb;
+        core_of(&a, &pa, &ca);
+        core_of(&b, &pb, &cb);
+        bool brute = oracle_within(&ca, &cb, ca.r, cb.r);
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+        assert_int_equal(got, brute);
+        /* Two boxes: the 3D library decides them by GJK within a band
+         * (shape_internal.h), not exactly; the triangle test covers them.
+         * Against one box it carries the other core into the box's frame
+         * (its own rounding): compared only when the gap is far above it. */
+        bool comparable = !(a.kind == KCBP2D_BOX && b.kind == KCBP2D_BOX) &&
+                          (trial % 4 != 3 || (a.kind != KCBP2D_BOX && b.kind != KCBP2D_BOX));
+        if (comparable && got != want3d)
+            print_error("trial %d: kinds %d %d, 2D %d, 3D %d\n", trial, a.kind, b.kind, got, want3d);
+        if (comparable)
+            assert_int_equal(got, want3d);
+        yes += got, no += !got, exact += res.decided_by == KCBP2D_DECIDED_EXACT;
+        kcbp_model_free(&ma);
+        kcbp_model_free(&mb);
+    }
+    assert_true(yes > 500 && no > 500 && exact > 100);
+}
+
+/* Rounded polygons, random and near touching: the filter and the exact
+ * path agree with the brute exact decision. */
+static void test_rounded_polygons_brute(void **state)
+{
+    (void)state;
+    test_rng r = {4242};
+    int yes = 0, no = 0;
+    for (int trial = 0; trial < 5000; trial++) {
+        double sc = pow(10, test_rng_range(&r, -5, 5));
+        tshape a, b;
+        rnd_polygon(&r, sc, trial % 3 ? test_rng_range(&r, 0, sc) : 0, &a);
+        rnd_polygon(&r, sc, trial % 2 ? test_rng_range(&r, 0, sc) : 0, &b);
+        kcbp2d_pose pa = rnd_pose(&r, 2 * sc, false), pb = rnd_pose(&r, 2 * sc, false);
+        double margin = trial % 5 == 0 ? test_rng_range(&r, 0, sc) : 0;
+        if (trial % 2) {
+            kcbp2d_distance_result d = distance2d(&a.s, &pa, &b.s, &pb);
+            double gap = d.signed_distance - margin + sc * test_rng_range(&r, -1e-13, 1e-13);
+            pb.trans = kcbp_v2_sub(pb.trans, kcbp_v2_scale(d.normal, gap));
+        }
+        kcbp2d_core ca, cb;
+        core_of(&a.s, &pa, &ca);
+        core_of(&b.s, &pb, &cb);
+        bool want = oracle_within(&ca, &cb, ca.r, cb.r + margin);
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+        assert_int_equal(collide2d(&a.s, &pa, &b.s, &pb, margin, NULL), want);
+        yes += want, no += !want;
+    }
+    assert_true(yes > 500 && no > 500);
+}
+
+/* Exactly touching and degenerate constructions. */
+static void test_touching_constructions(void **state)
+{
+    (void)state;
+    kcbp2d_pose id = kcbp2d_pose_identity(), p;
+    kcbp2d_shape sq = kcbp2d_shape_box(2, 2, 0);
+    /* squares sharing an edge, a vertex, half an edge; 1 ulp apart */
+    double xs[] = {2, 2, 1.5};
+    double ys[] = {0, 2, 1};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(kcbp2d_pose_from_angle(xs[i], ys[i], 0, &p, NULL), KCBP_OK);
+        assert_true(collide2d(&sq, &id, &sq, &p, 0, NULL));
+        kcbp2d_distance_result d = distance2d(&sq, &id, &sq, &p);
+        assert_int_equal(d.status, i == 2 ? KCBP2D_OVERLAPPING : KCBP2D_TOUCHING);
+        p.trans.x = nextafter(p.trans.x, 3);
+        assert_int_equal(collide2d(&sq, &id, &sq, &p, 0, NULL), i == 2);
+    }
+    /* a vertex on an edge: a diamond touching the square's right edge */
+    const kcbp_vec2 dia[4] = {{0, -1}, {1, 0}, {0, 1}, {-1, 0}};
+    kcbp2d_shape dm = kcbp2d_shape_polygon(dia, 4, 0);
+    assert_int_equal(kcbp2d_pose_from_angle(2, 0.25, 0, &p, NULL), KCBP_OK);
+    assert_true(collide2d(&sq, &id, &dm, &p, 0, NULL));
+    p.trans.x = nextafter(2, 3);
+    assert_false(collide2d(&sq, &id, &dm, &p, 0, NULL));
+    /* collinear segments: overlapping, end to end, apart by an ulp; crossing */
+    kcbp2d_shape s1 = kcbp2d_shape_segment(kcbp_v2_make(0, 0), kcbp_v2_make(1, 1));
+    kcbp2d_shape s2 = kcbp2d_shape_segment(kcbp_v2_make(1, 1), kcbp_v2_make(3, 3));
+    kcbp2d_shape s3 = kcbp2d_shape_segment(kcbp_v2_make(0.5, 0.5), kcbp_v2_make(3, 3));
+    kcbp2d_shape s4 = kcbp2d_shape_segment(kcbp_v2_make(nextafter(1, 2), 1), kcbp_v2_make(3, 3));
+    kcbp2d_shape s5 = kcbp2d_shape_segment(kcbp_v2_make(1, nextafter(1, 2)), kcbp_v2_make(3, 3.0000001));
+    kcbp2d_shape s6 = kcbp2d_shape_segment(kcbp_v2_make(0, 1), kcbp_v2_make(1, 0));
+    assert_true(collide2d(&s1, &id, &s2, &id, 0, NULL));
+    assert_true(collide2d(&s1, &id, &s3, &id, 0, NULL));
+    assert_false(collide2d(&s1, &id, &s4, &id, 0, NULL));
+    assert_false(collide2d(&s1, &id, &s5, &id, 0, NULL));
+    assert_true(collide2d(&s1, &id, &s6, &id, 0, NULL));
+    kcbp2d_shape s7 = kcbp2d_shape_segment(kcbp_v2_make(2, 2), kcbp_v2_make(3, 3)); /* same line, apart */
+    assert_false(collide2d(&s1, &id, &s7, &id, 0, NULL));
+    kcbp2d_distance_result d = distance2d(&s1, &id, &s7, &id);
+    assert_int_equal(d.status, KCBP2D_APART);
+    assert_true(fabs(d.distance - sqrt(2)) < 1e-15);
+    /* a segment lying on a square's edge; a point (length 0 capsule) on it */
+    kcbp2d_shape on = kcbp2d_shape_segment(kcbp_v2_make(1, -3), kcbp_v2_make(1, 3));
+    assert_true(collide2d(&sq, &id, &on, &id, 0, NULL));
+    /* circles touching exactly (1 + 1 == 2), concentric, and an ulp apart */
+    kcbp2d_shape c1 = kcbp2d_shape_circle(1);
+    assert_int_equal(kcbp2d_pose_from_angle(2, 0, 0, &p, NULL), KCBP_OK);
+    assert_true(collide2d(&c1, &id, &c1, &p, 0, NULL));
+    d = distance2d(&c1, &id, &c1, &p);
+    assert_int_equal(d.status, KCBP2D_TOUCHING);
+    p.trans.x = nextafter(2, 3);
+    assert_false(collide2d(&c1, &id, &c1, &p, 0, NULL));
+    d = distance2d(&c1, &id, &c1, &id);
+    assert_int_equal(d.status, KCBP2D_OVERLAPPING);
+    assert_true(d.depth == 2 && d.normal.x == 0 && d.normal.y == 1);
+    /* 3-4-5: a circle of radius 5 at (3, 4) touches the origin's point
+     * (a capsule of length 0 is a circle too) */
+    kcbp2d_shape c5 = kcbp2d_shape_circle(5), pt = kcbp2d_shape_capsule(1e-12, 0);
+    assert_int_equal(kcbp2d_pose_from_angle(3, 4, 0, &p, NULL), KCBP_OK);
+    assert_true(collide2d(&pt, &id, &c5, &p, 0, NULL));
+    /* margin: squares 0.5 apart */
+    assert_int_equal(kcbp2d_pose_from_angle(2.5, 0, 0, &p, NULL), KCBP_OK);
+    assert_false(collide2d(&sq, &id, &sq, &p, 0, NULL));
+    assert_true(collide2d(&sq, &id, &sq, &p, 0.5, NULL));
+    assert_false(collide2d(&sq, &id, &sq, &p, nextafter(0.5, 0), NULL));
+    /* huge and tiny coordinates */
+    const double scales[] = {1e-150, 1e-20, 1e20, 1e50};
+    for (int i = 0; i < 4; i++) {
+        double s = scales[i];
+        kcbp_vec2 tri_a[3] = {{0, 0}, {s, 0}, {0, s}}, tri_b[3] = {{s, 0}, {2 * s, 0}, {s, s}};
+        kcbp2d_shape ta = kcbp2d_shape_polygon(tri_a, 3, 0), tb = kcbp2d_shape_polygon(tri_b, 3, 0);
+        assert_true(collide2d(&ta, &id, &tb, &id, 0, NULL)); /* share the vertex (s, 0) */
+        tri_b[0].x = nextafter(s, 2 * s);
+        assert_false(collide2d(&ta, &id, &tb, &id, 0, NULL));
+        d = distance2d(&ta, &id, &tb, &id);
+        assert_int_equal(d.status, KCBP2D_APART);
+        assert_true(d.distance > 0 && d.distance < 1e-15 * s);
+    }
+}
+
+static void test_growable_structs(void **state)
+{
+    (void)state;
+    kcbp2d_shape c = kcbp2d_shape_circle(1);
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    kcbp_error e;
+    kcbp2d_collide_options zero;
+    memset(&zero, 0, sizeof zero);
+    kcbp2d_collide_result r;
+    assert_int_equal(kcbp2d_collide(&c, &id, &c, &id, &zero, &r, &e), KCBP_ERR_INVALID);
+    assert_non_null(strstr(e.msg, "kcbp2d_collide_options_default"));
+    kcbp2d_collide_options o = kcbp2d_collide_options_default();
+    assert_int_equal(o.size, sizeof o);
+    o.margin = -1;
+    assert_int_equal(kcbp2d_collide(&c, &id, &c, &id, &o, &r, &e), KCBP_ERR_INVALID);
+    o.margin = NAN;
+    assert_int_equal(kcbp2d_collide(&c, &id, &c, &id, &o, &r, &e), KCBP_ERR_INVALID);
+    assert_int_equal(kcbp2d_collide_sized(&c, &id, &c, &id, NULL, &r, 4, &e), KCBP_ERR_INVALID);
+    kcbp2d_distance_options dz;
+    memset(&dz, 0, sizeof dz);
+    kcbp2d_distance_result dr;
+    assert_int_equal(kcbp2d_distance(&c, &id, &c, &id, &dz, &dr, &e), KCBP_ERR_INVALID);
+    kcbp2d_distance_options dopt = kcbp2d_distance_options_default();
+    assert_int_equal(dopt.max_iterations, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT);
+    /* bad shapes and poses are named */
+    kcbp2d_shape bad = kcbp2d_shape_circle(-1);
+    assert_int_equal(kcbp2d_collide(&bad, &id, &c, &id, NULL, &r, &e), KCBP_ERR_INVALID);
+    assert_non_null(strstr(e.msg, "shape A"));
+    kcbp2d_pose nanpose = id;
+    nanpose.trans.x = NAN;
+    assert_int_equal(kcbp2d_distance(&c, &id, &c, &nanpose, NULL, &dr, &e), KCBP_ERR_INVALID);
+}
+
+/* ---- distance -------------------------------------------------------------- */
+
+static void test_distance_vs_3d_gjk(void **state)
+{
+    (void)state;
+    test_rng r = {555};
+    int apart = 0;
+    for (int trial = 0; trial < 10000; trial++) {
+        double sc = pow(10, test_rng_range(&r, -4, 4));
+        tshape a, b;
+        kcbp2d_shape *sa = &a.s, *sb = &b.s;
+        rnd_polygon(&r, sc, trial % 2 ? test_rng_range(&r, 0, sc) : 0, &a);
+        rnd_polygon(&r, sc, trial % 3 ? test_rng_range(&r, 0, sc) : 0, &b);
+        kcbp2d_shape extra;
+        if (trial % 4 == 1) { /* a capsule or a circle against a polygon */
+            extra = trial % 8 == 1 ? kcbp2d_shape_capsule(0.3 * sc, 2 * sc) : kcbp2d_shape_circle(0.5 * sc);
+            sa = &extra;
+        }
+        kcbp2d_pose pa = rnd_pose(&r, 3 * sc, false), pb = rnd_pose(&r, 3 * sc, false);
+        kcbp2d_distance_result d = distance2d(sa, &pa, sb, &pb);
+        kcbp2d_core ca, cb;
+        core_of(sa, &pa, &ca);
+        core_of(sb, &pb, &cb);
+        kcbp_vec3 va[16], vb[16];
+        for (uint32_t i = 0; i < ca.n; i++)
+            va[i] = z0(ca.v[i]);
+        for (uint32_t i = 0; i < cb.n; i++)
+            vb[i] = z0(cb.v[i]);
+        kcbp_convex xa = kcbp_convex_polytope(va, ca.n, NULL, NULL, ca.r),
+                    xb = kcbp_convex_polytope(vb, cb.n, NULL, NULL, cb.r);
+        kcbp_pose id3 = kcbp_pose_identity();
+        kcbp_gjk_result g;
+        kcbp_support_cache cache = {{0, 0}};
+        kcbp_gjk_distance(&xa, &xb, &id3, NULL, &cache, &g);
+        double tol = 1e-9 * d.scale;
+        if (d.status == KCBP2D_APART) {
+            apart++;
+            assert_true(fabs(d.distance - g.distance) <= tol);
+            assert_true(d.signed_distance == d.distance && d.depth == 0);
+            /* the witnesses: on the shapes, d apart along the normal */
+            kcbp_vec2 w = kcbp_v2_sub(d.point_b, d.point_a);
+            assert_true(kcbp_v2_len(kcbp_v2_sub(w, kcbp_v2_scale(d.normal, d.distance))) <= tol);
+            /* and the brute-force distance of the cores */
+            kcbp_vec2 p, q;
+            double bd = kcbp2d_brute_distance(&ca, &cb, &p, &q) - ca.r - cb.r;
+            assert_true(fabs(bd - d.distance) <= tol);
+        } else {
+            assert_true(g.distance <= tol);
+        }
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+    }
+    assert_true(apart > 2000);
+}
+
+/* ---- depth ---------------------------------------------------------------- */
+
+static void test_depth_vs_prism_oracle(void **state)
+{
+    (void)state;
+    test_rng r = {8080};
+    int checked = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        double sc = pow(10, test_rng_range(&r, -3, 3));
+        tshape a, b;
+        rnd_polygon(&r, sc, trial % 2 ? test_rng_range(&r, 0, 0.3 * sc) : 0, &a);
+        rnd_polygon(&r, sc, trial % 3 == 0 ? test_rng_range(&r, 0, 0.3 * sc) : 0, &b);
+        kcbp2d_pose pa = rnd_pose(&r, 0.5 * sc, false), pb = rnd_pose(&r, 0.5 * sc, false);
+        kcbp2d_distance_result d = distance2d(&a.s, &pa, &b.s, &pb);
+        kcbp2d_core ca, cb;
+        core_of(&a.s, &pa, &ca);
+        core_of(&b.s, &pb, &cb);
+        bool cores = kcbp2d_sat_intersect(&ca, &cb, NULL, NULL);
+        if (d.status == KCBP2D_APART) {
+            kcbp2d_core_free(&ca);
+            kcbp2d_core_free(&cb);
+            continue;
+        }
+        /* witnesses: point_a - point_b == depth * normal */
+        kcbp_vec2 w = kcbp_v2_sub(d.point_a, d.point_b);
+        assert_true(kcbp_v2_len(kcbp_v2_sub(w, kcbp_v2_scale(d.normal, d.depth))) <= 1e-12 * d.scale);
+        assert_true(d.signed_distance == -d.depth);
+        if (cores) {
+            /* the prisms' Minkowski difference by qhull: the in-plane facets
+             * give the 2D depth; the caps are 2H away, far beyond it */
+            double H = 100 * sc;
+            kcbp_vec3 pa3[32], pb3[32];
+            for (uint32_t i = 0; i < ca.n; i++)
+                pa3[2 * i] = kcbp_v3(ca.v[i].x, ca.v[i].y, -H), pa3[2 * i + 1] = kcbp_v3(ca.v[i].x, ca.v[i].y, H);
+            for (uint32_t i = 0; i < cb.n; i++)
+                pb3[2 * i] = kcbp_v3(cb.v[i].x, cb.v[i].y, -H), pb3[2 * i + 1] = kcbp_v3(cb.v[i].x, cb.v[i].y, H);
+            kcbp_pose id3 = kcbp_pose_identity();
+            cso_oracle_result o = cso_oracle(pa3, (int)(2 * ca.n), pb3, (int)(2 * cb.n), &id3);
+            if (o.ok && o.inside) {
+                double want = o.depth + ca.r + cb.r;
+                assert_true(fabs(d.depth - want) <= 1e-12 * (o.scale + d.scale));
+                checked++;
+            }
+        }
+        /* minimality and validity, exactly: B moved by a little more than
+         * depth * normal is apart (margin 0), by a little less is not */
+        if (d.depth > 1e-9 * d.scale) {
+            kcbp2d_pose moved = pb;
+            moved.trans = kcbp_v2_add(pb.trans, kcbp_v2_scale(d.normal, d.depth * (1 + 1e-9) + 1e-12 * d.scale));
+            assert_false(collide2d(&a.s, &pa, &b.s, &moved, 0, NULL));
+            moved.trans = kcbp_v2_add(pb.trans, kcbp_v2_scale(d.normal, d.depth * (1 - 1e-6)));
+            assert_true(collide2d(&a.s, &pa, &b.s, &moved, 0, NULL));
+        }
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+    }
+    assert_true(checked > 500);
+}
+
+/* Closed forms: circles and capsules. */
+static void test_closed_forms(void **state)
+{
+    (void)state;
+    kcbp2d_pose id = kcbp2d_pose_identity(), p;
+    kcbp2d_shape c1 = kcbp2d_shape_circle(1), c2 = kcbp2d_shape_circle(2);
+    assert_int_equal(kcbp2d_pose_from_angle(3, 4, 0, &p, NULL), KCBP_OK);
+    kcbp2d_distance_result d = distance2d(&c1, &id, &c2, &p);
+    assert_int_equal(d.status, KCBP2D_APART);
+    assert_true(fabs(d.distance - 2) < 1e-15 && fabs(d.normal.x - 0.6) < 1e-15 && fabs(d.normal.y - 0.8) < 1e-15);
+    assert_true(fabs(d.point_a.x - 0.6) < 1e-15 && fabs(d.point_b.y - 2.4) < 1e-15);
+    assert_int_equal(kcbp2d_pose_from_angle(1.5, 2, 0, &p, NULL), KCBP_OK);
+    d = distance2d(&c1, &id, &c2, &p);
+    assert_int_equal(d.status, KCBP2D_OVERLAPPING);
+    assert_true(fabs(d.depth - 0.5) < 1e-15 && fabs(d.signed_distance + 0.5) < 1e-15);
+    /* capsules crossing at right angles: cores cross; B's segment (x = 0,
+     * y in [-1.75, 2.25]) leaves A's (y = 0, x in [-2, 2]) up by 1.75, the
+     * shortest way; depth 1.75 + 0.5 + 0.5 along +y */
+    kcbp2d_shape k = kcbp2d_shape_capsule(0.5, 4);
+    assert_int_equal(kcbp2d_pose_from_angle(0, 0.25, 90, &p, NULL), KCBP_OK);
+    d = distance2d(&k, &id, &k, &p);
+    assert_int_equal(d.status, KCBP2D_OVERLAPPING);
+    assert_true(fabs(d.depth - 2.75) < 1e-15 && d.normal.x == 0 && d.normal.y == 1);
+    /* parallel capsules 1.5 apart: distance 0.5 */
+    assert_int_equal(kcbp2d_pose_from_angle(1, 1.5, 0, &p, NULL), KCBP_OK);
+    d = distance2d(&k, &id, &k, &p);
+    assert_int_equal(d.status, KCBP2D_APART);
+    assert_true(fabs(d.distance - 0.5) < 1e-15 && d.normal.x == 0 && d.normal.y == 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_polygons_vs_triangle_test),
+        cmocka_unit_test(test_round_shapes_vs_3d),
+        cmocka_unit_test(test_rounded_polygons_brute),
+        cmocka_unit_test(test_touching_constructions),
+        cmocka_unit_test(test_growable_structs),
+        cmocka_unit_test(test_distance_vs_3d_gjk),
+        cmocka_unit_test(test_depth_vs_prism_oracle),
+        cmocka_unit_test(test_closed_forms),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include <kcbp/collide.h>
+#include <kcbp/collide2d.h>
 #include <kcbp/contact_geom.h>
+#include <kcbp/distance2d.h>
 #include <kcbp/error.h>
 #include <kcbp/mesh.h>
 #include <kcbp/pose.h>
@@ -25,6 +27,19 @@ typedef struct {
 static const layout_entry entries[] = {
     S(kcbp_error), F(kcbp_error, code), F(kcbp_error, msg),
     S(kcbp_vec3), S(kcbp_pose), F(kcbp_pose, rot), F(kcbp_pose, trans),
+    /* the 2D layer (kcbp2d.h) */
+    S(kcbp_vec2), S(kcbp2d_pose), F(kcbp2d_pose, c), F(kcbp2d_pose, s), F(kcbp2d_pose, trans),
+    S(kcbp2d_shape), F(kcbp2d_shape, kind), F(kcbp2d_shape, radius), F(kcbp2d_shape, local), F(kcbp2d_shape, points),
+    F(kcbp2d_shape, npoints),
+    S(kcbp2d_collide_options), F(kcbp2d_collide_options, size), F(kcbp2d_collide_options, margin),
+    S(kcbp2d_collide_result), F(kcbp2d_collide_result, collide), F(kcbp2d_collide_result, cores_intersect),
+    F(kcbp2d_collide_result, decided_by), F(kcbp2d_collide_result, separating_shape),
+    F(kcbp2d_collide_result, separating_edge),
+    S(kcbp2d_distance_options), F(kcbp2d_distance_options, size), F(kcbp2d_distance_options, max_iterations),
+    S(kcbp2d_distance_result), F(kcbp2d_distance_result, status), F(kcbp2d_distance_result, distance),
+    F(kcbp2d_distance_result, depth), F(kcbp2d_distance_result, signed_distance), F(kcbp2d_distance_result, normal),
+    F(kcbp2d_distance_result, point_a), F(kcbp2d_distance_result, point_b), F(kcbp2d_distance_result, scale),
+    F(kcbp2d_distance_result, iterations),
     S(kcbp_tri), S(kcbp_contact), F(kcbp_contact, a), F(kcbp_contact, b),
     S(kcbp_aabb), F(kcbp_aabb, min), F(kcbp_aabb, max), S(kcbp_cbp_plane), F(kcbp_cbp_plane, n), F(kcbp_cbp_plane, d),
     S(kcbp_model_options), F(kcbp_model_options, k), F(kcbp_model_options, dirs), F(kcbp_model_options, k_fine),

@@ -9,6 +9,7 @@
 #include "collide2d.h"
 #include "distance2d.h"
 #include "error.h"
+#include "polygon2d.h"
 #include "pose2d.h"
 #include "shape2d.h"
 #include "vec2.h"

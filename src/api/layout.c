@@ -10,6 +10,7 @@
 #include <kcbp/distance2d.h>
 #include <kcbp/error.h>
 #include <kcbp/mesh.h>
+#include <kcbp/polygon2d.h>
 #include <kcbp/pose.h>
 #include <kcbp/scene.h>
 #include <kcbp/shape.h>
@@ -40,6 +41,17 @@ static const layout_entry entries[] = {
     F(kcbp2d_distance_result, depth), F(kcbp2d_distance_result, signed_distance), F(kcbp2d_distance_result, normal),
     F(kcbp2d_distance_result, point_a), F(kcbp2d_distance_result, point_b), F(kcbp2d_distance_result, scale),
     F(kcbp2d_distance_result, iterations),
+    S(kcbp2d_polygons), F(kcbp2d_polygons, points), F(kcbp2d_polygons, ring_end), F(kcbp2d_polygons, nrings),
+    F(kcbp2d_polygons, polygon_end), F(kcbp2d_polygons, npolygons), S(kcbp2d_edge_pair),
+    S(kcbp2d_model_collide_options), F(kcbp2d_model_collide_options, size), F(kcbp2d_model_collide_options, margin),
+    F(kcbp2d_model_collide_options, contacts), F(kcbp2d_model_collide_options, contacts_capacity),
+    S(kcbp2d_model_collide_result), F(kcbp2d_model_collide_result, collide),
+    F(kcbp2d_model_collide_result, contained), F(kcbp2d_model_collide_result, ncontacts),
+    F(kcbp2d_model_collide_result, contacts_truncated), F(kcbp2d_model_collide_result, edge_pairs),
+    S(kcbp2d_model_distance_result), F(kcbp2d_model_distance_result, collide),
+    F(kcbp2d_model_distance_result, distance), F(kcbp2d_model_distance_result, point_a),
+    F(kcbp2d_model_distance_result, point_b), F(kcbp2d_model_distance_result, edge_a),
+    F(kcbp2d_model_distance_result, edge_b), F(kcbp2d_model_distance_result, edge_pairs),
     S(kcbp_tri), S(kcbp_contact), F(kcbp_contact, a), F(kcbp_contact, b),
     S(kcbp_aabb), F(kcbp_aabb, min), F(kcbp_aabb, max), S(kcbp_cbp_plane), F(kcbp_cbp_plane, n), F(kcbp_cbp_plane, d),
     S(kcbp_model_options), F(kcbp_model_options, k), F(kcbp_model_options, dirs), F(kcbp_model_options, k_fine),

@@ -1,0 +1,162 @@
+/* Non-convex 2D regions: polygons with holes (and sets of them), built
+ * into an opaque kcbp2d_model, and exact collision and distance between
+ * two posed models.
+ *
+ * Input. A kcbp2d_polygons lists rings, each a closed curve given by its
+ * vertices once (the first is not repeated at the end), grouped into
+ * polygons: a polygon's first ring is its outer boundary, the others its
+ * holes. Either orientation is accepted for any ring. The rings must bound
+ * a region simply, decided exactly (src/mesh/polygon.c's sweep,
+ * kcbp_polygon_rings_check, with every ring oriented counter-clockwise
+ * round what it encloses): no two vertices at one point, no two edges
+ * meeting other than consecutive ones at their shared vertex, every point
+ * of the plane inside at most one polygon and no hole outside its
+ * polygon. So: no self-crossing or touching rings, no overlapping polygons
+ * of a set, no hole touching its border (a GeoJSON "valid" polygon whose
+ * hole touches the border at a point is refused too: it is not simple in
+ * this sense). KCBP_ERR_GEOMETRY names the ring at fault when the check
+ * fails; KCBP_ERR_INVALID for a ring of fewer than 3 vertices, a non-finite
+ * coordinate or one beyond KCBP_COORD_MAX; KCBP_ERR_LIMIT beyond
+ * KCBP2D_MODEL_MAX_VERTICES vertices.
+ *
+ * Edges. Edge i joins vertex i (in the input's order, all rings one after
+ * the other) to the next vertex of its ring; contacts name edges so.
+ *
+ * Frames and exactness (as the 3D kcbp_collide's): A's vertices are taken
+ * as stored, B's are carried into A's frame by the relative pose (computed
+ * in double from pose_a and pose_b: c = ca cb + sa sb, s = ca sb - sa cb,
+ * t = R(a)^T (t_b - t_a), then kcbp2d_pose_apply); with pose_a the
+ * identity, B's coordinates are exactly those kcbp2d_pose_apply gives in
+ * the world, as for the convex shapes. For those coordinates:
+ *   - collide (margin 0) is exact: an edge of A and an edge of B share a
+ *     point (the exact segment test on orient2d signs and exact coordinate
+ *     comparisons), or, when no edges meet, one region holds a vertex of
+ *     the other (exact point in polygon: a ray's crossings, each decided by
+ *     orient2d; parity over all rings);
+ *   - with a margin, edges within the margin of each other
+ *     (src/geom/closest.h's exact decision at z = 0) or containment;
+ *   - distance: the smallest edge-to-edge distance, computed in double
+ *     (accurate to a few ulps of the scale), by a branch-and-bound descent
+ *     of both models' edge trees; 0 when they collide.
+ * Penetration depth of non-convex pairs (a certified bracket, as the 3D
+ * signed distance's) is not provided yet.
+ *
+ * A model is read-only after building: it may be shared between threads.
+ * Growable options and results (style §4.3), as collide2d.h. */
+#ifndef KCBP_POLYGON2D_H
+#define KCBP_POLYGON2D_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "pose2d.h"
+#include "vec2.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KCBP2D_MODEL_MAX_VERTICES 100000000u
+
+typedef struct {
+    const kcbp_vec2 *points;     /* every ring's vertices, ring after ring */
+    const uint32_t *ring_end;    /* ring i is points[ring_end[i - 1] .. ring_end[i]) (ring_end[-1] = 0) */
+    uint32_t nrings;
+    const uint32_t *polygon_end; /* polygon j is rings [polygon_end[j - 1] .. polygon_end[j]) */
+    uint32_t npolygons;
+} kcbp2d_polygons;
+
+typedef struct kcbp2d_model kcbp2d_model;
+
+/* Copies the input (which may be freed afterwards), checks it and builds
+ * the edge tree. *out is NULL on failure. */
+KCBP_API kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kcbp_error *err);
+/* A model of one convex polygon (points counter-clockwise or clockwise). */
+KCBP_API kcbp_status kcbp2d_model_build_polygon(const kcbp_vec2 *points, uint32_t n, kcbp2d_model **out,
+                                                kcbp_error *err);
+KCBP_API void kcbp2d_model_free(kcbp2d_model *model);
+
+KCBP_API uint32_t kcbp2d_model_vertex_count(const kcbp2d_model *model);
+KCBP_API uint32_t kcbp2d_model_ring_count(const kcbp2d_model *model);
+/* The vertices as given (edge i from vertex i to kcbp2d_model_edge_end(i)). */
+KCBP_API const kcbp_vec2 *kcbp2d_model_vertices(const kcbp2d_model *model);
+KCBP_API uint32_t kcbp2d_model_edge_end(const kcbp2d_model *model, uint32_t edge);
+/* The model's box in its own frame. */
+KCBP_API void kcbp2d_model_bounds(const kcbp2d_model *model, kcbp_vec2 *lo, kcbp_vec2 *hi);
+
+typedef struct {
+    uint32_t a, b; /* edge indices */
+} kcbp2d_edge_pair;
+
+typedef struct {
+    uint32_t size;  /* set by kcbp2d_model_collide_options_default */
+    double margin;  /* >= 0, finite: collide when closer than or at margin; default 0 */
+    /* Where to write meeting edge pairs (NULL: none); at most
+     * contacts_capacity of them. With none, the test stops at the first. */
+    kcbp2d_edge_pair *contacts;
+    uint32_t contacts_capacity;
+} kcbp2d_model_collide_options;
+
+KCBP_API void kcbp2d_model_collide_options_init(kcbp2d_model_collide_options *o, uint32_t size);
+
+static inline kcbp2d_model_collide_options kcbp2d_model_collide_options_default(void)
+{
+    kcbp2d_model_collide_options o;
+    kcbp2d_model_collide_options_init(&o, (uint32_t)sizeof o);
+    return o;
+}
+
+typedef enum {
+    KCBP2D_CONTAINED_NONE = 0, /* edges meet, or apart */
+    KCBP2D_CONTAINED_A_IN_B,   /* no edges meet; A lies inside B */
+    KCBP2D_CONTAINED_B_IN_A,
+} kcbp2d_containment;
+
+typedef struct {
+    bool collide;
+    kcbp2d_containment contained;
+    uint32_t ncontacts;       /* pairs written to options.contacts */
+    bool contacts_truncated;  /* more pairs meet than the capacity */
+    uint64_t edge_pairs;      /* edge pairs tested */
+} kcbp2d_model_collide_result;
+
+KCBP_API kcbp_status kcbp2d_model_collide_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                const kcbp2d_model *b, const kcbp2d_pose *pose_b,
+                                                const kcbp2d_model_collide_options *options,
+                                                kcbp2d_model_collide_result *result, size_t result_size,
+                                                kcbp_error *err);
+
+static inline kcbp_status kcbp2d_model_collide(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                               const kcbp2d_model *b, const kcbp2d_pose *pose_b,
+                                               const kcbp2d_model_collide_options *options,
+                                               kcbp2d_model_collide_result *result, kcbp_error *err)
+{
+    return kcbp2d_model_collide_sized(a, pose_a, b, pose_b, options, result, sizeof *result, err);
+}
+
+typedef struct {
+    bool collide;             /* exact (margin 0); distance 0 then */
+    double distance;          /* >= 0 */
+    kcbp_vec2 point_a, point_b; /* world frame: closest points (apart) */
+    uint32_t edge_a, edge_b;  /* the edges they lie on (UINT32_MAX when colliding by containment) */
+    uint64_t edge_pairs;      /* edge pairs measured */
+} kcbp2d_model_distance_result;
+
+KCBP_API kcbp_status kcbp2d_model_distance_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                 const kcbp2d_model *b, const kcbp2d_pose *pose_b,
+                                                 kcbp2d_model_distance_result *result, size_t result_size,
+                                                 kcbp_error *err);
+
+static inline kcbp_status kcbp2d_model_distance(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                const kcbp2d_model *b, const kcbp2d_pose *pose_b,
+                                                kcbp2d_model_distance_result *result, kcbp_error *err)
+{
+    return kcbp2d_model_distance_sized(a, pose_a, b, pose_b, result, sizeof *result, err);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/* A binary tree of axis-aligned boxes over the edges of a 2D model
+ * (src/query/model2d.c). Internal. Each node's box is the exact min/max of
+ * its edges' endpoint coordinates (no rounding); a leaf holds at most
+ * KCBP2D_TREE_LEAF edges. Built top-down, each node split at the median of
+ * its edges' midpoints along its box's longer side (quickselect): depth
+ * O(log n), O(n log n) time. */
+#ifndef KCBP_TREE2D_H
+#define KCBP_TREE2D_H
+
+#include <stdint.h>
+
+#include <kcbp/error.h>
+#include <kcbp/vec2.h>
+
+#define KCBP2D_TREE_LEAF 4u
+
+typedef struct {
+    kcbp_vec2 lo, hi;
+    uint32_t first; /* internal: children first, first + 1; leaf: edges order[first .. first + count) */
+    uint32_t count; /* 0 for an internal node */
+} kcbp2d_node;
+
+typedef struct {
+    kcbp2d_node *nodes; /* nodes[0] is the root */
+    uint32_t nnodes;
+    uint32_t *order;    /* the edges, in leaf order */
+} kcbp2d_tree;
+
+/* The tree of the n edges (v[i], v[next[i]]), n >= 1. KCBP_ERR_NOMEM. */
+kcbp_status kcbp2d_tree_build(kcbp2d_tree *t, const kcbp_vec2 *v, const uint32_t *next, uint32_t n, kcbp_error *err);
+void kcbp2d_tree_free(kcbp2d_tree *t);
+
+#endif

@@ -1,0 +1,497 @@
+/* Non-convex 2D models: building, checking, exact collision and distance
+ * (include/kcbp/polygon2d.h). */
+#include <kcbp/polygon2d.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bvh/tree2d.h"
+#include "convex/convex2d.h"
+#include "geom/closest.h"
+#include "mesh/polygon.h"
+
+struct kcbp2d_model {
+    kcbp_vec2 *v;
+    uint32_t nv;
+    uint32_t *next;       /* edge i: v[i] -> v[next[i]] */
+    uint32_t *ring_first; /* ring r starts at vertex ring_first[r] */
+    uint32_t nrings;
+    kcbp2d_tree tree;
+    double scale;         /* max |coordinate| */
+};
+
+uint32_t kcbp2d_model_vertex_count(const kcbp2d_model *m) { return m ? m->nv : 0; }
+uint32_t kcbp2d_model_ring_count(const kcbp2d_model *m) { return m ? m->nrings : 0; }
+const kcbp_vec2 *kcbp2d_model_vertices(const kcbp2d_model *m) { return m ? m->v : NULL; }
+uint32_t kcbp2d_model_edge_end(const kcbp2d_model *m, uint32_t e) { return m && e < m->nv ? m->next[e] : 0; }
+
+void kcbp2d_model_bounds(const kcbp2d_model *m, kcbp_vec2 *lo, kcbp_vec2 *hi)
+{
+    if (lo)
+        *lo = m->tree.nodes[0].lo;
+    if (hi)
+        *hi = m->tree.nodes[0].hi;
+}
+
+void kcbp2d_model_free(kcbp2d_model *m)
+{
+    if (!m)
+        return;
+    free(m->v);
+    free(m->next);
+    free(m->ring_first);
+    kcbp2d_tree_free(&m->tree);
+    free(m);
+}
+
+static int lex_less(kcbp_vec2 a, kcbp_vec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
+
+kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kcbp_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!in || !out || !in->points || !in->ring_end || !in->polygon_end || in->nrings == 0 || in->npolygons == 0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: no polygons");
+    uint32_t n = in->ring_end[in->nrings - 1];
+    if (n > KCBP2D_MODEL_MAX_VERTICES)
+        return kcbp_error_set(err, KCBP_ERR_LIMIT, "2D model: %u vertices, more than %u", (unsigned)n,
+                              KCBP2D_MODEL_MAX_VERTICES);
+    if (in->polygon_end[in->npolygons - 1] != in->nrings)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: the polygons hold %u rings, not %u",
+                              (unsigned)in->polygon_end[in->npolygons - 1], (unsigned)in->nrings);
+    for (uint32_t j = 0, r0 = 0; j < in->npolygons; j++) {
+        if (in->polygon_end[j] <= r0)
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: polygon %u has no ring", (unsigned)j);
+        r0 = in->polygon_end[j];
+    }
+    for (uint32_t r = 0, s = 0; r < in->nrings; r++) {
+        if (in->ring_end[r] < s + 3)
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: ring %u has %d vertices, at least 3 needed",
+                                  (unsigned)r, (int)in->ring_end[r] - (int)s);
+        s = in->ring_end[r];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_vec2 p = in->points[i];
+        if (!kcbp_v2_is_finite(p) || fabs(p.x) > KCBP_COORD_MAX || fabs(p.y) > KCBP_COORD_MAX)
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: vertex %u (%g, %g) is not finite or beyond %g",
+                                  (unsigned)i, p.x, p.y, KCBP_COORD_MAX);
+    }
+    kcbp2d_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+    m->nv = n, m->nrings = in->nrings;
+    m->v = malloc((size_t)n * sizeof *m->v);
+    m->next = malloc((size_t)n * sizeof *m->next);
+    m->ring_first = malloc((size_t)in->nrings * sizeof *m->ring_first);
+    uint32_t *oriented = malloc((size_t)n * sizeof *oriented);
+    double *uv = malloc(2 * (size_t)n * sizeof *uv);
+    if (!m->v || !m->next || !m->ring_first || !oriented || !uv) {
+        free(oriented), free(uv);
+        kcbp2d_model_free(m);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory for %u vertices", (unsigned)n);
+    }
+    memcpy(m->v, in->points, (size_t)n * sizeof *m->v);
+    for (uint32_t i = 0; i < n; i++) {
+        uv[2 * i] = m->v[i].x, uv[2 * i + 1] = m->v[i].y;
+        m->scale = fmax(m->scale, kcbp_v2_max_abs(m->v[i]));
+    }
+    /* Rings in the input's order (the edges' numbering), and for the check
+     * each ring turned counter-clockwise round what it encloses: outer
+     * rings counter-clockwise, holes clockwise. A ring's orientation is
+     * the turn at its lexicographically smallest vertex (exact for a simple
+     * ring; a ring that is not simple fails the check whatever it is). */
+    for (uint32_t j = 0, r = 0, s = 0; j < in->npolygons; j++) {
+        for (; r < in->polygon_end[j]; r++) {
+            uint32_t e = in->ring_end[r], lo = s;
+            m->ring_first[r] = s;
+            for (uint32_t i = s; i < e; i++) {
+                m->next[i] = i + 1 < e ? i + 1 : s;
+                if (lex_less(m->v[i], m->v[lo]))
+                    lo = i;
+            }
+            uint32_t prev = lo > s ? lo - 1 : e - 1, nxt = m->next[lo];
+            int turn = kcbp2d_orient(m->v[prev], m->v[lo], m->v[nxt]);
+            bool hole = r > (j ? in->polygon_end[j - 1] : 0);
+            bool reverse = hole ? turn > 0 : turn < 0;
+            for (uint32_t i = s; i < e; i++)
+                oriented[i] = reverse ? (i > s ? i - 1 : e - 1) : m->next[i];
+            s = e;
+        }
+    }
+    kcbp_polygon_scratch scratch;
+    memset(&scratch, 0, sizeof scratch);
+    bool ok = false;
+    kcbp_status st = kcbp_polygon_rings_check(&scratch, uv, oriented, n, &ok);
+    kcbp_polygon_scratch_free(&scratch);
+    free(oriented);
+    free(uv);
+    if (st != KCBP_OK) {
+        kcbp2d_model_free(m);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
+    }
+    if (!ok) {
+        kcbp2d_model_free(m);
+        return kcbp_error_set(err, KCBP_ERR_GEOMETRY,
+                              "2D model: the rings do not bound a region simply (a ring crosses or touches itself "
+                              "or another, two vertices coincide, polygons overlap, or a hole lies outside its "
+                              "polygon)");
+    }
+    if ((st = kcbp2d_tree_build(&m->tree, m->v, m->next, n, err)) != KCBP_OK) {
+        kcbp2d_model_free(m);
+        return st;
+    }
+    *out = m;
+    return KCBP_OK;
+}
+
+kcbp_status kcbp2d_model_build_polygon(const kcbp_vec2 *points, uint32_t n, kcbp2d_model **out, kcbp_error *err)
+{
+    uint32_t ring_end = n, polygon_end = 1;
+    kcbp2d_polygons in = {points, &ring_end, 1, &polygon_end, 1};
+    return kcbp2d_model_build(&in, out, err);
+}
+
+/* ---- queries ------------------------------------------------------------- */
+
+#define COLLIDE_OPTIONS_V1_SIZE (offsetof(kcbp2d_model_collide_options, contacts_capacity) + sizeof(uint32_t))
+#define COLLIDE_RESULT_V1_SIZE (offsetof(kcbp2d_model_collide_result, edge_pairs) + sizeof(uint64_t))
+#define DISTANCE_RESULT_V1_SIZE (offsetof(kcbp2d_model_distance_result, edge_pairs) + sizeof(uint64_t))
+
+void kcbp2d_model_collide_options_init(kcbp2d_model_collide_options *o, uint32_t size)
+{
+    if (!o)
+        return;
+    kcbp2d_model_collide_options d;
+    memset(&d, 0, sizeof d);
+    d.size = size;
+    memcpy(o, &d, size < sizeof d ? size : sizeof d);
+}
+
+/* The pair in A's frame: B's vertices carried by rel; boxes of B's nodes
+ * carried as boxes (centre moved, half sides through |R|) and padded by
+ * pad, far above the rounding of carrying a vertex or a box. */
+typedef struct {
+    const kcbp2d_model *a, *b;
+    kcbp2d_pose rel;
+    double pad;
+} pair_ctx;
+
+static kcbp_status pair_make(const kcbp2d_model *a, const kcbp2d_pose *pa, const kcbp2d_model *b,
+                             const kcbp2d_pose *pb, double margin, pair_ctx *c, kcbp_error *err)
+{
+    if (!a || !b)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model query: a model is NULL");
+    const kcbp2d_pose *p[2] = {pa, pb};
+    for (int i = 0; i < 2; i++)
+        if (!p[i] || !isfinite(p[i]->c) || !isfinite(p[i]->s) || !kcbp_v2_is_finite(p[i]->trans) ||
+            fabs(p[i]->trans.x) > KCBP_COORD_MAX || fabs(p[i]->trans.y) > KCBP_COORD_MAX)
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model query: pose %c is not finite", "AB"[i]);
+    c->a = a, c->b = b;
+    c->rel.c = pa->c * pb->c + pa->s * pb->s;
+    c->rel.s = pa->c * pb->s - pa->s * pb->c;
+    kcbp_vec2 d = kcbp_v2_sub(pb->trans, pa->trans);
+    c->rel.trans = kcbp_v2_make(pa->c * d.x + pa->s * d.y, -pa->s * d.x + pa->c * d.y);
+    double s = a->scale + b->scale + kcbp_v2_max_abs(c->rel.trans);
+    c->pad = 64 * 0x1p-53 * s + margin;
+    return KCBP_OK;
+}
+
+static inline kcbp_vec2 bv(const pair_ctx *c, uint32_t i) { return kcbp2d_pose_apply(&c->rel, c->b->v[i]); }
+
+/* B's node box in A's frame, padded. */
+static void b_box(const pair_ctx *c, const kcbp2d_node *nd, kcbp_vec2 *lo, kcbp_vec2 *hi)
+{
+    kcbp_vec2 ctr = kcbp_v2_scale(kcbp_v2_add(nd->lo, nd->hi), 0.5), e = kcbp_v2_scale(kcbp_v2_sub(nd->hi, nd->lo), 0.5);
+    kcbp_vec2 m = kcbp2d_pose_apply(&c->rel, ctr);
+    double ac = fabs(c->rel.c), as = fabs(c->rel.s);
+    kcbp_vec2 h = {ac * e.x + as * e.y + c->pad, as * e.x + ac * e.y + c->pad};
+    *lo = kcbp_v2_sub(m, h), *hi = kcbp_v2_add(m, h);
+}
+
+static inline bool boxes_overlap(kcbp_vec2 alo, kcbp_vec2 ahi, kcbp_vec2 blo, kcbp_vec2 bhi)
+{
+    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y;
+}
+
+/* r on the closed segment [p, q], given orient2d(p, q, r) == 0. */
+static inline bool on_segment(kcbp_vec2 p, kcbp_vec2 q, kcbp_vec2 r)
+{
+    return fmin(p.x, q.x) <= r.x && r.x <= fmax(p.x, q.x) && fmin(p.y, q.y) <= r.y && r.y <= fmax(p.y, q.y);
+}
+
+/* The closed segments [p0, p1] and [q0, q1] share a point, exactly. */
+static bool segments_meet(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1)
+{
+    int o1 = kcbp2d_orient(p0, p1, q0), o2 = kcbp2d_orient(p0, p1, q1);
+    if (o1 * o2 > 0)
+        return false;
+    int o3 = kcbp2d_orient(q0, q1, p0), o4 = kcbp2d_orient(q0, q1, p1);
+    if (o3 * o4 > 0)
+        return false;
+    if (o1 && o2 && o3 && o4)
+        return true; /* proper crossing */
+    return (o1 == 0 && on_segment(p0, p1, q0)) || (o2 == 0 && on_segment(p0, p1, q1)) ||
+           (o3 == 0 && on_segment(q0, q1, p0)) || (o4 == 0 && on_segment(q0, q1, p1));
+}
+
+typedef struct {
+    const pair_ctx *c;
+    double margin;
+    kcbp2d_edge_pair *out;
+    uint32_t cap, n;
+    bool found, truncated;
+    uint64_t tested;
+} collide_walk;
+
+static bool leaf_pairs(collide_walk *w, const kcbp2d_node *na, const kcbp2d_node *nb)
+{
+    const kcbp2d_model *a = w->c->a, *b = w->c->b;
+    for (uint32_t i = nb->first; i < nb->first + nb->count; i++) {
+        uint32_t eb = b->tree.order[i];
+        kcbp_vec2 q0 = bv(w->c, eb), q1 = bv(w->c, b->next[eb]);
+        for (uint32_t k = na->first; k < na->first + na->count; k++) {
+            uint32_t ea = a->tree.order[k];
+            kcbp_vec2 p0 = a->v[ea], p1 = a->v[a->next[ea]];
+            w->tested++;
+            bool meet = w->margin > 0 ? kcbp_within_seg_seg(kcbp_v3(p0.x, p0.y, 0), kcbp_v3(p1.x, p1.y, 0),
+                                                            kcbp_v3(q0.x, q0.y, 0), kcbp_v3(q1.x, q1.y, 0),
+                                                            w->margin, 0)
+                                      : segments_meet(p0, p1, q0, q1);
+            if (!meet)
+                continue;
+            w->found = true;
+            if (w->n < w->cap) {
+                w->out[w->n].a = ea, w->out[w->n].b = eb;
+                w->n++;
+            } else {
+                w->truncated = w->cap > 0;
+                return true; /* stop: no room, or the first is enough */
+            }
+        }
+    }
+    return false;
+}
+
+/* Depth-first over node pairs; returns true to stop. */
+static bool collide_rec(collide_walk *w, uint32_t ia, uint32_t ib)
+{
+    const kcbp2d_node *na = &w->c->a->tree.nodes[ia], *nb = &w->c->b->tree.nodes[ib];
+    kcbp_vec2 lo, hi;
+    b_box(w->c, nb, &lo, &hi);
+    if (!boxes_overlap(na->lo, na->hi, lo, hi))
+        return false;
+    if (na->count && nb->count)
+        return leaf_pairs(w, na, nb);
+    bool split_a = nb->count || (!na->count && (na->hi.x - na->lo.x) + (na->hi.y - na->lo.y) >=
+                                                    (hi.x - lo.x) + (hi.y - lo.y));
+    if (split_a)
+        return collide_rec(w, na->first, ib) || collide_rec(w, na->first + 1, ib);
+    return collide_rec(w, ia, nb->first) || collide_rec(w, ia, nb->first + 1);
+}
+
+/* Crossing parity of the ray from x toward +x with the edges of model m,
+ * whose vertex i is at vert(i): an edge crosses when its ends are on
+ * opposite sides of the ray's line (half-open: an end exactly on the line
+ * counts as above) and x is left of the upward edge (orient2d > 0, exact).
+ * x must not lie on any edge (no edges meet when this runs). */
+typedef struct {
+    const pair_ctx *c;
+    bool of_b; /* the model is B (vertices carried into A's frame) */
+    kcbp_vec2 x;
+    int parity;
+} ray_walk;
+
+static void ray_rec(ray_walk *w, uint32_t id)
+{
+    const kcbp2d_model *m = w->of_b ? w->c->b : w->c->a;
+    const kcbp2d_node *nd = &m->tree.nodes[id];
+    kcbp_vec2 lo = nd->lo, hi = nd->hi;
+    if (w->of_b)
+        b_box(w->c, nd, &lo, &hi);
+    if (w->x.y < lo.y || w->x.y > hi.y || w->x.x > hi.x)
+        return;
+    if (!nd->count) {
+        ray_rec(w, nd->first);
+        ray_rec(w, nd->first + 1);
+        return;
+    }
+    for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+        uint32_t e = m->tree.order[i];
+        kcbp_vec2 p = w->of_b ? bv(w->c, e) : m->v[e], q = w->of_b ? bv(w->c, m->next[e]) : m->v[m->next[e]];
+        bool pa = p.y >= w->x.y, qa = q.y >= w->x.y;
+        if (pa == qa)
+            continue;
+        if (!pa) { /* upward p -> q */
+            if (kcbp2d_orient(p, q, w->x) > 0)
+                w->parity ^= 1;
+        } else if (kcbp2d_orient(q, p, w->x) > 0) {
+            w->parity ^= 1;
+        }
+    }
+}
+
+/* Some ring of `inner` has its first vertex inside `outer` (exact). */
+static bool any_ring_inside(const pair_ctx *c, bool inner_is_b)
+{
+    const kcbp2d_model *inner = inner_is_b ? c->b : c->a;
+    for (uint32_t r = 0; r < inner->nrings; r++) {
+        uint32_t v = inner->ring_first[r];
+        ray_walk w = {c, !inner_is_b, inner_is_b ? bv(c, v) : inner->v[v], 0};
+        ray_rec(&w, 0);
+        if (w.parity)
+            return true;
+    }
+    return false;
+}
+
+kcbp_status kcbp2d_model_collide_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                       const kcbp2d_pose *pose_b, const kcbp2d_model_collide_options *options,
+                                       kcbp2d_model_collide_result *result, size_t result_size, kcbp_error *err)
+{
+    kcbp2d_model_collide_result r;
+    memset(&r, 0, sizeof r);
+    size_t out_size = result_size < sizeof r ? result_size : sizeof r;
+    if (result && out_size)
+        memcpy(result, &r, out_size);
+    if (!result || result_size < COLLIDE_RESULT_V1_SIZE)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model collide: result of size %zu, too small", result_size);
+    kcbp2d_model_collide_options o;
+    kcbp2d_model_collide_options_init(&o, (uint32_t)sizeof o);
+    if (options) {
+        if (options->size < COLLIDE_OPTIONS_V1_SIZE)
+            return kcbp_error_set(err, KCBP_ERR_INVALID,
+                                  "2D model collide: options of size %u, not made by "
+                                  "kcbp2d_model_collide_options_default",
+                                  (unsigned)options->size);
+        memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o);
+    }
+    if (!isfinite(o.margin) || o.margin < 0)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model collide: margin %g is not a finite number >= 0",
+                              o.margin);
+    pair_ctx c;
+    kcbp_status st = pair_make(a, pose_a, b, pose_b, o.margin, &c, err);
+    if (st != KCBP_OK)
+        return st;
+    collide_walk w = {&c, o.margin, o.contacts, o.contacts ? o.contacts_capacity : 0, 0, false, false, 0};
+    collide_rec(&w, 0, 0);
+    r.collide = w.found;
+    r.ncontacts = w.n;
+    r.contacts_truncated = w.truncated;
+    r.edge_pairs = w.tested;
+    if (!r.collide) {
+        if (any_ring_inside(&c, true))
+            r.collide = true, r.contained = KCBP2D_CONTAINED_B_IN_A;
+        else if (any_ring_inside(&c, false))
+            r.collide = true, r.contained = KCBP2D_CONTAINED_A_IN_B;
+    }
+    memcpy(result, &r, out_size);
+    return KCBP_OK;
+}
+
+/* ---- distance ------------------------------------------------------------ */
+
+typedef struct {
+    const pair_ctx *c;
+    double best;
+    kcbp_vec2 pa, pb;
+    uint32_t ea, eb;
+    uint64_t tested;
+} dist_walk;
+
+static double box_gap(kcbp_vec2 alo, kcbp_vec2 ahi, kcbp_vec2 blo, kcbp_vec2 bhi)
+{
+    double dx = fmax(0.0, fmax(blo.x - ahi.x, alo.x - bhi.x)), dy = fmax(0.0, fmax(blo.y - ahi.y, alo.y - bhi.y));
+    return hypot(dx, dy);
+}
+
+static void dist_rec(dist_walk *w, uint32_t ia, uint32_t ib)
+{
+    const kcbp2d_model *a = w->c->a, *b = w->c->b;
+    const kcbp2d_node *na = &a->tree.nodes[ia], *nb = &b->tree.nodes[ib];
+    if (na->count && nb->count) {
+        for (uint32_t i = nb->first; i < nb->first + nb->count; i++) {
+            uint32_t eb = b->tree.order[i];
+            kcbp_vec2 q0 = bv(w->c, eb), q1 = bv(w->c, b->next[eb]);
+            for (uint32_t k = na->first; k < na->first + na->count; k++) {
+                uint32_t ea = a->tree.order[k];
+                kcbp_vec2 cp, cq;
+                w->tested++;
+                double d = kcbp2d_cp_seg_seg(a->v[ea], a->v[a->next[ea]], q0, q1, &cp, &cq);
+                if (d < w->best)
+                    w->best = d, w->pa = cp, w->pb = cq, w->ea = ea, w->eb = eb;
+            }
+        }
+        return;
+    }
+    /* the children pairs, nearer first, each pruned by its boxes' gap */
+    uint32_t pairs[2][2];
+    kcbp_vec2 lo, hi;
+    b_box(w->c, nb, &lo, &hi);
+    bool split_a = nb->count || (!na->count && (na->hi.x - na->lo.x) + (na->hi.y - na->lo.y) >=
+                                                    (hi.x - lo.x) + (hi.y - lo.y));
+    for (int k = 0; k < 2; k++) {
+        pairs[k][0] = split_a ? na->first + (uint32_t)k : ia;
+        pairs[k][1] = split_a ? ib : nb->first + (uint32_t)k;
+    }
+    double g[2];
+    for (int k = 0; k < 2; k++) {
+        const kcbp2d_node *x = &a->tree.nodes[pairs[k][0]], *y = &b->tree.nodes[pairs[k][1]];
+        kcbp_vec2 ylo, yhi;
+        b_box(w->c, y, &ylo, &yhi);
+        g[k] = box_gap(x->lo, x->hi, ylo, yhi);
+    }
+    int first = g[1] < g[0];
+    for (int t = 0; t < 2; t++) {
+        int k = t ? 1 - first : first;
+        if (g[k] < w->best)
+            dist_rec(w, pairs[k][0], pairs[k][1]);
+    }
+}
+
+kcbp_status kcbp2d_model_distance_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                        const kcbp2d_pose *pose_b, kcbp2d_model_distance_result *result,
+                                        size_t result_size, kcbp_error *err)
+{
+    kcbp2d_model_distance_result r;
+    memset(&r, 0, sizeof r);
+    r.edge_a = r.edge_b = UINT32_MAX;
+    size_t out_size = result_size < sizeof r ? result_size : sizeof r;
+    if (result && out_size)
+        memcpy(result, &r, out_size);
+    if (!result || result_size < DISTANCE_RESULT_V1_SIZE)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model distance: result of size %zu, too small",
+                              result_size);
+    pair_ctx c;
+    kcbp_status st = pair_make(a, pose_a, b, pose_b, 0.0, &c, err);
+    if (st != KCBP_OK)
+        return st;
+    /* collide first (exact): a pair of edges that meet, or containment */
+    kcbp2d_edge_pair first;
+    collide_walk cw = {&c, 0.0, &first, 1, 0, false, false, 0};
+    collide_rec(&cw, 0, 0);
+    r.edge_pairs = cw.tested;
+    if (cw.found) {
+        r.collide = true;
+        r.edge_a = first.a, r.edge_b = first.b;
+        /* a shared point: the closest points of the two edges (distance 0
+         * up to rounding), reported as one point */
+        kcbp_vec2 cp, cq;
+        kcbp2d_cp_seg_seg(a->v[first.a], a->v[a->next[first.a]], bv(&c, first.b), bv(&c, b->next[first.b]), &cp,
+                          &cq);
+        r.point_a = r.point_b = kcbp2d_pose_apply(pose_a, cp);
+    } else if (any_ring_inside(&c, true) || any_ring_inside(&c, false)) {
+        r.collide = true;
+    } else {
+        dist_walk w = {&c, INFINITY, {0, 0}, {0, 0}, UINT32_MAX, UINT32_MAX, 0};
+        dist_rec(&w, 0, 0);
+        r.distance = w.best;
+        r.point_a = kcbp2d_pose_apply(pose_a, w.pa);
+        r.point_b = kcbp2d_pose_apply(pose_a, w.pb);
+        r.edge_a = w.ea, r.edge_b = w.eb;
+        r.edge_pairs += w.tested;
+    }
+    memcpy(result, &r, out_size);
+    return KCBP_OK;
+}

@@ -1,0 +1,412 @@
+/* Non-convex 2D models (polygon2d.h) against brute force:
+ *   - collide: every pair of edges by closest.h's exact decision "within
+ *     distance 0" at z = 0, then containment by a brute crossing count
+ *     over all edges;
+ *   - contacts: the same list of meeting edge pairs;
+ *   - distance: the minimum over all edge pairs of closest.h's segment
+ *     distance (kcbp_cp_seg_seg, 3D at z = 0);
+ *   - convex polygons: the same answer as kcbp2d_collide. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <kcbp/kcbp.h>
+#include <kcbp/kcbp2d.h>
+
+#include "geom/closest.h"
+#include "geom/predicates.h"
+#include "testutil.h"
+
+/* ---- random regions --------------------------------------------------------- */
+
+typedef struct {
+    kcbp_vec2 pts[400];
+    uint32_t ring_end[4], polygon_end[2];
+    uint32_t nrings, npolygons;
+} region;
+
+/* A star-shaped ring of n vertices round c: sorted angles, radii in
+ * [rlo, rhi] (a simple ring); reversed when cw. */
+static uint32_t star(test_rng *r, kcbp_vec2 *out, uint32_t n, kcbp_vec2 c, double rlo, double rhi, bool cw)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        double t = 2 * M_PI * ((double)i + 0.8 * test_rng_uniform(r)) / (double)n;
+        double rad = test_rng_range(r, rlo, rhi);
+        out[cw ? n - 1 - i : i] = kcbp_v2_make(c.x + rad * cos(t), c.y + rad * sin(t));
+    }
+    return n;
+}
+
+/* One polygon: an outer star of radius up to sc, and with a hole half the
+ * time. With n >= 8 vertices, angular gaps are below 1.8 * 360 / 8 = 81
+ * degrees, so the outer ring stays beyond 0.6 cos(40.5 deg) > 0.45 of sc
+ * from the centre, and a hole within 0.4 sc of it is inside. */
+static void rnd_region(test_rng *r, double sc, region *g)
+{
+    bool hole = test_rng_uniform(r) < 0.5;
+    uint32_t n = (hole ? 8 : 3) + (uint32_t)(test_rng_uniform(r) * 60);
+    uint32_t k = star(r, g->pts, n, kcbp_v2_make(0, 0), 0.6 * sc, sc, test_rng_uniform(r) < 0.3);
+    g->ring_end[0] = k;
+    g->nrings = 1;
+    if (hole) {
+        uint32_t h = 3 + (uint32_t)(test_rng_uniform(r) * 30);
+        k += star(r, g->pts + k, h, kcbp_v2_make(0, 0), 0.1 * sc, 0.4 * sc, test_rng_uniform(r) < 0.7);
+        g->ring_end[1] = k;
+        g->nrings = 2;
+    }
+    g->polygon_end[0] = g->nrings;
+    g->npolygons = 1;
+}
+
+static kcbp2d_model *build(const region *g)
+{
+    kcbp2d_polygons in = {g->pts, g->ring_end, g->nrings, g->polygon_end, g->npolygons};
+    kcbp2d_model *m = NULL;
+    kcbp_error e;
+    kcbp_status st = kcbp2d_model_build(&in, &m, &e);
+    if (st != KCBP_OK)
+        print_error("%s\n", e.msg);
+    assert_int_equal(st, KCBP_OK);
+    return m;
+}
+
+/* ---- brute force ------------------------------------------------------------- */
+
+typedef struct {
+    kcbp_vec2 *v; /* posed (A as stored; B carried into A's frame) */
+    const kcbp2d_model *m;
+    uint32_t n;
+} posed;
+
+static posed pose_model(const kcbp2d_model *m, const kcbp2d_pose *rel)
+{
+    posed p = {malloc(kcbp2d_model_vertex_count(m) * sizeof(kcbp_vec2)), m, kcbp2d_model_vertex_count(m)};
+    const kcbp_vec2 *v = kcbp2d_model_vertices(m);
+    for (uint32_t i = 0; i < p.n; i++)
+        p.v[i] = rel ? kcbp2d_pose_apply(rel, v[i]) : v[i];
+    return p;
+}
+
+static bool brute_edges_meet(const posed *a, uint32_t i, const posed *b, uint32_t j)
+{
+    kcbp_vec2 p0 = a->v[i], p1 = a->v[kcbp2d_model_edge_end(a->m, i)];
+    kcbp_vec2 q0 = b->v[j], q1 = b->v[kcbp2d_model_edge_end(b->m, j)];
+    /* distance <= 0, exactly (closest.c, with its own filter) */
+    return kcbp_within_seg_seg(kcbp_v3(p0.x, p0.y, 0), kcbp_v3(p1.x, p1.y, 0), kcbp_v3(q0.x, q0.y, 0),
+                               kcbp_v3(q1.x, q1.y, 0), 0, 0);
+}
+
+/* Crossing parity of the ray x -> +x over all edges of p (x on no edge). */
+static bool brute_inside(kcbp_vec2 x, const posed *p)
+{
+    int parity = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        kcbp_vec2 s = p->v[i], t = p->v[kcbp2d_model_edge_end(p->m, i)];
+        if ((s.y >= x.y) == (t.y >= x.y))
+            continue;
+        kcbp_vec2 lo = s.y < t.y ? s : t, hi = s.y < t.y ? t : s;
+        kcbp_v2 L = {lo.x, lo.y}, H = {hi.x, hi.y}, X = {x.x, x.y};
+        if (kcbp_orient2d_exact(L, H, X) > 0)
+            parity ^= 1;
+    }
+    return parity;
+}
+
+/* Collide, the number of meeting edge pairs, and the distance. */
+static bool brute(const kcbp2d_model *a, const kcbp2d_model *b, const kcbp2d_pose *rel, uint32_t *npairs,
+                  double *dist)
+{
+    posed pa = pose_model(a, NULL), pb = pose_model(b, rel);
+    uint32_t k = 0;
+    double best = INFINITY;
+    for (uint32_t i = 0; i < pa.n; i++)
+        for (uint32_t j = 0; j < pb.n; j++) {
+            k += brute_edges_meet(&pa, i, &pb, j);
+            kcbp_vec2 p0 = pa.v[i], p1 = pa.v[kcbp2d_model_edge_end(a, i)];
+            kcbp_vec2 q0 = pb.v[j], q1 = pb.v[kcbp2d_model_edge_end(b, j)];
+            kcbp_vec3 c1, c2;
+            double d2 = kcbp_cp_seg_seg(kcbp_v3(p0.x, p0.y, 0), kcbp_v3(p1.x, p1.y, 0), kcbp_v3(q0.x, q0.y, 0),
+                                        kcbp_v3(q1.x, q1.y, 0), &c1, &c2);
+            best = fmin(best, sqrt(d2));
+        }
+    bool hit = k > 0;
+    if (!hit) /* no edges meet: every vertex of a ring is on one side */
+        for (uint32_t i = 0; i < pb.n && !hit; i++)
+            hit = brute_inside(pb.v[i], &pa);
+    if (!hit)
+        for (uint32_t i = 0; i < pa.n && !hit; i++)
+            hit = brute_inside(pa.v[i], &pb);
+    free(pa.v);
+    free(pb.v);
+    *npairs = k;
+    *dist = hit ? 0 : best;
+    return hit;
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_build_checks(void **state)
+{
+    (void)state;
+    kcbp_error e;
+    kcbp2d_model *m;
+    /* a square with a square hole, either orientation */
+    kcbp_vec2 p[12] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}, {1, 1}, {1, 3}, {3, 3}, {3, 1}};
+    uint32_t re[3] = {4, 8}, pe[2] = {2};
+    kcbp2d_polygons in = {p, re, 2, pe, 1};
+    assert_int_equal(kcbp2d_model_build(&in, &m, &e), KCBP_OK);
+    assert_int_equal(kcbp2d_model_vertex_count(m), 8);
+    assert_int_equal(kcbp2d_model_edge_end(m, 3), 0);
+    assert_int_equal(kcbp2d_model_edge_end(m, 7), 4);
+    kcbp2d_model_free(m);
+    /* the hole's ring given counter-clockwise: accepted, turned */
+    kcbp_vec2 q[8] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}, {1, 1}, {3, 1}, {3, 3}, {1, 3}};
+    in.points = q;
+    assert_int_equal(kcbp2d_model_build(&in, &m, &e), KCBP_OK);
+    kcbp2d_model_free(m);
+    /* a hole outside its polygon */
+    for (int i = 4; i < 8; i++)
+        q[i].x += 10;
+    assert_int_equal(kcbp2d_model_build(&in, &m, &e), KCBP_ERR_GEOMETRY);
+    assert_null(m);
+    /* a hole touching the border at a vertex */
+    kcbp_vec2 t[7] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}, {0, 2}, {2, 3}, {2, 1}};
+    uint32_t re2[2] = {4, 7};
+    kcbp2d_polygons in2 = {t, re2, 2, pe, 1};
+    assert_int_equal(kcbp2d_model_build(&in2, &m, &e), KCBP_ERR_GEOMETRY);
+    /* a bow tie */
+    kcbp_vec2 bow[4] = {{0, 0}, {1, 1}, {1, 0}, {0, 1}};
+    assert_int_equal(kcbp2d_model_build_polygon(bow, 4, &m, &e), KCBP_ERR_GEOMETRY);
+    /* two overlapping polygons of one set; then apart: fine */
+    kcbp_vec2 two[8] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}, {1, 1}, {3, 1}, {3, 3}, {1, 3}};
+    uint32_t re3[2] = {4, 8}, pe3[2] = {1, 2};
+    kcbp2d_polygons in3 = {two, re3, 2, pe3, 2};
+    assert_int_equal(kcbp2d_model_build(&in3, &m, &e), KCBP_ERR_GEOMETRY);
+    for (int i = 4; i < 8; i++)
+        two[i].x += 5;
+    assert_int_equal(kcbp2d_model_build(&in3, &m, &e), KCBP_OK);
+    kcbp2d_model_free(m);
+    /* too few vertices, NaN, a repeated vertex */
+    assert_int_equal(kcbp2d_model_build_polygon(bow, 2, &m, &e), KCBP_ERR_INVALID);
+    kcbp_vec2 nanp[3] = {{0, 0}, {NAN, 0}, {0, 1}};
+    assert_int_equal(kcbp2d_model_build_polygon(nanp, 3, &m, &e), KCBP_ERR_INVALID);
+    kcbp_vec2 rep[4] = {{0, 0}, {1, 0}, {1, 0}, {0, 1}};
+    assert_int_equal(kcbp2d_model_build_polygon(rep, 4, &m, &e), KCBP_ERR_GEOMETRY);
+}
+
+static void test_random_vs_brute(void **state)
+{
+    (void)state;
+    test_rng r = {606};
+    int hits = 0, misses = 0, contained = 0;
+    static region ga, gb;
+    for (int trial = 0; trial < 2000; trial++) {
+        double sc = pow(10, test_rng_range(&r, -5, 5));
+        rnd_region(&r, sc, &ga);
+        /* one in four: B small and near A's centre, in its hole or inside */
+        bool small = trial % 4 == 2;
+        rnd_region(&r, sc * (small ? test_rng_range(&r, 0.02, 0.1) : test_rng_range(&r, 0.05, 1.5)), &gb);
+        kcbp2d_model *a = build(&ga), *b = build(&gb);
+        kcbp2d_pose pa = kcbp2d_pose_identity(), pb;
+        double deg = trial % 4 == 0 ? 90 * floor(test_rng_range(&r, 0, 4)) : test_rng_range(&r, -180, 180);
+        double tr = small ? 0.7 * sc : 2 * sc;
+        assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(&r, -tr, tr), test_rng_range(&r, -tr, tr), deg, &pb,
+                                                NULL),
+                         KCBP_OK);
+        uint32_t npairs;
+        double dist;
+        bool want = brute(a, b, &pb, &npairs, &dist);
+        kcbp2d_edge_pair pairs[4096];
+        kcbp2d_model_collide_options o = kcbp2d_model_collide_options_default();
+        o.contacts = pairs;
+        o.contacts_capacity = 4096;
+        kcbp2d_model_collide_result cr;
+        assert_int_equal(kcbp2d_model_collide(a, &pa, b, &pb, &o, &cr, NULL), KCBP_OK);
+        assert_int_equal(cr.collide, want);
+        assert_int_equal(cr.ncontacts, npairs);
+        assert_false(cr.contacts_truncated);
+        /* the first-only test agrees */
+        kcbp2d_model_collide_result c1;
+        assert_int_equal(kcbp2d_model_collide(a, &pa, b, &pb, NULL, &c1, NULL), KCBP_OK);
+        assert_int_equal(c1.collide, want);
+        kcbp2d_model_distance_result dr;
+        assert_int_equal(kcbp2d_model_distance(a, &pa, b, &pb, &dr, NULL), KCBP_OK);
+        assert_int_equal(dr.collide, want);
+        if (!want) {
+            assert_true(fabs(dr.distance - dist) <= 1e-12 * 4 * sc);
+            assert_true(fabs(kcbp_v2_len(kcbp_v2_sub(dr.point_b, dr.point_a)) - dr.distance) <= 1e-12 * 4 * sc);
+        } else {
+            assert_true(dr.distance == 0);
+        }
+        hits += want, misses += !want, contained += want && npairs == 0;
+        kcbp2d_model_free(a);
+        kcbp2d_model_free(b);
+    }
+    assert_true(hits > 50 && misses > 50 && contained > 20);
+}
+
+/* Both posed: the relative pose's coordinates are what the brute force
+ * needs, so only the answers that are far from touching are compared; and
+ * the pose of the pair, not each pose, decides. */
+static void test_both_posed(void **state)
+{
+    (void)state;
+    test_rng r = {707};
+    static region ga, gb;
+    for (int trial = 0; trial < 300; trial++) {
+        rnd_region(&r, 1, &ga);
+        rnd_region(&r, 0.5, &gb);
+        kcbp2d_model *a = build(&ga), *b = build(&gb);
+        kcbp2d_pose pa, pb;
+        assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(&r, -5, 5), test_rng_range(&r, -5, 5),
+                                                test_rng_range(&r, -180, 180), &pa, NULL),
+                         KCBP_OK);
+        assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(&r, -5, 5), test_rng_range(&r, -5, 5),
+                                                test_rng_range(&r, -180, 180), &pb, NULL),
+                         KCBP_OK);
+        /* the relative pose, in double, as the library computes it */
+        kcbp2d_pose rel;
+        rel.c = pa.c * pb.c + pa.s * pb.s;
+        rel.s = pa.c * pb.s - pa.s * pb.c;
+        kcbp_vec2 d = kcbp_v2_sub(pb.trans, pa.trans);
+        rel.trans = kcbp_v2_make(pa.c * d.x + pa.s * d.y, -pa.s * d.x + pa.c * d.y);
+        uint32_t npairs;
+        double dist;
+        bool want = brute(a, b, &rel, &npairs, &dist);
+        kcbp2d_model_distance_result dr;
+        assert_int_equal(kcbp2d_model_distance(a, &pa, b, &pb, &dr, NULL), KCBP_OK);
+        assert_int_equal(dr.collide, want);
+        if (!want) {
+            assert_true(fabs(dr.distance - dist) <= 1e-12 * 10);
+            /* world points: as far apart as the distance */
+            assert_true(fabs(kcbp_v2_len(kcbp_v2_sub(dr.point_b, dr.point_a)) - dist) <= 1e-11);
+        }
+        kcbp2d_model_free(a);
+        kcbp2d_model_free(b);
+    }
+}
+
+static void test_touching_and_holes(void **state)
+{
+    (void)state;
+    /* a frame: the square [0, 4]^2 with the hole [1, 3]^2 */
+    kcbp_vec2 p[8] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}, {1, 1}, {1, 3}, {3, 3}, {3, 1}};
+    uint32_t re[2] = {4, 8}, pe[1] = {2};
+    kcbp2d_polygons in = {p, re, 2, pe, 1};
+    kcbp2d_model *frame, *sq;
+    assert_int_equal(kcbp2d_model_build(&in, &frame, NULL), KCBP_OK);
+    kcbp_vec2 s[4] = {{-0.5, -0.5}, {0.5, -0.5}, {0.5, 0.5}, {-0.5, 0.5}};
+    assert_int_equal(kcbp2d_model_build_polygon(s, 4, &sq, NULL), KCBP_OK);
+    kcbp2d_pose id = kcbp2d_pose_identity(), at;
+    kcbp2d_model_collide_result cr;
+    kcbp2d_model_distance_result dr;
+    struct {
+        double x, y;
+        bool hit;
+        double dist;
+    } cases[] = {
+        {2, 2, false, 0.5},        /* in the hole, clear of it */
+        {1.5, 2, true, 0},         /* touching the hole's edge */
+        {2, 1.5, true, 0},         /* touching the hole's lower edge */
+        {nextafter(1.5, 2), 2, false, 0}, /* an ulp inside the hole */
+        {0.5, 0.5, true, 0},       /* in the frame's material (touching the corners) */
+        {4.5, 2, true, 0},         /* touching the outside edge */
+        {5, 2, false, 0.5},
+        {-0.5, -0.5, true, 0},     /* corner to corner */
+        {0.25, 0.5, true, 0},      /* inside the material, edges crossing */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(kcbp2d_pose_from_angle(cases[i].x, cases[i].y, 0, &at, NULL), KCBP_OK);
+        assert_int_equal(kcbp2d_model_collide(frame, &id, sq, &at, NULL, &cr, NULL), KCBP_OK);
+        if (cr.collide != cases[i].hit)
+            print_error("case %zu\n", i);
+        assert_int_equal(cr.collide, cases[i].hit);
+        assert_int_equal(kcbp2d_model_distance(frame, &id, sq, &at, &dr, NULL), KCBP_OK);
+        assert_int_equal(dr.collide, cases[i].hit);
+        if (!cases[i].hit && cases[i].dist > 0)
+            assert_true(fabs(dr.distance - cases[i].dist) < 1e-15);
+    }
+    /* containment both ways: a small square inside the material of a big
+     * one, and the reverse */
+    kcbp_vec2 big[4] = {{-10, -10}, {10, -10}, {10, 10}, {-10, 10}};
+    kcbp2d_model *bm;
+    assert_int_equal(kcbp2d_model_build_polygon(big, 4, &bm, NULL), KCBP_OK);
+    assert_int_equal(kcbp2d_model_collide(bm, &id, sq, &id, NULL, &cr, NULL), KCBP_OK);
+    assert_true(cr.collide && cr.contained == KCBP2D_CONTAINED_B_IN_A);
+    assert_int_equal(kcbp2d_model_collide(sq, &id, bm, &id, NULL, &cr, NULL), KCBP_OK);
+    assert_true(cr.collide && cr.contained == KCBP2D_CONTAINED_A_IN_B);
+    /* margin: the square 0.5 from the outside edge */
+    assert_int_equal(kcbp2d_pose_from_angle(5, 2, 0, &at, NULL), KCBP_OK);
+    kcbp2d_model_collide_options o = kcbp2d_model_collide_options_default();
+    o.margin = 0.5;
+    assert_int_equal(kcbp2d_model_collide(frame, &id, sq, &at, &o, &cr, NULL), KCBP_OK);
+    assert_true(cr.collide);
+    o.margin = nextafter(0.5, 0);
+    assert_int_equal(kcbp2d_model_collide(frame, &id, sq, &at, &o, &cr, NULL), KCBP_OK);
+    assert_false(cr.collide);
+    kcbp2d_model_collide_options zero;
+    memset(&zero, 0, sizeof zero);
+    kcbp_error e;
+    assert_int_equal(kcbp2d_model_collide(frame, &id, sq, &at, &zero, &cr, &e), KCBP_ERR_INVALID);
+    kcbp2d_model_free(frame);
+    kcbp2d_model_free(sq);
+    kcbp2d_model_free(bm);
+}
+
+/* Convex polygons as models: the same answers as the convex query. */
+static void test_convex_agrees(void **state)
+{
+    (void)state;
+    test_rng r = {808};
+    for (int trial = 0; trial < 1000; trial++) {
+        kcbp_vec2 pts[2][12], h[2][12];
+        size_t nh[2];
+        for (int k = 0; k < 2; k++) {
+            for (;;) {
+                for (int i = 0; i < 12; i++)
+                    pts[k][i] = kcbp_v2_make(round(test_rng_range(&r, -4, 4)), round(test_rng_range(&r, -4, 4)));
+                assert_int_equal(kcbp2d_hull(pts[k], 12, h[k], &nh[k], NULL), KCBP_OK);
+                if (nh[k] >= 3)
+                    break;
+            }
+        }
+        kcbp2d_model *a, *b;
+        assert_int_equal(kcbp2d_model_build_polygon(h[0], (uint32_t)nh[0], &a, NULL), KCBP_OK);
+        assert_int_equal(kcbp2d_model_build_polygon(h[1], (uint32_t)nh[1], &b, NULL), KCBP_OK);
+        kcbp2d_pose id = kcbp2d_pose_identity(), pb;
+        assert_int_equal(kcbp2d_pose_from_angle(round(test_rng_range(&r, -8, 8)), round(test_rng_range(&r, -8, 8)),
+                                                90 * floor(test_rng_range(&r, 0, 4)), &pb, NULL),
+                         KCBP_OK);
+        kcbp2d_shape sa = kcbp2d_shape_polygon(h[0], (uint32_t)nh[0], 0), sb = kcbp2d_shape_polygon(h[1], (uint32_t)nh[1], 0);
+        kcbp2d_collide_result c;
+        assert_int_equal(kcbp2d_collide(&sa, &id, &sb, &pb, NULL, &c, NULL), KCBP_OK);
+        kcbp2d_model_collide_result mc;
+        assert_int_equal(kcbp2d_model_collide(a, &id, b, &pb, NULL, &mc, NULL), KCBP_OK);
+        assert_int_equal(mc.collide, c.collide);
+        kcbp2d_distance_result d;
+        assert_int_equal(kcbp2d_distance(&sa, &id, &sb, &pb, NULL, &d, NULL), KCBP_OK);
+        kcbp2d_model_distance_result md;
+        assert_int_equal(kcbp2d_model_distance(a, &id, b, &pb, &md, NULL), KCBP_OK);
+        assert_true(fabs(md.distance - d.distance) <= 1e-14 * 16);
+        kcbp2d_model_free(a);
+        kcbp2d_model_free(b);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_build_checks),
+        cmocka_unit_test(test_random_vs_brute),
+        cmocka_unit_test(test_both_posed),
+        cmocka_unit_test(test_touching_and_holes),
+        cmocka_unit_test(test_convex_agrees),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -86,6 +86,31 @@ KCBP_API uint32_t kcbp2d_model_edge_end(const kcbp2d_model *model, uint32_t edge
 /* The model's box in its own frame. */
 KCBP_API void kcbp2d_model_bounds(const kcbp2d_model *model, kcbp_vec2 *lo, kcbp_vec2 *hi);
 
+/* ---- GeoJSON ----------------------------------------------------------
+ *
+ * kcbp2d_model_load reads a GeoJSON file (RFC 7946): a Polygon, a
+ * MultiPolygon, a Feature holding one, or a FeatureCollection of such
+ * Features; every polygon of the file goes into one model, in the file's
+ * order (polygon p, ring r as kcbp2d_polygons numbers them). Positions
+ * are [x, y] (a third number, an altitude, is ignored); a ring's last
+ * position must equal its first exactly (a closed ring) and is dropped;
+ * consecutive equal positions are merged. Refused, with the file name and
+ * the position in the document as a JSON path (e.g.
+ * "parcels.geojson: features[3].geometry.coordinates[0]: ..."):
+ * invalid JSON (file:line:col), another geometry type (named), a null or
+ * empty geometry, a ring of fewer than 4 positions or not closed, a number
+ * that is not finite or beyond KCBP_COORD_MAX, and rings that do not bound
+ * a region simply (as kcbp2d_model_build; the message names the first
+ * ring that crosses or touches itself, else the first polygon whose rings
+ * meet or whose hole lies outside it, else says that polygons overlap).
+ * Files up to KCBP2D_GEOJSON_MAX_BYTES. "-" reads standard input. */
+#define KCBP2D_GEOJSON_MAX_BYTES (1024u * 1024u * 1024u)
+
+KCBP_API kcbp_status kcbp2d_model_load(const char *path, kcbp2d_model **out, kcbp_error *err);
+/* The same from text[0..len) (name for messages). */
+KCBP_API kcbp_status kcbp2d_model_parse_geojson(const char *text, size_t len, const char *name, kcbp2d_model **out,
+                                                kcbp_error *err);
+
 typedef struct {
     uint32_t a, b; /* edge indices */
 } kcbp2d_edge_pair;

@@ -43,6 +43,11 @@ int kcbp_cli_bench(int argc, char **argv);
 int kcbp_cli_distance(int argc, char **argv);
 int kcbp_cli_sweep(int argc, char **argv);
 int kcbp_cli_self(int argc, char **argv);
+/* 2D inputs (cli/twod_cmd.c): whether an argument is one, and the 2D
+ * collide and distance the 3D commands hand them to. */
+bool kcbp_cli_2d_args(int argc, char **argv);
+int kcbp_cli_collide2d(int argc, char **argv);
+int kcbp_cli_distance2d(int argc, char **argv);
 
 /* One mesh's figures for kcbp bench --plot: x[i] (nx values of n) and, for
  * each of ncols volumes, r[i * ncols + b] (hit rate), dt[(i * ncols + b) * 3

@@ -232,6 +232,8 @@ static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lon
 
 int kcbp_cli_distance(int argc, char **argv)
 {
+    if (kcbp_cli_2d_args(argc, argv)) /* a 2D input: cli/twod_cmd.c */
+        return kcbp_cli_distance2d(argc, argv);
     distance_args args;
     bool help;
     int rc = parse_args(argc, argv, &args, &help);

@@ -36,9 +36,9 @@ static const char twod_help[] =
     "  --pretty         indent the JSON\n"
     "\n"
     "Answers are exact for the posed coordinates (kcbp2d.h): collide by exact\n"
-    "orientation signs, distances in double. Shapes are convex; a GeoJSON input\n"
-    "against a circle or capsule is not supported yet, a rectangle is taken as a\n"
-    "polygon. A 2D input against a 3D one is an error.\n";
+    "orientation signs and exact within-radius decisions, distances in double.\n"
+    "Shapes are convex; GeoJSON polygons need not be (the depth of an overlap is\n"
+    "given for two shapes only). A 2D input against a 3D one is an error.\n";
 
 static bool has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
@@ -115,22 +115,6 @@ static int load_input(const char *cmd, const char *arg, input2d *in)
         return parse_shape(cmd, arg, &in->shape);
     kcbp_error err;
     if (kcbp2d_model_load(arg, &in->model, &err) != KCBP_OK)
-        return kcbp_cli_fail(&err);
-    in->is_model = true;
-    return KCBP_EXIT_OK;
-}
-
-/* A rectangle against a model: the rectangle as a polygon model. */
-static int as_model(const char *cmd, input2d *in)
-{
-    if (in->is_model)
-        return KCBP_EXIT_OK;
-    if (in->shape.kind != KCBP2D_BOX || in->shape.radius != 0)
-        return kcbp_cli_usage_error(cmd, "%s against a GeoJSON input is not supported yet (only rect:W:H is)", in->arg);
-    kcbp_vec2 h = in->shape.local[0];
-    kcbp_vec2 v[4] = {{-h.x, -h.y}, {h.x, -h.y}, {h.x, h.y}, {-h.x, h.y}};
-    kcbp_error err;
-    if (kcbp2d_model_build_polygon(v, 4, &in->model, &err) != KCBP_OK)
         return kcbp_cli_fail(&err);
     in->is_model = true;
     return KCBP_EXIT_OK;
@@ -266,13 +250,14 @@ static int run(const char *cmd, int argc, char **argv)
         kcbp2d_model_free(ia.model);
         return rc;
     }
-    if (ia.is_model || ib.is_model) {
-        if ((rc = as_model(cmd, &ia)) != KCBP_EXIT_OK || (rc = as_model(cmd, &ib)) != KCBP_EXIT_OK)
-            goto done;
-    }
+    /* a file against a shape: the library takes the shape as B; a shape
+     * given as A is swapped in, and the answer swapped back */
+    bool swap = !ia.is_model && ib.is_model;
+    const input2d *ma = swap ? &ib : &ia, *mb = swap ? &ia : &ib;
+    const kcbp2d_pose *qa = swap ? &pb : &pa, *qb = swap ? &pa : &pb;
     kcbp_error err;
     cJSON *out = cJSON_CreateObject();
-    bool models = ia.is_model;
+    bool models = ia.is_model || ib.is_model;
     if (!strcmp(cmd, "collide")) {
         if (models) {
             kcbp2d_model_collide_options o = kcbp2d_model_collide_options_default();
@@ -280,7 +265,10 @@ static int run(const char *cmd, int argc, char **argv)
             kcbp2d_edge_pair *pairs = malloc((size_t)a.max_contacts * sizeof *pairs);
             o.contacts = pairs, o.contacts_capacity = (uint32_t)a.max_contacts;
             kcbp2d_model_collide_result r;
-            if (!pairs || kcbp2d_model_collide(ia.model, &pa, ib.model, &pb, &o, &r, &err) != KCBP_OK) {
+            kcbp_status st = !pairs ? KCBP_ERR_NOMEM
+                             : mb->is_model ? kcbp2d_model_collide(ma->model, qa, mb->model, qb, &o, &r, &err)
+                                            : kcbp2d_model_shape_collide(ma->model, qa, &mb->shape, qb, &o, &r, &err);
+            if (st != KCBP_OK) {
                 free(pairs);
                 cJSON_Delete(out);
                 rc = pairs ? kcbp_cli_fail(&err) : KCBP_EXIT_NOMEM;
@@ -289,11 +277,15 @@ static int run(const char *cmd, int argc, char **argv)
             cJSON_AddBoolToObject(out, "collide", r.collide);
             cJSON *cs = cJSON_AddArrayToObject(out, "contacts");
             for (uint32_t i = 0; i < r.ncontacts; i++)
-                cJSON_AddItemToArray(cs, kcbp_cli_json_pair(pairs[i].a, pairs[i].b));
+                cJSON_AddItemToArray(cs, swap ? kcbp_cli_json_pair(pairs[i].b, pairs[i].a)
+                                              : kcbp_cli_json_pair(pairs[i].a, pairs[i].b));
             if (r.contacts_truncated)
                 cJSON_AddBoolToObject(out, "contacts_truncated", true);
             static const char *const cont[] = {"none", "a_in_b", "b_in_a"};
-            cJSON_AddStringToObject(out, "contained", cont[r.contained]);
+            int ci = (int)r.contained;
+            if (swap && ci)
+                ci = 3 - ci;
+            cJSON_AddStringToObject(out, "contained", cont[ci]);
             free(pairs);
         } else {
             kcbp2d_collide_options o = kcbp2d_collide_options_default();
@@ -310,7 +302,15 @@ static int run(const char *cmd, int argc, char **argv)
         }
     } else if (models) {
         kcbp2d_model_distance_result r;
-        if (kcbp2d_model_distance(ia.model, &pa, ib.model, &pb, &r, &err) != KCBP_OK) {
+        kcbp_status st = mb->is_model ? kcbp2d_model_distance(ma->model, qa, mb->model, qb, &r, &err)
+                                      : kcbp2d_model_shape_distance(ma->model, qa, &mb->shape, qb, &r, &err);
+        if (swap) {
+            kcbp_vec2 t = r.point_a;
+            r.point_a = r.point_b, r.point_b = t;
+            uint32_t e = r.edge_a;
+            r.edge_a = r.edge_b, r.edge_b = e;
+        }
+        if (st != KCBP_OK) {
             cJSON_Delete(out);
             rc = kcbp_cli_fail(&err);
             goto done;

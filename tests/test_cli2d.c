@@ -149,9 +149,23 @@ static void test_errors(void **state)
     test_run_args(&r, "distance", frame, "cube.obj", NULL);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "cannot be mixed"));
-    test_run_args(&r, "collide", frame, "circle:1", NULL);
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "not supported yet"));
+    /* a circle in the frame's hole, clear; touching its edge; a shape as A */
+    test_run_args(&r, "collide", frame, "circle:0.5", "--pose-b", "2 2 0", NULL);
+    cJSON *j = run_json(&r);
+    assert_false(flag(j, "collide"));
+    cJSON_Delete(j);
+    test_run_args(&r, "distance", "circle:0.5", frame, "--pose-a", "2 2 0", NULL);
+    j = run_json(&r);
+    assert_true(fabs(num(j, "distance") - 0.5) < 1e-15);
+    cJSON *pa = cJSON_GetObjectItemCaseSensitive(j, "point_a");
+    /* on the circle (the four sides of the hole tie) */
+    assert_true(fabs(hypot(cJSON_GetArrayItem(pa, 0)->valuedouble - 2, cJSON_GetArrayItem(pa, 1)->valuedouble - 2) - 0.5) <
+                1e-15);
+    cJSON_Delete(j);
+    test_run_args(&r, "collide", "capsule2d:0.5:1", frame, "--pose-a", "2 1.5 0", NULL);
+    j = run_json(&r);
+    assert_true(flag(j, "collide"));
+    cJSON_Delete(j);
     test_run_args(&r, "collide", "circle:1", "rect:1:1", "--pose-b", "1 2 3 4 5 6 7", NULL);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "--pose-b"));

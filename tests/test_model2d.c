@@ -399,6 +399,111 @@ static void test_convex_agrees(void **state)
     }
 }
 
+/* A model against circles, capsules and rounded boxes: convex models
+ * against kcbp2d_collide and kcbp2d_distance (SAT and GJK, other code);
+ * non-convex ones against brute force over every edge. */
+static void test_model_vs_shapes(void **state)
+{
+    (void)state;
+    test_rng r = {909};
+    static region ga;
+    int hits = 0, misses = 0;
+    for (int trial = 0; trial < 1500; trial++) {
+        kcbp2d_shape sb;
+        switch (trial % 3) {
+        case 0: sb = kcbp2d_shape_circle(test_rng_range(&r, 0.05, 0.5)); break;
+        case 1: sb = kcbp2d_shape_capsule(test_rng_range(&r, 0.05, 0.3), test_rng_range(&r, 0, 1)); break;
+        default: sb = kcbp2d_shape_box(test_rng_range(&r, 0.1, 1), test_rng_range(&r, 0.1, 1), test_rng_range(&r, 0, 0.2)); break;
+        }
+        kcbp2d_pose id = kcbp2d_pose_identity(), pb;
+        assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(&r, -1.5, 1.5), test_rng_range(&r, -1.5, 1.5),
+                                                test_rng_range(&r, -180, 180), &pb, NULL),
+                         KCBP_OK);
+        kcbp2d_model_collide_result mc;
+        kcbp2d_model_distance_result md;
+        if (trial % 2 == 0) { /* a convex polygon */
+            kcbp_vec2 pts[12], h[12];
+            size_t nh;
+            for (;;) {
+                for (int i = 0; i < 12; i++)
+                    pts[i] = kcbp_v2_make(test_rng_range(&r, -1, 1), test_rng_range(&r, -1, 1));
+                assert_int_equal(kcbp2d_hull(pts, 12, h, &nh, NULL), KCBP_OK);
+                if (nh >= 3)
+                    break;
+            }
+            kcbp2d_model *a;
+            assert_int_equal(kcbp2d_model_build_polygon(h, (uint32_t)nh, &a, NULL), KCBP_OK);
+            kcbp2d_shape sa = kcbp2d_shape_polygon(h, (uint32_t)nh, 0);
+            kcbp2d_collide_result c;
+            assert_int_equal(kcbp2d_collide(&sa, &id, &sb, &pb, NULL, &c, NULL), KCBP_OK);
+            assert_int_equal(kcbp2d_model_shape_collide(a, &id, &sb, &pb, NULL, &mc, NULL), KCBP_OK);
+            assert_int_equal(mc.collide, c.collide);
+            kcbp2d_distance_result d;
+            assert_int_equal(kcbp2d_distance(&sa, &id, &sb, &pb, NULL, &d, NULL), KCBP_OK);
+            assert_int_equal(kcbp2d_model_shape_distance(a, &id, &sb, &pb, &md, NULL), KCBP_OK);
+            assert_int_equal(md.collide, c.collide);
+            assert_true(fabs(md.distance - d.distance) <= 1e-12);
+            if (!md.collide)
+                assert_true(fabs(kcbp_v2_len(kcbp_v2_sub(md.point_b, md.point_a)) - md.distance) <= 1e-12);
+            hits += c.collide, misses += !c.collide;
+            kcbp2d_model_free(a);
+            continue;
+        }
+        rnd_region(&r, 1, &ga);
+        kcbp2d_model *a = build(&ga);
+        assert_int_equal(kcbp2d_model_shape_collide(a, &id, &sb, &pb, NULL, &mc, NULL), KCBP_OK);
+        assert_int_equal(kcbp2d_model_shape_distance(a, &id, &sb, &pb, &md, NULL), KCBP_OK);
+        /* brute force: the core's posed vertices (world = A's frame here) */
+        kcbp_vec2 core[4];
+        uint32_t nc;
+        if (sb.kind == KCBP2D_CIRCLE) {
+            nc = 1, core[0] = kcbp2d_pose_apply(&pb, sb.local[0]);
+        } else if (sb.kind == KCBP2D_CAPSULE) {
+            nc = 2, core[0] = kcbp2d_pose_apply(&pb, sb.local[0]), core[1] = kcbp2d_pose_apply(&pb, sb.local[1]);
+        } else {
+            kcbp_vec2 h = sb.local[0];
+            kcbp_vec2 c4[4] = {{-h.x, -h.y}, {h.x, -h.y}, {h.x, h.y}, {-h.x, h.y}};
+            nc = 4;
+            for (int i = 0; i < 4; i++)
+                core[i] = kcbp2d_pose_apply(&pb, c4[i]);
+        }
+        posed pa = pose_model(a, NULL);
+        bool want = false;
+        double best = INFINITY;
+        uint32_t ne = nc >= 3 ? nc : 1;
+        for (uint32_t i = 0; i < pa.n; i++) {
+            kcbp_vec2 p0 = pa.v[i], p1 = pa.v[kcbp2d_model_edge_end(a, i)];
+            for (uint32_t j = 0; j < ne; j++) {
+                kcbp_vec2 q0 = core[j], q1 = core[(j + 1) % nc];
+                kcbp_vec3 c1, c2;
+                want |= kcbp_within_seg_seg(kcbp_v3(p0.x, p0.y, 0), kcbp_v3(p1.x, p1.y, 0), kcbp_v3(q0.x, q0.y, 0),
+                                            kcbp_v3(q1.x, q1.y, 0), sb.radius, 0);
+                best = fmin(best, sqrt(kcbp_cp_seg_seg(kcbp_v3(p0.x, p0.y, 0), kcbp_v3(p1.x, p1.y, 0),
+                                                       kcbp_v3(q0.x, q0.y, 0), kcbp_v3(q1.x, q1.y, 0), &c1, &c2)));
+            }
+        }
+        if (!want)
+            want = brute_inside(core[0], &pa);
+        if (!want && nc >= 3) { /* a vertex of A inside the box core */
+            bool in = true;
+            for (uint32_t j = 0; j < nc; j++) {
+                kcbp_v2 q0 = {core[j].x, core[j].y}, q1 = {core[(j + 1) % nc].x, core[(j + 1) % nc].y},
+                        x = {pa.v[0].x, pa.v[0].y};
+                in &= kcbp_orient2d_exact(q0, q1, x) >= 0;
+            }
+            want = in;
+        }
+        free(pa.v);
+        assert_int_equal(mc.collide, want);
+        assert_int_equal(md.collide, want);
+        if (!want)
+            assert_true(fabs(md.distance - (best - sb.radius)) <= 1e-12);
+        hits += want, misses += !want;
+        kcbp2d_model_free(a);
+    }
+    assert_true(hits > 200 && misses > 200);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_both_posed),
         cmocka_unit_test(test_touching_and_holes),
         cmocka_unit_test(test_convex_agrees),
+        cmocka_unit_test(test_model_vs_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

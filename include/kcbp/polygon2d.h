@@ -52,6 +52,7 @@
 
 #include "error.h"
 #include "pose2d.h"
+#include "shape2d.h"
 #include "vec2.h"
 
 #ifdef __cplusplus
@@ -179,6 +180,41 @@ static inline kcbp_status kcbp2d_model_distance(const kcbp2d_model *a, const kcb
                                                 kcbp2d_model_distance_result *result, kcbp_error *err)
 {
     return kcbp2d_model_distance_sized(a, pose_a, b, pose_b, result, sizeof *result, err);
+}
+
+/* A model against a convex shape (shape2d.h; circles, capsules, rounded
+ * polygons): the same contracts with the shape as B, its core carried into
+ * A's frame as a model's vertices are, its radius added exactly (collide:
+ * closest.h's exact decision with the radius and the margin as its two
+ * radii, then containment: the core's first vertex inside A, or a vertex
+ * of A inside a polygon core; distance: the edges' distance minus the
+ * radius, point_b on the shape's surface). Contacts name A's edge and the
+ * core's edge (a polygon's edge i; 0 for a point, 0 or 1 for a segment's
+ * two directions). */
+KCBP_API kcbp_status kcbp2d_model_shape_collide_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                      const kcbp2d_shape *b, const kcbp2d_pose *pose_b,
+                                                      const kcbp2d_model_collide_options *options,
+                                                      kcbp2d_model_collide_result *result, size_t result_size,
+                                                      kcbp_error *err);
+
+static inline kcbp_status kcbp2d_model_shape_collide(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                     const kcbp2d_shape *b, const kcbp2d_pose *pose_b,
+                                                     const kcbp2d_model_collide_options *options,
+                                                     kcbp2d_model_collide_result *result, kcbp_error *err)
+{
+    return kcbp2d_model_shape_collide_sized(a, pose_a, b, pose_b, options, result, sizeof *result, err);
+}
+
+KCBP_API kcbp_status kcbp2d_model_shape_distance_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                       const kcbp2d_shape *b, const kcbp2d_pose *pose_b,
+                                                       kcbp2d_model_distance_result *result, size_t result_size,
+                                                       kcbp_error *err);
+
+static inline kcbp_status kcbp2d_model_shape_distance(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                      const kcbp2d_shape *b, const kcbp2d_pose *pose_b,
+                                                      kcbp2d_model_distance_result *result, kcbp_error *err)
+{
+    return kcbp2d_model_shape_distance_sized(a, pose_a, b, pose_b, result, sizeof *result, err);
 }
 
 #ifdef __cplusplus

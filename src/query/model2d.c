@@ -238,7 +238,7 @@ static bool segments_meet(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1
 
 typedef struct {
     const pair_ctx *c;
-    double margin;
+    double rb, margin; /* B's radius (a shape's; 0 for a model) and the clearance */
     kcbp2d_edge_pair *out;
     uint32_t cap, n;
     bool found, truncated;
@@ -255,10 +255,10 @@ static bool leaf_pairs(collide_walk *w, const kcbp2d_node *na, const kcbp2d_node
             uint32_t ea = a->tree.order[k];
             kcbp_vec2 p0 = a->v[ea], p1 = a->v[a->next[ea]];
             w->tested++;
-            bool meet = w->margin > 0 ? kcbp_within_seg_seg(kcbp_v3(p0.x, p0.y, 0), kcbp_v3(p1.x, p1.y, 0),
-                                                            kcbp_v3(q0.x, q0.y, 0), kcbp_v3(q1.x, q1.y, 0),
-                                                            w->margin, 0)
-                                      : segments_meet(p0, p1, q0, q1);
+            bool meet = w->rb > 0 || w->margin > 0
+                            ? kcbp_within_seg_seg(kcbp_v3(p0.x, p0.y, 0), kcbp_v3(p1.x, p1.y, 0),
+                                                  kcbp_v3(q0.x, q0.y, 0), kcbp_v3(q1.x, q1.y, 0), w->rb, w->margin)
+                            : segments_meet(p0, p1, q0, q1);
             if (!meet)
                 continue;
             w->found = true;
@@ -346,9 +346,11 @@ static bool any_ring_inside(const pair_ctx *c, bool inner_is_b)
     return false;
 }
 
-kcbp_status kcbp2d_model_collide_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
-                                       const kcbp2d_pose *pose_b, const kcbp2d_model_collide_options *options,
-                                       kcbp2d_model_collide_result *result, size_t result_size, kcbp_error *err)
+/* B a model, or a shape's core as an unchecked model with its radius rb
+ * (model_of_shape). */
+static kcbp_status model_collide(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                 const kcbp2d_pose *pose_b, double rb, const kcbp2d_model_collide_options *options,
+                                 kcbp2d_model_collide_result *result, size_t result_size, kcbp_error *err)
 {
     kcbp2d_model_collide_result r;
     memset(&r, 0, sizeof r);
@@ -371,10 +373,10 @@ kcbp_status kcbp2d_model_collide_sized(const kcbp2d_model *a, const kcbp2d_pose 
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model collide: margin %g is not a finite number >= 0",
                               o.margin);
     pair_ctx c;
-    kcbp_status st = pair_make(a, pose_a, b, pose_b, o.margin, &c, err);
+    kcbp_status st = pair_make(a, pose_a, b, pose_b, rb + o.margin, &c, err);
     if (st != KCBP_OK)
         return st;
-    collide_walk w = {&c, o.margin, o.contacts, o.contacts ? o.contacts_capacity : 0, 0, false, false, 0};
+    collide_walk w = {&c, rb, o.margin, o.contacts, o.contacts ? o.contacts_capacity : 0, 0, false, false, 0};
     collide_rec(&w, 0, 0);
     r.collide = w.found;
     r.ncontacts = w.n;
@@ -450,9 +452,9 @@ static void dist_rec(dist_walk *w, uint32_t ia, uint32_t ib)
     }
 }
 
-kcbp_status kcbp2d_model_distance_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
-                                        const kcbp2d_pose *pose_b, kcbp2d_model_distance_result *result,
-                                        size_t result_size, kcbp_error *err)
+static kcbp_status model_distance(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                  const kcbp2d_pose *pose_b, double rb, kcbp2d_model_distance_result *result,
+                                  size_t result_size, kcbp_error *err)
 {
     kcbp2d_model_distance_result r;
     memset(&r, 0, sizeof r);
@@ -464,12 +466,13 @@ kcbp_status kcbp2d_model_distance_sized(const kcbp2d_model *a, const kcbp2d_pose
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model distance: result of size %zu, too small",
                               result_size);
     pair_ctx c;
-    kcbp_status st = pair_make(a, pose_a, b, pose_b, 0.0, &c, err);
+    kcbp_status st = pair_make(a, pose_a, b, pose_b, rb, &c, err);
     if (st != KCBP_OK)
         return st;
-    /* collide first (exact): a pair of edges that meet, or containment */
+    /* collide first (exact): a pair of edges that meet (within rb), or
+     * containment */
     kcbp2d_edge_pair first;
-    collide_walk cw = {&c, 0.0, &first, 1, 0, false, false, 0};
+    collide_walk cw = {&c, rb, 0.0, &first, 1, 0, false, false, 0};
     collide_rec(&cw, 0, 0);
     r.edge_pairs = cw.tested;
     if (cw.found) {
@@ -486,6 +489,11 @@ kcbp_status kcbp2d_model_distance_sized(const kcbp2d_model *a, const kcbp2d_pose
     } else {
         dist_walk w = {&c, INFINITY, {0, 0}, {0, 0}, UINT32_MAX, UINT32_MAX, 0};
         dist_rec(&w, 0, 0);
+        /* B's surface: its core's closest point moved rb toward A */
+        double d = w.best;
+        if (rb > 0 && d > 0)
+            w.pb = kcbp_v2_add(w.pb, kcbp_v2_scale(kcbp_v2_sub(w.pa, w.pb), fmin(rb / d, 1.0)));
+        w.best = fmax(d - rb, 0.0);
         r.distance = w.best;
         r.point_a = kcbp2d_pose_apply(pose_a, w.pa);
         r.point_b = kcbp2d_pose_apply(pose_a, w.pb);
@@ -494,4 +502,106 @@ kcbp_status kcbp2d_model_distance_sized(const kcbp2d_model *a, const kcbp2d_pose
     }
     memcpy(result, &r, out_size);
     return KCBP_OK;
+}
+
+kcbp_status kcbp2d_model_collide_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                       const kcbp2d_pose *pose_b, const kcbp2d_model_collide_options *options,
+                                       kcbp2d_model_collide_result *result, size_t result_size, kcbp_error *err)
+{
+    return model_collide(a, pose_a, b, pose_b, 0.0, options, result, result_size, err);
+}
+
+kcbp_status kcbp2d_model_distance_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                        const kcbp2d_pose *pose_b, kcbp2d_model_distance_result *result,
+                                        size_t result_size, kcbp_error *err)
+{
+    return model_distance(a, pose_a, b, pose_b, 0.0, result, result_size, err);
+}
+
+/* ---- a model against a convex shape --------------------------------------
+ *
+ * The shape's core, in its own frame, as a model that is not checked: a
+ * polygon's ring, a segment as the ring (p0, p1) (its two edges the same
+ * segment both ways: a ray crosses them an even number of times, so no
+ * point is "inside" it), a point as the ring (p) (one edge of length 0).
+ * Its radius is the rb of the walks above: edges within rb of A's edges
+ * (closest.h's exact decision), or the core's first vertex inside A, or a
+ * vertex of A inside the core polygon, decide collide; the distance is the
+ * edges' minus rb. */
+static kcbp_status model_of_shape(const kcbp2d_shape *s, kcbp2d_model **out, kcbp_error *err)
+{
+    *out = NULL;
+    kcbp_status st = kcbp2d_shape_check(s, err);
+    if (st != KCBP_OK) {
+        kcbp_error_prefix(err, "shape B");
+        return st;
+    }
+    kcbp_vec2 box[4];
+    const kcbp_vec2 *v;
+    uint32_t n;
+    switch (s->kind) {
+    case KCBP2D_CIRCLE: v = s->local, n = 1; break;
+    case KCBP2D_BOX: {
+        kcbp_vec2 h = s->local[0];
+        box[0] = kcbp_v2_make(-h.x, -h.y), box[1] = kcbp_v2_make(h.x, -h.y);
+        box[2] = kcbp_v2_make(h.x, h.y), box[3] = kcbp_v2_make(-h.x, h.y);
+        v = box, n = 4;
+        break;
+    }
+    case KCBP2D_POLYGON: v = s->points, n = s->npoints; break;
+    default:
+        v = s->local;
+        n = s->local[0].x == s->local[1].x && s->local[0].y == s->local[1].y ? 1 : 2;
+        break;
+    }
+    kcbp2d_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+    m->nv = n, m->nrings = 1;
+    m->v = malloc((size_t)n * sizeof *m->v);
+    m->next = malloc((size_t)n * sizeof *m->next);
+    m->ring_first = calloc(1, sizeof *m->ring_first);
+    if (!m->v || !m->next || !m->ring_first) {
+        kcbp2d_model_free(m);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        m->v[i] = v[i];
+        m->next[i] = (i + 1) % n;
+        m->scale = fmax(m->scale, kcbp_v2_max_abs(v[i]));
+    }
+    if ((st = kcbp2d_tree_build(&m->tree, m->v, m->next, n, err)) != KCBP_OK) {
+        kcbp2d_model_free(m);
+        return st;
+    }
+    *out = m;
+    return KCBP_OK;
+}
+
+kcbp_status kcbp2d_model_shape_collide_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                             const kcbp2d_shape *b, const kcbp2d_pose *pose_b,
+                                             const kcbp2d_model_collide_options *options,
+                                             kcbp2d_model_collide_result *result, size_t result_size, kcbp_error *err)
+{
+    kcbp2d_model *mb;
+    kcbp_status st = model_of_shape(b, &mb, err);
+    if (st != KCBP_OK)
+        return st;
+    st = model_collide(a, pose_a, mb, pose_b, b->radius, options, result, result_size, err);
+    kcbp2d_model_free(mb);
+    return st;
+}
+
+kcbp_status kcbp2d_model_shape_distance_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                              const kcbp2d_shape *b, const kcbp2d_pose *pose_b,
+                                              kcbp2d_model_distance_result *result, size_t result_size,
+                                              kcbp_error *err)
+{
+    kcbp2d_model *mb;
+    kcbp_status st = model_of_shape(b, &mb, err);
+    if (st != KCBP_OK)
+        return st;
+    st = model_distance(a, pose_a, mb, pose_b, b->radius, result, result_size, err);
+    kcbp2d_model_free(mb);
+    return st;
 }

@@ -1,0 +1,271 @@
+// The 2D layer's benchmark (issue 35): kcbp2d against its peers, through
+// their C and C++ APIs, in loops, on the same inputs.
+//   convex: pairs of convex polygons of 3..8 vertices (Box2D's limit) at
+//     random poses, half of them placed within 1e-12 of touching; kcbp2d_collide
+//     and kcbp2d_distance against Box2D 2.4's b2TestOverlap and b2Distance
+//     (its polygon skin radius set to 0, so that both answer for the same
+//     sets), and the count of answers that differ from kcbp2d's exact one;
+//   nonconvex: star polygons with a hole of 10^3..10^5 vertices; kcbp2d's
+//     model collide and distance (poses applied inside the query) against
+//     GEOS 3.11 at its best: the geometries posed beforehand (not timed),
+//     A prepared once, GEOSPreparedIntersects_r and GEOSPreparedDistance_r;
+//     and the count of disagreements on collide.
+// Usage: ./bench2d [pairs] (default 20000 convex pairs, 200 non-convex
+// queries per size). Prints a table; times are per query, microseconds.
+#include <box2d/box2d.h>
+#include <box2d/b2_distance.h>
+#include <geos_c.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+extern "C" {
+#include <kcbp/kcbp2d.h>
+}
+
+static double now_us()
+{
+    using namespace std::chrono;
+    return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
+}
+
+struct rng {
+    uint64_t s;
+    double uni()
+    {
+        s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+        return (double)((s * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0);
+    }
+    double range(double lo, double hi) { return lo + (hi - lo) * uni(); }
+};
+
+// ---- convex pairs -------------------------------------------------------
+
+struct convex_case {
+    std::vector<kcbp_vec2> a, b;
+    kcbp2d_pose pa, pb;
+};
+
+static std::vector<kcbp_vec2> rnd_convex(rng &r, double sc)
+{
+    for (;;) {
+        kcbp_vec2 p[8], h[8];
+        size_t n = 3 + (size_t)(r.uni() * 6), nh = 0;
+        for (size_t i = 0; i < n; i++)
+            p[i] = kcbp_v2_make(r.range(-sc, sc), r.range(-sc, sc));
+        if (kcbp2d_hull(p, n, h, &nh, nullptr) != KCBP_OK || nh < 3)
+            continue;
+        // Box2D welds vertices closer than its linear slop: keep them apart
+        bool ok = true;
+        for (size_t i = 0; i < nh; i++)
+            ok &= kcbp_v2_len(kcbp_v2_sub(h[i], h[(i + 1) % nh])) > 0.05 * sc;
+        if (ok)
+            return std::vector<kcbp_vec2>(h, h + nh);
+    }
+}
+
+static b2Transform b2xf(const kcbp2d_pose &p)
+{
+    b2Transform t;
+    t.p.Set((float)p.trans.x, (float)p.trans.y);
+    t.q.s = (float)p.s, t.q.c = (float)p.c;
+    return t;
+}
+
+static void bench_convex(int pairs)
+{
+    rng r{42};
+    std::vector<convex_case> cs(pairs);
+    for (auto &c : cs) {
+        c.a = rnd_convex(r, 1), c.b = rnd_convex(r, 1);
+        kcbp2d_pose_from_angle(0, 0, r.range(-180, 180), &c.pa, nullptr);
+        kcbp2d_pose_from_angle(r.range(-2, 2), r.range(-2, 2), r.range(-180, 180), &c.pb, nullptr);
+        if (r.uni() < 0.5) { // near touching: moved along the normal to within 1e-12
+            kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
+                         sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
+            kcbp2d_distance_result d;
+            kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
+            double gap = d.signed_distance + r.range(-1e-12, 1e-12);
+            c.pb.trans = kcbp_v2_sub(c.pb.trans, kcbp_v2_scale(d.normal, gap));
+        }
+    }
+    // kcbp2d
+    std::vector<char> exact(pairs);
+    double t0 = now_us();
+    for (int i = 0; i < pairs; i++) {
+        const convex_case &c = cs[i];
+        kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
+                     sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
+        kcbp2d_collide_result res;
+        kcbp2d_collide(&sa, &c.pa, &sb, &c.pb, nullptr, &res, nullptr);
+        exact[i] = res.collide;
+    }
+    double t_kc = (now_us() - t0) / pairs;
+    t0 = now_us();
+    double sink = 0;
+    for (int i = 0; i < pairs; i++) {
+        const convex_case &c = cs[i];
+        kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
+                     sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
+        kcbp2d_distance_result d;
+        kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
+        sink += d.distance;
+    }
+    double t_kd = (now_us() - t0) / pairs;
+    // Box2D: shapes made once (not timed), skin radius 0
+    std::vector<b2PolygonShape> ba(pairs), bb(pairs);
+    for (int i = 0; i < pairs; i++) {
+        std::vector<b2Vec2> va, vb;
+        for (auto p : cs[i].a)
+            va.push_back(b2Vec2((float)p.x, (float)p.y));
+        for (auto p : cs[i].b)
+            vb.push_back(b2Vec2((float)p.x, (float)p.y));
+        ba[i].Set(va.data(), (int32)va.size());
+        bb[i].Set(vb.data(), (int32)vb.size());
+        ba[i].m_radius = bb[i].m_radius = 0;
+    }
+    int wrong = 0;
+    t0 = now_us();
+    for (int i = 0; i < pairs; i++)
+        wrong += b2TestOverlap(&ba[i], 0, &bb[i], 0, b2xf(cs[i].pa), b2xf(cs[i].pb)) != (bool)exact[i];
+    double t_bc = (now_us() - t0) / pairs;
+    t0 = now_us();
+    for (int i = 0; i < pairs; i++) {
+        b2DistanceInput in;
+        in.proxyA.Set(&ba[i], 0), in.proxyB.Set(&bb[i], 0);
+        in.transformA = b2xf(cs[i].pa), in.transformB = b2xf(cs[i].pb);
+        in.useRadii = true;
+        b2SimplexCache cache;
+        cache.count = 0;
+        b2DistanceOutput out;
+        b2Distance(&out, &cache, &in);
+        sink += out.distance;
+    }
+    double t_bd = (now_us() - t0) / pairs;
+    std::printf("convex pairs (3..8 vertices, %d pairs, half within 1e-12 of touching)\n", pairs);
+    std::printf("  %-28s %10.3f us/query\n", "kcbp2d_collide (exact)", t_kc);
+    std::printf("  %-28s %10.3f us/query\n", "Box2D b2TestOverlap (float)", t_bc);
+    std::printf("  %-28s %10.3f us/query\n", "kcbp2d_distance", t_kd);
+    std::printf("  %-28s %10.3f us/query\n", "Box2D b2Distance (float)", t_bd);
+    std::printf("  Box2D overlap answers differing from the exact ones: %d of %d\n", wrong, pairs);
+    if (sink == 12345.678)
+        std::printf("\n");
+}
+
+// ---- non-convex ---------------------------------------------------------
+
+// A star ring of n vertices round the origin, radii in [lo, hi]; cw reversed.
+static void star(rng &r, std::vector<kcbp_vec2> &out, uint32_t n, double lo, double hi, bool cw)
+{
+    size_t base = out.size();
+    out.resize(base + n);
+    for (uint32_t i = 0; i < n; i++) {
+        double t = 2 * M_PI * ((double)i + 0.8 * r.uni()) / n, rad = r.range(lo, hi);
+        out[base + (cw ? n - 1 - i : i)] = kcbp_v2_make(rad * std::cos(t), rad * std::sin(t));
+    }
+}
+
+static GEOSGeometry *geos_ring(GEOSContextHandle_t h, const std::vector<kcbp_vec2> &v, size_t s, size_t e,
+                               const kcbp2d_pose &p)
+{
+    GEOSCoordSequence *seq = GEOSCoordSeq_create_r(h, (unsigned)(e - s + 1), 2);
+    for (size_t i = s; i <= e; i++) {
+        kcbp_vec2 q = kcbp2d_pose_apply(&p, v[i < e ? i : s]);
+        GEOSCoordSeq_setXY_r(h, seq, (unsigned)(i - s), q.x, q.y);
+    }
+    return GEOSGeom_createLinearRing_r(h, seq);
+}
+
+static GEOSGeometry *geos_polygon(GEOSContextHandle_t h, const std::vector<kcbp_vec2> &v, uint32_t split,
+                                  const kcbp2d_pose &p)
+{
+    GEOSGeometry *shell = geos_ring(h, v, 0, split, p);
+    GEOSGeometry *hole = geos_ring(h, v, split, v.size(), p);
+    GEOSGeometry *holes[1] = {hole};
+    return GEOSGeom_createPolygon_r(h, shell, holes, 1);
+}
+
+static void bench_nonconvex(int queries)
+{
+    GEOSContextHandle_t h = GEOS_init_r();
+    std::printf("\nnon-convex polygons with a hole (%d poses per size; GEOS: posed beforehand, A prepared)\n",
+                queries);
+    std::printf("  %8s %12s %12s %12s %12s %9s\n", "vertices", "kcbp collide", "GEOS inters.", "kcbp dist",
+                "GEOS dist", "disagree");
+    for (uint32_t n : {1000u, 10000u, 100000u}) {
+        rng r{7 + n};
+        std::vector<kcbp_vec2> va, vb;
+        star(r, va, n - n / 4, 0.9, 1.0, false);
+        star(r, va, n / 4, 0.3, 0.4, true);
+        star(r, vb, n - n / 4, 0.9, 1.0, false);
+        star(r, vb, n / 4, 0.3, 0.4, true);
+        uint32_t ea[2] = {n - n / 4, n}, pe[1] = {2};
+        kcbp2d_polygons ia = {va.data(), ea, 2, pe, 1}, ib = {vb.data(), ea, 2, pe, 1};
+        kcbp2d_model *ma, *mb;
+        kcbp_error err;
+        if (kcbp2d_model_build(&ia, &ma, &err) != KCBP_OK || kcbp2d_model_build(&ib, &mb, &err) != KCBP_OK) {
+            std::printf("build: %s\n", err.msg);
+            return;
+        }
+        std::vector<kcbp2d_pose> poses(queries);
+        for (auto &p : poses) // B half a unit to three units away: crossings, holes, apart
+            kcbp2d_pose_from_angle(r.range(-2.5, 2.5), r.range(-2.5, 2.5), r.range(-180, 180), &p, nullptr);
+        kcbp2d_pose id = kcbp2d_pose_identity();
+        std::vector<char> kc(queries);
+        double t0 = now_us();
+        for (int i = 0; i < queries; i++) {
+            kcbp2d_model_collide_result res;
+            kcbp2d_model_collide(ma, &id, mb, &poses[i], nullptr, &res, nullptr);
+            kc[i] = res.collide;
+        }
+        double t_kc = (now_us() - t0) / queries;
+        double sink = 0;
+        t0 = now_us();
+        for (int i = 0; i < queries; i++) {
+            kcbp2d_model_distance_result res;
+            kcbp2d_model_distance(ma, &id, mb, &poses[i], &res, nullptr);
+            sink += res.distance;
+        }
+        double t_kd = (now_us() - t0) / queries;
+        GEOSGeometry *ga = geos_polygon(h, va, ea[0], id);
+        const GEOSPreparedGeometry *pa = GEOSPrepare_r(h, ga);
+        std::vector<GEOSGeometry *> gb(queries);
+        for (int i = 0; i < queries; i++)
+            gb[i] = geos_polygon(h, vb, ea[0], poses[i]);
+        int disagree = 0;
+        t0 = now_us();
+        for (int i = 0; i < queries; i++)
+            disagree += (GEOSPreparedIntersects_r(h, pa, gb[i]) == 1) != (bool)kc[i];
+        double t_gc = (now_us() - t0) / queries;
+        t0 = now_us();
+        for (int i = 0; i < queries; i++) {
+            double d = 0;
+            GEOSPreparedDistance_r(h, pa, gb[i], &d);
+            sink += d;
+        }
+        double t_gd = (now_us() - t0) / queries;
+        std::printf("  %8u %12.1f %12.1f %12.1f %12.1f %9d\n", n, t_kc, t_gc, t_kd, t_gd, disagree);
+        for (auto g : gb)
+            GEOSGeom_destroy_r(h, g);
+        GEOSPreparedGeom_destroy_r(h, pa);
+        GEOSGeom_destroy_r(h, ga);
+        kcbp2d_model_free(ma);
+        kcbp2d_model_free(mb);
+        if (sink == 12345.678)
+            std::printf("\n");
+    }
+    GEOS_finish_r(h);
+}
+
+int main(int argc, char **argv)
+{
+    int pairs = argc > 1 ? std::atoi(argv[1]) : 20000;
+    if (pairs < 1)
+        pairs = 1;
+    bench_convex(pairs);
+    bench_nonconvex(pairs >= 20000 ? 200 : 20);
+    return 0;
+}

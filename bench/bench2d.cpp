@@ -157,13 +157,16 @@ static void bench_convex(int pairs)
 
 // ---- non-convex ---------------------------------------------------------
 
-// A star ring of n vertices round the origin, radii in [lo, hi]; cw reversed.
-static void star(rng &r, std::vector<kcbp_vec2> &out, uint32_t n, double lo, double hi, bool cw)
+// A star ring of n vertices round the origin: radius rad * (1 + 0.05 sin 7t)
+// plus noise in [0, rough * rad) (rough 0.1: a "hairy" ring, every vertex a
+// spike, the worst case of box trees); cw reversed.
+static void star(rng &r, std::vector<kcbp_vec2> &out, uint32_t n, double rad0, double rough, bool cw)
 {
     size_t base = out.size();
     out.resize(base + n);
     for (uint32_t i = 0; i < n; i++) {
-        double t = 2 * M_PI * ((double)i + 0.8 * r.uni()) / n, rad = r.range(lo, hi);
+        double t = 2 * M_PI * ((double)i + 0.8 * r.uni()) / n;
+        double rad = rad0 * (0.9 + 0.05 * std::sin(7 * t)) + r.range(0, rough * rad0);
         out[base + (cw ? n - 1 - i : i)] = kcbp_v2_make(rad * std::cos(t), rad * std::sin(t));
     }
 }
@@ -188,20 +191,21 @@ static GEOSGeometry *geos_polygon(GEOSContextHandle_t h, const std::vector<kcbp_
     return GEOSGeom_createPolygon_r(h, shell, holes, 1);
 }
 
-static void bench_nonconvex(int queries)
+static void bench_nonconvex(int queries, double rough)
 {
     GEOSContextHandle_t h = GEOS_init_r();
-    std::printf("\nnon-convex polygons with a hole (%d poses per size; GEOS: posed beforehand, A prepared)\n",
-                queries);
+    std::printf("\nnon-convex polygons with a hole, %s boundary (%d poses per size; GEOS: posed beforehand, "
+                "A prepared)\n",
+                rough < 0.01 ? "smooth" : "hairy", queries);
     std::printf("  %8s %12s %12s %12s %12s %9s\n", "vertices", "kcbp collide", "GEOS inters.", "kcbp dist",
                 "GEOS dist", "disagree");
     for (uint32_t n : {1000u, 10000u, 100000u}) {
         rng r{7 + n};
         std::vector<kcbp_vec2> va, vb;
-        star(r, va, n - n / 4, 0.9, 1.0, false);
-        star(r, va, n / 4, 0.3, 0.4, true);
-        star(r, vb, n - n / 4, 0.9, 1.0, false);
-        star(r, vb, n / 4, 0.3, 0.4, true);
+        star(r, va, n - n / 4, 1.0, rough, false);
+        star(r, va, n / 4, 0.35, rough, true);
+        star(r, vb, n - n / 4, 1.0, rough, false);
+        star(r, vb, n / 4, 0.35, rough, true);
         uint32_t ea[2] = {n - n / 4, n}, pe[1] = {2};
         kcbp2d_polygons ia = {va.data(), ea, 2, pe, 1}, ib = {vb.data(), ea, 2, pe, 1};
         kcbp2d_model *ma, *mb;
@@ -266,6 +270,7 @@ int main(int argc, char **argv)
     if (pairs < 1)
         pairs = 1;
     bench_convex(pairs);
-    bench_nonconvex(pairs >= 20000 ? 200 : 20);
+    bench_nonconvex(pairs >= 20000 ? 200 : 20, 0.001);
+    bench_nonconvex(pairs >= 20000 ? 50 : 10, 0.1);
     return 0;
 }

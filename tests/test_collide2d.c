@@ -407,6 +407,19 @@ static void test_growable_structs(void **state)
     assert_int_equal(kcbp2d_distance(&c, &id, &c, &id, &dz, &dr, &e), KCBP_ERR_INVALID);
     kcbp2d_distance_options dopt = kcbp2d_distance_options_default();
     assert_int_equal(dopt.max_iterations, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT);
+    /* a polygon that is not convex (clockwise, with an inner vertex) is
+     * taken as its hull: the unit square */
+    const kcbp_vec2 messy[5] = {{0, 0}, {0, 1}, {0.5, 0.5}, {1, 1}, {1, 0}};
+    kcbp2d_shape m = kcbp2d_shape_polygon(messy, 5, 0);
+    assert_int_equal(kcbp2d_shape_check(&m, &e), KCBP_ERR_INVALID);
+    kcbp2d_pose at;
+    assert_int_equal(kcbp2d_pose_from_angle(0.5, 1.5, 0, &at, NULL), KCBP_OK);
+    kcbp2d_shape small = kcbp2d_shape_circle(0.5);
+    assert_int_equal(kcbp2d_collide(&m, &id, &small, &at, NULL, &r, &e), KCBP_OK);
+    assert_true(r.collide); /* touches the hull's top edge y = 1 */
+    at.trans.y = nextafter(1.5, 2);
+    assert_int_equal(kcbp2d_collide(&m, &id, &small, &at, NULL, &r, &e), KCBP_OK);
+    assert_false(r.collide);
     /* bad shapes and poses are named */
     kcbp2d_shape bad = kcbp2d_shape_circle(-1);
     assert_int_equal(kcbp2d_collide(&bad, &id, &c, &id, NULL, &r, &e), KCBP_ERR_INVALID);

@@ -71,10 +71,13 @@ typedef struct {
     uint32_t separating_edge;
 } kcbp2d_collide_result;
 
-/* Shapes must pass kcbp2d_shape_check and poses be finite (made by
- * pose2d.h's functions); KCBP_ERR_INVALID otherwise (or for options not
- * made by _default, a negative or non-finite margin, or a result size too
- * small); KCBP_ERR_NOMEM. options NULL: defaults. */
+/* Shapes are checked as kcbp2d_shape_check does but for a polygon's
+ * convexity (O(n) orient2d tests, left to the caller): a polygon that is
+ * not strictly convex and counter-clockwise is taken as the convex hull of
+ * its vertices. Poses must be finite (made by pose2d.h's functions).
+ * KCBP_ERR_INVALID for a bad shape or pose, options not made by _default,
+ * a negative or non-finite margin, or a result size too small;
+ * KCBP_ERR_NOMEM. options NULL: defaults. */
 KCBP_API kcbp_status kcbp2d_collide_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
                                           const kcbp2d_pose *pose_b, const kcbp2d_collide_options *options,
                                           kcbp2d_collide_result *result, size_t result_size, kcbp_error *err);

@@ -24,7 +24,9 @@
  * After a pose the rounded vertices can lose strict convexity (nearly
  * collinear vertices); every query then takes the core as the convex hull
  * of the posed vertices (collide2d.h states this), which it computes
- * exactly when the posed polygon is not strictly convex. */
+ * exactly when the posed polygon is not strictly convex. The queries do
+ * not check a polygon's convexity (an O(n) exact test left to
+ * kcbp2d_shape_check): one that is not convex is taken as its hull. */
 #ifndef KCBP_SHAPE2D_H
 #define KCBP_SHAPE2D_H
 

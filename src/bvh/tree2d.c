@@ -55,8 +55,12 @@ static void node_box(const kcbp_vec2 *v, const uint32_t *next, const uint32_t *o
     kcbp_vec2 lo = v[o[first]], hi = lo;
     for (uint32_t i = first; i < first + count; i++) {
         kcbp_vec2 p = v[o[i]], q = v[next[o[i]]];
-        lo.x = fmin(lo.x, fmin(p.x, q.x)), lo.y = fmin(lo.y, fmin(p.y, q.y));
-        hi.x = fmax(hi.x, fmax(p.x, q.x)), hi.y = fmax(hi.y, fmax(p.y, q.y));
+        /* plain comparisons: fmin and fmax are calls (NaN rules), and the
+         * coordinates are finite */
+        lo.x = p.x < lo.x ? p.x : lo.x, lo.x = q.x < lo.x ? q.x : lo.x;
+        lo.y = p.y < lo.y ? p.y : lo.y, lo.y = q.y < lo.y ? q.y : lo.y;
+        hi.x = p.x > hi.x ? p.x : hi.x, hi.x = q.x > hi.x ? q.x : hi.x;
+        hi.y = p.y > hi.y ? p.y : hi.y, hi.y = q.y > hi.y ? q.y : hi.y;
     }
     nd->lo = lo, nd->hi = hi;
 }

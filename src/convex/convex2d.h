@@ -30,6 +30,11 @@ typedef struct {
     kcbp_vec2 *heap;    /* owned when not NULL */
 } kcbp2d_core;
 
+/* kcbp2d_shape_check, with the polygon's convexity checked only when
+ * convexity is true (the queries pass false: a posed polygon that is not
+ * strictly convex is replaced by its hull anyway). */
+kcbp_status kcbp2d_shape_check_ex(const kcbp2d_shape *s, bool convexity, kcbp_error *err);
+
 /* The posed core of a checked shape. KCBP_ERR_NOMEM only. */
 kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err);
 void kcbp2d_core_free(kcbp2d_core *c);

@@ -76,7 +76,7 @@ static bool collinear_overlap(const kcbp2d_core *a, const kcbp2d_core *b)
  * on its right: a separating line. */
 static bool edge_separates(const kcbp2d_core *c, uint32_t i, const kcbp2d_core *o)
 {
-    kcbp_vec2 p = c->v[i], q = c->v[(i + 1) % c->n];
+    kcbp_vec2 p = c->v[i], q = c->v[i + 1 < c->n ? i + 1 : 0];
     for (uint32_t k = 0; k < o->n; k++)
         if (kcbp2d_orient(p, q, o->v[k]) >= 0)
             return false;
@@ -110,7 +110,7 @@ bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_s
  * side), (0, 0) for a zero-length edge (cannot happen for a checked core). */
 static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
 {
-    kcbp_vec2 d = kcbp_v2_sub(c->v[(i + 1) % c->n], c->v[i]);
+    kcbp_vec2 d = kcbp_v2_sub(c->v[i + 1 < c->n ? i + 1 : 0], c->v[i]);
     double len = kcbp_v2_len(d);
     if (!(len > 0))
         return kcbp_v2_make(0, 0);

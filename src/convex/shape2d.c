@@ -109,18 +109,23 @@ static int dir_half(kcbp_vec2 p, kcbp_vec2 q) { return (q.y > p.y || (q.y == p.y
 static uint32_t first_not_convex(const kcbp_vec2 *v, uint32_t n)
 {
     uint32_t wraps = 0;
+    /* p, q, r = v[i], v[i + 1], v[i + 2] (cyclic), without divisions */
+    kcbp_vec2 p = v[n - 2], q = v[n - 1];
+    int h_pq = dir_half(p, q);
     for (uint32_t i = 0; i < n; i++) {
-        kcbp_vec2 p = v[i], q = v[(i + 1) % n], r = v[(i + 2) % n];
+        kcbp_vec2 r = v[i];
         if (kcbp2d_orient(p, q, r) <= 0)
-            return (i + 1) % n;
-        wraps += (dir_half(p, q) == 1 && dir_half(q, r) == 0);
+            return i ? i - 1 : n - 1; /* q's index */
+        int h_qr = dir_half(q, r);
+        wraps += (h_pq == 1 && h_qr == 0);
+        p = q, q = r, h_pq = h_qr;
     }
     return wraps == 1 ? n : 0;
 }
 
 bool kcbp2d_polygon_is_strictly_convex(const kcbp_vec2 *v, uint32_t n) { return n >= 3 && first_not_convex(v, n) == n; }
 
-kcbp_status kcbp2d_shape_check(const kcbp2d_shape *s, kcbp_error *err)
+kcbp_status kcbp2d_shape_check_ex(const kcbp2d_shape *s, bool convexity, kcbp_error *err)
 {
     if (!s)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D shape is NULL");
@@ -168,13 +173,15 @@ kcbp_status kcbp2d_shape_check(const kcbp2d_shape *s, kcbp_error *err)
     for (uint32_t i = 0; i < s->npoints; i++)
         if ((st = check_point(name, "point", i, s->points[i], err)) != KCBP_OK)
             return st;
-    uint32_t bad = first_not_convex(s->points, s->npoints);
+    uint32_t bad = convexity ? first_not_convex(s->points, s->npoints) : s->npoints;
     if (bad != s->npoints)
         return kcbp_error_set(err, KCBP_ERR_INVALID,
                               "2D polygon: not strictly convex and counter-clockwise at point %u (use kcbp2d_hull)",
                               (unsigned)bad);
     return KCBP_OK;
 }
+
+kcbp_status kcbp2d_shape_check(const kcbp2d_shape *s, kcbp_error *err) { return kcbp2d_shape_check_ex(s, true, err); }
 
 /* ---- posed cores ------------------------------------------------------- */
 

@@ -38,11 +38,11 @@ kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, co
                             const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err)
 {
     kcbp_status st;
-    if ((st = kcbp2d_shape_check(a, err)) != KCBP_OK) {
+    if ((st = kcbp2d_shape_check_ex(a, false, err)) != KCBP_OK) {
         kcbp_error_prefix(err, "shape A");
         return st;
     }
-    if ((st = kcbp2d_shape_check(b, err)) != KCBP_OK) {
+    if ((st = kcbp2d_shape_check_ex(b, false, err)) != KCBP_OK) {
         kcbp_error_prefix(err, "shape B");
         return st;
     }
@@ -67,13 +67,18 @@ kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, co
 #define FILTER_ERR 64.0
 
 void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
-                   kcbp2d_decision *d)
+                   bool need_distance, kcbp2d_decision *d)
 {
     memset(d, 0, sizeof d[0]);
     d->cores_intersect = kcbp2d_sat_intersect(a, b, &d->sep_shape, &d->sep_edge);
     d->decided_by = KCBP2D_DECIDED_SAT;
     if (d->cores_intersect) {
         d->collide = true;
+        return;
+    }
+    double ra = a->r, rb = b->r + margin;
+    if (ra == 0 && rb == 0 && !need_distance) {
+        d->collide = false;
         return;
     }
     /* Cores apart: their distance for the filter and the caller. */
@@ -83,7 +88,6 @@ void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, in
         d->gjk.overlap = false;
     }
     d->have_gjk = true;
-    double ra = a->r, rb = b->r + margin;
     if (ra == 0 && rb == 0) {
         d->collide = false;
         return;
@@ -157,7 +161,7 @@ kcbp_status kcbp2d_collide_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose_
     if (st != KCBP_OK)
         return st;
     kcbp2d_decision d;
-    kcbp2d_decide(&ca, &cb, o.margin, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &d);
+    kcbp2d_decide(&ca, &cb, o.margin, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
     kcbp2d_core_free(&ca);
     kcbp2d_core_free(&cb);
     r.collide = d.collide;

@@ -81,7 +81,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     if (st != KCBP_OK)
         return st;
     kcbp2d_decision d;
-    kcbp2d_decide(&ca, &cb, 0.0, o.max_iterations, &d);
+    kcbp2d_decide(&ca, &cb, 0.0, o.max_iterations, true, &d);
     double ra = ca.r, rb = cb.r;
     r.scale = fmax(ca.scale, cb.scale) + ra + rb;
     if (d.cores_intersect) {

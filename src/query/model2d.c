@@ -400,11 +400,52 @@ typedef struct {
     kcbp_vec2 pa, pb;
     uint32_t ea, eb;
     uint64_t tested;
+    bool squares; /* coordinates where squares neither underflow nor overflow */
 } dist_walk;
 
-static double box_gap(kcbp_vec2 alo, kcbp_vec2 ahi, kcbp_vec2 blo, kcbp_vec2 bhi)
+/* kcbp2d_cp_seg_seg with squared lengths (no hypot), for pairs whose scale
+ * S (largest coordinate magnitude) is within [1e-140, 1e140]: squares
+ * cannot overflow, and a square that underflows is of a length below
+ * 1e-154, far below the ulps of S that the distance is accurate to
+ * (polygon2d.h). Returns the squared distance. */
+static inline double cp_seg_seg_sq(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1, kcbp_vec2 *cp,
+                                   kcbp_vec2 *cq)
 {
-    double dx = fmax(0.0, fmax(blo.x - ahi.x, alo.x - bhi.x)), dy = fmax(0.0, fmax(blo.y - ahi.y, alo.y - bhi.y));
+    kcbp_vec2 pts[4] = {p0, p1, q0, q1};
+    double best = INFINITY;
+    for (int k = 0; k < 4; k++) {
+        kcbp_vec2 x = pts[k], a = k < 2 ? q0 : p0, b = k < 2 ? q1 : p1;
+        kcbp_vec2 ab = kcbp_v2_sub(b, a), y = a;
+        double l2 = kcbp_v2_len2(ab);
+        if (l2 > 0) {
+            double t = kcbp_v2_dot(kcbp_v2_sub(x, a), ab);
+            if (t >= l2)
+                y = b;
+            else if (t > 0)
+                y = kcbp_v2_add(a, kcbp_v2_scale(ab, t / l2));
+        }
+        double d2 = kcbp_v2_len2(kcbp_v2_sub(x, y));
+        if (d2 < best) {
+            best = d2;
+            if (k < 2)
+                *cp = x, *cq = y;
+            else
+                *cp = y, *cq = x;
+        }
+    }
+    return best;
+}
+
+static inline double max3(double a, double b, double c) { return a > b ? (a > c ? a : c) : (b > c ? b : c); }
+
+/* The gap between two boxes, or a lower bound on it not below `best` when
+ * it is at least best (the larger axis gap: no square or hypot then). */
+static double box_gap(kcbp_vec2 alo, kcbp_vec2 ahi, kcbp_vec2 blo, kcbp_vec2 bhi, double best)
+{
+    double dx = max3(0.0, blo.x - ahi.x, alo.x - bhi.x), dy = max3(0.0, blo.y - ahi.y, alo.y - bhi.y);
+    double m = dx > dy ? dx : dy;
+    if (m >= best || dx == 0 || dy == 0)
+        return m;
     return hypot(dx, dy);
 }
 
@@ -416,11 +457,27 @@ static void dist_rec(dist_walk *w, uint32_t ia, uint32_t ib)
         for (uint32_t i = nb->first; i < nb->first + nb->count; i++) {
             uint32_t eb = b->tree.order[i];
             kcbp_vec2 q0 = bv(w->c, eb), q1 = bv(w->c, b->next[eb]);
+            double qlx = q0.x < q1.x ? q0.x : q1.x, qhx = q0.x < q1.x ? q1.x : q0.x;
+            double qly = q0.y < q1.y ? q0.y : q1.y, qhy = q0.y < q1.y ? q1.y : q0.y;
             for (uint32_t k = na->first; k < na->first + na->count; k++) {
                 uint32_t ea = a->tree.order[k];
+                kcbp_vec2 p0 = a->v[ea], p1 = a->v[a->next[ea]];
+                /* the edges' boxes' gap along an axis is a lower bound */
+                double gx = (p0.x < p1.x ? p0.x : p1.x) - qhx, gx2 = qlx - (p0.x < p1.x ? p1.x : p0.x);
+                double gy = (p0.y < p1.y ? p0.y : p1.y) - qhy, gy2 = qly - (p0.y < p1.y ? p1.y : p0.y);
+                if (gx >= w->best || gx2 >= w->best || gy >= w->best || gy2 >= w->best)
+                    continue;
                 kcbp_vec2 cp, cq;
                 w->tested++;
-                double d = kcbp2d_cp_seg_seg(a->v[ea], a->v[a->next[ea]], q0, q1, &cp, &cq);
+                double d;
+                if (w->squares) {
+                    double d2 = cp_seg_seg_sq(p0, p1, q0, q1, &cp, &cq);
+                    if (!(d2 < w->best * w->best))
+                        continue;
+                    d = sqrt(d2);
+                } else {
+                    d = kcbp2d_cp_seg_seg(p0, p1, q0, q1, &cp, &cq);
+                }
                 if (d < w->best)
                     w->best = d, w->pa = cp, w->pb = cq, w->ea = ea, w->eb = eb;
             }
@@ -442,7 +499,7 @@ static void dist_rec(dist_walk *w, uint32_t ia, uint32_t ib)
         const kcbp2d_node *x = &a->tree.nodes[pairs[k][0]], *y = &b->tree.nodes[pairs[k][1]];
         kcbp_vec2 ylo, yhi;
         b_box(w->c, y, &ylo, &yhi);
-        g[k] = box_gap(x->lo, x->hi, ylo, yhi);
+        g[k] = box_gap(x->lo, x->hi, ylo, yhi, w->best);
     }
     int first = g[1] < g[0];
     for (int t = 0; t < 2; t++) {
@@ -487,7 +544,8 @@ static kcbp_status model_distance(const kcbp2d_model *a, const kcbp2d_pose *pose
     } else if (any_ring_inside(&c, true) || any_ring_inside(&c, false)) {
         r.collide = true;
     } else {
-        dist_walk w = {&c, INFINITY, {0, 0}, {0, 0}, UINT32_MAX, UINT32_MAX, 0};
+        double sc = a->scale + b->scale + kcbp_v2_max_abs(c.rel.trans);
+        dist_walk w = {&c, INFINITY, {0, 0}, {0, 0}, UINT32_MAX, UINT32_MAX, 0, sc > 1e-140 && sc < 1e140};
         dist_rec(&w, 0, 0);
         /* B's surface: its core's closest point moved rb toward A */
         double d = w.best;
@@ -531,7 +589,7 @@ kcbp_status kcbp2d_model_distance_sized(const kcbp2d_model *a, const kcbp2d_pose
 static kcbp_status model_of_shape(const kcbp2d_shape *s, kcbp2d_model **out, kcbp_error *err)
 {
     *out = NULL;
-    kcbp_status st = kcbp2d_shape_check(s, err);
+    kcbp_status st = kcbp2d_shape_check_ex(s, false, err);
     if (st != KCBP_OK) {
         kcbp_error_prefix(err, "shape B");
         return st;

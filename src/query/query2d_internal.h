@@ -15,12 +15,15 @@ typedef struct {
     kcbp2d_gjk_out gjk;
 } kcbp2d_decision;
 
-/* Checks shapes and poses (KCBP_ERR_INVALID) and makes both cores. */
+/* Checks shapes (all but a polygon's convexity) and poses
+ * (KCBP_ERR_INVALID) and makes both cores. */
 kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
                             const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err);
 
-/* The exact decision of collide2d.h: dist(cores) <= a->r + (b->r + margin). */
+/* The exact decision of collide2d.h: dist(cores) <= a->r + (b->r + margin).
+ * need_distance: the cores' GJK distance in d->gjk whenever they are apart
+ * (else only when the radii need it). */
 void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
-                   kcbp2d_decision *d);
+                   bool need_distance, kcbp2d_decision *d);
 
 #endif

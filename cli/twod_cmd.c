@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <kcbp/kcbp2d.h>
 
@@ -21,6 +22,8 @@ static const char twod_help[] =
     "2D inputs (either A or B 2D makes the query 2D; both must be):\n"
     "  FILE.geojson     polygons with holes: a Polygon, MultiPolygon, Feature or\n"
     "                   FeatureCollection (\"-\" is not taken: give a file)\n"
+    "  FILE.svg         polygon, rect, circle (flattened to 1e-4 of its radius) and\n"
+    "                   path elements with straight segments; curves are refused\n"
     "  circle:R         a circle of radius R round the origin\n"
     "  rect:W:H         a W x H rectangle centred on the origin (rect:W:H:R rounded by R)\n"
     "  capsule2d:R:L    a stadium: the segment (-L/2, 0)-(L/2, 0) inflated by R\n"
@@ -42,10 +45,10 @@ static const char twod_help[] =
 
 static bool has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-static bool is_geojson(const char *arg)
+static bool is_2d_file(const char *arg)
 {
     size_t n = strlen(arg);
-    return n > 8 && !strcmp(arg + n - 8, ".geojson");
+    return (n > 8 && !strcmp(arg + n - 8, ".geojson")) || (n > 4 && !strcasecmp(arg + n - 4, ".svg"));
 }
 
 static bool is_2d_shape(const char *arg)
@@ -53,7 +56,7 @@ static bool is_2d_shape(const char *arg)
     return has_prefix(arg, "circle:") || has_prefix(arg, "rect:") || has_prefix(arg, "capsule2d:");
 }
 
-static bool is_2d_input(const char *arg) { return is_geojson(arg) || is_2d_shape(arg); }
+static bool is_2d_input(const char *arg) { return is_2d_file(arg) || is_2d_shape(arg); }
 
 bool kcbp_cli_2d_args(int argc, char **argv)
 {
@@ -209,7 +212,7 @@ static int parse_args(const char *cmd, int argc, char **argv, args2d *a, bool *h
     for (int i = 0; i < 2; i++) {
         const char *x = i ? a->b : a->a, *y = i ? a->a : a->b;
         if (!is_2d_input(x))
-            return kcbp_cli_usage_error(cmd, "%s is 2D but %s is not (a GeoJSON file or circle:, rect:, capsule2d:): "
+            return kcbp_cli_usage_error(cmd, "%s is 2D but %s is not (a GeoJSON or SVG file, or circle:, rect:, capsule2d:): "
                                         "2D and 3D inputs cannot be mixed",
                                         y, x);
     }

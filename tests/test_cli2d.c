@@ -136,6 +136,19 @@ static void test_geojson(void **state)
     j = run_json(&r);
     assert_true(flag(j, "collide"));
     cJSON_Delete(j);
+    /* an SVG file against a GeoJSON one */
+    char svg[300];
+    snprintf(svg, sizeof svg, "%s/disc.svg", dir);
+    write_file(svg, "<svg><circle cx=\"0\" cy=\"0\" r=\"0.5\"/></svg>");
+    test_run_args(&r, "collide", frame, svg, "--pose-b", "2 2 0", NULL);
+    j = run_json(&r);
+    assert_false(flag(j, "collide"));
+    cJSON_Delete(j);
+    test_run_args(&r, "collide", frame, svg, "--pose-b", "2.5 2 0", NULL);
+    j = run_json(&r);
+    assert_true(flag(j, "collide")); /* its vertex (0.5, 0) on the hole's edge x = 3 */
+    cJSON_Delete(j);
+    unlink(svg);
     test_run_free(&r);
 }
 

@@ -108,6 +108,28 @@ KCBP_API void kcbp2d_model_bounds(const kcbp2d_model *model, kcbp_vec2 *lo, kcbp
 #define KCBP2D_GEOJSON_MAX_BYTES (1024u * 1024u * 1024u)
 
 KCBP_API kcbp_status kcbp2d_model_load(const char *path, kcbp2d_model **out, kcbp_error *err);
+
+/* ---- SVG ----------------------------------------------------------------
+ *
+ * kcbp2d_model_load reads a file whose name ends in ".svg" as SVG:
+ * <polygon points>, <rect x y width height>, <circle cx cy r> and <path d>
+ * with straight segments (M, L, H, V, Z, absolute or relative; each
+ * subpath a ring, closed whether or not it ends with Z), in user units as
+ * written (SVG's y axis points down: the plane is mirrored, which changes
+ * no collision or distance). A circle becomes the inscribed regular polygon
+ * whose edges are within KCBP2D_SVG_FLATTEN (relative to its radius) of
+ * the circle (vertices on it). Rings inside an odd number of others are
+ * holes (even-odd nesting, decided exactly), so a path with a subpath
+ * inside another is a polygon with a hole. Refused by name, with
+ * file:line:col: curve commands (C, S, Q, T, A), rounded rects, ellipses,
+ * open lines (line, polyline), any transform attribute (not applied), and,
+ * as for GeoJSON, rings that do not bound a region simply. Other elements
+ * (groups without transforms, styles, text) are skipped. */
+#define KCBP2D_SVG_FLATTEN 1e-4
+/* The same from text[0..len) (name for messages), circles flattened to
+ * flatten (in (0, 1), relative to the radius). */
+KCBP_API kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *name, double flatten,
+                                            kcbp2d_model **out, kcbp_error *err);
 /* The same from text[0..len) (name for messages). */
 KCBP_API kcbp_status kcbp2d_model_parse_geojson(const char *text, size_t len, const char *name, kcbp2d_model **out,
                                                 kcbp_error *err);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/input.h"
 #include "base/json_lock.h"
@@ -344,7 +345,7 @@ kcbp_status kcbp2d_model_load(const char *path, kcbp2d_model **out, kcbp_error *
     if (!path || !out)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: no path");
     kcbp_input in;
-    kcbp_status st = kcbp_input_open(&in, path, "a GeoJSON file", err);
+    kcbp_status st = kcbp_input_open(&in, path, "a GeoJSON or SVG file", err);
     if (st != KCBP_OK)
         return st;
     char *data = NULL;
@@ -357,7 +358,11 @@ kcbp_status kcbp2d_model_load(const char *path, kcbp2d_model **out, kcbp_error *
         free(data);
         return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: a NUL byte in the text", path);
     }
-    st = kcbp2d_model_parse_geojson(data, len, path, out, err);
+    size_t pl = strlen(path);
+    if (pl > 4 && !strcasecmp(path + pl - 4, ".svg"))
+        st = kcbp2d_model_parse_svg(data, len, path, KCBP2D_SVG_FLATTEN, out, err);
+    else
+        st = kcbp2d_model_parse_geojson(data, len, path, out, err);
     free(data);
     return st;
 }

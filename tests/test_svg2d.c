@@ -1,0 +1,117 @@
+/* The SVG reader of 2D models (polygon2d.h): what it accepts, what it
+ * refuses by name and where. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <kcbp/kcbp2d.h>
+
+static kcbp_status parse(const char *text, kcbp2d_model **m, kcbp_error *e)
+{
+    return kcbp2d_model_parse_svg(text, strlen(text), "t.svg", KCBP2D_SVG_FLATTEN, m, e);
+}
+
+static bool collide_at(const kcbp2d_model *m, double x, double y, double size)
+{
+    kcbp_vec2 sq[4] = {{-size, -size}, {size, -size}, {size, size}, {-size, size}};
+    kcbp2d_model *b;
+    assert_int_equal(kcbp2d_model_build_polygon(sq, 4, &b, NULL), KCBP_OK);
+    kcbp2d_pose id = kcbp2d_pose_identity(), at;
+    assert_int_equal(kcbp2d_pose_from_angle(x, y, 0, &at, NULL), KCBP_OK);
+    kcbp2d_model_collide_result r;
+    assert_int_equal(kcbp2d_model_collide(m, &id, b, &at, NULL, &r, NULL), KCBP_OK);
+    kcbp2d_model_free(b);
+    return r.collide;
+}
+
+static void test_accepts(void **state)
+{
+    (void)state;
+    kcbp2d_model *m;
+    kcbp_error e;
+    /* a frame as one path (absolute outer ring, relative hole), a polygon,
+     * a rect and a circle, in a group, with a comment */
+    const char *svg = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\">\n"
+                      "<!-- <circle r=\"-1\"/> -->\n<g fill=\"black\">\n"
+                      "<path d=\"M0,0 L40,0 L40,40 L0,40 Z m10,10 h20 v20 h-20 z\" fill-rule=\"evenodd\"/>\n"
+                      "<polygon points=\"100,0 110,0 105,8\"/>\n"
+                      "<rect x=\"200\" y=\"0\" width=\"10\" height=\"5\"/>\n"
+                      "<circle cx=\"300\" cy=\"0\" r=\"10\"/>\n</g></svg>\n";
+    assert_int_equal(parse(svg, &m, &e), KCBP_OK);
+    assert_int_equal(kcbp2d_model_ring_count(m), 5);
+    assert_true(collide_at(m, 5, 5, 1));       /* the frame's material */
+    assert_false(collide_at(m, 20, 20, 1));    /* its hole */
+    assert_true(collide_at(m, 105, 3, 0.5));   /* the triangle */
+    assert_true(collide_at(m, 205, 2, 0.5));   /* the rect */
+    assert_true(collide_at(m, 300, 0, 1));     /* inside the circle */
+    assert_false(collide_at(m, 300, 11.1, 1)); /* beyond it */
+    /* the circle's polygon: vertices on the circle, edges within 1e-4 r */
+    kcbp2d_model_distance_result d;
+    kcbp_vec2 pt[3] = {{-1e-9, 0}, {1e-9, 0}, {0, 1e-9}};
+    kcbp2d_model *tiny;
+    assert_int_equal(kcbp2d_model_build_polygon(pt, 3, &tiny, NULL), KCBP_OK);
+    kcbp2d_pose id = kcbp2d_pose_identity(), at;
+    for (double t = 0; t < 6.28; t += 0.37) {
+        assert_int_equal(kcbp2d_pose_from_angle(300 + 12 * cos(t), 12 * sin(t), 0, &at, NULL), KCBP_OK);
+        assert_int_equal(kcbp2d_model_distance(m, &id, tiny, &at, &d, NULL), KCBP_OK);
+        assert_true(d.distance > 2 - 1e-6 && d.distance < 2 + 10 * 1e-4 + 1e-6);
+    }
+    kcbp2d_model_free(tiny);
+    kcbp2d_model_free(m);
+    /* a hole given as a separate polygon element inside a rect */
+    const char *nested = "<svg><rect x=\"0\" y=\"0\" width=\"10\" height=\"10\"/>"
+                         "<polygon points=\"2,2 2,8 8,8 8,2\"/></svg>";
+    assert_int_equal(parse(nested, &m, &e), KCBP_OK);
+    assert_false(collide_at(m, 5, 5, 1));
+    assert_true(collide_at(m, 1, 5, 0.5));
+    kcbp2d_model_free(m);
+}
+
+static void expect(const char *text, kcbp_status code, const char *needle)
+{
+    kcbp2d_model *m = (kcbp2d_model *)1;
+    kcbp_error e;
+    memset(&e, 0, sizeof e);
+    kcbp_status st = parse(text, &m, &e);
+    if (st != code || !strstr(e.msg, needle))
+        print_error("got %d '%s', wanted %d '%s'\n", st, e.msg, code, needle);
+    assert_int_equal(st, code);
+    assert_null(m);
+    assert_non_null(strstr(e.msg, needle));
+}
+
+static void test_refuses(void **state)
+{
+    (void)state;
+    expect("<svg>\n  <path d=\"M0,0 C1,1 2,2 3,0 Z\"/></svg>", KCBP_ERR_PARSE, "t.svg:2:17: path command 'C' draws a curve");
+    expect("<svg><path d=\"M0,0 A1,1 0 0 1 3,0 Z\"/></svg>", KCBP_ERR_PARSE, "command 'A' draws a curve");
+    expect("<svg><rect width=\"1\" height=\"1\" rx=\"0.2\"/></svg>", KCBP_ERR_PARSE, "rounded corners");
+    expect("<svg><ellipse rx=\"1\" ry=\"2\"/></svg>", KCBP_ERR_PARSE, "<ellipse> is not read");
+    expect("<svg><polyline points=\"0,0 1,0 1,1\"/></svg>", KCBP_ERR_PARSE, "<polyline> is not read");
+    expect("<svg><g transform=\"scale(2)\"><rect width=\"1\" height=\"1\"/></g></svg>", KCBP_ERR_PARSE,
+           "transform attribute");
+    expect("<svg><polygon points=\"0,0 1,0 1\"/></svg>", KCBP_ERR_PARSE, "odd count");
+    expect("<svg><polygon points=\"0,0 1,0 0,1 1,1\"/></svg>", KCBP_ERR_GEOMETRY, "cross or touch");
+    expect("<svg><rect width=\"2\" height=\"2\"/><rect x=\"1\" y=\"1\" width=\"2\" height=\"2\"/></svg>",
+           KCBP_ERR_GEOMETRY, "t.svg");
+    expect("<svg><circle r=\"0\"/></svg>", KCBP_ERR_GEOMETRY, "radius 0");
+    expect("<svg><rect width=\"1\"/></svg>", KCBP_ERR_PARSE, "attribute height is missing");
+    expect("<svg></svg>", KCBP_ERR_GEOMETRY, "nothing to collide");
+    expect("<svg><polygon points=\"0,0 1,0 0,1\"", KCBP_ERR_PARSE, "not closed");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_accepts),
+        cmocka_unit_test(test_refuses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

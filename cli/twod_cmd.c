@@ -35,13 +35,15 @@ static const char twod_help[] =
     "                   (default 100000; edge i: from vertex i to the next of its ring,\n"
     "                   in the file's order)\n"
     "  --signed         distance: minus the penetration depth when they overlap, with\n"
-    "                   its direction (normal, A toward B); for two convex inputs\n"
+    "                   its direction (normal, A toward B): exact to rounding for two\n"
+    "                   shapes, a proven bracket (depth_lower, depth_upper, and a\n"
+    "                   translation shown to separate them) for two files\n"
     "  --pretty         indent the JSON\n"
     "\n"
     "Answers are exact for the posed coordinates (kcbp2d.h): collide by exact\n"
     "orientation signs and exact within-radius decisions, distances in double.\n"
-    "Shapes are convex; GeoJSON polygons need not be (the depth of an overlap is\n"
-    "given for two shapes only). A 2D input against a 3D one is an error.\n";
+    "Shapes are convex; GeoJSON and SVG polygons need not be (a file against a\n"
+    "shape gets no depth yet). A 2D input against a 3D one is an error.\n";
 
 static bool has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
@@ -326,7 +328,19 @@ static int run(const char *cmd, int argc, char **argv)
         }
         if (a.is_signed) {
             cJSON_AddStringToObject(out, "status", r.collide ? "overlapping" : "apart");
-            if (r.collide) { /* the non-convex depth bracket is not written yet */
+            kcbp2d_model_depth_result dr;
+            if (r.collide && mb->is_model &&
+                kcbp2d_model_depth(ma->model, qa, mb->model, qb, NULL, &dr, &err) == KCBP_OK && dr.collide) {
+                /* the certified bracket (polygon2d.h); swapped inputs move A instead: the opposite way */
+                kcbp_vec2 n = swap ? kcbp_v2_neg(dr.normal) : dr.normal;
+                cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString("bracketed"));
+                cJSON_AddNumberToObject(out, "signed_distance", -dr.depth_upper);
+                cJSON_AddNumberToObject(out, "depth", dr.depth_upper);
+                cJSON_AddNumberToObject(out, "depth_lower", dr.depth_lower);
+                cJSON_AddNumberToObject(out, "depth_upper", dr.depth_upper);
+                cJSON_AddItemToObject(out, "normal", vec2_json(n));
+                cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_scale(n, dr.depth_upper)));
+            } else if (r.collide) { /* a GeoJSON region against a shape: no bracket yet */
                 cJSON_AddNullToObject(out, "signed_distance");
                 cJSON_AddNullToObject(out, "depth");
             } else {

@@ -127,6 +127,13 @@ static void test_geojson(void **state)
     assert_int_equal(cJSON_GetArraySize(cs), 2);
     assert_int_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(cs, 0), 0)->valueint, 4);
     cJSON_Delete(j);
+    /* overlapping files: the bracket; the square across the hole's left edge */
+    test_run_args(&r, "distance", frame, square, "--pose-b", "1.2 2 0", "--signed", NULL);
+    j = run_json(&r);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "status")->valuestring, "bracketed");
+    assert_true(num(j, "depth_lower") <= 0.3 + 1e-12 && 0.3 <= num(j, "depth_upper") + 1e-12);
+    assert_true(num(j, "depth_upper") < 0.31);
+    cJSON_Delete(j);
     test_run_args(&r, "distance", frame, square, "--pose-b", "2 2 0", NULL);
     j = run_json(&r);
     assert_true(fabs(num(j, "distance") - 0.5) < 1e-15);

@@ -504,6 +504,72 @@ static void test_model_vs_shapes(void **state)
     assert_true(hits > 200 && misses > 200);
 }
 
+/* The depth bracket: for convex polygons it holds the exact SAT depth
+ * (kcbp2d_distance); for any pair the translation is verified apart by
+ * the exact collide and the lower bound's discs lie in both regions. */
+static void test_depth_bracket(void **state)
+{
+    (void)state;
+    test_rng r = {1001};
+    int convex_checked = 0, lower_positive = 0;
+    static region ga, gb;
+    for (int trial = 0; trial < 120; trial++) {
+        kcbp2d_model *a, *b;
+        kcbp2d_pose id = kcbp2d_pose_identity(), pb;
+        assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(&r, -0.6, 0.6), test_rng_range(&r, -0.6, 0.6),
+                                                test_rng_range(&r, -180, 180), &pb, NULL),
+                         KCBP_OK);
+        double exact = -1;
+        if (trial % 2 == 0) {
+            kcbp_vec2 pts[2][12], h[2][12];
+            size_t nh[2];
+            for (int k = 0; k < 2; k++)
+                for (;;) {
+                    for (int i = 0; i < 12; i++)
+                        pts[k][i] = kcbp_v2_make(test_rng_range(&r, -1, 1), test_rng_range(&r, -1, 1));
+                    assert_int_equal(kcbp2d_hull(pts[k], 12, h[k], &nh[k], NULL), KCBP_OK);
+                    if (nh[k] >= 3)
+                        break;
+                }
+            assert_int_equal(kcbp2d_model_build_polygon(h[0], (uint32_t)nh[0], &a, NULL), KCBP_OK);
+            assert_int_equal(kcbp2d_model_build_polygon(h[1], (uint32_t)nh[1], &b, NULL), KCBP_OK);
+            kcbp2d_shape sa = kcbp2d_shape_polygon(h[0], (uint32_t)nh[0], 0),
+                         sb = kcbp2d_shape_polygon(h[1], (uint32_t)nh[1], 0);
+            kcbp2d_distance_result d;
+            assert_int_equal(kcbp2d_distance(&sa, &id, &sb, &pb, NULL, &d, NULL), KCBP_OK);
+            exact = d.depth;
+        } else {
+            rnd_region(&r, 1, &ga);
+            rnd_region(&r, 0.8, &gb);
+            a = build(&ga), b = build(&gb);
+        }
+        kcbp2d_model_depth_result dr;
+        kcbp2d_model_depth_options o = kcbp2d_model_depth_options_default();
+        o.directions = 16, o.grid = 12;
+        assert_int_equal(kcbp2d_model_depth(a, &id, b, &pb, &o, &dr, NULL), KCBP_OK);
+        if (dr.collide) {
+            assert_true(dr.depth_lower >= 0 && dr.depth_lower <= dr.depth_upper && isfinite(dr.depth_upper));
+            /* the translation: apart, exactly */
+            kcbp2d_pose moved = pb;
+            moved.trans = kcbp_v2_add(pb.trans, dr.translation);
+            kcbp2d_model_collide_result cr;
+            assert_int_equal(kcbp2d_model_collide(a, &id, b, &moved, NULL, &cr, NULL), KCBP_OK);
+            assert_false(cr.collide);
+            if (exact >= 0) {
+                assert_true(dr.depth_lower <= exact + 1e-12 && exact <= dr.depth_upper + 1e-12);
+                assert_true(dr.depth_upper <= 1.3 * exact + 1e-9); /* 16 directions */
+                convex_checked++;
+            }
+            lower_positive += dr.depth_lower > 0;
+        } else if (exact >= 0) {
+            assert_true(exact == 0);
+        }
+        kcbp2d_model_free(a);
+        kcbp2d_model_free(b);
+    }
+    assert_true(convex_checked > 20 && lower_positive > 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_touching_and_holes),
         cmocka_unit_test(test_convex_agrees),
         cmocka_unit_test(test_model_vs_shapes),
+        cmocka_unit_test(test_depth_bracket),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,8 +38,8 @@
  *   - distance: the smallest edge-to-edge distance, computed in double
  *     (accurate to a few ulps of the scale), by a branch-and-bound descent
  *     of both models' edge trees; 0 when they collide.
- * Penetration depth of non-convex pairs (a certified bracket, as the 3D
- * signed distance's) is not provided yet.
+ * Penetration depth of non-convex pairs: a certified bracket,
+ * kcbp2d_model_depth below.
  *
  * A model is read-only after building: it may be shared between threads.
  * Growable options and results (style §4.3), as collide2d.h. */
@@ -202,6 +202,65 @@ static inline kcbp_status kcbp2d_model_distance(const kcbp2d_model *a, const kcb
                                                 kcbp2d_model_distance_result *result, kcbp_error *err)
 {
     return kcbp2d_model_distance_sized(a, pose_a, b, pose_b, result, sizeof *result, err);
+}
+
+/* ---- penetration depth of two models: a certified bracket ---------------
+ *
+ * For models that collide, the depth (the length of the shortest
+ * translation of B after which the regions' interiors are disjoint) is
+ * bracketed, each bound proven (as the 3D signed distance's bracket):
+ *   depth_upper: B moved by `translation` (world frame, |translation| ==
+ *     depth_upper, added to pose_b's translation in double) is apart, by
+ *     the exact kcbp2d_model_collide of that pose: found along
+ *     `directions` evenly spread unit directions, each by scanning 64
+ *     lengths up to one that clears both models' reach for the first apart
+ *     one (farther may collide again: the regions are not convex), then
+ *     `bisections` bisection steps below it;
+ *   depth_lower: a point c inside both regions (exact point in polygon),
+ *     with r_a and r_b its distances to their boundaries less a bound on
+ *     their rounding, proves depth >= r_a + r_b (a disc of radius r_a
+ *     inside A and one of r_b inside B around c: no shorter translation
+ *     makes them disjoint); c is the best of a grid x grid lattice over
+ *     the overlap of the boxes. 0 when no lattice point proves anything.
+ * Coordinates are those of collide (B carried into A's frame). Not
+ * colliding: collide false and everything 0. The bracket narrows with
+ * more directions, bisections and grid points. */
+typedef struct {
+    uint32_t size;  /* set by kcbp2d_model_depth_options_default */
+    int directions; /* 4 .. 4096, default 32 */
+    int bisections; /* 1 .. 100, default 24 */
+    int grid;       /* 1 .. 1024, default 24 */
+} kcbp2d_model_depth_options;
+
+KCBP_API void kcbp2d_model_depth_options_init(kcbp2d_model_depth_options *o, uint32_t size);
+
+static inline kcbp2d_model_depth_options kcbp2d_model_depth_options_default(void)
+{
+    kcbp2d_model_depth_options o;
+    kcbp2d_model_depth_options_init(&o, (uint32_t)sizeof o);
+    return o;
+}
+
+typedef struct {
+    bool collide;
+    double depth_lower, depth_upper;
+    kcbp_vec2 translation;  /* world frame: moving B by it separates them (proven) */
+    kcbp_vec2 normal;       /* its unit direction, A toward B */
+    kcbp_vec2 lower_center; /* world frame, when depth_lower > 0 */
+    double lower_radius_a, lower_radius_b;
+    int steps;              /* collide tests and lattice points */
+} kcbp2d_model_depth_result;
+
+KCBP_API kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                              const kcbp2d_model *b, const kcbp2d_pose *pose_b,
+                                              const kcbp2d_model_depth_options *options,
+                                              kcbp2d_model_depth_result *result, size_t result_size, kcbp_error *err);
+
+static inline kcbp_status kcbp2d_model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                             const kcbp2d_pose *pose_b, const kcbp2d_model_depth_options *options,
+                                             kcbp2d_model_depth_result *result, kcbp_error *err)
+{
+    return kcbp2d_model_depth_sized(a, pose_a, b, pose_b, options, result, sizeof *result, err);
 }
 
 /* A model against a convex shape (shape2d.h; circles, capsules, rounded

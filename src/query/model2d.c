@@ -663,3 +663,196 @@ kcbp_status kcbp2d_model_shape_distance_sized(const kcbp2d_model *a, const kcbp2
     kcbp2d_model_free(mb);
     return st;
 }
+
+/* ---- the depth bracket of two models ---------------------------------------
+ *
+ * Everything in A's frame, B carried into it as collide does. */
+
+#define DEPTH_OPTIONS_V1_SIZE (offsetof(kcbp2d_model_depth_options, grid) + sizeof(int))
+#define DEPTH_RESULT_V1_SIZE (offsetof(kcbp2d_model_depth_result, steps) + sizeof(int))
+/* Lengths tried along a direction before bisecting: reach * s / DEPTH_SCAN. */
+#define DEPTH_SCAN 64
+
+void kcbp2d_model_depth_options_init(kcbp2d_model_depth_options *o, uint32_t size)
+{
+    if (!o)
+        return;
+    kcbp2d_model_depth_options d;
+    memset(&d, 0, sizeof d);
+    d.size = size;
+    d.directions = 32;
+    d.bisections = 24;
+    d.grid = 24;
+    memcpy(o, &d, size < sizeof d ? size : sizeof d);
+}
+
+/* The distance from x (A's frame) to the edges of A (of_b false) or of B
+ * carried into A's frame: a descent of the model's tree, nearer first. */
+typedef struct {
+    const pair_ctx *c;
+    bool of_b;
+    kcbp_vec2 x;
+    double best;
+} point_walk;
+
+static void point_rec(point_walk *w, uint32_t id)
+{
+    const kcbp2d_model *m = w->of_b ? w->c->b : w->c->a;
+    const kcbp2d_node *nd = &m->tree.nodes[id];
+    if (nd->count) {
+        for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+            uint32_t e = m->tree.order[i];
+            kcbp_vec2 p = w->of_b ? bv(w->c, e) : m->v[e], q = w->of_b ? bv(w->c, m->next[e]) : m->v[m->next[e]];
+            kcbp_vec2 cp, cq;
+            double d = kcbp2d_cp_seg_seg(w->x, w->x, p, q, &cp, &cq);
+            if (d < w->best)
+                w->best = d;
+        }
+        return;
+    }
+    double g[2];
+    for (int k = 0; k < 2; k++) {
+        const kcbp2d_node *ch = &m->tree.nodes[nd->first + (uint32_t)k];
+        kcbp_vec2 lo = ch->lo, hi = ch->hi;
+        if (w->of_b)
+            b_box(w->c, ch, &lo, &hi);
+        g[k] = box_gap(lo, hi, w->x, w->x, w->best);
+    }
+    int first = g[1] < g[0];
+    for (int t = 0; t < 2; t++) {
+        int k = t ? 1 - first : first;
+        if (g[k] < w->best)
+            point_rec(w, nd->first + (uint32_t)k);
+    }
+}
+
+static bool point_inside(const pair_ctx *c, bool of_b, kcbp_vec2 x)
+{
+    ray_walk w = {c, of_b, x, 0};
+    ray_rec(&w, 0);
+    return w.parity;
+}
+
+kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                     const kcbp2d_pose *pose_b, const kcbp2d_model_depth_options *options,
+                                     kcbp2d_model_depth_result *result, size_t result_size, kcbp_error *err)
+{
+    kcbp2d_model_depth_result r;
+    memset(&r, 0, sizeof r);
+    size_t out_size = result_size < sizeof r ? result_size : sizeof r;
+    if (result && out_size)
+        memcpy(result, &r, out_size);
+    if (!result || result_size < DEPTH_RESULT_V1_SIZE)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model depth: result of size %zu, too small", result_size);
+    kcbp2d_model_depth_options o;
+    kcbp2d_model_depth_options_init(&o, (uint32_t)sizeof o);
+    if (options) {
+        if (options->size < DEPTH_OPTIONS_V1_SIZE)
+            return kcbp_error_set(err, KCBP_ERR_INVALID,
+                                  "2D model depth: options of size %u, not made by kcbp2d_model_depth_options_default",
+                                  (unsigned)options->size);
+        memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o);
+    }
+    if (o.directions < 4 || o.directions > 4096 || o.bisections < 1 || o.bisections > 100 || o.grid < 1 ||
+        o.grid > 1024)
+        return kcbp_error_set(err, KCBP_ERR_INVALID,
+                              "2D model depth: directions %d (4..4096), bisections %d (1..100), grid %d (1..1024)",
+                              o.directions, o.bisections, o.grid);
+    pair_ctx c;
+    kcbp_status st = pair_make(a, pose_a, b, pose_b, 0.0, &c, err);
+    if (st != KCBP_OK)
+        return st;
+    kcbp2d_model_collide_result cr;
+    if ((st = kcbp2d_model_collide(a, pose_a, b, pose_b, NULL, &cr, err)) != KCBP_OK)
+        return st;
+    r.collide = cr.collide;
+    if (!r.collide) {
+        memcpy(result, &r, out_size);
+        return KCBP_OK;
+    }
+    /* Upper: along each direction u (world frame), the smallest t found
+     * with B moved by t u apart, proven by the exact collide. t0 clears
+     * the world boxes' projections on u, so it separates. */
+    kcbp_vec2 alo, ahi, blo, bhi;
+    kcbp2d_model_bounds(a, &alo, &ahi);
+    kcbp2d_model_bounds(b, &blo, &bhi);
+    double ra = hypot(fmax(fabs(alo.x), fabs(ahi.x)), fmax(fabs(alo.y), fabs(ahi.y)));
+    double rb = hypot(fmax(fabs(blo.x), fabs(bhi.x)), fmax(fabs(blo.y), fabs(bhi.y)));
+    double reach = ra + rb + kcbp_v2_len(kcbp_v2_sub(pose_a->trans, pose_b->trans));
+    double best_t = INFINITY;
+    kcbp_vec2 best_u = {0, 1};
+    for (int k = 0; k < o.directions; k++) {
+        double ang = 2 * M_PI * k / o.directions;
+        kcbp_vec2 u = {cos(ang), sin(ang)};
+        /* scan outward for the first apart length (the regions are not
+         * convex: farther can collide again), then bisect below it */
+        double lo = 0, hi = 0;
+        kcbp2d_pose moved = *pose_b;
+        bool apart = false;
+        for (int s = 1; s <= DEPTH_SCAN + 3 && !apart; s++) {
+            double t = s <= DEPTH_SCAN ? reach * s / DEPTH_SCAN : reach * (double)(1 << (s - DEPTH_SCAN));
+            if (t >= best_t)
+                break; /* this direction cannot do better */
+            moved.trans = kcbp_v2_add(pose_b->trans, kcbp_v2_scale(u, t));
+            if ((st = kcbp2d_model_collide(a, pose_a, b, &moved, NULL, &cr, err)) != KCBP_OK)
+                return st;
+            r.steps++;
+            if (!cr.collide)
+                apart = true, hi = t;
+            else
+                lo = t;
+        }
+        if (!apart)
+            continue;
+        for (int i = 0; i < o.bisections; i++) {
+            double mid = 0.5 * (lo + hi);
+            moved.trans = kcbp_v2_add(pose_b->trans, kcbp_v2_scale(u, mid));
+            if ((st = kcbp2d_model_collide(a, pose_a, b, &moved, NULL, &cr, err)) != KCBP_OK)
+                return st;
+            r.steps++;
+            if (cr.collide)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        if (hi < best_t)
+            best_t = hi, best_u = u;
+    }
+    r.depth_upper = best_t;
+    r.normal = best_u;
+    r.translation = kcbp_v2_scale(best_u, best_t);
+    /* Lower: grid points of the boxes' overlap (A's frame) inside both, the
+     * best sum of their distances to the two boundaries, each less a bound
+     * on its rounding. */
+    kcbp_vec2 lo2 = alo, hi2 = ahi;
+    {
+        kcbp_vec2 corner[4] = {{blo.x, blo.y}, {bhi.x, blo.y}, {bhi.x, bhi.y}, {blo.x, bhi.y}};
+        kcbp_vec2 mlo = {INFINITY, INFINITY}, mhi = {-INFINITY, -INFINITY};
+        for (int i = 0; i < 4; i++) {
+            kcbp_vec2 q = kcbp2d_pose_apply(&c.rel, corner[i]);
+            mlo.x = fmin(mlo.x, q.x), mlo.y = fmin(mlo.y, q.y), mhi.x = fmax(mhi.x, q.x), mhi.y = fmax(mhi.y, q.y);
+        }
+        lo2.x = fmax(lo2.x, mlo.x), lo2.y = fmax(lo2.y, mlo.y), hi2.x = fmin(hi2.x, mhi.x), hi2.y = fmin(hi2.y, mhi.y);
+    }
+    double errd = 64 * 0x1p-53 * (a->scale + b->scale + kcbp_v2_max_abs(c.rel.trans));
+    double best_lower = 0;
+    for (int i = 0; i < o.grid; i++)
+        for (int j = 0; j < o.grid; j++) {
+            kcbp_vec2 x = {lo2.x + (hi2.x - lo2.x) * (i + 0.5) / o.grid, lo2.y + (hi2.y - lo2.y) * (j + 0.5) / o.grid};
+            r.steps++;
+            if (!point_inside(&c, false, x) || !point_inside(&c, true, x))
+                continue;
+            point_walk wa = {&c, false, x, INFINITY}, wb = {&c, true, x, INFINITY};
+            point_rec(&wa, 0);
+            point_rec(&wb, 0);
+            double la = wa.best - errd, lb = wb.best - errd;
+            if (la > 0 && lb > 0 && la + lb > best_lower) {
+                best_lower = la + lb;
+                r.lower_center = kcbp2d_pose_apply(pose_a, x);
+                r.lower_radius_a = la, r.lower_radius_b = lb;
+            }
+        }
+    r.depth_lower = fmin(best_lower, r.depth_upper);
+    memcpy(result, &r, out_size);
+    return KCBP_OK;
+}

@@ -130,9 +130,56 @@ static void test_load_file(void **state)
     assert_int_equal(kcbp2d_model_load(path, &m, &e), KCBP_ERR_IO);
 }
 
+/* Mutated inputs (bytes replaced, deleted, duplicated; cut short): the
+ * reader answers with a model or an error message, never crashes or leaks
+ * (run under the sanitizers and valgrind by the hardening checks). */
+static void test_mutations(void **state)
+{
+    (void)state;
+    const char *seed = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":[[[[0,0],[4,0],[4,4],[0,4],[0,0]],[[1,1],[1,3],[3,3],[3,1],[1,1]]],[[[5,0],[6,0],[6,1],[5,0]]]]}},{\"type\":\"Feature\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[10,0],[11,0],[11,1e-3],[10,0]]]}}]}";
+    size_t len = strlen(seed);
+    static const char alphabet[] = "{}[],:\"0123456789.-eE <>/=MLZzCHVhvmltypeoinsPgrcdxw";
+    uint64_t x = 12345;
+    char *buf = malloc(2 * len + 8);
+    assert_non_null(buf);
+    int ok = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        memcpy(buf, seed, len + 1);
+        size_t n = len;
+        int edits = 1 + trial % 4;
+        for (int k = 0; k < edits; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t at = (size_t)(x % n);
+            switch ((x >> 20) % 4) {
+            case 0: buf[at] = alphabet[(x >> 32) % (sizeof alphabet - 1)]; break;
+            case 1: memmove(buf + at, buf + at + 1, n - at), n--; break;
+            case 2: memmove(buf + at + 1, buf + at, n - at + 1), n++; break;
+            default: n = at + 1, buf[n] = 0; break;
+            }
+            if (n < 2)
+                break;
+        }
+        kcbp2d_model *m = NULL;
+        kcbp_error e;
+        memset(&e, 0, sizeof e);
+        kcbp_status st = kcbp2d_model_parse_geojson(buf, n, "m.geojson", &m, &e);
+        if (st == KCBP_OK) {
+            assert_non_null(m);
+            ok++;
+        } else {
+            assert_null(m);
+            assert_true(e.msg[0] != 0);
+        }
+        kcbp2d_model_free(m);
+    }
+    free(buf);
+    assert_true(ok > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_accepts),
         cmocka_unit_test(test_refuses),
         cmocka_unit_test(test_load_file),

@@ -281,9 +281,11 @@ static int run(const char *cmd, int argc, char **argv)
             }
             cJSON_AddBoolToObject(out, "collide", r.collide);
             cJSON *cs = cJSON_AddArrayToObject(out, "contacts");
-            for (uint32_t i = 0; i < r.ncontacts; i++)
-                cJSON_AddItemToArray(cs, swap ? kcbp_cli_json_pair(pairs[i].b, pairs[i].a)
-                                              : kcbp_cli_json_pair(pairs[i].a, pairs[i].b));
+            for (uint32_t i = 0; i < r.ncontacts; i++) {
+                /* a shape's side is named null, as in the 3D reports */
+                uint32_t eb = mb->is_model ? pairs[i].b : KCBP_SHAPE_FEATURE;
+                cJSON_AddItemToArray(cs, swap ? kcbp_cli_json_pair(eb, pairs[i].a) : kcbp_cli_json_pair(pairs[i].a, eb));
+            }
             if (r.contacts_truncated)
                 cJSON_AddBoolToObject(out, "contacts_truncated", true);
             static const char *const cont[] = {"none", "a_in_b", "b_in_a"};
@@ -304,11 +306,17 @@ static int run(const char *cmd, int argc, char **argv)
             static const char *const how[] = {"sat", "filter", "exact"};
             cJSON_AddBoolToObject(out, "collide", r.collide);
             cJSON_AddStringToObject(out, "decided_by", how[r.decided_by]);
+            /* as the 3D shapes' reports: a shape has no edges to name */
+            cJSON *cs = cJSON_AddArrayToObject(out, "contacts");
+            if (r.collide)
+                cJSON_AddItemToArray(cs, kcbp_cli_json_pair(KCBP_SHAPE_FEATURE, KCBP_SHAPE_FEATURE));
         }
     } else if (models) {
         kcbp2d_model_distance_result r;
         kcbp_status st = mb->is_model ? kcbp2d_model_distance(ma->model, qa, mb->model, qb, &r, &err)
                                       : kcbp2d_model_shape_distance(ma->model, qa, &mb->shape, qb, &r, &err);
+        if (!mb->is_model && r.edge_b != UINT32_MAX)
+            r.edge_b = KCBP_SHAPE_FEATURE;
         if (swap) {
             kcbp_vec2 t = r.point_a;
             r.point_a = r.point_b, r.point_b = t;

@@ -71,8 +71,11 @@ kcbp_status kcbp2d_tree_build(kcbp2d_tree *t, const kcbp_vec2 *v, const uint32_t
     size_t cap = 2 * (size_t)n; /* a binary tree with n leaves at most has 2n - 1 nodes */
     t->nodes = malloc(cap * sizeof *t->nodes);
     t->order = malloc((size_t)n * sizeof *t->order);
-    /* pending nodes: (node, first, count) */
-    uint32_t *stack = malloc(3 * cap * sizeof *stack);
+    /* pending nodes: (node, first, count). Depth-first, each pop pushes at
+     * most two, and halving sizes bound the depth by 33 for 32-bit counts:
+     * at most 2 * 33 + 1 pending at once. */
+    enum { PENDING_MAX = 2 * 33 + 2 };
+    uint32_t *stack = malloc(3 * PENDING_MAX * sizeof *stack);
     if (!t->nodes || !t->order || !stack) {
         free(stack);
         kcbp2d_tree_free(t);

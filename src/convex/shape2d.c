@@ -170,9 +170,11 @@ kcbp_status kcbp2d_shape_check_ex(const kcbp2d_shape *s, bool convexity, kcbp_er
     if (s->npoints > KCBP2D_POLYGON_MAX)
         return kcbp_error_set(err, KCBP_ERR_LIMIT, "2D polygon: %u points, more than %u", (unsigned)s->npoints,
                               KCBP2D_POLYGON_MAX);
+    /* one comparison per coordinate (NaN fails it); the message from
+     * check_point only for the first bad point */
     for (uint32_t i = 0; i < s->npoints; i++)
-        if ((st = check_point(name, "point", i, s->points[i], err)) != KCBP_OK)
-            return st;
+        if (!(fabs(s->points[i].x) <= KCBP_COORD_MAX && fabs(s->points[i].y) <= KCBP_COORD_MAX))
+            return check_point(name, "point", i, s->points[i], err);
     uint32_t bad = convexity ? first_not_convex(s->points, s->npoints) : s->npoints;
     if (bad != s->npoints)
         return kcbp_error_set(err, KCBP_ERR_INVALID,

@@ -37,13 +37,13 @@ static const char twod_help[] =
     "  --signed         distance: minus the penetration depth when they overlap, with\n"
     "                   its direction (normal, A toward B): exact to rounding for two\n"
     "                   shapes, a proven bracket (depth_lower, depth_upper, and a\n"
-    "                   translation shown to separate them) for two files\n"
+    "                   translation shown to separate them) when a file is one\n"
     "  --pretty         indent the JSON\n"
     "\n"
     "Answers are exact for the posed coordinates (kcbp2d.h): collide by exact\n"
     "orientation signs and exact within-radius decisions, distances in double.\n"
-    "Shapes are convex; GeoJSON and SVG polygons need not be (a file against a\n"
-    "shape gets no depth yet). A 2D input against a 3D one is an error.\n";
+    "Shapes are convex; GeoJSON and SVG polygons need not be. A 2D input against\n"
+    "a 3D one is an error.\n";
 
 static bool has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
@@ -337,8 +337,10 @@ static int run(const char *cmd, int argc, char **argv)
         if (a.is_signed) {
             cJSON_AddStringToObject(out, "status", r.collide ? "overlapping" : "apart");
             kcbp2d_model_depth_result dr;
-            if (r.collide && mb->is_model &&
-                kcbp2d_model_depth(ma->model, qa, mb->model, qb, NULL, &dr, &err) == KCBP_OK && dr.collide) {
+            kcbp_status ds = !r.collide   ? KCBP_ERR_INVALID
+                             : mb->is_model ? kcbp2d_model_depth(ma->model, qa, mb->model, qb, NULL, &dr, &err)
+                                            : kcbp2d_model_shape_depth(ma->model, qa, &mb->shape, qb, NULL, &dr, &err);
+            if (ds == KCBP_OK && dr.collide) {
                 /* the certified bracket (polygon2d.h); swapped inputs move A instead: the opposite way */
                 kcbp_vec2 n = swap ? kcbp_v2_neg(dr.normal) : dr.normal;
                 cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString("bracketed"));
@@ -348,7 +350,7 @@ static int run(const char *cmd, int argc, char **argv)
                 cJSON_AddNumberToObject(out, "depth_upper", dr.depth_upper);
                 cJSON_AddItemToObject(out, "normal", vec2_json(n));
                 cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_scale(n, dr.depth_upper)));
-            } else if (r.collide) { /* a GeoJSON region against a shape: no bracket yet */
+            } else if (r.collide) { /* the bracket failed (out of memory): no depth */
                 cJSON_AddNullToObject(out, "signed_distance");
                 cJSON_AddNullToObject(out, "depth");
             } else {

@@ -570,6 +570,56 @@ static void test_depth_bracket(void **state)
     assert_true(convex_checked > 20 && lower_positive > 20);
 }
 
+/* The bracket of a model against a shape holds the convex queries' depth
+ * of the same pair (a convex polygon against a circle, a capsule or a
+ * rounded box). */
+static void test_shape_depth_bracket(void **state)
+{
+    (void)state;
+    test_rng r = {1101};
+    int checked = 0;
+    for (int trial = 0; trial < 90; trial++) {
+        kcbp_vec2 pts[12], h[12];
+        size_t nh;
+        for (;;) {
+            for (int i = 0; i < 12; i++)
+                pts[i] = kcbp_v2_make(test_rng_range(&r, -1, 1), test_rng_range(&r, -1, 1));
+            assert_int_equal(kcbp2d_hull(pts, 12, h, &nh, NULL), KCBP_OK);
+            if (nh >= 3)
+                break;
+        }
+        kcbp2d_model *a;
+        assert_int_equal(kcbp2d_model_build_polygon(h, (uint32_t)nh, &a, NULL), KCBP_OK);
+        kcbp2d_shape sa = kcbp2d_shape_polygon(h, (uint32_t)nh, 0), sb;
+        switch (trial % 3) {
+        case 0: sb = kcbp2d_shape_circle(test_rng_range(&r, 0.1, 0.6)); break;
+        case 1: sb = kcbp2d_shape_capsule(test_rng_range(&r, 0.1, 0.4), test_rng_range(&r, 0, 1)); break;
+        default: sb = kcbp2d_shape_box(test_rng_range(&r, 0.2, 1), test_rng_range(&r, 0.2, 1), test_rng_range(&r, 0, 0.2)); break;
+        }
+        kcbp2d_pose id = kcbp2d_pose_identity(), pb;
+        assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(&r, -0.8, 0.8), test_rng_range(&r, -0.8, 0.8),
+                                                test_rng_range(&r, -180, 180), &pb, NULL),
+                         KCBP_OK);
+        kcbp2d_distance_result d;
+        assert_int_equal(kcbp2d_distance(&sa, &id, &sb, &pb, NULL, &d, NULL), KCBP_OK);
+        kcbp2d_model_depth_result dr;
+        assert_int_equal(kcbp2d_model_shape_depth(a, &id, &sb, &pb, NULL, &dr, NULL), KCBP_OK);
+        assert_int_equal(dr.collide, d.status != KCBP2D_APART);
+        if (dr.collide) {
+            assert_true(dr.depth_lower <= d.depth + 1e-12 && d.depth <= dr.depth_upper + 1e-12);
+            assert_true(dr.depth_upper <= 2 * d.depth + 1e-6); /* 32 directions: a sanity bound */
+            kcbp2d_pose moved = pb;
+            moved.trans = kcbp_v2_add(pb.trans, dr.translation);
+            kcbp2d_model_collide_result cr;
+            assert_int_equal(kcbp2d_model_shape_collide(a, &id, &sb, &moved, NULL, &cr, NULL), KCBP_OK);
+            assert_false(cr.collide);
+            checked++;
+        }
+        kcbp2d_model_free(a);
+    }
+    assert_true(checked > 30);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -580,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_convex_agrees),
         cmocka_unit_test(test_model_vs_shapes),
         cmocka_unit_test(test_depth_bracket),
+        cmocka_unit_test(test_shape_depth_bracket),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,6 +298,24 @@ static inline kcbp_status kcbp2d_model_shape_distance(const kcbp2d_model *a, con
     return kcbp2d_model_shape_distance_sized(a, pose_a, b, pose_b, result, sizeof *result, err);
 }
 
+/* The depth bracket of a model and a convex shape (the shape as B, its
+ * radius in the collide tests and in the lower bound's disc: inside a
+ * polygon core the disc reaches the core's boundary plus the radius,
+ * outside it the radius less the distance to the core). */
+KCBP_API kcbp_status kcbp2d_model_shape_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                    const kcbp2d_shape *b, const kcbp2d_pose *pose_b,
+                                                    const kcbp2d_model_depth_options *options,
+                                                    kcbp2d_model_depth_result *result, size_t result_size,
+                                                    kcbp_error *err);
+
+static inline kcbp_status kcbp2d_model_shape_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
+                                                   const kcbp2d_shape *b, const kcbp2d_pose *pose_b,
+                                                   const kcbp2d_model_depth_options *options,
+                                                   kcbp2d_model_depth_result *result, kcbp_error *err)
+{
+    return kcbp2d_model_shape_depth_sized(a, pose_a, b, pose_b, options, result, sizeof *result, err);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -733,9 +733,11 @@ static bool point_inside(const pair_ctx *c, bool of_b, kcbp_vec2 x)
     return w.parity;
 }
 
-kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
-                                     const kcbp2d_pose *pose_b, const kcbp2d_model_depth_options *options,
-                                     kcbp2d_model_depth_result *result, size_t result_size, kcbp_error *err)
+/* B a model (radius_b 0), or a shape's core as a model (model_of_shape)
+ * with its radius. */
+static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                               const kcbp2d_pose *pose_b, double radius_b, const kcbp2d_model_depth_options *options,
+                               kcbp2d_model_depth_result *result, size_t result_size, kcbp_error *err)
 {
     kcbp2d_model_depth_result r;
     memset(&r, 0, sizeof r);
@@ -763,7 +765,7 @@ kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *p
     if (st != KCBP_OK)
         return st;
     kcbp2d_model_collide_result cr;
-    if ((st = kcbp2d_model_collide(a, pose_a, b, pose_b, NULL, &cr, err)) != KCBP_OK)
+    if ((st = model_collide(a, pose_a, b, pose_b, radius_b, NULL, &cr, sizeof cr, err)) != KCBP_OK)
         return st;
     r.collide = cr.collide;
     if (!r.collide) {
@@ -777,6 +779,7 @@ kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *p
     kcbp2d_model_bounds(a, &alo, &ahi);
     kcbp2d_model_bounds(b, &blo, &bhi);
     double ra = hypot(fmax(fabs(alo.x), fabs(ahi.x)), fmax(fabs(alo.y), fabs(ahi.y)));
+    blo = kcbp_v2_sub(blo, kcbp_v2_make(radius_b, radius_b)), bhi = kcbp_v2_add(bhi, kcbp_v2_make(radius_b, radius_b));
     double rb = hypot(fmax(fabs(blo.x), fabs(bhi.x)), fmax(fabs(blo.y), fabs(bhi.y)));
     double reach = ra + rb + kcbp_v2_len(kcbp_v2_sub(pose_a->trans, pose_b->trans));
     double best_t = INFINITY;
@@ -794,7 +797,7 @@ kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *p
             if (t >= best_t)
                 break; /* this direction cannot do better */
             moved.trans = kcbp_v2_add(pose_b->trans, kcbp_v2_scale(u, t));
-            if ((st = kcbp2d_model_collide(a, pose_a, b, &moved, NULL, &cr, err)) != KCBP_OK)
+            if ((st = model_collide(a, pose_a, b, &moved, radius_b, NULL, &cr, sizeof cr, err)) != KCBP_OK)
                 return st;
             r.steps++;
             if (!cr.collide)
@@ -807,7 +810,7 @@ kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *p
         for (int i = 0; i < o.bisections; i++) {
             double mid = 0.5 * (lo + hi);
             moved.trans = kcbp_v2_add(pose_b->trans, kcbp_v2_scale(u, mid));
-            if ((st = kcbp2d_model_collide(a, pose_a, b, &moved, NULL, &cr, err)) != KCBP_OK)
+            if ((st = model_collide(a, pose_a, b, &moved, radius_b, NULL, &cr, sizeof cr, err)) != KCBP_OK)
                 return st;
             r.steps++;
             if (cr.collide)
@@ -834,18 +837,24 @@ kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *p
         }
         lo2.x = fmax(lo2.x, mlo.x), lo2.y = fmax(lo2.y, mlo.y), hi2.x = fmin(hi2.x, mhi.x), hi2.y = fmin(hi2.y, mhi.y);
     }
-    double errd = 64 * 0x1p-53 * (a->scale + b->scale + kcbp_v2_max_abs(c.rel.trans));
+    double errd = 64 * 0x1p-53 * (a->scale + b->scale + radius_b + kcbp_v2_max_abs(c.rel.trans));
     double best_lower = 0;
     for (int i = 0; i < o.grid; i++)
         for (int j = 0; j < o.grid; j++) {
             kcbp_vec2 x = {lo2.x + (hi2.x - lo2.x) * (i + 0.5) / o.grid, lo2.y + (hi2.y - lo2.y) * (j + 0.5) / o.grid};
             r.steps++;
-            if (!point_inside(&c, false, x) || !point_inside(&c, true, x))
+            if (!point_inside(&c, false, x))
+                continue;
+            /* B: inside its core (a polygon's; never a segment's or a
+             * point's) the disc reaches its core's boundary plus the radius,
+             * outside it the radius less the distance to the core */
+            bool in_b = point_inside(&c, true, x);
+            if (!in_b && radius_b == 0)
                 continue;
             point_walk wa = {&c, false, x, INFINITY}, wb = {&c, true, x, INFINITY};
             point_rec(&wa, 0);
             point_rec(&wb, 0);
-            double la = wa.best - errd, lb = wb.best - errd;
+            double la = wa.best - errd, lb = (in_b ? radius_b + wb.best : radius_b - wb.best) - errd;
             if (la > 0 && lb > 0 && la + lb > best_lower) {
                 best_lower = la + lb;
                 r.lower_center = kcbp2d_pose_apply(pose_a, x);
@@ -855,4 +864,24 @@ kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *p
     r.depth_lower = fmin(best_lower, r.depth_upper);
     memcpy(result, &r, out_size);
     return KCBP_OK;
+}
+
+kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                     const kcbp2d_pose *pose_b, const kcbp2d_model_depth_options *options,
+                                     kcbp2d_model_depth_result *result, size_t result_size, kcbp_error *err)
+{
+    return model_depth(a, pose_a, b, pose_b, 0.0, options, result, result_size, err);
+}
+
+kcbp_status kcbp2d_model_shape_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
+                                           const kcbp2d_pose *pose_b, const kcbp2d_model_depth_options *options,
+                                           kcbp2d_model_depth_result *result, size_t result_size, kcbp_error *err)
+{
+    kcbp2d_model *mb;
+    kcbp_status st = model_of_shape(b, &mb, err);
+    if (st != KCBP_OK)
+        return st;
+    st = model_depth(a, pose_a, mb, pose_b, b->radius, options, result, result_size, err);
+    kcbp2d_model_free(mb);
+    return st;
 }

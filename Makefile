@@ -187,7 +187,8 @@ valgrind: $(KCBP)
 	scripts/valgrind.sh
 
 # Geometry stress: Möller's test against CGAL's exact kernel, GJK/EPA against
-# a qhull oracle, the library's invariant checks on. `make stress` is the long
+# a qhull oracle, the 2D layer against CGAL's 2D predicates, the library's
+# invariant checks on. `make stress` is the long
 # run (10^6 triangle pairs, 10^5 polytope pairs); `make stress-ci` a shorter
 # one for CI.
 CGAL_LIBS := -lgmp -lmpfr
@@ -208,19 +209,23 @@ $(B)/gjk_stress: tests/stress/gjk_stress.c tests/cso_oracle.c tests/cso_oracle.h
 	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< tests/cso_oracle.c $(STRESS_LIBA) $(LDLIBS)
 $(B)/tridist_exact: tests/stress/tridist_exact.cpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
+$(B)/twod_exact: tests/stress/twod_exact.cpp $(STRESS_LIBA)
+	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(LDLIBS) $(CGAL_LIBS)
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 POSE_DIRS ?= 40
 TRIDIST_PAIRS ?= 300000
 SOLID_POSES ?= 200
 TRIGEOM_PAIRS ?= 1000000
+TWOD_PAIRS ?= 20000
 # Solids, contact geometry and self-intersection against CGAL: triangle
 # intersections (points, segments, polygons) against its exact
 # constructions, containment on the bundled
 # closed meshes, self-intersection on every bundled mesh, as given and with
 # its coordinates rounded to a coarse grid (coplanar and coincident cases).
-stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/tridist_exact $(B)/solid_exact
+stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/tridist_exact $(B)/solid_exact $(B)/twod_exact
 	$(B)/tritri_exact $(TRITRI_PAIRS) 1
+	$(B)/twod_exact $(TWOD_PAIRS) 1
 	$(B)/gjk_stress $(GJK_PAIRS) 10 1
 	$(B)/pose_exact meshes/suzanne.obj meshes/woody.obj $(POSE_DIRS) 1
 	$(B)/pose_exact meshes/bunny2.obj meshes/spot.obj $(POSE_DIRS) 2
@@ -231,7 +236,8 @@ stress: $(B)/tritri_exact $(B)/gjk_stress $(B)/pose_exact $(B)/tridist_exact $(B
 	$(B)/solid_exact contain meshes/fandisk.obj meshes/cow.obj $(SOLID_POSES) 3
 	for m in meshes/*.obj; do $(B)/solid_exact self $$m || exit 1; $(B)/solid_exact self $$m 64 || exit 1; done
 stress-ci:
-	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 TRIDIST_PAIRS=100000 SOLID_POSES=30 TRIGEOM_PAIRS=200000 stress
+	$(MAKE) TRITRI_PAIRS=200000 GJK_PAIRS=50000 POSE_DIRS=10 TRIDIST_PAIRS=100000 SOLID_POSES=30 TRIGEOM_PAIRS=200000 \
+		TWOD_PAIRS=4000 stress
 
 demo: all
 	@scripts/demo.sh

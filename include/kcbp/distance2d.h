@@ -22,7 +22,8 @@
  *     Keerthi, IEEE J. Robotics and Automation 4(2), 1988; the 2D simplex
  *     solved by Voronoi regions as in Box2D's b2Distance, E. Catto), the
  *     last closest features re-measured as a segment pair, minus the radii;
- *     accurate to a few ulps of the scale.
+ *     accurate to a few ulps of the scale (GJK converges in about log n
+ *     steps on round polygons: 13 for 25000 vertices).
  *   - depth of overlapping cores: the separating-axis minimum over the
  *     edge normals of both cores (the Minkowski difference's edges are the
  *     cores' edges, so this minimum is the cores' penetration depth; a
@@ -85,7 +86,8 @@ typedef struct {
     kcbp_vec2 normal;       /* unit, A toward B */
     kcbp_vec2 point_a, point_b; /* world frame, see above */
     double scale;           /* the length the tolerances are relative to */
-    int iterations;         /* GJK's */
+    int iterations;         /* GJK's; == max_iterations: cut short, distance is then an upper bound
+                               (a distance between points of the shapes), the status still exact */
 } kcbp2d_distance_result;
 
 /* As kcbp2d_collide for the inputs and errors; options NULL: defaults. */

@@ -30,6 +30,7 @@
 #include "convex/convex2d.h"
 #include "cso_oracle.h"
 #include "geom/closest.h"
+#include "geom/predicates.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -484,6 +485,53 @@ static void test_distance_vs_3d_gjk(void **state)
     assert_true(apart > 2000);
 }
 
+/* Round polygons of many vertices: GJK's few steps give the brute-force
+ * distance, and collide agrees with the triangle test. */
+static void test_many_vertices(void **state)
+{
+    (void)state;
+    test_rng r = {4321};
+    static kcbp_vec2 v[600];
+    for (int trial = 0; trial < 20; trial++) {
+        uint32_t n = 100 + (uint32_t)(test_rng_uniform(&r) * 500);
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = kcbp_v2_make(cos(2 * M_PI * i / n), 0.5 * sin(2 * M_PI * i / n));
+        kcbp2d_shape s = kcbp2d_shape_polygon(v, n, trial % 2 ? 0.1 : 0);
+        kcbp2d_pose id = kcbp2d_pose_identity(), p = rnd_pose(&r, 2.5, false);
+        kcbp2d_distance_result d = distance2d(&s, &id, &s, &p);
+        kcbp2d_core ca, cb;
+        core_of(&s, &id, &ca);
+        core_of(&s, &p, &cb);
+        kcbp_vec2 x, y;
+        /* brute force, fast enough for 600-gons: an edge pair within the
+         * radii (closest.h, exact), or a vertex inside the other (convex:
+         * on the inner side of every edge, exact orient2d) */
+        bool meet = false;
+        for (uint32_t i = 0; i < ca.n && !meet; i++)
+            for (uint32_t j = 0; j < cb.n && !meet; j++)
+                meet = kcbp_within_seg_seg(z0(ca.v[i]), z0(ca.v[(i + 1) % ca.n]), z0(cb.v[j]),
+                                           z0(cb.v[(j + 1) % cb.n]), ca.r, cb.r);
+        for (int side = 0; side < 2 && !meet; side++) {
+            const kcbp2d_core *in = side ? &cb : &ca, *out = side ? &ca : &cb;
+            bool all = true;
+            for (uint32_t i = 0; i < out->n && all; i++) {
+                kcbp_v2 p0 = {out->v[i].x, out->v[i].y}, p1 = {out->v[(i + 1) % out->n].x, out->v[(i + 1) % out->n].y},
+                        q = {in->v[0].x, in->v[0].y};
+                all = kcbp_orient2d_exact(p0, p1, q) >= 0;
+            }
+            meet = all;
+        }
+        assert_int_equal(d.status != KCBP2D_APART, meet);
+        if (!meet) {
+            double bd = kcbp2d_brute_distance(&ca, &cb, &x, &y) - ca.r - cb.r;
+            assert_true(fabs(bd - d.distance) <= 1e-12);
+            assert_true(d.iterations < KCBP2D_GJK_MAX_ITERATIONS_DEFAULT);
+        }
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+    }
+}
+
 /* ---- depth ---------------------------------------------------------------- */
 
 static void test_depth_vs_prism_oracle(void **state)
@@ -582,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_touching_constructions),
         cmocka_unit_test(test_growable_structs),
         cmocka_unit_test(test_distance_vs_3d_gjk),
+        cmocka_unit_test(test_many_vertices),
         cmocka_unit_test(test_depth_vs_prism_oracle),
         cmocka_unit_test(test_closed_forms),
     };

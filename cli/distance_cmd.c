@@ -315,11 +315,19 @@ static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lon
                             : report(&result, args->opts.max_distance, p->a, p->b, &p->times);
     if (doc && (args->html || args->export_glb) && index <= 0) { /* the files first: a failure prints no line */
         char *text = cJSON_PrintUnformatted(doc);
+        /* --signed, overlapping: B where the translation takes it (a ghost),
+         * the segment between the points being the translation itself. */
+        bool moved = args->sign && kcbp_v3_len2(sresult.translation) > 0;
+        kcbp_pose moved_pose = *pose_b;
+        if (moved)
+            moved_pose.trans = kcbp_v3_add(pose_b->trans, sresult.translation);
         kcbp_view_pair vp;
         kcbp_view_pair_init(&vp, "distance", args->pair.path_a, args->pair.path_b, p->a, p->b);
         int rc = KCBP_EXIT_NOMEM;
         if (text && kcbp_view_pair_add(&vp, "a", 0, &p->pose_a, KCBP_VIEW_SOLID, kcbp_view_color(0)) &&
-            kcbp_view_pair_add(&vp, "b", 1, pose_b, KCBP_VIEW_SOLID, kcbp_view_color(1))) {
+            kcbp_view_pair_add(&vp, "b", 1, pose_b, KCBP_VIEW_SOLID, kcbp_view_color(1)) &&
+            (!moved || kcbp_view_pair_add(&vp, "b moved by the translation", 1, &moved_pose, KCBP_VIEW_GHOST,
+                                          kcbp_view_color(1)))) {
             vp.view.answer = text;
             vp.view.has_points = result.within;
             vp.view.point_a = result.point_a;

@@ -207,6 +207,14 @@
           return 'collide: ' + a.collide + ' (decided by ' + a.decided_by + ')' +
             (a.contacts ? ', ' + (a.contacts_found || a.contacts.length) + ' contact pair(s)' : '');
         case 'distance':
+          if (a.signed_distance !== undefined) {
+            if (a.signed_distance === null) return 'farther than ' + a.farther_than;
+            if (a.status === 'bracketed')
+              return 'depth in [' + a.depth_lower + ', ' + a.depth_upper + '], normal ' + JSON.stringify(a.normal);
+            if (a.signed_distance < 0)
+              return 'signed distance: ' + a.signed_distance + ', normal ' + JSON.stringify(a.normal);
+            return 'signed distance: ' + a.signed_distance;
+          }
           return a.distance === null ? 'farther than ' + a.farther_than : 'distance: ' + a.distance;
         case 'sweep':
           return a.toi === null ? 'no contact from start to end' : 'time of impact: ' + a.toi;
@@ -235,7 +243,12 @@
     }
     if (objects.length > shown) legend.appendChild(el('div', {}, '... and ' + (objects.length - shown) + ' more'));
     row(data.contact_color, 'contact triangles');
-    if (data.points) row(data.points_color, 'closest points and their segment');
+    if (data.points) {
+      var a = answers[0];
+      var deep = a && a.signed_distance !== undefined && a.signed_distance < 0;
+      row(data.points_color, deep ? 'witness points: B moved by the translation (their segment) just touches A'
+                                  : 'closest points and their segment');
+    }
     function toggle(label, group, on) {
       var r = el('label', { 'class': 'row' }), box = el('input', { type: 'checkbox' });
       box.checked = on;

@@ -305,7 +305,8 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
     if (use_contact && options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
         return KCBP_OK;
 
-    /* Stage 3: the exact answer, from the two trees and Möller's test. */
+    /* Stage 3: the exact answer, from the two trees and the exact triangle
+     * test (Möller's plane rejection, then exact orientation tests). */
     result->decided_by = KCBP_STAGE_MESH;
     contact_sink sink = {result, options->contacts, false, false, {0, 0}};
     uint32_t leaf[2] = {UINT32_MAX, UINT32_MAX};

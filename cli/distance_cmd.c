@@ -54,7 +54,7 @@ static const char distance_help[] =
     "                           network): the posed meshes, the closest points and their\n"
     "                           segment, the k-CBPs (a toggle), an orbit camera, a legend\n"
     "  --export FILE.glb        also write the posed meshes, the k-CBPs and the closest points\n"
-    "                           (empty nodes) as one binary glTF 2.0 file. Both are written\n"
+    "                           (nodes and a line) as one binary glTF 2.0 file. Both are written\n"
     "                           before the answer is printed (with --poses: the first pose)\n"
     "\n"
     "Stages: with --max-distance, the distance between the world boxes of the\n"

@@ -174,6 +174,7 @@
       });
       if (frameLabel) frameLabel.textContent = frameText(f);
       if (answerBox) answerBox.textContent = answerText(f);
+      if (typeof showPairs === 'function' && pairBox) showPairs(f);
     }
 
     var points = null;
@@ -236,13 +237,49 @@
       r.appendChild(el('span', {}, label));
       legend.appendChild(r);
     }
-    var shown = Math.min(objects.length, 12);
+    /* Few objects: their rows. Many (a scene): a closed list, so that the
+     * legend leaves the view free, and the colliding pairs of the frame. */
+    var many = objects.length > 6;
+    var objectBox = legend;
+    if (many) {
+      var objDet = el('details', {});
+      objDet.appendChild(el('summary', {}, objects.length + ' objects'));
+      legend.appendChild(objDet);
+      objectBox = objDet;
+    }
+    var shown = Math.min(objects.length, 200);
     for (var o = 0; o < shown; o++) {
       var od = objects[o].data;
-      row(od.color, od.name + (od.style === 'ghost' ? ' (translucent)' : ''), od.style === 'ghost');
+      var orow = el('div', { 'class': 'row' }), sw = el('span', { 'class': 'swatch' + (od.style === 'ghost' ? ' ghost' : '') });
+      sw.style.background = hex(od.color);
+      orow.appendChild(sw);
+      orow.appendChild(el('span', {}, od.name + (od.style === 'ghost' ? ' (translucent)' : '')));
+      objectBox.appendChild(orow);
     }
-    if (objects.length > shown) legend.appendChild(el('div', {}, '... and ' + (objects.length - shown) + ' more'));
-    row(data.contact_color, 'contact triangles');
+    if (objects.length > shown) objectBox.appendChild(el('div', {}, '... and ' + (objects.length - shown) + ' more'));
+    var pairBox = null;
+    if (data.kind === 'scene') {
+      var pairDet = el('details', {});
+      pairDet.open = true;
+      pairDet.appendChild(el('summary', {}, 'colliding pairs'));
+      pairBox = el('div', { 'class': 'pairs' });
+      pairDet.appendChild(pairBox);
+      legend.appendChild(pairDet);
+    }
+    function showPairs(f) {
+      if (!pairBox) return;
+      var a = answers[Math.min(f, answers.length - 1)], list = (a && a.colliding) || [];
+      pairBox.textContent = '';
+      var n = Math.min(list.length, 20);
+      for (var k = 0; k < n; k++) pairBox.appendChild(el('div', {}, list[k].a + ' \u2013 ' + list[k].b));
+      if (list.length > n) pairBox.appendChild(el('div', {}, '... and ' + (list.length - n) + ' more'));
+      if (!list.length) pairBox.appendChild(el('div', {}, 'none'));
+    }
+    showPairs(0);
+    var anyContact = (marks && marks.length > 0) || objects.some(function (obj) {
+      return obj.data.marked && u32(obj.data.marked).length > 0;
+    });
+    if (anyContact) row(data.contact_color, 'contact triangles');
     if (data.points) {
       var a = answers[0];
       var deep = a && a.signed_distance !== undefined && a.signed_distance < 0;

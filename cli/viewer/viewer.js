@@ -196,6 +196,16 @@
       scene.add(points);
     }
 
+    if (data.path) {
+      var pts = [];
+      for (var q = 0; q + 2 < data.path.length; q += 3) pts.push(new THREE.Vector3(data.path[q], data.path[q + 1], data.path[q + 2]));
+      var pathLine = new THREE.Line(new THREE.BufferGeometry().setFromPoints(pts),
+                                    new THREE.LineBasicMaterial({ color: data.points_color, depthTest: false }));
+      pathLine.renderOrder = 3;
+      scene.add(pathLine);
+      if (points) points.children.forEach(function (c) { if (c.geometry && c.geometry.type === 'SphereBufferGeometry') c.scale.setScalar(2.5); });
+    }
+
     /* The legend. */
     var legend = document.getElementById('kcbp-legend');
     legend.appendChild(el('h1', {}, data.title));
@@ -283,8 +293,12 @@
     if (data.points) {
       var a = answers[0];
       var deep = a && a.signed_distance !== undefined && a.signed_distance < 0;
-      row(data.points_color, deep ? 'witness points: B moved by the translation (their segment) just touches A'
+      row(data.points_color, data.kind === 'sweep' ? 'contact point at the time of impact' :
+                             deep ? 'witness points: B moved by the translation (their segment) just touches A'
                                   : 'closest points and their segment');
+    }
+    if (data.path) {
+      row(data.points_color, "path of B's origin from start to end");
     }
     function toggle(label, group, on) {
       var r = el('label', { 'class': 'row' }), box = el('input', { type: 'checkbox' });
@@ -373,9 +387,18 @@
     controls.addEventListener('change', draw);
 
     function draw() { renderer.render(scene, camera); }
+    /* The legend covers the left of the view: the picture's centre moves
+     * right by half its width, so that what is shown is not under it. */
+    function offsetView() {
+      var lw = legend.getBoundingClientRect().width + 8;
+      if (lw < 0.6 * width()) camera.setViewOffset(width(), height(), -lw / 2, 0, width(), height());
+      else camera.clearViewOffset();
+    }
+    offsetView();
     window.addEventListener('resize', function () {
       if (fixed) return;
       camera.aspect = width() / height();
+      offsetView();
       camera.updateProjectionMatrix();
       renderer.setSize(width(), height());
       draw();

@@ -309,8 +309,12 @@ static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lon
         st = kcbp_distance(p->a, &p->pose_a, p->b, pose_b, &args->opts, &result, err);
     }
     p->times.query_ms = kcbp_cli_now_ms() - t0;
-    if (st != KCBP_OK)
+    if (st != KCBP_OK) {
+        /* "depth needs solids: model A is ...": name its file */
+        if (args->sign && st == KCBP_ERR_GEOMETRY && err)
+            kcbp_error_prefix(err, strstr(err->msg, "model A") ? args->pair.path_a : args->pair.path_b);
         return -1;
+    }
     cJSON *doc = args->sign ? signed_report(&sresult, args->opts.max_distance, p->a, p->b, &p->times)
                             : report(&result, args->opts.max_distance, p->a, p->b, &p->times);
     if (doc && (args->html || args->export_glb) && index <= 0) { /* the files first: a failure prints no line */

@@ -22,11 +22,12 @@ Every failure is a kcbp.Error carrying kcbp's own message. Calls release the
 GIL while in C (ctypes does), so threads can query shared meshes in
 parallel (models are read-only during queries).
 """
-from ._lib import VERSION, Error
-from ._api import Box, Capsule, Cylinder, Mesh, Sphere, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
+from ._lib import VERSION, Error, FileNotFound
+from ._api import Box, Capsule, Cylinder, Hull, Mesh, Sphere, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
 from ._scene import Scene
-from ._manager import CollisionManager, ContactData
+from ._manager import CollisionManager, CollisionObject, ContactData, DistanceData
 
 __version__ = VERSION
-__all__ = ["Error", "Mesh", "Scene", "CollisionManager", "ContactData", "Sphere", "Capsule", "Box", "Cylinder", "cbp", "collide", "collide_many", "distance", "load", "pose", "sweep",
-           "VERSION", "RIGID_TOL"]
+__all__ = ["Error", "FileNotFound", "Mesh", "Scene", "CollisionManager", "CollisionObject", "ContactData",
+           "DistanceData", "Sphere", "Capsule", "Box", "Cylinder", "Hull", "cbp", "collide", "collide_many",
+           "distance", "load", "pose", "sweep", "VERSION", "RIGID_TOL"]

@@ -1,4 +1,6 @@
 """Meshes, poses and pair queries (see the package docstring)."""
+from __future__ import annotations
+
 import ctypes
 import math
 import os
@@ -10,6 +12,16 @@ import numpy as np
 
 from . import _lib
 from ._lib import Error, lib
+
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+# The types of the public API (PEP 561: the package ships py.typed).
+ArrayLike = Union[np.ndarray, Sequence[Any]]
+# A pose: None (identity), 7 numbers "tx ty tz ax ay az deg", or a 4x4 rigid matrix.
+PoseLike = Union[None, np.ndarray, Sequence[float], Sequence[Sequence[float]]]
+Geometry = Union["Mesh", "_Shape"]
+GeometryLike = Union["Mesh", "_Shape", str, bytes, "os.PathLike[str]"]
+Report = Dict[str, Any]
 
 _CONTACTS = {"none": 0, "first": 1, "all": 2}
 _STAGES = {i: lib.kcbp_stage_name(i).decode() for i in range(3)}  # aabb, cbp, mesh
@@ -115,7 +127,7 @@ class Mesh:
         self._closed = False
         self._models, self._reports = {}, {}
 
-    def __init__(self, vertices, faces, k=_DEFAULT_K):
+    def __init__(self, vertices: ArrayLike, faces: ArrayLike, k: int = _DEFAULT_K) -> None:
         self._init_state()
         try:
             v = np.asarray(vertices)
@@ -187,7 +199,7 @@ class Mesh:
         models, self._models = list(self._models.values()), {}
         return models
 
-    def close(self):
+    def close(self) -> None:
         """Frees the mesh's C models (at once, or when the queries running in
         other threads end). Further use raises kcbp.Error; closing again does
         nothing."""
@@ -202,7 +214,7 @@ class Mesh:
         _free_models(models)
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return getattr(self, "_closed", True)
 
     def __enter__(self):
@@ -258,22 +270,22 @@ class Mesh:
         return np.ctypeslib.as_array(lib.kcbp_mesh_triangles(m), shape=(lib.kcbp_mesh_triangle_count(m), 3)).copy()
 
     @property
-    def vertices(self):
+    def vertices(self) -> np.ndarray:
         with _Using(self):
             return self._vertices()
 
     @property
-    def faces(self):
+    def faces(self) -> np.ndarray:
         with _Using(self):
             return self._faces().astype(np.int64)
 
     @property
-    def degenerate(self):
+    def degenerate(self) -> int:
         with _Using(self):
             return int(lib.kcbp_mesh_degenerate_count(self._mesh()))
 
     @property
-    def cbp_planes(self):
+    def cbp_planes(self) -> int:
         with _Using(self):
             c = lib.kcbp_model_cbp(byref(self._models[self._k].s))
             return int(lib.kcbp_cbp_plane_count(c)) if c else 0
@@ -362,7 +374,7 @@ class _Shape:
         if m is not None:
             m.free()
 
-    def close(self):
+    def close(self) -> None:
         """Frees the shape's C model (at once, or when the queries running in
         other threads end). Further use raises kcbp.Error; closing again does
         nothing."""
@@ -378,7 +390,7 @@ class _Shape:
             m.free()
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return getattr(self, "_closed", True)
 
     def __enter__(self):
@@ -409,11 +421,11 @@ class _Shape:
         return out
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         """"sphere", "capsule", "box" or "cylinder"."""
         return _SHAPE_KINDS[self._kind]
 
-    def tessellate(self, segments=48):
+    def tessellate(self, segments: int = 48) -> Tuple[np.ndarray, np.ndarray]:
         """The shape's surface as triangles, for display only (the queries
         use the exact shape): (vertices, faces), an (n, 3) float64 array on
         the surface and an (m, 3) int64 array, ready for kcbp.Mesh or a
@@ -449,11 +461,11 @@ class Sphere(_Shape):
 
     _kind = 1
 
-    def __init__(self, radius):
+    def __init__(self, radius: float) -> None:
         self._init_shape(radius=radius)
 
     @property
-    def radius(self):
+    def radius(self) -> float:
         return self._s.radius
 
 
@@ -465,15 +477,15 @@ class Capsule(_Shape):
 
     _kind = 2
 
-    def __init__(self, radius, length):
+    def __init__(self, radius: float, length: float) -> None:
         self._init_shape(radius=radius, length=length)
 
     @property
-    def radius(self):
+    def radius(self) -> float:
         return self._s.radius
 
     @property
-    def length(self):
+    def length(self) -> float:
         return self._s.length
 
 
@@ -484,11 +496,11 @@ class Box(_Shape):
 
     _kind = 3
 
-    def __init__(self, x, y, z):
+    def __init__(self, x: float, y: float, z: float) -> None:
         self._init_shape(size=(x, y, z))
 
     @property
-    def size(self):
+    def size(self) -> Tuple[float, float, float]:
         return (self._s.size.x, self._s.size.y, self._s.size.z)
 
 
@@ -500,15 +512,15 @@ class Cylinder(_Shape):
 
     _kind = 4
 
-    def __init__(self, radius, height):
+    def __init__(self, radius: float, height: float) -> None:
         self._init_shape(radius=radius, length=height)
 
     @property
-    def radius(self):
+    def radius(self) -> float:
         return self._s.radius
 
     @property
-    def height(self):
+    def height(self) -> float:
         return self._s.length
 
     length = height
@@ -524,7 +536,7 @@ class Hull(_Shape):
 
     _kind = 5
 
-    def __init__(self, points):
+    def __init__(self, points: ArrayLike) -> None:
         self._lock = threading.Lock()
         self._users = 0
         self._closed = False
@@ -546,7 +558,7 @@ class Hull(_Shape):
         self._m, self._s = m, None
 
     @property
-    def vertices(self):
+    def vertices(self) -> np.ndarray:
         with _Using(self):
             n = ctypes.c_uint32()
             ptr = lib.kcbp_model_hull_vertices(byref(self._m.s), byref(n))
@@ -558,7 +570,7 @@ class Hull(_Shape):
     def _report(self, k=None):
         return {"shape": "hull", "vertices": int(len(self.vertices))}
 
-    def tessellate(self, segments=48):
+    def tessellate(self, segments: int = 48) -> Tuple[np.ndarray, np.ndarray]:
         """The hull's facets as triangles: (vertices, faces), float64 and
         int64 arrays (segments is ignored: a hull has no curved side)."""
         with _Using(self):
@@ -571,7 +583,7 @@ class Hull(_Shape):
         return v, f
 
 
-def load(path, k=_DEFAULT_K):
+def load(path: Union[str, bytes, "os.PathLike[str]"], k: int = _DEFAULT_K) -> Mesh:
     """Reads a mesh file (every format libkcbp reads: OBJ, STL, PLY, OFF,
     glTF) and builds its model with a k-CBP of k planes (0: none). Errors
     are kcbp.Error (a ValueError) with the reader's "file:line: problem"
@@ -730,7 +742,9 @@ def _numbers(x, n, what):
     return [float(v) for v in a]
 
 
-def pose(translation=(0.0, 0.0, 0.0), quaternion=None, rotation=None, axis=None, degrees=None):
+def pose(translation: ArrayLike = (0.0, 0.0, 0.0), quaternion: Optional[ArrayLike] = None,
+         rotation: Optional[ArrayLike] = None, axis: Optional[ArrayLike] = None,
+         degrees: Optional[float] = None) -> np.ndarray:
     """A rigid pose as a 4x4 matrix (world = R @ local + t), the form every
     pose argument of kcbp takes (and trimesh's transforms are). The rotation
     is one of:
@@ -816,8 +830,9 @@ def _check_margin(margin):
     return margin
 
 
-def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid=False, margin=0.0,
-            measure_cbp=True, geometry=False):
+def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
+            contacts: str = "none", k: int = _DEFAULT_K, solid: bool = False, margin: float = 0.0,
+            measure_cbp: bool = True, geometry: bool = False) -> Report:
     """Whether meshes a and b touch, as `kcbp collide` answers it.
 
     a, b: kcbp.Mesh (or file paths, loaded each call). pose_a, pose_b: None
@@ -992,7 +1007,8 @@ def _poses_array(poses, what="poses"):
     return out
 
 
-def collide_many(a, b, poses, pose_a=None, k=_DEFAULT_K):
+def collide_many(a: GeometryLike, b: GeometryLike, poses: ArrayLike, pose_a: PoseLike = None,
+                 k: int = _DEFAULT_K) -> np.ndarray:
     """Whether a (at pose_a) and b collide at each of the poses of b: an
     (n, 7) or (n, 4, 4) array. Returns an (n,) numpy bool array.
 
@@ -1013,7 +1029,7 @@ def collide_many(a, b, poses, pose_a=None, k=_DEFAULT_K):
     return out.view(np.bool_)
 
 
-def cbp(mesh, k=_DEFAULT_K, dirs="greedy"):
+def cbp(mesh: GeometryLike, k: int = _DEFAULT_K, dirs: str = "greedy") -> Tuple[np.ndarray, np.ndarray]:
     """The k-CBP (k-direction convex bounding polytope) of a mesh's vertices,
     as `kcbp cbp` builds it: returns (vertices, faces), an (n, 3) float64
     array and an (m, 3) int64 array of triangles (each polygonal face fanned
@@ -1130,7 +1146,8 @@ def _signed_report(r, md):
             "stats": {"steps": int(r.steps), "ms": r.ms}}
 
 
-def distance(a, b, pose_a=None, pose_b=None, max_distance=None, k=_DEFAULT_K, signed=False):
+def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
+             max_distance: Optional[float] = None, k: int = _DEFAULT_K, signed: bool = False) -> Report:
     """The distance between the surfaces of a and b and a closest pair of
     points (world frame), as `kcbp distance` reports it: {"within",
     "distance", "point_a", "point_b", "triangles": [tri_a, tri_b],
@@ -1205,7 +1222,8 @@ def _sweep_structs():
     return _sweep_types
 
 
-def sweep(a, b, pose_from, pose_to, pose_a=None, tolerance=1e-9, max_iterations=10000, k=_DEFAULT_K):
+def sweep(a: GeometryLike, b: GeometryLike, pose_from: PoseLike, pose_to: PoseLike, pose_a: PoseLike = None,
+          tolerance: float = 1e-9, max_iterations: int = 10000, k: int = _DEFAULT_K) -> Report:
     """The time of impact of b moving from pose_from (t = 0) to pose_to
     (t = 1) against a at pose_a, as `kcbp sweep` reports it: {"toi": the
     first t at which the surfaces touch, or None, "contacts": [[tri_a,

@@ -7,9 +7,12 @@ refitted after moves, and per-pair caches kept from one query to the next),
 so a loop of small set_transform moves and in_collision_internal calls runs
 at the speed of a moving scene.
 """
+from __future__ import annotations
+
 import ctypes
 import math
 import threading
+from typing import Any, Hashable, List, Optional, Set, Tuple, Union
 from ctypes import POINTER, byref, c_bool, c_double, c_int, c_size_t, c_uint32, c_uint64, c_void_p
 
 import numpy as np
@@ -17,6 +20,11 @@ import numpy as np
 from . import _lib
 from ._api import Mesh, _matrix_of, _Shape, _pose, collide, _depth_model, _signed_raw, _distance_raw, _Using
 from ._lib import Error, Vec3, lib
+
+# What the methods take (PEP 561 hints): a trimesh.Trimesh or anything with
+# vertices and faces arrays, a kcbp.Mesh or shape; a (4, 4) transform.
+MeshLike = Any
+Transform = Optional[Union[np.ndarray, List[List[float]], Tuple[float, ...]]]
 
 _P = POINTER
 _types = None
@@ -133,18 +141,18 @@ class ContactData:
         self._depth = float(depth)
 
     @property
-    def point(self):
+    def point(self) -> np.ndarray:
         return self._point
 
     @property
-    def normal(self):
+    def normal(self) -> np.ndarray:
         return self._normal
 
     @property
-    def depth(self):
+    def depth(self) -> float:
         return self._depth
 
-    def index(self, name):
+    def index(self, name: Hashable) -> int:
         return self._inds[name]
 
     def __repr__(self):
@@ -170,13 +178,13 @@ class DistanceData:
         self._distance = float(distance)
 
     @property
-    def distance(self):
+    def distance(self) -> float:
         return self._distance
 
-    def index(self, name):
+    def index(self, name: Hashable) -> int:
         return self._inds[name]
 
-    def point(self, name):
+    def point(self, name: Hashable) -> np.ndarray:
         return self._points[name]
 
     def __repr__(self):
@@ -195,13 +203,13 @@ class CollisionObject:
         self.name, self.mesh, self._manager = name, mesh, manager
 
     @property
-    def transform(self):
+    def transform(self) -> np.ndarray:
         return _matrix_of(self._manager._poses[self.name])
 
-    def getTranslation(self):
+    def getTranslation(self) -> np.ndarray:
         return self.transform[:3, 3]
 
-    def getRotation(self):
+    def getRotation(self) -> np.ndarray:
         return self.transform[:3, :3]
 
     def __repr__(self):
@@ -431,7 +439,7 @@ class CollisionManager:
 
     # --- lifetime ---------------------------------------------------------
 
-    def close(self):
+    def close(self) -> None:
         """Frees the C world and lets go of the meshes (each is released:
         a mesh closed meanwhile is freed now). Further use raises
         kcbp.Error; closing again does nothing."""
@@ -491,7 +499,7 @@ class CollisionManager:
             raise Error("%s: %r not in collision manager!" % (what, name))
         return entry
 
-    def add_object(self, name, mesh, transform=None):
+    def add_object(self, name: Hashable, mesh: MeshLike, transform: Transform = None) -> CollisionObject:
         """Adds mesh at transform (None: identity) as the object named name;
         an object of that name already present is replaced (as trimesh
         does). Returns the object (a kcbp.CollisionObject)."""
@@ -529,13 +537,13 @@ class CollisionManager:
         del self._poses[name]
         entry[1]._release()
 
-    def remove_object(self, name):
+    def remove_object(self, name: Hashable) -> None:
         """Removes the object named name (ValueError if there is none)."""
         with self._lock:
             w = self._open_world()
             self._drop(w, name, self._entry(name, "remove_object"))
 
-    def set_transform(self, name, transform):
+    def set_transform(self, name: Hashable, transform: Transform) -> None:
         """Moves the object named name to transform (the pairs' caches are
         kept: small moves are cheap to test again). ValueError for an
         unknown name or a transform that is not a (4, 4) rigid matrix."""
@@ -594,7 +602,7 @@ class CollisionManager:
             return result, data
         return result
 
-    def in_collision_internal(self, return_names=False, return_data=False):
+    def in_collision_internal(self, return_names: bool = False, return_data: bool = False) -> Any:
         """Whether any two objects touch; with return_names, also the set of
         (name1, name2) pairs (each sorted); with return_data, the list of
         every contact (ContactData) last."""
@@ -614,7 +622,8 @@ class CollisionManager:
                     data += _contacts(p, self._objs[p][1], self._poses[p], q, self._objs[q][1], self._poses[q])
             return self._answer(n > 0, pairs, data, return_names, return_data)
 
-    def in_collision_single(self, mesh, transform=None, return_names=False, return_data=False):
+    def in_collision_single(self, mesh: MeshLike, transform: Transform = None, return_names: bool = False,
+                            return_data: bool = False) -> Any:
         """Whether mesh at transform (None: identity) touches any object;
         with return_names, also the set of the names of those it touches;
         with return_data, the list of the contacts (ContactData, the mesh
@@ -636,7 +645,8 @@ class CollisionManager:
                     data += _contacts(q, self._objs[q][1], self._poses[q], "__external", geom, pose)
             return self._answer(n > 0, set(hit), data, return_names, return_data)
 
-    def in_collision_other(self, other_manager, return_names=False, return_data=False):
+    def in_collision_other(self, other_manager: CollisionManager, return_names: bool = False,
+                           return_data: bool = False) -> Any:
         """Whether an object of this manager touches an object of
         other_manager; with return_names, also the set of (this manager's
         name, the other's name) pairs; with return_data, the list of the
@@ -691,7 +701,8 @@ class CollisionManager:
         d, na, nb, fa, fb, pa, pb = best
         return DistanceData((na, nb), {na: fa, nb: fb}, {na: pa, nb: pb}, d)
 
-    def min_distance_internal(self, name=None, return_names=False, return_data=False):
+    def min_distance_internal(self, name: Optional[Hashable] = None, return_names: bool = False,
+                              return_data: bool = False) -> Any:
         """The least (signed) distance between two objects; with name, the
         least between that object and the others (ValueError if it is not
         in the manager). With return_names, also the pair (name1, name2),
@@ -739,7 +750,8 @@ class CollisionManager:
             return self._answer(best[0], names, self._data(best) if return_data else None, return_names,
                                 return_data)
 
-    def min_distance_single(self, mesh, transform=None, return_name=False, return_data=False):
+    def min_distance_single(self, mesh: MeshLike, transform: Transform = None, return_name: bool = False,
+                            return_data: bool = False) -> Any:
         """The least (signed) distance from mesh at transform (None:
         identity) to an object; with return_name, also that object's name;
         with return_data, a DistanceData (the mesh named "__external")
@@ -766,7 +778,8 @@ class CollisionManager:
             return self._answer(best[0], best[1], self._data(best) if return_data else None, return_name,
                                 return_data)
 
-    def min_distance_other(self, other_manager, return_names=False, return_data=False):
+    def min_distance_other(self, other_manager: CollisionManager, return_names: bool = False,
+                           return_data: bool = False) -> Any:
         """The least (signed) distance between an object of this manager
         and one of other_manager; with return_names, also the pair (this
         manager's name, the other's); with return_data, a DistanceData last.

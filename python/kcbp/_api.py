@@ -162,8 +162,8 @@ class Mesh:
         err = _lib.ErrorStruct()
         opts = _model_options(k)
         st = lib.kcbp_model_load(byref(m.s), os.fsencode(path), byref(opts), byref(err))
-        if st != 0 and not os.path.exists(path):
-            raise _lib.FileNotFound("%s: no such file" % os.fsdecode(path), os.fsdecode(path))
+        if st != 0 and not os.path.exists(path):  # kcbp's message ("...: cannot open: No such file ...")
+            raise _lib.FileNotFound(err.msg.decode("utf-8", "replace"), os.fsdecode(path))
         _lib.check(st, err)
         m._free = True
         self._models[opts.k] = m

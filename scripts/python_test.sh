@@ -105,7 +105,8 @@ if [[ $rc -ne 0 ]]; then
     printf '%s\n' "$out"
     [[ $failed -eq 0 ]] && failed=1 # pytest itself failed (collection, import)
 fi
-passed=$((passed + 1)) # the install
+passed=$((passed + 1)) # the wheel and its install
+[[ $bundled == 1 ]] && passed=$((passed + 1)) # ldd: only the C library's own and .libs/
 echo "[==========] python: $((passed + failed)) test(s) run."
 echo "[  PASSED  ] $passed test(s)."
 [[ $failed -gt 0 ]] && echo "[  FAILED  ] $failed test(s)."

@@ -1,0 +1,849 @@
+/* Contact manifolds (include/kcbp/manifold.h): the contacts kcbp_collide
+ * finds, grouped into patches by the adjacency of their triangles; each
+ * patch's normal, candidate points with their separations, and Box2D's
+ * reduction to at most four points. Everything is computed in A's frame
+ * and moved to the world at the end. */
+#include <kcbp/manifold.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kcbp/collide.h>
+#include <kcbp/contact_geom.h>
+
+#include "convex/clip.h"
+#include "convex/depth.h"
+#include "geom/closest.h"
+#include "model_internal.h"
+
+/* The first release's sizes: a caller's structs are at least this large. */
+#define OPTIONS_V1_SIZE (offsetof(kcbp_manifold_options, use_cbp) + sizeof(bool))
+#define SET_V1_SIZE (offsetof(kcbp_manifold_set, ncontacts) + sizeof(size_t))
+
+/* Relative tolerances (of the pair's scale): a point is kept when its
+ * separation is at most SEP_REL above 0; points closer than DUP_REL are one
+ * point to the reduction. */
+#define SEP_REL 1e-9
+#define DUP_REL 1e-9
+
+void kcbp_manifold_options_init(kcbp_manifold_options *o, uint32_t size)
+{
+    kcbp_manifold_options d;
+    memset(&d, 0, sizeof d);
+    d.size = size;
+    d.max_points = KCBP_MANIFOLD_POINTS_MAX;
+    d.use_cbp = true;
+    memcpy(o, &d, size < sizeof d ? size : sizeof d);
+}
+
+void kcbp_manifold_set_free(kcbp_manifold_set *set)
+{
+    if (!set)
+        return;
+    free(set->manifolds);
+    set->manifolds = NULL;
+    set->nmanifolds = set->capacity = 0;
+}
+
+static kcbp_status read_options(const kcbp_manifold_options *in, kcbp_manifold_options *o, kcbp_error *err)
+{
+    kcbp_manifold_options_init(o, (uint32_t)sizeof *o);
+    if (!in)
+        return KCBP_OK;
+    if (in->size < OPTIONS_V1_SIZE)
+        return kcbp_error_set(err, KCBP_ERR_INVALID,
+                              "manifolds: options of size %u, not made by kcbp_manifold_options_default",
+                              (unsigned)in->size);
+    memcpy(o, in, in->size < sizeof *o ? in->size : sizeof *o);
+    o->size = (uint32_t)sizeof *o;
+    if (o->max_points < 1 || o->max_points > KCBP_MANIFOLD_POINTS_MAX)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "manifolds: max_points must be in [1, %d], not %u",
+                              KCBP_MANIFOLD_POINTS_MAX, (unsigned)o->max_points);
+    return KCBP_OK;
+}
+
+/* ---- candidates and their reduction ------------------------------------- */
+
+typedef struct {
+    kcbp_vec3 pa, pb; /* A's frame */
+    double sep;
+    uint32_t fa, fb;
+} cand;
+
+typedef struct {
+    cand *c;
+    size_t n, cap;
+    bool nomem;
+} cands;
+
+static void push(cands *cs, cand c)
+{
+    if (cs->n == cs->cap) {
+        size_t cap = cs->cap ? 2 * cs->cap : 32;
+        cand *p = realloc(cs->c, cap * sizeof *p);
+        if (!p) {
+            cs->nomem = true;
+            return;
+        }
+        cs->c = p;
+        cs->cap = cap;
+    }
+    cs->c[cs->n++] = c;
+}
+
+static kcbp_vec3 mid(const cand *c) { return kcbp_v3_scale(kcbp_v3_add(c->pa, c->pb), 0.5); }
+
+/* Twice the area of triangle pqr seen along n. */
+static double area2(kcbp_vec3 p, kcbp_vec3 q, kcbp_vec3 r, kcbp_vec3 n)
+{
+    return kcbp_v3_dot(kcbp_v3_cross(kcbp_v3_sub(q, p), kcbp_v3_sub(r, p)), n);
+}
+
+/* The candidates' reduction (Box2D's, Bullet's): the deepest; the farthest
+ * from it; the one making the largest triangle with those; the one making
+ * the largest quadrilateral. Indices into pick; returns their count. */
+static uint32_t reduce(const cand *c, size_t n, kcbp_vec3 nrm, uint32_t maxp, double lin, size_t pick[4])
+{
+    size_t i0 = 0;
+    for (size_t i = 1; i < n; i++)
+        if (c[i].sep < c[i0].sep)
+            i0 = i;
+    pick[0] = i0;
+    if (maxp < 2)
+        return 1;
+    kcbp_vec3 p0 = mid(&c[i0]);
+    size_t i1 = n;
+    double best = lin;
+    for (size_t i = 0; i < n; i++) {
+        kcbp_vec3 d = kcbp_v3_sub(mid(&c[i]), p0);
+        d = kcbp_v3_sub(d, kcbp_v3_scale(nrm, kcbp_v3_dot(d, nrm)));
+        double dl = kcbp_v3_len(d);
+        if (dl > best + lin || (i1 < n && dl > best - lin && c[i].sep < c[i1].sep))
+            best = fmax(best, dl), i1 = i;
+    }
+    if (i1 == n)
+        return 1;
+    pick[1] = i1;
+    if (maxp < 3)
+        return 2;
+    kcbp_vec3 p1 = mid(&c[i1]);
+    double base = best, abest = base * lin;
+    size_t i2 = n;
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs(area2(p0, p1, mid(&c[i]), nrm));
+        if (a > abest + base * lin || (i2 < n && a > abest - base * lin && c[i].sep < c[i2].sep))
+            abest = fmax(abest, a), i2 = i;
+    }
+    if (i2 == n)
+        return 2;
+    pick[2] = i2;
+    if (maxp < 4)
+        return 3;
+    kcbp_vec3 p2 = mid(&c[i2]);
+    double tri = abest, qbest = tri + base * lin;
+    size_t i3 = n;
+    for (size_t i = 0; i < n; i++) {
+        kcbp_vec3 p = mid(&c[i]);
+        /* the hull of four points: the largest of the three orders' areas */
+        double q1 = fabs(area2(p0, p1, p2, nrm) + area2(p0, p2, p, nrm));
+        double q2 = fabs(area2(p0, p1, p, nrm) + area2(p0, p, p2, nrm));
+        double q3 = fabs(area2(p0, p, p1, nrm) + area2(p0, p1, p2, nrm));
+        double q = fmax(q1, fmax(q2, q3));
+        if (q > qbest + base * lin || (i3 < n && q > qbest - base * lin && c[i].sep < c[i3].sep))
+            qbest = fmax(qbest, q), i3 = i;
+    }
+    if (i3 == n)
+        return 3;
+    pick[3] = i3;
+    return 4;
+}
+
+/* The set's next manifold, the array grown (doubling, from 4); NULL when
+ * memory ran out. */
+static kcbp_manifold *next_manifold(kcbp_manifold_set *s)
+{
+    if (s->nmanifolds == s->capacity) {
+        size_t cap = s->capacity ? 2 * s->capacity : 4;
+        kcbp_manifold *m = realloc(s->manifolds, cap * sizeof *m);
+        if (!m)
+            return NULL;
+        s->manifolds = m;
+        s->capacity = cap;
+    }
+    kcbp_manifold *m = &s->manifolds[s->nmanifolds++];
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+/* Fills m from the candidates (n >= 1) and the unit normal, A's frame. */
+static void emit(kcbp_manifold *m, const cand *c, size_t n, kcbp_vec3 nrm, uint32_t maxp, double lin,
+                 const kcbp_pose *pose_a)
+{
+    double depth = 0;
+    for (size_t i = 0; i < n; i++)
+        depth = fmax(depth, -c[i].sep);
+    m->depth = depth;
+    m->normal = kcbp_mat3_mul_v3(&pose_a->rot, nrm);
+    size_t pick[4];
+    m->npoints = reduce(c, n, nrm, maxp, lin, pick);
+    for (uint32_t k = 0; k < m->npoints; k++) {
+        const cand *p = &c[pick[k]];
+        m->points[k] = (kcbp_manifold_point){kcbp_pose_apply(pose_a, p->pa), kcbp_pose_apply(pose_a, p->pb), p->sep,
+                                             p->fa, p->fb};
+    }
+}
+
+static kcbp_vec3 unit_or(kcbp_vec3 v, kcbp_vec3 fallback)
+{
+    double len = kcbp_v3_len(v);
+    return len > 0 && isfinite(len) ? kcbp_v3_scale(v, 1 / len) : fallback;
+}
+
+/* ---- two convex shapes ---------------------------------------------------- */
+
+static void shape_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                       const kcbp_pose *pose_b, uint32_t maxp, kcbp_manifold *m, cands *cs)
+{
+    kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b), id = kcbp_pose_identity();
+    double scale = kcbp_pair_scale(a, b, &b_in_a), tol = SEP_REL * scale;
+    kcbp_convex_depth c;
+    kcbp_shape_pair_depth(&a->geom, &b->geom, &b_in_a, &c);
+    kcbp_vec3 n;
+    cand single = {.fa = KCBP_SHAPE_FEATURE, .fb = KCBP_SHAPE_FEATURE};
+    if (c.overlap) {
+        n = unit_or(c.normal, kcbp_v3(0, 0, 1));
+        single.pa = c.point_a;
+        single.pb = c.point_b;
+        single.sep = -c.depth;
+    } else { /* touching within the GJK band: the closest points */
+        double d = kcbp_shape_pair_distance(&a->geom, &b->geom, &b_in_a, &single.pa, &single.pb, NULL);
+        n = unit_or(kcbp_v3_sub(single.pb, single.pa), unit_or(b_in_a.trans, kcbp_v3(0, 0, 1)));
+        single.sep = d;
+    }
+    cs->n = 0;
+    kcbp_vec3 fa[KCBP_FEATURE_MAX], fb[KCBP_FEATURE_MAX], clipped[KCBP_CLIP_MAX];
+    int na = kcbp_shape_feature(&a->geom, &id, n, fa);
+    int nb = kcbp_shape_feature(&b->geom, &b_in_a, kcbp_v3_neg(n), fb);
+    bool parallel = false;
+    if (na == 2 && nb == 2) {
+        kcbp_vec3 ea = kcbp_v3_sub(fa[1], fa[0]), eb = kcbp_v3_sub(fb[1], fb[0]);
+        parallel = kcbp_v3_len(kcbp_v3_cross(ea, eb)) <= 1e-6 * kcbp_v3_len(ea) * kcbp_v3_len(eb);
+    }
+    if (na >= 2 && nb >= 2 && (na >= 3 || nb >= 3 || parallel)) {
+        bool ref_a;
+        if (na >= 3 && nb >= 3)
+            ref_a = fabs(kcbp_v3_dot(kcbp_polygon_normal(fa, na), n)) >=
+                    fabs(kcbp_v3_dot(kcbp_polygon_normal(fb, nb), n)) - 1e-9;
+        else
+            ref_a = na >= nb;
+        const kcbp_vec3 *ref = ref_a ? fa : fb, *inc = ref_a ? fb : fa;
+        int nref = ref_a ? na : nb, ninc = ref_a ? nb : na;
+        int k = kcbp_clip_feature(inc, ninc, ref, nref, n, clipped);
+        kcbp_vec3 plane = nref >= 3 ? kcbp_polygon_normal(ref, nref) : n;
+        double pn = kcbp_v3_dot(plane, n);
+        for (int i = 0; i < k && fabs(pn) > 1e-6; i++) {
+            kcbp_vec3 p = clipped[i];
+            double t = -kcbp_v3_dot(plane, kcbp_v3_sub(p, ref[0])) / pn;
+            kcbp_vec3 q = kcbp_v3_add(p, kcbp_v3_scale(n, t));
+            cand cd = {.fa = KCBP_SHAPE_FEATURE, .fb = KCBP_SHAPE_FEATURE};
+            cd.pa = ref_a ? q : p;
+            cd.pb = ref_a ? p : q;
+            cd.sep = ref_a ? -t : t;
+            if (cd.sep <= tol)
+                push(cs, cd);
+        }
+    }
+    if (cs->n == 0)
+        push(cs, single);
+    if (cs->nomem)
+        return;
+    emit(m, cs->c, cs->n, n, maxp, DUP_REL * scale, pose_a);
+    m->depth = c.overlap ? c.depth : 0;
+    m->depth_exact = c.overlap && c.exact;
+    m->ncontacts = 1;
+}
+
+/* ---- patches: contacts grouped by the adjacency of their triangles ------- */
+
+typedef struct {
+    double x, y, z;
+    uint32_t tri;
+} vkey;
+
+static int cmp_vkey(const void *p, const void *q)
+{
+    const vkey *a = p, *b = q;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->y != b->y)
+        return a->y < b->y ? -1 : 1;
+    if (a->z != b->z)
+        return a->z < b->z ? -1 : 1;
+    return (a->tri > b->tri) - (a->tri < b->tri);
+}
+
+/* One side's triangles of the contacts, by vertex position (local frame):
+ * sorted records (position, triangle), one per vertex of each triangle. */
+typedef struct {
+    vkey *k;
+    size_t n;
+} vindex;
+
+static bool vindex_build(vindex *v, const kcbp_model_impl *m, const kcbp_contact *c, size_t n, bool side_b)
+{
+    v->n = 0;
+    v->k = NULL;
+    if (kcbp_impl_is_shape(m))
+        return true;
+    v->k = malloc((3 * n + 1) * sizeof *v->k);
+    if (!v->k)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t t = side_b ? c[i].b : c[i].a;
+        if (i > 0 && !side_b && c[i - 1].a == t)
+            continue; /* sorted by a: a's records are in already */
+        for (int k = 0; k < 3; k++) {
+            kcbp_vec3 p = m->mesh.vertices[m->mesh.triangles[t].v[k]];
+            v->k[v->n++] = (vkey){p.x, p.y, p.z, t};
+        }
+    }
+    qsort(v->k, v->n, sizeof *v->k, cmp_vkey);
+    size_t w = 0; /* unique records */
+    for (size_t i = 0; i < v->n; i++)
+        if (w == 0 || cmp_vkey(&v->k[w - 1], &v->k[i]) != 0)
+            v->k[w++] = v->k[i];
+    v->n = w;
+    return true;
+}
+
+/* The range [*lo, *hi) of records at position p. */
+static void vindex_range(const vindex *v, kcbp_vec3 p, size_t *lo, size_t *hi)
+{
+    vkey key = {p.x, p.y, p.z, 0};
+    size_t l = 0, h = v->n;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (cmp_vkey(&v->k[mid], &key) < 0)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    *lo = l;
+    key.tri = UINT32_MAX;
+    h = v->n;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (cmp_vkey(&v->k[mid], &key) <= 0)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    *hi = l;
+}
+
+/* The triangles sharing a vertex with t (t among them), or only t for a
+ * shape's side, into out (grown); their count, or SIZE_MAX out of memory. */
+static size_t neighbours(const vindex *v, const kcbp_model_impl *m, uint32_t t, uint32_t **out, size_t *cap)
+{
+    size_t n = 0;
+    if (*cap < 1) {
+        uint32_t *p = realloc(*out, 64 * sizeof *p);
+        if (!p)
+            return SIZE_MAX;
+        *out = p;
+        *cap = 64;
+    }
+    if (kcbp_impl_is_shape(m) || t == KCBP_SHAPE_FEATURE) {
+        (*out)[n++] = t;
+        return n;
+    }
+    for (int k = 0; k < 3; k++) {
+        size_t lo, hi;
+        vindex_range(v, m->mesh.vertices[m->mesh.triangles[t].v[k]], &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            if (n == *cap) {
+                uint32_t *p = realloc(*out, 2 * *cap * sizeof *p);
+                if (!p)
+                    return SIZE_MAX;
+                *out = p;
+                *cap *= 2;
+            }
+            (*out)[n++] = v->k[i].tri;
+        }
+    }
+    return n;
+}
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+static int cmp_contact(const void *p, const void *q)
+{
+    const kcbp_contact *a = p, *b = q;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+/* Groups the n contacts (sorted by (a, b)) into patches: order[] lists the
+ * contacts patch by patch, start[p] .. start[p + 1] the p-th; returns the
+ * number of patches, or SIZE_MAX when memory ran out. */
+static size_t group(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_contact *c, size_t n,
+                    size_t *order, size_t *start)
+{
+    size_t result = SIZE_MAX, *parent = malloc((n + 1) * sizeof *parent), *count = NULL;
+    vindex va = {0}, vb = {0};
+    uint32_t *na = NULL, *nb = NULL;
+    size_t ca = 0, cb = 0;
+    if (!parent || !vindex_build(&va, a, c, n, false) || !vindex_build(&vb, b, c, n, true))
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        parent[i] = i;
+    for (size_t i = 0; i < n; i++) {
+        size_t ka = neighbours(&va, a, c[i].a, &na, &ca);
+        if (ka == SIZE_MAX)
+            goto done;
+        size_t kb = neighbours(&vb, b, c[i].b, &nb, &cb);
+        if (kb == SIZE_MAX)
+            goto done;
+        for (size_t x = 0; x < ka; x++)
+            for (size_t y = 0; y < kb; y++) {
+                kcbp_contact key = {na[x], nb[y]};
+                const kcbp_contact *hit = bsearch(&key, c, n, sizeof *c, cmp_contact);
+                if (hit) {
+                    size_t r1 = uf_find(parent, i), r2 = uf_find(parent, (size_t)(hit - c));
+                    if (r1 != r2)
+                        parent[r1 > r2 ? r1 : r2] = r1 < r2 ? r1 : r2;
+                }
+            }
+    }
+    /* patch ids in order of their first contact, then a counting sort */
+    count = calloc(n + 1, sizeof *count);
+    if (!count)
+        goto done;
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = uf_find(parent, i);
+        if (r == i)
+            count[i] = np++; /* the root's id */
+    }
+    for (size_t p = 0; p <= np; p++)
+        start[p] = 0;
+    for (size_t i = 0; i < n; i++)
+        start[count[uf_find(parent, i)] + 1]++;
+    for (size_t p = 0; p < np; p++)
+        start[p + 1] += start[p];
+    size_t *fill = parent; /* reused: roots are known through count[] no more after this */
+    size_t *id = malloc((n + 1) * sizeof *id);
+    if (!id)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        id[i] = count[uf_find(parent, i)];
+    for (size_t p = 0; p < np; p++)
+        fill[p] = start[p];
+    for (size_t i = 0; i < n; i++)
+        order[fill[id[i]]++] = i;
+    free(id);
+    result = np;
+done:
+    free(parent);
+    free(count);
+    free(va.k);
+    free(vb.k);
+    free(na);
+    free(nb);
+    return result;
+}
+
+/* ---- lines along the normal against triangles -------------------------- */
+
+/* Where the line o + t d (d unit) meets triangle t[3]: true and *t when it
+ * does (its edges widened by 1e-9 of their span, so that a point on an edge
+ * is found); a line in the triangle's plane meets none. */
+static bool line_tri(kcbp_vec3 o, kcbp_vec3 d, const kcbp_vec3 t[3], double *at)
+{
+    kcbp_vec3 e1 = kcbp_v3_sub(t[1], t[0]), e2 = kcbp_v3_sub(t[2], t[0]);
+    kcbp_vec3 p = kcbp_v3_cross(d, e2);
+    double det = kcbp_v3_dot(e1, p);
+    if (!(fabs(det) > 1e-12 * kcbp_v3_len(e1) * kcbp_v3_len(e2)))
+        return false;
+    double inv = 1 / det, eps = 1e-9;
+    kcbp_vec3 s = kcbp_v3_sub(o, t[0]);
+    double u = kcbp_v3_dot(s, p) * inv;
+    if (u < -eps || u > 1 + eps)
+        return false;
+    kcbp_vec3 q = kcbp_v3_cross(s, e1);
+    double v = kcbp_v3_dot(d, q) * inv;
+    if (v < -eps || u + v > 1 + eps)
+        return false;
+    *at = kcbp_v3_dot(e2, q) * inv;
+    return isfinite(*at);
+}
+
+/* Triangle t of model m in A's frame (B's carried by b_in_a). */
+static void tri_in_a(const kcbp_model_impl *m, uint32_t t, const kcbp_pose *to_a, kcbp_vec3 out[3])
+{
+    for (int k = 0; k < 3; k++) {
+        kcbp_vec3 v = m->mesh.vertices[m->mesh.triangles[t].v[k]];
+        out[k] = to_a ? kcbp_pose_apply(to_a, v) : v;
+    }
+}
+
+static kcbp_vec3 tri_normal(const kcbp_vec3 t[3])
+{
+    return kcbp_v3_cross(kcbp_v3_sub(t[1], t[0]), kcbp_v3_sub(t[2], t[0]));
+}
+
+/* ---- a shape and a mesh --------------------------------------------------- */
+
+/* One patch of the mesh's triangles tris[0 .. k) touching the shape. All in
+ * A's frame: the shape placed by sp (identity when it is A), the mesh's
+ * triangles carried by mp (NULL when it is A). */
+static void shape_patch(const kcbp_model_impl *shape, const kcbp_pose *sp, const kcbp_model_impl *mesh,
+                        const kcbp_pose *mp, bool shape_is_a, const uint32_t *tris, size_t k, double scale, cands *cs,
+                        kcbp_vec3 *normal)
+{
+    kcbp_vec3 centre = sp->trans, sum = kcbp_v3(0, 0, 0);
+    for (size_t i = 0; i < k; i++) {
+        kcbp_vec3 t[3];
+        tri_in_a(mesh, tris[i], mp, t);
+        kcbp_vec3 n = tri_normal(t); /* |n| = twice the area: area-weighted */
+        kcbp_vec3 g = kcbp_v3_scale(kcbp_v3_add(t[0], kcbp_v3_add(t[1], t[2])), 1.0 / 3);
+        if (kcbp_v3_dot(n, kcbp_v3_sub(centre, g)) < 0)
+            n = kcbp_v3_neg(n);
+        sum = kcbp_v3_add(sum, n);
+    }
+    kcbp_vec3 toward = unit_or(sum, kcbp_v3(0, 0, 1)); /* out of the mesh, toward the shape */
+    kcbp_vec3 n = shape_is_a ? kcbp_v3_neg(toward) : toward;
+    *normal = n;
+    double tol = SEP_REL * scale;
+    cs->n = 0;
+    /* the shape's face toward the mesh, carried along n onto the patch */
+    kcbp_vec3 f[KCBP_FEATURE_MAX];
+    int nf = kcbp_shape_feature(&shape->geom, sp, kcbp_v3_neg(toward), f);
+    for (int j = 0; j < nf; j++) {
+        double best = INFINITY;
+        uint32_t bt = 0;
+        for (size_t i = 0; i < k; i++) {
+            kcbp_vec3 t[3];
+            double at;
+            tri_in_a(mesh, tris[i], mp, t);
+            if (line_tri(f[j], n, t, &at) && fabs(at) < fabs(best))
+                best = at, bt = tris[i];
+        }
+        if (!isfinite(best))
+            continue;
+        kcbp_vec3 q = kcbp_v3_add(f[j], kcbp_v3_scale(n, best));
+        cand c = shape_is_a ? (cand){f[j], q, best, KCBP_SHAPE_FEATURE, bt} : (cand){q, f[j], -best, bt, KCBP_SHAPE_FEATURE};
+        if (c.sep <= tol)
+            push(cs, c);
+    }
+    /* the patch's vertices inside the shape, carried to its surface */
+    size_t stride = 3 * k > KCBP_MANIFOLD_CANDIDATES_MAX ? (3 * k + KCBP_MANIFOLD_CANDIDATES_MAX - 1) / KCBP_MANIFOLD_CANDIDATES_MAX : 1;
+    kcbp_pose inv = kcbp_pose_inverse(sp);
+    double reach = shape->geom.reach;
+    for (size_t v = 0; v < 3 * k; v += stride) {
+        kcbp_vec3 t[3];
+        tri_in_a(mesh, tris[v / 3], mp, t);
+        kcbp_vec3 p = t[v % 3];
+        if (kcbp_shape_geom_point_side(&shape->geom, kcbp_pose_apply(&inv, p), 0) < 0)
+            continue;
+        /* out of the shape along -toward: its surface between lo and hi */
+        kcbp_vec3 dir = kcbp_v3_neg(toward);
+        double lo = 0, hi = 2 * reach + kcbp_v3_len(kcbp_v3_sub(p, centre));
+        for (int it = 0; it < 200 && hi - lo > 1e-12 * reach; it++) {
+            double m = 0.5 * (lo + hi);
+            if (kcbp_shape_geom_point_side(&shape->geom, kcbp_pose_apply(&inv, kcbp_v3_add(p, kcbp_v3_scale(dir, m))),
+                                           0) >= 0)
+                lo = m;
+            else
+                hi = m;
+        }
+        kcbp_vec3 e = kcbp_v3_add(p, kcbp_v3_scale(dir, lo));
+        cand c = shape_is_a ? (cand){e, p, -lo, KCBP_SHAPE_FEATURE, tris[v / 3]}
+                            : (cand){p, e, -lo, tris[v / 3], KCBP_SHAPE_FEATURE};
+        push(cs, c);
+    }
+    if (cs->n == 0) { /* touching an edge: the patch's point nearest the centre */
+        double best = INFINITY;
+        kcbp_vec3 bq = centre;
+        uint32_t bt = tris[0];
+        for (size_t i = 0; i < k; i++) {
+            kcbp_vec3 t[3], q;
+            tri_in_a(mesh, tris[i], mp, t);
+            double d = kcbp_cp_point_tri(centre, t, &q);
+            if (d < best)
+                best = d, bq = q, bt = tris[i];
+        }
+        push(cs, shape_is_a ? (cand){bq, bq, 0, KCBP_SHAPE_FEATURE, bt} : (cand){bq, bq, 0, bt, KCBP_SHAPE_FEATURE});
+    }
+}
+
+/* ---- two meshes ------------------------------------------------------------ */
+
+static int cmp_u32(const void *p, const void *q)
+{
+    uint32_t a = *(const uint32_t *)p, b = *(const uint32_t *)q;
+    return (a > b) - (a < b);
+}
+
+/* Sorts v[0 .. n) and drops repeats; returns the new count. */
+static size_t unique_u32(uint32_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_u32);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (w == 0 || v[w - 1] != v[i])
+            v[w++] = v[i];
+    return w;
+}
+
+/* How far B's triangles tb must move along the unit d to clear A's ta (as
+ * vertex sets): max over A's vertices of d . v less min over B's. */
+static double overlap_along(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
+                            const uint32_t *ta, size_t nta, const uint32_t *tb, size_t ntb, kcbp_vec3 d)
+{
+    double hi = -INFINITY, lo = INFINITY;
+    for (size_t i = 0; i < nta; i++) {
+        kcbp_vec3 T[3];
+        tri_in_a(a, ta[i], NULL, T);
+        for (int k = 0; k < 3; k++)
+            hi = fmax(hi, kcbp_v3_dot(d, T[k]));
+    }
+    for (size_t i = 0; i < ntb; i++) {
+        kcbp_vec3 T[3];
+        tri_in_a(b, tb[i], b_in_a, T);
+        for (int k = 0; k < 3; k++)
+            lo = fmin(lo, kcbp_v3_dot(d, T[k]));
+    }
+    return hi - lo;
+}
+
+/* A patch's normal: of the axes tried (est, and the unit normals of the
+ * patch's triangles, both signs, at most AXES_MAX of them sampled evenly),
+ * the one along which B's patch triangles clear A's by the shortest move
+ * (a separating-axis test on the patch's own triangles; ties: the first). */
+#define AXES_MAX 64
+static kcbp_vec3 patch_axis(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
+                            const uint32_t *ta, size_t nta, const uint32_t *tb, size_t ntb, kcbp_vec3 est)
+{
+    kcbp_vec3 best = est;
+    double bo = overlap_along(a, b, b_in_a, ta, nta, tb, ntb, est);
+    size_t nt = nta + ntb, stride = nt > AXES_MAX / 2 ? (nt + AXES_MAX / 2 - 1) / (AXES_MAX / 2) : 1;
+    for (size_t i = 0; i < nt; i += stride) {
+        kcbp_vec3 T[3];
+        if (i < nta)
+            tri_in_a(a, ta[i], NULL, T);
+        else
+            tri_in_a(b, tb[i - nta], b_in_a, T);
+        kcbp_vec3 d = unit_or(tri_normal(T), kcbp_v3(0, 0, 0));
+        if (kcbp_v3_len2(d) == 0)
+            continue;
+        for (int s = 0; s < 2; s++, d = kcbp_v3_neg(d)) {
+            double o = overlap_along(a, b, b_in_a, ta, nta, tb, ntb, d);
+            if (o < bo)
+                bo = o, best = d;
+        }
+    }
+    return best;
+}
+
+/* One patch of the contacts idx[0 .. k) of two meshes. Work arrays: ta and
+ * tb (k each). */
+static void mesh_patch(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
+                       const kcbp_contact *c, const size_t *idx, size_t k, double scale, uint32_t *ta, uint32_t *tb,
+                       cands *cs, kcbp_vec3 *normal)
+{
+    kcbp_vec3 nsum = kcbp_v3(0, 0, 0), nsum1 = nsum, asum = nsum, bcen = nsum, acen = nsum;
+    size_t npts = 0;
+    for (size_t i = 0; i < k; i++) {
+        kcbp_vec3 A[3], B[3], pts[KCBP_CONTACT_POINTS_MAX];
+        tri_in_a(a, c[idx[i]].a, NULL, A);
+        tri_in_a(b, c[idx[i]].b, b_in_a, B);
+        uint32_t m = kcbp_tri_intersection(A, B, pts);
+        npts += m;
+        double w = 0;
+        if (m == 2)
+            w = kcbp_v3_len(kcbp_v3_sub(pts[1], pts[0]));
+        for (uint32_t j = 1; m > 2 && j + 1 < m; j++)
+            w += 0.5 * kcbp_v3_len(kcbp_v3_cross(kcbp_v3_sub(pts[j], pts[0]), kcbp_v3_sub(pts[j + 1], pts[0])));
+        kcbp_vec3 na = unit_or(tri_normal(A), kcbp_v3(0, 0, 0)), nb = unit_or(tri_normal(B), kcbp_v3(0, 0, 0));
+        kcbp_vec3 d = kcbp_v3_sub(na, nb);
+        nsum = kcbp_v3_add(nsum, kcbp_v3_scale(d, w));
+        nsum1 = kcbp_v3_add(nsum1, d);
+        asum = kcbp_v3_add(asum, na);
+        for (int j = 0; j < 3; j++) {
+            acen = kcbp_v3_add(acen, A[j]);
+            bcen = kcbp_v3_add(bcen, B[j]);
+        }
+        ta[i] = c[idx[i]].a;
+        tb[i] = c[idx[i]].b;
+    }
+    kcbp_vec3 est = unit_or(nsum, unit_or(nsum1, unit_or(asum, unit_or(kcbp_v3_sub(bcen, acen), kcbp_v3(0, 0, 1)))));
+    size_t nta = unique_u32(ta, k), ntb = unique_u32(tb, k);
+    kcbp_vec3 n = patch_axis(a, b, b_in_a, ta, nta, tb, ntb, est);
+    *normal = n;
+    size_t stride = npts > KCBP_MANIFOLD_CANDIDATES_MAX
+                        ? (npts + KCBP_MANIFOLD_CANDIDATES_MAX - 1) / KCBP_MANIFOLD_CANDIDATES_MAX
+                        : 1;
+    double eps = 1e-12 * scale;
+    size_t seen = 0;
+    cs->n = 0;
+    for (size_t i = 0; i < k; i++) {
+        kcbp_vec3 A[3], B[3], pts[KCBP_CONTACT_POINTS_MAX];
+        tri_in_a(a, c[idx[i]].a, NULL, A);
+        tri_in_a(b, c[idx[i]].b, b_in_a, B);
+        uint32_t m = kcbp_tri_intersection(A, B, pts);
+        for (uint32_t j = 0; j < m; j++, seen++) {
+            if (seen % stride)
+                continue;
+            kcbp_vec3 o = pts[j];
+            double t_a = 0, t_b = 0;
+            for (size_t x = 0; x < nta; x++) {
+                kcbp_vec3 T[3];
+                double at;
+                tri_in_a(a, ta[x], NULL, T);
+                if (line_tri(o, n, T, &at) && at >= -eps && at > t_a)
+                    t_a = at;
+            }
+            for (size_t x = 0; x < ntb; x++) {
+                kcbp_vec3 T[3];
+                double at;
+                tri_in_a(b, tb[x], b_in_a, T);
+                if (line_tri(o, n, T, &at) && at <= eps && at < t_b)
+                    t_b = at;
+            }
+            push(cs, (cand){kcbp_v3_add(o, kcbp_v3_scale(n, t_a)), kcbp_v3_add(o, kcbp_v3_scale(n, t_b)), t_b - t_a,
+                            c[idx[i]].a, c[idx[i]].b});
+        }
+    }
+    /* The patch triangles' vertices that lie behind the other side's
+     * patch triangles along the normal (B's below A's, A's above B's): the
+     * deepest points its triangles reach (a foot whose bottom is wholly
+     * inside A, only its sides crossing A's surface). */
+    for (int side = 0; side < 2; side++) {
+        const kcbp_model_impl *m = side ? b : a, *o = side ? a : b;
+        const kcbp_pose *mp = side ? b_in_a : NULL, *op = side ? NULL : b_in_a;
+        const uint32_t *mt = side ? tb : ta, *ot = side ? ta : tb;
+        size_t nm = side ? ntb : nta, no = side ? nta : ntb;
+        size_t vstride = 3 * nm > KCBP_MANIFOLD_CANDIDATES_MAX
+                             ? (3 * nm + KCBP_MANIFOLD_CANDIDATES_MAX - 1) / KCBP_MANIFOLD_CANDIDATES_MAX
+                             : 1;
+        for (size_t v = 0; v < 3 * nm; v += vstride) {
+            kcbp_vec3 T[3];
+            tri_in_a(m, mt[v / 3], mp, T);
+            kcbp_vec3 w = T[v % 3];
+            double best = INFINITY;
+            uint32_t bt = 0;
+            for (size_t x = 0; x < no; x++) {
+                kcbp_vec3 U[3];
+                double at;
+                tri_in_a(o, ot[x], op, U);
+                /* B's vertex: A's surface ahead (t > 0); A's: B's behind */
+                if (line_tri(w, n, U, &at) && (side ? at > eps : at < -eps) && fabs(at) < fabs(best))
+                    best = at, bt = ot[x];
+            }
+            if (!isfinite(best))
+                continue;
+            kcbp_vec3 q = kcbp_v3_add(w, kcbp_v3_scale(n, best));
+            push(cs, side ? (cand){q, w, -best, bt, mt[v / 3]} : (cand){w, q, best, mt[v / 3], bt});
+        }
+    }
+}
+
+/* ---- the query --------------------------------------------------------------- */
+
+kcbp_status kcbp_manifolds_sized(const kcbp_model *ma, const kcbp_pose *pose_a, const kcbp_model *mb,
+                                 const kcbp_pose *pose_b, const kcbp_manifold_options *options,
+                                 kcbp_manifold_set *out, size_t out_size, kcbp_error *err)
+{
+    if (!out || out_size < SET_V1_SIZE)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "manifolds: the set is NULL or smaller than a 1.x set");
+    out->collide = false;
+    out->nmanifolds = 0;
+    out->ncontacts = 0;
+    if (!ma || !mb || !ma->impl || !mb->impl || !pose_a || !pose_b)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "manifolds: a model or pose is NULL");
+    kcbp_manifold_options o;
+    kcbp_status st = read_options(options, &o, err);
+    if (st != KCBP_OK)
+        return st;
+    const kcbp_model_impl *a = ma->impl, *b = mb->impl;
+    if (kcbp_impl_is_empty(a) || kcbp_impl_is_empty(b))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "manifolds: a model without triangles");
+
+    bool shapes = kcbp_impl_is_shape(a) && kcbp_impl_is_shape(b);
+    kcbp_collide_options co = kcbp_collide_options_default();
+    co.contacts = shapes ? KCBP_CONTACTS_NONE : KCBP_CONTACTS_ALL;
+    co.use_cbp = o.use_cbp;
+    kcbp_collide_result cr;
+    memset(&cr, 0, sizeof cr);
+    st = kcbp_collide(ma, pose_a, mb, pose_b, &co, &cr, err);
+    if (st != KCBP_OK || !cr.collide) {
+        kcbp_collide_result_free(&cr);
+        return st;
+    }
+    out->collide = true;
+    cands cs = {0};
+    kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
+    double scale = kcbp_pair_scale(a, b, &b_in_a);
+    if (shapes) {
+        out->ncontacts = 1;
+        kcbp_manifold *m = next_manifold(out);
+        if (m)
+            shape_pair(a, pose_a, b, pose_b, o.max_points, m, &cs);
+        st = m && !cs.nomem ? KCBP_OK : kcbp_error_set(err, KCBP_ERR_NOMEM, "manifolds: out of memory");
+        goto done;
+    }
+    size_t n = cr.ncontacts;
+    out->ncontacts = n;
+    if (n == 0) /* a solid inside the other cannot be: collide here is surfaces' */
+        goto done;
+    size_t *order = malloc(n * sizeof *order), *start = malloc((n + 2) * sizeof *start);
+    uint32_t *ta = malloc(n * sizeof *ta), *tb = malloc(n * sizeof *tb);
+    size_t np = order && start && ta && tb ? group(a, b, cr.contacts, n, order, start) : SIZE_MAX;
+    st = KCBP_OK;
+    kcbp_pose id = kcbp_pose_identity();
+    for (size_t p = 0; np != SIZE_MAX && p < np && st == KCBP_OK; p++) {
+        const size_t *idx = order + start[p];
+        size_t k = start[p + 1] - start[p];
+        kcbp_vec3 nrm;
+        if (kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b)) {
+            bool shape_is_a = kcbp_impl_is_shape(a);
+            for (size_t i = 0; i < k; i++)
+                ta[i] = shape_is_a ? cr.contacts[idx[i]].b : cr.contacts[idx[i]].a;
+            if (shape_is_a)
+                shape_patch(a, &id, b, &b_in_a, true, ta, k, scale, &cs, &nrm);
+            else
+                shape_patch(b, &b_in_a, a, NULL, false, ta, k, scale, &cs, &nrm);
+        } else {
+            mesh_patch(a, b, &b_in_a, cr.contacts, idx, k, scale, ta, tb, &cs, &nrm);
+        }
+        kcbp_manifold *m = cs.nomem || cs.n == 0 ? NULL : next_manifold(out);
+        if (!m) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "manifolds: out of memory");
+            break;
+        }
+        emit(m, cs.c, cs.n, nrm, o.max_points, DUP_REL * scale, pose_a);
+        m->ncontacts = (uint32_t)(k < UINT32_MAX ? k : UINT32_MAX);
+    }
+    if (np == SIZE_MAX)
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "manifolds: out of memory");
+    free(order);
+    free(start);
+    free(ta);
+    free(tb);
+done:
+    if (st != KCBP_OK)
+        out->nmanifolds = 0;
+    free(cs.c);
+    kcbp_collide_result_free(&cr);
+    return st;
+}

@@ -55,24 +55,34 @@
  *     with every contact) grouped into patches: two pairs are in one patch
  *     when their triangles in A are the same or share a vertex and so are
  *     their triangles in B (so that two feet of a chair on one big floor
- *     triangle are two patches). A patch's normal is contact_geom.h's
- *     estimate over its pairs (A's unit normal minus B's, weighted by the
- *     length or area of each pair's intersection): it needs meshes
- *     oriented outward (counter-clockwise seen from outside). Its
- *     candidate points are the points of the pairs' intersections
- *     (kcbp_tri_intersection: on both surfaces); at each, the line along
- *     the normal is cut with the patch's triangles: point_a is its last
- *     hit on A's triangles ahead (t >= 0), point_b its first hit on B's
- *     behind (t <= 0), separation = t_b - t_a. So separation is how far the
- *     two surfaces overlap along the normal through that point, seen by
- *     the patch's own triangles only: a surface that reaches deeper than
- *     its intersecting triangles do is not seen (local). Patches of more
- *     than KCBP_MANIFOLD_CANDIDATES_MAX candidates are sampled evenly.
- *     feature_a, feature_b: the pair the point came from.
+ *     triangle are two patches). A patch's normal is a separating-axis
+ *     test on its own triangles: of the axes tried (contact_geom.h's
+ *     estimate over its pairs, and the unit normals of its triangles, both
+ *     signs, at most 64 sampled evenly), the one along which B's patch
+ *     triangles clear A's (as vertex sets) by the shortest move; so no
+ *     orientation of the triangles is needed. Its candidate points:
+ *       - the points of the pairs' intersections (kcbp_tri_intersection: on
+ *         both surfaces); at each, the line along the normal is cut with
+ *         the patch's triangles: point_a is its last hit on A's triangles
+ *         ahead (t >= 0), point_b its first hit on B's behind (t <= 0),
+ *         separation = t_b - t_a: how far the two surfaces overlap along
+ *         the normal through that point;
+ *       - the vertices of the patch's triangles that lie behind the other
+ *         side's patch triangles along the normal (B's below A's, A's
+ *         above B's: a foot whose bottom is wholly inside A, only its sides
+ *         crossing A's surface), paired with that hit.
+ *     Both see the patch's own triangles only: a surface that reaches
+ *     deeper than its intersecting triangles' vertices is not seen
+ *     (local), and a vertex behind a thin wall may be taken as deep. At
+ *     most KCBP_MANIFOLD_CANDIDATES_MAX intersection points and as many
+ *     vertices of each side are tried (sampled evenly). feature_a,
+ *     feature_b: the triangles the point came from.
  * Then the candidates of a patch are reduced to max_points (Box2D's and
  * Bullet's rule): the deepest, the farthest from it, the one that makes
  * the largest triangle with those two, the one that makes the largest
- * quadrilateral (areas in the plane normal to the normal).
+ * quadrilateral (distances and areas of the points' midpoints in the
+ * plane normal to the normal; of candidates within 1e-9 of the pair's
+ * scale of the best, the deepest).
  *
  * Growable structs (the 1.x rule, signed_distance.h): options are made by
  * kcbp_manifold_options_default(), which records sizeof in options.size;
@@ -103,8 +113,9 @@ extern "C" {
 
 enum {
     KCBP_MANIFOLD_POINTS_MAX = 4,
-    /* candidate points a patch's separations are computed for (more are
-     * sampled evenly: a patch's cost stays linear in its triangles) */
+    /* candidate points of each kind a patch's separations are computed
+     * for (more are sampled evenly: a patch costs this many line casts
+     * against its triangles) */
     KCBP_MANIFOLD_CANDIDATES_MAX = 256,
 };
 

@@ -225,6 +225,70 @@ static void test_sphere_and_capsule_on_box(void **state)
     kcbp_model_free(&capsule);
 }
 
+/* A cylinder standing on a box (its cap's rim, reduced to four points), a
+ * box resting on the hull of a cube's corners (four corners), two parallel
+ * capsules side by side (two points) and crossed (one). */
+static void test_cylinder_hull_capsules(void **state)
+{
+    (void)state;
+    kcbp_model box = {0}, cyl = {0}, hull = {0}, cap = {0};
+    shape_model(&box, kcbp_shape_box(2, 2, 1));
+    shape_model(&cyl, kcbp_shape_cylinder(0.5, 1));
+    shape_model(&cap, kcbp_shape_capsule(0.25, 1));
+    kcbp_vec3 corners[8];
+    for (int i = 0; i < 8; i++)
+        corners[i] = kcbp_v3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.5 : -0.5, i & 4 ? 0.5 : -0.5);
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_model_build_hull(&hull, corners, 8, &err), KCBP_OK);
+    kcbp_pose id = kcbp_pose_identity(), pb = move(0.2, 0.1, 0.95);
+    kcbp_manifold_set s = {0};
+    run(&box, &id, &cyl, &pb, &s);
+    assert_int_equal(s.nmanifolds, 1);
+    const kcbp_manifold *m = &s.manifolds[0];
+    assert_true(near(m->normal, kcbp_v3(0, 0, 1), 1e-6) && fabs(m->depth - 0.05) < 1e-6);
+    assert_int_equal(m->npoints, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        kcbp_vec3 p = m->points[i].point_b;
+        assert_true(fabs(hypot(p.x - 0.2, p.y - 0.1) - 0.5) < 1e-6 && fabs(p.z - 0.45) < 1e-6);
+        assert_true(fabs(m->points[i].separation + 0.05) < 1e-6);
+    }
+    check_invariants(&s, 0, 0, 2);
+
+    pb = move(0.3, 0.2, 0.9);
+    run(&box, &id, &hull, &pb, &s);
+    assert_int_equal(s.nmanifolds, 1);
+    m = &s.manifolds[0];
+    assert_true(near(m->normal, kcbp_v3(0, 0, 1), 1e-6) && fabs(m->depth - 0.1) < 1e-6);
+    assert_int_equal(m->npoints, 4);
+    assert_true(has_xy(m, -0.2, -0.3, 1e-6) && has_xy(m, 0.8, 0.7, 1e-6));
+    check_invariants(&s, 0, 0, 2);
+
+    /* capsules along x, side by side in y, 0.1 into each other */
+    kcbp_pose pa = at(0, 0, 0, kcbp_v3(0, 1, 0), 90);
+    pb = at(0.4, 0.4, 0, kcbp_v3(0, 1, 0), 90);
+    run(&cap, &pa, &cap, &pb, &s);
+    assert_int_equal(s.nmanifolds, 1);
+    m = &s.manifolds[0];
+    assert_true(near(m->normal, kcbp_v3(0, 1, 0), 1e-9) && fabs(m->depth - 0.1) < 1e-9);
+    assert_int_equal(m->npoints, 2);
+    assert_true(has_xy(m, -0.1, 0.15, 1e-9) && has_xy(m, 0.5, 0.15, 1e-9)); /* the overlap of the segments */
+    check_invariants(&s, 0, 0, 2);
+    /* crossed: one point */
+    pb = at(0, 0.4, 0, kcbp_v3(1, 0, 0), 90);
+    run(&cap, &pa, &cap, &pb, &s);
+    assert_int_equal(s.nmanifolds, 1);
+    assert_int_equal(s.manifolds[0].npoints, 1);
+    assert_true(fabs(s.manifolds[0].depth - 0.5) < 1e-9); /* over each other: 2r along z */
+    assert_true(near(s.manifolds[0].points[0].point_a, kcbp_v3(0, 0, 0.25), 1e-9));
+    assert_true(near(s.manifolds[0].points[0].point_b, kcbp_v3(0, 0, -0.25), 1e-9));
+    check_invariants(&s, 0, 0, 2);
+    kcbp_manifold_set_free(&s);
+    kcbp_model_free(&box);
+    kcbp_model_free(&cyl);
+    kcbp_model_free(&hull);
+    kcbp_model_free(&cap);
+}
+
 /* Two cube meshes, B's bottom 0.1 into A's top, offset in x and y: one
  * patch, normal +z, the four corners of the overlap square, each 0.1 deep,
  * every point on the surfaces. */
@@ -457,7 +521,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_on_box),   cmocka_unit_test(test_sphere_and_capsule_on_box),
-        cmocka_unit_test(test_two_cube_meshes), cmocka_unit_test(test_patches),
+        cmocka_unit_test(test_cylinder_hull_capsules), cmocka_unit_test(test_two_cube_meshes),
+        cmocka_unit_test(test_patches),
         cmocka_unit_test(test_real_meshes), cmocka_unit_test(test_options),
         cmocka_unit_test(test_cli),
     };

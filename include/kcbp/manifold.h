@@ -34,9 +34,10 @@
  *     b2ClipPolygons); each kept point of the incident feature is paired
  *     with the point of the reference face's plane on its line along the
  *     normal, and kept when its separation is at most 1e-9 of the pair's
- *     scale. Two points on a sphere or two non-parallel segments: the
- *     single point pair of the depth (its separation -depth). Features:
- *     KCBP_SHAPE_FEATURE.
+ *     scale. A sphere, a capsule seen end on, or two crossed segments:
+ *     one point pair, separation -depth, on the line along the normal
+ *     through the point feature (through the middle of the crossed
+ *     segments' closest points). Features: KCBP_SHAPE_FEATURE.
  *   - a shape and a mesh: the mesh triangles the shape touches (exact,
  *     kcbp_collide), grouped into patches by adjacency (triangles sharing
  *     a vertex, vertices identified by their coordinates). A patch's normal

@@ -254,6 +254,30 @@ static void shape_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a, const 
                 push(cs, cd);
         }
     }
+    if (cs->n == 0 && c.overlap) {
+        /* One point, on the line along n that the identity wants: through a
+         * point feature (a sphere, a capsule seen end on), else midway
+         * between the closest points of two crossed segments, else midway
+         * between the depth's witnesses (which EPA does not always put on
+         * one line along n). */
+        double d = c.depth;
+        kcbp_vec3 mid = kcbp_v3_scale(kcbp_v3_add(single.pa, single.pb), 0.5);
+        if (na == 1) {
+            single.pa = fa[0];
+            single.pb = kcbp_v3_sub(fa[0], kcbp_v3_scale(n, d));
+        } else if (nb == 1) {
+            single.pb = fb[0];
+            single.pa = kcbp_v3_add(fb[0], kcbp_v3_scale(n, d));
+        } else {
+            if (na == 2 && nb == 2) {
+                kcbp_vec3 c1, c2;
+                kcbp_cp_seg_seg(fa[0], fa[1], fb[0], fb[1], &c1, &c2);
+                mid = kcbp_v3_scale(kcbp_v3_add(c1, c2), 0.5);
+            }
+            single.pa = kcbp_v3_add(mid, kcbp_v3_scale(n, d / 2));
+            single.pb = kcbp_v3_sub(mid, kcbp_v3_scale(n, d / 2));
+        }
+    }
     if (cs->n == 0)
         push(cs, single);
     if (cs->nomem)

@@ -437,6 +437,58 @@ static void test_real_meshes(void **state)
     kcbp_model_free(&b);
 }
 
+/* Every pair of the four shapes, and each shape against a mesh, at random
+ * poses near each other: the invariants, and every point on (or, to the
+ * exact test's tolerance, at) its model's surface. */
+static void test_random_shapes(void **state)
+{
+    (void)state;
+    kcbp_model m[5] = {{0}};
+    shape_model(&m[0], kcbp_shape_sphere(0.4));
+    shape_model(&m[1], kcbp_shape_capsule(0.2, 0.8));
+    shape_model(&m[2], kcbp_shape_box(0.9, 0.5, 0.3));
+    shape_model(&m[3], kcbp_shape_cylinder(0.3, 0.7));
+    test_model_load_unit(&m[4], "spot.obj");
+    uint32_t nt = kcbp_mesh_triangle_count(kcbp_model_mesh(&m[4]));
+    test_rng rng = {11};
+    kcbp_manifold_set s = {0};
+    int hits = 0;
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) {
+            if (i == 4 && j == 4)
+                continue;
+            for (int t = 0; t < 12; t++) {
+                kcbp_pose pa = test_random_pose(&rng, 0.3), pb = test_random_pose(&rng, 0.6);
+                run(&m[i], &pa, &m[j], &pb, &s);
+                check_invariants(&s, i == 4 ? nt : 0, j == 4 ? nt : 0, 4);
+                for (size_t k = 0; k < s.nmanifolds; k++)
+                    for (uint32_t q = 0; q < s.manifolds[k].npoints; q++) {
+                        if (!on_model(&m[i], &pa, s.manifolds[k].points[q].point_a, 1e-6))
+                            fail_msg("A: pair %d %d try %d manifold %zu/%zu point %u/%u sep %g depth %g", i, j, t, k,
+                                     s.nmanifolds, q, s.manifolds[k].npoints, s.manifolds[k].points[q].separation,
+                                     s.manifolds[k].depth);
+                        if (!on_model(&m[j], &pb, s.manifolds[k].points[q].point_b, 1e-6))
+                            fail_msg("pair %d %d try %d manifold %zu/%zu point %u/%u sep %g depth %g exact %d "
+                                     "pa %.17g %.17g %.17g pb %.17g %.17g %.17g | A %.17g %.17g %.17g | B %.17g %.17g %.17g | %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g",
+                                     i, j, t, k, s.nmanifolds, q, s.manifolds[k].npoints,
+                                     s.manifolds[k].points[q].separation, s.manifolds[k].depth,
+                                     s.manifolds[k].depth_exact, s.manifolds[k].points[q].point_a.x,
+                                     s.manifolds[k].points[q].point_a.y, s.manifolds[k].points[q].point_a.z,
+                                     s.manifolds[k].points[q].point_b.x, s.manifolds[k].points[q].point_b.y,
+                                     s.manifolds[k].points[q].point_b.z, pa.trans.x, pa.trans.y, pa.trans.z,
+                                     pb.trans.x, pb.trans.y, pb.trans.z, pa.rot.m[0][2], pa.rot.m[1][2], pa.rot.m[2][2],
+                                     pb.rot.m[0][2], pb.rot.m[1][2], pb.rot.m[2][2], s.manifolds[k].normal.x,
+                                     s.manifolds[k].normal.y, s.manifolds[k].normal.z);
+                    }
+                hits += s.collide;
+            }
+        }
+    assert_true(hits >= 40);
+    kcbp_manifold_set_free(&s);
+    for (int i = 0; i < 5; i++)
+        kcbp_model_free(&m[i]);
+}
+
 /* Options: a {0} struct is refused; max_points cuts the points; a NULL set
  * is refused. */
 static void test_options(void **state)
@@ -523,7 +575,7 @@ int main(void)
         cmocka_unit_test(test_box_on_box),   cmocka_unit_test(test_sphere_and_capsule_on_box),
         cmocka_unit_test(test_cylinder_hull_capsules), cmocka_unit_test(test_two_cube_meshes),
         cmocka_unit_test(test_patches),
-        cmocka_unit_test(test_real_meshes), cmocka_unit_test(test_options),
+        cmocka_unit_test(test_real_meshes), cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_options),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,9 +35,12 @@
  *     with the point of the reference face's plane on its line along the
  *     normal, and kept when its separation is at most 1e-9 of the pair's
  *     scale. A sphere, a capsule seen end on, or two crossed segments:
- *     one point pair, separation -depth, on the line along the normal
- *     through the point feature (through the middle of the crossed
- *     segments' closest points). Features: KCBP_SHAPE_FEATURE.
+ *     one point pair on a line along the normal: through the point
+ *     feature (separation -depth), or where the two segments cross seen
+ *     along the normal (the closest points of their projections on the
+ *     plane normal to it; separation the difference of the segments'
+ *     heights there, -depth up to rounding). Features:
+ *     KCBP_SHAPE_FEATURE.
  *   - a shape and a mesh: the mesh triangles the shape touches (exact,
  *     kcbp_collide), grouped into patches by adjacency (triangles sharing
  *     a vertex, vertices identified by their coordinates). A patch's normal

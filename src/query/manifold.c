@@ -268,12 +268,26 @@ static void shape_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a, const 
         } else if (nb == 1) {
             single.pb = fb[0];
             single.pa = kcbp_v3_add(fb[0], kcbp_v3_scale(n, d));
+        } else if (na == 2 && nb == 2) {
+            /* where the segments, seen along n, cross (or come closest):
+             * the closest points of their projections on the plane normal
+             * to n, lifted back onto each segment */
+            kcbp_vec3 q[4], c1, c2;
+            const kcbp_vec3 f[4] = {fa[0], fa[1], fb[0], fb[1]};
+            for (int i = 0; i < 4; i++)
+                q[i] = kcbp_v3_sub(f[i], kcbp_v3_scale(n, kcbp_v3_dot(f[i], n)));
+            kcbp_cp_seg_seg(q[0], q[1], q[2], q[3], &c1, &c2);
+            kcbp_vec3 ea = kcbp_v3_sub(q[1], q[0]), eb = kcbp_v3_sub(q[3], q[2]);
+            double la = kcbp_v3_len2(ea), lb = kcbp_v3_len2(eb);
+            double sa = la > 0 ? kcbp_v3_dot(kcbp_v3_sub(c1, q[0]), ea) / la : 0;
+            double sb = lb > 0 ? kcbp_v3_dot(kcbp_v3_sub(c2, q[2]), eb) / lb : 0;
+            double ha = kcbp_v3_dot(n, kcbp_v3_add(fa[0], kcbp_v3_scale(kcbp_v3_sub(fa[1], fa[0]), sa)));
+            double hb = kcbp_v3_dot(n, kcbp_v3_add(fb[0], kcbp_v3_scale(kcbp_v3_sub(fb[1], fb[0]), sb)));
+            mid = kcbp_v3_scale(kcbp_v3_add(c1, c2), 0.5);
+            single.pa = kcbp_v3_add(mid, kcbp_v3_scale(n, ha));
+            single.pb = kcbp_v3_add(mid, kcbp_v3_scale(n, hb));
+            single.sep = hb - ha;
         } else {
-            if (na == 2 && nb == 2) {
-                kcbp_vec3 c1, c2;
-                kcbp_cp_seg_seg(fa[0], fa[1], fb[0], fb[1], &c1, &c2);
-                mid = kcbp_v3_scale(kcbp_v3_add(c1, c2), 0.5);
-            }
             single.pa = kcbp_v3_add(mid, kcbp_v3_scale(n, d / 2));
             single.pb = kcbp_v3_sub(mid, kcbp_v3_scale(n, d / 2));
         }

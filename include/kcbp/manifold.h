@@ -49,12 +49,12 @@
  *     B. Its points: the shape's face toward the mesh (as above), each
  *     point carried along the normal onto the patch's triangles (the
  *     nearest hit on that line); and the patch's mesh vertices inside the
- *     shape (exact, kcbp_shape's point test), each carried along the
- *     normal to the shape's surface (bisection on that test, to 1e-12 of
+ *     shape (the exact point test), each carried along the normal to the
+ *     shape's surface (bisection on the same test in double, to 1e-12 of
  *     the shape's size). A patch none of whose points is found (a shape
- *     touching only an edge) gets one point: the point of its triangles
- *     nearest the shape's centre, separation 0. feature of the mesh side:
- *     the triangle the point lies on.
+ *     touching it by an edge) gets one point, separation 0: one that its
+ *     triangles and the shape share (GJK's; within KCBP_SHAPE_GJK_BAND of
+ *     both). feature of the mesh side: the triangle the point came from.
  *   - two meshes: the intersecting triangle pairs (exact, kcbp_collide
  *     with every contact) grouped into patches: two pairs are in one patch
  *     when their triangles in A are the same or share a vertex and so are

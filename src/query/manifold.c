@@ -15,6 +15,7 @@
 #include "convex/clip.h"
 #include "convex/depth.h"
 #include "geom/closest.h"
+#include <kcbp/support.h>
 #include "model_internal.h"
 
 /* The first release's sizes: a caller's structs are at least this large. */
@@ -225,6 +226,19 @@ static void shape_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a, const 
     kcbp_vec3 fa[KCBP_FEATURE_MAX], fb[KCBP_FEATURE_MAX], clipped[KCBP_CLIP_MAX];
     int na = kcbp_shape_feature(&a->geom, &id, n, fa);
     int nb = kcbp_shape_feature(&b->geom, &b_in_a, kcbp_v3_neg(n), fb);
+    /* With no face on either side, a segment tilted to the normal touches
+     * by its extreme end only (a capsule's or a cylinder's side line seen
+     * at an angle): the support along the normal is that one point. */
+    if (na <= 2 && nb <= 2) {
+        if (na == 2 && fabs(kcbp_v3_dot(n, kcbp_v3_sub(fa[1], fa[0]))) > 1e-6 * kcbp_v3_len(kcbp_v3_sub(fa[1], fa[0]))) {
+            fa[0] = kcbp_v3_dot(n, fa[1]) > kcbp_v3_dot(n, fa[0]) ? fa[1] : fa[0];
+            na = 1;
+        }
+        if (nb == 2 && fabs(kcbp_v3_dot(n, kcbp_v3_sub(fb[1], fb[0]))) > 1e-6 * kcbp_v3_len(kcbp_v3_sub(fb[1], fb[0]))) {
+            fb[0] = kcbp_v3_dot(n, fb[1]) < kcbp_v3_dot(n, fb[0]) ? fb[1] : fb[0];
+            nb = 1;
+        }
+    }
     bool parallel = false;
     if (na == 2 && nb == 2) {
         kcbp_vec3 ea = kcbp_v3_sub(fa[1], fa[0]), eb = kcbp_v3_sub(fb[1], fb[0]);
@@ -541,6 +555,24 @@ static kcbp_vec3 tri_normal(const kcbp_vec3 t[3])
 
 /* ---- a shape and a mesh --------------------------------------------------- */
 
+/* Whether p (the shape's frame) is in shape g, in double: the bisection's
+ * test, which runs where the exact test (kcbp_shape_geom_point_side) would
+ * go to rational arithmetic on every step. A hull takes GJK's. */
+static bool inside_approx(const kcbp_shape_geom *g, kcbp_vec3 p)
+{
+    double r = g->def.radius;
+    switch (g->def.kind) {
+    case KCBP_SHAPE_SPHERE: return kcbp_v3_len2(p) <= r * r;
+    case KCBP_SHAPE_CAPSULE: {
+        double z = fmin(fmax(p.z, -g->half.z), g->half.z);
+        return p.x * p.x + p.y * p.y + (p.z - z) * (p.z - z) <= r * r;
+    }
+    case KCBP_SHAPE_BOX: return fabs(p.x) <= g->half.x && fabs(p.y) <= g->half.y && fabs(p.z) <= g->half.z;
+    case KCBP_SHAPE_CYLINDER: return p.x * p.x + p.y * p.y <= r * r && fabs(p.z) <= g->half.z;
+    default: return kcbp_shape_geom_point_side(g, p, 0) >= 0;
+    }
+}
+
 /* One patch of the mesh's triangles tris[0 .. k) touching the shape. All in
  * A's frame: the shape placed by sp (identity when it is A), the mesh's
  * triangles carried by mp (NULL when it is A). */
@@ -598,8 +630,7 @@ static void shape_patch(const kcbp_model_impl *shape, const kcbp_pose *sp, const
         double lo = 0, hi = 2 * reach + kcbp_v3_len(kcbp_v3_sub(p, centre));
         for (int it = 0; it < 200 && hi - lo > 1e-12 * reach; it++) {
             double m = 0.5 * (lo + hi);
-            if (kcbp_shape_geom_point_side(&shape->geom, kcbp_pose_apply(&inv, kcbp_v3_add(p, kcbp_v3_scale(dir, m))),
-                                           0) >= 0)
+            if (inside_approx(&shape->geom, kcbp_pose_apply(&inv, kcbp_v3_add(p, kcbp_v3_scale(dir, m)))))
                 lo = m;
             else
                 hi = m;
@@ -609,18 +640,20 @@ static void shape_patch(const kcbp_model_impl *shape, const kcbp_pose *sp, const
                             : (cand){p, e, -lo, tris[v / 3], KCBP_SHAPE_FEATURE};
         push(cs, c);
     }
-    if (cs->n == 0) { /* touching an edge: the patch's point nearest the centre */
+    if (cs->n == 0) { /* touching by an edge: a point the triangle and the shape share (GJK) */
         double best = INFINITY;
-        kcbp_vec3 bq = centre;
+        kcbp_vec3 bq = centre, bs = centre;
         uint32_t bt = tris[0];
-        for (size_t i = 0; i < k; i++) {
-            kcbp_vec3 t[3], q;
+        for (size_t i = 0; i < k && best > 0; i++) {
+            kcbp_vec3 t[3], pt, ps;
             tri_in_a(mesh, tris[i], mp, t);
-            double d = kcbp_cp_point_tri(centre, t, &q);
+            kcbp_convex tri = kcbp_convex_polytope(t, 3, NULL, NULL, 0);
+            double d = kcbp_convex_distance_points(&tri, &shape->geom.convex, sp, &pt, &ps, NULL);
             if (d < best)
-                best = d, bq = q, bt = tris[i];
+                best = d, bq = pt, bs = ps, bt = tris[i];
         }
-        push(cs, shape_is_a ? (cand){bq, bq, 0, KCBP_SHAPE_FEATURE, bt} : (cand){bq, bq, 0, bt, KCBP_SHAPE_FEATURE});
+        kcbp_vec3 mid = kcbp_v3_scale(kcbp_v3_add(bq, bs), 0.5); /* one point: they touch (within GJK's band) */
+        push(cs, shape_is_a ? (cand){mid, mid, 0, KCBP_SHAPE_FEATURE, bt} : (cand){mid, mid, 0, bt, KCBP_SHAPE_FEATURE});
     }
 }
 

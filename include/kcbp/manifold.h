@@ -71,10 +71,11 @@
  *         ahead (t >= 0), point_b its first hit on B's behind (t <= 0),
  *         separation = t_b - t_a: how far the two surfaces overlap along
  *         the normal through that point;
- *       - the vertices of the patch's triangles that lie behind the other
- *         side's patch triangles along the normal (B's below A's, A's
- *         above B's: a foot whose bottom is wholly inside A, only its sides
- *         crossing A's surface), paired with that hit.
+ *       - the vertices of the patch's triangles whose nearest hit, on the
+ *         line along the normal, with the other side's patch triangles
+ *         lies ahead of them (B's under A's surface, A's over B's: a foot
+ *         whose bottom is wholly inside A, only its sides crossing A's
+ *         surface), paired with that hit.
  *     Both see the patch's own triangles only: a surface that reaches
  *     deeper than its intersecting triangles' vertices is not seen
  *     (local), and a vertex behind a thin wall may be taken as deep. At

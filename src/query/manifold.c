@@ -394,6 +394,23 @@ static void vindex_range(const vindex *v, kcbp_vec3 p, size_t *lo, size_t *hi)
     *hi = l;
 }
 
+static int cmp_u32(const void *p, const void *q)
+{
+    uint32_t a = *(const uint32_t *)p, b = *(const uint32_t *)q;
+    return (a > b) - (a < b);
+}
+
+/* Sorts v[0 .. n) and drops repeats; returns the new count. */
+static size_t unique_u32(uint32_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_u32);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (w == 0 || v[w - 1] != v[i])
+            v[w++] = v[i];
+    return w;
+}
+
 /* The triangles sharing a vertex with t (t among them), or only t for a
  * shape's side, into out (grown); their count, or SIZE_MAX out of memory. */
 static size_t neighbours(const vindex *v, const kcbp_model_impl *m, uint32_t t, uint32_t **out, size_t *cap)
@@ -424,7 +441,7 @@ static size_t neighbours(const vindex *v, const kcbp_model_impl *m, uint32_t t, 
             (*out)[n++] = v->k[i].tri;
         }
     }
-    return n;
+    return unique_u32(*out, n); /* a neighbour across an edge is listed twice, t three times */
 }
 
 static size_t uf_find(size_t *parent, size_t i)
@@ -659,41 +676,35 @@ static void shape_patch(const kcbp_model_impl *shape, const kcbp_pose *sp, const
 
 /* ---- two meshes ------------------------------------------------------------ */
 
-static int cmp_u32(const void *p, const void *q)
+
+/* A patch triangle in A's frame, with its box in the plane normal to the
+ * patch's normal (axes u, v) for a quick reject of the lines cast along it. */
+typedef struct {
+    kcbp_vec3 v[3];
+    double lo_u, hi_u, lo_v, hi_v;
+    uint32_t id;
+} ptri;
+
+/* The triangles ids[0 .. n) of model m in A's frame into out. */
+static void load_tris(const kcbp_model_impl *m, const kcbp_pose *to_a, const uint32_t *ids, size_t n, ptri *out)
 {
-    uint32_t a = *(const uint32_t *)p, b = *(const uint32_t *)q;
-    return (a > b) - (a < b);
+    for (size_t i = 0; i < n; i++) {
+        tri_in_a(m, ids[i], to_a, out[i].v);
+        out[i].id = ids[i];
+    }
 }
 
-/* Sorts v[0 .. n) and drops repeats; returns the new count. */
-static size_t unique_u32(uint32_t *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_u32);
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        if (w == 0 || v[w - 1] != v[i])
-            v[w++] = v[i];
-    return w;
-}
-
-/* How far B's triangles tb must move along the unit d to clear A's ta (as
+/* How far B's triangles must move along the unit d to clear A's (as
  * vertex sets): max over A's vertices of d . v less min over B's. */
-static double overlap_along(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
-                            const uint32_t *ta, size_t nta, const uint32_t *tb, size_t ntb, kcbp_vec3 d)
+static double overlap_along(const ptri *ta, size_t nta, const ptri *tb, size_t ntb, kcbp_vec3 d)
 {
     double hi = -INFINITY, lo = INFINITY;
-    for (size_t i = 0; i < nta; i++) {
-        kcbp_vec3 T[3];
-        tri_in_a(a, ta[i], NULL, T);
+    for (size_t i = 0; i < nta; i++)
         for (int k = 0; k < 3; k++)
-            hi = fmax(hi, kcbp_v3_dot(d, T[k]));
-    }
-    for (size_t i = 0; i < ntb; i++) {
-        kcbp_vec3 T[3];
-        tri_in_a(b, tb[i], b_in_a, T);
+            hi = fmax(hi, kcbp_v3_dot(d, ta[i].v[k]));
+    for (size_t i = 0; i < ntb; i++)
         for (int k = 0; k < 3; k++)
-            lo = fmin(lo, kcbp_v3_dot(d, T[k]));
-    }
+            lo = fmin(lo, kcbp_v3_dot(d, tb[i].v[k]));
     return hi - lo;
 }
 
@@ -702,23 +713,18 @@ static double overlap_along(const kcbp_model_impl *a, const kcbp_model_impl *b, 
  * the one along which B's patch triangles clear A's by the shortest move
  * (a separating-axis test on the patch's own triangles; ties: the first). */
 #define AXES_MAX 64
-static kcbp_vec3 patch_axis(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
-                            const uint32_t *ta, size_t nta, const uint32_t *tb, size_t ntb, kcbp_vec3 est)
+static kcbp_vec3 patch_axis(const ptri *ta, size_t nta, const ptri *tb, size_t ntb, kcbp_vec3 est)
 {
     kcbp_vec3 best = est;
-    double bo = overlap_along(a, b, b_in_a, ta, nta, tb, ntb, est);
+    double bo = overlap_along(ta, nta, tb, ntb, est);
     size_t nt = nta + ntb, stride = nt > AXES_MAX / 2 ? (nt + AXES_MAX / 2 - 1) / (AXES_MAX / 2) : 1;
     for (size_t i = 0; i < nt; i += stride) {
-        kcbp_vec3 T[3];
-        if (i < nta)
-            tri_in_a(a, ta[i], NULL, T);
-        else
-            tri_in_a(b, tb[i - nta], b_in_a, T);
-        kcbp_vec3 d = unit_or(tri_normal(T), kcbp_v3(0, 0, 0));
+        const ptri *t = i < nta ? &ta[i] : &tb[i - nta];
+        kcbp_vec3 d = unit_or(tri_normal(t->v), kcbp_v3(0, 0, 0));
         if (kcbp_v3_len2(d) == 0)
             continue;
-        for (int s = 0; s < 2; s++, d = kcbp_v3_neg(d)) {
-            double o = overlap_along(a, b, b_in_a, ta, nta, tb, ntb, d);
+        for (int sgn = 0; sgn < 2; sgn++, d = kcbp_v3_neg(d)) {
+            double o = overlap_along(ta, nta, tb, ntb, d);
             if (o < bo)
                 bo = o, best = d;
         }
@@ -726,25 +732,64 @@ static kcbp_vec3 patch_axis(const kcbp_model_impl *a, const kcbp_model_impl *b, 
     return best;
 }
 
+/* Two unit axes normal to the unit n. */
+static void plane_axes(kcbp_vec3 n, kcbp_vec3 *u, kcbp_vec3 *v)
+{
+    kcbp_vec3 e = fabs(n.x) < 0.6 ? kcbp_v3(1, 0, 0) : kcbp_v3(0, 1, 0);
+    *u = unit_or(kcbp_v3_cross(n, e), kcbp_v3(0, 0, 1));
+    *v = kcbp_v3_cross(n, *u);
+}
+
+static void set_boxes(ptri *t, size_t n, kcbp_vec3 u, kcbp_vec3 v, double pad)
+{
+    for (size_t i = 0; i < n; i++) {
+        double a0 = kcbp_v3_dot(u, t[i].v[0]), a1 = kcbp_v3_dot(u, t[i].v[1]), a2 = kcbp_v3_dot(u, t[i].v[2]);
+        double b0 = kcbp_v3_dot(v, t[i].v[0]), b1 = kcbp_v3_dot(v, t[i].v[1]), b2 = kcbp_v3_dot(v, t[i].v[2]);
+        t[i].lo_u = fmin(a0, fmin(a1, a2)) - pad;
+        t[i].hi_u = fmax(a0, fmax(a1, a2)) + pad;
+        t[i].lo_v = fmin(b0, fmin(b1, b2)) - pad;
+        t[i].hi_v = fmax(b0, fmax(b1, b2)) + pad;
+    }
+}
+
+/* The line o + t n against the triangles: mode 0, the largest t >= -eps;
+ * mode 1, the smallest t <= eps; mode 2, the hit of smallest |t| (any
+ * side). Returns false when there is none; *at, *id the hit. */
+static bool cast(kcbp_vec3 o, kcbp_vec3 n, kcbp_vec3 u, kcbp_vec3 v, const ptri *t, size_t nt, int mode, double eps,
+                 double *at, uint32_t *id)
+{
+    double ou = kcbp_v3_dot(u, o), ov = kcbp_v3_dot(v, o), best = mode == 0 ? -INFINITY : INFINITY;
+    bool found = false;
+    for (size_t i = 0; i < nt; i++) {
+        double h;
+        if (ou < t[i].lo_u || ou > t[i].hi_u || ov < t[i].lo_v || ov > t[i].hi_v || !line_tri(o, n, t[i].v, &h))
+            continue;
+        bool better = mode == 0 ? h >= -eps && h > best : mode == 1 ? h <= eps && h < best : fabs(h) < fabs(best);
+        if (better)
+            best = h, *id = t[i].id, found = true;
+    }
+    *at = best;
+    return found;
+}
+
 /* One patch of the contacts idx[0 .. k) of two meshes. Work arrays: ta and
- * tb (k each). */
-static void mesh_patch(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
+ * tb (k ids each) and pt (2 k triangles). false: out of memory. */
+static bool mesh_patch(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
                        const kcbp_contact *c, const size_t *idx, size_t k, double scale, uint32_t *ta, uint32_t *tb,
-                       cands *cs, kcbp_vec3 *normal)
+                       ptri *pt, cands *cs, kcbp_vec3 *normal)
 {
     kcbp_vec3 nsum = kcbp_v3(0, 0, 0), nsum1 = nsum, asum = nsum, bcen = nsum, acen = nsum;
-    size_t npts = 0;
+    cands pts = {0}; /* the intersections' points (pa: the point; fa, fb: the pair) */
     for (size_t i = 0; i < k; i++) {
-        kcbp_vec3 A[3], B[3], pts[KCBP_CONTACT_POINTS_MAX];
+        kcbp_vec3 A[3], B[3], q[KCBP_CONTACT_POINTS_MAX];
         tri_in_a(a, c[idx[i]].a, NULL, A);
         tri_in_a(b, c[idx[i]].b, b_in_a, B);
-        uint32_t m = kcbp_tri_intersection(A, B, pts);
-        npts += m;
+        uint32_t m = kcbp_tri_intersection(A, B, q);
         double w = 0;
         if (m == 2)
-            w = kcbp_v3_len(kcbp_v3_sub(pts[1], pts[0]));
+            w = kcbp_v3_len(kcbp_v3_sub(q[1], q[0]));
         for (uint32_t j = 1; m > 2 && j + 1 < m; j++)
-            w += 0.5 * kcbp_v3_len(kcbp_v3_cross(kcbp_v3_sub(pts[j], pts[0]), kcbp_v3_sub(pts[j + 1], pts[0])));
+            w += 0.5 * kcbp_v3_len(kcbp_v3_cross(kcbp_v3_sub(q[j], q[0]), kcbp_v3_sub(q[j + 1], q[0])));
         kcbp_vec3 na = unit_or(tri_normal(A), kcbp_v3(0, 0, 0)), nb = unit_or(tri_normal(B), kcbp_v3(0, 0, 0));
         kcbp_vec3 d = kcbp_v3_sub(na, nb);
         nsum = kcbp_v3_add(nsum, kcbp_v3_scale(d, w));
@@ -754,79 +799,67 @@ static void mesh_patch(const kcbp_model_impl *a, const kcbp_model_impl *b, const
             acen = kcbp_v3_add(acen, A[j]);
             bcen = kcbp_v3_add(bcen, B[j]);
         }
+        for (uint32_t j = 0; j < m; j++)
+            push(&pts, (cand){q[j], q[j], 0, c[idx[i]].a, c[idx[i]].b});
         ta[i] = c[idx[i]].a;
         tb[i] = c[idx[i]].b;
     }
+    if (pts.nomem) {
+        free(pts.c);
+        return false;
+    }
     kcbp_vec3 est = unit_or(nsum, unit_or(nsum1, unit_or(asum, unit_or(kcbp_v3_sub(bcen, acen), kcbp_v3(0, 0, 1)))));
     size_t nta = unique_u32(ta, k), ntb = unique_u32(tb, k);
-    kcbp_vec3 n = patch_axis(a, b, b_in_a, ta, nta, tb, ntb, est);
+    ptri *pa = pt, *pb = pt + nta;
+    load_tris(a, NULL, ta, nta, pa);
+    load_tris(b, b_in_a, tb, ntb, pb);
+    kcbp_vec3 n = patch_axis(pa, nta, pb, ntb, est), u, v;
     *normal = n;
-    size_t stride = npts > KCBP_MANIFOLD_CANDIDATES_MAX
-                        ? (npts + KCBP_MANIFOLD_CANDIDATES_MAX - 1) / KCBP_MANIFOLD_CANDIDATES_MAX
-                        : 1;
-    double eps = 1e-12 * scale;
-    size_t seen = 0;
+    plane_axes(n, &u, &v);
+    double eps = 1e-12 * scale, pad = 1e-9 * scale;
+    set_boxes(pa, nta, u, v, pad);
+    set_boxes(pb, ntb, u, v, pad);
     cs->n = 0;
-    for (size_t i = 0; i < k; i++) {
-        kcbp_vec3 A[3], B[3], pts[KCBP_CONTACT_POINTS_MAX];
-        tri_in_a(a, c[idx[i]].a, NULL, A);
-        tri_in_a(b, c[idx[i]].b, b_in_a, B);
-        uint32_t m = kcbp_tri_intersection(A, B, pts);
-        for (uint32_t j = 0; j < m; j++, seen++) {
-            if (seen % stride)
-                continue;
-            kcbp_vec3 o = pts[j];
-            double t_a = 0, t_b = 0;
-            for (size_t x = 0; x < nta; x++) {
-                kcbp_vec3 T[3];
-                double at;
-                tri_in_a(a, ta[x], NULL, T);
-                if (line_tri(o, n, T, &at) && at >= -eps && at > t_a)
-                    t_a = at;
-            }
-            for (size_t x = 0; x < ntb; x++) {
-                kcbp_vec3 T[3];
-                double at;
-                tri_in_a(b, tb[x], b_in_a, T);
-                if (line_tri(o, n, T, &at) && at <= eps && at < t_b)
-                    t_b = at;
-            }
-            push(cs, (cand){kcbp_v3_add(o, kcbp_v3_scale(n, t_a)), kcbp_v3_add(o, kcbp_v3_scale(n, t_b)), t_b - t_a,
-                            c[idx[i]].a, c[idx[i]].b});
-        }
+    /* the intersections' points: the surfaces' overlap along n there */
+    size_t stride = pts.n > KCBP_MANIFOLD_CANDIDATES_MAX
+                        ? (pts.n + KCBP_MANIFOLD_CANDIDATES_MAX - 1) / KCBP_MANIFOLD_CANDIDATES_MAX
+                        : 1;
+    for (size_t i = 0; i < pts.n; i += stride) {
+        kcbp_vec3 o = pts.c[i].pa;
+        double t_a, t_b;
+        uint32_t id;
+        if (!cast(o, n, u, v, pa, nta, 0, eps, &t_a, &id))
+            t_a = 0;
+        if (!cast(o, n, u, v, pb, ntb, 1, eps, &t_b, &id))
+            t_b = 0;
+        t_a = fmax(t_a, 0);
+        t_b = fmin(t_b, 0);
+        push(cs, (cand){kcbp_v3_add(o, kcbp_v3_scale(n, t_a)), kcbp_v3_add(o, kcbp_v3_scale(n, t_b)), t_b - t_a,
+                        pts.c[i].fa, pts.c[i].fb});
     }
-    /* The patch triangles' vertices that lie behind the other side's
-     * patch triangles along the normal (B's below A's, A's above B's): the
-     * deepest points its triangles reach (a foot whose bottom is wholly
-     * inside A, only its sides crossing A's surface). */
+    free(pts.c);
+    /* The patch triangles' vertices whose nearest hit along the normal on
+     * the other side's patch triangles is ahead of them (B's under A's
+     * surface, A's over B's): the deepest points its triangles reach (a
+     * foot whose bottom is wholly inside A, only its sides crossing A's
+     * surface). */
     for (int side = 0; side < 2; side++) {
-        const kcbp_model_impl *m = side ? b : a, *o = side ? a : b;
-        const kcbp_pose *mp = side ? b_in_a : NULL, *op = side ? NULL : b_in_a;
-        const uint32_t *mt = side ? tb : ta, *ot = side ? ta : tb;
+        const ptri *mt = side ? pb : pa, *ot = side ? pa : pb;
         size_t nm = side ? ntb : nta, no = side ? nta : ntb;
         size_t vstride = 3 * nm > KCBP_MANIFOLD_CANDIDATES_MAX
                              ? (3 * nm + KCBP_MANIFOLD_CANDIDATES_MAX - 1) / KCBP_MANIFOLD_CANDIDATES_MAX
                              : 1;
-        for (size_t v = 0; v < 3 * nm; v += vstride) {
-            kcbp_vec3 T[3];
-            tri_in_a(m, mt[v / 3], mp, T);
-            kcbp_vec3 w = T[v % 3];
-            double best = INFINITY;
-            uint32_t bt = 0;
-            for (size_t x = 0; x < no; x++) {
-                kcbp_vec3 U[3];
-                double at;
-                tri_in_a(o, ot[x], op, U);
-                /* B's vertex: A's surface ahead (t > 0); A's: B's behind */
-                if (line_tri(w, n, U, &at) && (side ? at > eps : at < -eps) && fabs(at) < fabs(best))
-                    best = at, bt = ot[x];
-            }
-            if (!isfinite(best))
+        for (size_t x = 0; x < 3 * nm; x += vstride) {
+            kcbp_vec3 w = mt[x / 3].v[x % 3];
+            double h;
+            uint32_t id;
+            if (!cast(w, n, u, v, ot, no, 2, eps, &h, &id) || !(side ? h > eps : h < -eps))
                 continue;
-            kcbp_vec3 q = kcbp_v3_add(w, kcbp_v3_scale(n, best));
-            push(cs, side ? (cand){q, w, -best, bt, mt[v / 3]} : (cand){w, q, best, mt[v / 3], bt});
+            kcbp_vec3 q = kcbp_v3_add(w, kcbp_v3_scale(n, h));
+            push(cs, side ? (cand){q, w, -h, id, mt[x / 3].id} : (cand){w, q, h, mt[x / 3].id, id});
         }
     }
+    return true;
 }
 
 /* ---- the query --------------------------------------------------------------- */
@@ -877,16 +910,18 @@ kcbp_status kcbp_manifolds_sized(const kcbp_model *ma, const kcbp_pose *pose_a, 
     out->ncontacts = n;
     if (n == 0) /* a solid inside the other cannot be: collide here is surfaces' */
         goto done;
+    bool shape_mesh = kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b);
     size_t *order = malloc(n * sizeof *order), *start = malloc((n + 2) * sizeof *start);
     uint32_t *ta = malloc(n * sizeof *ta), *tb = malloc(n * sizeof *tb);
-    size_t np = order && start && ta && tb ? group(a, b, cr.contacts, n, order, start) : SIZE_MAX;
+    ptri *pt = shape_mesh ? NULL : malloc(2 * n * sizeof *pt);
+    size_t np = order && start && ta && tb && (pt || shape_mesh) ? group(a, b, cr.contacts, n, order, start) : SIZE_MAX;
     st = KCBP_OK;
     kcbp_pose id = kcbp_pose_identity();
     for (size_t p = 0; np != SIZE_MAX && p < np && st == KCBP_OK; p++) {
         const size_t *idx = order + start[p];
         size_t k = start[p + 1] - start[p];
         kcbp_vec3 nrm;
-        if (kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b)) {
+        if (shape_mesh) {
             bool shape_is_a = kcbp_impl_is_shape(a);
             for (size_t i = 0; i < k; i++)
                 ta[i] = shape_is_a ? cr.contacts[idx[i]].b : cr.contacts[idx[i]].a;
@@ -894,8 +929,8 @@ kcbp_status kcbp_manifolds_sized(const kcbp_model *ma, const kcbp_pose *pose_a, 
                 shape_patch(a, &id, b, &b_in_a, true, ta, k, scale, &cs, &nrm);
             else
                 shape_patch(b, &b_in_a, a, NULL, false, ta, k, scale, &cs, &nrm);
-        } else {
-            mesh_patch(a, b, &b_in_a, cr.contacts, idx, k, scale, ta, tb, &cs, &nrm);
+        } else if (!mesh_patch(a, b, &b_in_a, cr.contacts, idx, k, scale, ta, tb, pt, &cs, &nrm)) {
+            cs.nomem = true;
         }
         kcbp_manifold *m = cs.nomem || cs.n == 0 ? NULL : next_manifold(out);
         if (!m) {
@@ -911,6 +946,7 @@ kcbp_status kcbp_manifolds_sized(const kcbp_model *ma, const kcbp_pose *pose_a, 
     free(start);
     free(ta);
     free(tb);
+    free(pt);
 done:
     if (st != KCBP_OK)
         out->nmanifolds = 0;

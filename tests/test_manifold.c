@@ -401,6 +401,52 @@ static void test_patches(void **state)
     kcbp_model_free(&sbox);
 }
 
+/* An L-shaped prism (its top a fan of four triangles, all sharing a
+ * corner) and a bar laid across both arms over the notch, 0.1 into them:
+ * two patches, though every triangle pair is joined to every other by
+ * shared vertices (the pieces of the intersection are what count). */
+static void test_l_shape(void **state)
+{
+    (void)state;
+    static const double poly[6][2] = {{0, 0}, {3, 0}, {3, 1}, {1, 1}, {1, 3}, {0, 3}};
+    kcbp_vec3 v[12];
+    for (int i = 0; i < 6; i++) {
+        v[i] = kcbp_v3(poly[i][0], poly[i][1], 0);
+        v[6 + i] = kcbp_v3(poly[i][0], poly[i][1], 1);
+    }
+    kcbp_tri t[20];
+    int nt = 0;
+    for (uint32_t i = 1; i + 1 < 6; i++) {
+        t[nt++] = (kcbp_tri){{6, 6 + i, 6 + i + 1}}; /* top, counter-clockwise from above */
+        t[nt++] = (kcbp_tri){{0, i + 1, i}};         /* bottom */
+    }
+    for (uint32_t i = 0; i < 6; i++) {
+        uint32_t j = (i + 1) % 6;
+        t[nt++] = (kcbp_tri){{i, j, 6 + j}};
+        t[nt++] = (kcbp_tri){{i, 6 + j, 6 + i}};
+    }
+    kcbp_model l = {0}, bar = {0};
+    test_model_from_arrays(&l, v, 12, t, (size_t)nt);
+    test_model_box(&bar, kcbp_v3(-1.8, -0.2, -0.3), kcbp_v3(1.8, 0.2, 0.3));
+    kcbp_pose id = kcbp_pose_identity(), pb = at(1.5, 1.5, 1.2, kcbp_v3(0, 0, 1), 135);
+    kcbp_manifold_set s = {0};
+    run(&l, &id, &bar, &pb, &s);
+    assert_int_equal(s.nmanifolds, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const kcbp_manifold *m = &s.manifolds[i];
+        assert_true(near(m->normal, kcbp_v3(0, 0, 1), 1e-9) && fabs(m->depth - 0.1) < 1e-9);
+        assert_int_equal(m->npoints, 4);
+        for (uint32_t k = 0; k < 4; k++) { /* on one arm each: the first along x, the second along y */
+            kcbp_vec3 p = m->points[k].point_a;
+            assert_true(fabs(p.z - 1) < 1e-9 && (p.y <= 1 + 1e-9 || p.x <= 1 + 1e-9));
+        }
+    }
+    check_invariants(&s, (uint32_t)nt, 12, 4);
+    kcbp_manifold_set_free(&s);
+    kcbp_model_free(&l);
+    kcbp_model_free(&bar);
+}
+
 /* Two real meshes at random poses: the invariants, and the points on the
  * surfaces (the exact test of a tiny sphere). */
 static void test_real_meshes(void **state)
@@ -574,7 +620,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_box_on_box),   cmocka_unit_test(test_sphere_and_capsule_on_box),
         cmocka_unit_test(test_cylinder_hull_capsules), cmocka_unit_test(test_two_cube_meshes),
-        cmocka_unit_test(test_patches),
+        cmocka_unit_test(test_patches), cmocka_unit_test(test_l_shape),
         cmocka_unit_test(test_real_meshes), cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_options),
         cmocka_unit_test(test_cli),
     };

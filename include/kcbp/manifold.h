@@ -56,10 +56,13 @@
  *     triangles and the shape share (GJK's; within KCBP_SHAPE_GJK_BAND of
  *     both). feature of the mesh side: the triangle the point came from.
  *   - two meshes: the intersecting triangle pairs (exact, kcbp_collide
- *     with every contact) grouped into patches: two pairs are in one patch
- *     when their triangles in A are the same or share a vertex and so are
- *     their triangles in B (so that two feet of a chair on one big floor
- *     triangle are two patches). A patch's normal is a separating-axis
+ *     with every contact) grouped into patches, the connected pieces of the
+ *     intersection: two pairs are in one patch when their triangles in A
+ *     are the same or share a vertex, so are their triangles in B, and
+ *     their intersections (kcbp_tri_intersection, in A's frame) share a
+ *     point to 1e-9 of the pair's scale (so that two feet of a chair on
+ *     one big floor triangle are two patches, and a bar across both arms
+ *     of an L whose top is a fan of triangles too). A patch's normal is a separating-axis
  *     test on its own triangles: of the axes tried (contact_geom.h's
  *     estimate over its pairs, and the unit normals of its triangles, both
  *     signs, at most 64 sampled evenly), the one along which B's patch

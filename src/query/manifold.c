@@ -27,6 +27,10 @@
  * point to the reduction. */
 #define SEP_REL 1e-9
 #define DUP_REL 1e-9
+/* Two pairs' intersections that come this close (of the pair's scale)
+ * are one curve: far above the rounding of the shared crossing points two
+ * pairs compute from the same edge. */
+#define MEET_REL 1e-9
 
 void kcbp_manifold_options_init(kcbp_manifold_options *o, uint32_t size)
 {
@@ -463,9 +467,23 @@ static int cmp_contact(const void *p, const void *q)
 
 /* Groups the n contacts (sorted by (a, b)) into patches: order[] lists the
  * contacts patch by patch, start[p] .. start[p + 1] the p-th; returns the
- * number of patches, or SIZE_MAX when memory ran out. */
+ * number of patches, or SIZE_MAX when memory ran out. Two contacts are
+ * grouped when their triangles in A are the same or share a vertex, so are
+ * their triangles in B, and, with geom (two meshes: each pair's
+ * intersection), their intersections share a point (to tol): pieces of one
+ * intersection curve, not two contacts that coarse triangles happen to
+ * join. */
+static bool meet(const kcbp_contact_geom *g, const kcbp_contact_geom *h, double tol)
+{
+    for (uint32_t i = 0; i < g->npoints; i++)
+        for (uint32_t j = 0; j < h->npoints; j++)
+            if (kcbp_v3_len2(kcbp_v3_sub(g->points[i], h->points[j])) <= tol * tol)
+                return true;
+    return false;
+}
+
 static size_t group(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_contact *c, size_t n,
-                    size_t *order, size_t *start)
+                    const kcbp_contact_geom *geom, double tol, size_t *order, size_t *start)
 {
     size_t result = SIZE_MAX, *parent = malloc((n + 1) * sizeof *parent), *count = NULL;
     vindex va = {0}, vb = {0};
@@ -486,7 +504,7 @@ static size_t group(const kcbp_model_impl *a, const kcbp_model_impl *b, const kc
             for (size_t y = 0; y < kb; y++) {
                 kcbp_contact key = {na[x], nb[y]};
                 const kcbp_contact *hit = bsearch(&key, c, n, sizeof *c, cmp_contact);
-                if (hit) {
+                if (hit && (!geom || meet(&geom[i], &geom[hit - c], tol))) {
                     size_t r1 = uf_find(parent, i), r2 = uf_find(parent, (size_t)(hit - c));
                     if (r1 != r2)
                         parent[r1 > r2 ? r1 : r2] = r1 < r2 ? r1 : r2;
@@ -914,9 +932,15 @@ kcbp_status kcbp_manifolds_sized(const kcbp_model *ma, const kcbp_pose *pose_a, 
     size_t *order = malloc(n * sizeof *order), *start = malloc((n + 2) * sizeof *start);
     uint32_t *ta = malloc(n * sizeof *ta), *tb = malloc(n * sizeof *tb);
     ptri *pt = shape_mesh ? NULL : malloc(2 * n * sizeof *pt);
-    size_t np = order && start && ta && tb && (pt || shape_mesh) ? group(a, b, cr.contacts, n, order, start) : SIZE_MAX;
-    st = KCBP_OK;
+    /* two meshes: each pair's intersection, for the grouping */
+    kcbp_contact_geom *geom = shape_mesh ? NULL : malloc(n * sizeof *geom);
     kcbp_pose id = kcbp_pose_identity();
+    if (geom) /* in A's frame, where the pair's scale measures rounding */
+        kcbp_contact_geometry(ma, &id, mb, &b_in_a, cr.contacts, n, geom, NULL);
+    size_t np = order && start && ta && tb && (shape_mesh || (pt && geom))
+                    ? group(a, b, cr.contacts, n, geom, MEET_REL * scale, order, start)
+                    : SIZE_MAX;
+    st = KCBP_OK;
     for (size_t p = 0; np != SIZE_MAX && p < np && st == KCBP_OK; p++) {
         const size_t *idx = order + start[p];
         size_t k = start[p + 1] - start[p];
@@ -947,6 +971,7 @@ kcbp_status kcbp_manifolds_sized(const kcbp_model *ma, const kcbp_pose *pose_a, 
     free(ta);
     free(tb);
     free(pt);
+    free(geom);
 done:
     if (st != KCBP_OK)
         out->nmanifolds = 0;

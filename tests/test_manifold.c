@@ -316,6 +316,33 @@ static void test_two_cube_meshes(void **state)
         assert_true(on_model(&a, &pa, m->points[i].point_a, 1e-9));
         assert_true(on_model(&b, &pb, m->points[i].point_b, 1e-9));
     }
+    /* the pair moved by rigid motions: the manifold moves with it */
+    test_rng rng = {5};
+    for (int t = 0; t < 20; t++) {
+        kcbp_pose w = test_random_pose(&rng, 3), wa = kcbp_pose_mul(&w, &pa), wb = kcbp_pose_mul(&w, &pb);
+        kcbp_manifold_set s2 = {0};
+        run(&a, &wa, &b, &wb, &s2);
+        assert_int_equal(s2.nmanifolds, 1);
+        const kcbp_manifold *m2 = &s2.manifolds[0];
+        assert_true(near(m2->normal, kcbp_mat3_mul_v3(&w.rot, m->normal), 1e-9));
+        assert_true(fabs(m2->depth - m->depth) < 1e-9);
+        assert_int_equal(m2->npoints, 4);
+        for (uint32_t i = 0; i < 4; i++) {
+            bool found = false;
+            for (uint32_t j = 0; j < 4 && !found; j++)
+                found = near(m2->points[j].point_a, kcbp_pose_apply(&w, m->points[i].point_a), 1e-9);
+            if (!found) {
+                kcbp_pose inv = kcbp_pose_inverse(&w);
+                for (uint32_t j = 0; j < 4; j++) {
+                    kcbp_vec3 q = kcbp_pose_apply(&inv, m2->points[j].point_a), r = m->points[j].point_a;
+                    print_message("t %d: %g %g %g sep %g | %g %g %g sep %g\n", t, q.x, q.y, q.z, m2->points[j].separation, r.x, r.y, r.z, m->points[j].separation);
+                }
+            }
+            assert_true(found);
+        }
+        check_invariants(&s2, 12, 12, 6);
+        kcbp_manifold_set_free(&s2);
+    }
     /* resting exactly face to face: separation 0 */
     pb = move(0.2, 0.3, 1);
     run(&a, &pa, &b, &pb, &s);

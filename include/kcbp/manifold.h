@@ -86,7 +86,9 @@
  *     vertices of each side are tried (sampled evenly). feature_a,
  *     feature_b: the triangles the point came from.
  * Then the candidates of a patch are reduced to max_points (Box2D's and
- * Bullet's rule): the deepest, the farthest from it, the one that makes
+ * Bullet's rule): the deepest (of those within 1e-9 of the pair's scale
+ * of it, the farthest from the candidates' centre), the farthest from it,
+ * the one that makes
  * the largest triangle with those two, the one that makes the largest
  * quadrilateral (distances and areas of the points' midpoints in the
  * plane normal to the normal; of candidates within 1e-9 of the pair's

@@ -114,6 +114,23 @@ static uint32_t reduce(const cand *c, size_t n, kcbp_vec3 nrm, uint32_t maxp, do
     for (size_t i = 1; i < n; i++)
         if (c[i].sep < c[i0].sep)
             i0 = i;
+    /* Of the deepest to lin (a face resting on a face: all of them), the
+     * farthest from the candidates' centre, so that rounding does not
+     * choose a point in the middle of an edge. */
+    kcbp_vec3 cen = kcbp_v3(0, 0, 0);
+    for (size_t i = 0; i < n; i++)
+        cen = kcbp_v3_add(cen, mid(&c[i]));
+    cen = kcbp_v3_scale(cen, 1.0 / (double)n);
+    double far = -1, floor_sep = c[i0].sep + lin;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].sep > floor_sep)
+            continue;
+        kcbp_vec3 d = kcbp_v3_sub(mid(&c[i]), cen);
+        d = kcbp_v3_sub(d, kcbp_v3_scale(nrm, kcbp_v3_dot(d, nrm)));
+        double dl = kcbp_v3_len(d);
+        if (dl > far + lin)
+            far = dl, i0 = i;
+    }
     pick[0] = i0;
     if (maxp < 2)
         return 1;

@@ -88,11 +88,10 @@
  * Then the candidates of a patch are reduced to max_points (Box2D's and
  * Bullet's rule): the deepest (of those within 1e-9 of the pair's scale
  * of it, the farthest from the candidates' centre), the farthest from it,
- * the one that makes
- * the largest triangle with those two, the one that makes the largest
- * quadrilateral (distances and areas of the points' midpoints in the
- * plane normal to the normal; of candidates within 1e-9 of the pair's
- * scale of the best, the deepest).
+ * the one that makes the largest triangle with those two, the one that
+ * makes the largest quadrilateral (distances and areas of the points'
+ * midpoints in the plane normal to the normal; of candidates within 1e-9
+ * of the pair's scale of the best, the deepest).
  *
  * Growable structs (the 1.x rule, signed_distance.h): options are made by
  * kcbp_manifold_options_default(), which records sizeof in options.size;

@@ -20,27 +20,31 @@
  *     exact, as kcbp_collide decides them (collide.h): a manifold exists
  *     for every patch of contacts and for nothing else;
  *   - normals, depths, points and separations are constructions in double:
- *     estimates for response, with the two exceptions below.
+ *     estimates for response, but for the normal and depth of two convex
+ *     shapes (below).
  *
  * How each pair is done:
  *   - two convex shapes (spheres, capsules, boxes, cylinders, hulls): one
  *     manifold. Its normal and depth are the exact convex depth's
  *     (kcbp_signed_distance's, within KCBP_SDIST_CONVEX_REL_TOL; depth_exact
- *     says so). Its points: the face of each shape that faces the other
- *     (a box's face, a capsule's segment, a sphere's point, a cylinder's
- *     cap as 8 rim points or its side as a segment, a hull's vertices
- *     within 1e-6 of its support) are clipped, the one with more points
- *     (the reference) against the other's (the incident, Box2D's
- *     b2ClipPolygons); each kept point of the incident feature is paired
- *     with the point of the reference face's plane on its line along the
- *     normal, and kept when its separation is at most 1e-9 of the pair's
- *     scale. A sphere, a capsule seen end on, or two crossed segments:
- *     one point pair on a line along the normal: through the point
- *     feature (separation -depth), or where the two segments cross seen
- *     along the normal (the closest points of their projections on the
- *     plane normal to it; separation the difference of the segments'
- *     heights there, -depth up to rounding). Features:
- *     KCBP_SHAPE_FEATURE.
+ *     says so). Its points: the feature of each shape that faces the
+ *     other (a box's face, a capsule's segment, a sphere's point, a
+ *     cylinder's cap as 8 rim points or its side as a segment, a hull's
+ *     vertices within 1e-6 of its reach of its support) are clipped
+ *     (Box2D's b2ClipPolygons): the incident feature against the side
+ *     planes of the reference one (of two faces, the one whose own normal
+ *     is nearer the normal, A's on a tie; else the one with more points);
+ *     each kept point of the incident feature is paired with the point of
+ *     the reference face's plane on its line along the normal, and kept
+ *     when its separation is at most 1e-9 of the pair's scale. With no
+ *     face on either side, a segment tilted to the normal by more than
+ *     1e-6 counts as its extreme end; then a sphere, a capsule seen end
+ *     on, or two crossed segments give one point pair on a line along the
+ *     normal: through the point feature (separation -depth), or where the
+ *     two segments cross seen along the normal (the closest points of
+ *     their projections on the plane normal to it; separation the
+ *     difference of the segments' heights there, -depth up to rounding).
+ *     Features: KCBP_SHAPE_FEATURE.
  *   - a shape and a mesh: the mesh triangles the shape touches (exact,
  *     kcbp_collide), grouped into patches by adjacency (triangles sharing
  *     a vertex, vertices identified by their coordinates). A patch's normal

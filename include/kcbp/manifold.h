@@ -52,7 +52,8 @@
  *     toward the shape's centre (no orientation needed), pointing A toward
  *     B. Its points: the shape's face toward the mesh (as above), each
  *     point carried along the normal onto the patch's triangles (the
- *     nearest hit on that line); and the patch's mesh vertices inside the
+ *     nearest hit on that line; kept when its separation is at most 1e-9
+ *     of the pair's scale); and the patch's mesh vertices inside the
  *     shape (the exact point test), each carried along the normal to the
  *     shape's surface (bisection on the same test in double, to 1e-12 of
  *     the shape's size). A patch none of whose points is found (a shape

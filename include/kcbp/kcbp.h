@@ -49,6 +49,7 @@
 #include "solid.h"
 #include "self.h"
 #include "contact_geom.h"
+#include "manifold.h"
 #include "broadphase.h"
 #include "scene.h"
 #include "world.h"

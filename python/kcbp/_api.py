@@ -963,7 +963,7 @@ def _cbp_report(res):
     if res.cbp_distance > 0:
         c["point_a"], c["point_b"] = _vec(res.cbp_point_a), _vec(res.cbp_point_b)
     else:
-        c["depth"] = res.cbp_depth
+        c["overlap_depth"] = res.cbp_depth  # the k-CBPs', named as the CLI names it
         c["direction"] = _vec(res.cbp_direction)
         c["depth_exact"] = bool(res.cbp_depth_exact)
     c["gjk_iterations"] = res.cbp_gjk_iterations

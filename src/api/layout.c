@@ -8,6 +8,7 @@
 #include <kcbp/contact_geom.h>
 #include <kcbp/distance.h>
 #include <kcbp/error.h>
+#include <kcbp/manifold.h>
 #include <kcbp/mesh.h>
 #include <kcbp/pose.h>
 #include <kcbp/scene.h>
@@ -104,6 +105,14 @@ static const layout_entry entries[] = {
     F(kcbp_signed_distance_result, lower_center), F(kcbp_signed_distance_result, lower_radius_a),
     F(kcbp_signed_distance_result, lower_radius_b), F(kcbp_signed_distance_result, steps),
     F(kcbp_signed_distance_result, ms),
+    S(kcbp_manifold_options), F(kcbp_manifold_options, size), F(kcbp_manifold_options, max_points),
+    F(kcbp_manifold_options, use_cbp),
+    S(kcbp_manifold_point), F(kcbp_manifold_point, point_a), F(kcbp_manifold_point, point_b),
+    F(kcbp_manifold_point, separation), F(kcbp_manifold_point, feature_a), F(kcbp_manifold_point, feature_b),
+    S(kcbp_manifold), F(kcbp_manifold, normal), F(kcbp_manifold, depth), F(kcbp_manifold, npoints),
+    F(kcbp_manifold, points), F(kcbp_manifold, ncontacts), F(kcbp_manifold, depth_exact),
+    S(kcbp_manifold_set), F(kcbp_manifold_set, collide), F(kcbp_manifold_set, manifolds),
+    F(kcbp_manifold_set, nmanifolds), F(kcbp_manifold_set, capacity), F(kcbp_manifold_set, ncontacts),
 };
 
 bool kcbp_layout(const char *name, size_t *offset, size_t *size)

@@ -7,17 +7,31 @@ setuptools' own (build/python/temp.*/libkcbp, under the tree's build/, which
 `make clean` removes; nothing else of the source tree is written), and the shared
 library it makes is copied into the package beside its Python files, where
 kcbp/_lib.py looks first. The wheel holds no Python extension (ctypes), so
-it is tagged py3-none-<platform>: any Python 3 on that platform, with the
-system's qhull_r, libcjson and gmp (README.md, "Python").
+it is tagged py3-none-<platform>: any Python 3 on that platform.
+
+The library is stripped, and the shared libraries it needs beyond the C
+library's own (libc, libm, ...: the manylinux set) -- qhull_r, cJSON, GMP --
+are bundled beside it the way `auditwheel repair` does it: copied into
+kcbp/.libs/ under names of their own (name-<hash>.so.N, so that another copy
+of the same library loaded in the process is never mistaken for ours, nor
+ours for it), libkcbp's DT_NEEDED entries renamed to match and its run path
+set to $ORIGIN/.libs (patchelf), with each bundled library's licence
+(Debian's copyright file of its package) in kcbp/.libs/licenses/. The
+wheel then loads where none of those libraries is installed.
 
 Environment: KCBP_BUILD_JOBS (make's -j, default: the number of CPUs), MAKE,
-CC, OPT (passed to make when set).
+CC, OPT (passed to make when set); KCBP_BUNDLE: "1" bundles (an error
+without patchelf), "0" does not (the library then needs the system's
+qhull_r, cJSON and GMP), unset: bundles when patchelf is found; STRIP,
+PATCHELF (the tools).
 """
 import glob
+import hashlib
 import os
 import re
 import shutil
 import subprocess
+import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -52,6 +66,92 @@ def built_library(where, version):
     return max(found, key=os.path.getmtime)
 
 
+# The libraries every Linux x86-64 system has (the manylinux policy's set):
+# never bundled.
+SYSTEM_LIBS = ("libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libgcc_s.so.1",
+               "libstdc++.so.6", "libutil.so.1", "libresolv.so.2", "ld-linux-x86-64.so.2", "linux-vdso.so.1")
+
+
+def needed(lib):
+    """The DT_NEEDED entries of lib and where the loader finds them (ldd)."""
+    out = subprocess.run(["ldd", lib], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*(\S+) => (\S+) \(", line)
+        if m:
+            found[m.group(1)] = m.group(2)
+        elif "=> not found" in line:
+            raise RuntimeError("kcbp: %s needs %s, which the loader cannot find" % (lib, line.split()[0]))
+    return found
+
+
+def licence_of(path):
+    """Debian's copyright file of the package that ships path, or None."""
+    real = os.path.realpath(path)
+    for p in (real, path, real.replace("/lib/", "/usr/lib/", 1) if real.startswith("/lib/") else real):
+        try:
+            out = subprocess.run(["dpkg", "-S", p], capture_output=True, text=True)
+        except OSError:
+            return None
+        if out.returncode == 0:
+            pkg = out.stdout.split(":")[0].strip()
+            f = os.path.join("/usr/share/doc", pkg, "copyright")
+            if os.path.isfile(f):
+                return pkg, f
+    return None
+
+
+def bundle(lib, dest, announce):
+    """Strips lib and bundles its non-system shared libraries in
+    dest/.libs (see the module's docstring). Returns the bundled names."""
+    strip = os.environ.get("STRIP", "strip")
+    subprocess.check_call([strip, "--strip-unneeded", lib])
+    mode = os.environ.get("KCBP_BUNDLE")
+    patchelf = shutil.which(os.environ.get("PATCHELF", "patchelf"))
+    if mode == "0":
+        return []
+    if not patchelf:
+        if mode == "1":
+            raise RuntimeError("kcbp: KCBP_BUNDLE=1 needs patchelf (Debian: apt-get install patchelf)")
+        announce("kcbp: patchelf not found: the library is not bundled with qhull_r, cJSON and GMP (the "
+                 "package then needs the system's)", level=3)
+        return []
+    libs_dir = os.path.join(dest, ".libs")
+    shutil.rmtree(libs_dir, ignore_errors=True)
+    os.makedirs(os.path.join(libs_dir, "licenses"))
+    bundled = []
+    for soname, path in sorted(needed(lib).items()):
+        if soname in SYSTEM_LIBS or soname.startswith(("libc.", "libm.", "ld-linux")):
+            continue
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:8]
+        stem, _, ver = soname.partition(".so")
+        new = "%s-%s.so%s" % (stem, digest, ver)
+        target = os.path.join(libs_dir, new)
+        shutil.copyfile(path, target)
+        os.chmod(target, 0o755)
+        subprocess.check_call([strip, "--strip-unneeded", target])
+        subprocess.check_call([patchelf, "--set-soname", new, target])
+        subprocess.check_call([patchelf, "--set-rpath", "$ORIGIN", target])
+        subprocess.check_call([patchelf, "--replace-needed", soname, new, lib])
+        lic = licence_of(path)
+        if lic:
+            shutil.copyfile(lic[1], os.path.join(libs_dir, "licenses", "%s.copyright" % lic[0]))
+        else:
+            announce("kcbp: no licence file found for %s (%s)" % (soname, path), level=3)
+        bundled.append((soname, new))
+        announce("kcbp: bundled %s as .libs/%s" % (soname, new), level=2)
+    # The bundled libraries' own non-system needs (none for qhull_r, cJSON
+    # and GMP today) would be missing: refuse rather than ship a wheel that
+    # fails elsewhere.
+    for _, new in bundled:
+        for soname in needed(os.path.join(libs_dir, new)):
+            if soname not in SYSTEM_LIBS and not soname.startswith(("libc.", "libm.", "ld-linux")):
+                raise RuntimeError("kcbp: bundled %s needs %s too, which is not bundled" % (new, soname))
+    subprocess.check_call([patchelf, "--set-rpath", "$ORIGIN/.libs", lib])
+    return bundled
+
+
 class BuildPyWithLibrary(build_py):
     """build_py, then `make shared` into a build folder and the library into
     the package."""
@@ -75,7 +175,9 @@ class BuildPyWithLibrary(build_py):
         os.makedirs(dest, exist_ok=True)
         for old in glob.glob(os.path.join(dest, "libkcbp.so*")):
             os.remove(old)
-        shutil.copy2(lib, os.path.join(dest, os.path.basename(lib)))
+        target = os.path.join(dest, os.path.basename(lib))
+        shutil.copy2(lib, target)
+        bundle(target, dest, self.announce)
 
 
 class EggInfoInBuild(egg_info):

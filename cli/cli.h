@@ -164,6 +164,10 @@ void kcbp_cli_null_shape_indices(char *line);
  * (pair_query.c). */
 kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
                                 kcbp_timings *t, kcbp_error *err);
+/* The same, building a closed mesh as a solid when solid_if_closed (an
+ * open one as a surface). */
+kcbp_status kcbp_cli_load_model_as(const char *path, const kcbp_model_options *opts, bool solid_if_closed,
+                                   kcbp_model *model, kcbp_timings *t, kcbp_error *err);
 
 /* A pair query's command line (kcbp collide, kcbp distance, kcbp sweep). */
 typedef struct {
@@ -173,6 +177,7 @@ typedef struct {
     const char *poses_file;              /* --poses (sweep: --sweeps), or NULL */
     int poses_per_line;                  /* 2 for sweeps (from and to), else 1 */
     const kcbp_model_options *model;
+    bool solid_if_closed;                /* build a closed mesh as a solid (kcbp distance --signed) */
 } kcbp_cli_pair_args;
 
 /* The loaded pair, as an answer sees it. */

@@ -8,7 +8,7 @@
 #include "view.h"
 
 static const char collide_help[] =
-    "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all]\n"
+    "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all|manifold]\n"
     "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N] [--margin D]\n"
     "                    [--solid] [--geometry] [--export DIR|FILE.glb] [--html FILE] [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
@@ -28,7 +28,12 @@ static const char collide_help[] =
     "                           answered by one JSON line as soon as it is read ('-':\n"
     "                           standard input)\n"
     "  --contacts MODE          none: the answer only; first (default): one contact pair;\n"
-    "                           all: every pair of intersecting triangles\n"
+    "                           all: every pair of intersecting triangles; manifold: the\n"
+    "                           contacts grouped into patches, \"manifolds\": [{\"normal\" (A\n"
+    "                           toward B), \"depth\", \"points\": [{\"point_a\", \"point_b\",\n"
+    "                           \"separation\", \"feature_a\", \"feature_b\"}]}] (at most 4 points\n"
+    "                           each, world frame; estimates, see kcbp/manifold.h), instead\n"
+    "                           of \"contacts\"\n"
     "  --max-contacts N         list at most N contacts per answer (default 100000); an\n"
     "                           answer with more says \"truncated\": true and \"contacts_found\"\n"
     "  -k N                     planes of each mesh's k-CBP (default 16, 4 to 4096)\n"
@@ -76,7 +81,10 @@ static const char collide_help[] =
     "origin of its own frame, axis along z (FCL's conventions); a file so named is\n"
     "./sphere:1. Shapes are solids (a mesh inside one collides with it), meshes are\n"
     "surfaces; the shape's side of a contact is null, and the report describes it\n"
-    "(\"b\": {\"shape\": \"capsule\", \"radius\": R, \"length\": L}).\n"
+    "(\"b\": {\"shape\": \"capsule\", \"radius\": R, \"length\": L}). Two shapes that collide\n"
+    "also get their penetration \"depth\", its unit \"normal\" (A toward B: moving B by\n"
+    "depth * normal separates them) and \"point_a\", \"point_b\" on their surfaces.\n"
+    "\"cbp\": {\"overlap_depth\"} is the k-CBPs' overlap, not the meshes' depth.\n"
     "\n"
     "Triangles that only touch (at a point or along an edge) count as colliding.\n"
     "Contacts are [triangle of A, triangle of B], 0-based in file order after\n"
@@ -96,6 +104,7 @@ typedef struct {
     long max_contacts; /* --max-contacts */
     double margin;    /* --margin (< 0: none) */
     bool geometry;    /* --geometry */
+    bool manifold;    /* --contacts manifold (opts.contacts is then none: the manifolds find their own) */
     const char *export_dir; /* --export DIR, or NULL */
     const char *export_glb; /* --export FILE.glb, or NULL */
     const char *html;       /* --html FILE, or NULL */
@@ -169,8 +178,12 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
                 args->opts.contacts = KCBP_CONTACTS_FIRST;
             else if (!strcmp(optarg, "all"))
                 args->opts.contacts = KCBP_CONTACTS_ALL;
+            else if (!strcmp(optarg, "manifold"))
+                args->opts.contacts = KCBP_CONTACTS_NONE; /* kcbp_manifolds lists them (see pose_line) */
             else
-                return kcbp_cli_usage_error("collide", "--contacts takes none, first or all, not '%s'", optarg);
+                return kcbp_cli_usage_error("collide", "--contacts takes none, first, all or manifold, not '%s'",
+                                            optarg);
+            args->manifold = !strcmp(optarg, "manifold");
             break;
         default: return kcbp_cli_bad_option("collide", c, argv);
         }
@@ -178,6 +191,8 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     int rc = kcbp_cli_pair_paths("collide", argc, argv, args->opts.use_cbp, &args->pair, &args->model);
     if (rc != KCBP_EXIT_OK)
         return rc;
+    if (args->geometry && args->manifold)
+        return kcbp_cli_usage_error("collide", "--geometry takes --contacts first or all, not manifold");
     if (args->geometry && args->opts.contacts == KCBP_CONTACTS_NONE)
         return kcbp_cli_usage_error("collide", "--geometry needs --contacts first or all");
     if (args->geometry && (kcbp_cli_is_shape(args->pair.path_a) || kcbp_cli_is_shape(args->pair.path_b)))
@@ -193,10 +208,12 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
     return KCBP_EXIT_OK;
 }
 
-/* --geometry's per-contact buffer, grown as needed and kept across poses. */
+/* --geometry's per-contact buffer, grown as needed and kept across poses,
+ * and --contacts manifold's set (its array reused likewise). */
 typedef struct {
     kcbp_contact_geom *geom;
     size_t cap;
+    kcbp_manifold_set manifolds;
 } geom_buffer;
 
 /* One pose's line: only what was asked (no contact list with --contacts
@@ -204,7 +221,9 @@ typedef struct {
  * poses file only), at most max_contacts contacts. index < 0: single pose.
  * With --margin, a pair that does not touch but is within the margin
  * collides too ("decided_by": "margin"; kcbp_distance bounded by the
- * margin decides it). NULL with *err set on failure. */
+ * margin decides it). With --contacts manifold, the manifolds
+ * (kcbp_manifolds); for two colliding shapes, their depth
+ * (kcbp_signed_distance). NULL with *err set on failure. */
 static char *pose_line(const kcbp_collide_result *result, const collide_args *args, const kcbp_model *a,
                        const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
                        const kcbp_timings *times, long index, geom_buffer *gb, kcbp_error *err)
@@ -223,6 +242,25 @@ static char *pose_line(const kcbp_collide_result *result, const collide_args *ar
     }
     if (args->geometry)
         kcbp_contact_geometry(a, pose_a, b, pose_b, result->contacts, result->ncontacts, gb->geom, &summary);
+    if (args->manifold) {
+        kcbp_manifold_options mo = kcbp_manifold_options_default();
+        mo.use_cbp = args->opts.use_cbp;
+        if (kcbp_manifolds(a, pose_a, b, pose_b, &mo, &gb->manifolds, err) != KCBP_OK)
+            return NULL;
+    }
+    /* Two shapes that collide: their exact convex depth (cheap: closed
+     * forms, the box axes or EPA). Meshes have none here: their depth is a
+     * bracket (kcbp_signed_distance), too slow for every answer. */
+    kcbp_signed_distance_result sd;
+    bool shapes_depth = result->collide && kcbp_model_shape(a, NULL) && kcbp_model_shape(b, NULL);
+    if (shapes_depth) {
+        kcbp_signed_distance_options so = kcbp_signed_distance_options_default();
+        so.use_cbp = args->opts.use_cbp;
+        if (kcbp_signed_distance(a, pose_a, b, pose_b, &so, &sd, err) != KCBP_OK)
+            return NULL;
+        shapes_depth = sd.status == KCBP_SDIST_PENETRATING || sd.status == KCBP_SDIST_BRACKETED ||
+                       sd.status == KCBP_SDIST_TOUCHING;
+    }
     kcbp_report_margin margin = {.d = args->margin, .within = result->collide, .distance = 0};
     if (args->margin >= 0 && !result->collide) {
         kcbp_distance_options o = kcbp_distance_options_default();
@@ -242,7 +280,9 @@ static char *pose_line(const kcbp_collide_result *result, const collide_args *ar
                                       .margin = args->margin >= 0 ? &margin : NULL,
                                       .solid = args->opts.solid,
                                       .geometry = args->geometry ? gb->geom : NULL,
-                                      .summary = args->geometry ? &summary : NULL};
+                                      .summary = args->geometry ? &summary : NULL,
+                                      .manifolds = args->manifold ? &gb->manifolds : NULL,
+                                      .depth = shapes_depth ? &sd : NULL};
     char *line = kcbp_report_collide_line(result, a, b, times, &ro);
     if (!line)
         kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the report");
@@ -383,5 +423,6 @@ int kcbp_cli_collide(int argc, char **argv)
     kcbp_pair_cache_free(run.cache);
     kcbp_collide_result_free(&run.result);
     free(run.gb.geom);
+    kcbp_manifold_set_free(&run.gb.manifolds);
     return rc;
 }

@@ -3,7 +3,10 @@
  *   STEM.ply      the mesh's triangles in the world frame, ASCII PLY with
  *                 double coordinates (exact: kcbp reads them back bit for
  *                 bit) and a colour per face: contact triangles red, the
- *                 rest grey;
+ *                 rest grey; the vertices of contact triangles are red too
+ *                 (assimp, and so Blender's importer, drop face colours and
+ *                 keep vertex colours: the contacts then show, shaded into
+ *                 their neighbours);
  *   STEM_cbp.obj  its k-CBP in the world frame (as kcbp cbp -o writes it),
  *                 when the model has one.
  * MeshLab and Blender open both. The library never writes files of its
@@ -108,18 +111,32 @@ static kcbp_status write_ply(const char *path, const kcbp_cli_export_object *o, 
     fprintf(f,
             "ply\nformat ascii 1.0\ncomment kcbp: posed in the world frame; contact triangles red\n%s"
             "element vertex %u\nproperty double x\nproperty double y\nproperty double z\n"
+            "property uchar red\nproperty uchar green\nproperty uchar blue\n"
             "element face %u\nproperty list uchar int vertex_indices\n"
             "property uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n",
             kcbp_model_shape(o->model, NULL) ? "comment kcbp: a shape, tessellated for display only (queries use the "
                                                "exact shape)\n"
                                              : "",
             nv, nt);
+    uint8_t *red = o->marked ? calloc(nv ? nv : 1, 1) : NULL;
+    if (o->marked && !red) {
+        fclose(f);
+        kcbp_cli_partial_end(path);
+        remove(path);
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "--export: out of memory");
+    }
+    for (uint32_t t = 0; red && t < nt; t++)
+        if (o->marked[t])
+            red[mt[t].v[0]] = red[mt[t].v[1]] = red[mt[t].v[2]] = 1;
     for (uint32_t i = 0; i < nv; i++) {
         kcbp_vec3 v = kcbp_pose_apply(o->pose, mv[i]);
+        const unsigned char *c = red && red[i] ? contact_rgb : plain_rgb;
         put_coord(f, v.x, ' ');
         put_coord(f, v.y, ' ');
-        put_coord(f, v.z, '\n');
+        put_coord(f, v.z, ' ');
+        fprintf(f, "%u %u %u\n", c[0], c[1], c[2]);
     }
+    free(red);
     for (uint32_t t = 0; t < nt; t++) {
         const unsigned char *c = o->marked && o->marked[t] ? contact_rgb : plain_rgb;
         const uint32_t *v = mt[t].v;

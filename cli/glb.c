@@ -14,7 +14,8 @@
  * - The k-CBPs are extra nodes named "NAME k-CBP" (translucent), after every
  *   object's node, so that reading the file back numbers the objects'
  *   triangles first; a distance's closest points are empty nodes ("closest
- *   point a", "closest point b") placed at them.
+ *   point a", "closest point b") placed at them, and their segment a line
+ *   (mode 1: "closest points segment"), which viewers draw.
  * - The default scene holds them all, with the answer's JSON under its
  *   extras.kcbp.
  * Laid out as the spec asks: chunks padded to 4 bytes (JSON with spaces, BIN
@@ -215,11 +216,11 @@ static int object_material(glb *g, const kcbp_view_object *o)
     return material(g, o->color, o->style == KCBP_VIEW_GHOST ? 0.3 : 1, name);
 }
 
-static cJSON *primitive(int pos, int ind, int mat)
+static cJSON *primitive(int pos, int ind, int mat, int mode)
 {
     cJSON *p = cJSON_CreateObject(), *a = p ? cJSON_AddObjectToObject(p, "attributes") : NULL;
     if (!a || !cJSON_AddNumberToObject(a, "POSITION", pos) || !cJSON_AddNumberToObject(p, "indices", ind) ||
-        !cJSON_AddNumberToObject(p, "material", mat) || !cJSON_AddNumberToObject(p, "mode", 4)) {
+        !cJSON_AddNumberToObject(p, "material", mat) || !cJSON_AddNumberToObject(p, "mode", mode)) {
         cJSON_Delete(p);
         return NULL;
     }
@@ -231,7 +232,7 @@ static int add_mesh(glb *g, const char *name, int pos, const int *ind, const int
     cJSON *m = cJSON_CreateObject(), *prims = m ? cJSON_AddArrayToObject(m, "primitives") : NULL;
     g->failed |= !prims || !cJSON_AddStringToObject(m, "name", name);
     for (int i = 0; prims && i < nprim; i++) {
-        cJSON *p = primitive(pos, ind[i], mat[i]);
+        cJSON *p = primitive(pos, ind[i], mat[i], 4); /* triangles */
         if (!p || !cJSON_AddItemToArray(prims, p)) {
             cJSON_Delete(p);
             g->failed = true;
@@ -454,6 +455,23 @@ kcbp_status kcbp_glb_write(const char *path, const kcbp_view *v, kcbp_error *err
     if (st == KCBP_OK && v->has_points) {
         add_node(&g, "closest point a", -1, NULL, &v->point_a);
         add_node(&g, "closest point b", -1, NULL, &v->point_b);
+        /* Their segment as a line (mode 1): viewers draw no empty node. */
+        kcbp_vec3 ends[2] = {v->point_a, v->point_b};
+        int pos = -1;
+        if ((st = add_positions(&g, ends, NULL, 2, &pos, err)) == KCBP_OK) {
+            static const uint32_t line[2] = {0, 1};
+            int ind = add_indices(&g, line, 2);
+            int mat = material(&g, KCBP_VIEW_POINTS_RGB, 1, "kcbp closest points");
+            cJSON *m = cJSON_CreateObject(), *prims = m ? cJSON_AddArrayToObject(m, "primitives") : NULL;
+            cJSON *prim = primitive(pos, ind, mat, 1);
+            if (prims && prim && cJSON_AddItemToArray(prims, prim))
+                prim = NULL; /* the mesh holds it */
+            else
+                g.failed = true;
+            cJSON_Delete(prim);
+            g.failed |= !m || !cJSON_AddStringToObject(m, "name", "closest points segment");
+            add_node(&g, "closest points segment", add_item(&g, g.meshes, m), NULL, NULL);
+        }
     }
     if (st != KCBP_OK)
         goto done;

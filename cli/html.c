@@ -213,6 +213,17 @@ static char *build(const kcbp_view *v, blob *b)
         kcbp_jl_close(&w, '}');
     }
     kcbp_jl_close(&w, ']');
+    if (v->npath > 1) {
+        kcbp_jl_key(&w, "path");
+        kcbp_jl_open(&w, '[');
+        for (uint32_t k = 0; k < v->npath; k++) {
+            kcbp_vec3 q = kcbp_v3_scale(kcbp_v3_sub(v->path[k], world.c), 1 / world.s);
+            kcbp_jl_double(&w, q.x);
+            kcbp_jl_double(&w, q.y);
+            kcbp_jl_double(&w, q.z);
+        }
+        kcbp_jl_close(&w, ']');
+    }
     if (v->has_points) {
         kcbp_vec3 p[2] = {v->point_a, v->point_b};
         kcbp_jl_key(&w, "points");

@@ -9,6 +9,12 @@
 kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts, kcbp_model *model,
                                 kcbp_timings *t, kcbp_error *err)
 {
+    return kcbp_cli_load_model_as(path, opts, false, model, t, err);
+}
+
+kcbp_status kcbp_cli_load_model_as(const char *path, const kcbp_model_options *opts, bool solid_if_closed,
+                                   kcbp_model *model, kcbp_timings *t, kcbp_error *err)
+{
     double t0 = kcbp_cli_now_ms();
     if (kcbp_cli_is_shape(path)) {
         kcbp_status st = kcbp_cli_build_shape(path, model, err);
@@ -21,7 +27,12 @@ kcbp_status kcbp_cli_load_model(const char *path, const kcbp_model_options *opts
     t->load_ms += t1 - t0;
     if (st != KCBP_OK)
         return st;
-    st = kcbp_model_build(model, mesh, opts, err);
+    kcbp_model_options o = *opts;
+    if (solid_if_closed && !o.solid) {
+        kcbp_error ignored;
+        o.solid = kcbp_mesh_check_solid(mesh, NULL, &ignored) == KCBP_OK;
+    }
+    st = kcbp_model_build(model, mesh, &o, err);
     t->build_ms += kcbp_cli_now_ms() - t1;
     if (st != KCBP_OK)
         kcbp_error_prefix(err, path); /* "file: problem", as for the reader's errors */
@@ -58,9 +69,9 @@ int kcbp_cli_pair_query(const char *cmd, const kcbp_cli_pair_args *args, kcbp_cl
     bool same = !strcmp(args->path_a, args->path_b);
     memset(&model_a, 0, sizeof model_a);
     memset(&model_b, 0, sizeof model_b);
-    kcbp_status st = kcbp_cli_load_model(args->path_a, args->model, &model_a, &p.times, &err);
+    kcbp_status st = kcbp_cli_load_model_as(args->path_a, args->model, args->solid_if_closed, &model_a, &p.times, &err);
     if (st == KCBP_OK && !same)
-        st = kcbp_cli_load_model(args->path_b, args->model, &model_b, &p.times, &err);
+        st = kcbp_cli_load_model_as(args->path_b, args->model, args->solid_if_closed, &model_b, &p.times, &err);
     p.a = &model_a;
     p.b = same ? &model_a : &model_b;
 

@@ -107,7 +107,7 @@ static void line_cbp(kcbp_jl *w, const kcbp_cbp_result *c)
             line_vec3(w, "point_a", c->point_a);
             line_vec3(w, "point_b", c->point_b);
         } else {
-            line_number(w, "depth", c->depth);
+            line_number(w, "overlap_depth", c->depth); /* the k-CBPs', not the meshes': named apart */
             line_vec3(w, "direction", c->direction);
             kcbp_jl_key(w, "depth_exact");
             kcbp_jl_bool(w, c->depth_exact);
@@ -120,6 +120,45 @@ static void line_cbp(kcbp_jl *w, const kcbp_cbp_result *c)
         kcbp_jl_uint(w, (uint64_t)c->epa_iterations);
     }
     kcbp_jl_close(w, '}');
+}
+
+/* A manifold point's feature: its triangle, null for a shape. */
+static void line_feature(kcbp_jl *w, const char *key, uint32_t t)
+{
+    kcbp_jl_key(w, key);
+    if (t == KCBP_SHAPE_FEATURE)
+        kcbp_jl_null(w);
+    else
+        kcbp_jl_uint(w, t);
+}
+
+/* "manifolds": [{"normal", "depth", "points": [{"point_a", "point_b",
+ * "separation", "feature_a", "feature_b"}, ...]}, ...] */
+static void line_manifolds(kcbp_jl *w, const kcbp_manifold_set *s)
+{
+    kcbp_jl_key(w, "manifolds");
+    kcbp_jl_open(w, '[');
+    for (size_t i = 0; i < s->nmanifolds; i++) {
+        const kcbp_manifold *m = &s->manifolds[i];
+        kcbp_jl_open(w, '{');
+        line_vec3(w, "normal", m->normal);
+        line_number(w, "depth", m->depth);
+        kcbp_jl_key(w, "points");
+        kcbp_jl_open(w, '[');
+        for (uint32_t k = 0; k < m->npoints; k++) {
+            const kcbp_manifold_point *p = &m->points[k];
+            kcbp_jl_open(w, '{');
+            line_vec3(w, "point_a", p->point_a);
+            line_vec3(w, "point_b", p->point_b);
+            line_number(w, "separation", p->separation);
+            line_feature(w, "feature_a", p->feature_a);
+            line_feature(w, "feature_b", p->feature_b);
+            kcbp_jl_close(w, '}');
+        }
+        kcbp_jl_close(w, ']');
+        kcbp_jl_close(w, '}');
+    }
+    kcbp_jl_close(w, ']');
 }
 
 /* Triangle t's place among the triangles its file face was cut into
@@ -216,6 +255,18 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
             if (o->summary->has_normal)
                 line_vec3(&w, "normal", o->summary->normal);
             kcbp_jl_close(&w, '}');
+        }
+    }
+    if (o->manifolds)
+        line_manifolds(&w, o->manifolds);
+    if (o->depth) {
+        line_number(&w, "depth", o->depth->depth);
+        line_vec3(&w, "normal", o->depth->normal);
+        line_vec3(&w, "point_a", o->depth->point_a);
+        line_vec3(&w, "point_b", o->depth->point_b);
+        if (o->depth->status == KCBP_SDIST_BRACKETED) {
+            kcbp_jl_key(&w, "depth_exact");
+            kcbp_jl_bool(&w, false);
         }
     }
     if (result->cbp.tested)

@@ -7,6 +7,8 @@
 
 #include <kcbp/collide.h>
 #include <kcbp/contact_geom.h>
+#include <kcbp/manifold.h>
+#include <kcbp/signed_distance.h>
 #include <kcbp/scene.h>
 
 #include "json_stream.h"
@@ -43,6 +45,9 @@ typedef struct {
     bool solid;    /* "contained": "none", "a_in_b" or "b_in_a" (--solid) */
     const kcbp_contact_geom *geometry;     /* --geometry: "intersections", one per contact, or NULL */
     const kcbp_contact_summary *summary;   /* with geometry and a contact: "contact" */
+    const kcbp_manifold_set *manifolds;    /* --contacts manifold: "manifolds" (instead of "contacts"), or NULL */
+    const kcbp_signed_distance_result *depth; /* two colliding shapes: "depth", "normal", "point_a",
+                                                 "point_b", or NULL */
 } kcbp_report_collide_options;
 
 /* The report of one kcbp_collide answer, as one line of JSON (malloc'ed, no
@@ -55,6 +60,10 @@ typedef struct {
  *  order: the fan (v0 v1 v2), (v0 v2 v3), ... for a convex polygon; 0 for a triangle),
  *  "intersections": [[point, ...], ...] (o->geometry: per contact, 1 to 6 world points),
  *  "contact": {"point", "normal" (absent when none)} (o->geometry, when there are contacts),
+ *  "manifolds": [{"normal", "depth", "points": [{"point_a", "point_b", "separation",
+ *  "feature_a", "feature_b"}, ...]}, ...] (o->manifolds, instead of "contacts"; a feature is a
+ *  triangle, null for a shape), "depth", "normal", "point_a", "point_b" and, when EPA could only
+ *  bound it, "depth_exact": false (o->depth: two colliding shapes, kcbp_signed_distance),
  *  "cbp" (when the k-CBP stage ran), "a": mesh, "b": mesh (o->models),
  *  "stats": {"box_pairs", "triangle_pairs", "load_ms", "build_ms" (o->models),
  *            "query_ms"}, "pose" (o->pose >= 0),
@@ -64,8 +73,8 @@ typedef struct {
  * and "decided_by": "margin".
  * A mesh is {"vertices", "triangles", "degenerate_triangles", and with a
  * k-CBP "cbp_planes", "cbp_vertices"}. "cbp" is {"separated", "distance",
- * and "point_a", "point_b" when apart, or "depth", "direction",
- * "depth_exact" when not; "gjk_iterations", "epa_iterations"} when it
+ * and "point_a", "point_b" when apart, or "overlap_depth" (the k-CBPs', not the meshes'),
+ * "direction", "depth_exact" when not; "gjk_iterations", "epa_iterations"} when it
  * measured (cbp_measure), else {"separated", "measured": false,
  * "distance_lower" when separated, "gjk_iterations"}. Numbers are written
  * once each, doubles in the shortest form that reads back exactly

@@ -1,18 +1,26 @@
-/* Shapes on the command line: `sphere:R`, `capsule:R:L`, `box:X:Y:Z` and
- * `cylinder:R:L` wherever a pair command takes a mesh file (a file so named
- * is reached as ./sphere:1), and how reports describe them. */
+/* Shapes on the command line: `sphere:R`, `capsule:R:L`, `box:X:Y:Z`,
+ * `cylinder:R:L` and `hull:FILE` (the convex hull of a mesh file's
+ * vertices) wherever a pair command takes a mesh file (a file so named is
+ * reached as ./sphere:1), and how reports describe them. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "json_line.h"
 
-bool kcbp_cli_is_shape(const char *arg) { return kcbp_shape_spelled(arg) != 0; }
+#define HULL_PREFIX "hull:"
+
+static bool is_hull(const char *arg) { return !strncmp(arg, HULL_PREFIX, sizeof HULL_PREFIX - 1); }
+
+bool kcbp_cli_is_shape(const char *arg) { return kcbp_shape_spelled(arg) != 0 || is_hull(arg); }
 
 int kcbp_cli_check_shape_arg(const char *cmd, const char *arg)
 {
     if (!kcbp_cli_is_shape(arg))
         return KCBP_EXIT_OK;
+    if (is_hull(arg))
+        return arg[sizeof HULL_PREFIX - 1] ? KCBP_EXIT_OK
+                                           : kcbp_cli_usage_error(cmd, "hull: takes a mesh file (hull:FILE)");
     kcbp_shape s;
     kcbp_error err;
     if (kcbp_shape_parse(arg, &s, &err) != KCBP_OK)
@@ -20,8 +28,24 @@ int kcbp_cli_check_shape_arg(const char *cmd, const char *arg)
     return KCBP_EXIT_OK;
 }
 
+/* hull:FILE: the convex hull of the file's vertices. */
+static kcbp_status build_hull(const char *path, kcbp_model *model, kcbp_error *err)
+{
+    kcbp_mesh *mesh;
+    kcbp_status st = kcbp_mesh_load(path, &mesh, err);
+    if (st != KCBP_OK)
+        return st;
+    st = kcbp_model_build_hull(model, kcbp_mesh_vertices(mesh), kcbp_mesh_vertex_count(mesh), err);
+    if (st != KCBP_OK)
+        kcbp_error_prefix(err, path);
+    kcbp_mesh_free(mesh);
+    return st;
+}
+
 kcbp_status kcbp_cli_build_shape(const char *arg, kcbp_model *model, kcbp_error *err)
 {
+    if (is_hull(arg))
+        return build_hull(arg + sizeof HULL_PREFIX - 1, model, err);
     kcbp_shape s;
     kcbp_status st = kcbp_shape_parse(arg, &s, err);
     if (st == KCBP_OK)

@@ -241,9 +241,20 @@ static int view_sweep(const sweep_args *args, const kcbp_cli_pair *p, const kcbp
             kcbp_view_pair_mark(&vp, 0, 2, &c, 1);
     }
     ok = ok && kcbp_view_pair_add(&vp, "b at the end", 1, &end, KCBP_VIEW_GHOST, kcbp_view_color(1));
+    /* B's origin along its motion, and the contact point at the time of
+     * impact, which the ghosts would otherwise hide. */
+    enum { NPATH = 65 };
+    kcbp_vec3 path[NPATH];
+    for (int k = 0; k < NPATH; k++)
+        path[k] = kcbp_motion_at(mb, (double)k / (NPATH - 1)).trans;
     int rc = KCBP_EXIT_NOMEM;
     if (ok) {
         vp.view.answer = text;
+        vp.view.npath = NPATH;
+        vp.view.path = path;
+        vp.view.has_points = r->hit;
+        vp.view.point_a = r->point_a;
+        vp.view.point_b = r->point_b;
         rc = kcbp_view_emit(&vp.view, args->html, args->export_glb);
     } else {
         fprintf(stderr, "kcbp: out of memory for --html or --export\n");

@@ -1,5 +1,6 @@
 /* kcbp_view's accessors (view.h): the one place where the writers of
  * --html and --export FILE.glb read the library's structs. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,30 @@ uint32_t kcbp_view_color(uint32_t index)
      * purple, then greys: safe for colour-blind readers, and none of them
      * is taken for the contact red. */
     static const uint32_t palette[] = {0x0072b2, 0x009e73, 0x56b4e9, 0xf0e442, 0xe69f00, 0xcc79a7, 0x8c8c8c, 0x5a6e7f};
-    return palette[index % (sizeof palette / sizeof palette[0])];
+    const uint32_t np = sizeof palette / sizeof palette[0];
+    if (index < np)
+        return palette[index];
+    /* Past them (a scene's objects): hues a golden angle apart, so that
+     * neighbours in the list differ, kept out of the reds (hue 35 to 325
+     * degrees), at three lightnesses in turn. */
+    uint32_t k = index - np;
+    double h = 35 + fmod(k * 137.50776405, 290.0), l = (k % 3 == 0) ? 0.45 : (k % 3 == 1) ? 0.6 : 0.35, sat = 0.55;
+    double c = (1 - fabs(2 * l - 1)) * sat, hp = h / 60, x = c * (1 - fabs(fmod(hp, 2) - 1)), m = l - c / 2;
+    double r = 0, g = 0, b = 0;
+    if (hp < 1)
+        r = c, g = x;
+    else if (hp < 2)
+        r = x, g = c;
+    else if (hp < 3)
+        g = c, b = x;
+    else if (hp < 4)
+        g = x, b = c;
+    else if (hp < 5)
+        r = x, b = c;
+    else
+        r = c, b = x;
+    uint32_t R = (uint32_t)lround((r + m) * 255), G = (uint32_t)lround((g + m) * 255), B = (uint32_t)lround((b + m) * 255);
+    return R << 16 | G << 8 | B;
 }
 
 /* What is drawn of a model: its mesh, or a shape's surface tessellated for

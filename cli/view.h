@@ -39,9 +39,14 @@ typedef struct {
     uint32_t nobjects;
     const char *answer;     /* the answer's JSON text (one document; NULL: none) */
     bool answer_is_list;    /* answer is a JSON array of documents, one per frame (--html) */
-    /* kcbp distance: the closest points, world frame. */
+    /* kcbp distance: the closest points, world frame (kcbp sweep: the
+     * contact point at the time of impact, twice). */
     bool has_points;
     kcbp_vec3 point_a, point_b;
+    /* kcbp sweep: the path of B's origin, world frame, sampled along its
+     * motion (translation and rotation), npath points (0: none). */
+    uint32_t npath;
+    const kcbp_vec3 *path;
     /* kcbp scene with several frames: poses[f * nobjects + i] (frames * nobjects
      * of them), and the contact triangles of frame f as (object, triangle)
      * pairs marks[2 * k], marks[2 * k + 1] for k in [mark_start[f],

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled meshes: two Stanford bunnies in near contact,
-# one pose that touches and one that does not, then 200 poses in one run.
+# one pose that touches and one that does not; how deep two solids overlap
+# and which way is out; then a scene of 101 bunnies in the k-CBP thesis's
+# layout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "# kcbp collide: two Stanford bunnies (69k triangles each), touching" >&2
@@ -9,6 +11,8 @@ echo "# kcbp collide: two Stanford bunnies (69k triangles each), touching" >&2
 echo "# the same, moved apart" >&2
 ./kcbp collide meshes/stanford-bunny.obj meshes/stanford-bunny.obj \
     --pose-b "0.2 0 0 0 1 0 90" --contacts first
+echo "# kcbp distance --signed: a sphere sunk into a box, how deep and which way out" >&2
+./kcbp distance sphere:1 box:2:2:2 --pose-b "1.5 0 0 0 0 1 0" --signed
 echo "# kcbp scene: 101 copies of bunny2 in the k-CBP thesis's layout (n = 100)" >&2
 scene=$(mktemp --suffix=.json)
 trap 'rm -f "$scene"' EXIT

@@ -4,7 +4,7 @@
 # the --html pages; chromium: their test renders them; groff-base: the tests
 # render the man pages, and a minimal Debian image may lack it; python3 with
 # numpy, pytest, pip, setuptools, wheel and venv: the Python package's tests,
-# which pip-install it into a venv), with --bench
+# which pip-install it into a venv; patchelf: the wheel's bundled libraries), with --bench
 # also the peers the benchmarks compare against (FCL, libccd), and with
 # --harden what the hardening checks need (HARDENING.md: clang and its
 # sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++, and
@@ -39,6 +39,10 @@ command -v groff >/dev/null || missing=1
 # The Python package's tests install it with pip into a venv, offline.
 pkgs+=(python3 python3-numpy python3-pytest python3-pip python3-setuptools python3-wheel python3-venv)
 /usr/bin/python3 -c 'import numpy, pytest, setuptools, wheel, venv, ensurepip, pip' 2>/dev/null || missing=1
+# patchelf: the wheel carries its own qhull, cJSON and GMP (run path
+# $ORIGIN/.libs), and its test runs it with the system's copies hidden.
+pkgs+=(patchelf)
+command -v patchelf >/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "kcbp needs these Debian packages: ${pkgs[*]}" >&2

@@ -174,6 +174,7 @@
       });
       if (frameLabel) frameLabel.textContent = frameText(f);
       if (answerBox) answerBox.textContent = answerText(f);
+      if (typeof showPairs === 'function' && pairBox) showPairs(f);
     }
 
     var points = null;
@@ -195,6 +196,16 @@
       scene.add(points);
     }
 
+    if (data.path) {
+      var pts = [];
+      for (var q = 0; q + 2 < data.path.length; q += 3) pts.push(new THREE.Vector3(data.path[q], data.path[q + 1], data.path[q + 2]));
+      var pathLine = new THREE.Line(new THREE.BufferGeometry().setFromPoints(pts),
+                                    new THREE.LineBasicMaterial({ color: data.points_color, depthTest: false }));
+      pathLine.renderOrder = 3;
+      scene.add(pathLine);
+      if (points) points.children.forEach(function (c) { if (c.geometry && c.geometry.type === 'SphereBufferGeometry') c.scale.setScalar(2.5); });
+    }
+
     /* The legend. */
     var legend = document.getElementById('kcbp-legend');
     legend.appendChild(el('h1', {}, data.title));
@@ -207,6 +218,14 @@
           return 'collide: ' + a.collide + ' (decided by ' + a.decided_by + ')' +
             (a.contacts ? ', ' + (a.contacts_found || a.contacts.length) + ' contact pair(s)' : '');
         case 'distance':
+          if (a.signed_distance !== undefined) {
+            if (a.signed_distance === null) return 'farther than ' + a.farther_than;
+            if (a.status === 'bracketed')
+              return 'depth in [' + a.depth_lower + ', ' + a.depth_upper + '], normal ' + JSON.stringify(a.normal);
+            if (a.signed_distance < 0)
+              return 'signed distance: ' + a.signed_distance + ', normal ' + JSON.stringify(a.normal);
+            return 'signed distance: ' + a.signed_distance;
+          }
           return a.distance === null ? 'farther than ' + a.farther_than : 'distance: ' + a.distance;
         case 'sweep':
           return a.toi === null ? 'no contact from start to end' : 'time of impact: ' + a.toi;
@@ -228,14 +247,59 @@
       r.appendChild(el('span', {}, label));
       legend.appendChild(r);
     }
-    var shown = Math.min(objects.length, 12);
+    /* Few objects: their rows. Many (a scene): a closed list, so that the
+     * legend leaves the view free, and the colliding pairs of the frame. */
+    var many = objects.length > 6;
+    var objectBox = legend;
+    if (many) {
+      var objDet = el('details', {});
+      objDet.appendChild(el('summary', {}, objects.length + ' objects'));
+      legend.appendChild(objDet);
+      objectBox = objDet;
+    }
+    var shown = Math.min(objects.length, 200);
     for (var o = 0; o < shown; o++) {
       var od = objects[o].data;
-      row(od.color, od.name + (od.style === 'ghost' ? ' (translucent)' : ''), od.style === 'ghost');
+      var orow = el('div', { 'class': 'row' }), sw = el('span', { 'class': 'swatch' + (od.style === 'ghost' ? ' ghost' : '') });
+      sw.style.background = hex(od.color);
+      orow.appendChild(sw);
+      orow.appendChild(el('span', {}, od.name + (od.style === 'ghost' ? ' (translucent)' : '')));
+      objectBox.appendChild(orow);
     }
-    if (objects.length > shown) legend.appendChild(el('div', {}, '... and ' + (objects.length - shown) + ' more'));
-    row(data.contact_color, 'contact triangles');
-    if (data.points) row(data.points_color, 'closest points and their segment');
+    if (objects.length > shown) objectBox.appendChild(el('div', {}, '... and ' + (objects.length - shown) + ' more'));
+    var pairBox = null;
+    if (data.kind === 'scene') {
+      var pairDet = el('details', {});
+      pairDet.open = true;
+      pairDet.appendChild(el('summary', {}, 'colliding pairs'));
+      pairBox = el('div', { 'class': 'pairs' });
+      pairDet.appendChild(pairBox);
+      legend.appendChild(pairDet);
+    }
+    function showPairs(f) {
+      if (!pairBox) return;
+      var a = answers[Math.min(f, answers.length - 1)], list = (a && a.colliding) || [];
+      pairBox.textContent = '';
+      var n = Math.min(list.length, 20);
+      for (var k = 0; k < n; k++) pairBox.appendChild(el('div', {}, list[k].a + ' \u2013 ' + list[k].b));
+      if (list.length > n) pairBox.appendChild(el('div', {}, '... and ' + (list.length - n) + ' more'));
+      if (!list.length) pairBox.appendChild(el('div', {}, 'none'));
+    }
+    showPairs(0);
+    var anyContact = (marks && marks.length > 0) || objects.some(function (obj) {
+      return obj.data.marked && u32(obj.data.marked).length > 0;
+    });
+    if (anyContact) row(data.contact_color, 'contact triangles');
+    if (data.points) {
+      var a = answers[0];
+      var deep = a && a.signed_distance !== undefined && a.signed_distance < 0;
+      row(data.points_color, data.kind === 'sweep' ? 'contact point at the time of impact' :
+                             deep ? 'witness points: B moved by the translation (their segment) just touches A'
+                                  : 'closest points and their segment');
+    }
+    if (data.path) {
+      row(data.points_color, "path of B's origin from start to end");
+    }
     function toggle(label, group, on) {
       var r = el('label', { 'class': 'row' }), box = el('input', { type: 'checkbox' });
       box.checked = on;
@@ -323,9 +387,18 @@
     controls.addEventListener('change', draw);
 
     function draw() { renderer.render(scene, camera); }
+    /* The legend covers the left of the view: the picture's centre moves
+     * right by half its width, so that what is shown is not under it. */
+    function offsetView() {
+      var lw = legend.getBoundingClientRect().width + 8;
+      if (lw < 0.6 * width()) camera.setViewOffset(width(), height(), -lw / 2, 0, width(), height());
+      else camera.clearViewOffset();
+    }
+    offsetView();
     window.addEventListener('resize', function () {
       if (fixed) return;
       camera.aspect = width() / height();
+      offsetView();
       camera.updateProjectionMatrix();
       renderer.setSize(width(), height());
       draw();

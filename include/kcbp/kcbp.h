@@ -5,16 +5,19 @@
  * `pkg-config --cflags --libs kcbp`. The layers, each using only those above:
  *
  *   base.h error.h vec3.h pose.h      version, errors, vector math, rigid poses
- *   mesh.h obj.h                      triangle meshes, loading them
- *   tritri.h aabb_tree.h cbp.h        Möller's test, AABB trees, k-CBPs
+ *   mesh.h obj.h mesh_io.h            triangle meshes, reading them (OBJ, STL, PLY, OFF, glTF)
+ *   tritri.h cbp.h                    the exact triangle test (Möller's plane rejection, then
+ *                                     exact orientation tests), k-CBPs
  *   support.h gjk.h epa.h             convex shapes, GJK, EPA
+ *   convex_hull.h                     convex hulls (qhull)
  *   shape.h                           spheres, capsules, boxes, cylinders (models of them: model.h)
- *   collide.h                         models and the staged pair test
+ *   model.h collide.h                 models (their AABB trees inside) and the staged pair test
  *   distance.h                        distance between posed meshes and triangles
+ *   signed_distance.h                 signed distance, penetration depth and its direction
  *   sweep.h                           time of impact of two moving meshes
  *   solid.h self.h                    closed solids, point in solid; self-intersection
  *   contact_geom.h                    intersection segments, contact point and normal
- *   broadphase.h scene.h              sweep and prune, scenes of many objects
+ *   broadphase.h scene.h world.h      a box tree over many objects, scenes, worlds
  *   batch.h layout.h                  many poses in one call; struct layouts for bindings
  *
  * No header needs anything but the C standard library (no cJSON, no qhull).
@@ -46,6 +49,7 @@
 #include "solid.h"
 #include "self.h"
 #include "contact_geom.h"
+#include "manifold.h"
 #include "broadphase.h"
 #include "scene.h"
 #include "world.h"

@@ -1,8 +1,10 @@
 """kcbp: exact collision detection between triangle meshes, from Python.
 
 A thin ctypes layer over libkcbp.so (no compiled extension): the library is
-found in the build tree (build/ beside python/), through the environment
-variable KCBP_LIBRARY, or where `make install` put it.
+the copy bundled in the installed package (with the qhull_r, cJSON and GMP
+it needs, in kcbp/.libs), or found in the build tree (build/ beside
+python/), through the environment variable KCBP_LIBRARY, or where `make
+install` put it.
 
     import kcbp
     bunny = kcbp.load("meshes/bunny2.obj")
@@ -10,23 +12,27 @@ variable KCBP_LIBRARY, or where `make install` put it.
     r["collide"], r["decided_by"], r["contacts"]
     hits = kcbp.collide_many(bunny, bunny, poses)   # (n, 7) or (n, 4, 4): (n,) bool
     kcbp.distance(bunny, kcbp.Capsule(0.05, 0.4), pose_b=(0.3, 0, 0, 1, 0, 0, 90))
+    kcbp.distance(kcbp.Box(1, 1, 1), kcbp.Sphere(0.3), signed=True)  # minus the depth
     cm = kcbp.CollisionManager()       # trimesh.collision.CollisionManager's API
     cm.add_object("a", bunny); cm.add_object("b", bunny, kcbp.pose((0.1, 0, 0)))
     cm.in_collision_internal(return_names=True)   # (True, {("a", "b")})
 
 Shapes (kcbp.Sphere(r), Capsule(r, length), Box(x, y, z), Cylinder(r,
-height), FCL's conventions) are accepted wherever a kcbp.Mesh is by the pair
-functions; they are solids, and their side of a contact is None.
+height), FCL's conventions, and Hull(points)) are accepted wherever a
+kcbp.Mesh is by the pair functions; they are solids, and their side of a
+contact is None (-1 in the manager's ContactData, as FCL's).
 
-Every failure is a kcbp.Error carrying kcbp's own message. Calls release the
-GIL while in C (ctypes does), so threads can query shared meshes in
-parallel (models are read-only during queries).
+Every failure is a kcbp.Error, a ValueError, carrying kcbp's own message
+(a missing mesh file: kcbp.FileNotFound, also a FileNotFoundError). Calls
+release the GIL while in C (ctypes does), so threads can query shared
+meshes in parallel (models are read-only during queries).
 """
-from ._lib import VERSION, Error
-from ._api import Box, Capsule, Cylinder, Mesh, Sphere, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
+from ._lib import VERSION, Error, FileNotFound
+from ._api import Box, Capsule, Cylinder, Hull, Mesh, Sphere, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
 from ._scene import Scene
-from ._manager import CollisionManager, ContactData
+from ._manager import CollisionManager, CollisionObject, ContactData, DistanceData
 
 __version__ = VERSION
-__all__ = ["Error", "Mesh", "Scene", "CollisionManager", "ContactData", "Sphere", "Capsule", "Box", "Cylinder", "cbp", "collide", "collide_many", "distance", "load", "pose", "sweep",
-           "VERSION", "RIGID_TOL"]
+__all__ = ["Error", "FileNotFound", "Mesh", "Scene", "CollisionManager", "CollisionObject", "ContactData",
+           "DistanceData", "Sphere", "Capsule", "Box", "Cylinder", "Hull", "cbp", "collide", "collide_many",
+           "distance", "load", "pose", "sweep", "VERSION", "RIGID_TOL"]

@@ -1,4 +1,6 @@
 """Meshes, poses and pair queries (see the package docstring)."""
+from __future__ import annotations
+
 import ctypes
 import math
 import os
@@ -10,6 +12,16 @@ import numpy as np
 
 from . import _lib
 from ._lib import Error, lib
+
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+# The types of the public API (PEP 561: the package ships py.typed).
+ArrayLike = Union[np.ndarray, Sequence[Any]]
+# A pose: None (identity), 7 numbers "tx ty tz ax ay az deg", or a 4x4 rigid matrix.
+PoseLike = Union[None, np.ndarray, Sequence[float], Sequence[Sequence[float]]]
+Geometry = Union["Mesh", "_Shape"]
+GeometryLike = Union["Mesh", "_Shape", str, bytes, "os.PathLike[str]"]
+Report = Dict[str, Any]
 
 _CONTACTS = {"none": 0, "first": 1, "all": 2}
 _STAGES = {i: lib.kcbp_stage_name(i).decode() for i in range(3)}  # aabb, cbp, mesh
@@ -99,7 +111,7 @@ class Mesh:
     a query asking for another k builds (and keeps) that model on first use.
 
     Attributes: ``vertices`` ((n, 3) float64 copy), ``faces`` ((m, 3)
-    uint32 copy), ``degenerate`` (zero-area triangles, kept and counted),
+    int64 copy, as trimesh's), ``degenerate`` (zero-area triangles, kept and counted),
     ``cbp_planes`` (of the k-CBP built with k), ``closed``.
 
     ``close()`` frees the C models now (``with kcbp.load(p) as m:`` closes
@@ -115,12 +127,17 @@ class Mesh:
         self._closed = False
         self._models, self._reports = {}, {}
 
-    def __init__(self, vertices, faces, k=_DEFAULT_K):
+    def __init__(self, vertices: ArrayLike, faces: ArrayLike, k: int = _DEFAULT_K) -> None:
         self._init_state()
         try:
-            v = np.ascontiguousarray(vertices, dtype=np.float64)
+            v = np.asarray(vertices)
             f = np.asarray(faces)
+            if v.dtype.kind not in "iuf":  # complex (the imaginary part would be dropped), objects, text
+                raise Error("Mesh: vertices must be real numbers, not %s" % v.dtype)
+            v = np.ascontiguousarray(v, dtype=np.float64)
         except (TypeError, ValueError) as e:
+            if isinstance(e, Error):
+                raise
             raise Error("Mesh: %s" % e) from None
         if v.ndim != 2 or v.shape[1] != 3 or v.shape[0] < 1:
             raise Error("Mesh: vertices must be an (n, 3) array with n >= 1, not shape %s" % (v.shape,))
@@ -134,7 +151,7 @@ class Mesh:
         if f.size and (f.min() < 0 or f.max() >= v.shape[0]):
             raise Error("Mesh: face indices must be in [0, %d), found %d .. %d" %
                         (v.shape[0], int(f.min()), int(f.max())))
-        f = np.ascontiguousarray(f, dtype=np.uint32)
+        f = np.ascontiguousarray(f, dtype=np.uint32)  # the library's type; read back as int64
         self._build(k, v, f)
 
     @classmethod
@@ -145,6 +162,8 @@ class Mesh:
         err = _lib.ErrorStruct()
         opts = _model_options(k)
         st = lib.kcbp_model_load(byref(m.s), os.fsencode(path), byref(opts), byref(err))
+        if st != 0 and not os.path.exists(path):  # kcbp's message ("...: cannot open: No such file ...")
+            raise _lib.FileNotFound(err.msg.decode("utf-8", "replace"), os.fsdecode(path))
         _lib.check(st, err)
         m._free = True
         self._models[opts.k] = m
@@ -180,7 +199,7 @@ class Mesh:
         models, self._models = list(self._models.values()), {}
         return models
 
-    def close(self):
+    def close(self) -> None:
         """Frees the mesh's C models (at once, or when the queries running in
         other threads end). Further use raises kcbp.Error; closing again does
         nothing."""
@@ -195,7 +214,7 @@ class Mesh:
         _free_models(models)
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return getattr(self, "_closed", True)
 
     def __enter__(self):
@@ -251,22 +270,22 @@ class Mesh:
         return np.ctypeslib.as_array(lib.kcbp_mesh_triangles(m), shape=(lib.kcbp_mesh_triangle_count(m), 3)).copy()
 
     @property
-    def vertices(self):
+    def vertices(self) -> np.ndarray:
         with _Using(self):
             return self._vertices()
 
     @property
-    def faces(self):
+    def faces(self) -> np.ndarray:
         with _Using(self):
-            return self._faces()
+            return self._faces().astype(np.int64)
 
     @property
-    def degenerate(self):
+    def degenerate(self) -> int:
         with _Using(self):
             return int(lib.kcbp_mesh_degenerate_count(self._mesh()))
 
     @property
-    def cbp_planes(self):
+    def cbp_planes(self) -> int:
         with _Using(self):
             c = lib.kcbp_model_cbp(byref(self._models[self._k].s))
             return int(lib.kcbp_cbp_plane_count(c)) if c else 0
@@ -307,7 +326,7 @@ def _free_models(models):
         m.free()
 
 
-_SHAPE_KINDS = {1: "sphere", 2: "capsule", 3: "box", 4: "cylinder"}
+_SHAPE_KINDS = {1: "sphere", 2: "capsule", 3: "box", 4: "cylinder", 5: "hull"}
 
 
 class _Shape:
@@ -355,7 +374,7 @@ class _Shape:
         if m is not None:
             m.free()
 
-    def close(self):
+    def close(self) -> None:
         """Frees the shape's C model (at once, or when the queries running in
         other threads end). Further use raises kcbp.Error; closing again does
         nothing."""
@@ -371,7 +390,7 @@ class _Shape:
             m.free()
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return getattr(self, "_closed", True)
 
     def __enter__(self):
@@ -402,14 +421,14 @@ class _Shape:
         return out
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         """"sphere", "capsule", "box" or "cylinder"."""
         return _SHAPE_KINDS[self._kind]
 
-    def tessellate(self, segments=48):
+    def tessellate(self, segments: int = 48) -> Tuple[np.ndarray, np.ndarray]:
         """The shape's surface as triangles, for display only (the queries
         use the exact shape): (vertices, faces), an (n, 3) float64 array on
-        the surface and an (m, 3) uint32 array, ready for kcbp.Mesh or a
+        the surface and an (m, 3) int64 array, ready for kcbp.Mesh or a
         viewer. segments: the sides of a circle (3 to 1024)."""
         if isinstance(segments, bool) or not isinstance(segments, (int, np.integer)) or not 3 <= segments <= 1024:
             raise Error("segments must be a whole number from 3 to 1024, not %r" % (segments,))
@@ -418,7 +437,8 @@ class _Shape:
         _lib.check(lib.kcbp_shape_tessellate(byref(self._s), int(segments), byref(out), byref(err)), err)
         try:
             v = np.ctypeslib.as_array(lib.kcbp_mesh_vertices(out), shape=(lib.kcbp_mesh_vertex_count(out), 3)).copy()
-            f = np.ctypeslib.as_array(lib.kcbp_mesh_triangles(out), shape=(lib.kcbp_mesh_triangle_count(out), 3)).copy()
+            f = np.ctypeslib.as_array(lib.kcbp_mesh_triangles(out),
+                                      shape=(lib.kcbp_mesh_triangle_count(out), 3)).astype(np.int64)
         finally:
             lib.kcbp_mesh_free(out)
         return v, f
@@ -441,11 +461,11 @@ class Sphere(_Shape):
 
     _kind = 1
 
-    def __init__(self, radius):
+    def __init__(self, radius: float) -> None:
         self._init_shape(radius=radius)
 
     @property
-    def radius(self):
+    def radius(self) -> float:
         return self._s.radius
 
 
@@ -457,15 +477,15 @@ class Capsule(_Shape):
 
     _kind = 2
 
-    def __init__(self, radius, length):
+    def __init__(self, radius: float, length: float) -> None:
         self._init_shape(radius=radius, length=length)
 
     @property
-    def radius(self):
+    def radius(self) -> float:
         return self._s.radius
 
     @property
-    def length(self):
+    def length(self) -> float:
         return self._s.length
 
 
@@ -476,11 +496,11 @@ class Box(_Shape):
 
     _kind = 3
 
-    def __init__(self, x, y, z):
+    def __init__(self, x: float, y: float, z: float) -> None:
         self._init_shape(size=(x, y, z))
 
     @property
-    def size(self):
+    def size(self) -> Tuple[float, float, float]:
         return (self._s.size.x, self._s.size.y, self._s.size.z)
 
 
@@ -492,24 +512,83 @@ class Cylinder(_Shape):
 
     _kind = 4
 
-    def __init__(self, radius, height):
+    def __init__(self, radius: float, height: float) -> None:
         self._init_shape(radius=radius, length=height)
 
     @property
-    def radius(self):
+    def radius(self) -> float:
         return self._s.radius
 
     @property
-    def height(self):
+    def height(self) -> float:
         return self._s.length
 
     length = height
 
 
-def load(path, k=_DEFAULT_K):
-    """Reads a mesh file (every format libkcbp reads; today Wavefront OBJ)
-    and builds its model with a k-CBP of k planes (0: none). Errors are
-    kcbp.Error with the reader's "file:line: problem" message."""
+class Hull(_Shape):
+    """The convex hull of points (an (n, 3) array-like of finite numbers,
+    n >= 4 not all in a plane), in the points' own frame: a convex solid
+    built by qhull (kcbp_model_build_hull), tested by GJK on its vertices
+    within 1e-9 of the pair's scale, as Cylinder. ``vertices``: the hull's
+    vertices ((h, 3) float64). Taken wherever a shape is; trimesh's
+    CollisionManager hands FCL a convex mesh as such a hull."""
+
+    _kind = 5
+
+    def __init__(self, points: ArrayLike) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._closed = False
+        if not _lib.HAS_HULL:
+            raise Error("Hull is not supported by this libkcbp (%s)" % _lib.VERSION, "unsupported")
+        try:
+            p, _ = _real_array(points, "Hull: points")
+        except (TypeError, ValueError) as e:
+            if isinstance(e, Error):
+                raise
+            raise Error("Hull: points must be an (n, 3) array of numbers") from None
+        if p.ndim != 2 or p.shape[1] != 3 or p.shape[0] < 1:
+            raise Error("Hull: points must be an (n, 3) array, not shape %s" % (p.shape,))
+        p = np.ascontiguousarray(p)
+        err = _lib.ErrorStruct()
+        m = _Model()
+        _lib.check(lib.kcbp_model_build_hull(byref(m.s), p.ctypes.data, p.shape[0], byref(err)), err)
+        m._free = True
+        self._m, self._s = m, None
+
+    @property
+    def vertices(self) -> np.ndarray:
+        with _Using(self):
+            n = ctypes.c_uint32()
+            ptr = lib.kcbp_model_hull_vertices(byref(self._m.s), byref(n))
+            if not n.value:
+                return np.zeros((0, 3))
+            return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_double)),
+                                         shape=(n.value, 3)).copy()
+
+    def _report(self, k=None):
+        return {"shape": "hull", "vertices": int(len(self.vertices))}
+
+    def tessellate(self, segments: int = 48) -> Tuple[np.ndarray, np.ndarray]:
+        """The hull's facets as triangles: (vertices, faces), float64 and
+        int64 arrays (segments is ignored: a hull has no curved side)."""
+        with _Using(self):
+            mesh = lib.kcbp_model_display_mesh(byref(self._m.s))
+            if not mesh:
+                raise Error("Hull.tessellate: out of memory", "nomem")
+            v = np.ctypeslib.as_array(lib.kcbp_mesh_vertices(mesh), shape=(lib.kcbp_mesh_vertex_count(mesh), 3)).copy()
+            f = np.ctypeslib.as_array(lib.kcbp_mesh_triangles(mesh),
+                                      shape=(lib.kcbp_mesh_triangle_count(mesh), 3)).astype(np.int64)
+        return v, f
+
+
+def load(path: Union[str, bytes, "os.PathLike[str]"], k: int = _DEFAULT_K) -> Mesh:
+    """Reads a mesh file (every format libkcbp reads: OBJ, STL, PLY, OFF,
+    glTF) and builds its model with a k-CBP of k planes (0: none). Errors
+    are kcbp.Error (a ValueError) with the reader's "file:line: problem"
+    message; a file that does not exist raises kcbp.FileNotFound, which is
+    also the built-in FileNotFoundError."""
     return Mesh._load(path, k)
 
 
@@ -536,11 +615,53 @@ def _poses7_into(values, out):
                                               byref(err)), err)
 
 
-def _matrices_into(m, out, what):
+def _rigid_tol(dtype):
+    """The rigidity tolerance for matrices given in dtype: RIGID_TOL for
+    float64 (and exact integers), 64 units in the last place of a
+    lower-precision float (float32: 7.6e-6), whose rounding alone moves
+    R^T R away from I by a few units."""
+    if dtype.kind == "f" and dtype.itemsize < 8:
+        return max(RIGID_TOL, 64 * float(np.finfo(dtype).eps))
+    return RIGID_TOL
+
+
+def _real_array(p, what, expect="real numbers"):
+    """p as a float64 array and the tolerance of its precision; complex,
+    object and text arrays are refused (numpy would drop an imaginary part
+    silently)."""
+    a = p if isinstance(p, np.ndarray) else np.asarray(p)
+    if a.dtype.kind not in "iuf":
+        raise Error("%s: expected %s, not an array of %s" % (what, expect, a.dtype))
+    return a.astype(np.float64, copy=False), _rigid_tol(a.dtype)
+
+
+def _orthonormalise(m, tol):
+    """For matrices given in less than double precision (tol > RIGID_TOL):
+    each 4x4 whose rotation is within tol of a rotation (and has the last
+    row 0 0 0 1, finite numbers, det R > 0) gets the nearest rotation (the
+    polar factor U V^T of R's SVD), so that the library's exact check
+    passes; the others are left for it to refuse with its message."""
+    m = np.array(m, dtype=np.float64)
+    r = m[:, :3, :3]
+    if not np.all(np.isfinite(m)):
+        return m
+    dev = np.abs(np.einsum("nji,njk->nik", r, r) - np.eye(3)).max(axis=(1, 2))
+    fix = (dev > RIGID_TOL) & (dev <= tol) & (np.linalg.det(r) > 0)
+    if np.any(fix):
+        u, _, vt = np.linalg.svd(r[fix])
+        m[fix, :3, :3] = u @ vt
+    return m
+
+
+def _matrices_into(m, out, what, tol=RIGID_TOL):
     """Fills `out` from an (n, 4, 4) array of rigid matrices, checked as the
     command line's "matrix" poses are (kcbp_poses_from_matrices: the same
-    test, the same tolerance, the numbers taken exactly)."""
+    test, the same tolerance, the numbers taken exactly). tol above
+    RIGID_TOL (float32 input): rotations within tol are orthonormalised
+    first."""
     m = np.ascontiguousarray(m, dtype=np.float64)
+    if tol > RIGID_TOL:
+        m = _orthonormalise(m, tol)
     if _lib.HAS_POSE_FORMS:
         err = _lib.ErrorStruct()
         if lib.kcbp_poses_from_matrices(m.ctypes.data, m.shape[0], 16, ctypes.addressof(out), byref(err)) != 0:
@@ -584,8 +705,10 @@ def _pose(p, what):
                 raise Error(what + err.msg.decode("utf-8", "replace")[len("pose 0"):])
             return out
     try:
-        a = np.asarray(p, dtype=np.float64)
-    except (TypeError, ValueError):
+        a, tol = _real_array(p, what, "7 numbers (tx ty tz ax ay az deg) or a 4x4 matrix of real numbers")
+    except (TypeError, ValueError) as e:
+        if isinstance(e, Error):
+            raise
         raise Error("%s: expected 7 numbers (tx ty tz ax ay az deg) or a 4x4 matrix (kcbp.pose makes one), "
                     "not %r" % (what, p)) from None
     if a.shape == (7,):
@@ -594,7 +717,7 @@ def _pose(p, what):
         except Error as e:
             raise Error(what + str(e)[len("pose 0"):], e.code) from None
     elif a.shape == (4, 4):
-        _matrices_into(a.reshape(1, 4, 4), out, what)
+        _matrices_into(a.reshape(1, 4, 4), out, what, tol)
     else:
         raise Error("%s: expected 7 numbers (tx ty tz ax ay az deg) or a 4x4 matrix (kcbp.pose makes one), "
                     "not shape %s" % (what, a.shape))
@@ -619,7 +742,9 @@ def _numbers(x, n, what):
     return [float(v) for v in a]
 
 
-def pose(translation=(0.0, 0.0, 0.0), quaternion=None, rotation=None, axis=None, degrees=None):
+def pose(translation: ArrayLike = (0.0, 0.0, 0.0), quaternion: Optional[ArrayLike] = None,
+         rotation: Optional[ArrayLike] = None, axis: Optional[ArrayLike] = None,
+         degrees: Optional[float] = None) -> np.ndarray:
     """A rigid pose as a 4x4 matrix (world = R @ local + t), the form every
     pose argument of kcbp takes (and trimesh's transforms are). The rotation
     is one of:
@@ -705,8 +830,9 @@ def _check_margin(margin):
     return margin
 
 
-def collide(a, b, pose_a=None, pose_b=None, contacts="none", k=_DEFAULT_K, solid=False, margin=0.0,
-            measure_cbp=True, geometry=False):
+def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
+            contacts: str = "none", k: int = _DEFAULT_K, solid: bool = False, margin: float = 0.0,
+            measure_cbp: bool = True, geometry: bool = False) -> Report:
     """Whether meshes a and b touch, as `kcbp collide` answers it.
 
     a, b: kcbp.Mesh (or file paths, loaded each call). pose_a, pose_b: None
@@ -837,7 +963,7 @@ def _cbp_report(res):
     if res.cbp_distance > 0:
         c["point_a"], c["point_b"] = _vec(res.cbp_point_a), _vec(res.cbp_point_b)
     else:
-        c["depth"] = res.cbp_depth
+        c["overlap_depth"] = res.cbp_depth  # the k-CBPs', named as the CLI names it
         c["direction"] = _vec(res.cbp_direction)
         c["depth_exact"] = bool(res.cbp_depth_exact)
     c["gjk_iterations"] = res.cbp_gjk_iterations
@@ -861,8 +987,10 @@ def _apply_margin(out, margin, ma, pa, mb, pb):
 def _poses_array(poses, what="poses"):
     """An (n,) Pose array from (n, 7) or (n, 4, 4) poses."""
     try:
-        p = np.asarray(poses, dtype=np.float64)
-    except (TypeError, ValueError):
+        p, tol = _real_array(poses, what, "an (n, 7) or (n, 4, 4) array of real numbers")
+    except (TypeError, ValueError) as e:
+        if isinstance(e, Error):
+            raise
         raise Error("%s: expected an (n, 7) or (n, 4, 4) array of numbers" % what) from None
     if p.ndim == 2 and p.shape[1] == 7:
         n = p.shape[0]
@@ -873,13 +1001,14 @@ def _poses_array(poses, what="poses"):
         n = p.shape[0]
         out = (_lib.Pose * n)()
         if n:
-            _matrices_into(p, out, what)
+            _matrices_into(p, out, what, tol)
     else:
         raise Error("%s: expected an (n, 7) or (n, 4, 4) array, not shape %s" % (what, p.shape))
     return out
 
 
-def collide_many(a, b, poses, pose_a=None, k=_DEFAULT_K):
+def collide_many(a: GeometryLike, b: GeometryLike, poses: ArrayLike, pose_a: PoseLike = None,
+                 k: int = _DEFAULT_K) -> np.ndarray:
     """Whether a (at pose_a) and b collide at each of the poses of b: an
     (n, 7) or (n, 4, 4) array. Returns an (n,) numpy bool array.
 
@@ -900,10 +1029,10 @@ def collide_many(a, b, poses, pose_a=None, k=_DEFAULT_K):
     return out.view(np.bool_)
 
 
-def cbp(mesh, k=_DEFAULT_K, dirs="greedy"):
+def cbp(mesh: GeometryLike, k: int = _DEFAULT_K, dirs: str = "greedy") -> Tuple[np.ndarray, np.ndarray]:
     """The k-CBP (k-direction convex bounding polytope) of a mesh's vertices,
     as `kcbp cbp` builds it: returns (vertices, faces), an (n, 3) float64
-    array and an (m, 3) uint32 array of triangles (each polygonal face fanned
+    array and an (m, 3) int64 array of triangles (each polygonal face fanned
     from its first vertex, counter-clockwise seen from outside), ready for
     kcbp.Mesh. dirs: "greedy" (default), "thesis", "fixed" or "kdop"."""
     mesh = _as_mesh(mesh, "mesh")
@@ -927,17 +1056,17 @@ def cbp(mesh, k=_DEFAULT_K, dirs="greedy"):
             loop = np.ctypeslib.as_array(ptr, shape=(n.value,))
             for i in range(1, len(loop) - 1):
                 tris.append((loop[0], loop[i], loop[i + 1]))
-        faces = np.array(tris, dtype=np.uint32).reshape(-1, 3)
+        faces = np.array(tris, dtype=np.int64).reshape(-1, 3)
     finally:
         lib.kcbp_cbp_free(out)
     return verts, faces
 
 
-# --- distance and sweep: C functions landing on other branches -------------
+# --- distance, signed distance and sweep -------------------------------------
 
 class _DistanceOptions(ctypes.Structure):
-    # include/kcbp/distance.h (branch distance): checked against kcbp_layout
-    # when the library describes it.
+    # include/kcbp/distance.h: checked against kcbp_layout (the sizes; the
+    # library describes the members too).
     _fields_ = [("max_distance", ctypes.c_double), ("use_cbp", ctypes.c_bool)]
 
 
@@ -973,25 +1102,81 @@ def _distance_raw(ma, pa, mb, pb, max_distance):
     return r
 
 
-def distance(a, b, pose_a=None, pose_b=None, max_distance=None, k=_DEFAULT_K):
+def _depth_model(geom, k):
+    """The model to ask a depth of: a mesh's solid model (built once, when
+    the mesh is closed; an open mesh's plain model, which the library
+    refuses only when the pair overlaps), a shape's own."""
+    if isinstance(geom, _Shape):
+        return geom._model(k)
+    if getattr(geom, "_open_reason", None) is None:
+        try:
+            return geom._model(k, solid=True)
+        except Error as e:
+            if e.code not in ("geometry", "invalid"):
+                raise
+            geom._open_reason = str(e)
+    return geom._model(k)
+
+
+def _signed_raw(ma, pa, mb, pb, max_distance=math.inf, use_cbp=True):
+    """kcbp_signed_distance_sized on two models (the SignedDistanceResult)."""
+    if not _lib.HAS_SIGNED_DISTANCE:
+        raise Error("signed distance is not available in this libkcbp (%s)" % _lib.VERSION, "unsupported")
+    o = _lib.SignedDistanceOptions()
+    lib.kcbp_signed_distance_options_init(byref(o), sizeof(o))
+    o.max_distance = max_distance
+    o.use_cbp = use_cbp
+    r = _lib.SignedDistanceResult()
+    err = _lib.ErrorStruct()
+    _lib.check(lib.kcbp_signed_distance_sized(byref(ma.s), byref(pa), byref(mb.s), byref(pb), byref(o), byref(r),
+                                              sizeof(r), byref(err)), err)
+    return r
+
+
+def _signed_report(r, md):
+    status = lib.kcbp_sdist_status_name(r.status).decode()
+    stage = _STAGES.get(r.decided_by) or lib.kcbp_stage_name(r.decided_by).decode()
+    if status == "beyond":
+        return {"within": False, "status": status, "distance": None, "farther_than": md,
+                "distance_lower": r.distance_lower, "decided_by": stage}
+    return {"within": True, "status": status, "distance": r.signed_distance, "depth": r.depth,
+            "depth_lower": r.depth_lower, "depth_upper": r.depth_upper, "normal": _vec(r.normal),
+            "point_a": _vec(r.point_a), "point_b": _vec(r.point_b),
+            "triangles": [_index(r.feature_a), _index(r.feature_b)], "decided_by": stage,
+            "stats": {"steps": int(r.steps), "ms": r.ms}}
+
+
+def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
+             max_distance: Optional[float] = None, k: int = _DEFAULT_K, signed: bool = False) -> Report:
     """The distance between the surfaces of a and b and a closest pair of
     points (world frame), as `kcbp distance` reports it: {"within",
     "distance", "point_a", "point_b", "triangles": [tri_a, tri_b],
     "decided_by", "cbp": {"distance"} (when the k-CBP stage ran), "stats"}.
     With max_distance, a pair proven farther apart gives {"within": False,
     "distance": None, "farther_than": max_distance, "distance_lower",
-    "decided_by", ...}. Checked against the distance branch's library and
-    `kcbp distance` (same distance, points and triangles).
+    "decided_by", ...}. A shape's side of "triangles" is None.
 
-    Needs kcbp_distance (include/kcbp/distance.h, being written on another
-    branch): raises kcbp.Error "not available in this libkcbp" until the
-    loaded library has it. TODO: check its layout through kcbp_layout once
-    distance.h is merged (the ctypes mirror here follows that header)."""
-    f = _distance_fn()  # before any work: the clear error first
-    del f
+    signed=True: the signed distance (kcbp_signed_distance,
+    include/kcbp/signed_distance.h), the solids' distance when apart and
+    minus the penetration depth when they overlap: {"within", "status"
+    ("apart", "touching", "penetrating" for two convex solids, "bracketed"
+    for a non-convex mesh), "distance" (signed), "depth" (>= 0),
+    "depth_lower", "depth_upper" (proven bounds; equal for convex pairs),
+    "normal" (unit, from a toward b), "point_a", "point_b" (on each
+    surface: point_b - point_a == distance * normal), "triangles",
+    "decided_by", "stats": {"steps", "ms"}}. Shapes and hulls are solids;
+    a mesh is one when closed (its solid model is built on first use): an
+    open mesh overlapping the other raises kcbp.Error naming its open
+    edges. The depth of a non-convex mesh (the bracket) needs a libkcbp
+    that has it: until then an overlapping mesh raises kcbp.Error."""
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     md = math.inf if max_distance is None else float(max_distance)
+    if signed:
+        with _Using(a, b):
+            r = _signed_raw(_depth_model(a, k), pa, _depth_model(b, k), pb, md, k != 0)
+        return _signed_report(r, md)
+    _distance_fn()
     with _Using(a, b):
         r = _distance_raw(a._model(k), pa, b._model(k), pb, md)
     stage = _STAGES.get(r.decided_by) or lib.kcbp_stage_name(r.decided_by).decode()
@@ -1000,8 +1185,7 @@ def distance(a, b, pose_a=None, pose_b=None, max_distance=None, k=_DEFAULT_K):
                "decided_by": stage}
     else:
         out = {"within": True, "distance": r.distance, "point_a": _vec(r.point_a), "point_b": _vec(r.point_b),
-               "triangles": [_index(r.tri_a), _index(r.tri_b)],
-               "decided_by": _STAGES.get(r.decided_by) or lib.kcbp_stage_name(r.decided_by).decode()}
+               "triangles": [_index(r.tri_a), _index(r.tri_b)], "decided_by": stage}
     if r.cbp_tested:
         out["cbp"] = {"distance": r.cbp_distance}
     out["stats"] = {"box_pairs": int(r.box_pairs), "triangle_pairs": int(r.tri_pairs),
@@ -1038,7 +1222,8 @@ def _sweep_structs():
     return _sweep_types
 
 
-def sweep(a, b, pose_from, pose_to, pose_a=None, tolerance=1e-9, max_iterations=10000, k=_DEFAULT_K):
+def sweep(a: GeometryLike, b: GeometryLike, pose_from: PoseLike, pose_to: PoseLike, pose_a: PoseLike = None,
+          tolerance: float = 1e-9, max_iterations: int = 10000, k: int = _DEFAULT_K) -> Report:
     """The time of impact of b moving from pose_from (t = 0) to pose_to
     (t = 1) against a at pose_a, as `kcbp sweep` reports it: {"toi": the
     first t at which the surfaces touch, or None, "contacts": [[tri_a,

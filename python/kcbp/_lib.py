@@ -8,22 +8,38 @@ library lacks is a clean kcbp.Error, never a wrong read.
 """
 import ctypes
 import ctypes.util
+import errno
 import glob
 import os
 from ctypes import (POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int, c_size_t, c_uint8, c_uint32,
                     c_uint64, c_void_p, sizeof)
 
 
-class Error(Exception):
+class Error(ValueError):
     """A kcbp failure: the library's message (kcbp_error.msg), or a bad argument.
 
-    ``code`` is kcbp's status name ("io", "parse", "invalid", ...; see
-    include/kcbp/error.h) or "unsupported" when the loaded libkcbp lacks a
-    feature."""
+    A ValueError (as trimesh and numpy raise for bad input), so that
+    ``except ValueError`` catches it. ``code`` is kcbp's status name ("io",
+    "parse", "invalid", ...; see include/kcbp/error.h) or "unsupported"
+    when the loaded libkcbp lacks a feature."""
 
     def __init__(self, message, code="invalid"):
         super().__init__(message)
         self.code = code
+
+
+class FileNotFound(Error, FileNotFoundError):
+    """A mesh file that does not exist: both a kcbp.Error (code "io") and
+    the built-in FileNotFoundError (errno ENOENT, filename)."""
+
+    def __init__(self, message, filename=None):
+        Error.__init__(self, message, "io")
+        self.errno = errno.ENOENT
+        self.strerror = os.strerror(errno.ENOENT)
+        self.filename = filename
+
+    def __str__(self):
+        return self.args[0]
 
 
 def _candidates():
@@ -281,3 +297,30 @@ def check(status, err):
     if status != 0:
         name = lib.kcbp_status_name(status)
         raise Error(err.msg.decode("utf-8", "replace"), name.decode() if name else str(status))
+
+
+# Signed distance and depth (include/kcbp/signed_distance.h), when the
+# library has it. The options struct grows: it is made by
+# kcbp_signed_distance_options_init with this struct's size (the library's
+# own, from kcbp_layout), and the result is written within the size passed.
+if layout("kcbp_signed_distance_result") is not None and hasattr(lib, "kcbp_signed_distance_sized"):
+    SignedDistanceOptions = struct("kcbp_signed_distance_options", [
+        ("size", c_uint32), ("max_distance", c_double), ("depth_tolerance", c_double), ("max_steps", c_int),
+        ("use_cbp", c_bool)])
+    SignedDistanceResult = struct("kcbp_signed_distance_result", [
+        ("status", c_int), ("signed_distance", c_double), ("distance_lower", c_double), ("depth", c_double),
+        ("depth_lower", c_double), ("depth_upper", c_double), ("normal", Vec3), ("translation", Vec3),
+        ("point_a", Vec3), ("point_b", Vec3), ("feature_a", c_uint32), ("feature_b", c_uint32),
+        ("decided_by", c_int), ("steps", c_int), ("ms", c_double)])
+    _proto("kcbp_signed_distance_options_init", None, P(SignedDistanceOptions), c_uint32)
+    _proto("kcbp_signed_distance_sized", _status, P(ModelStruct), P(Pose), P(ModelStruct), P(Pose),
+           P(SignedDistanceOptions), P(SignedDistanceResult), c_size_t, P(ErrorStruct))
+    _proto("kcbp_sdist_status_name", c_char_p, c_int)
+    HAS_SIGNED_DISTANCE = True
+else:
+    SignedDistanceOptions = SignedDistanceResult = None
+    HAS_SIGNED_DISTANCE = False
+
+HAS_HULL = (_optional("kcbp_model_build_hull", _status, P(ModelStruct), c_void_p, c_size_t, P(ErrorStruct))
+            & _optional("kcbp_model_hull_vertices", P(Vec3), P(ModelStruct), P(c_uint32))
+            & _optional("kcbp_model_display_mesh", c_void_p, P(ModelStruct)))

@@ -7,13 +7,16 @@
 #include <kcbp/collide.h>
 #include <kcbp/collide2d.h>
 #include <kcbp/contact_geom.h>
+#include <kcbp/distance.h>
 #include <kcbp/distance2d.h>
 #include <kcbp/error.h>
+#include <kcbp/manifold.h>
 #include <kcbp/mesh.h>
 #include <kcbp/polygon2d.h>
 #include <kcbp/pose.h>
 #include <kcbp/scene.h>
 #include <kcbp/shape.h>
+#include <kcbp/signed_distance.h>
 #include <kcbp/sweep.h>
 #include <kcbp/world.h>
 
@@ -117,6 +120,33 @@ static const layout_entry entries[] = {
     F(kcbp_contact_geom, points),
     S(kcbp_contact_summary), F(kcbp_contact_summary, point), F(kcbp_contact_summary, normal),
     F(kcbp_contact_summary, has_normal),
+    S(kcbp_distance_options), F(kcbp_distance_options, max_distance), F(kcbp_distance_options, use_cbp),
+    S(kcbp_distance_result), F(kcbp_distance_result, within), F(kcbp_distance_result, distance),
+    F(kcbp_distance_result, distance_lower), F(kcbp_distance_result, point_a), F(kcbp_distance_result, point_b),
+    F(kcbp_distance_result, tri_a), F(kcbp_distance_result, tri_b), F(kcbp_distance_result, decided_by),
+    F(kcbp_distance_result, cbp_tested), F(kcbp_distance_result, cbp_distance),
+    F(kcbp_distance_result, gjk_iterations), F(kcbp_distance_result, tree),
+    S(kcbp_signed_distance_options), F(kcbp_signed_distance_options, size),
+    F(kcbp_signed_distance_options, max_distance), F(kcbp_signed_distance_options, depth_tolerance),
+    F(kcbp_signed_distance_options, max_steps), F(kcbp_signed_distance_options, use_cbp),
+    S(kcbp_signed_distance_result), F(kcbp_signed_distance_result, status),
+    F(kcbp_signed_distance_result, signed_distance), F(kcbp_signed_distance_result, distance_lower),
+    F(kcbp_signed_distance_result, depth), F(kcbp_signed_distance_result, depth_lower),
+    F(kcbp_signed_distance_result, depth_upper), F(kcbp_signed_distance_result, normal),
+    F(kcbp_signed_distance_result, translation), F(kcbp_signed_distance_result, point_a),
+    F(kcbp_signed_distance_result, point_b), F(kcbp_signed_distance_result, feature_a),
+    F(kcbp_signed_distance_result, feature_b), F(kcbp_signed_distance_result, decided_by),
+    F(kcbp_signed_distance_result, lower_center), F(kcbp_signed_distance_result, lower_radius_a),
+    F(kcbp_signed_distance_result, lower_radius_b), F(kcbp_signed_distance_result, steps),
+    F(kcbp_signed_distance_result, ms),
+    S(kcbp_manifold_options), F(kcbp_manifold_options, size), F(kcbp_manifold_options, max_points),
+    F(kcbp_manifold_options, use_cbp),
+    S(kcbp_manifold_point), F(kcbp_manifold_point, point_a), F(kcbp_manifold_point, point_b),
+    F(kcbp_manifold_point, separation), F(kcbp_manifold_point, feature_a), F(kcbp_manifold_point, feature_b),
+    S(kcbp_manifold), F(kcbp_manifold, normal), F(kcbp_manifold, depth), F(kcbp_manifold, npoints),
+    F(kcbp_manifold, points), F(kcbp_manifold, ncontacts), F(kcbp_manifold, depth_exact),
+    S(kcbp_manifold_set), F(kcbp_manifold_set, collide), F(kcbp_manifold_set, manifolds),
+    F(kcbp_manifold_set, nmanifolds), F(kcbp_manifold_set, capacity), F(kcbp_manifold_set, ncontacts),
 };
 
 bool kcbp_layout(const char *name, size_t *offset, size_t *size)

@@ -7,6 +7,7 @@
 #include <kcbp/gjk.h>
 #include <kcbp/tritri.h>
 
+#include "cbp_stage.h"
 #include "collide_internal.h"
 #include "model_internal.h"
 #include "shape_query.h"
@@ -62,80 +63,6 @@ static int cmp_contact(const void *x, const void *y)
     if (p->a != q->a)
         return p->a < q->a ? -1 : 1;
     return (p->b > q->b) - (p->b < q->b);
-}
-
-static double gap_along(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
-{
-    return kcbp_cbp_gap(&a->cbp, &b->cbp, b_in_a, n);
-}
-
-/* Runs GJK on the k-CBPs and fills result->cbp in world coordinates.
- * Returns true when the k-CBPs are apart by more than the rejection margin,
- * so that the meshes cannot touch. measure: GJK to convergence for the
- * distance, EPA for the depth when they overlap; otherwise GJK stops at the
- * first plane that separates them by more than the margin. pc: the pair
- * cache (NULL: none), used only when not measuring (see kcbp_pair_cache). */
-static bool cbp_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, const kcbp_pose *pose_a,
-                      bool measure, kcbp_pair_cache *pc, kcbp_collide_result *result)
-{
-    kcbp_cbp_result *c = &result->cbp;
-    kcbp_support_cache cache = {{0, 0}};
-    double margin = kcbp_pair_cbp_margin(a, b, b_in_a);
-    c->tested = true;
-    c->measured = measure;
-    if (!measure) {
-        double lower;
-        kcbp_vec3 axis;
-        double len = pc && (pc->flags & KCBP_PAIR_CACHE_AXIS) ? kcbp_v3_len(pc->axis) : 0;
-        if (len > 0 && isfinite(len)) {
-            /* The gap along the last separating axis: a lower bound on the
-             * k-CBPs' distance, whatever the axis, once it is a unit one
-             * (see gap_along; the cache may hold anything). */
-            lower = gap_along(a, b, b_in_a, kcbp_v3_scale(pc->axis, 1 / len));
-            if (lower > margin) {
-                c->separated = true;
-                c->distance_lower = lower;
-                result->cache.hit = KCBP_CACHE_AXIS;
-                return true;
-            }
-            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_AXIS;
-        }
-        kcbp_gjk_simplex_cache *warm = pc ? &pc->simplex : NULL;
-        result->cache.gjk_warm = warm && warm->count > 0;
-        c->separated = kcbp_gjk_separated_warm(&a->shape, &b->shape, b_in_a, margin, &cache, warm, &lower,
-                                               &c->gjk_iterations, &axis) &&
-                       gap_along(a, b, b_in_a, axis) > margin;
-        c->distance_lower = c->separated ? lower : 0;
-        if (pc && c->separated) {
-            pc->axis = axis;
-            pc->flags |= KCBP_PAIR_CACHE_AXIS;
-        }
-        return c->separated;
-    }
-    kcbp_gjk_result g;
-    kcbp_gjk_distance(&a->shape, &b->shape, b_in_a, NULL, &cache, &g);
-    c->gjk_iterations = g.iterations;
-    if (g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP) {
-        c->distance = g.distance;
-        c->point_a = kcbp_pose_apply(pose_a, g.point_a);
-        c->point_b = kcbp_pose_apply(pose_a, g.point_b);
-        /* HIT_CAP: only the lower bound is certain. */
-        c->separated = g.distance_lower > margin && gap_along(a, b, b_in_a, g.normal) > margin;
-        c->distance_lower = c->separated ? g.distance_lower : 0;
-        return c->separated;
-    }
-    if (g.status == KCBP_GJK_TOUCHING) {
-        c->direction = kcbp_mat3_mul_v3(&pose_a->rot, g.normal);
-        c->depth_exact = true;
-        return false;
-    }
-    kcbp_epa_result e;
-    kcbp_epa_penetration(&a->shape, &b->shape, b_in_a, &g, NULL, &cache, NULL, &e);
-    c->epa_iterations = e.iterations;
-    c->depth = e.depth;
-    c->direction = kcbp_mat3_mul_v3(&pose_a->rot, e.normal);
-    c->depth_exact = e.status == KCBP_EPA_PENETRATING || e.status == KCBP_EPA_TOUCHING;
-    return false;
 }
 
 /* The fine k-CBPs, when the coarse ones overlap: the same early-exit test
@@ -292,7 +219,7 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
     }
 
     if (cbp && !skip) {
-        if (cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, pc, result) ||
+        if (kcbp_pair_cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, pc, result) ||
             (fine && fine_stage(a, b, &b_in_a, pc, result))) {
             result->decided_by = KCBP_STAGE_CBP;
             if (pc) {
@@ -305,7 +232,8 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
     if (use_contact && options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
         return KCBP_OK;
 
-    /* Stage 3: the exact answer, from the two trees and Möller's test. */
+    /* Stage 3: the exact answer, from the two trees and the exact triangle
+     * test (Möller's plane rejection, then exact orientation tests). */
     result->decided_by = KCBP_STAGE_MESH;
     contact_sink sink = {result, options->contacts, false, false, {0, 0}};
     uint32_t leaf[2] = {UINT32_MAX, UINT32_MAX};

@@ -10,6 +10,7 @@
 #include <kcbp/epa.h>
 #include <kcbp/gjk.h>
 
+#include "cbp_stage.h"
 #include "geom/closest.h"
 #include "solid_internal.h"
 
@@ -459,70 +460,6 @@ static bool cbp_planes_apart(const probe *p, const kcbp_model_impl *mesh, double
     return best > margin;
 }
 
-/* The GJK convex of a model: a mesh's k-CBP, a shape itself. */
-static const kcbp_convex *bound_convex(const kcbp_model_impl *m)
-{
-    return kcbp_impl_is_shape(m) ? &m->geom.convex : &m->shape;
-}
-
-/* The support value of a model's bound along n (A's frame), placed by pose
- * (NULL: identity): a k-CBP's vertices scanned, a shape's support. */
-static double bound_support(const kcbp_model_impl *m, const kcbp_pose *pose, kcbp_vec3 n)
-{
-    static const kcbp_pose identity = {{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {0, 0, 0}};
-    const kcbp_pose *q = pose ? pose : &identity;
-    const kcbp_convex *c = bound_convex(m);
-    uint32_t hint = 0;
-    kcbp_vec3 s = kcbp_convex_support_posed(c, q, n, &hint);
-    return kcbp_v3_dot(n, s) + c->radius * kcbp_v3_len(n);
-}
-
-/* The k-CBP stage of a shape and a mesh: GJK on the mesh's k-CBP and the
- * shape (in A, B order), as kcbp_collide's stage 2 (see collide.c): true
- * when proven apart by more than the margin, the gap checked along GJK's
- * axis with both supports. measure: the distance, or EPA's depth. */
-static bool cbp_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
-                      const kcbp_pose *pose_a, bool measure, kcbp_cbp_result *c)
-{
-    const kcbp_convex *ca = bound_convex(a), *cb = bound_convex(b);
-    kcbp_support_cache cache = {{0, 0}};
-    double margin = kcbp_pair_cbp_margin(a, b, b_in_a);
-    c->tested = true;
-    c->measured = measure;
-    if (!measure) {
-        double lower;
-        kcbp_vec3 axis;
-        c->separated = kcbp_gjk_separated(ca, cb, b_in_a, margin, &cache, &lower, &c->gjk_iterations, &axis) &&
-                       bound_support(b, b_in_a, kcbp_v3_neg(axis)) * -1 - bound_support(a, NULL, axis) > margin;
-        c->distance_lower = c->separated ? lower : 0;
-        return c->separated;
-    }
-    kcbp_gjk_result g;
-    kcbp_gjk_distance(ca, cb, b_in_a, NULL, &cache, &g);
-    c->gjk_iterations = g.iterations;
-    if (g.status == KCBP_GJK_SEPARATED || g.status == KCBP_GJK_HIT_CAP) {
-        c->distance = g.distance;
-        c->point_a = kcbp_pose_apply(pose_a, g.point_a);
-        c->point_b = kcbp_pose_apply(pose_a, g.point_b);
-        c->separated = g.distance_lower > margin &&
-                       -bound_support(b, b_in_a, kcbp_v3_neg(g.normal)) - bound_support(a, NULL, g.normal) > margin;
-        c->distance_lower = c->separated ? g.distance_lower : 0;
-        return c->separated;
-    }
-    if (g.status == KCBP_GJK_TOUCHING) {
-        c->direction = kcbp_mat3_mul_v3(&pose_a->rot, g.normal);
-        c->depth_exact = true;
-        return false;
-    }
-    kcbp_epa_result e;
-    kcbp_epa_penetration(ca, cb, b_in_a, &g, NULL, &cache, NULL, &e);
-    c->epa_iterations = e.iterations;
-    c->depth = e.depth;
-    c->direction = kcbp_mat3_mul_v3(&pose_a->rot, e.normal);
-    c->depth_exact = e.status == KCBP_EPA_PENETRATING || e.status == KCBP_EPA_TOUCHING;
-    return false;
-}
-
 static int cmp_contact(const void *x, const void *y)
 {
     const kcbp_contact *p = x, *q = y;
@@ -553,7 +490,7 @@ static kcbp_status collide_shape_mesh(const kcbp_model_impl *a, const kcbp_pose 
     if (o->use_cbp && kcbp_impl_has_cbp(mesh)) {
         bool apart;
         if (o->cbp_measure) { /* the report's figures: GJK and EPA, as for two meshes */
-            apart = cbp_stage(a, b, &b_in_a, pose_a, true, &r->cbp);
+            apart = kcbp_pair_cbp_stage(a, b, &b_in_a, pose_a, true, NULL, r);
         } else {
             double gap;
             apart = cbp_planes_apart(&p, mesh, kcbp_pair_cbp_margin(a, b, &b_in_a), &gap);

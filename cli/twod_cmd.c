@@ -335,7 +335,7 @@ static int run(const char *cmd, int argc, char **argv)
             cJSON_AddItemToObject(out, "edges", kcbp_cli_json_pair(r.edge_a, r.edge_b));
         }
         if (a.is_signed) {
-            cJSON_AddStringToObject(out, "status", r.collide ? "overlapping" : "apart");
+            cJSON_AddStringToObject(out, "status", r.collide ? "penetrating" : "apart");
             kcbp2d_model_depth_result dr;
             kcbp_status ds = !r.collide   ? KCBP_ERR_INVALID
                              : mb->is_model ? kcbp2d_model_depth(ma->model, qa, mb->model, qb, NULL, &dr, &err)
@@ -353,9 +353,15 @@ static int run(const char *cmd, int argc, char **argv)
             } else if (r.collide) { /* the bracket failed (out of memory): no depth */
                 cJSON_AddNullToObject(out, "signed_distance");
                 cJSON_AddNullToObject(out, "depth");
-            } else {
+            } else { /* apart: the fields of the 3D report, zero depth */
                 cJSON_AddNumberToObject(out, "signed_distance", r.distance);
                 cJSON_AddNumberToObject(out, "depth", 0);
+                cJSON_AddNumberToObject(out, "depth_lower", 0);
+                cJSON_AddNumberToObject(out, "depth_upper", 0);
+                kcbp_vec2 d = kcbp_v2_sub(r.point_b, r.point_a);
+                double l = kcbp_v2_len(d);
+                cJSON_AddItemToObject(out, "normal", vec2_json(l > 0 ? kcbp_v2_scale(d, 1 / l) : kcbp_v2_make(0, 0)));
+                cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_make(0, 0)));
             }
         }
     } else {
@@ -369,10 +375,16 @@ static int run(const char *cmd, int argc, char **argv)
         cJSON_AddItemToObject(out, "point_a", vec2_json(r.point_a));
         cJSON_AddItemToObject(out, "point_b", vec2_json(r.point_b));
         if (a.is_signed) {
-            cJSON_AddStringToObject(out, "status", kcbp2d_distance_status_name(r.status));
+            /* the 3D report's names (kcbp_sdist_status_name): "penetrating"
+             * for an overlap of convex shapes, its depth exact to rounding */
+            static const char *const names[] = {"apart", "touching", "penetrating"};
+            cJSON_AddStringToObject(out, "status", names[r.status]);
             cJSON_AddNumberToObject(out, "signed_distance", r.signed_distance);
             cJSON_AddNumberToObject(out, "depth", r.depth);
+            cJSON_AddNumberToObject(out, "depth_lower", r.depth);
+            cJSON_AddNumberToObject(out, "depth_upper", r.depth);
             cJSON_AddItemToObject(out, "normal", vec2_json(r.normal));
+            cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_scale(r.normal, r.depth)));
         }
     }
     cJSON_AddItemToObject(out, "a", describe(&ia));

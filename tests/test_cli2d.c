@@ -100,7 +100,10 @@ static void test_shapes(void **state)
     test_run_args(&r, "distance", "rect:2:2", "rect:2:2", "--pose-b", "1.5 0.25 0", "--signed", NULL);
     j = run_json(&r);
     assert_true(fabs(num(j, "depth") - 0.5) < 1e-15 && fabs(num(j, "signed_distance") + 0.5) < 1e-15);
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "status")->valuestring, "overlapping");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "status")->valuestring, "penetrating");
+    assert_true(num(j, "depth_lower") == num(j, "depth") && num(j, "depth_upper") == num(j, "depth"));
+    cJSON *tr = cJSON_GetObjectItemCaseSensitive(j, "translation");
+    assert_true(fabs(cJSON_GetArrayItem(tr, 0)->valuedouble - 0.5) < 1e-15);
     cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "normal");
     assert_true(cJSON_GetArrayItem(n, 0)->valuedouble == 1 && cJSON_GetArrayItem(n, 1)->valuedouble == 0);
     assert_null(strstr(r.out, "-0,"));  /* no negative zeros */

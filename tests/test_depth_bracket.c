@@ -154,9 +154,14 @@ static void check_proofs(const kcbp_model *a, const kcbp_pose *pa, const kcbp_mo
         assert_true(s + slack >= r->depth_lower);
     }
     if (r->depth_lower > 0) {
-        /* the lower bound's centre is inside both, its balls' radii sum to it */
+        /* the best concentric pair's balls: inside their solids, their
+         * radii summing to at most the bound (more balls may prove more) */
         assert_int_equal(r->status, KCBP_SDIST_BRACKETED);
-        assert_true(fabs(r->lower_radius_a + r->lower_radius_b - r->depth_lower) <= 1e-12 * (1 + r->depth_lower));
+        assert_true(r->lower_radius_a + r->lower_radius_b <= r->depth_lower * (1 + 1e-12));
+        if (r->lower_radius_a > 0)
+            assert_int_equal(kcbp_point_in_solid(a, pa, r->lower_center), KCBP_SOLID_INSIDE);
+        if (r->lower_radius_b > 0)
+            assert_int_equal(kcbp_point_in_solid(b, pb, r->lower_center), KCBP_SOLID_INSIDE);
     }
 }
 
@@ -325,6 +330,18 @@ static void test_rotated_proofs(void **state)
     assert_int_equal(r.status, KCBP_SDIST_BRACKETED);
     assert_true(r.depth_lower > 0);
     check_proofs(&a, &pa, &b, &pb, &r, 64);
+    /* more steps: the many-ball lower bound (ball_cover.c) runs too; its
+     * proof checked the same way, and it is no worse */
+    kcbp_signed_distance_options o = kcbp_signed_distance_options_default();
+    o.max_steps = 256;
+    kcbp_signed_distance_result r2;
+    assert_int_equal(kcbp_signed_distance(&a, &pa, &b, &pb, &o, &r2, &err), KCBP_OK);
+    assert_int_equal(r2.status, KCBP_SDIST_BRACKETED);
+    if (getenv("DB_DEBUG"))
+        fprintf(stderr, "max_steps 256: lower %.9g upper %.9g steps %d\n", r2.depth_lower, r2.depth_upper, r2.steps);
+    assert_true(r2.depth_lower >= r.depth_lower);
+    assert_true(r2.depth_upper <= r.depth_upper);
+    check_proofs(&a, &pa, &b, &pb, &r2, 64);
     kcbp_model_free(&a);
     kcbp_model_free(&b);
 }

@@ -49,6 +49,7 @@
 #include <kcbp/distance.h>
 #include <kcbp/solid.h>
 
+#include "ball_cover.h"
 #include "bvh/point_distance.h"
 
 /* The rounding margin taken off a distance to a surface, relative to the
@@ -58,6 +59,8 @@
 /* The pad added to a translation whose verification failed by rounding
  * (the solids left touching), relative to the pair's scale. */
 #define VERIFY_PAD_REL 1e-9
+/* options.max_steps from which the many-ball lower bound runs. */
+#define MANY_BALLS_STEPS 128
 /* A depth_upper below this many pads is a touch. */
 #define TOUCH_PADS 16.0
 
@@ -82,6 +85,8 @@ typedef struct {
     double l;
     kcbp_vec3 c;
     double ra, rb;
+    bool l_many; /* the lower bound is the many balls' (ball_cover.c) */
+    int covers;  /* ball cover tests */
 } ctx;
 
 static double vmax3(kcbp_vec3 v) { return kcbp_v3_max_abs(v); }
@@ -393,6 +398,167 @@ static void basis(kcbp_vec3 d, kcbp_vec3 *e1, kcbp_vec3 *e2)
 
 static double box_center_axis(kcbp_aabb b, int i) { return 0.5 * (kcbp_v3_get(b.min, i) + kcbp_v3_get(b.max, i)); }
 
+/* ---- many balls ------------------------------------------------------------ */
+
+/* The multi-ball lower bound: balls (a_i, alpha_i) proven inside A and
+ * (b_j, beta_j) inside B. B + t parts the interiors only if every pair of
+ * balls is parted, |b_j + t - a_i| >= alpha_i + beta_j: t lies outside
+ * every open ball O_ij of centre a_i - b_j and radius alpha_i + beta_j. So
+ * when the union of the O_ij covers the ball of radius rho around the
+ * origin (kcbp_ball_cover), depth >= rho. One concentric pair is the case
+ * of a single O_ij around the origin; many pairs see a depth that no single
+ * ball pair can (thin walls interlocked, a solid deep inside another).
+ * Balls: the best concentric centre's, and the points of a grid over the
+ * boxes' overlap (widened by a quarter of the upper bound) proven inside
+ * each solid. */
+enum {
+    COVER_GRID = 6,      /* grid points per axis */
+    COVER_SURFACE = 48,  /* surface balls per mesh */
+    COVER_MAX_BALLS = COVER_GRID * COVER_GRID * COVER_GRID + COVER_SURFACE + 2,
+    COVER_MAX_PAIRS = 1024, /* the pairs reaching deepest around the origin are kept */
+    COVER_DEPTH = 6,     /* octree levels */
+    COVER_CELLS = 5000,  /* octree cells per test */
+    COVER_TESTS = 4,     /* tests (bisection on rho) */
+};
+
+typedef struct {
+    kcbp_ball a[COVER_MAX_BALLS], b[COVER_MAX_BALLS];
+    size_t na, nb;
+    kcbp_ball pairs[COVER_MAX_PAIRS];
+} cover_work;
+
+static int by_slack(const void *p, const void *q)
+{
+    const kcbp_ball *x = p, *y = q;
+    double sx = x->r - kcbp_v3_len(x->c), sy = y->r - kcbp_v3_len(y->c);
+    return sx > sy ? -1 : sx < sy;
+}
+
+/* Balls under a mesh's surface in the box [lo, hi]: up to
+ * COVER_SURFACE triangles spread over those whose centroid lies in it, each
+ * centroid pushed a hair along both normals, the side proven inside kept
+ * and moved away from its nearest surface point while its ball grows (a
+ * step towards the medial axis). Appended to balls[*n ..). */
+static void surface_balls(ctx *x, const kcbp_model *mm, const kcbp_pose *pose, kcbp_vec3 lo, kcbp_vec3 hi,
+                          double margin, double min_r, kcbp_ball *balls, size_t *n)
+{
+    const kcbp_model_impl *m = mm->impl;
+    if (kcbp_impl_is_shape(m) || m->mesh.ntriangles == 0)
+        return;
+    uint32_t nt = m->mesh.ntriangles;
+    uint32_t stride = nt / 4096 + 1, hits = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t every = pass == 0 ? 0 : hits / COVER_SURFACE + 1, seen = 0, used = 0;
+        for (uint32_t t = 0; t < nt && used < COVER_SURFACE; t += stride) {
+            kcbp_vec3 v[3];
+            kcbp_vec3 nrm = tri_world(m, pose, t, v);
+            kcbp_vec3 g = kcbp_v3_scale(kcbp_v3_add(kcbp_v3_add(v[0], v[1]), v[2]), 1.0 / 3);
+            if (g.x < lo.x || g.y < lo.y || g.z < lo.z || g.x > hi.x || g.y > hi.y || g.z > hi.z ||
+                kcbp_v3_len2(nrm) == 0)
+                continue;
+            if (pass == 0) {
+                hits++;
+                continue;
+            }
+            if (seen++ % every)
+                continue;
+            used++;
+            double h = 1e-4 * x->scale + 1e-3 * x->u;
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                kcbp_vec3 c = kcbp_v3_add(g, kcbp_v3_scale(nrm, sgn * h)), q;
+                double r = inner_radius(mm, pose, c, margin, &q);
+                if (r < 0)
+                    continue;
+                for (int it = 0; it < 6; it++) {
+                    kcbp_vec3 u = unit_or(kcbp_v3_sub(c, q), kcbp_v3(0, 0, 0));
+                    if (kcbp_v3_len2(u) == 0)
+                        break;
+                    kcbp_vec3 c2 = kcbp_v3_add(c, kcbp_v3_scale(u, fmax(r, h))), q2;
+                    double r2 = inner_radius(mm, pose, c2, margin, &q2);
+                    if (!(r2 > r))
+                        break;
+                    c = c2, r = r2, q = q2;
+                }
+                if (r >= min_r)
+                    balls[(*n)++] = (kcbp_ball){c, r};
+                break;
+            }
+        }
+    }
+}
+
+static kcbp_status many_balls(ctx *x, kcbp_aabb wa, kcbp_aabb wb)
+{
+    cover_work *w = malloc(sizeof *w);
+    if (!w)
+        return kcbp_error_set(x->err, KCBP_ERR_NOMEM, "depth bracket: out of memory (balls)");
+    w->na = w->nb = 0;
+    double margin = INNER_MARGIN_REL * (x->scale + x->u);
+    double min_r = 0.02 * x->u;
+    if (x->l > 0) {
+        w->a[w->na++] = (kcbp_ball){x->c, x->ra};
+        w->b[w->nb++] = (kcbp_ball){x->c, x->rb};
+    }
+    kcbp_vec3 pad = kcbp_v3(0.25 * x->u, 0.25 * x->u, 0.25 * x->u);
+    kcbp_vec3 lo = kcbp_v3_sub(kcbp_v3_max(wa.min, wb.min), pad), hi = kcbp_v3_add(kcbp_v3_min(wa.max, wb.max), pad);
+    kcbp_vec3 step = kcbp_v3_scale(kcbp_v3_sub(hi, lo), 1.0 / COVER_GRID);
+    for (int i = 0; i < COVER_GRID * COVER_GRID * COVER_GRID; i++) {
+        kcbp_vec3 p = kcbp_v3(lo.x + step.x * (i % COVER_GRID + 0.5), lo.y + step.y * (i / COVER_GRID % COVER_GRID + 0.5),
+                              lo.z + step.z * (i / (COVER_GRID * COVER_GRID) + 0.5));
+        kcbp_vec3 q;
+        double r = inner_radius(x->ma, x->pa, p, margin, &q);
+        if (r >= min_r)
+            w->a[w->na++] = (kcbp_ball){p, r};
+        r = inner_radius(x->mb, x->pb, p, margin, &q);
+        if (r >= min_r)
+            w->b[w->nb++] = (kcbp_ball){p, r};
+    }
+    surface_balls(x, x->ma, x->pa, lo, hi, margin, min_r, w->a, &w->na);
+    surface_balls(x, x->mb, x->pb, lo, hi, margin, min_r, w->b, &w->nb);
+    /* the pairs whose ball reaches within the upper bound of the origin,
+     * radii less the rounding of their centres */
+    size_t np = 0;
+    double cm = 1e-12 * (x->scale + x->u);
+    for (size_t i = 0; i < w->na; i++)
+        for (size_t j = 0; j < w->nb; j++) {
+            kcbp_ball o = {kcbp_v3_sub(w->a[i].c, w->b[j].c), w->a[i].r + w->b[j].r - cm};
+            if (!(o.r > 0) || kcbp_v3_len(o.c) >= o.r + x->u)
+                continue;
+            if (np < COVER_MAX_PAIRS) {
+                w->pairs[np++] = o;
+            } else {
+                /* full: keep the ones that reach deepest around the origin */
+                qsort(w->pairs, np, sizeof *w->pairs, by_slack);
+                np = COVER_MAX_PAIRS / 2;
+                w->pairs[np++] = o;
+            }
+        }
+    kcbp_status st = KCBP_OK;
+    /* bisection on rho between the bounds, the aimed width first */
+    double lo_r = x->l, hi_r = x->u;
+    double rho = x->u / (1 + x->tol);
+    for (int it = 0; it < COVER_TESTS && np > 0 && rho > lo_r; it++) {
+        bool covered;
+        x->covers++;
+        if ((st = kcbp_ball_cover(w->pairs, np, rho, COVER_DEPTH, COVER_CELLS, &covered, x->err)) != KCBP_OK)
+            break;
+        if (covered) {
+            lo_r = rho;
+            x->l = rho;
+            x->l_many = true;
+            if (done(x))
+                break;
+        } else {
+            hi_r = rho;
+        }
+        rho = 0.5 * (lo_r + hi_r);
+        if (hi_r - lo_r <= 0.25 * x->tol * hi_r)
+            break;
+    }
+    free(w);
+    return st;
+}
+
 kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, const kcbp_model *mb,
                                const kcbp_pose *pose_b, const kcbp_signed_distance_options *o,
                                kcbp_signed_distance_result *r, kcbp_error *err)
@@ -557,8 +723,15 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
         }
     }
 
+    /* 6. Many balls, when one pair leaves the bracket wide and the caller
+     * gave steps for it (it costs about as much as the rest together and,
+     * on the benchmark's scans and CAD parts, seldom pays: README's depth
+     * bracket section). */
+    if (o->max_steps >= MANY_BALLS_STEPS && !done(&x) && (st = many_balls(&x, wa, wb)) != KCBP_OK)
+        goto out;
+
 report:
-    /* 6. The report: where B + t touches A (kcbp_distance at the verified
+    /* 7. The report: where B + t touches A (kcbp_distance at the verified
      * pose), the bounds. */
     {
         kcbp_pose pm = *pose_b;
@@ -586,7 +759,7 @@ report:
         r->lower_radius_a = x.ra;
         r->lower_radius_b = x.rb;
     }
-    r->steps = x.collides + x.probes + x.others;
+    r->steps = x.collides + x.probes + x.others + x.covers;
     if (x.u <= TOUCH_PADS * x.pad) {
         r->status = KCBP_SDIST_TOUCHING;
         r->depth = 0;

@@ -17,8 +17,11 @@
  *     bisection on [L, s] (L the lower bound: below it nothing separates)
  *     with kcbp_collide(solid) keeps a verified s. Directions: the contact's
  *     triangle normals and their difference (kcbp_contact_geometry), the
- *     six axes, then a pattern search on the sphere of directions around
- *     the best, its angle halved when no neighbour improves.
+ *     26 directions to a cube's faces, edges and corners (a way out no
+ *     contact shows: a cube in the inner corner of an L leaves along the
+ *     diagonal), then a pattern search on the sphere of directions around
+ *     the best (4 neighbours at angle theta, from 0.25 rad, halved when
+ *     none improves, down to 0.01).
  * Bisection needs no monotonicity: every s it keeps was tested apart
  * itself, so it is a valid bound whatever happens between tests.
  *
@@ -34,9 +37,12 @@
  * along the sum of the two unit vectors away from the nearest surface
  * points (the gradient of r_a + r_b where each nearest point is unique).
  *
- * Budget: options.max_steps collides (tests of a translation) and as many
- * inner-ball probes; refinement stops once depth_upper <= (1 + tol)
- * depth_lower. steps reports both, plus the final distance query. */
+ * With options.max_steps >= 128, a many-ball lower bound follows when the
+ * bracket is still wide (many_balls below, ball_cover.h).
+ *
+ * Budget: options.max_steps collides (tests of a translation) and twice as
+ * many inner-ball probes; refinement stops once depth_upper <= (1 + tol)
+ * depth_lower. steps reports all of them, plus the distance queries. */
 #include "depth_internal.h"
 
 #include <float.h>

@@ -67,6 +67,10 @@
 #define VERIFY_PAD_REL 1e-9
 /* options.max_steps from which the many-ball lower bound runs. */
 #define MANY_BALLS_STEPS 128
+/* The final bisection along the best direction: its width and tests. */
+#define POLISH_REL 2e-3
+#define POLISH_TESTS 16
+#define POLISH_ANGLE 0.1
 /* A depth_upper below this many pads is a touch. */
 #define TOUCH_PADS 16.0
 
@@ -91,6 +95,7 @@ typedef struct {
     double l;
     kcbp_vec3 c;
     double ra, rb;
+    double best_lo; /* along dir: a distance at which B still collides (or the lower bound) */
     bool l_many; /* the lower bound is the many balls' (ball_cover.c) */
     int covers;  /* ball cover tests */
 } ctx;
@@ -124,6 +129,7 @@ static void offer_upper(ctx *x, kcbp_vec3 t)
         x->have_u = true;
         x->u = len;
         x->t = t;
+        x->best_lo = 0;
         double l = kcbp_v3_len(t);
         if (l > 0)
             x->dir = kcbp_v3_scale(t, 1 / l);
@@ -158,13 +164,25 @@ static bool done(const ctx *x) { return x->have_u && x->u <= (1 + x->tol) * x->l
 /* Along unit d: is there an s below the best upper bound (by a clear
  * fraction) at which B + s d is apart? One collide rejects d; otherwise a
  * bisection down towards the lower bound. */
-static kcbp_status try_direction(ctx *x, kcbp_vec3 d, bool *improved)
+/* How try_direction works: in the search (stop once the bracket is as
+ * narrow as asked, a direction must beat the best by a clear fraction) or
+ * in the final polish (neither; finer bisection). */
+typedef struct {
+    double delta;   /* d must part them at (1 - delta) times the best */
+    double want;    /* bisection down to this width, relative */
+    bool stop_done; /* stop once depth_upper <= (1 + tol) depth_lower */
+    int limit;      /* collides allowed in all (x->collides below it) */
+} dir_mode;
+
+/* Along unit d: is there an s below the best upper bound (by a clear
+ * fraction) at which B + s d is apart? One collide rejects d; otherwise a
+ * bisection down towards the lower bound. */
+static kcbp_status try_direction(ctx *x, kcbp_vec3 d, const dir_mode *m, bool *improved)
 {
     *improved = false;
-    if (x->collides >= x->max_collides || done(x))
+    if (x->collides >= m->limit || (m->stop_done && done(x)))
         return KCBP_OK;
-    double delta = fmin(0.5 * x->tol, 0.05);
-    double hi = x->u * (1 - delta);
+    double hi = x->u * (1 - m->delta);
     double lo = x->l;
     if (hi <= lo)
         return KCBP_OK;
@@ -174,9 +192,8 @@ static kcbp_status try_direction(ctx *x, kcbp_vec3 d, bool *improved)
         return st;
     *improved = true;
     offer_upper(x, kcbp_v3_scale(d, hi));
-    double want = 0.25 * x->tol;
-    while (x->collides < x->max_collides && hi - lo > want * hi && hi - lo > x->pad) {
-        if (hi <= (1 + x->tol) * x->l)
+    while (x->collides < m->limit && hi - lo > m->want * hi && hi - lo > x->pad) {
+        if (m->stop_done && hi <= (1 + x->tol) * x->l)
             break;
         double mid = 0.5 * (lo + hi);
         st = apart_at(x, kcbp_v3_scale(d, mid), &apart);
@@ -188,6 +205,55 @@ static kcbp_status try_direction(ctx *x, kcbp_vec3 d, bool *improved)
         } else {
             lo = mid;
         }
+    }
+    if (kcbp_v3_len(kcbp_v3_sub(x->dir, d)) == 0)
+        x->best_lo = lo;
+    return KCBP_OK;
+}
+
+/* The final polish: the bracket's stopping rule leaves depth_upper up to
+ * the tolerance above the depth, and a few tests take most of that back:
+ * the best direction's bisection carried on to POLISH_REL of depth_upper,
+ * then its four neighbours at angles from POLISH_ANGLE down to a quarter
+ * of it, each asked to beat the best by POLISH_REL only. At most
+ * POLISH_TESTS collides beyond the search's. */
+static void basis(kcbp_vec3 d, kcbp_vec3 *e1, kcbp_vec3 *e2);
+
+static kcbp_status polish(ctx *x)
+{
+    int limit = x->collides + POLISH_TESTS;
+    double hi = x->u, lo = fmax(x->best_lo, x->l);
+    kcbp_vec3 d = x->dir;
+    while (x->collides < limit && hi - lo > POLISH_REL * hi && hi - lo > x->pad) {
+        double mid = 0.5 * (lo + hi);
+        bool apart;
+        kcbp_status st = apart_at(x, kcbp_v3_scale(d, mid), &apart);
+        if (st != KCBP_OK)
+            return st;
+        if (apart) {
+            hi = mid;
+            offer_upper(x, kcbp_v3_scale(d, hi));
+        } else {
+            lo = mid;
+        }
+    }
+    dir_mode m = {POLISH_REL, POLISH_REL, false, limit};
+    for (double theta = POLISH_ANGLE; theta >= 0.25 * POLISH_ANGLE && x->collides < limit;) {
+        kcbp_vec3 e1, e2;
+        basis(x->dir, &e1, &e2);
+        kcbp_vec3 c = x->dir;
+        bool any = false;
+        double tn = tan(theta);
+        for (int k = 0; k < 4 && !any; k++) {
+            kcbp_vec3 e = k < 2 ? e1 : e2;
+            kcbp_vec3 dd = kcbp_v3_add(c, kcbp_v3_scale(e, k & 1 ? -tn : tn));
+            double l = kcbp_v3_len(dd);
+            kcbp_status st = try_direction(x, kcbp_v3_scale(dd, 1 / l), &m, &any);
+            if (st != KCBP_OK)
+                return st;
+        }
+        if (!any)
+            theta *= 0.5;
     }
     return KCBP_OK;
 }
@@ -669,14 +735,15 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
         }
     }
 
-    /* 4. Directions: the contact's normals, then the axes. */
+    /* 4. Directions: the contact's normals, then 26 spread ones. */
+    const dir_mode search = {fmin(0.5 * x.tol, 0.05), 0.25 * x.tol, true, x.max_collides};
     if (have_contact) {
         kcbp_vec3 cand[6] = {unit_or(kcbp_v3_sub(na, nb), na), unit_or(kcbp_v3_sub(nb, na), nb), na,
                              kcbp_v3_neg(na), nb, kcbp_v3_neg(nb)};
         for (int i = 0; i < 6 && st == KCBP_OK; i++) {
             bool imp;
             if (kcbp_v3_len2(cand[i]) > 0)
-                st = try_direction(&x, cand[i], &imp);
+                st = try_direction(&x, cand[i], &search, &imp);
         }
     }
     /* the 26 directions to the cube's faces, edges and corners (world
@@ -687,7 +754,7 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
             if (abs(cx) + abs(cy) + abs(cz) != n1)
                 continue;
             bool imp;
-            st = try_direction(&x, unit_or(kcbp_v3(cx, cy, cz), kcbp_v3(1, 0, 0)), &imp);
+            st = try_direction(&x, unit_or(kcbp_v3(cx, cy, cz), kcbp_v3(1, 0, 0)), &search, &imp);
         }
     if (st != KCBP_OK)
         goto out;
@@ -721,13 +788,16 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
             for (int k = 0; k < 4 && !any; k++) {
                 kcbp_vec3 e = k < 2 ? e1 : e2;
                 kcbp_vec3 dd = unit_or(kcbp_v3_add(d, kcbp_v3_scale(e, k & 1 ? -tn : tn)), d);
-                if ((st = try_direction(&x, dd, &any)) != KCBP_OK)
+                if ((st = try_direction(&x, dd, &search, &any)) != KCBP_OK)
                     goto out;
             }
             if (!any)
                 theta *= 0.5;
         }
     }
+
+    if ((st = polish(&x)) != KCBP_OK)
+        goto out;
 
     /* 6. Many balls, when one pair leaves the bracket wide and the caller
      * gave steps for it (it costs about as much as the rest together and,

@@ -25,7 +25,8 @@
  *     would be a bug); the best of them, min s(d), is the best a sampler of
  *     that many sweeps finds, against which depth_upper is compared.
  *
- * usage: depth_bracket [-n POSES] [-d DIRS] [-r RUNS] [-s SEED] A B [A B ...]
+ * usage: depth_bracket [-n POSES] [-d DIRS] [-r RUNS] [-m MAX_STEPS] [-s SEED] A B [A B ...]
+ * (-m: options.max_steps; default the library's, 64)
  * Prints a Markdown table; CPU time (CLOCK_PROCESS_CPUTIME_ID), medians. */
 #include <math.h>
 #include <stdio.h>
@@ -132,7 +133,7 @@ enum { MAXN = 64, MAXR = 15 };
 
 int main(int argc, char **argv)
 {
-    int nposes = 6, ndirs = 500, runs = 3;
+    int nposes = 6, ndirs = 500, runs = 3, max_steps = 0;
     uint64_t seed = 1;
     int i = 1;
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
@@ -142,13 +143,17 @@ int main(int argc, char **argv)
             ndirs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-r"))
             runs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-m"))
+            max_steps = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-s"))
             seed = strtoull(argv[i + 1], NULL, 10);
         else
             break;
     }
-    if (nposes < 1 || nposes > MAXN || ndirs < 1 || runs < 1 || runs > MAXR || (argc - i) < 2 || (argc - i) % 2) {
-        fprintf(stderr, "usage: depth_bracket [-n POSES(1..%d)] [-d DIRS] [-r RUNS(1..%d)] [-s SEED] A B [A B ...]\n",
+    if (nposes < 1 || nposes > MAXN || ndirs < 1 || runs < 1 || runs > MAXR || max_steps < 0 || (argc - i) < 2 ||
+        (argc - i) % 2) {
+        fprintf(stderr,
+                "usage: depth_bracket [-n POSES(1..%d)] [-d DIRS] [-r RUNS(1..%d)] [-m MAX_STEPS] [-s SEED] A B [A B ...]\n",
                 MAXN, MAXR);
         return 2;
     }
@@ -157,6 +162,9 @@ int main(int argc, char **argv)
            "distance ms (apart) | ratio | ratio max | steps median |\n",
            ndirs);
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    kcbp_signed_distance_options so = kcbp_signed_distance_options_default();
+    if (max_steps)
+        so.max_steps = max_steps;
     static const double fracs[2] = {0.03, 0.25};
     static const char *names[2] = {"shallow", "deep"};
     int status = 0;
@@ -194,7 +202,7 @@ int main(int argc, char **argv)
                 bool fail = false;
                 for (int q = 0; q < runs; q++) {
                     double t0 = cpu_ms();
-                    if (kcbp_signed_distance(&a, &id, &b, &pb, NULL, &res, &err) != KCBP_OK) {
+                    if (kcbp_signed_distance(&a, &id, &b, &pb, &so, &res, &err) != KCBP_OK) {
                         fprintf(stderr, "depth_bracket: %s\n", err.msg);
                         fail = true;
                         break;

@@ -67,6 +67,9 @@
 #define VERIFY_PAD_REL 1e-9
 /* options.max_steps from which the many-ball lower bound runs. */
 #define MANY_BALLS_STEPS 128
+/* The grid of seeds for a wide bracket: points per axis, ascents. */
+#define GRID_SEEDS 4
+#define GRID_ASCENTS 3
 /* The final bisection along the best direction: its width and tests. */
 #define POLISH_REL 2e-3
 #define POLISH_TESTS 16
@@ -430,6 +433,40 @@ static void seeds_at_contact(ctx *x, kcbp_vec3 p, kcbp_vec3 na, kcbp_vec3 nb, do
         ascend(x, best_c, best_f, best_qa, best_qb, 0.5 * fmax(best_f, 0.25 * x->u), 24);
 }
 
+/* Points of a GRID_SEEDS^3 grid over the boxes' overlap, probed; ascent
+ * from the GRID_ASCENTS best inside both. */
+static void grid_seeds(ctx *x, kcbp_aabb wa, kcbp_aabb wb)
+{
+    kcbp_vec3 lo = kcbp_v3_max(wa.min, wb.min), hi = kcbp_v3_min(wa.max, wb.max);
+    kcbp_vec3 step = kcbp_v3_scale(kcbp_v3_sub(hi, lo), 1.0 / GRID_SEEDS);
+    struct {
+        kcbp_vec3 c, qa, qb;
+        double f;
+    } best[GRID_ASCENTS];
+    int nb = 0;
+    for (int i = 0; i < GRID_SEEDS * GRID_SEEDS * GRID_SEEDS && x->probes < x->max_probes; i++) {
+        kcbp_vec3 c = kcbp_v3(lo.x + step.x * (i % GRID_SEEDS + 0.5), lo.y + step.y * (i / GRID_SEEDS % GRID_SEEDS + 0.5),
+                              lo.z + step.z * (i / (GRID_SEEDS * GRID_SEEDS) + 0.5));
+        kcbp_vec3 qa, qb;
+        double f = probe(x, c, &qa, &qb);
+        if (f <= 0)
+            continue;
+        /* keep the GRID_ASCENTS best, sorted down */
+        int k;
+        if (nb < GRID_ASCENTS)
+            k = nb++;
+        else if (f <= best[GRID_ASCENTS - 1].f)
+            continue;
+        else
+            k = GRID_ASCENTS - 1;
+        for (; k > 0 && best[k - 1].f < f; k--)
+            best[k] = best[k - 1];
+        best[k].c = c, best[k].qa = qa, best[k].qb = qb, best[k].f = f;
+    }
+    for (int k = 0; k < nb && !done(x); k++)
+        ascend(x, best[k].c, best[k].f, best[k].qa, best[k].qb, 0.5 * best[k].f, 16);
+}
+
 /* A mesh triangle's world vertices and unit normal (0 when degenerate). */
 static kcbp_vec3 tri_world(const kcbp_model_impl *m, const kcbp_pose *pose, uint32_t tri, kcbp_vec3 v[3])
 {
@@ -644,7 +681,7 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
     x.co.solid = true;
     x.tol = o->depth_tolerance;
     x.max_collides = o->max_steps;
-    x.max_probes = 2 * o->max_steps;
+    x.max_probes = 4 * o->max_steps;
     kcbp_aabb wa = kcbp_model_world_bounds(ma, pose_a), wb = kcbp_model_world_bounds(mb, pose_b);
     x.scale = fmax(fmax(vmax3(wa.min), vmax3(wa.max)), fmax(vmax3(wb.min), vmax3(wb.max)));
     if (!(x.scale > 0))
@@ -758,6 +795,12 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
         }
     if (st != KCBP_OK)
         goto out;
+
+    /* 4b. When the bracket is still wide: seeds on a grid over the boxes'
+     * overlap, ascent from the best few (the seeds above lie near the
+     * contact; a deep overlap's widest ball is often elsewhere). */
+    if (!done(&x))
+        grid_seeds(&x, wa, wb);
 
     /* 5. Pattern search on the sphere of directions around the best, with
      * a lower-bound seed midway back along each new best translation. */

@@ -216,7 +216,7 @@ static void test_two_cubes(void **state)
     kcbp_model_free(&b);
 }
 
-static void test_sphere_in_mesh(void **state)
+static void test_shapes_in_mesh(void **state)
 {
     (void)state;
     kcbp_model a, b;
@@ -236,6 +236,20 @@ static void test_sphere_in_mesh(void **state)
     bracket(&b, &pb, &a, &pa, &r);
     expect_depth(&r, 0.5, true);
     check_proofs(&b, &pb, &a, &pa, &r, 32);
+    kcbp_model_free(&b);
+    /* a cylinder (axis z, height 1) and a capsule (segment 0.6 along z)
+     * inside: out along +x, by 1 - x + radius */
+    build_shape(&b, kcbp_shape_cylinder(0.3, 1));
+    pb = at(0.5, 0, 0.1);
+    bracket(&a, &pa, &b, &pb, &r);
+    expect_depth(&r, 0.8, true);
+    check_proofs(&a, &pa, &b, &pb, &r, 32);
+    kcbp_model_free(&b);
+    build_shape(&b, kcbp_shape_capsule(0.2, 0.6));
+    pb = at(0.6, 0, -0.1);
+    bracket(&a, &pa, &b, &pb, &r);
+    expect_depth(&r, 0.6, true);
+    check_proofs(&a, &pa, &b, &pb, &r, 32);
     kcbp_model_free(&a);
     kcbp_model_free(&b);
 }
@@ -349,7 +363,7 @@ static void test_rotated_proofs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_two_cubes),     cmocka_unit_test(test_sphere_in_mesh),
+        cmocka_unit_test(test_two_cubes),     cmocka_unit_test(test_shapes_in_mesh),
         cmocka_unit_test(test_cube_mesh_box_shape), cmocka_unit_test(test_l_shape),
         cmocka_unit_test(test_nested),        cmocka_unit_test(test_touching),
         cmocka_unit_test(test_rotated_proofs),

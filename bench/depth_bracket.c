@@ -17,6 +17,8 @@
  *     few microseconds; so also kcbp_distance with B moved out by the
  *     translation and 5% of the size more (the pair apart), the cost of a
  *     distance query that has to prove something;
+ *   - one kcbp_collide as solids at the pose and at the pose moved by the
+ *     translation (CPU time, median): the bracket's unit of work;
  *   - the upper bound's proof re-checked: B moved by the translation is
  *     apart (kcbp_collide as solids);
  *   - the lower bound's proof checked in -d directions spread uniformly
@@ -159,9 +161,9 @@ int main(int argc, char **argv)
     }
     printf("| A | B | class | poses | up/low median | up/low max | up/best-of-%d median | up/best max | "
            "lower violated | upper not apart | bracket ms | distance ms (overlap) | ratio | ratio max | "
-           "distance ms (apart) | ratio | ratio max | steps median |\n",
+           "distance ms (apart) | ratio | ratio max | steps median | collide ms (overlap) | collide ms (apart) |\n",
            ndirs);
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     kcbp_signed_distance_options so = kcbp_signed_distance_options_default();
     if (max_steps)
         so.max_steps = max_steps;
@@ -183,6 +185,7 @@ int main(int argc, char **argv)
         rng r = {seed * 0x9E3779B97F4A7C15ULL + 7};
         for (int cls = 0; cls < 2; cls++) {
             double ratio[MAXN], best_ratio[MAXN], tb[MAXN], td[MAXN], tr[MAXN], tf[MAXN], trf[MAXN], steps[MAXN];
+            double col_hit[MAXN], col_apart[MAXN];
             int n = 0, violated = 0, not_apart = 0;
             for (int k = 0; k < nposes; k++) {
                 /* B's pose: a random rotation, centred on A's box centre, then
@@ -231,6 +234,21 @@ int main(int argc, char **argv)
                     kcbp_distance(&a, &id, &b, &pf, NULL, &dr, &err);
                     dfar[q] = cpu_ms() - t0;
                 }
+                /* where the time goes: one collision test as solids at
+                 * the pose (overlapping: it stops at the first contact) and
+                 * at the pose moved by the translation (apart: it must prove
+                 * it), the bracket's unit of work */
+                double ch[MAXR], ca[MAXR];
+                for (int q = 0; q < runs; q++) {
+                    double t0 = cpu_ms();
+                    apart_after(&a, &id, &b, &pb, kcbp_v3(0, 0, 0));
+                    ch[q] = cpu_ms() - t0;
+                    t0 = cpu_ms();
+                    apart_after(&a, &id, &b, &pb, res.translation);
+                    ca[q] = cpu_ms() - t0;
+                }
+                col_hit[n] = median(ch, runs);
+                col_apart[n] = median(ca, runs);
                 if (!apart_after(&a, &id, &b, &pb, res.translation)) {
                     not_apart++;
                     status = 1;
@@ -264,10 +282,10 @@ int main(int argc, char **argv)
             }
             double mr = maxv(ratio, n), mbr = maxv(best_ratio, n), mtr = maxv(tr, n), mtrf = maxv(trf, n);
             printf("| %s | %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %d | %d | %.3f | %.4f | %.0f | %.0f | %.3f | %.1f | "
-                   "%.1f | %.0f |\n",
+                   "%.1f | %.0f | %.4f | %.4f |\n",
                    base(argv[i]), base(argv[i + 1]), names[cls], n, median(ratio, n), mr, median(best_ratio, n),
                    mbr, violated, not_apart, median(tb, n), median(td, n), median(tr, n), mtr, median(tf, n),
-                   median(trf, n), mtrf, median(steps, n));
+                   median(trf, n), mtrf, median(steps, n), median(col_hit, n), median(col_apart, n));
             fflush(stdout);
         }
         kcbp_model_free(&a);

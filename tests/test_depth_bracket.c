@@ -19,6 +19,9 @@
 
 #include "testutil.h"
 
+#include "bvh/point_distance.h"
+#include "geom/closest.h"
+
 /* The box [lo, hi] as 12 outward triangles. */
 static void add_box(kcbp_vec3 *v, size_t *nv, kcbp_tri *t, size_t *nt, kcbp_vec3 lo, kcbp_vec3 hi)
 {
@@ -360,13 +363,45 @@ static void test_rotated_proofs(void **state)
     kcbp_model_free(&b);
 }
 
+/* The tree's point-surface distance (the inner balls' radii) against every
+ * triangle, on a scan (spot.obj, whose oriented boxes prune) and points
+ * inside, near and far from it. */
+static void test_point_distance_brute(void **state)
+{
+    (void)state;
+    kcbp_model m;
+    test_model_load_unit(&m, "spot.obj");
+    const kcbp_model_impl *im = m.impl;
+    test_rng r = {12345};
+    for (int k = 0; k < 300; k++) {
+        double reach = k < 100 ? 0.5 : k < 200 ? 1.2 : 4;
+        kcbp_vec3 p = kcbp_v3(test_rng_range(&r, -reach, reach), test_rng_range(&r, -reach, reach),
+                              test_rng_range(&r, -reach, reach));
+        kcbp_vec3 q;
+        uint32_t tri;
+        double d = kcbp_tree_point_distance(&im->tree, p, &q, &tri);
+        double best = INFINITY;
+        for (uint32_t t = 0; t < im->mesh.ntriangles; t++) {
+            kcbp_vec3 v[3];
+            for (int i = 0; i < 3; i++)
+                v[i] = im->mesh.vertices[im->mesh.triangles[t].v[i]];
+            kcbp_vec3 c;
+            best = fmin(best, sqrt(kcbp_cp_point_tri(p, v, &c)));
+        }
+        assert_true(fabs(d - best) <= 1e-12);
+        assert_true(fabs(kcbp_v3_len(kcbp_v3_sub(p, q)) - d) <= 1e-12);
+        assert_true(tri < im->mesh.ntriangles);
+    }
+    kcbp_model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_cubes),     cmocka_unit_test(test_shapes_in_mesh),
         cmocka_unit_test(test_cube_mesh_box_shape), cmocka_unit_test(test_l_shape),
         cmocka_unit_test(test_nested),        cmocka_unit_test(test_touching),
-        cmocka_unit_test(test_rotated_proofs),
+        cmocka_unit_test(test_rotated_proofs), cmocka_unit_test(test_point_distance_brute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,10 +5,25 @@
 
 #include "geom/closest.h"
 
-static inline double box_dist2(const kcbp_aabb_node *n, kcbp_vec3 p)
+/* The squared distance from p to node i: the larger of its axis-aligned
+ * box's and its oriented box's (tighter for a slanted patch or a sliver:
+ * a cone's apex fan has boxes as large as the cone). Both boxes hold the
+ * node's triangles (the oriented one padded for its rounding), so each is
+ * a lower bound. */
+static inline double box_dist2(const kcbp_aabb_tree *t, uint32_t i, kcbp_vec3 p)
 {
+    const kcbp_aabb_node *n = &t->nodes[i];
     kcbp_vec3 u = kcbp_v3_sub(kcbp_v3_abs(kcbp_v3_sub(p, n->center)), n->extent);
-    return kcbp_v3_len2(kcbp_v3_max(u, kcbp_v3(0, 0, 0)));
+    double d2 = kcbp_v3_len2(kcbp_v3_max(u, kcbp_v3(0, 0, 0)));
+    if (t->obb) {
+        const kcbp_obb *o = &t->obb[i];
+        kcbp_vec3 l = kcbp_mat3_mul_v3(&o->axes, kcbp_v3_sub(p, o->center));
+        kcbp_vec3 v = kcbp_v3_sub(kcbp_v3_abs(l), o->extent);
+        double e2 = kcbp_v3_len2(kcbp_v3_max(v, kcbp_v3(0, 0, 0)));
+        if (e2 > d2)
+            d2 = e2;
+    }
+    return d2;
 }
 
 double kcbp_tree_point_distance(const kcbp_aabb_tree *t, kcbp_vec3 p, kcbp_vec3 *q, uint32_t *tri)
@@ -23,8 +38,9 @@ double kcbp_tree_point_distance(const kcbp_aabb_tree *t, kcbp_vec3 p, kcbp_vec3 
     uint32_t top = 0;
     stack[top++] = 0;
     while (top) {
-        const kcbp_aabb_node *n = &t->nodes[stack[--top]];
-        if (box_dist2(n, p) > best2)
+        uint32_t ni = stack[--top];
+        const kcbp_aabb_node *n = &t->nodes[ni];
+        if (box_dist2(t, ni, p) > best2)
             continue;
         if (n->count) {
             for (uint32_t k = 0; k < n->count; k++) {
@@ -41,7 +57,7 @@ double kcbp_tree_point_distance(const kcbp_aabb_tree *t, kcbp_vec3 p, kcbp_vec3 
             continue;
         }
         uint32_t c0 = n->first, c1 = n->first + 1;
-        double d0 = box_dist2(&t->nodes[c0], p), d1 = box_dist2(&t->nodes[c1], p);
+        double d0 = box_dist2(t, c0, p), d1 = box_dist2(t, c1, p);
         /* the nearer child is popped first */
         if (d0 <= d1) {
             if (d1 <= best2)

@@ -267,7 +267,8 @@ static kcbp_status polish(ctx *x)
  * lower bound, with the nearest surface point in *q (world; c itself when
  * unknown, as for a hull, whose radius is then 0); -1 when c is not
  * proven inside. */
-static double inner_radius(const kcbp_model *mm, const kcbp_pose *pose, kcbp_vec3 c, double margin, kcbp_vec3 *q)
+static double inner_radius_known(const kcbp_model *mm, const kcbp_pose *pose, kcbp_vec3 c, double margin,
+                                 bool known_inside, kcbp_vec3 *q)
 {
     const kcbp_model_impl *m = mm->impl;
     kcbp_vec3 p = kcbp_mat3_tmul_v3(&pose->rot, kcbp_v3_sub(c, pose->trans));
@@ -275,7 +276,7 @@ static double inner_radius(const kcbp_model *mm, const kcbp_pose *pose, kcbp_vec
     double d;
     *q = c;
     if (!kcbp_impl_is_shape(m)) {
-        if (kcbp_point_in_solid(mm, pose, c) != KCBP_SOLID_INSIDE)
+        if (!known_inside && kcbp_point_in_solid(mm, pose, c) != KCBP_SOLID_INSIDE)
             return -1;
         d = kcbp_tree_point_distance(&m->tree, p, &ql, NULL);
     } else {
@@ -329,18 +330,37 @@ static double inner_radius(const kcbp_model *mm, const kcbp_pose *pose, kcbp_vec
     return d > 0 ? d : 0;
 }
 
+static double inner_radius(const kcbp_model *mm, const kcbp_pose *pose, kcbp_vec3 c, double margin, kcbp_vec3 *q)
+{
+    return inner_radius_known(mm, pose, c, margin, false, q);
+}
+
+/* A point near a probed one: c2 within the inner ball of radius |c - q|
+ * less the margin (q its nearest surface point found) is inside too,
+ * without the ray test. */
+static bool within_ball(kcbp_vec3 c2, kcbp_vec3 c, kcbp_vec3 q, double margin)
+{
+    double r = kcbp_v3_len(kcbp_v3_sub(c, q)) - 2 * margin;
+    return r > 0 && kcbp_v3_len(kcbp_v3_sub(c2, c)) < r * (1 - 1e-9);
+}
+
 /* Probes c: when inside both, r_a + r_b (and the nearest surface points),
- * else -1. Offers it as the lower bound. */
-static double probe(ctx *x, kcbp_vec3 c, kcbp_vec3 *qa, kcbp_vec3 *qb)
+ * else -1. Offers it as the lower bound. from (may be NULL): a point probed
+ * inside both, with its nearest surface points from_q[0] (A's) and
+ * from_q[1] (B's), whose inner balls spare the ray tests. */
+static double probe_from(ctx *x, kcbp_vec3 c, const kcbp_vec3 *from, const kcbp_vec3 from_q[2], kcbp_vec3 *qa,
+                         kcbp_vec3 *qb)
 {
     x->probes++;
     if (!kcbp_v3_is_finite(c))
         return -1;
     double margin = INNER_MARGIN_REL * (x->scale + vmax3(c));
-    double ra = inner_radius(x->ma, x->pa, c, margin, qa);
+    bool ka = from && within_ball(c, *from, from_q[0], margin);
+    bool kb = from && within_ball(c, *from, from_q[1], margin);
+    double ra = inner_radius_known(x->ma, x->pa, c, margin, ka, qa);
     if (ra < 0)
         return -1;
-    double rb = inner_radius(x->mb, x->pb, c, margin, qb);
+    double rb = inner_radius_known(x->mb, x->pb, c, margin, kb, qb);
     if (rb < 0)
         return -1;
     double f = ra + rb;
@@ -352,6 +372,8 @@ static double probe(ctx *x, kcbp_vec3 c, kcbp_vec3 *qa, kcbp_vec3 *qb)
     }
     return f;
 }
+
+static double probe(ctx *x, kcbp_vec3 c, kcbp_vec3 *qa, kcbp_vec3 *qb) { return probe_from(x, c, NULL, NULL, qa, qb); }
 
 /* Ascent on r_a + r_b from seed c (already probed: value f, nearest points
  * qa, qb), with first step h. */
@@ -370,8 +392,8 @@ static void ascend(ctx *x, kcbp_vec3 c, double f, kcbp_vec3 qa, kcbp_vec3 qb, do
         if (!(lg > 1e-6))
             return; /* a ridge (the nearest surfaces face each other): the value holds along it */
         kcbp_vec3 c2 = kcbp_v3_add(c, kcbp_v3_scale(g, h / lg));
-        kcbp_vec3 qa2, qb2;
-        double f2 = probe(x, c2, &qa2, &qb2);
+        kcbp_vec3 qa2, qb2, q[2] = {qa, qb};
+        double f2 = probe_from(x, c2, &c, q, &qa2, &qb2);
         if (f2 > f * (1 + 1e-9)) {
             c = c2, f = f2, qa = qa2, qb = qb2;
             h *= 1.5;

@@ -295,6 +295,28 @@ static void test_l_shape(void **state)
     kcbp_model_free(&b);
 }
 
+/* A hull (its inner radius is taken as 0: the bound is the mesh's ball
+ * alone, still proven) across the L's arm. */
+static void test_hull_in_l(void **state)
+{
+    (void)state;
+    kcbp_model a, b;
+    solid_l(&a);
+    const kcbp_vec3 pts[6] = {{0.3, 0, 0}, {-0.3, 0, 0}, {0, 0.3, 0}, {0, -0.3, 0}, {0, 0, 0.3}, {0, 0, -0.3}};
+    kcbp_error err = {0};
+    assert_int_equal(kcbp_model_build_hull(&b, pts, 6, &err), KCBP_OK);
+    kcbp_pose pa = kcbp_pose_identity(), pb = at(1.5, 1.1, 0.5);
+    kcbp_signed_distance_result r;
+    bracket(&a, &pa, &b, &pb, &r);
+    assert_int_equal(r.status, KCBP_SDIST_BRACKETED);
+    /* out along +y by 0.2 (the octahedron's tip 0.3 below y = 1.1) */
+    assert_true(r.depth_lower <= 0.2 * (1 + 1e-9) && r.depth_upper >= 0.2 * (1 - 1e-9));
+    assert_true(r.depth_upper <= 0.2 * 1.01);
+    check_proofs(&a, &pa, &b, &pb, &r, 32);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
 static void test_nested(void **state)
 {
     (void)state;
@@ -400,7 +422,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_cubes),     cmocka_unit_test(test_shapes_in_mesh),
         cmocka_unit_test(test_cube_mesh_box_shape), cmocka_unit_test(test_l_shape),
-        cmocka_unit_test(test_nested),        cmocka_unit_test(test_touching),
+        cmocka_unit_test(test_hull_in_l), cmocka_unit_test(test_nested),        cmocka_unit_test(test_touching),
         cmocka_unit_test(test_rotated_proofs), cmocka_unit_test(test_point_distance_brute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

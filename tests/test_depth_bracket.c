@@ -176,11 +176,6 @@ static void bracket(const kcbp_model *a, const kcbp_pose *pa, const kcbp_model *
     if (st != KCBP_OK)
         fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(st, KCBP_OK);
-    if (getenv("DB_DEBUG"))
-        fprintf(stderr, "status %s lower %.9g upper %.9g steps %d t (%g %g %g) c (%g %g %g) ra %g rb %g\n",
-                kcbp_sdist_status_name(r->status), r->depth_lower, r->depth_upper, r->steps, r->translation.x,
-                r->translation.y, r->translation.z, r->lower_center.x, r->lower_center.y, r->lower_center.z,
-                r->lower_radius_a, r->lower_radius_b);
 }
 
 /* The bracket holds the exact depth, and is as narrow as asked when
@@ -376,8 +371,6 @@ static void test_rotated_proofs(void **state)
     kcbp_signed_distance_result r2;
     assert_int_equal(kcbp_signed_distance(&a, &pa, &b, &pb, &o, &r2, &err), KCBP_OK);
     assert_int_equal(r2.status, KCBP_SDIST_BRACKETED);
-    if (getenv("DB_DEBUG"))
-        fprintf(stderr, "max_steps 256: lower %.9g upper %.9g steps %d\n", r2.depth_lower, r2.depth_upper, r2.steps);
     assert_true(r2.depth_lower >= r.depth_lower);
     assert_true(r2.depth_upper <= r.depth_upper);
     check_proofs(&a, &pa, &b, &pb, &r2, 64);

@@ -40,9 +40,10 @@
  * With options.max_steps >= 128, a many-ball lower bound follows when the
  * bracket is still wide (many_balls below, ball_cover.h).
  *
- * Budget: options.max_steps collides (tests of a translation) and twice as
- * many inner-ball probes; refinement stops once depth_upper <= (1 + tol)
- * depth_lower. steps reports all of them, plus the distance queries. */
+ * Budget: options.max_steps collides (tests of a translation), then at
+ * most POLISH_TESTS more, and 4 * max_steps inner-ball probes; the search
+ * stops once depth_upper <= (1 + tol) depth_lower. steps reports all of
+ * them, plus the distance queries. */
 #include "depth_internal.h"
 
 #include <float.h>

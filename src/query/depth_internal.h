@@ -29,11 +29,14 @@
  *     (a translation of rounding size parts them): depth, depth_lower and
  *     signed_distance 0, depth_upper and translation the tiny move.
  *
- * Work: at most options.max_steps collision tests (translations tried) and
- * 2 * max_steps inner-ball probes (a point-in-solid test and a point-surface
- * distance each), plus up to two kcbp_distance queries; refinement stops
- * once depth_upper <= (1 + depth_tolerance) * depth_lower. steps is the
- * sum of all of them. Allocation: kcbp_collide's contact array (freed
+ * Work: at most options.max_steps collision tests (translations tried),
+ * 16 more for the final polish, 4 * max_steps inner-ball probes (a
+ * point-surface distance each, and a point-in-solid ray unless the point
+ * lies in the last one's ball), up to two kcbp_distance queries, and with
+ * max_steps >= 128 the many-ball stage (its own grid of probes and up to
+ * 4 octree covers); refinement stops once depth_upper <= (1 +
+ * depth_tolerance) * depth_lower, the polish aside. steps is the sum of
+ * all of them. Allocation: kcbp_collide's contact array (freed
  * before returning) and, for the many-ball bound, its ball lists. */
 #ifndef KCBP_DEPTH_INTERNAL_H
 #define KCBP_DEPTH_INTERNAL_H

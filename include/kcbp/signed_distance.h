@@ -97,8 +97,9 @@ typedef struct {
     /* A bracket's aimed relative width (> 0): refinement stops once
      * depth_upper <= (1 + depth_tolerance) * depth_lower. */
     double depth_tolerance;
-    /* Refinement steps a bracket may take (>= 1): sweeps of B from outside
-     * and inner-ball probes. More steps, narrower bracket. */
+    /* Refinement steps a bracket may take (>= 1): translations of B tested
+     * (kcbp_collide as solids) and inner-ball probes. More steps, narrower
+     * bracket. */
     int max_steps;
     bool use_cbp; /* the k-CBP stages (far field, first translation) */
 } kcbp_signed_distance_options;

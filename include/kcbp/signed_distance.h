@@ -42,7 +42,11 @@
  *       depth_lower: a point c inside both solids, with r_a and r_b its
  *         distances to their surfaces (lower bounds, with the triangle
  *         distance's rounding bound taken off), proves that no translation
- *         shorter than r_a + r_b separates them: depth >= r_a + r_b.
+ *         shorter than r_a + r_b separates them: depth >= r_a + r_b
+ *         (with max_steps >= 128, also many such balls in each solid:
+ *         every pair forbids a ball of translations, and when their union
+ *         covers a ball of radius rho around 0, depth >= rho; depth_lower
+ *         may then exceed lower_radius_a + lower_radius_b).
  *     signed_distance is -depth_upper (a translation that is known to
  *     work), depth is depth_upper; options.depth_tolerance trades time for
  *     a narrower bracket.
@@ -93,8 +97,9 @@ typedef struct {
     /* A bracket's aimed relative width (> 0): refinement stops once
      * depth_upper <= (1 + depth_tolerance) * depth_lower. */
     double depth_tolerance;
-    /* Refinement steps a bracket may take (>= 1): sweeps of B from outside
-     * and inner-ball probes. More steps, narrower bracket. */
+    /* Refinement steps a bracket may take (>= 1): translations of B tested
+     * (kcbp_collide as solids) and inner-ball probes. More steps, narrower
+     * bracket. */
     int max_steps;
     bool use_cbp; /* the k-CBP stages (far field, first translation) */
 } kcbp_signed_distance_options;

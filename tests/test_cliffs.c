@@ -1,0 +1,189 @@
+/* Issue 33's cliffs (inputs where kcbp suddenly cost seconds), tested for
+ * bounded work by counts, not by time, and for unchanged answers:
+ *  - kcbp self on polygons whose corners coincide: every triangle a point
+ *    or a segment, every box the same; the traversal walked all n^2 / 2
+ *    box pairs to test none of them. Now no box pair is visited under a
+ *    subtree of such triangles, and the pairs found are those of the brute
+ *    force, with real triangles mixed in. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <kcbp/self.h>
+
+#include "query/self_internal.h"
+#include "testutil.h"
+
+static char tmpdir[] = "/tmp/kcbp-cliffs-XXXXXX";
+TEST_TMPDIR_FIXTURES(tmpdir)
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+} text;
+
+static void put(text *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void put(text *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->n;
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        assert_true(k >= 0);
+        if (b->s && (size_t)k < room) {
+            b->n += (size_t)k;
+            return;
+        }
+        b->cap = b->cap ? 2 * b->cap : 1 << 16;
+        while (b->cap < b->n + (size_t)k + 1)
+            b->cap *= 2;
+        b->s = realloc(b->s, b->cap);
+        assert_non_null(b->s);
+    }
+}
+
+/* The OBJ text as a model (k = 0: no k-CBP needed here). */
+static void model_of_obj(kcbp_model *m, text *obj, const char *name)
+{
+    const char *path = test_tmp_write_text(tmpdir, name, obj->s);
+    free(obj->s);
+    *obj = (text){0};
+    kcbp_model_options mo = kcbp_model_options_default();
+    mo.k = 0;
+    kcbp_error err = {0};
+    if (kcbp_model_load(m, path, &mo, &err) != KCBP_OK)
+        fail_msg("%s: %s", name, err.msg);
+}
+
+/* One face of n corners: corner i at pts(i). */
+static void put_polygon(text *obj, int n, int first_vertex, void (*pt)(int i, int n, double p[3]))
+{
+    for (int i = 0; i < n; i++) {
+        double p[3];
+        pt(i, n, p);
+        put(obj, "v %.17g %.17g %.17g\n", p[0], p[1], p[2]);
+    }
+    put(obj, "f");
+    for (int i = 0; i < n; i++)
+        put(obj, " %d", first_vertex + i);
+    put(obj, "\n");
+}
+
+static void at_one_point(int i, int n, double p[3])
+{
+    (void)i, (void)n;
+    p[0] = 0.25, p[1] = 0.5, p[2] = 0.125;
+}
+
+static void two_points(int i, int n, double p[3])
+{
+    (void)n;
+    p[0] = i % 2 ? 0.75 : 0.25, p[1] = 0.5, p[2] = 0.5;
+}
+
+/* A square whose first n - 3 corners all coincide (a corner repeated). */
+static void square_repeated(int i, int n, double p[3])
+{
+    static const double sq[3][2] = {{1, 0}, {1, 1}, {0, 1}};
+    p[2] = 0.5;
+    if (i < n - 3)
+        p[0] = p[1] = 0;
+    else
+        p[0] = sq[i - (n - 3)][0], p[1] = sq[i - (n - 3)][1];
+}
+
+static size_t self_pairs(const kcbp_model *m, kcbp_self_how how, kcbp_contacts_mode mode, kcbp_contact **p,
+                         kcbp_tree_stats *stats)
+{
+    size_t n;
+    kcbp_error err = {0};
+    if (kcbp_self_intersections_how(m, mode, how, p, &n, stats, &err) != KCBP_OK)
+        fail_msg("self: %s", err.msg);
+    return n;
+}
+
+/* 200,000 corners at one point (the issue's polygon), at two points, and a
+ * square with 200,000 corners at one of its corners: no pair, and not one
+ * box pair visited (every triangle is a point or a segment). */
+static void test_self_coincident_corners(void **state)
+{
+    (void)state;
+    void (*shapes[])(int, int, double[3]) = {at_one_point, two_points, square_repeated};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        text obj = {0};
+        put_polygon(&obj, 200000, 1, shapes[s]);
+        kcbp_model m;
+        model_of_obj(&m, &obj, "corners.obj");
+        for (int mode = 0; mode < 2; mode++) {
+            kcbp_contact *p;
+            kcbp_tree_stats st;
+            size_t n = self_pairs(&m, KCBP_SELF_CERTIFIED, mode ? KCBP_CONTACTS_ALL : KCBP_CONTACTS_NONE, &p,
+                                  &st);
+            assert_int_equal(n, 0);
+            assert_true(st.box_pairs == 0);
+            assert_true(st.tri_pairs == 0);
+            free(p);
+        }
+        kcbp_model_free(&m);
+    }
+}
+
+/* The same polygons (small) inside a crossing of real triangles, and a
+ * segment-triangle crossing them: the certified traversal, the tree alone
+ * and the brute force find the same pairs. */
+static void test_self_mixed_same_pairs(void **state)
+{
+    (void)state;
+    void (*shapes[])(int, int, double[3]) = {at_one_point, two_points, square_repeated};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        text obj = {0};
+        /* Two triangles crossing each other through the unit cube. */
+        put(&obj, "v 0 0 0.5\nv 1 0 0.5\nv 0 1 0.5\nv 0.2 0.2 0\nv 0.3 0.2 1\nv 0.2 0.3 1\n"
+                  "f 1 2 3\nf 4 5 6\n");
+        put_polygon(&obj, 3000, 7, shapes[s]);
+        /* A triangle of no area (three corners on a line) through the
+         * first, and one with a repeated corner (a segment: never a pair). */
+        put(&obj, "v 0.1 0.1 -1\nv 0.1 0.1 2\nv 0.1 0.1 0.75\nf 3007 3008 3009\nf 3007 3008 3008\n");
+        kcbp_model m;
+        model_of_obj(&m, &obj, "mixed.obj");
+        kcbp_contact *cert, *tree, *brute;
+        kcbp_tree_stats st;
+        size_t nc = self_pairs(&m, KCBP_SELF_CERTIFIED, KCBP_CONTACTS_ALL, &cert, &st);
+        size_t nt = self_pairs(&m, KCBP_SELF_TREE_ONLY, KCBP_CONTACTS_ALL, &tree, NULL);
+        size_t nb = self_pairs(&m, KCBP_SELF_BRUTE_FORCE, KCBP_CONTACTS_ALL, &brute, NULL);
+        assert_true(nb >= 2);
+        assert_int_equal(nc, nb);
+        assert_int_equal(nt, nb);
+        assert_memory_equal(cert, brute, nb * sizeof *cert);
+        assert_memory_equal(tree, brute, nb * sizeof *tree);
+        /* The polygon's 2,998 triangles are points or segments: their
+         * (2,998^2) / 2 box pairs are not walked. */
+        assert_true(st.box_pairs < 1000);
+        free(cert);
+        free(tree);
+        free(brute);
+        kcbp_model_free(&m);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_self_coincident_corners),
+        cmocka_unit_test(test_self_mixed_same_pairs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -31,8 +31,10 @@ static const char scene_help[] =
     "                    colliding pair; all: every intersecting triangle pair\n"
     "  --max-contacts N  list at most N contacts per frame (default 100000); a frame\n"
     "                    with more says \"truncated\": true and \"contacts_found\"\n"
-    "  --max-pairs N     list at most N colliding pairs per frame (default: all); a\n"
-    "                    frame with more says \"truncated\": true and \"colliding_found\"\n"
+    "  --max-pairs N     list at most N colliding pairs per frame (default: all) and\n"
+    "                    stop the frame's search at N + 1: a frame with more says\n"
+    "                    \"truncated\": true, \"stopped\": \"max_pairs\" and \"colliding_found\",\n"
+    "                    which with the counts of \"passed\" is then a lower bound\n"
     "  --jobs N          threads for each frame's pairs (default: the online CPUs, 1 to\n"
     "                    1024); the output is the same for every N but for its times\n"
     "  --shard I/N       only the pairs of shard I of N (0-based: 0 <= I < N): those\n"
@@ -443,6 +445,10 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     eo.shard_count = o->shard_count;
     eo.cbp_adaptive = !o->no_adaptive;
     st = kcbp_scene_eval_new(scene, &eo, &ev, err);
+    /* --max-pairs N: a streamed frame's search stops at N + 1 pairs (one
+     * more than listed, to know there were more); the frames collected
+     * whole (--export, --html) need every pair's contacts. */
+    uint64_t limit = o->max_pairs >= 0 ? (uint64_t)o->max_pairs + 1 : UINT64_MAX;
     kcbp_collide_options all = o->collide;
     all.contacts = KCBP_CONTACTS_ALL;
     kcbp_report_frame_options ro = {.index = index,
@@ -450,6 +456,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
                                     .shard_count = o->shard_count,
                                     .with_contacts = o->collide.contacts != KCBP_CONTACTS_NONE,
                                     .max_pairs = o->max_pairs >= 0 ? (uint64_t)o->max_pairs : UINT64_MAX,
+                                    .stop_at_max_pairs = o->max_pairs >= 0,
                                     .max_contacts = (uint64_t)o->max_contacts};
     kcbp_js w;
     kcbp_js_init(&w, sink->write, sink->ctx, o->pretty, STREAM_HOLD);
@@ -461,6 +468,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
              * page marks every contact of every frame. */
             if ((exporting && o->collide.contacts == KCBP_CONTACTS_NONE) || o->html)
                 kcbp_scene_eval_set_collide_options(ev, &all);
+            kcbp_scene_eval_set_pair_limit(ev, UINT64_MAX);
             st = kcbp_scene_eval_frame(ev, f, &frame, err);
             kcbp_scene_eval_set_collide_options(ev, &o->collide);
             if (st == KCBP_OK && exporting && o->export_dir)
@@ -471,8 +479,10 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
                 st = kcbp_scene_eval_ccd(ev, f, NULL, &ccd, err);
             if (st != KCBP_OK)
                 break;
-            char *flat = frame_text(scene, &frame, &ro, ccd_here ? &ccd : NULL, false);
-            char *line = flat && o->pretty ? frame_text(scene, &frame, &ro, ccd_here ? &ccd : NULL, true) : NULL;
+            kcbp_report_frame_options whole = ro; /* searched to the end */
+            whole.stop_at_max_pairs = false;
+            char *flat = frame_text(scene, &frame, &whole, ccd_here ? &ccd : NULL, false);
+            char *line = flat && o->pretty ? frame_text(scene, &frame, &whole, ccd_here ? &ccd : NULL, true) : NULL;
             if (flat && !o->pretty)
                 line = flat, flat = NULL;
             if (line && exporting && o->export_glb) /* the file first: a failure prints no more lines */
@@ -496,6 +506,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
         }
         stream_ctx sc = {.w = &w};
         w.flushed = false;
+        kcbp_scene_eval_set_pair_limit(ev, limit);
         kcbp_report_frame_begin(&sc.rep, &w, scene, f, &ro);
         st = kcbp_scene_eval_frame_stream(ev, f, stream_pair, &sc, &frame, err);
         if (st == KCBP_OK && ccd_here)

@@ -4,7 +4,11 @@
  *    or a segment, every box the same; the traversal walked all n^2 / 2
  *    box pairs to test none of them. Now no box pair is visited under a
  *    subtree of such triangles, and the pairs found are those of the brute
- *    force, with real triangles mixed in. */
+ *    force, with real triangles mixed in;
+ *  - a scene frame with a pair limit (kcbp scene --max-pairs) stops its
+ *    search: it hands on the first pairs of the full frame's order, the
+ *    same for any number of threads, with far fewer pairs tested, and the
+ *    frames after it (a moving scene's caches dropped) answer as before. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include <kcbp/scene.h>
 #include <kcbp/self.h>
 
 #include "query/self_internal.h"
@@ -179,11 +184,136 @@ static void test_self_mixed_same_pairs(void **state)
     }
 }
 
+/* ---- scene frames with a pair limit ---- */
+
+typedef struct {
+    kcbp_contact *p; /* (a, b) as handed on, in order */
+    size_t n, cap;
+} pair_list;
+
+static kcbp_status keep_pair(void *ctx, const kcbp_scene_pair *pair, kcbp_error *err)
+{
+    (void)err;
+    pair_list *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->p = realloc(l->p, l->cap * sizeof *l->p);
+        assert_non_null(l->p);
+    }
+    l->p[l->n++] = (kcbp_contact){pair->a, pair->b};
+    return KCBP_OK;
+}
+
+enum { SCENE_FRAMES = 5 };
+
+/* 150 copies of suzanne in a 7-unit cube (hundreds of colliding pairs a
+ * frame), moving and spinning. */
+static kcbp_scene *crowd(void)
+{
+    kcbp_scene *s;
+    kcbp_error err = {0};
+    if (kcbp_scene_new("crowd", ".", &s, &err) != KCBP_OK)
+        fail_msg("%s", err.msg);
+    test_rng r = {12345};
+    for (int i = 0; i < 150; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "o%d", i);
+        kcbp_scene_object o = kcbp_scene_object_default();
+        o.name = name;
+        o.mesh = "meshes/suzanne.obj";
+        o.position = kcbp_v3(test_rng_range(&r, 0, 7), test_rng_range(&r, 0, 7), test_rng_range(&r, 0, 7));
+        o.axis = test_rng_unit_vector(&r);
+        o.angle_deg = test_rng_range(&r, 0, 180);
+        o.velocity = kcbp_v3(test_rng_range(&r, -2, 2), test_rng_range(&r, -2, 2), test_rng_range(&r, -2, 2));
+        o.spin_axis = test_rng_unit_vector(&r);
+        o.spin_deg_per_s = test_rng_range(&r, 0, 90);
+        if (kcbp_scene_add_object(s, &o, &err) != KCBP_OK)
+            fail_msg("%s", err.msg);
+    }
+    if (kcbp_scene_set_motion(s, SCENE_FRAMES, 0.1, &err) != KCBP_OK || kcbp_scene_build(s, NULL, &err) != KCBP_OK)
+        fail_msg("%s", err.msg);
+    return s;
+}
+
+static kcbp_scene_eval *eval_of(const kcbp_scene *s, unsigned jobs)
+{
+    kcbp_scene_eval_options o = kcbp_scene_eval_options_default();
+    o.jobs = jobs;
+    kcbp_scene_eval *ev;
+    kcbp_error err = {0};
+    if (kcbp_scene_eval_new(s, &o, &ev, &err) != KCBP_OK)
+        fail_msg("%s", err.msg);
+    return ev;
+}
+
+static void frame_pairs(kcbp_scene_eval *ev, uint32_t f, pair_list *l, kcbp_scene_frame *out)
+{
+    kcbp_error err = {0};
+    l->n = 0;
+    memset(out, 0, sizeof *out);
+    if (kcbp_scene_eval_frame_stream(ev, f, keep_pair, l, out, &err) != KCBP_OK)
+        fail_msg("%s", err.msg);
+}
+
+static void test_scene_pair_limit(void **state)
+{
+    (void)state;
+    kcbp_scene *s = crowd();
+    /* The reference: every frame whole, one thread. */
+    pair_list ref[SCENE_FRAMES] = {{0}};
+    kcbp_scene_frame rf[SCENE_FRAMES];
+    kcbp_scene_eval *ev = eval_of(s, 1);
+    for (uint32_t f = 0; f < SCENE_FRAMES; f++) {
+        frame_pairs(ev, f, &ref[f], &rf[f]);
+        assert_true(ref[f].n >= 60);
+        assert_int_equal(rf[f].colliding, ref[f].n);
+    }
+    kcbp_scene_eval_free(ev);
+    for (unsigned jobs = 1; jobs <= 3; jobs++) {
+        const uint64_t limits[] = {1, 7, 40, ref[0].n, ref[0].n + 1, UINT64_MAX};
+        for (size_t li = 0; li < sizeof limits / sizeof *limits; li++) {
+            uint64_t limit = limits[li];
+            ev = eval_of(s, jobs);
+            pair_list got = {0};
+            for (uint32_t f = 0; f < SCENE_FRAMES; f++) {
+                /* Frames 0, 2, 4 with the limit; 1 and 3 whole, after a
+                 * stopped frame (its pair caches dropped). */
+                bool limited = f % 2 == 0;
+                kcbp_scene_eval_set_pair_limit(ev, limited ? limit : UINT64_MAX);
+                kcbp_scene_frame fr;
+                frame_pairs(ev, f, &got, &fr);
+                size_t want = limited && limit < ref[f].n ? (size_t)limit : ref[f].n;
+                if (got.n != want)
+                    fail_msg("jobs %u, limit %llu, frame %u: %zu pairs, expected %zu", jobs,
+                             (unsigned long long)limit, f, got.n, want);
+                assert_memory_equal(got.p, ref[f].p, want * sizeof *got.p);
+                assert_int_equal(fr.colliding, want);
+                /* (mesh_tested may differ on the whole frames: the caches
+                 * dropped after a stopped frame skip fewer k-CBP stages) */
+                if (limited)
+                    assert_true(fr.broadphase <= rf[f].broadphase);
+                else
+                    assert_int_equal(fr.broadphase, rf[f].broadphase);
+                /* Stopped at one pair, one thread: a small share of the
+                 * frame's pairs tested. */
+                if (limited && limit == 1 && jobs == 1)
+                    assert_true(fr.broadphase * 4 < rf[f].broadphase);
+            }
+            free(got.p);
+            kcbp_scene_eval_free(ev);
+        }
+    }
+    for (uint32_t f = 0; f < SCENE_FRAMES; f++)
+        free(ref[f].p);
+    kcbp_scene_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_self_coincident_corners),
         cmocka_unit_test(test_self_mixed_same_pairs),
+        cmocka_unit_test(test_scene_pair_limit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -76,6 +76,11 @@ typedef struct {
     bool cache;            /* keep pair caches from run to run */
     bool adaptive;         /* the adaptive k-CBP stage */
     uint32_t shard_index, shard_count; /* count 0 or 1: every chunk */
+    /* > 0: the run hands on at most this many pairs and stops its work once
+     * it has (a chunk stops testing once it holds as many as can still be
+     * handed on; no chunk starts after): its counts are then those of the
+     * work done. 0: every pair. */
+    uint64_t limit;
 } kcbp_pairs_options;
 
 /* The objects of one run: ids 0 .. nids - 1. */
@@ -102,6 +107,8 @@ typedef struct {
     uint64_t caches_kept, cache_bytes; /* pair caches kept for the next run, and their bytes */
     double filter_ms, mesh_ms;   /* summed over the pairs (over threads: may exceed the wall time) */
     double arm_n[2], arm_u[2];   /* the adaptive arms (0: without the k-CBP stage, 1: with): pairs, work */
+    uint64_t emitted;            /* pairs handed on */
+    bool stopped;                /* the run stopped at options.limit */
 } kcbp_pairs_stats;
 
 typedef struct {

@@ -8,7 +8,10 @@
  *  - a scene frame with a pair limit (kcbp scene --max-pairs) stops its
  *    search: it hands on the first pairs of the full frame's order, the
  *    same for any number of threads, with far fewer pairs tested, and the
- *    frames after it (a moving scene's caches dropped) answer as before. */
+ *    frames after it (a moving scene's caches dropped) answer as before;
+ *  - threads only where they pay: a frame of one chunk, or whose last
+ *    frame's work was below a few measured hand-offs, runs on the caller's
+ *    thread; forced either way, the answers are the same. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -206,16 +209,16 @@ static kcbp_status keep_pair(void *ctx, const kcbp_scene_pair *pair, kcbp_error 
 
 enum { SCENE_FRAMES = 5 };
 
-/* 150 copies of suzanne in a 7-unit cube (hundreds of colliding pairs a
- * frame), moving and spinning. */
-static kcbp_scene *crowd(void)
+/* n copies of suzanne in a 7-unit cube (at 150, hundreds of colliding
+ * pairs a frame), moving and spinning. */
+static kcbp_scene *crowd_of(int n)
 {
     kcbp_scene *s;
     kcbp_error err = {0};
     if (kcbp_scene_new("crowd", ".", &s, &err) != KCBP_OK)
         fail_msg("%s", err.msg);
     test_rng r = {12345};
-    for (int i = 0; i < 150; i++) {
+    for (int i = 0; i < n; i++) {
         char name[16];
         snprintf(name, sizeof name, "o%d", i);
         kcbp_scene_object o = kcbp_scene_object_default();
@@ -234,6 +237,8 @@ static kcbp_scene *crowd(void)
         fail_msg("%s", err.msg);
     return s;
 }
+
+static kcbp_scene *crowd(void) { return crowd_of(150); }
 
 static kcbp_scene_eval *eval_of(const kcbp_scene *s, unsigned jobs)
 {
@@ -308,12 +313,61 @@ static void test_scene_pair_limit(void **state)
     kcbp_scene_free(s);
 }
 
+static void test_threads_where_they_pay(void **state)
+{
+    (void)state;
+    /* 11 objects: one chunk, every frame on the caller's thread. */
+    kcbp_scene *small = crowd_of(11);
+    kcbp_scene_eval *ev = eval_of(small, 2);
+    assert_true(ev->pairs.handoff_ms > 0);
+    pair_list got = {0};
+    for (uint32_t f = 0; f < SCENE_FRAMES; f++) {
+        kcbp_scene_frame fr;
+        frame_pairs(ev, f, &got, &fr);
+        assert_false(ev->pairs.last_threaded);
+    }
+    kcbp_scene_eval_free(ev);
+    kcbp_scene_free(small);
+    /* 150 objects (3 chunks): the first frame goes to the threads; then as
+     * the last frame's work says. Forced to the threads (no hand-off cost)
+     * or kept off them (an endless one), the pairs are the reference's. */
+    kcbp_scene *s = crowd();
+    pair_list ref[SCENE_FRAMES] = {{0}};
+    kcbp_scene_frame rf;
+    ev = eval_of(s, 1);
+    for (uint32_t f = 0; f < SCENE_FRAMES; f++)
+        frame_pairs(ev, f, &ref[f], &rf);
+    kcbp_scene_eval_free(ev);
+    for (int force = 0; force < 3; force++) {
+        ev = eval_of(s, 2);
+        for (uint32_t f = 0; f < SCENE_FRAMES; f++) {
+            bool pays = ev->pairs.last_work_ms * 0.5 > KCBP_PAIRS_HANDOFF_PAYS * ev->pairs.handoff_ms;
+            if (force == 1)
+                ev->pairs.handoff_ms = 0;
+            else if (force == 2)
+                ev->pairs.handoff_ms = 1e300;
+            kcbp_scene_frame fr;
+            frame_pairs(ev, f, &got, &fr);
+            bool want = f == 0 || (force == 0 ? pays : force == 1);
+            assert_int_equal(ev->pairs.last_threaded, want);
+            assert_int_equal(got.n, ref[f].n);
+            assert_memory_equal(got.p, ref[f].p, got.n * sizeof *got.p);
+        }
+        kcbp_scene_eval_free(ev);
+    }
+    free(got.p);
+    for (uint32_t f = 0; f < SCENE_FRAMES; f++)
+        free(ref[f].p);
+    kcbp_scene_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_self_coincident_corners),
         cmocka_unit_test(test_self_mixed_same_pairs),
         cmocka_unit_test(test_scene_pair_limit),
+        cmocka_unit_test(test_threads_where_they_pay),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

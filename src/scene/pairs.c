@@ -173,6 +173,30 @@ struct kcbp_pairs_worker {
     kcbp_cache_stream out; /* the chunk's new caches, swapped into its stream when done */
 };
 
+static void no_task(void *ctx, uint64_t task, unsigned worker) { (void)ctx, (void)task, (void)worker; }
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median wall-clock time of handing the threads one empty task each
+ * and waiting for them. */
+static double measure_handoff(kcbp_pool *pool, unsigned jobs)
+{
+    enum { TRIES = 7 };
+    double t[TRIES];
+    for (int i = 0; i < TRIES; i++) {
+        double t0 = kcbp_now_ms();
+        kcbp_pool_start(pool, jobs, no_task, NULL);
+        kcbp_pool_wait(pool);
+        t[i] = kcbp_now_ms() - t0;
+    }
+    qsort(t, TRIES, sizeof *t, cmp_double);
+    return t[TRIES / 2];
+}
+
 kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -186,9 +210,14 @@ kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u threads", p->jobs);
     }
     kcbp_status st = kcbp_pool_new(p->jobs > 1 ? p->jobs : 0, &p->pool, err);
-    if (st != KCBP_OK)
+    if (st != KCBP_OK) {
         kcbp_pairs_clear(p);
-    return st;
+        return st;
+    }
+    p->last_work_ms = -1;
+    if (p->jobs > 1)
+        p->handoff_ms = measure_handoff(p->pool, p->jobs);
+    return KCBP_OK;
 }
 
 void kcbp_pairs_forget(kcbp_pairs *p)
@@ -489,8 +518,11 @@ static void run_task(void *ctx, uint64_t t, unsigned worker)
     pthread_mutex_unlock(&rc->lock);
     kcbp_status st = KCBP_OK;
     kcbp_error err = {0};
-    if (!stop)
+    if (!stop) {
+        double t0 = kcbp_now_ms();
         st = run_chunk(rc, task, &p->workers[worker], sl, &err);
+        sl->stats.work_ms = kcbp_now_ms() - t0;
+    }
     pthread_mutex_lock(&rc->lock);
     if (st != KCBP_OK && (rc->st == KCBP_OK || task < rc->err_task)) {
         rc->st = st;
@@ -522,6 +554,7 @@ static kcbp_status emit_slot(run_ctx *rc, kcbp_pairs_slot *sl, kcbp_scene_pair_f
     stats->cache_bytes += s->cache_bytes;
     stats->filter_ms += s->filter_ms;
     stats->mesh_ms += s->mesh_ms;
+    stats->work_ms += s->work_ms;
     for (int k = 0; k < 2; k++) {
         stats->arm_n[k] += s->arm_n[k];
         stats->arm_u[k] += s->arm_u[k];
@@ -567,10 +600,12 @@ static kcbp_status run_part(run_ctx *rc, uint64_t t0, uint64_t t1, kcbp_scene_pa
 {
     kcbp_pairs *p = rc->p;
     rc->task0 = t0;
-    if (p->jobs <= 1) {
+    if (!stats->threaded || t1 - t0 <= 1) {
         kcbp_status st = KCBP_OK;
         for (uint64_t t = t0; t < t1 && st == KCBP_OK && !stats->stopped; t++) {
+            double c0 = kcbp_now_ms();
             st = run_chunk(rc, t, &p->workers[0], &p->slots[0], err);
+            p->slots[0].stats.work_ms = kcbp_now_ms() - c0;
             if (st == KCBP_OK)
                 st = emit_slot(rc, &p->slots[0], emit, ctx, stats, err);
         }
@@ -649,6 +684,10 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     } else if (adapt) {
         pilot = (ntasks + KCBP_ADAPT_PILOT - 1) / KCBP_ADAPT_PILOT;
     }
+    /* Threads only where they pay (see kcbp_pairs.handoff_ms). */
+    stats->threaded = p->jobs > 1 && ntasks >= 2 &&
+                      (p->last_work_ms < 0 || p->last_work_ms * (p->jobs - 1) / p->jobs >
+                                                  KCBP_PAIRS_HANDOFF_PAYS * p->handoff_ms);
     kcbp_status st = KCBP_OK;
     if (pilot) {
         rc.pilot = true;
@@ -662,6 +701,9 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
      * caches than the others; drop them all rather than reason about it. */
     if (stats->stopped && o->cache)
         kcbp_pairs_forget(p);
+    if (st == KCBP_OK && !stats->stopped)
+        p->last_work_ms = stats->work_ms;
+    p->last_threaded = stats->threaded;
     if (getenv("KCBP_DEBUG_ADAPT"))
         fprintf(stderr, "adapt: without %.0f pairs %.0f/pair, with %.0f pairs %.0f/pair\n", stats->arm_n[0],
                 stats->arm_u[0] / (stats->arm_n[0] + 1e-9), stats->arm_n[1], stats->arm_u[1] / (stats->arm_n[1] + 1e-9));

@@ -352,7 +352,18 @@ static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_frame 
 typedef struct {
     kcbp_report_frame rep;
     kcbp_js *w;
+    /* kcbp scene (not batch, which holds each scene's lines back): a frame
+     * still running after LIVE_AFTER_MS writes its pairs as they come, at
+     * most every LIVE_EVERY_MS, and counts them on the progress line, so
+     * that a long frame shows it is working and an interrupt ends a line
+     * holding the pairs found so far (marked "interrupted"). */
+    bool live;
+    double start_ms, last_ms, live_after_ms;
+    uint32_t frame;
 } stream_ctx;
+
+#define LIVE_AFTER_MS 1000.0
+#define LIVE_EVERY_MS 200.0
 
 static kcbp_status writer_status(const kcbp_js *w, const char *path, kcbp_error *err)
 {
@@ -367,6 +378,17 @@ static kcbp_status stream_pair(void *ctx, const kcbp_scene_pair *p, kcbp_error *
 {
     stream_ctx *sc = ctx;
     kcbp_report_frame_pair(&sc->rep, p);
+    if (sc->live) {
+        double now = kcbp_cli_now_ms();
+        if (now - sc->start_ms >= sc->live_after_ms && (now - sc->last_ms >= LIVE_EVERY_MS || sc->last_ms == sc->start_ms)) {
+            sc->last_ms = now;
+            kcbp_js_flush(sc->w); /* between two pairs: a tail can end the line */
+            char note[64];
+            snprintf(note, sizeof note, "frame %u: %llu colliding pairs so far", sc->frame,
+                     (unsigned long long)sc->rep.pairs_found);
+            kcbp_cli_progress_note(note);
+        }
+    }
     return writer_status(sc->w, kcbp_scene_name(sc->rep.scene), err);
 }
 
@@ -462,6 +484,9 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
                                     .max_contacts = (uint64_t)o->max_contacts};
     kcbp_js w;
     kcbp_js_init(&w, sink->write, sink->ctx, o->pretty, STREAM_HOLD);
+    /* tests/test_interrupt.py: KCBP_TEST_LIVE_AFTER_MS makes frames live sooner */
+    const char *live_env = getenv("KCBP_TEST_LIVE_AFTER_MS");
+    double live_after_ms = live_env ? atof(live_env) : LIVE_AFTER_MS;
     for (uint32_t f = 0; st == KCBP_OK && f < frames; f++) {
         bool exporting = (o->export_dir || o->export_glb) && f == (uint32_t)o->export_frame;
         bool ccd_here = o->ccd && f >= 1;
@@ -506,13 +531,16 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
             free(line);
             continue;
         }
-        stream_ctx sc = {.w = &w};
+        stream_ctx sc = {.w = &w, .live = index < 0, .frame = f, .live_after_ms = live_after_ms};
+        sc.start_ms = sc.last_ms = kcbp_cli_now_ms();
         w.flushed = false;
         kcbp_scene_eval_set_pair_limit(ev, limit);
         kcbp_report_frame_begin(&sc.rep, &w, scene, f, &ro);
         st = kcbp_scene_eval_frame_stream(ev, f, stream_pair, &sc, &frame, err);
         if (st == KCBP_OK && ccd_here)
             st = kcbp_scene_eval_ccd(ev, f, NULL, &ccd, err);
+        if (sc.live && sc.last_ms > sc.start_ms)
+            kcbp_cli_progress_note("");
         if (st == KCBP_OK) {
             kcbp_report_frame_end(&sc.rep, &frame, ccd_here ? &ccd : NULL);
             kcbp_js_raw(&w, "\n", 1);

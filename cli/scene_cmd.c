@@ -360,6 +360,7 @@ typedef struct {
     bool live;
     double start_ms, last_ms, live_after_ms;
     uint32_t frame;
+    const kcbp_scene_eval *ev;
 } stream_ctx;
 
 #define LIVE_AFTER_MS 1000.0
@@ -383,9 +384,9 @@ static kcbp_status stream_pair(void *ctx, const kcbp_scene_pair *p, kcbp_error *
         if (now - sc->start_ms >= sc->live_after_ms && (now - sc->last_ms >= LIVE_EVERY_MS || sc->last_ms == sc->start_ms)) {
             sc->last_ms = now;
             kcbp_js_flush(sc->w); /* between two pairs: a tail can end the line */
-            char note[64];
-            snprintf(note, sizeof note, "frame %u: %llu colliding pairs so far", sc->frame,
-                     (unsigned long long)sc->rep.pairs_found);
+            char note[96];
+            snprintf(note, sizeof note, "frame %u: %llu colliding pairs so far, %.0f%% of its pairs walked",
+                     sc->frame, (unsigned long long)sc->rep.pairs_found, 100 * kcbp_scene_eval_progress(sc->ev));
             kcbp_cli_progress_note(note);
         }
     }
@@ -531,7 +532,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
             free(line);
             continue;
         }
-        stream_ctx sc = {.w = &w, .live = index < 0, .frame = f, .live_after_ms = live_after_ms};
+        stream_ctx sc = {.w = &w, .live = index < 0, .frame = f, .live_after_ms = live_after_ms, .ev = ev};
         sc.start_ms = sc.last_ms = kcbp_cli_now_ms();
         w.flushed = false;
         kcbp_scene_eval_set_pair_limit(ev, limit);

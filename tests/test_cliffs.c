@@ -192,12 +192,19 @@ static void test_self_mixed_same_pairs(void **state)
 typedef struct {
     kcbp_contact *p; /* (a, b) as handed on, in order */
     size_t n, cap;
+    const kcbp_scene_eval *ev; /* its progress read in the callback: never back, in (0, 1] */
+    double progress;
 } pair_list;
 
 static kcbp_status keep_pair(void *ctx, const kcbp_scene_pair *pair, kcbp_error *err)
 {
     (void)err;
     pair_list *l = ctx;
+    if (l->ev) {
+        double x = kcbp_scene_eval_progress(l->ev);
+        assert_true(x > 0 && x <= 1 && x >= l->progress);
+        l->progress = x;
+    }
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 64;
         l->p = realloc(l->p, l->cap * sizeof *l->p);
@@ -255,6 +262,8 @@ static void frame_pairs(kcbp_scene_eval *ev, uint32_t f, pair_list *l, kcbp_scen
 {
     kcbp_error err = {0};
     l->n = 0;
+    l->ev = ev;
+    l->progress = 0;
     memset(out, 0, sizeof *out);
     if (kcbp_scene_eval_frame_stream(ev, f, keep_pair, l, out, &err) != KCBP_OK)
         fail_msg("%s", err.msg);
@@ -270,6 +279,7 @@ static void test_scene_pair_limit(void **state)
     kcbp_scene_eval *ev = eval_of(s, 1);
     for (uint32_t f = 0; f < SCENE_FRAMES; f++) {
         frame_pairs(ev, f, &ref[f], &rf[f]);
+        assert_true(kcbp_scene_eval_progress(ev) == 1.0);
         assert_true(ref[f].n >= 60);
         assert_int_equal(rf[f].colliding, ref[f].n);
     }

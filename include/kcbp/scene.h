@@ -398,6 +398,12 @@ KCBP_API kcbp_status kcbp_scene_eval_frame_stream(kcbp_scene_eval *ev, uint32_t 
  * dropped (answers unchanged, the next frame a little slower). Applies to
  * kcbp_scene_eval_frame too. */
 KCBP_API void kcbp_scene_eval_set_pair_limit(kcbp_scene_eval *ev, uint64_t limit);
+/* Added in 1.2: called from a pair callback of kcbp_scene_eval_frame_stream,
+ * the share of the frame's pair work walked so far (its chunks, see
+ * KCBP_SCENE_CHUNK, whose pairs have been handed on, the current one
+ * included), from 0 to 1: for a progress report inside one long frame.
+ * Outside a frame: that of the last one. */
+KCBP_API double kcbp_scene_eval_progress(const kcbp_scene_eval *ev);
 /* The pair test's options for the next frames (the caches are kept: a
  * different contacts mode, say, for one frame). */
 KCBP_API void kcbp_scene_eval_set_collide_options(kcbp_scene_eval *ev, const kcbp_collide_options *collide);

@@ -541,6 +541,7 @@ static kcbp_status emit_slot(run_ctx *rc, kcbp_pairs_slot *sl, kcbp_scene_pair_f
                              kcbp_pairs_stats *stats, kcbp_error *err)
 {
     uint64_t limit = rc->o->limit;
+    rc->p->chunks_done++; /* (counted as it starts: its pairs are of a chunk walked) */
     const kcbp_pairs_stats *s = &sl->stats;
     stats->broadphase += s->broadphase;
     stats->mesh_tested += s->mesh_tested;
@@ -672,6 +673,8 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
         kcbp_pairs_forget(p);
     }
     run_ctx rc = {.p = p, .in = in, .o = o, .ntasks = ntasks, .shard_index = sindex, .shard_count = scount};
+    p->chunks_done = 0;
+    p->chunks_total = ntasks;
     atomic_init(&rc.emitted, 0);
     atomic_init(&rc.full, false);
     /* The adaptive k-CBP stage's start: the arms' costs of the last run (a

@@ -145,6 +145,9 @@ typedef struct {
      * otherwise the caller's thread runs its chunks. */
     double handoff_ms, last_work_ms;
     bool last_threaded;         /* the last run went to the threads (tests, diagnostics) */
+    /* The run in progress: chunks handed on so far, of how many (written
+     * and read on the calling thread only: the emit callback may read them). */
+    uint64_t chunks_done, chunks_total;
     double prior_n[2], prior_u[2]; /* the adaptive arms' costs in the last run */
 } kcbp_pairs;
 

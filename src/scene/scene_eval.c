@@ -183,6 +183,12 @@ void kcbp_scene_eval_set_pair_limit(kcbp_scene_eval *ev, uint64_t limit)
     ev->pair_limit = limit == UINT64_MAX ? 0 : limit;
 }
 
+double kcbp_scene_eval_progress(const kcbp_scene_eval *ev)
+{
+    const kcbp_pairs *p = &ev->pairs;
+    return p->chunks_total ? (double)p->chunks_done / (double)p->chunks_total : 1.0;
+}
+
 void kcbp_scene_eval_free(kcbp_scene_eval *ev)
 {
     if (!ev)

@@ -510,6 +510,10 @@ void kcbp_report_frame_end(kcbp_report_frame *r, const kcbp_scene_frame *f, cons
             key_uint(w, "colliding_found", r->pairs_found);
         if (contacts_cut)
             key_uint(w, "contacts_found", r->contacts_found);
+        if (pairs_cut && r->o.stop_at_max_pairs) {
+            kcbp_js_key(w, "stopped");
+            kcbp_js_string(w, "max_pairs");
+        }
     }
     if (ccd)
         ccd_part(w, r->scene, ccd);

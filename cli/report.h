@@ -111,7 +111,10 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
  *              "detect" (= bounds + broadphase + pairs, wall clock)},
  *  ["truncated": true, "colliding_found": n (more colliding pairs than
  *   max_pairs: the first max_pairs are listed), "contacts_found": n (more
- *   contacts than max_contacts: the first are listed)],
+ *   contacts than max_contacts: the first are listed), "stopped":
+ *   "max_pairs" (o->stop_at_max_pairs: the frame's search stopped once it
+ *   found max_pairs + 1 pairs, so colliding_found, contacts_found and the
+ *   counts of "passed" are lower bounds: "at least")],
  *  ["ccd": {...} (kcbp_report_frame_end's ccd, see below)]}
  * A hit rate is the fraction of the pairs passing a filter that collide; 0/0
  * (no pair passed) is 1: the filter let no false positive through.
@@ -121,6 +124,7 @@ typedef struct {
     uint32_t shard_index, shard_count; /* shard_count > 1: "shard" */
     bool with_contacts;
     uint64_t max_pairs;                /* listed at most */
+    bool stop_at_max_pairs;            /* the frame stops its search past max_pairs (see "stopped") */
     uint64_t max_contacts;             /* listed at most */
 } kcbp_report_frame_options;
 

@@ -31,10 +31,14 @@ static const char scene_help[] =
     "                    colliding pair; all: every intersecting triangle pair\n"
     "  --max-contacts N  list at most N contacts per frame (default 100000); a frame\n"
     "                    with more says \"truncated\": true and \"contacts_found\"\n"
-    "  --max-pairs N     list at most N colliding pairs per frame (default: all); a\n"
-    "                    frame with more says \"truncated\": true and \"colliding_found\"\n"
+    "  --max-pairs N     list at most N colliding pairs per frame (default: all) and\n"
+    "                    stop the frame's search at N + 1: a frame with more says\n"
+    "                    \"truncated\": true, \"stopped\": \"max_pairs\" and \"colliding_found\",\n"
+    "                    which with the counts of \"passed\" is then a lower bound\n"
     "  --jobs N          threads for each frame's pairs (default: the online CPUs, 1 to\n"
-    "                    1024); the output is the same for every N but for its times\n"
+    "                    1024); the output is the same for every N but for its times;\n"
+    "                    a frame whose work is below a few thread hand-offs runs on one\n"
+    "                    thread\n"
     "  --shard I/N       only the pairs of shard I of N (0-based: 0 <= I < N): those\n"
     "                    whose lower spatial rank r has (r / 64) mod N = I. N runs, on\n"
     "                    as many machines, whose colliding pairs together are the scene's\n"
@@ -348,7 +352,19 @@ static kcbp_status export_frame(const kcbp_scene *scene, const kcbp_scene_frame 
 typedef struct {
     kcbp_report_frame rep;
     kcbp_js *w;
+    /* kcbp scene (not batch, which holds each scene's lines back): a frame
+     * still running after LIVE_AFTER_MS writes its pairs as they come, at
+     * most every LIVE_EVERY_MS, and counts them on the progress line, so
+     * that a long frame shows it is working and an interrupt ends a line
+     * holding the pairs found so far (marked "interrupted"). */
+    bool live;
+    double start_ms, last_ms, live_after_ms;
+    uint32_t frame;
+    const kcbp_scene_eval *ev;
 } stream_ctx;
+
+#define LIVE_AFTER_MS 1000.0
+#define LIVE_EVERY_MS 200.0
 
 static kcbp_status writer_status(const kcbp_js *w, const char *path, kcbp_error *err)
 {
@@ -363,6 +379,17 @@ static kcbp_status stream_pair(void *ctx, const kcbp_scene_pair *p, kcbp_error *
 {
     stream_ctx *sc = ctx;
     kcbp_report_frame_pair(&sc->rep, p);
+    if (sc->live) {
+        double now = kcbp_cli_now_ms();
+        if (now - sc->start_ms >= sc->live_after_ms && (now - sc->last_ms >= LIVE_EVERY_MS || sc->last_ms == sc->start_ms)) {
+            sc->last_ms = now;
+            kcbp_js_flush(sc->w); /* between two pairs: a tail can end the line */
+            char note[96];
+            snprintf(note, sizeof note, "frame %u: %llu colliding pairs so far, %.0f%% of its pairs walked",
+                     sc->frame, (unsigned long long)sc->rep.pairs_found, 100 * kcbp_scene_eval_progress(sc->ev));
+            kcbp_cli_progress_note(note);
+        }
+    }
     return writer_status(sc->w, kcbp_scene_name(sc->rep.scene), err);
 }
 
@@ -443,6 +470,10 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     eo.shard_count = o->shard_count;
     eo.cbp_adaptive = !o->no_adaptive;
     st = kcbp_scene_eval_new(scene, &eo, &ev, err);
+    /* --max-pairs N: a streamed frame's search stops at N + 1 pairs (one
+     * more than listed, to know there were more); the frames collected
+     * whole (--export, --html) need every pair's contacts. */
+    uint64_t limit = o->max_pairs >= 0 ? (uint64_t)o->max_pairs + 1 : UINT64_MAX;
     kcbp_collide_options all = o->collide;
     all.contacts = KCBP_CONTACTS_ALL;
     kcbp_report_frame_options ro = {.index = index,
@@ -450,9 +481,13 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
                                     .shard_count = o->shard_count,
                                     .with_contacts = o->collide.contacts != KCBP_CONTACTS_NONE,
                                     .max_pairs = o->max_pairs >= 0 ? (uint64_t)o->max_pairs : UINT64_MAX,
+                                    .stop_at_max_pairs = o->max_pairs >= 0,
                                     .max_contacts = (uint64_t)o->max_contacts};
     kcbp_js w;
     kcbp_js_init(&w, sink->write, sink->ctx, o->pretty, STREAM_HOLD);
+    /* tests/test_interrupt.py: KCBP_TEST_LIVE_AFTER_MS makes frames live sooner */
+    const char *live_env = getenv("KCBP_TEST_LIVE_AFTER_MS");
+    double live_after_ms = live_env ? atof(live_env) : LIVE_AFTER_MS;
     for (uint32_t f = 0; st == KCBP_OK && f < frames; f++) {
         bool exporting = (o->export_dir || o->export_glb) && f == (uint32_t)o->export_frame;
         bool ccd_here = o->ccd && f >= 1;
@@ -461,6 +496,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
              * page marks every contact of every frame. */
             if ((exporting && o->collide.contacts == KCBP_CONTACTS_NONE) || o->html)
                 kcbp_scene_eval_set_collide_options(ev, &all);
+            kcbp_scene_eval_set_pair_limit(ev, UINT64_MAX);
             st = kcbp_scene_eval_frame(ev, f, &frame, err);
             kcbp_scene_eval_set_collide_options(ev, &o->collide);
             if (st == KCBP_OK && exporting && o->export_dir)
@@ -471,8 +507,10 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
                 st = kcbp_scene_eval_ccd(ev, f, NULL, &ccd, err);
             if (st != KCBP_OK)
                 break;
-            char *flat = frame_text(scene, &frame, &ro, ccd_here ? &ccd : NULL, false);
-            char *line = flat && o->pretty ? frame_text(scene, &frame, &ro, ccd_here ? &ccd : NULL, true) : NULL;
+            kcbp_report_frame_options whole = ro; /* searched to the end */
+            whole.stop_at_max_pairs = false;
+            char *flat = frame_text(scene, &frame, &whole, ccd_here ? &ccd : NULL, false);
+            char *line = flat && o->pretty ? frame_text(scene, &frame, &whole, ccd_here ? &ccd : NULL, true) : NULL;
             if (flat && !o->pretty)
                 line = flat, flat = NULL;
             if (line && exporting && o->export_glb) /* the file first: a failure prints no more lines */
@@ -494,12 +532,16 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
             free(line);
             continue;
         }
-        stream_ctx sc = {.w = &w};
+        stream_ctx sc = {.w = &w, .live = index < 0, .frame = f, .live_after_ms = live_after_ms, .ev = ev};
+        sc.start_ms = sc.last_ms = kcbp_cli_now_ms();
         w.flushed = false;
+        kcbp_scene_eval_set_pair_limit(ev, limit);
         kcbp_report_frame_begin(&sc.rep, &w, scene, f, &ro);
         st = kcbp_scene_eval_frame_stream(ev, f, stream_pair, &sc, &frame, err);
         if (st == KCBP_OK && ccd_here)
             st = kcbp_scene_eval_ccd(ev, f, NULL, &ccd, err);
+        if (sc.live && sc.last_ms > sc.start_ms)
+            kcbp_cli_progress_note("");
         if (st == KCBP_OK) {
             kcbp_report_frame_end(&sc.rep, &frame, ccd_here ? &ccd : NULL);
             kcbp_js_raw(&w, "\n", 1);

@@ -221,6 +221,32 @@ def _():
     assert last.get("interrupted") is True and len(last["colliding"]) > 0, lines[-1][-200:]
 
 
+@case("scene: a long frame of few pairs (under the 1 MB held) writes them as found: SIGINT keeps them")
+def _():
+    # KCBP_TEST_LIVE_AFTER_MS=0: the frame counts as long from its start, so
+    # its first pair is written at once (the program then stops itself in a
+    # line written in part); before issue 33 such a frame was held whole
+    # and an interrupt wrote nothing of it
+    env = dict(os.environ, KCBP_TEST_STOP_WRITING="1", KCBP_TEST_LIVE_AFTER_MS="0")
+    with tempfile.TemporaryFile() as o:
+        p = subprocess.Popen([EXE, "scene", thesis, "--jobs", "1", "--mesh-root", "/"], stdout=o,
+                             stderr=subprocess.PIPE, env=env)
+        assert stopped(p.pid), "kcbp never stopped in a line written in part"
+        p.send_signal(signal.SIGINT)
+        p.send_signal(signal.SIGCONT)
+        err = p.communicate(timeout=60)[1].decode("utf-8", "replace")
+        o.seek(0)
+        out = o.read()
+    assert p.returncode == 130, f"status {p.returncode}, stderr {err!r}"
+    lines = whole_json_lines(out)
+    assert len(lines) == 1, f"{len(lines)} lines"
+    last = json.loads(lines[-1])
+    assert last.get("interrupted") is True and len(last["colliding"]) > 0, lines[-1][-200:]
+    whole = subprocess.run([EXE, "scene", thesis, "--jobs", "1", "--mesh-root", "/"], capture_output=True, check=True)
+    full = json.loads(whole.stdout)["colliding"]
+    assert last["colliding"] == full[:len(last["colliding"])], "the pairs written are not the frame's first"
+
+
 @case("scene --progress: frames counted on stderr, stdout unchanged")
 def _():
     plain = subprocess.run([EXE, "scene", thesis, "--jobs", "1", "--mesh-root", "/"], capture_output=True)

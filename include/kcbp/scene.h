@@ -388,6 +388,22 @@ typedef kcbp_status (*kcbp_scene_pair_fn)(void *ctx, const kcbp_scene_pair *pair
  * counts and times (its hits stay empty). */
 KCBP_API kcbp_status kcbp_scene_eval_frame_stream(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pair_fn fn,
                                                   void *ctx, kcbp_scene_frame *out, kcbp_error *err);
+/* Added in 1.2: the next frames hand on at most limit colliding pairs, and
+ * stop their work once they have (UINT64_MAX, the default: every pair).
+ * The pairs handed on are the first limit of the frame's order (the same
+ * for every jobs), so a caller that asks for one more than it lists knows
+ * whether there were more. A frame that stopped reports the work it did:
+ * its counts (broadphase, mesh_tested, colliding = the pairs handed on) are
+ * then lower bounds of the whole frame's; a moving scene's pair caches are
+ * dropped (answers unchanged, the next frame a little slower). Applies to
+ * kcbp_scene_eval_frame too. */
+KCBP_API void kcbp_scene_eval_set_pair_limit(kcbp_scene_eval *ev, uint64_t limit);
+/* Added in 1.2: called from a pair callback of kcbp_scene_eval_frame_stream,
+ * the share of the frame's pair work walked so far (its chunks, see
+ * KCBP_SCENE_CHUNK, whose pairs have been handed on, the current one
+ * included), from 0 to 1: for a progress report inside one long frame.
+ * Outside a frame: that of the last one. */
+KCBP_API double kcbp_scene_eval_progress(const kcbp_scene_eval *ev);
 /* The pair test's options for the next frames (the caches are kept: a
  * different contacts mode, say, for one frame). */
 KCBP_API void kcbp_scene_eval_set_collide_options(kcbp_scene_eval *ev, const kcbp_collide_options *collide);

@@ -65,8 +65,16 @@ typedef struct {
     bool glb;
     const char *dir; /* the file's folder for external buffers, NULL: none */
     cJSON *doc;
-    const cJSON *buffers, *views, *accessors, *meshes, *nodes;
+    /* The top-level arrays, each indexed once (cJSON's arrays are linked
+     * lists: reaching element i walks i links, which made the reader
+     * quadratic in nodes, meshes and accessors). */
+    const cJSON **buffers, **views, **accessors, **meshes, **nodes;
     int nbuffers, nviews, naccessors, nmeshes, nnodes;
+    /* add_mesh's calls so far, and per accessor the call that last placed
+     * it (acc_mark) and its first vertex then (acc_base): each POSITION
+     * accessor placed once per node in O(1). */
+    uint32_t mesh_calls;
+    uint32_t *acc_mark, *acc_base;
     gbuffer *bufs;
     const unsigned char *bin;
     size_t bin_len, bin_at;
@@ -148,14 +156,32 @@ static kcbp_status get_array(gltf *g, const cJSON *o, const char *path, const ch
     return KCBP_OK;
 }
 
-/* Element i of a top-level array that must hold objects. */
-static kcbp_status get_object(gltf *g, const cJSON *arr, int n, const char *what, uint64_t i, const char *from,
+/* The top-level array doc[key] indexed: (*ix)[i] its element i (NULL and
+ * n = 0 when absent). */
+static kcbp_status get_indexed(gltf *g, const char *key, const cJSON ***ix, int *n)
+{
+    const cJSON *arr, *e;
+    kcbp_status st = get_array(g, g->doc, "", key, &arr, n);
+    *ix = NULL;
+    if (st != KCBP_OK || !arr)
+        return st;
+    *ix = malloc(((size_t)*n + 1) * sizeof **ix);
+    if (!*ix)
+        return fail(g, KCBP_ERR_NOMEM, "out of memory for the %d elements of %s", *n, key);
+    int i = 0;
+    cJSON_ArrayForEach(e, arr) (*ix)[i++] = e;
+    return KCBP_OK;
+}
+
+/* Element i of a top-level array (indexed by get_indexed) that must hold
+ * objects. */
+static kcbp_status get_object(gltf *g, const cJSON *const *ix, int n, const char *what, uint64_t i, const char *from,
                               const cJSON **out)
 {
     if (i >= (uint64_t)n)
         return fail(g, KCBP_ERR_PARSE, "%s: %s %llu does not exist (the file has %d)", from, what,
                     (unsigned long long)i, n);
-    const cJSON *o = cJSON_GetArrayItem(arr, (int)i);
+    const cJSON *o = ix[i];
     if (!cJSON_IsObject(o))
         return fail(g, KCBP_ERR_PARSE, "%s[%llu]: expected an object", what, (unsigned long long)i);
     *out = o;
@@ -609,10 +635,6 @@ static kcbp_status add_triangle(gltf *g, uint32_t a, uint32_t b, uint32_t c, boo
 /* A node's mesh: each primitive's triangles, its vertices moved by m (each
  * POSITION accessor once per node, so primitives sharing one share their
  * vertices). */
-typedef struct {
-    uint32_t acc, base;
-} placed;
-
 static kcbp_status add_mesh(gltf *g, uint64_t mi, const char *from, const double *m)
 {
     static const int f32[] = {CT_F32, 0}, idx[] = {CT_U8, CT_U16, CT_U32, 0};
@@ -628,15 +650,12 @@ static kcbp_status add_mesh(gltf *g, uint64_t mi, const char *from, const double
         return st;
     if (!prims || np == 0)
         return fail(g, KCBP_ERR_PARSE, "%s: no primitives", mpath);
-    placed *done = calloc((size_t)np, sizeof *done);
-    if (!done)
-        return fail(g, KCBP_ERR_NOMEM, "out of memory");
-    int ndone = 0;
+    uint32_t call = ++g->mesh_calls; /* below the 2^32 - 1 nodes a file can hold */
     bool flip = mat_det3(m) < 0; /* a mirroring transform reverses the winding */
-    for (int p = 0; p < np && st == KCBP_OK; p++) {
+    const cJSON *prim = prims->child;
+    for (int p = 0; p < np && st == KCBP_OK; p++, prim = prim->next) {
         char ppath[80];
         snprintf(ppath, sizeof ppath, "%s.primitives[%d]", mpath, p);
-        const cJSON *prim = cJSON_GetArrayItem(prims, p);
         if (!cJSON_IsObject(prim)) {
             st = fail(g, KCBP_ERR_PARSE, "%s: expected an object", ppath);
             break;
@@ -664,15 +683,13 @@ static kcbp_status add_mesh(gltf *g, uint64_t mi, const char *from, const double
         if ((st = get_accessor(g, pi, apath, "VEC3", 3, f32, &pos)) != KCBP_OK)
             break;
         uint32_t base = 0;
-        int d = 0;
-        while (d < ndone && done[d].acc != (uint32_t)pi)
-            d++;
-        if (d < ndone) {
-            base = done[d].base;
+        if (g->acc_mark[pi] == call) {
+            base = g->acc_base[pi];
         } else {
             if ((st = add_vertices(g, &pos, m, (uint32_t)pi, &base)) != KCBP_OK)
                 break;
-            done[ndone++] = (placed){(uint32_t)pi, base};
+            g->acc_mark[pi] = call;
+            g->acc_base[pi] = base;
         }
         bool indexed = cJSON_GetObjectItemCaseSensitive(prim, "indices") != NULL;
         size_t n = pos.count;
@@ -716,7 +733,6 @@ static kcbp_status add_mesh(gltf *g, uint64_t mi, const char *from, const double
             st = add_triangle(g, base + a, base + b, base + c, flip);
         }
     }
-    free(done);
     return st;
 }
 
@@ -731,7 +747,8 @@ static bool ignorable_extension(const char *name)
 
 typedef struct {
     int node;
-    int next_child;
+    int next_child;       /* the index of child in the node's "children" */
+    const cJSON *child;   /* the next child to enter, NULL: none left */
     double m[16];
 } frame;
 
@@ -792,19 +809,21 @@ static kcbp_status walk(gltf *g, const int *roots, int nroots, const char *roots
                         (st = add_mesh(g, mi, path, f->m)) != KCBP_OK)
                         break;
                 }
+                const cJSON *children;
+                int nc;
+                if ((st = get_array(g, node, path, "children", &children, &nc)) != KCBP_OK)
+                    break;
+                f->child = children ? children->child : NULL;
                 enter = -1;
             }
             if (depth == 0)
                 break;
             frame *f = &stack[depth - 1];
-            const cJSON *node = cJSON_GetArrayItem(g->nodes, f->node), *children;
             char path[48];
             snprintf(path, sizeof path, "nodes[%d]", f->node);
-            int nc;
-            if ((st = get_array(g, node, path, "children", &children, &nc)) != KCBP_OK)
-                break;
-            if (f->next_child < nc) {
-                const cJSON *c = cJSON_GetArrayItem(children, f->next_child);
+            if (f->child) {
+                const cJSON *c = f->child;
+                f->child = c->next;
                 double d = cJSON_IsNumber(c) ? c->valuedouble : -1;
                 if (!(d >= 0 && d < g->nnodes) || d != floor(d)) {
                     st = fail(g, KCBP_ERR_PARSE, "%s.children[%d]: expected the index of a node (0 to %d)", path,
@@ -831,20 +850,23 @@ static kcbp_status walk(gltf *g, const int *roots, int nroots, const char *roots
  * as it is. */
 static kcbp_status read_scene(gltf *g)
 {
-    const cJSON *scenes;
+    const cJSON **scenes;
     int nscenes;
-    kcbp_status st = get_array(g, g->doc, "", "scenes", &scenes, &nscenes);
+    kcbp_status st = get_indexed(g, "scenes", &scenes, &nscenes);
     if (st != KCBP_OK)
         return st;
     if (!g->nodes) {
         static const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
         for (int i = 0; i < g->nmeshes && st == KCBP_OK; i++)
             st = add_mesh(g, (uint64_t)i, "meshes", identity);
+        free(scenes);
         return st;
     }
     int *roots = malloc(((size_t)g->nnodes + 1) * sizeof *roots);
-    if (!roots)
+    if (!roots) {
+        free(scenes);
         return fail(g, KCBP_ERR_NOMEM, "out of memory");
+    }
     int nroots = 0;
     char rpath[48] = "nodes";
     if (nscenes > 0) {
@@ -854,10 +876,10 @@ static kcbp_status read_scene(gltf *g)
             int n;
             if ((st = get_object(g, scenes, nscenes, "scenes", si, "scene", &scene)) == KCBP_OK) {
                 snprintf(rpath, sizeof rpath, "scenes[%d]", (int)si);
-                if ((st = get_array(g, scene, rpath, "nodes", &list, &n)) == KCBP_OK) {
+                if ((st = get_array(g, scene, rpath, "nodes", &list, &n)) == KCBP_OK && list) {
                     snprintf(rpath, sizeof rpath, "scenes[%d].nodes", (int)si);
-                    for (int i = 0; i < n && st == KCBP_OK; i++) {
-                        const cJSON *c = cJSON_GetArrayItem(list, i);
+                    const cJSON *c = list->child;
+                    for (int i = 0; i < n && st == KCBP_OK; i++, c = c->next) {
                         double d = cJSON_IsNumber(c) ? c->valuedouble : -1;
                         if (!(d >= 0 && d < g->nnodes) || d != floor(d) || i >= g->nnodes)
                             st = fail(g, KCBP_ERR_PARSE, "%s[%d]: expected the index of a node (0 to %d), once", rpath,
@@ -874,7 +896,7 @@ static kcbp_status read_scene(gltf *g)
         if (!child)
             st = fail(g, KCBP_ERR_NOMEM, "out of memory");
         for (int i = 0; i < g->nnodes && st == KCBP_OK; i++) {
-            const cJSON *node = cJSON_GetArrayItem(g->nodes, i), *children, *c;
+            const cJSON *node = g->nodes[i], *children, *c;
             int nc;
             char path[48];
             snprintf(path, sizeof path, "nodes[%d]", i);
@@ -895,6 +917,7 @@ static kcbp_status read_scene(gltf *g)
     if (st == KCBP_OK)
         st = walk(g, roots, nroots, rpath);
     free(roots);
+    free(scenes);
     return st;
 }
 
@@ -981,14 +1004,16 @@ static kcbp_status read_document(gltf *g)
             return fail(g, KCBP_ERR_PARSE, "requires the extension %.64s, which kcbp does not read",
                         e->valuestring);
     }
-    if ((st = get_array(g, g->doc, "", "buffers", &g->buffers, &g->nbuffers)) != KCBP_OK ||
-        (st = get_array(g, g->doc, "", "bufferViews", &g->views, &g->nviews)) != KCBP_OK ||
-        (st = get_array(g, g->doc, "", "accessors", &g->accessors, &g->naccessors)) != KCBP_OK ||
-        (st = get_array(g, g->doc, "", "meshes", &g->meshes, &g->nmeshes)) != KCBP_OK ||
-        (st = get_array(g, g->doc, "", "nodes", &g->nodes, &g->nnodes)) != KCBP_OK)
+    if ((st = get_indexed(g, "buffers", &g->buffers, &g->nbuffers)) != KCBP_OK ||
+        (st = get_indexed(g, "bufferViews", &g->views, &g->nviews)) != KCBP_OK ||
+        (st = get_indexed(g, "accessors", &g->accessors, &g->naccessors)) != KCBP_OK ||
+        (st = get_indexed(g, "meshes", &g->meshes, &g->nmeshes)) != KCBP_OK ||
+        (st = get_indexed(g, "nodes", &g->nodes, &g->nnodes)) != KCBP_OK)
         return st;
     g->bufs = calloc((size_t)g->nbuffers + 1, sizeof *g->bufs);
-    if (!g->bufs)
+    g->acc_mark = calloc((size_t)g->naccessors + 1, sizeof *g->acc_mark);
+    g->acc_base = calloc((size_t)g->naccessors + 1, sizeof *g->acc_base);
+    if (!g->bufs || !g->acc_mark || !g->acc_base)
         return fail(g, KCBP_ERR_NOMEM, "out of memory");
     if ((st = read_scene(g)) != KCBP_OK)
         return st;
@@ -1097,6 +1122,13 @@ kcbp_status kcbp_gltf_parse(const char *name, const char *data, size_t len, kcbp
         free(g.bufs[i].label);
     }
     free(g.bufs);
+    free(g.acc_mark);
+    free(g.acc_base);
+    free(g.buffers);
+    free(g.views);
+    free(g.accessors);
+    free(g.meshes);
+    free(g.nodes);
     cJSON_Delete(g.doc);
     free(dir);
     return st;

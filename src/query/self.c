@@ -1180,6 +1180,49 @@ static bool boxes_overlap(const kcbp_aabb_node *p, const kcbp_aabb_node *q, doub
 }
 
 
+/* Per node: all its triangles have a repeated vertex (points and
+ * segments, which meet nothing by the rules of pair_meets: test_pair
+ * skips every pair with one), so every pair with a triangle under it is
+ * skipped whole. Without this, a polygon whose corners are all at one
+ * point (every triangle a point, every box the same) walked all n^2 / 2
+ * pairs of boxes to test none of them. NULL when out of memory. */
+static uint8_t *dead_nodes(const self_ctx *c, const kcbp_aabb_tree *tree)
+{
+    uint32_t nn = tree->nnodes;
+    uint8_t *dead = malloc((size_t)nn + 1);
+    uint32_t *order = malloc(((size_t)nn + 1) * sizeof *order), *stack = malloc(((size_t)nn + 1) * sizeof *stack);
+    if (!dead || !order || !stack) {
+        free(dead);
+        free(order);
+        free(stack);
+        return NULL;
+    }
+    uint32_t no = 0, top = 0;
+    stack[top++] = 0;
+    while (top > 0) { /* preorder: parents before children */
+        uint32_t i = stack[--top];
+        order[no++] = i;
+        if (tree->nodes[i].count == 0 && no + top + 2 <= nn + 1) {
+            stack[top++] = tree->nodes[i].first;
+            stack[top++] = tree->nodes[i].first + 1;
+        }
+    }
+    for (uint32_t x = no; x-- > 0;) {
+        uint32_t i = order[x];
+        const kcbp_aabb_node *n = &tree->nodes[i];
+        bool d = true;
+        if (n->count > 0)
+            for (uint32_t s = n->first; s < n->first + n->count && d; s++)
+                d = has_repeat(c, tree->tri_ids[s]);
+        else
+            d = dead[n->first] && dead[n->first + 1];
+        dead[i] = d;
+    }
+    free(order);
+    free(stack);
+    return dead;
+}
+
 /* Every pair of triangles, no tree, no certificate: the oracle. */
 static void brute_force(self_ctx *c)
 {
@@ -1240,7 +1283,10 @@ kcbp_status kcbp_self_intersections_how(const kcbp_model *handle, kcbp_contacts_
      * both trees' depth. */
     size_t cap = 6 * ((size_t)tree->depth + 2);
     uint32_t(*stack)[2] = malloc(cap * sizeof *stack);
-    if (!stack) {
+    uint8_t *dead = dead_nodes(&c, tree);
+    if (!stack || !dead) {
+        free(stack);
+        free(dead);
         certs_free(&ce);
         free((void *)c.canon);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the self-intersection test");
@@ -1254,6 +1300,8 @@ kcbp_status kcbp_self_intersections_how(const kcbp_model *handle, kcbp_contacts_
         top--;
         uint32_t i = stack[top][0], j = stack[top][1];
         const kcbp_aabb_node *p = &tree->nodes[i], *q = &tree->nodes[j];
+        if (dead[i] || dead[j])
+            continue; /* every pair has a point or a segment: none tested */
         if (i == j) {
             if (c.cert && (ce.node_patch[i] != NONE || ce.node_cv[i][0] != NONE || ce.node_cv[i][1] != NONE ||
                            ce.node_cv[i][2] != NONE))
@@ -1292,5 +1340,6 @@ kcbp_status kcbp_self_intersections_how(const kcbp_model *handle, kcbp_contacts_
     certs_free(&ce);
     free((void *)c.canon);
     free(stack);
+    free(dead);
     return finish(&c, pairs, npairs, stats, err);
 }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -172,6 +173,30 @@ struct kcbp_pairs_worker {
     kcbp_cache_stream out; /* the chunk's new caches, swapped into its stream when done */
 };
 
+static void no_task(void *ctx, uint64_t task, unsigned worker) { (void)ctx, (void)task, (void)worker; }
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median wall-clock time of handing the threads one empty task each
+ * and waiting for them. */
+static double measure_handoff(kcbp_pool *pool, unsigned jobs)
+{
+    enum { TRIES = 7 };
+    double t[TRIES];
+    for (int i = 0; i < TRIES; i++) {
+        double t0 = kcbp_now_ms();
+        kcbp_pool_start(pool, jobs, no_task, NULL);
+        kcbp_pool_wait(pool);
+        t[i] = kcbp_now_ms() - t0;
+    }
+    qsort(t, TRIES, sizeof *t, cmp_double);
+    return t[TRIES / 2];
+}
+
 kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -185,9 +210,14 @@ kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u threads", p->jobs);
     }
     kcbp_status st = kcbp_pool_new(p->jobs > 1 ? p->jobs : 0, &p->pool, err);
-    if (st != KCBP_OK)
+    if (st != KCBP_OK) {
         kcbp_pairs_clear(p);
-    return st;
+        return st;
+    }
+    p->last_work_ms = -1;
+    if (p->jobs > 1)
+        p->handoff_ms = measure_handoff(p->pool, p->jobs);
+    return KCBP_OK;
 }
 
 void kcbp_pairs_forget(kcbp_pairs *p)
@@ -305,6 +335,10 @@ typedef struct {
     bool pilot;          /* the tasks of this part are pilot chunks */
     adapt_state prior;   /* where the other chunks' arms start */
     uint32_t shard_index, shard_count;
+    /* options.limit: pairs handed on so far, and whether they reached it
+     * (read by the chunks as they run, to stop early) */
+    _Atomic uint64_t emitted;
+    atomic_bool full;
     /* threads: the window and the first error */
     pthread_mutex_t lock;
     pthread_cond_t slot_done, window;
@@ -370,7 +404,15 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
     kcbp_collide_options opts = o->collide;
     opts.skip_bounds = true;
     kcbp_status st = KCBP_OK;
-    for (uint32_t a = a0; a < a1 && st == KCBP_OK; a++) {
+    /* With a limit: the pairs handed on before this chunk are at least
+     * those handed on now, so the chunk needs at most the rest. */
+    uint64_t want = UINT64_MAX;
+    if (o->limit) {
+        uint64_t e = atomic_load_explicit(&rc->emitted, memory_order_relaxed);
+        want = e < o->limit ? o->limit - e : 0;
+    }
+    bool cut = false; /* the chunk stopped at the limit */
+    for (uint32_t a = a0; a < a1 && st == KCBP_OK && !cut; a++) {
         const kcbp_model_impl *ma = in->model[a];
         if (!ma)
             continue;
@@ -379,6 +421,10 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
             return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the broad phase's pairs");
         kcbp_sort_ids(w->partners, np);
         for (size_t k = 0; k < np && st == KCBP_OK; k++) {
+            if (o->limit && (sl->nhits >= want || atomic_load_explicit(&rc->full, memory_order_relaxed))) {
+                cut = true;
+                break;
+            }
             uint32_t b = w->partners[k];
             const kcbp_model_impl *mb = in->model[b];
             stats->broadphase++;
@@ -441,7 +487,7 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
             }
         }
     }
-    if (st == KCBP_OK && old) {
+    if (st == KCBP_OK && old && !cut) {
         /* the chunk's new stream; the old one's storage is the worker's next scratch */
         kcbp_cache_stream t = *old;
         *old = w->out;
@@ -472,8 +518,11 @@ static void run_task(void *ctx, uint64_t t, unsigned worker)
     pthread_mutex_unlock(&rc->lock);
     kcbp_status st = KCBP_OK;
     kcbp_error err = {0};
-    if (!stop)
+    if (!stop) {
+        double t0 = kcbp_now_ms();
         st = run_chunk(rc, task, &p->workers[worker], sl, &err);
+        sl->stats.work_ms = kcbp_now_ms() - t0;
+    }
     pthread_mutex_lock(&rc->lock);
     if (st != KCBP_OK && (rc->st == KCBP_OK || task < rc->err_task)) {
         rc->st = st;
@@ -487,9 +536,12 @@ static void run_task(void *ctx, uint64_t t, unsigned worker)
     pthread_mutex_unlock(&rc->lock);
 }
 
-static kcbp_status emit_slot(kcbp_pairs_slot *sl, kcbp_scene_pair_fn emit, void *ctx, kcbp_pairs_stats *stats,
-                             kcbp_error *err)
+/* Hands on the slot's pairs (up to the run's limit: then rc->full). */
+static kcbp_status emit_slot(run_ctx *rc, kcbp_pairs_slot *sl, kcbp_scene_pair_fn emit, void *ctx,
+                             kcbp_pairs_stats *stats, kcbp_error *err)
 {
+    uint64_t limit = rc->o->limit;
+    rc->p->chunks_done++; /* (counted as it starts: its pairs are of a chunk walked) */
     const kcbp_pairs_stats *s = &sl->stats;
     stats->broadphase += s->broadphase;
     stats->mesh_tested += s->mesh_tested;
@@ -503,16 +555,28 @@ static kcbp_status emit_slot(kcbp_pairs_slot *sl, kcbp_scene_pair_fn emit, void 
     stats->cache_bytes += s->cache_bytes;
     stats->filter_ms += s->filter_ms;
     stats->mesh_ms += s->mesh_ms;
+    stats->work_ms += s->work_ms;
     for (int k = 0; k < 2; k++) {
         stats->arm_n[k] += s->arm_n[k];
         stats->arm_u[k] += s->arm_u[k];
     }
     kcbp_status st = KCBP_OK;
-    for (size_t h = 0; h < sl->nhits && st == KCBP_OK && emit; h++) {
+    for (size_t h = 0; h < sl->nhits && st == KCBP_OK; h++) {
+        if (limit && stats->emitted >= limit)
+            break;
         const kcbp_scene_hit *hit = &sl->hits[h];
         kcbp_scene_pair pair = {hit->a, hit->b, hit->count ? sl->contacts + hit->first : NULL, hit->count,
                                 hit->contained};
-        st = emit(ctx, &pair, err);
+        if (emit)
+            st = emit(ctx, &pair, err);
+        stats->emitted++;
+    }
+    if (limit) {
+        atomic_store_explicit(&rc->emitted, stats->emitted, memory_order_relaxed);
+        if (stats->emitted >= limit) {
+            atomic_store_explicit(&rc->full, true, memory_order_relaxed);
+            stats->stopped = true;
+        }
     }
     return st;
 }
@@ -537,12 +601,14 @@ static kcbp_status run_part(run_ctx *rc, uint64_t t0, uint64_t t1, kcbp_scene_pa
 {
     kcbp_pairs *p = rc->p;
     rc->task0 = t0;
-    if (p->jobs <= 1) {
+    if (!stats->threaded || t1 - t0 <= 1) {
         kcbp_status st = KCBP_OK;
-        for (uint64_t t = t0; t < t1 && st == KCBP_OK; t++) {
+        for (uint64_t t = t0; t < t1 && st == KCBP_OK && !stats->stopped; t++) {
+            double c0 = kcbp_now_ms();
             st = run_chunk(rc, t, &p->workers[0], &p->slots[0], err);
+            p->slots[0].stats.work_ms = kcbp_now_ms() - c0;
             if (st == KCBP_OK)
-                st = emit_slot(&p->slots[0], emit, ctx, stats, err);
+                st = emit_slot(rc, &p->slots[0], emit, ctx, stats, err);
         }
         return st;
     }
@@ -565,15 +631,15 @@ static kcbp_status run_part(run_ctx *rc, uint64_t t0, uint64_t t1, kcbp_scene_pa
         pthread_mutex_unlock(&rc->lock);
         if (stopped)
             break;
-        st = emit_slot(sl, emit, ctx, stats, err);
+        st = emit_slot(rc, sl, emit, ctx, stats, err);
         pthread_mutex_lock(&rc->lock);
         sl->done = false;
         rc->drained = t + 1;
-        if (st != KCBP_OK)
+        if (st != KCBP_OK || stats->stopped)
             rc->stop = true;
         pthread_cond_broadcast(&rc->window);
         pthread_mutex_unlock(&rc->lock);
-        if (st != KCBP_OK)
+        if (st != KCBP_OK || stats->stopped)
             break;
     }
     kcbp_pool_wait(p->pool);
@@ -607,6 +673,10 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
         kcbp_pairs_forget(p);
     }
     run_ctx rc = {.p = p, .in = in, .o = o, .ntasks = ntasks, .shard_index = sindex, .shard_count = scount};
+    p->chunks_done = 0;
+    p->chunks_total = ntasks;
+    atomic_init(&rc.emitted, 0);
+    atomic_init(&rc.full, false);
     /* The adaptive k-CBP stage's start: the arms' costs of the last run (a
      * moving scene's last frame, a world's last query), or of a pilot: the
      * first 1/32 of the chunks, the arms in turn. */
@@ -617,6 +687,10 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     } else if (adapt) {
         pilot = (ntasks + KCBP_ADAPT_PILOT - 1) / KCBP_ADAPT_PILOT;
     }
+    /* Threads only where they pay (see kcbp_pairs.handoff_ms). */
+    stats->threaded = p->jobs > 1 && ntasks >= 2 &&
+                      (p->last_work_ms < 0 || p->last_work_ms * (p->jobs - 1) / p->jobs >
+                                                  KCBP_PAIRS_HANDOFF_PAYS * p->handoff_ms);
     kcbp_status st = KCBP_OK;
     if (pilot) {
         rc.pilot = true;
@@ -624,12 +698,19 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
         rc.pilot = false;
         rc.prior = prior_state(stats->arm_n, stats->arm_u);
     }
-    if (st == KCBP_OK)
+    if (st == KCBP_OK && !stats->stopped)
         st = run_part(&rc, pilot, ntasks, emit, ctx, stats, err);
+    /* Stopped at the limit: the chunks not run (or cut short) kept older
+     * caches than the others; drop them all rather than reason about it. */
+    if (stats->stopped && o->cache)
+        kcbp_pairs_forget(p);
+    if (st == KCBP_OK && !stats->stopped)
+        p->last_work_ms = stats->work_ms;
+    p->last_threaded = stats->threaded;
     if (getenv("KCBP_DEBUG_ADAPT"))
         fprintf(stderr, "adapt: without %.0f pairs %.0f/pair, with %.0f pairs %.0f/pair\n", stats->arm_n[0],
                 stats->arm_u[0] / (stats->arm_n[0] + 1e-9), stats->arm_n[1], stats->arm_u[1] / (stats->arm_n[1] + 1e-9));
-    if (adapt && st == KCBP_OK) {
+    if (adapt && st == KCBP_OK && !stats->stopped) {
         for (int a = 0; a < 2; a++) {
             p->prior_n[a] = stats->arm_n[a];
             p->prior_u[a] = stats->arm_u[a];

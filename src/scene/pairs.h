@@ -69,6 +69,11 @@
 #define KCBP_ADAPT_PILOT 32
 #define KCBP_ADAPT_PILOT_PAIRS 256
 #define KCBP_ADAPT_PRIOR 256
+/* Threads save at most work (1 - 1/jobs) and cost a hand-off: a run goes
+ * to them when the last run's work is above this many hand-offs times
+ * jobs / (jobs - 1) (the break-even), with room for the work's change from
+ * run to run and for the per-chunk handing on. */
+#define KCBP_PAIRS_HANDOFF_PAYS 4.0
 
 typedef struct {
     kcbp_collide_options collide;
@@ -76,6 +81,11 @@ typedef struct {
     bool cache;            /* keep pair caches from run to run */
     bool adaptive;         /* the adaptive k-CBP stage */
     uint32_t shard_index, shard_count; /* count 0 or 1: every chunk */
+    /* > 0: the run hands on at most this many pairs and stops its work once
+     * it has (a chunk stops testing once it holds as many as can still be
+     * handed on; no chunk starts after): its counts are then those of the
+     * work done. 0: every pair. */
+    uint64_t limit;
 } kcbp_pairs_options;
 
 /* The objects of one run: ids 0 .. nids - 1. */
@@ -102,6 +112,10 @@ typedef struct {
     uint64_t caches_kept, cache_bytes; /* pair caches kept for the next run, and their bytes */
     double filter_ms, mesh_ms;   /* summed over the pairs (over threads: may exceed the wall time) */
     double arm_n[2], arm_u[2];   /* the adaptive arms (0: without the k-CBP stage, 1: with): pairs, work */
+    double work_ms;              /* the chunks' own wall-clock time, summed (the work the threads share) */
+    bool threaded;               /* the run handed its chunks to the threads */
+    uint64_t emitted;            /* pairs handed on */
+    bool stopped;                /* the run stopped at options.limit */
 } kcbp_pairs_stats;
 
 typedef struct {
@@ -122,6 +136,18 @@ typedef struct {
     kcbp_cache_stream *streams; /* per chunk */
     size_t nstreams;
     uint64_t run;               /* runs so far */
+    /* Threads only where they pay: handoff_ms, the measured wall-clock
+     * cost of handing a run to the threads and waiting for them (the
+     * median of a few runs of empty tasks, at init); last_work_ms, the last
+     * run's work (its chunks' time, summed; < 0: no run yet). A run goes to
+     * the threads when it has at least two chunks and the last run's work
+     * exceeds KCBP_PAIRS_HANDOFF_PAYS hand-offs (the first run: always);
+     * otherwise the caller's thread runs its chunks. */
+    double handoff_ms, last_work_ms;
+    bool last_threaded;         /* the last run went to the threads (tests, diagnostics) */
+    /* The run in progress: chunks handed on so far, of how many (written
+     * and read on the calling thread only: the emit callback may read them). */
+    uint64_t chunks_done, chunks_total;
     double prior_n[2], prior_u[2]; /* the adaptive arms' costs in the last run */
 } kcbp_pairs;
 

@@ -113,6 +113,11 @@ void kcbp_pool_wait(kcbp_pool *p)
 
 void kcbp_pool_run(kcbp_pool *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
 {
+    if (ntasks <= 1) { /* the pool is idle between runs: worker 0's state is free */
+        if (ntasks)
+            fn(ctx, 0, 0);
+        return;
+    }
     kcbp_pool_start(p, ntasks, fn, ctx);
     kcbp_pool_wait(p);
 }

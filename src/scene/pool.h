@@ -27,7 +27,10 @@ unsigned kcbp_pool_threads(const kcbp_pool *pool);
 
 void kcbp_pool_start(kcbp_pool *pool, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
 void kcbp_pool_wait(kcbp_pool *pool);
-/* kcbp_pool_start then kcbp_pool_wait. */
+/* kcbp_pool_start then kcbp_pool_wait; a run of one task (or none) runs
+ * on the caller's thread as worker 0: waking a thread to run it and waiting
+ * for it costs more than it saves (issue 33: a small scene's frame paid
+ * that every frame). */
 void kcbp_pool_run(kcbp_pool *pool, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
 
 #endif

@@ -178,6 +178,17 @@ void kcbp_scene_eval_set_collide_options(kcbp_scene_eval *ev, const kcbp_collide
     ev->options = *collide;
 }
 
+void kcbp_scene_eval_set_pair_limit(kcbp_scene_eval *ev, uint64_t limit)
+{
+    ev->pair_limit = limit == UINT64_MAX ? 0 : limit;
+}
+
+double kcbp_scene_eval_progress(const kcbp_scene_eval *ev)
+{
+    const kcbp_pairs *p = &ev->pairs;
+    return p->chunks_total ? (double)p->chunks_done / (double)p->chunks_total : 1.0;
+}
+
 void kcbp_scene_eval_free(kcbp_scene_eval *ev)
 {
     if (!ev)
@@ -260,13 +271,14 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
                              .cache = ev->coherent && s->frames > 1,
                              .adaptive = ev->cbp_adaptive,
                              .shard_index = ev->shard_index,
-                             .shard_count = ev->shard_count};
+                             .shard_count = ev->shard_count,
+                             .limit = ev->pair_limit};
     kcbp_pairs_stats ps;
     st = kcbp_pairs_run(&ev->pairs, &in, &po, fn, ctx, &ps, err);
     out->pairs_ms = kcbp_now_ms() - t2;
     out->broadphase = ps.broadphase;
     out->mesh_tested = ps.mesh_tested;
-    out->colliding = ps.colliding;
+    out->colliding = ps.stopped ? ps.emitted : ps.colliding;
     out->cache_axis = ps.cache_axis;
     out->cache_contact = ps.cache_contact;
     out->cache_near = ps.cache_near;

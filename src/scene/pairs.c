@@ -707,9 +707,6 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     if (st == KCBP_OK && !stats->stopped)
         p->last_work_ms = stats->work_ms;
     p->last_threaded = stats->threaded;
-    if (getenv("KCBP_DEBUG_ADAPT"))
-        fprintf(stderr, "adapt: without %.0f pairs %.0f/pair, with %.0f pairs %.0f/pair\n", stats->arm_n[0],
-                stats->arm_u[0] / (stats->arm_n[0] + 1e-9), stats->arm_n[1], stats->arm_u[1] / (stats->arm_n[1] + 1e-9));
     if (adapt && st == KCBP_OK && !stats->stopped) {
         for (int a = 0; a < 2; a++) {
             p->prior_n[a] = stats->arm_n[a];

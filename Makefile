@@ -69,7 +69,7 @@ TEST_SUPPORT := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 MAN_PAGES := $(wildcard man/*.1)
 
 .PHONY: all shared test sanitize fuzz fuzz-programs fuzz-ci valgrind stress stress-ci demo bench clean install \
-	uninstall install-test abi-check abi-baseline
+	uninstall install-test abi-check abi-baseline picture
 all: $(KCBP) $(LIBA) shared kcbp
 shared: $(LIBSO)
 
@@ -241,6 +241,10 @@ stress-ci:
 
 demo: all
 	@scripts/demo.sh
+
+# docs/kcbp.png, the README's picture, rendered anew from a --html page.
+picture: all
+	@scripts/picture.sh
 
 # The ABI of the shared library against the committed baseline
 # (abi/libkcbp.abi, abidw of the last release): additions pass (minor

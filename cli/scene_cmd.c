@@ -83,7 +83,7 @@ static const char scene_help[] =
     "  --mesh FILE       the mesh to copy;  --n N  copies besides the first (default 100);\n"
     "  --seed S          random seed (default 1)\n"
     "\n"
-    "Scene files are described in README.md (\"kcbp scene and kcbp batch\"); '-' is\n"
+    "Scene files are described in docs/scenes.md; '-' is\n"
     "standard input (meshes are then found from the current folder).\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input\n"
     "(the scene file or a mesh; the message names the field), 4 out of memory or a\n"

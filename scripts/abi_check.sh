@@ -3,7 +3,7 @@
 # baseline, with abigail-tools' abidiff (Debian abigail-tools). Additions
 # (new functions, new enumerators at the end) are allowed and listed;
 # anything incompatible (a removed or changed function, a struct that
-# changed size or layout) fails. The policy is README's ("Versions").
+# changed size or layout) fails. The policy is docs/library.md's ("Versions").
 set -uo pipefail
 baseline=$1 lib=$2
 command -v abidiff >/dev/null || { echo "abi_check: abidiff is missing (apt-get install abigail-tools)" >&2; exit 1; }
@@ -22,7 +22,7 @@ if (( rc & 3 )); then
 fi
 if (( rc & 12 )); then
     printf '%s\n' "$out" >&2
-    echo "abi_check: $lib changes the ABI of $baseline: only a new major version may (see README, Versions)" >&2
+    echo "abi_check: $lib changes the ABI of $baseline: only a new major version may (see docs/library.md, Versions)" >&2
     exit 1
 fi
 added=$(abidiff --headers-dir2 include/kcbp "$baseline" "$lib" 2>&1)

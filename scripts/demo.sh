@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled meshes: two Stanford bunnies in near contact,
 # one pose that touches and one that does not; how deep two solids overlap
-# and which way is out; then a scene of 101 bunnies in the k-CBP thesis's
-# layout.
+# and which way is out (the second also drawn: build/demo.html); then a scene
+# of 101 bunnies in the k-CBP thesis's layout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "# kcbp collide: two Stanford bunnies (69k triangles each), touching" >&2
@@ -13,8 +13,11 @@ echo "# the same, moved apart" >&2
     --pose-b "0.2 0 0 0 1 0 90" --contacts first
 echo "# kcbp distance --signed: a sphere sunk into a box, how deep and which way out" >&2
 ./kcbp distance sphere:1 box:2:2:2 --pose-b "1.5 0 0 0 0 1 0" --signed
+echo "# ... and into Spot (a closed mesh: a proven bracket); the page: build/demo.html" >&2
+./kcbp distance meshes/spot.obj sphere:0.2 --pose-b "0.5 0 0.1 0 0 1 0" --signed --html build/demo.html
 echo "# kcbp scene: 101 copies of bunny2 in the k-CBP thesis's layout (n = 100)" >&2
 scene=$(mktemp --suffix=.json)
 trap 'rm -f "$scene"' EXIT
 ./kcbp scene --generate thesis --mesh "$PWD/meshes/bunny2.obj" --n 100 --seed 1 >"$scene"
 ./kcbp scene "$scene" --pretty --mesh-root "$PWD/meshes" # the scene names the mesh outside its folder
+echo "# open build/demo.html in a browser: Spot, the sphere, and where the translation takes it" >&2

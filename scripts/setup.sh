@@ -5,7 +5,8 @@
 # render the man pages, and a minimal Debian image may lack it; python3 with
 # numpy, pytest, pip, setuptools, wheel and venv: the Python package's tests,
 # which pip-install it into a venv; patchelf: the wheel's bundled libraries), with --bench
-# also the peers the benchmarks compare against (FCL, libccd), and with
+# also the peers the benchmarks compare against (FCL, libccd; Bullet for
+# the depth, GEOS and Box2D for 2D), and with
 # --harden what the hardening checks need (HARDENING.md: clang and its
 # sanitizer/libFuzzer runtime, CGAL with GMP and MPFR, valgrind, g++, and
 # abigail-tools for `make abi-check`). Run as
@@ -16,8 +17,8 @@ pkgs=(build-essential pkg-config libqhull-dev libcjson-dev libgmp-dev libcmocka-
       chromium)
 checks=(qhull_r libcjson gmp cmocka)
 if [[ "${1:-}" == "--bench" ]]; then
-    pkgs+=(g++ libfcl-dev libccd-dev)
-    checks+=(fcl ccd)
+    pkgs+=(g++ libfcl-dev libccd-dev libbullet-dev libgeos-dev libbox2d-dev)
+    checks+=(fcl ccd bullet box2d)
 fi
 missing=0
 command -v cc >/dev/null && command -v make >/dev/null && command -v pkg-config >/dev/null || missing=1

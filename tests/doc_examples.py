@@ -24,7 +24,7 @@ Lines without the "$ " prompt are not examples (recipes for other machines,
 synopses) and are not run.
 
 Usage: tests/doc_examples.py [--list] [FILE...]
-       (default: README.md, python/README.md, man/*.1)
+       (default: README.md, python/README.md, docs/*.md, man/*.1)
 Environment: KCBP_EXE (the program, default build/kcbp), KCBP_DOC_TIMEOUT
 (seconds per example, default 120).
 """
@@ -208,7 +208,7 @@ def indent(s):
 def main(argv):
     listing = "--list" in argv
     docs = [a for a in argv if a != "--list"] or [os.path.join(ROOT, d) for d in ("README.md", "python/README.md")] + sorted(
-        glob.glob(os.path.join(ROOT, "man", "*.1")))
+        glob.glob(os.path.join(ROOT, "docs", "*.md"))) + sorted(glob.glob(os.path.join(ROOT, "man", "*.1")))
     exe = os.path.abspath(os.environ.get("KCBP_EXE") or os.path.join(ROOT, "build", "kcbp"))
     timeout = float(os.environ.get("KCBP_DOC_TIMEOUT", "120"))
     if not listing and not os.access(exe, os.X_OK):

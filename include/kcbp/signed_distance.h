@@ -55,7 +55,7 @@
  *
  * Never NaN: every number reported is finite or, for BEYOND, INFINITY.
  *
- * Growable structs (the 1.x rule for new queries, README "Versions"): an
+ * Growable structs (the 1.x rule for new queries, docs/library.md "Versions"): an
  * options struct is made only by its _default() function, which records
  * the caller's sizeof in its first member (size); the library reads a
  * field only when it lies within that size, and a missing tail takes the

@@ -1167,8 +1167,8 @@ def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: 
     "decided_by", "stats": {"steps", "ms"}}. Shapes and hulls are solids;
     a mesh is one when closed (its solid model is built on first use): an
     open mesh overlapping the other raises kcbp.Error naming its open
-    edges. The depth of a non-convex mesh (the bracket) needs a libkcbp
-    that has it: until then an overlapping mesh raises kcbp.Error."""
+    edges. A closed non-convex mesh's depth is a proven bracket
+    (depth_lower <= depth <= depth_upper; "distance" is -depth_upper)."""
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     md = math.inf if max_distance is None else float(max_distance)

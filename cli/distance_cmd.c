@@ -168,6 +168,20 @@ static void add_vec3(cJSON *o, const char *key, kcbp_vec3 v, bool *failed)
     }
 }
 
+/* "a" and "b": each model's counts (a shape's description). */
+static void add_models(cJSON *o, const kcbp_model *a, const kcbp_model *b, bool *failed)
+{
+    cJSON *ma = kcbp_report_mesh(a), *mb = kcbp_report_mesh(b);
+    if (!ma || !cJSON_AddItemToObject(o, "a", ma)) {
+        cJSON_Delete(ma);
+        *failed = true;
+    }
+    if (!mb || !cJSON_AddItemToObject(o, "b", mb)) {
+        cJSON_Delete(mb);
+        *failed = true;
+    }
+}
+
 /* {"distance": d or null, "point_a", "point_b", "triangles": [a, b] (when
  *  within), "farther_than": D and "distance_lower" (when beyond),
  *  "decided_by", "cbp": {"distance"} (when the k-CBP stage ran), "a", "b",
@@ -198,15 +212,7 @@ static cJSON *report(const kcbp_distance_result *r, double max_distance, const k
         cJSON *c = cJSON_AddObjectToObject(o, "cbp");
         failed |= !c || !cJSON_AddNumberToObject(c, "distance", r->cbp_distance);
     }
-    cJSON *ma = kcbp_report_mesh(a), *mb = kcbp_report_mesh(b);
-    if (!ma || !cJSON_AddItemToObject(o, "a", ma)) {
-        cJSON_Delete(ma);
-        failed = true;
-    }
-    if (!mb || !cJSON_AddItemToObject(o, "b", mb)) {
-        cJSON_Delete(mb);
-        failed = true;
-    }
+    add_models(o, a, b, &failed);
     cJSON *s = cJSON_AddObjectToObject(o, "stats");
     failed |= !s;
     if (s) {
@@ -268,15 +274,7 @@ static cJSON *signed_report(const kcbp_signed_distance_result *r, double max_dis
         }
     }
     failed |= !cJSON_AddStringToObject(o, "decided_by", kcbp_stage_name(r->decided_by));
-    cJSON *ma = kcbp_report_mesh(a), *mb = kcbp_report_mesh(b);
-    if (!ma || !cJSON_AddItemToObject(o, "a", ma)) {
-        cJSON_Delete(ma);
-        failed = true;
-    }
-    if (!mb || !cJSON_AddItemToObject(o, "b", mb)) {
-        cJSON_Delete(mb);
-        failed = true;
-    }
+    add_models(o, a, b, &failed);
     cJSON *s = cJSON_AddObjectToObject(o, "stats");
     failed |= !s;
     if (s) {

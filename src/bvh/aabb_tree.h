@@ -82,7 +82,20 @@ typedef struct {
     /* Each node's KCBP_NODE_* flags: how its oriented box compares with its
      * axis-aligned one, and its shape. */
     uint8_t *flags;
+    /* The vertices the triangles use, each once, under a tree of
+     * axis-aligned boxes (vnodes[0] the root, children first and first + 1,
+     * leaves of at most KCBP_VTREE_LEAF_MAX vertices in verts[first ..]):
+     * the distance traversal's exact support of the whole mesh along a
+     * direction (kcbp_vtree_above), a bound that the triangle tree cannot
+     * give when one vertex is in every leaf (a fan's apex). */
+    kcbp_aabb_node *vnodes;
+    kcbp_vec3 *verts;
+    uint32_t nvnodes, nverts;
 } kcbp_aabb_tree;
+
+#define KCBP_VTREE_LEAF_MAX 8
+/* Less deep than this: the vertex tree is split at the median. */
+#define KCBP_VTREE_MAX_DEPTH 40
 
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err);
 void kcbp_aabb_tree_free(kcbp_aabb_tree *tree);

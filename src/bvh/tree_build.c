@@ -554,6 +554,101 @@ static kcbp_status build_obbs(kcbp_aabb_tree *tree)
     return KCBP_OK;
 }
 
+/* ---- the vertex tree --------------------------------------------------- */
+
+/* Puts the vertex of rank k (by coordinate axis) of v[0 .. n) at v[k], the
+ * smaller before it and the larger after (quickselect). */
+static void select_rank(kcbp_vec3 *v, uint32_t n, uint32_t k, int axis)
+{
+    int64_t lo = 0, hi = (int64_t)n - 1;
+    while (lo < hi) {
+        double pivot = kcbp_v3_get(v[lo + (hi - lo) / 2], axis);
+        int64_t i = lo, j = hi;
+        do {
+            /* (bounded: no run past the range, even with a NaN) */
+            while (i < hi && kcbp_v3_get(v[i], axis) < pivot)
+                i++;
+            while (j > lo && kcbp_v3_get(v[j], axis) > pivot)
+                j--;
+            if (i <= j) {
+                kcbp_vec3 t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if ((int64_t)k <= j)
+            hi = j;
+        else if ((int64_t)k >= i)
+            lo = i;
+        else
+            break;
+    }
+}
+
+/* The vertices the triangles use, each once (in index order), under a tree
+ * split at the median of the box's longest axis. */
+static kcbp_status build_vtree(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
+{
+    uint8_t *used = calloc(mesh->nvertices ? mesh->nvertices : 1, 1);
+    if (!used)
+        return KCBP_ERR_NOMEM;
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < mesh->ntriangles; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t v = mesh->triangles[t].v[k];
+            n += !used[v];
+            used[v] = 1;
+        }
+    /* leaves of more than KCBP_VTREE_LEAF_MAX / 2 vertices (but a lone
+     * root): fewer than n / 2 + 2 nodes */
+    size_t cap = n / 2 + 2;
+    tree->verts = malloc(n * sizeof *tree->verts);
+    tree->vnodes = malloc(cap * sizeof *tree->vnodes);
+    struct vitem {
+        uint32_t node, begin, end;
+    } stack[2 * KCBP_VTREE_MAX_DEPTH + 2];
+    if (!tree->verts || !tree->vnodes) {
+        free(used);
+        return KCBP_ERR_NOMEM;
+    }
+    n = 0;
+    for (uint32_t v = 0; v < mesh->nvertices; v++)
+        if (used[v])
+            tree->verts[n++] = mesh->vertices[v];
+    free(used);
+    tree->nverts = n;
+    tree->nvnodes = 1;
+    size_t top = 0;
+    stack[top++] = (struct vitem){0, 0, n};
+    while (top > 0) {
+        struct vitem it = stack[--top];
+        box3 b = box_empty();
+        for (uint32_t i = it.begin; i < it.end; i++)
+            box_add(&b, tree->verts[i]);
+        kcbp_aabb_node *node = &tree->vnodes[it.node];
+        node->center = kcbp_v3_scale(kcbp_v3_add(b.lo, b.hi), 0.5);
+        node->extent = kcbp_v3_max(kcbp_v3_sub(b.hi, node->center), kcbp_v3_sub(node->center, b.lo));
+        if (it.end - it.begin <= KCBP_VTREE_LEAF_MAX || tree->nvnodes + 2 > cap) {
+            node->first = it.begin;
+            node->count = it.end - it.begin;
+            continue;
+        }
+        kcbp_vec3 e = node->extent;
+        int axis = e.x >= e.y && e.x >= e.z ? 0 : e.y >= e.z ? 1 : 2;
+        uint32_t half = (it.end - it.begin) / 2;
+        select_rank(tree->verts + it.begin, it.end - it.begin, half, axis);
+        uint32_t left = tree->nvnodes;
+        tree->nvnodes += 2;
+        node->first = left;
+        node->count = 0;
+        stack[top++] = (struct vitem){left, it.begin, it.begin + half};
+        stack[top++] = (struct vitem){left + 1, it.begin + half, it.end};
+    }
+    return KCBP_OK;
+}
+
 /* ---- the build ------------------------------------------------------------ */
 
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err)
@@ -647,7 +742,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
                                                     &tree->tri_verts[nd->first][0], 3 * nd->count)
                                        : (kcbp_tri_slab){{0, 0, 0}, -INFINITY, INFINITY};
     }
-    if (build_obbs(tree) != KCBP_OK) {
+    if (build_obbs(tree) != KCBP_OK || build_vtree(mesh, tree) != KCBP_OK) {
         kcbp_aabb_tree_free(tree);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the AABB tree of %u triangles", n);
     }
@@ -667,5 +762,7 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     free(tree->leaf_slab);
     free(tree->obb);
     free(tree->flags);
+    free(tree->vnodes);
+    free(tree->verts);
     memset(tree, 0, sizeof *tree);
 }

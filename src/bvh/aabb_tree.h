@@ -174,6 +174,11 @@ typedef struct {
  * apart by its centroids' gap or its triangles' slabs; the first upper
  * bound from the triangles nearest the seeds (a greedy dive in each tree).
  * The trees' depths must not exceed KCBP_TREE_DISTANCE_MAX_DEPTH together.
+ * Past a budget of work linear in the trees' sizes, when a sample of one
+ * side's triangles have the whole other mesh beyond their planes at the
+ * best distance (the vertex trees' supports), that side's tree is swept
+ * alone instead, pairs within KCBP_TRI_DIST_REL_ERR * scale of the best
+ * dropped (include/kcbp/distance.h, stage 4).
  * Best-first with a binary heap was tried: on bunny-bunny it visited 60 %
  * fewer node pairs with 38 % fewer instructions (callgrind), but was no
  * faster in wall time (the heap's accesses miss the cache) and needs an

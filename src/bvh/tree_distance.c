@@ -13,7 +13,12 @@
  * of the bounds (a few dozen ulps of the coordinates), so that no pair
  * whose computed distance is below the best is ever dropped: the distance
  * found is the smallest kcbp_tri_distance over all triangle pairs, bit for
- * bit (tests/test_distance.c, test_mesh_brute, and tests/test_bvh.c). */
+ * bit (tests/test_distance.c, test_mesh_brute, and tests/test_bvh.c).
+ * The exception is the second stage (sweep, for nested surfaces at
+ * constant clearance: kcbp_tree_distance below), which also drops pairs
+ * within KCBP_TRI_DIST_REL_ERR * scale, less the rounding, of the best:
+ * then the distance is within that of the smallest
+ * (tests/test_distance_nested.c). */
 #include "aabb_tree.h"
 
 #include <float.h>

@@ -324,9 +324,10 @@ static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift,
     const kcbp_aabb_tree *a = c->a, *b = c->b;
     const kcbp_pose *b_in_a = c->b_in_a;
     const double limit = c->limit, tol = c->tol, stop = c->stop;
-    best_pair *best = &c->best;
+    best_pair bestv = c->best, *best = &bestv; /* (a local: kept in registers) */
     const kcbp_obb *oa = a->obb, *ob = b->obb;
-    uint64_t box_pairs = c->box_pairs, tri_pairs = c->tri_pairs, work0 = box_pairs + 4 * tri_pairs;
+    const uint64_t work0 = c->box_pairs + 4 * c->tri_pairs;
+    uint64_t box_pairs = c->box_pairs, tri_pairs = c->tri_pairs;
     size_t top = *top_io;
     bool paused = false;
     /* The frame of the node that stays while the other's children are
@@ -335,16 +336,20 @@ static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift,
     b_in_a_frame fb;
     a_in_b_frame fa;
     uint32_t fb_node = UINT32_MAX, fa_node = UINT32_MAX;
+    /* (the budget is checked at leaf pairs only: a cost per pair popped
+     * shows in the common case's instruction counts) */
+    const uint64_t cap = budget > UINT64_MAX - work0 ? UINT64_MAX : work0 + budget;
     while (top > 0 && best->d > stop) {
-        if (box_pairs + 4 * tri_pairs - work0 > budget) {
-            paused = true;
-            break;
-        }
         node_pair p = stack[--top];
         if (p.lb - shift > best->d || p.lb - tol > limit)
             continue;
         const kcbp_aabb_node *na = &a->nodes[p.a], *nb = &b->nodes[p.b];
         if (na->count && nb->count) {
+            if (box_pairs + 4 * tri_pairs > cap) {
+                stack[top++] = p;
+                paused = true;
+                break;
+            }
             kcbp_vec3 tb[KCBP_AABB_LEAF_MAX][3];
             kcbp_tri_face fbs[KCBP_AABB_LEAF_MAX];
             uint32_t faced = 0; /* bit j: fbs[j] computed */
@@ -422,6 +427,7 @@ static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift,
             stack[top++] = c0;
     }
     *top_io = top;
+    c->best = bestv;
     c->box_pairs = box_pairs;
     c->tri_pairs = tri_pairs;
     return paused;

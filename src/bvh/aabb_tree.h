@@ -61,7 +61,20 @@ enum {
      * LONG_RATIO of its largest. The distance traversal bounds
      * such a node's pairs by every axis of the separating-axis test. */
     KCBP_NODE_LONG = 2,
+    /* Every triangle of the node holds one vertex (a fan's apex, a disc's
+     * centre): tree.fan[tree.fan_of[node]] has it and the box of the
+     * node's other vertices. */
+    KCBP_NODE_FAN = 4,
 };
+
+/* A node whose triangles share a vertex: the vertex, and the axis-aligned
+ * box (mesh frame) of the node's other vertices. A plane's support over the
+ * node is then exact at the shared vertex, which is in every leaf below it:
+ * the bound that lets nested fans (a drill tip in its hole, turned so that
+ * no vertices line up) be pruned by node. */
+typedef struct {
+    kcbp_vec3 apex, center, extent;
+} kcbp_node_fan;
 
 typedef struct {
     kcbp_aabb_node *nodes; /* nodes[0] is the root */
@@ -91,6 +104,10 @@ typedef struct {
     kcbp_aabb_node *vnodes;
     kcbp_vec3 *verts;
     uint32_t nvnodes, nverts;
+    /* fan_of[node]: the node's index in fan (KCBP_NODE_FAN nodes only) */
+    uint32_t *fan_of;
+    kcbp_node_fan *fan;
+    uint32_t nfan;
 } kcbp_aabb_tree;
 
 #define KCBP_VTREE_LEAF_MAX 8

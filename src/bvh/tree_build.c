@@ -649,6 +649,81 @@ static kcbp_status build_vtree(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
     return KCBP_OK;
 }
 
+/* ---- shared vertices (fans) ---------------------------------------------- */
+
+/* Each node's vertices common to all its triangles (at most 3, bottom up),
+ * and for the nodes with one, the first of them and the box of the node's
+ * other vertices (kcbp_node_fan). Nodes of one triangle are left out (any
+ * of its vertices is shared: no use). */
+static kcbp_status build_fans(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
+{
+    uint32_t nn = tree->nnodes;
+    uint32_t(*common)[3] = malloc(nn * sizeof *common);
+    uint32_t(*range)[2] = malloc(nn * sizeof *range);
+    tree->fan_of = malloc(nn * sizeof *tree->fan_of);
+    if (!common || !range || !tree->fan_of) {
+        free(common);
+        free(range);
+        return KCBP_ERR_NOMEM;
+    }
+    uint32_t nfan = 0;
+    for (uint32_t i = nn; i-- > 0;) {
+        const kcbp_aabb_node *n = &tree->nodes[i];
+        uint32_t c[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+        if (n->count) {
+            range[i][0] = n->first;
+            range[i][1] = n->first + n->count;
+            const uint32_t *v0 = mesh->triangles[tree->tri_ids[n->first]].v;
+            for (int k = 0; k < 3; k++) {
+                bool all = true;
+                for (uint32_t j = 1; j < n->count && all; j++) {
+                    const uint32_t *v = mesh->triangles[tree->tri_ids[n->first + j]].v;
+                    all = v[0] == v0[k] || v[1] == v0[k] || v[2] == v0[k];
+                }
+                if (all)
+                    c[k] = v0[k];
+            }
+        } else {
+            range[i][0] = range[n->first][0];
+            range[i][1] = range[n->first + 1][1];
+            const uint32_t *l = common[n->first], *r = common[n->first + 1];
+            for (int k = 0; k < 3; k++)
+                if (l[k] != UINT32_MAX && (l[k] == r[0] || l[k] == r[1] || l[k] == r[2]))
+                    c[k] = l[k];
+        }
+        memcpy(common[i], c, sizeof c);
+        bool fan = range[i][1] - range[i][0] >= 2 && (c[0] != UINT32_MAX || c[1] != UINT32_MAX || c[2] != UINT32_MAX);
+        tree->fan_of[i] = fan ? nfan++ : UINT32_MAX;
+    }
+    tree->nfan = nfan;
+    tree->fan = malloc((nfan ? nfan : 1) * sizeof *tree->fan);
+    if (!tree->fan) {
+        free(common);
+        free(range);
+        return KCBP_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < nn; i++) {
+        if (tree->fan_of[i] == UINT32_MAX)
+            continue;
+        uint32_t apex = common[i][0] != UINT32_MAX ? common[i][0] : common[i][1] != UINT32_MAX ? common[i][1] : common[i][2];
+        box3 b = box_empty();
+        for (uint32_t s = range[i][0]; s < range[i][1]; s++) {
+            const uint32_t *v = mesh->triangles[tree->tri_ids[s]].v;
+            for (int k = 0; k < 3; k++)
+                if (v[k] != apex)
+                    box_add(&b, mesh->vertices[v[k]]);
+        }
+        kcbp_node_fan *f = &tree->fan[tree->fan_of[i]];
+        f->apex = mesh->vertices[apex];
+        f->center = kcbp_v3_scale(kcbp_v3_add(b.lo, b.hi), 0.5);
+        f->extent = kcbp_v3_max(kcbp_v3_sub(b.hi, f->center), kcbp_v3_sub(f->center, b.lo));
+        tree->flags[i] |= KCBP_NODE_FAN;
+    }
+    free(common);
+    free(range);
+    return KCBP_OK;
+}
+
 /* ---- the build ------------------------------------------------------------ */
 
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err)
@@ -742,7 +817,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
                                                     &tree->tri_verts[nd->first][0], 3 * nd->count)
                                        : (kcbp_tri_slab){{0, 0, 0}, -INFINITY, INFINITY};
     }
-    if (build_obbs(tree) != KCBP_OK || build_vtree(mesh, tree) != KCBP_OK) {
+    if (build_obbs(tree) != KCBP_OK || build_vtree(mesh, tree) != KCBP_OK || build_fans(mesh, tree) != KCBP_OK) {
         kcbp_aabb_tree_free(tree);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the AABB tree of %u triangles", n);
     }
@@ -764,5 +839,7 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     free(tree->flags);
     free(tree->vnodes);
     free(tree->verts);
+    free(tree->fan_of);
+    free(tree->fan);
     memset(tree, 0, sizeof *tree);
 }

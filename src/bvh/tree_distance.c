@@ -312,6 +312,43 @@ typedef struct {
     uint64_t box_pairs, tri_pairs;
 } dist_ctx;
 
+/* A slab of side s's frame (s_is_b: B's) moved into the other side's frame:
+ * the normal and the offset to add to the bounds. */
+static kcbp_vec3 slab_to_other(const dist_ctx *c, bool s_is_b, kcbp_vec3 n, double *off)
+{
+    if (s_is_b) {
+        kcbp_vec3 m = kcbp_mat3_mul_v3(&c->b_in_a->rot, n);
+        *off = kcbp_v3_dot(m, c->b_in_a->trans);
+        return m;
+    }
+    *off = -kcbp_v3_dot(n, c->b_in_a->trans);
+    return kcbp_mat3_tmul_v3(&c->b_in_a->rot, n);
+}
+
+/* A lower bound on the distance between the triangles of leaf `leaf` of
+ * side s (s_is_b: B's) and a node of the other side whose triangles share a
+ * vertex (f, kcbp_node_fan): the least, over the leaf's triangles, of the
+ * node's gap beyond the triangle's slab, the node's support being exact at
+ * the shared vertex and its box's for the other vertices. */
+static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *leaf, const kcbp_node_fan *f)
+{
+    const kcbp_aabb_tree *s = s_is_b ? c->b : c->a;
+    double g = INFINITY;
+    for (uint32_t i = 0; i < leaf->count; i++) {
+        const kcbp_tri_slab *sl = &s->tri_slab[leaf->first + i];
+        double off;
+        kcbp_vec3 n = slab_to_other(c, s_is_b, sl->n, &off);
+        double va = kcbp_v3_dot(n, f->apex), vc = kcbp_v3_dot(n, f->center), ve = kcbp_v3_dot(kcbp_v3_abs(n), f->extent);
+        double lo = va < vc - ve ? va : vc - ve, hi = va > vc + ve ? va : vc + ve;
+        double above = lo - (sl->hi + off), below = (sl->lo + off) - hi;
+        double gi = (above > below ? above : below) - c->rnd;
+        if (!(gi > -INFINITY)) /* NaN (a triangle without a normal: its slab is infinite) */
+            return 0;
+        g = gi < g ? gi : g;
+    }
+    return g;
+}
+
 /* The node pairs on the stack, depth-first: each popped pair is pruned when
  * its lower bound lb has lb - shift > best (or lb - tol > limit), otherwise
  * split, or its leaves' triangle pairs offered. shift = tol: only pairs
@@ -319,7 +356,7 @@ typedef struct {
  * bit); shift < 0 (the second stage): pairs within -shift of the best are
  * dropped too. Returns true when it stopped because its work (node pairs
  * plus 4 per triangle pair) passed budget, the pairs left on the stack. */
-static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget)
+static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget, int fans)
 {
     const kcbp_aabb_tree *a = c->a, *b = c->b;
     const kcbp_pose *b_in_a = c->b_in_a;
@@ -344,6 +381,19 @@ static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift,
         if (p.lb - shift > best->d || p.lb - tol > limit)
             continue;
         const kcbp_aabb_node *na = &a->nodes[p.a], *nb = &b->nodes[p.b];
+        if (fans && !na->count != !nb->count) {
+            /* a leaf against a node whose triangles share a vertex */
+            double g = -INFINITY;
+            if (na->count && (b->flags[p.b] & KCBP_NODE_FAN))
+                g = fan_bound(c, false, na, &b->fan[b->fan_of[p.b]]);
+            else if (nb->count && (a->flags[p.a] & KCBP_NODE_FAN))
+                g = fan_bound(c, true, nb, &a->fan[a->fan_of[p.a]]);
+            if (g > -INFINITY) {
+                box_pairs++;
+                if (g - shift > best->d || g - tol > limit)
+                    continue;
+            }
+        }
         if (na->count && nb->count) {
             if (box_pairs + 4 * tri_pairs > cap) {
                 stack[top++] = p;
@@ -386,6 +436,10 @@ static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift,
         /* Descend the larger box (both sides shrink together); push the
          * farther child first so that the nearer one is searched first. */
         bool down_a = nb->count || (!na->count && node_size(&oa[p.a]) >= node_size(&ob[p.b]));
+        /* with fans: down side `fans` first (1: A, 2: B), so that its
+         * leaves meet the other side's fan nodes high up (fan_bound) */
+        if (fans && !na->count && !nb->count && ((a->flags[p.a] | b->flags[p.b]) & KCBP_NODE_FAN))
+            down_a = fans == 1;
         uint32_t first = down_a ? na->first : nb->first;
         node_pair c0 = {down_a ? first : p.a, down_a ? p.b : first, 0};
         node_pair c1 = {down_a ? first + 1 : p.a, down_a ? p.b : first + 1, 0};
@@ -481,19 +535,6 @@ static bool mesh_beyond_slab(const dist_ctx *c, const kcbp_aabb_tree *o, kcbp_ve
     return vtree_above(o, n, hi + need + c->rnd) || vtree_above(o, kcbp_v3_neg(n), -(lo - need - c->rnd));
 }
 
-/* A slab of side s's frame (s_is_b: B's) moved into the other side's frame:
- * the normal and the offset to add to the bounds. */
-static kcbp_vec3 slab_to_other(const dist_ctx *c, bool s_is_b, kcbp_vec3 n, double *off)
-{
-    if (s_is_b) {
-        kcbp_vec3 m = kcbp_mat3_mul_v3(&c->b_in_a->rot, n);
-        *off = kcbp_v3_dot(m, c->b_in_a->trans);
-        return m;
-    }
-    *off = -kcbp_v3_dot(n, c->b_in_a->trans);
-    return kcbp_mat3_tmul_v3(&c->b_in_a->rot, n);
-}
-
 /* Whether triangle slot i of side s lies at least need from the whole
  * other mesh (mesh_beyond_slab along its slab). */
 static bool tri_beyond(const dist_ctx *c, bool s_is_b, uint32_t i, double need)
@@ -561,7 +602,7 @@ static void sweep(dist_ctx *c, bool s_is_b, double tie)
             continue;
         size_t ptop = 0;
         pairs[ptop++] = (node_pair){s_is_b ? 0 : y, s_is_b ? y : 0, 0};
-        descend(c, pairs, &ptop, -tie, UINT64_MAX);
+        descend(c, pairs, &ptop, -tie, UINT64_MAX, s_is_b ? 2 : 1);
     }
 }
 
@@ -626,11 +667,11 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
      * distance less the tie tolerance, the second stage (sweep) takes
      * over; otherwise the first goes on to the end. */
     uint64_t budget = 2 * ((uint64_t)a->nnodes + b->nnodes) + 4096;
-    if (descend(&c, stack, &top, c.tol, budget)) {
+    if (descend(&c, stack, &top, c.tol, budget, 0)) {
         /* pairs within tie of the best may be dropped: the distance found
          * is then within KCBP_TRI_DIST_REL_ERR * scale of the smallest */
         const double tie = KCBP_TRI_DIST_REL_ERR * q->scale - c.rnd;
-        uint32_t nb_t, na_t, kb = 0, ka = 0;
+        uint32_t nb_t = 0, na_t = 0, kb = 0, ka = 0;
         if (tie > 0 && isfinite(c.best.d)) {
             kb = sample_beyond(&c, true, c.best.d - tie, &nb_t);
             ka = sample_beyond(&c, false, c.best.d - tie, &na_t);
@@ -639,8 +680,19 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
             sweep(&c, true, tie);
         else if (ka > 0 && 4 * ka >= 3 * na_t)
             sweep(&c, false, tie);
-        else
-            descend(&c, stack, &top, c.tol, UINT64_MAX);
+        else {
+            /* The rest with the fans' bounds, down first the side whose
+             * triangles' planes have more of the other mesh beyond them
+             * (a sample), at half the best distance: a hole's facets
+             * around the tool, not the tool's, whose planes cut the
+             * hole. */
+            uint32_t hb = 0, ha = 0;
+            if (isfinite(c.best.d)) {
+                hb = sample_beyond(&c, true, 0.5 * c.best.d, &nb_t);
+                ha = sample_beyond(&c, false, 0.5 * c.best.d, &na_t);
+            }
+            descend(&c, stack, &top, c.tol, UINT64_MAX, hb > ha ? 2 : 1);
+        }
     }
     r->stats.box_pairs = c.box_pairs;
     r->stats.tri_pairs = c.tri_pairs;

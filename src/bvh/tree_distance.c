@@ -356,7 +356,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
  * bit); shift < 0 (the second stage): pairs within -shift of the best are
  * dropped too. Returns true when it stopped because its work (node pairs
  * plus 4 per triangle pair) passed budget, the pairs left on the stack. */
-static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget, int fans)
+HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget, const int fans)
 {
     const kcbp_aabb_tree *a = c->a, *b = c->b;
     const kcbp_pose *b_in_a = c->b_in_a;
@@ -485,6 +485,19 @@ static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift,
     c->box_pairs = box_pairs;
     c->tri_pairs = tri_pairs;
     return paused;
+}
+
+/* descend, made twice: without the fans' bounds (the first stage: no cost
+ * for them there) and with them. */
+static bool descend_plain(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget)
+{
+    return descend_with(c, stack, top_io, shift, budget, 0);
+}
+
+static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget, int fans)
+{
+    return fans == 1 ? descend_with(c, stack, top_io, shift, budget, 1)
+                     : descend_with(c, stack, top_io, shift, budget, 2);
 }
 
 /* Whether every vertex v of tree o has n.v >= thr (as computed: the
@@ -667,7 +680,7 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
      * distance less the tie tolerance, the second stage (sweep) takes
      * over; otherwise the first goes on to the end. */
     uint64_t budget = 2 * ((uint64_t)a->nnodes + b->nnodes) + 4096;
-    if (descend(&c, stack, &top, c.tol, budget, 0)) {
+    if (descend_plain(&c, stack, &top, c.tol, budget)) {
         /* pairs within tie of the best may be dropped: the distance found
          * is then within KCBP_TRI_DIST_REL_ERR * scale of the smallest */
         const double tie = KCBP_TRI_DIST_REL_ERR * q->scale - c.rnd;

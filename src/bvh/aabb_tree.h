@@ -104,6 +104,9 @@ typedef struct {
     kcbp_aabb_node *vnodes;
     kcbp_vec3 *verts;
     uint32_t nvnodes, nverts;
+    /* every vertex lies within vradius of vnodes[0].center (rounding
+     * included): a first support bound, tight for a sphere */
+    double vradius;
     /* fan_of[node]: the node's index in fan (KCBP_NODE_FAN nodes only) */
     uint32_t *fan_of;
     kcbp_node_fan *fan;

@@ -19,6 +19,7 @@
 #include "aabb_tree.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -646,6 +647,15 @@ static kcbp_status build_vtree(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
         stack[top++] = (struct vitem){left, it.begin, it.begin + half};
         stack[top++] = (struct vitem){left + 1, it.begin + half, it.end};
     }
+    double r2 = 0, m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double d2 = kcbp_v3_len2(kcbp_v3_sub(tree->verts[i], tree->vnodes[0].center));
+        r2 = d2 > r2 ? d2 : r2;
+        double a = kcbp_v3_max_abs(tree->verts[i]);
+        m = a > m ? a : m;
+    }
+    /* (sqrt and the sums rounded: a few ulps of the coordinates) */
+    tree->vradius = sqrt(r2) + 16 * DBL_EPSILON * m;
     return KCBP_OK;
 }
 

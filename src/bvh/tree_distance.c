@@ -509,7 +509,10 @@ static bool vtree_above(const kcbp_aabb_tree *o, kcbp_vec3 n, double thr)
     size_t top = 0;
     const kcbp_aabb_node *vn = o->vnodes;
     kcbp_vec3 an = kcbp_v3_abs(n);
-    if (kcbp_v3_dot(n, vn[0].center) - kcbp_v3_dot(an, vn[0].extent) >= thr)
+    double c0 = kcbp_v3_dot(n, vn[0].center);
+    /* the bounding sphere (n of unit length up to rounding: 1e-15 of the
+     * radius covers it), then the root's box */
+    if (c0 - o->vradius * (1 + 1e-15) >= thr || c0 - kcbp_v3_dot(an, vn[0].extent) >= thr)
         return true;
     stack[top++] = 0;
     while (top > 0) {
@@ -689,9 +692,9 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
             kb = sample_beyond(&c, true, c.best.d - tie, &nb_t);
             ka = sample_beyond(&c, false, c.best.d - tie, &na_t);
         }
-        if (kb >= ka && 4 * kb >= 3 * nb_t && kb > 0)
+        if (kb >= ka && kb == nb_t && kb > 0)
             sweep(&c, true, tie);
-        else if (ka > 0 && 4 * ka >= 3 * na_t)
+        else if (ka > 0 && ka == na_t)
             sweep(&c, false, tie);
         else {
             /* The rest with the fans' bounds, down first the side whose

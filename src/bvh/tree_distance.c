@@ -569,11 +569,12 @@ static bool tri_beyond(const dist_ctx *c, bool s_is_b, uint32_t i, double need)
 static uint32_t sample_beyond(const dist_ctx *c, bool s_is_b, double need, uint32_t *tested)
 {
     const kcbp_aabb_tree *s = s_is_b ? c->b : c->a;
-    uint32_t n = s->nodes[0].count ? s->nodes[0].count : 0, k = 0, m = 16;
-    if (!n) /* the slots: the root's leaves' ranges cover 0 .. ntriangles */
-        for (uint32_t i = 0; i < s->nnodes; i++)
-            if (s->nodes[i].count && s->nodes[i].first + s->nodes[i].count > n)
-                n = s->nodes[i].first + s->nodes[i].count;
+    /* the slots: the rightmost leaf ends at the last (a right child's
+     * slots follow its sibling's) */
+    const kcbp_aabb_node *r = &s->nodes[0];
+    while (!r->count)
+        r = &s->nodes[r->first + 1];
+    uint32_t n = r->first + r->count, k = 0, m = 16;
     m = n < m ? n : m;
     for (uint32_t j = 0; j < m; j++)
         k += tri_beyond(c, s_is_b, (uint32_t)((uint64_t)j * n / m + n / (2 * m)), need);

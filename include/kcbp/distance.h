@@ -27,7 +27,32 @@
  *            any relative rotation, which axis-aligned boxes do not),
  *            and kcbp_tri_distance on the leaves' triangles (each pair first
  *            bounded by its gap along the line through the centroids
- *            and by each triangle's slab, kcbp_tri_slab).
+ *            and by each triangle's slab, kcbp_tri_slab);
+ *   4. nested surfaces at constant clearance (issue 33: a drill tip in the
+ *            conical bottom of its hole, coaxial fans), where a great many
+ *            triangle pairs are at the smallest distance or within rounding
+ *            of it and no box bound can tell them apart (a fan's apex is in
+ *            every leaf): once stage 3 has done work linear in the meshes'
+ *            sizes, if most triangles of one mesh (a sample of 16) have the
+ *            whole other mesh beyond their planes at the best distance
+ *            found (the other mesh's exact support along the normal, from
+ *            a tree over its vertices), that mesh's tree is swept alone:
+ *            a node or leaf whose slab (its box's thinnest axis, or each
+ *            triangle's plane) has the other mesh that far beyond it is
+ *            dropped, and the leaves left are searched against the other
+ *            tree as in stage 3. Otherwise (the cones turned so that no
+ *            vertices line up: the tool's rim overhangs the hole's facets)
+ *            stage 3 goes on with one more bound, for a leaf against a node
+ *            whose triangles all share a vertex (a fan's apex, kept with
+ *            the box of the node's other vertices): the node's gap beyond
+ *            each of the leaf's triangle planes, exact at the apex; and it
+ *            goes down first the side whose triangles' planes have the
+ *            other mesh beyond them (the hole's). The sweep drops pairs
+ *            within KCBP_TRI_DIST_REL_ERR * S of the best (S: the size of
+ *            the coordinates), so the distance is then within that of the
+ *            smallest kcbp_tri_distance over all triangle pairs; without
+ *            the sweep (with or without the fans' bound) it is that
+ *            smallest value, bit for bit.
  * Stages 1 and 2 decide only with max_distance: when their lower bound
  * exceeds it, the answer "farther than max_distance" is known without
  * touching the meshes. Stage 3 stops as soon as the distance is 0 (the

@@ -61,7 +61,20 @@ enum {
      * LONG_RATIO of its largest. The distance traversal bounds
      * such a node's pairs by every axis of the separating-axis test. */
     KCBP_NODE_LONG = 2,
+    /* Every triangle of the node holds one vertex (a fan's apex, a disc's
+     * centre): tree.fan[tree.fan_of[node]] has it and the box of the
+     * node's other vertices. */
+    KCBP_NODE_FAN = 4,
 };
+
+/* A node whose triangles share a vertex: the vertex, and the axis-aligned
+ * box (mesh frame) of the node's other vertices. A plane's support over the
+ * node is then exact at the shared vertex, which is in every leaf below it:
+ * the bound that lets nested fans (a drill tip in its hole, turned so that
+ * no vertices line up) be pruned by node. */
+typedef struct {
+    kcbp_vec3 apex, center, extent;
+} kcbp_node_fan;
 
 typedef struct {
     kcbp_aabb_node *nodes; /* nodes[0] is the root */
@@ -82,7 +95,27 @@ typedef struct {
     /* Each node's KCBP_NODE_* flags: how its oriented box compares with its
      * axis-aligned one, and its shape. */
     uint8_t *flags;
+    /* The vertices the triangles use, each once, under a tree of
+     * axis-aligned boxes (vnodes[0] the root, children first and first + 1,
+     * leaves of at most KCBP_VTREE_LEAF_MAX vertices in verts[first ..]):
+     * the distance traversal's exact support of the whole mesh along a
+     * direction (kcbp_vtree_above), a bound that the triangle tree cannot
+     * give when one vertex is in every leaf (a fan's apex). */
+    kcbp_aabb_node *vnodes;
+    kcbp_vec3 *verts;
+    uint32_t nvnodes, nverts;
+    /* every vertex lies within vradius of vnodes[0].center (rounding
+     * included): a first support bound, tight for a sphere */
+    double vradius;
+    /* fan_of[node]: the node's index in fan (KCBP_NODE_FAN nodes only) */
+    uint32_t *fan_of;
+    kcbp_node_fan *fan;
+    uint32_t nfan;
 } kcbp_aabb_tree;
+
+#define KCBP_VTREE_LEAF_MAX 8
+/* Less deep than this: the vertex tree is split at the median. */
+#define KCBP_VTREE_MAX_DEPTH 40
 
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err);
 void kcbp_aabb_tree_free(kcbp_aabb_tree *tree);
@@ -161,6 +194,11 @@ typedef struct {
  * apart by its centroids' gap or its triangles' slabs; the first upper
  * bound from the triangles nearest the seeds (a greedy dive in each tree).
  * The trees' depths must not exceed KCBP_TREE_DISTANCE_MAX_DEPTH together.
+ * Past a budget of work linear in the trees' sizes, when a sample of one
+ * side's triangles have the whole other mesh beyond their planes at the
+ * best distance (the vertex trees' supports), that side's tree is swept
+ * alone instead, pairs within KCBP_TRI_DIST_REL_ERR * scale of the best
+ * dropped (include/kcbp/distance.h, stage 4).
  * Best-first with a binary heap was tried: on bunny-bunny it visited 60 %
  * fewer node pairs with 38 % fewer instructions (callgrind), but was no
  * faster in wall time (the heap's accesses miss the cache) and needs an

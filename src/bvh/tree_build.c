@@ -19,6 +19,7 @@
 #include "aabb_tree.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -554,6 +555,185 @@ static kcbp_status build_obbs(kcbp_aabb_tree *tree)
     return KCBP_OK;
 }
 
+/* ---- the vertex tree --------------------------------------------------- */
+
+/* Puts the vertex of rank k (by coordinate axis) of v[0 .. n) at v[k], the
+ * smaller before it and the larger after (quickselect). */
+static void select_rank(kcbp_vec3 *v, uint32_t n, uint32_t k, int axis)
+{
+    int64_t lo = 0, hi = (int64_t)n - 1;
+    while (lo < hi) {
+        double pivot = kcbp_v3_get(v[lo + (hi - lo) / 2], axis);
+        int64_t i = lo, j = hi;
+        do {
+            /* (bounded: no run past the range, even with a NaN) */
+            while (i < hi && kcbp_v3_get(v[i], axis) < pivot)
+                i++;
+            while (j > lo && kcbp_v3_get(v[j], axis) > pivot)
+                j--;
+            if (i <= j) {
+                kcbp_vec3 t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if ((int64_t)k <= j)
+            hi = j;
+        else if ((int64_t)k >= i)
+            lo = i;
+        else
+            break;
+    }
+}
+
+/* The vertices the triangles use, each once (in index order), under a tree
+ * split at the median of the box's longest axis. */
+static kcbp_status build_vtree(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
+{
+    uint8_t *used = calloc(mesh->nvertices ? mesh->nvertices : 1, 1);
+    if (!used)
+        return KCBP_ERR_NOMEM;
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < mesh->ntriangles; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t v = mesh->triangles[t].v[k];
+            n += !used[v];
+            used[v] = 1;
+        }
+    /* leaves of more than KCBP_VTREE_LEAF_MAX / 2 vertices (but a lone
+     * root): fewer than n / 2 + 2 nodes */
+    size_t cap = n / 2 + 2;
+    tree->verts = malloc(n * sizeof *tree->verts);
+    tree->vnodes = malloc(cap * sizeof *tree->vnodes);
+    struct vitem {
+        uint32_t node, begin, end;
+    } stack[2 * KCBP_VTREE_MAX_DEPTH + 2];
+    if (!tree->verts || !tree->vnodes) {
+        free(used);
+        return KCBP_ERR_NOMEM;
+    }
+    n = 0;
+    for (uint32_t v = 0; v < mesh->nvertices; v++)
+        if (used[v])
+            tree->verts[n++] = mesh->vertices[v];
+    free(used);
+    tree->nverts = n;
+    tree->nvnodes = 1;
+    size_t top = 0;
+    stack[top++] = (struct vitem){0, 0, n};
+    while (top > 0) {
+        struct vitem it = stack[--top];
+        box3 b = box_empty();
+        for (uint32_t i = it.begin; i < it.end; i++)
+            box_add(&b, tree->verts[i]);
+        kcbp_aabb_node *node = &tree->vnodes[it.node];
+        node->center = kcbp_v3_scale(kcbp_v3_add(b.lo, b.hi), 0.5);
+        node->extent = kcbp_v3_max(kcbp_v3_sub(b.hi, node->center), kcbp_v3_sub(node->center, b.lo));
+        if (it.end - it.begin <= KCBP_VTREE_LEAF_MAX || tree->nvnodes + 2 > cap) {
+            node->first = it.begin;
+            node->count = it.end - it.begin;
+            continue;
+        }
+        kcbp_vec3 e = node->extent;
+        int axis = e.x >= e.y && e.x >= e.z ? 0 : e.y >= e.z ? 1 : 2;
+        uint32_t half = (it.end - it.begin) / 2;
+        select_rank(tree->verts + it.begin, it.end - it.begin, half, axis);
+        uint32_t left = tree->nvnodes;
+        tree->nvnodes += 2;
+        node->first = left;
+        node->count = 0;
+        stack[top++] = (struct vitem){left, it.begin, it.begin + half};
+        stack[top++] = (struct vitem){left + 1, it.begin + half, it.end};
+    }
+    double r2 = 0, m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double d2 = kcbp_v3_len2(kcbp_v3_sub(tree->verts[i], tree->vnodes[0].center));
+        r2 = d2 > r2 ? d2 : r2;
+        double a = kcbp_v3_max_abs(tree->verts[i]);
+        m = a > m ? a : m;
+    }
+    /* (sqrt and the sums rounded: a few ulps of the coordinates) */
+    tree->vradius = sqrt(r2) + 16 * DBL_EPSILON * m;
+    return KCBP_OK;
+}
+
+/* ---- shared vertices (fans) ---------------------------------------------- */
+
+/* Each node's vertices common to all its triangles (at most 3, bottom up),
+ * and for the nodes with one, the first of them and the box of the node's
+ * other vertices (kcbp_node_fan). Nodes of one triangle are left out (any
+ * of its vertices is shared: no use). */
+static kcbp_status build_fans(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
+{
+    uint32_t nn = tree->nnodes;
+    uint32_t(*common)[3] = malloc(nn * sizeof *common);
+    uint32_t(*range)[2] = malloc(nn * sizeof *range);
+    tree->fan_of = malloc(nn * sizeof *tree->fan_of);
+    if (!common || !range || !tree->fan_of) {
+        free(common);
+        free(range);
+        return KCBP_ERR_NOMEM;
+    }
+    uint32_t nfan = 0;
+    for (uint32_t i = nn; i-- > 0;) {
+        const kcbp_aabb_node *n = &tree->nodes[i];
+        uint32_t c[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+        if (n->count) {
+            range[i][0] = n->first;
+            range[i][1] = n->first + n->count;
+            const uint32_t *v0 = mesh->triangles[tree->tri_ids[n->first]].v;
+            for (int k = 0; k < 3; k++) {
+                bool all = true;
+                for (uint32_t j = 1; j < n->count && all; j++) {
+                    const uint32_t *v = mesh->triangles[tree->tri_ids[n->first + j]].v;
+                    all = v[0] == v0[k] || v[1] == v0[k] || v[2] == v0[k];
+                }
+                if (all)
+                    c[k] = v0[k];
+            }
+        } else {
+            range[i][0] = range[n->first][0];
+            range[i][1] = range[n->first + 1][1];
+            const uint32_t *l = common[n->first], *r = common[n->first + 1];
+            for (int k = 0; k < 3; k++)
+                if (l[k] != UINT32_MAX && (l[k] == r[0] || l[k] == r[1] || l[k] == r[2]))
+                    c[k] = l[k];
+        }
+        memcpy(common[i], c, sizeof c);
+        bool fan = range[i][1] - range[i][0] >= 2 && (c[0] != UINT32_MAX || c[1] != UINT32_MAX || c[2] != UINT32_MAX);
+        tree->fan_of[i] = fan ? nfan++ : UINT32_MAX;
+    }
+    tree->nfan = nfan;
+    tree->fan = malloc((nfan ? nfan : 1) * sizeof *tree->fan);
+    if (!tree->fan) {
+        free(common);
+        free(range);
+        return KCBP_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < nn; i++) {
+        if (tree->fan_of[i] == UINT32_MAX)
+            continue;
+        uint32_t apex = common[i][0] != UINT32_MAX ? common[i][0] : common[i][1] != UINT32_MAX ? common[i][1] : common[i][2];
+        box3 b = box_empty();
+        for (uint32_t s = range[i][0]; s < range[i][1]; s++) {
+            const uint32_t *v = mesh->triangles[tree->tri_ids[s]].v;
+            for (int k = 0; k < 3; k++)
+                if (v[k] != apex)
+                    box_add(&b, mesh->vertices[v[k]]);
+        }
+        kcbp_node_fan *f = &tree->fan[tree->fan_of[i]];
+        f->apex = mesh->vertices[apex];
+        f->center = kcbp_v3_scale(kcbp_v3_add(b.lo, b.hi), 0.5);
+        f->extent = kcbp_v3_max(kcbp_v3_sub(b.hi, f->center), kcbp_v3_sub(f->center, b.lo));
+        tree->flags[i] |= KCBP_NODE_FAN;
+    }
+    free(common);
+    free(range);
+    return KCBP_OK;
+}
+
 /* ---- the build ------------------------------------------------------------ */
 
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err)
@@ -647,7 +827,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
                                                     &tree->tri_verts[nd->first][0], 3 * nd->count)
                                        : (kcbp_tri_slab){{0, 0, 0}, -INFINITY, INFINITY};
     }
-    if (build_obbs(tree) != KCBP_OK) {
+    if (build_obbs(tree) != KCBP_OK || build_vtree(mesh, tree) != KCBP_OK || build_fans(mesh, tree) != KCBP_OK) {
         kcbp_aabb_tree_free(tree);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the AABB tree of %u triangles", n);
     }
@@ -667,5 +847,9 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     free(tree->leaf_slab);
     free(tree->obb);
     free(tree->flags);
+    free(tree->vnodes);
+    free(tree->verts);
+    free(tree->fan_of);
+    free(tree->fan);
     memset(tree, 0, sizeof *tree);
 }

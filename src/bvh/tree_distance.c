@@ -13,7 +13,12 @@
  * of the bounds (a few dozen ulps of the coordinates), so that no pair
  * whose computed distance is below the best is ever dropped: the distance
  * found is the smallest kcbp_tri_distance over all triangle pairs, bit for
- * bit (tests/test_distance.c, test_mesh_brute, and tests/test_bvh.c). */
+ * bit (tests/test_distance.c, test_mesh_brute, and tests/test_bvh.c).
+ * The exception is the second stage (sweep, for nested surfaces at
+ * constant clearance: kcbp_tree_distance below), which also drops pairs
+ * within KCBP_TRI_DIST_REL_ERR * scale, less the rounding, of the best:
+ * then the distance is within that of the smallest
+ * (tests/test_distance_nested.c). */
 #include "aabb_tree.h"
 
 #include <float.h>
@@ -294,66 +299,107 @@ static void offer(best_pair *best, const kcbp_vec3 a[3], const kcbp_tri_face *fa
     }
 }
 
-void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
-                        const kcbp_tree_distance_query *q, kcbp_tree_distance_result *r)
+/* The search's state: the trees, the pose, the limits and tolerances, the
+ * running best and the counts. */
+typedef struct {
+    const kcbp_aabb_tree *a, *b;
+    const kcbp_pose *b_in_a;
+    double limit, tol, stop;
+    /* the rounding of a plane's support over a whole mesh
+     * (mesh_beyond_slab), coordinates, pose and scale included */
+    double rnd;
+    best_pair best;
+    uint64_t box_pairs, tri_pairs;
+} dist_ctx;
+
+/* A slab of side s's frame (s_is_b: B's) moved into the other side's frame:
+ * the normal and the offset to add to the bounds. */
+static kcbp_vec3 slab_to_other(const dist_ctx *c, bool s_is_b, kcbp_vec3 n, double *off)
 {
-    /* best.d is the running upper bound; a node pair is kept only while its
-     * lower bound, less tol, is below it and, with a limit, not above the
-     * limit. Depth-first, nearer child pair first (as FCL's distance
-     * traversal). */
-    const double limit = q->limit;
-    /* The tolerance of every pruning bound (see the top of the file):
-     * kcbp_tri_distance's error, KCBP_TRI_DIST_REL_ERR of the coordinates
-     * (at most sqrt(3) scale in A's frame), and the bounds' rounding (a few
-     * dozen ulps of the scale), with room to spare. */
-    const double tol = 4 * KCBP_TRI_DIST_REL_ERR * q->scale;
-    /* The proven lower bound: once the best triangle distance is down to
-     * it, nothing can be nearer. */
-    const double stop = q->stop > 0 ? q->stop : 0;
-    best_pair best = {INFINITY, {0, 0, 0}, {0, 0, 0}, 0, 0};
-    uint64_t box_pairs = 0, tri_pairs = 0;
-    /* First upper bounds: the hinted pair (the last closest pair of a
-     * trajectory), then the triangles nearest the seeds (found by a greedy
-     * dive in each tree). */
-    if (q->hinted) {
-        kcbp_vec3 tb[3];
-        for (int k = 0; k < 3; k++)
-            tb[k] = kcbp_pose_apply(b_in_a, q->hint_b[k]);
-        kcbp_tri_face fa = kcbp_tri_face_of(q->hint_a), fb = kcbp_tri_face_of(tb);
-        offer(&best, q->hint_a, &fa, tb, &fb, q->hint_tri_a, q->hint_tri_b, limit);
-        tri_pairs++;
+    if (s_is_b) {
+        kcbp_vec3 m = kcbp_mat3_mul_v3(&c->b_in_a->rot, n);
+        *off = kcbp_v3_dot(m, c->b_in_a->trans);
+        return m;
     }
-    if (q->seeded) {
-        uint32_t sa = dive(a, q->seed_a), sb = dive(b, q->seed_b);
-        kcbp_vec3 tb[3];
-        for (int k = 0; k < 3; k++)
-            tb[k] = kcbp_pose_apply(b_in_a, b->tri_verts[sb][k]);
-        kcbp_tri_face fb = kcbp_tri_face_of(tb);
-        offer(&best, a->tri_verts[sa], &a->tri_face[sa], tb, &fb, a->tri_ids[sa], b->tri_ids[sb], limit);
-        tri_pairs++;
+    *off = -kcbp_v3_dot(n, c->b_in_a->trans);
+    return kcbp_mat3_tmul_v3(&c->b_in_a->rot, n);
+}
+
+/* A lower bound on the distance between the triangles of leaf `leaf` of
+ * side s (s_is_b: B's) and a node of the other side whose triangles share a
+ * vertex (f, kcbp_node_fan): the least, over the leaf's triangles, of the
+ * node's gap beyond the triangle's slab, the node's support being exact at
+ * the shared vertex and its box's for the other vertices. */
+static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *leaf, const kcbp_node_fan *f)
+{
+    const kcbp_aabb_tree *s = s_is_b ? c->b : c->a;
+    double g = INFINITY;
+    for (uint32_t i = 0; i < leaf->count; i++) {
+        const kcbp_tri_slab *sl = &s->tri_slab[leaf->first + i];
+        double off;
+        kcbp_vec3 n = slab_to_other(c, s_is_b, sl->n, &off);
+        double va = kcbp_v3_dot(n, f->apex), vc = kcbp_v3_dot(n, f->center), ve = kcbp_v3_dot(kcbp_v3_abs(n), f->extent);
+        double lo = va < vc - ve ? va : vc - ve, hi = va > vc + ve ? va : vc + ve;
+        double above = lo - (sl->hi + off), below = (sl->lo + off) - hi;
+        double gi = (above > below ? above : below) - c->rnd;
+        if (!(gi > -INFINITY)) /* NaN (a triangle without a normal: its slab is infinite) */
+            return 0;
+        g = gi < g ? gi : g;
     }
-    node_pair stack[DIST_STACK];
-    size_t top = 0;
+    return g;
+}
+
+/* The node pairs on the stack, depth-first: each popped pair is pruned when
+ * its lower bound lb has lb - shift > best (or lb - tol > limit), otherwise
+ * split, or its leaves' triangle pairs offered. shift = tol: only pairs
+ * strictly farther than the best are dropped (the first stage, bit for
+ * bit); shift < 0 (the second stage): pairs within -shift of the best are
+ * dropped too. Returns true when it stopped because its work (node pairs
+ * plus 4 per triangle pair) passed budget, the pairs left on the stack. */
+HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget, const int fans)
+{
+    const kcbp_aabb_tree *a = c->a, *b = c->b;
+    const kcbp_pose *b_in_a = c->b_in_a;
+    const double limit = c->limit, tol = c->tol, stop = c->stop;
+    best_pair bestv = c->best, *best = &bestv; /* (a local: kept in registers) */
     const kcbp_obb *oa = a->obb, *ob = b->obb;
-    {
-        b_in_a_frame fb = b_node_in_a(b_in_a, &ob[0]);
-        double key;
-        stack[top++] = (node_pair){0, 0, child_a_lower(&fb, &oa[0], &ob[0], true, INFINITY, &key)};
-    }
-    box_pairs++;
+    const uint64_t work0 = c->box_pairs + 4 * c->tri_pairs;
+    uint64_t box_pairs = c->box_pairs, tri_pairs = c->tri_pairs;
+    size_t top = *top_io;
+    bool paused = false;
     /* The frame of the node that stays while the other's children are
      * bounded, kept for the next expansions with the same node (depth-first
      * often descends the other tree again below it). */
     b_in_a_frame fb;
     a_in_b_frame fa;
     uint32_t fb_node = UINT32_MAX, fa_node = UINT32_MAX;
-    while (top > 0 && best.d > stop) {
+    /* (the budget is checked at leaf pairs only: a cost per pair popped
+     * shows in the common case's instruction counts) */
+    const uint64_t cap = budget > UINT64_MAX - work0 ? UINT64_MAX : work0 + budget;
+    while (top > 0 && best->d > stop) {
         node_pair p = stack[--top];
-        /* pruned when lb - tol >= best (or > limit) */
-        if (p.lb - tol > best.d || p.lb - tol > limit)
+        if (p.lb - shift > best->d || p.lb - tol > limit)
             continue;
         const kcbp_aabb_node *na = &a->nodes[p.a], *nb = &b->nodes[p.b];
+        if (fans && !na->count != !nb->count) {
+            /* a leaf against a node whose triangles share a vertex */
+            double g = -INFINITY;
+            if (na->count && (b->flags[p.b] & KCBP_NODE_FAN))
+                g = fan_bound(c, false, na, &b->fan[b->fan_of[p.b]]);
+            else if (nb->count && (a->flags[p.a] & KCBP_NODE_FAN))
+                g = fan_bound(c, true, nb, &a->fan[a->fan_of[p.a]]);
+            if (g > -INFINITY) {
+                box_pairs++;
+                if (g - shift > best->d || g - tol > limit)
+                    continue;
+            }
+        }
         if (na->count && nb->count) {
+            if (box_pairs + 4 * tri_pairs > cap) {
+                stack[top++] = p;
+                paused = true;
+                break;
+            }
             kcbp_vec3 tb[KCBP_AABB_LEAF_MAX][3];
             kcbp_tri_face fbs[KCBP_AABB_LEAF_MAX];
             uint32_t faced = 0; /* bit j: fbs[j] computed */
@@ -364,39 +410,43 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
                 for (uint32_t j = 0; j < nb->count; j++) {
                     uint32_t sa = na->first + i, sb = nb->first + j;
                     const kcbp_vec3 *ta = a->tri_verts[sa];
-                    double g = tri_gap(ta, tb[j]) - tol;
-                    if (g > best.d || g > limit)
+                    double g = tri_gap(ta, tb[j]);
+                    if (g - shift > best->d || g - tol > limit)
                         continue;
                     /* Then each triangle's slab (along its normal): b
                      * beyond a's, a beyond b's (moved into A's frame). */
                     const kcbp_tri_slab *sla = &a->tri_slab[sa], *slb = &b->tri_slab[sb];
-                    g = slab_gap(sla->n, sla->lo, sla->hi, tb[j]) - tol;
-                    if (g > best.d || g > limit)
+                    g = slab_gap(sla->n, sla->lo, sla->hi, tb[j]);
+                    if (g - shift > best->d || g - tol > limit)
                         continue;
                     kcbp_vec3 n = kcbp_mat3_mul_v3(&b_in_a->rot, slb->n);
                     double off = kcbp_v3_dot(n, b_in_a->trans);
-                    g = slab_gap(n, slb->lo + off, slb->hi + off, ta) - tol;
-                    if (g > best.d || g > limit)
+                    g = slab_gap(n, slb->lo + off, slb->hi + off, ta);
+                    if (g - shift > best->d || g - tol > limit)
                         continue;
                     if (!(faced >> j & 1)) {
                         fbs[j] = kcbp_tri_face_of(tb[j]);
                         faced |= 1u << j;
                     }
                     tri_pairs++;
-                    offer(&best, ta, &a->tri_face[sa], tb[j], &fbs[j], a->tri_ids[sa], b->tri_ids[sb], limit);
+                    offer(best, ta, &a->tri_face[sa], tb[j], &fbs[j], a->tri_ids[sa], b->tri_ids[sb], limit);
                 }
             continue;
         }
         /* Descend the larger box (both sides shrink together); push the
          * farther child first so that the nearer one is searched first. */
         bool down_a = nb->count || (!na->count && node_size(&oa[p.a]) >= node_size(&ob[p.b]));
+        /* with fans: down side `fans` first (1: A, 2: B), so that its
+         * leaves meet the other side's fan nodes high up (fan_bound) */
+        if (fans && !na->count && !nb->count && ((a->flags[p.a] | b->flags[p.b]) & KCBP_NODE_FAN))
+            down_a = fans == 1;
         uint32_t first = down_a ? na->first : nb->first;
         node_pair c0 = {down_a ? first : p.a, down_a ? p.b : first, 0};
         node_pair c1 = {down_a ? first + 1 : p.a, down_a ? p.b : first + 1, 0};
         double k0, k1;
         /* a child pair whose bound passes prune_at is pruned: no need to
          * bound it further */
-        double prune_at = (best.d < limit ? best.d : limit) + tol;
+        double prune_at = best->d + shift < limit + tol ? best->d + shift : limit + tol;
         if (down_a) {
             if (fb_node != p.b) {
                 fb = b_node_in_a(b_in_a, &ob[p.b]);
@@ -425,17 +475,248 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
             c0 = c1;
             c1 = t;
         }
-        if (c1.lb - tol <= best.d && c1.lb - tol <= limit)
+        if (!(c1.lb - shift > best->d) && !(c1.lb - tol > limit))
             stack[top++] = c1;
-        if (c0.lb - tol <= best.d && c0.lb - tol <= limit)
+        if (!(c0.lb - shift > best->d) && !(c0.lb - tol > limit))
             stack[top++] = c0;
     }
-    r->stats.box_pairs = box_pairs;
-    r->stats.tri_pairs = tri_pairs;
-    r->found = best.d <= limit;
-    r->distance = best.d;
-    r->point_a = best.pa;
-    r->point_b = best.pb;
-    r->tri_a = best.ta;
-    r->tri_b = best.tb;
+    *top_io = top;
+    c->best = bestv;
+    c->box_pairs = box_pairs;
+    c->tri_pairs = tri_pairs;
+    return paused;
+}
+
+/* descend, made twice: without the fans' bounds (the first stage: no cost
+ * for them there) and with them. */
+static bool descend_plain(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget)
+{
+    return descend_with(c, stack, top_io, shift, budget, 0);
+}
+
+static bool descend(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget, int fans)
+{
+    return fans == 1 ? descend_with(c, stack, top_io, shift, budget, 1)
+                     : descend_with(c, stack, top_io, shift, budget, 2);
+}
+
+/* Whether every vertex v of tree o has n.v >= thr (as computed: the
+ * caller's thr carries the rounding). Nearest box first, so that a vertex
+ * below is met early; false for any NaN. */
+static bool vtree_above(const kcbp_aabb_tree *o, kcbp_vec3 n, double thr)
+{
+    uint32_t stack[KCBP_VTREE_MAX_DEPTH + 2];
+    size_t top = 0;
+    const kcbp_aabb_node *vn = o->vnodes;
+    kcbp_vec3 an = kcbp_v3_abs(n);
+    double c0 = kcbp_v3_dot(n, vn[0].center);
+    /* the bounding sphere (n of unit length up to rounding: 1e-15 of the
+     * radius covers it), then the root's box */
+    if (c0 - o->vradius * (1 + 1e-15) >= thr || c0 - kcbp_v3_dot(an, vn[0].extent) >= thr)
+        return true;
+    stack[top++] = 0;
+    while (top > 0) {
+        const kcbp_aabb_node *nd = &vn[stack[--top]];
+        if (nd->count) {
+            for (uint32_t i = 0; i < nd->count; i++)
+                if (!(kcbp_v3_dot(n, o->verts[nd->first + i]) >= thr))
+                    return false;
+            continue;
+        }
+        const kcbp_aabb_node *c0 = &vn[nd->first], *c1 = c0 + 1;
+        double l0 = kcbp_v3_dot(n, c0->center) - kcbp_v3_dot(an, c0->extent);
+        double l1 = kcbp_v3_dot(n, c1->center) - kcbp_v3_dot(an, c1->extent);
+        uint32_t i0 = nd->first, i1 = nd->first + 1;
+        if (l1 < l0) { /* the lower child last: popped first */
+            double t = l0;
+            l0 = l1;
+            l1 = t;
+            i0 = i1;
+            i1 = nd->first;
+        }
+        if (!(l1 >= thr))
+            stack[top++] = i1;
+        if (!(l0 >= thr))
+            stack[top++] = i0;
+    }
+    return true;
+}
+
+/* Whether the whole of mesh o lies at least need beyond the slab
+ * lo <= n.x <= hi (n a unit vector and the bounds in o's frame), on either
+ * side: then no triangle of o is nearer than need to what the slab holds. */
+static bool mesh_beyond_slab(const dist_ctx *c, const kcbp_aabb_tree *o, kcbp_vec3 n, double lo, double hi,
+                             double need)
+{
+    return vtree_above(o, n, hi + need + c->rnd) || vtree_above(o, kcbp_v3_neg(n), -(lo - need - c->rnd));
+}
+
+/* Whether triangle slot i of side s lies at least need from the whole
+ * other mesh (mesh_beyond_slab along its slab). */
+static bool tri_beyond(const dist_ctx *c, bool s_is_b, uint32_t i, double need)
+{
+    const kcbp_aabb_tree *s = s_is_b ? c->b : c->a, *o = s_is_b ? c->a : c->b;
+    const kcbp_tri_slab *sl = &s->tri_slab[i];
+    if (!isfinite(sl->lo) || !isfinite(sl->hi))
+        return false;
+    double off;
+    kcbp_vec3 n = slab_to_other(c, s_is_b, sl->n, &off);
+    return mesh_beyond_slab(c, o, n, sl->lo + off, sl->hi + off, need);
+}
+
+/* How many of up to 16 triangles spread over side s lie at least need
+ * from the whole other mesh, and of how many tested. */
+static uint32_t sample_beyond(const dist_ctx *c, bool s_is_b, double need, uint32_t *tested)
+{
+    const kcbp_aabb_tree *s = s_is_b ? c->b : c->a;
+    /* the slots: the rightmost leaf ends at the last (a right child's
+     * slots follow its sibling's) */
+    const kcbp_aabb_node *r = &s->nodes[0];
+    while (!r->count)
+        r = &s->nodes[r->first + 1];
+    uint32_t n = r->first + r->count, k = 0, m = 16;
+    m = n < m ? n : m;
+    for (uint32_t j = 0; j < m; j++)
+        k += tri_beyond(c, s_is_b, (uint32_t)((uint64_t)j * n / m + n / (2 * m)), need);
+    *tested = m;
+    return k;
+}
+
+/* The second stage: side s's tree (s_is_b: B's) alone against the whole
+ * other mesh. A node of s whose oriented box's thinnest slab, or a leaf
+ * each of whose triangles' slabs, has the whole other mesh at least
+ * best - tie beyond it cannot hold a pair nearer than that: dropped. The
+ * leaves left are searched against the other tree (descend with shift
+ * -tie from the pair of the leaf and the other root). Every triangle pair
+ * is so covered. */
+static void sweep(dist_ctx *c, bool s_is_b, double tie)
+{
+    const kcbp_aabb_tree *s = s_is_b ? c->b : c->a;
+    uint32_t stack[KCBP_TREE_MAX_DEPTH + 2];
+    node_pair pairs[DIST_STACK];
+    size_t top = 0;
+    stack[top++] = 0;
+    while (top > 0 && c->best.d > c->stop) {
+        uint32_t y = stack[--top];
+        const kcbp_aabb_node *nd = &s->nodes[y];
+        double need = c->best.d - tie;
+        const kcbp_obb *o = &s->obb[y];
+        kcbp_vec3 u = {o->axes.m[2][0], o->axes.m[2][1], o->axes.m[2][2]};
+        double mid = kcbp_v3_dot(u, o->center), off;
+        kcbp_vec3 n = slab_to_other(c, s_is_b, u, &off);
+        c->box_pairs++;
+        if (mesh_beyond_slab(c, s_is_b ? c->a : c->b, n, mid - o->extent.z + off, mid + o->extent.z + off, need))
+            continue;
+        if (!nd->count) {
+            stack[top++] = nd->first + 1;
+            stack[top++] = nd->first;
+            continue;
+        }
+        bool live = false;
+        for (uint32_t i = 0; i < nd->count && !live; i++)
+            live = !tri_beyond(c, s_is_b, nd->first + i, need);
+        if (!live)
+            continue;
+        size_t ptop = 0;
+        pairs[ptop++] = (node_pair){s_is_b ? 0 : y, s_is_b ? y : 0, 0};
+        descend(c, pairs, &ptop, -tie, UINT64_MAX, s_is_b ? 2 : 1);
+    }
+}
+
+void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+                        const kcbp_tree_distance_query *q, kcbp_tree_distance_result *r)
+{
+    /* best.d is the running upper bound. Depth-first, nearer child pair
+     * first (as FCL's distance traversal). */
+    dist_ctx c = {a, b, b_in_a, q->limit, 0, q->stop > 0 ? q->stop : 0, 0, {INFINITY, {0, 0, 0}, {0, 0, 0}, 0, 0},
+                  0, 0};
+    /* The tolerance of every pruning bound (see the top of the file):
+     * kcbp_tri_distance's error, KCBP_TRI_DIST_REL_ERR of the coordinates
+     * (at most sqrt(3) scale in A's frame), and the bounds' rounding (a few
+     * dozen ulps of the scale), with room to spare. */
+    c.tol = 4 * KCBP_TRI_DIST_REL_ERR * q->scale;
+    /* The rounding of a support over a whole mesh: dot products of the
+     * vertices (either frame) with a moved normal, and the offset. */
+    {
+        double m = kcbp_v3_max_abs(b_in_a->trans);
+        for (int s = 0; s < 2; s++) {
+            const kcbp_aabb_node *root = &(s ? b : a)->vnodes[0];
+            m += kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(root->center), root->extent));
+        }
+        c.rnd = 256 * DBL_EPSILON * (m + q->scale);
+    }
+    /* First upper bounds: the hinted pair (the last closest pair of a
+     * trajectory), then the triangles nearest the seeds (found by a greedy
+     * dive in each tree). */
+    if (q->hinted) {
+        kcbp_vec3 tb[3];
+        for (int k = 0; k < 3; k++)
+            tb[k] = kcbp_pose_apply(b_in_a, q->hint_b[k]);
+        kcbp_tri_face fa = kcbp_tri_face_of(q->hint_a), fb = kcbp_tri_face_of(tb);
+        offer(&c.best, q->hint_a, &fa, tb, &fb, q->hint_tri_a, q->hint_tri_b, c.limit);
+        c.tri_pairs++;
+    }
+    if (q->seeded) {
+        uint32_t sa = dive(a, q->seed_a), sb = dive(b, q->seed_b);
+        kcbp_vec3 tb[3];
+        for (int k = 0; k < 3; k++)
+            tb[k] = kcbp_pose_apply(b_in_a, b->tri_verts[sb][k]);
+        kcbp_tri_face fb = kcbp_tri_face_of(tb);
+        offer(&c.best, a->tri_verts[sa], &a->tri_face[sa], tb, &fb, a->tri_ids[sa], b->tri_ids[sb], c.limit);
+        c.tri_pairs++;
+    }
+    node_pair stack[DIST_STACK];
+    size_t top = 0;
+    {
+        b_in_a_frame fb = b_node_in_a(b_in_a, &b->obb[0]);
+        double key;
+        stack[top++] = (node_pair){0, 0, child_a_lower(&fb, &a->obb[0], &b->obb[0], true, INFINITY, &key)};
+    }
+    c.box_pairs++;
+    /* The first stage: pairs pruned only when strictly farther than the
+     * best (the smallest kcbp_tri_distance, bit for bit), within a budget
+     * of work linear in the meshes' sizes. Nested surfaces at a constant
+     * clearance (a drill tip in the conical bottom of its hole, coaxial
+     * fans) have a great many pairs at the smallest distance, or within
+     * rounding of it, and boxes that cannot tell them apart (a fan's apex
+     * is in every leaf): past the budget, when most triangles of one side
+     * (a sample) have the whole other mesh beyond their planes at the best
+     * distance less the tie tolerance, the second stage (sweep) takes
+     * over; otherwise the first goes on to the end. */
+    uint64_t budget = 2 * ((uint64_t)a->nnodes + b->nnodes) + 4096;
+    if (descend_plain(&c, stack, &top, c.tol, budget)) {
+        /* pairs within tie of the best may be dropped: the distance found
+         * is then within KCBP_TRI_DIST_REL_ERR * scale of the smallest */
+        const double tie = KCBP_TRI_DIST_REL_ERR * q->scale - c.rnd;
+        uint32_t nb_t = 0, na_t = 0, kb = 0, ka = 0;
+        if (tie > 0 && isfinite(c.best.d)) {
+            kb = sample_beyond(&c, true, c.best.d - tie, &nb_t);
+            ka = sample_beyond(&c, false, c.best.d - tie, &na_t);
+        }
+        if (kb >= ka && kb == nb_t && kb > 0)
+            sweep(&c, true, tie);
+        else if (ka > 0 && ka == na_t)
+            sweep(&c, false, tie);
+        else {
+            /* The rest with the fans' bounds, down first the side whose
+             * triangles' planes have more of the other mesh beyond them
+             * (a sample), at half the best distance: a hole's facets
+             * around the tool, not the tool's, whose planes cut the
+             * hole. */
+            uint32_t hb = 0, ha = 0;
+            if (isfinite(c.best.d)) {
+                hb = sample_beyond(&c, true, 0.5 * c.best.d, &nb_t);
+                ha = sample_beyond(&c, false, 0.5 * c.best.d, &na_t);
+            }
+            descend(&c, stack, &top, c.tol, UINT64_MAX, hb > ha ? 2 : 1);
+        }
+    }
+    r->stats.box_pairs = c.box_pairs;
+    r->stats.tri_pairs = c.tri_pairs;
+    r->found = c.best.d <= c.limit;
+    r->distance = c.best.d;
+    r->point_a = c.best.pa;
+    r->point_b = c.best.pb;
+    r->tri_a = c.best.ta;
+    r->tri_b = c.best.tb;
 }

@@ -78,8 +78,9 @@ static const char scene_help[] =
     "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
     "                    copies of the mesh, normalised, at random integer positions in\n"
     "                    [-4, 4]^3 with random rotations (same seed, same scene). The\n"
-    "                    mesh path is written as given: relative paths are read\n"
-    "                    relative to the folder of the file the scene is saved in.\n"
+    "                    mesh path is written relative to the current folder when\n"
+    "                    the mesh lies in it (a scene's paths are read relative to its\n"
+    "                    own folder: saved here, it runs as written), else as given\n"
     "  --mesh FILE       the mesh to copy;  --n N  copies besides the first (default 100);\n"
     "  --seed S          random seed (default 1)\n"
     "\n"
@@ -579,6 +580,26 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     return st;
 }
 
+/* The mesh path a generated scene names: relative to the current folder
+ * when the mesh lies in it or below (the scene, written to stdout, is most
+ * often saved there, and a scene's relative paths are read from its own
+ * folder: it then runs as written), else as given, which a scene saved
+ * elsewhere reaches only with --mesh-root (said on stderr). malloc'ed. */
+static char *scene_mesh_path(const char *mesh_path)
+{
+    char *real = realpath(mesh_path, NULL), *cwd = getcwd(NULL, 0);
+    char *out = NULL;
+    size_t nc = cwd ? strlen(cwd) : 0;
+    if (real && cwd && nc > 0 && !strncmp(real, cwd, nc) && (real[nc] == '/' || cwd[nc - 1] == '/'))
+        out = strdup(real + nc + (real[nc] == '/'));
+    if (!out && real && mesh_path[0] == '/')
+        fprintf(stderr, "kcbp: note: the scene names %s, outside the current folder: where it is saved, "
+                        "kcbp scene reads it only with --mesh-root\n", mesh_path);
+    free(real);
+    free(cwd);
+    return out ? out : strdup(mesh_path);
+}
+
 static int generate(const char *kind, const char *mesh_path, long n, long seed, bool pretty)
 {
     if (strcmp(kind, "thesis") != 0)
@@ -602,7 +623,14 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     kcbp_aabb bounds = kcbp_mesh_bounds(mesh);
     kcbp_mesh_free(mesh);
     kcbp_scene *scene;
-    if (kcbp_scene_thesis(&scene, mesh_path, bounds, (uint32_t)n, (uint64_t)seed, &err) != KCBP_OK)
+    char *named = scene_mesh_path(mesh_path);
+    if (!named) {
+        kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory");
+        return kcbp_cli_fail(&err);
+    }
+    kcbp_status built = kcbp_scene_thesis(&scene, named, bounds, (uint32_t)n, (uint64_t)seed, &err);
+    free(named);
+    if (built != KCBP_OK)
         return kcbp_cli_fail(&err);
     char *text;
     kcbp_status st = kcbp_scene_to_text(scene, pretty, &text, &err);

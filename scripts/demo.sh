@@ -16,8 +16,8 @@ echo "# kcbp distance --signed: a sphere sunk into a box, how deep and which way
 echo "# ... and into Spot (a closed mesh: a proven bracket); the page: build/demo.html" >&2
 ./kcbp distance meshes/spot.obj sphere:0.2 --pose-b "0.5 0 0.1 0 0 1 0" --signed --html build/demo.html
 echo "# kcbp scene: 101 copies of bunny2 in the k-CBP thesis's layout (n = 100)" >&2
-scene=$(mktemp --suffix=.json)
+scene=$(mktemp -p . .demo-scene-XXXXXX.json) # here: the scene names meshes/bunny2.obj from here
 trap 'rm -f "$scene"' EXIT
-./kcbp scene --generate thesis --mesh "$PWD/meshes/bunny2.obj" --n 100 --seed 1 >"$scene"
-./kcbp scene "$scene" --pretty --mesh-root "$PWD/meshes" # the scene names the mesh outside its folder
+./kcbp scene --generate thesis --mesh meshes/bunny2.obj --n 100 --seed 1 >"$scene"
+./kcbp scene "$scene" --pretty
 echo "# open build/demo.html in a browser: Spot, the sphere, and where the translation takes it" >&2

@@ -945,8 +945,20 @@ enum { NBATCH = 7 };
 static void make_batch_files(void)
 {
     static char paths[NBATCH][512];
+    /* The mesh outside the current folder (a copy in tmpdir), so that
+     * --generate names it by its absolute path (it names a mesh in the
+     * current folder relative to it), which --mesh-root / reaches. */
     char mesh[1100];
-    snprintf(mesh, sizeof mesh, "%s/meshes/suzanne.obj", cwd);
+    {
+        char src[1100];
+        snprintf(src, sizeof src, "%s/meshes/suzanne.obj", cwd);
+        FILE *f = fopen(src, "rb");
+        assert_non_null(f);
+        static char data[1 << 20];
+        size_t len = fread(data, 1, sizeof data, f);
+        fclose(f);
+        snprintf(mesh, sizeof mesh, "%s", test_tmp_write(tmpdir, "suzanne.obj", data, len));
+    }
     for (int i = 0; i < NBATCH; i++) {
         char name[32];
         snprintf(name, sizeof name, "batch%d.json", i);

@@ -92,7 +92,10 @@ static void core_core(kcbp_vec3 a0, kcbp_vec3 a1, double ra, kcbp_vec3 b0, kcbp_
     kcbp_cp_seg_seg(a0, a1, b0, b1, &x, &y);
     kcbp_vec3 u = kcbp_v3_sub(y, x);
     double d = kcbp_v3_len(u);
-    if (!(d > 0) || !unit(u, &n)) {
+    /* a gap at the rounding of the closest points' solve (relative to the
+     * cores' coordinates) has no meaningful direction: the cores meet */
+    double cscale = fmax(fmax(kcbp_v3_max_abs(a0), kcbp_v3_max_abs(a1)), fmax(kcbp_v3_max_abs(b0), kcbp_v3_max_abs(b1)));
+    if (!(d > 8 * DBL_EPSILON * cscale) || !unit(u, &n)) {
         d = 0;
         kcbp_vec3 ua = kcbp_v3_sub(a1, a0), ub = kcbp_v3_sub(b1, b0);
         kcbp_vec3 c = kcbp_v3_cross(ua, ub), ca, cb;

@@ -485,6 +485,32 @@ static void box_box(kcbp_vec3 ha, kcbp_vec3 hb, const kcbp_pose *p, kcbp_convex_
 
 /* ---- the rest: EPA ------------------------------------------------------------- */
 
+/* The distance from point p (A's frame) to the shape placed by pose
+ * (GJK against a point; 0 inside). */
+static double point_off(const kcbp_convex *c, const kcbp_pose *pose, kcbp_vec3 p)
+{
+    kcbp_convex pt = kcbp_convex_sphere(kcbp_pose_apply(&(kcbp_pose){kcbp_mat3_transpose(&pose->rot), {0, 0, 0}},
+                                                        kcbp_v3_sub(p, pose->trans)),
+                                        0);
+    kcbp_vec3 pa, pb;
+    return kcbp_convex_distance_points(c, &pt, NULL, &pa, &pb, NULL);
+}
+
+/* The support point of the (inflated) shape placed by pose along unit n. */
+static kcbp_vec3 support_point(const kcbp_convex *c, const kcbp_pose *pose, kcbp_vec3 n)
+{
+    uint32_t hint = 0;
+    return kcbp_v3_add(kcbp_convex_support_posed(c, pose, n, &hint), kcbp_v3_scale(n, c->radius));
+}
+
+/* EPA (epa.h) on the support functions. Its depth and normal are kept;
+ * its witnesses (weights of the final face's vertices) are replaced when a
+ * support point does better: B's support point along -n with A's point
+ * depth * n from it, or A's along n with B's; the pair whose derived point
+ * is nearest its shape (GJK's point distance; 0 on the support plane means
+ * on the surface) is kept. Known gap (depth.h): when neither derived point
+ * is on its surface (edge-edge and face-face contacts) EPA's point_a is
+ * kept, which may lie off A's surface. */
 static void epa_pair(const kcbp_shape_geom *a, const kcbp_shape_geom *b, const kcbp_pose *b_in_a,
                      kcbp_convex_depth *out)
 {
@@ -501,6 +527,28 @@ static void epa_pair(const kcbp_shape_geom *a, const kcbp_shape_geom *b, const k
     out->depth_lower = fmin(e.depth_lower, out->depth);
     out->exact = e.status != KCBP_EPA_DEPTH_UNKNOWN;
     out->iterations = e.iterations;
+    kcbp_vec3 n = out->normal;
+    double depth = out->depth;
+    kcbp_vec3 sb = support_point(&b->convex, b_in_a, kcbp_v3_neg(n));
+    kcbp_vec3 sa = support_point(&a->convex, &identity_pose, n);
+    kcbp_vec3 a1 = kcbp_v3_add(sb, kcbp_v3_scale(n, depth)), b2 = kcbp_v3_sub(sa, kcbp_v3_scale(n, depth));
+    double off1 = point_off(&a->convex, &identity_pose, a1);
+    double off2 = point_off(&b->convex, b_in_a, b2);
+    if (off1 <= off2) {
+        out->point_a = a1;
+        out->point_b = sb;
+    } else {
+        out->point_a = sa;
+        out->point_b = b2;
+    }
+    if (fmin(off1, off2) > 0) {
+        /* an edge-edge contact: EPA's own points, when they are nearer */
+        double off0 = point_off(&a->convex, &identity_pose, e.point_a) + point_off(&b->convex, b_in_a, e.point_b);
+        if (off0 < fmin(off1, off2)) {
+            out->point_a = e.point_a;
+            out->point_b = kcbp_v3_sub(e.point_a, kcbp_v3_scale(n, depth)); /* the identity, exactly */
+        }
+    }
 }
 
 /* ---- the dispatcher ----------------------------------------------------------- */

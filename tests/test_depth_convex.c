@@ -689,6 +689,13 @@ static void test_degenerate(void **state)
         expect(&b1, &s2, at(0, 0, 0), 1.5 * s, kcbp_v3(1, 0, 0));
         /* a capsule through a box along z: out through x (half 1 + 0.25) */
         expect(&b1, &c2, at(0, 0, 0), 1.25 * s, kcbp_v3(1, 0, 0));
+        /* a sphere inside a cylinder (radius 1, half height 1): at the
+         * centre a tie, out through the +z cap; else the nearer exit */
+        expect(&cy, &s2, at(0, 0, 0), 1.5 * s, kcbp_v3(0, 0, 1));
+        expect(&cy, &s2, at(0, 0, -0.5 * s), 1.0 * s, kcbp_v3(0, 0, -1));
+        expect(&cy, &s2, at(0.25 * s, 0, 0), 1.25 * s, kcbp_v3(1, 0, 0));
+        expect(&s2, &cy, at(0.25 * s, 0, 0), 1.25 * s, kcbp_v3(1, 0, 0));
+        expect(&cy, &s2, at(1.5 * s, 0, 0), 0, kcbp_v3(1, 0, 0));
         /* a cylinder on a box's face, sunk by 0.25 */
         stats st;
         memset(&st, 0, sizeof st);

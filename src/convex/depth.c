@@ -303,6 +303,44 @@ static void box_core(kcbp_vec3 h, kcbp_vec3 p0, kcbp_vec3 p1, double r, kcbp_con
     set(out, best + r, n, pa, pb);
 }
 
+/* ---- a sphere against a cylinder ------------------------------------------ */
+
+/* Cylinder (radius R, half height h, axis z) as A against the sphere of
+ * centre c and radius r as B, in the cylinder's frame. Centre outside: r
+ * less its distance d to the cylinder (radial and axial excess, clamped),
+ * along the closest points. Centre inside: r plus its distance to the
+ * boundary, min(R - rho, h - |z|), out through the side (radially; +x of
+ * A's frame on the axis) or the nearer cap (+z at mid height), the side on
+ * a tie only when strictly shallower. */
+static void cylinder_sphere(double R, double h, kcbp_vec3 c, double r, kcbp_convex_depth *out)
+{
+    double rho = hypot(c.x, c.y), dr = rho - R, dz = fabs(c.z) - h;
+    kcbp_vec3 n, x;
+    if (dr > 0 || dz > 0) {
+        double ex = fmax(dr, 0), ez = fmax(dz, 0), d = hypot(ex, ez);
+        if (!(d <= r))
+            return;
+        double k = dr > 0 ? R / rho : 1;
+        x = kcbp_v3(c.x * k, c.y * k, fmax(-h, fmin(h, c.z)));
+        if (!unit(kcbp_v3_sub(c, x), &n))
+            n = kcbp_v3(0, 0, 1);
+        set(out, r - d, n, x, kcbp_v3_sub(c, kcbp_v3_scale(n, r)));
+        return;
+    }
+    double depth;
+    if (-dr < -dz) {
+        if (!unit(kcbp_v3(c.x, c.y, 0), &n))
+            n = kcbp_v3(1, 0, 0);
+        x = kcbp_v3(R * n.x, R * n.y, c.z);
+        depth = r - dr;
+    } else {
+        n = kcbp_v3(0, 0, c.z < 0 ? -1 : 1);
+        x = kcbp_v3(c.x, c.y, n.z * h);
+        depth = r - dz;
+    }
+    set(out, depth, n, x, kcbp_v3_sub(c, kcbp_v3_scale(n, r)));
+}
+
 /* ---- two boxes -------------------------------------------------------------- */
 
 /* B's corner c + R (s . hb) for signs s (bit m set: +). */
@@ -485,15 +523,29 @@ static void box_box(kcbp_vec3 ha, kcbp_vec3 hb, const kcbp_pose *p, kcbp_convex_
 
 /* ---- the rest: EPA ------------------------------------------------------------- */
 
-/* The distance from point p (A's frame) to the shape placed by pose
- * (GJK against a point; 0 inside). */
-static double point_off(const kcbp_convex *c, const kcbp_pose *pose, kcbp_vec3 p)
+/* How far point p (A's frame) lies outside the shape placed by pose: 0
+ * inside or on it. Closed forms but for a hull (GJK against the point). */
+static double point_off(const kcbp_shape_geom *g, const kcbp_pose *pose, kcbp_vec3 p)
 {
-    kcbp_convex pt = kcbp_convex_sphere(kcbp_pose_apply(&(kcbp_pose){kcbp_mat3_transpose(&pose->rot), {0, 0, 0}},
-                                                        kcbp_v3_sub(p, pose->trans)),
-                                        0);
-    kcbp_vec3 pa, pb;
-    return kcbp_convex_distance_points(c, &pt, NULL, &pa, &pb, NULL);
+    kcbp_vec3 q = kcbp_mat3_tmul_v3(&pose->rot, kcbp_v3_sub(p, pose->trans));
+    double r = g->def.radius;
+    switch (g->def.kind) {
+    case KCBP_SHAPE_SPHERE: return fmax(0, kcbp_v3_len(q) - r);
+    case KCBP_SHAPE_CAPSULE: {
+        double z = fmax(-g->half.z, fmin(g->half.z, q.z));
+        return fmax(0, kcbp_v3_len(kcbp_v3_sub(q, kcbp_v3(0, 0, z))) - r);
+    }
+    case KCBP_SHAPE_BOX: {
+        kcbp_vec3 a = kcbp_v3_abs(q);
+        return fmax(0, fmax(a.x - g->half.x, fmax(a.y - g->half.y, a.z - g->half.z)));
+    }
+    case KCBP_SHAPE_CYLINDER: return fmax(0, fmax(hypot(q.x, q.y) - r, fabs(q.z) - g->half.z));
+    default: {
+        kcbp_convex pt = kcbp_convex_sphere(q, 0);
+        kcbp_vec3 pa, pb;
+        return kcbp_convex_distance_points(&g->convex, &pt, NULL, &pa, &pb, NULL);
+    }
+    }
 }
 
 /* The support point of the (inflated) shape placed by pose along unit n. */
@@ -532,8 +584,8 @@ static void epa_pair(const kcbp_shape_geom *a, const kcbp_shape_geom *b, const k
     kcbp_vec3 sb = support_point(&b->convex, b_in_a, kcbp_v3_neg(n));
     kcbp_vec3 sa = support_point(&a->convex, &identity_pose, n);
     kcbp_vec3 a1 = kcbp_v3_add(sb, kcbp_v3_scale(n, depth)), b2 = kcbp_v3_sub(sa, kcbp_v3_scale(n, depth));
-    double off1 = point_off(&a->convex, &identity_pose, a1);
-    double off2 = point_off(&b->convex, b_in_a, b2);
+    double off1 = point_off(a, &identity_pose, a1);
+    double off2 = off1 > 0 ? point_off(b, b_in_a, b2) : INFINITY;
     if (off1 <= off2) {
         out->point_a = a1;
         out->point_b = sb;
@@ -543,7 +595,7 @@ static void epa_pair(const kcbp_shape_geom *a, const kcbp_shape_geom *b, const k
     }
     if (fmin(off1, off2) > 0) {
         /* an edge-edge contact: EPA's own points, when they are nearer */
-        double off0 = point_off(&a->convex, &identity_pose, e.point_a) + point_off(&b->convex, b_in_a, e.point_b);
+        double off0 = point_off(a, &identity_pose, e.point_a) + point_off(b, b_in_a, e.point_b);
         if (off0 < fmin(off1, off2)) {
             out->point_a = e.point_a;
             out->point_b = kcbp_v3_sub(e.point_a, kcbp_v3_scale(n, depth)); /* the identity, exactly */
@@ -576,6 +628,12 @@ void kcbp_shape_pair_depth(const kcbp_shape_geom *a, const kcbp_shape_geom *b, c
         kcbp_pose inv = kcbp_pose_inverse(pose);
         kcbp_shape_geom_core(a, &inv, ca, &ra);
         box_core(b->half, ca[0], ca[1], ra, out);
+        flip(out, pose);
+    } else if (a->def.kind == KCBP_SHAPE_CYLINDER && b->def.kind == KCBP_SHAPE_SPHERE) {
+        cylinder_sphere(a->def.radius, a->half.z, pose->trans, b->def.radius, out);
+    } else if (a->def.kind == KCBP_SHAPE_SPHERE && b->def.kind == KCBP_SHAPE_CYLINDER) {
+        kcbp_pose inv = kcbp_pose_inverse(pose);
+        cylinder_sphere(b->def.radius, b->half.z, inv.trans, a->def.radius, out);
         flip(out, pose);
     } else if (a->def.kind == KCBP_SHAPE_BOX && b->def.kind == KCBP_SHAPE_BOX) {
         box_box(a->half, b->half, pose, out);

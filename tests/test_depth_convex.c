@@ -719,10 +719,34 @@ static void test_degenerate(void **state)
     }
 }
 
+/* bench/depth_convex found it: a capsule whose segment enters a box had
+ * its inside piece's end evaluated on the box's face, rounded outside by
+ * an ulp, and was taken for a segment just outside (depth = its radius). */
+static void test_regress_segment_entering_box(void **state)
+{
+    (void)state;
+    shape c, b;
+    shape_of(&c, kcbp_shape_capsule(0.48680586306166396, 1.221865866866795));
+    shape_of(&b, kcbp_shape_box(2 * 0.78585264111554864, 2 * 0.2145169166212619, 2 * 0.70791126839101248));
+    kcbp_pose p = {{{{-0.41309784659071824, -0.61593684107649105, 0.67079950577413605},
+                     {-0.81532753075570485, -0.077999098492578023, -0.57372219603755148},
+                     {0.40569839380248607, -0.78392470839938388, -0.4699690041130633}}},
+                   {-0.1092020615198801, 0.15451744668080025, 0.20905586599499892}};
+    stats st;
+    memset(&st, 0, sizeof st);
+    assert_true(check_pair(&c, &b, &p, &st));
+    assert_int_equal(st.exact_n, 1);
+    kcbp_pose inv = kcbp_pose_inverse(&p);
+    assert_true(check_pair(&b, &c, &inv, &st));
+    free_shape(&c);
+    free_shape(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_degenerate),
+        cmocka_unit_test(test_regress_segment_entering_box),
         cmocka_unit_test(test_core_pairs),
         cmocka_unit_test(test_cores_and_boxes),
         cmocka_unit_test(test_hulls),

@@ -153,10 +153,14 @@ static double seg_box_closest(kcbp_vec3 p0, kcbp_vec3 p1, kcbp_vec3 h, kcbp_vec3
                 B += U[k] * (P0[k] - bk);
             }
         }
-        double t = A > 0 ? -B / A : ta;
+        /* no active axis: the piece is inside the box, its midpoint exactly
+         * so (its ends are on the box's faces, up to rounding either side) */
+        double t = A > 0 ? -B / A : tm;
         t = t < ta ? ta : t > tb ? tb : t;
         for (int e = 0; e < 3; e++) { /* the piece's minimum and its ends */
             double tt = e == 0 ? t : e == 1 ? ta : tb;
+            if (best == 0)
+                break;
             kcbp_vec3 yy = tt == 1 ? p1 : kcbp_v3_add(p0, kcbp_v3_scale(u, tt));
             kcbp_vec3 xx = kcbp_v3(fmax(-h.x, fmin(h.x, yy.x)), fmax(-h.y, fmin(h.y, yy.y)), fmax(-h.z, fmin(h.z, yy.z)));
             double d2 = kcbp_v3_len2(kcbp_v3_sub(yy, xx));

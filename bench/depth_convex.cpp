@@ -18,7 +18,11 @@
 // (CLOCK_PROCESS_CPUTIME_ID: the machine is shared) and divided by the
 // number of pairs; the report is the median over the runs. The answers are
 // compared with kcbp's: the largest |depth - kcbp's depth| and the number of
-// pairs differing by more than 1e-6 (the pairs' scale is about 1).
+// pairs differing by more than 1e-6 (the pairs' scale is about 1); and
+// kcbp's answers are checked as tests/test_depth_convex.c does (B moved
+// along the normal by depth + 1e-7 of the pair's scale is apart from A, by
+// depth - 1e-7 still touching: kcbp_shape_pair_collide), the failures
+// counted in the last column (0 expected).
 //
 // Usage: depth_convex [PAIRS=200] [RUNS=15] [SEED=1]
 #include <algorithm>
@@ -222,8 +226,8 @@ int main(int argc, char **argv)
     std::printf("# depth_convex: %d overlapping pairs per class, %d interleaved runs, CPU time per query (median "
                 "over runs, us); max |depth - kcbp| over the pairs (count > 1e-6)\n",
                 npairs, runs);
-    std::printf("%-18s %9s %9s %9s %9s %7s %7s  %-16s %-16s %-16s\n", "class", "kcbp", "fcl_ccd", "fcl_indep",
-                "bullet", "kcbp/fi", "kcbp/bt", "diff_fcl_ccd", "diff_fcl_indep", "diff_bullet");
+    std::printf("%-18s %9s %9s %9s %9s %7s %7s  %-16s %-16s %-16s %s\n", "class", "kcbp", "fcl_ccd", "fcl_indep",
+                "bullet", "kcbp/fi", "kcbp/bt", "diff_fcl_ccd", "diff_fcl_indep", "diff_bullet", "check_fail");
     Rng r{seed * 0x9E3779B97F4A7C15ull + 1};
     std::vector<double> tot(4, 0);
     for (auto &cl : classes) {
@@ -290,6 +294,19 @@ int main(int argc, char **argv)
                 times[s].push_back((cpu_now() - t0) / n * 1e6);
             }
         (void)sink;
+        int check_fail = 0;
+        for (Pair &p : pairs) {
+            kcbp_convex_depth d;
+            kcbp_shape_pair_depth(&p.a->g, &p.b->g, &p.pose, &d);
+            double sc = std::max(p.a->g.reach, kcbp_v3_max_abs(p.pose.trans) + p.b->g.reach);
+            for (double eps : {1e-7, -1e-7}) {
+                kcbp_pose q = p.pose;
+                q.trans = kcbp_v3_add(q.trans, kcbp_v3_scale(d.normal, d.depth + eps * sc));
+                bool exact;
+                bool c = kcbp_shape_pair_collide(&p.a->g, &p.b->g, &q, KCBP_SHAPE_GJK_BAND * sc, &exact);
+                check_fail += c != (eps < 0);
+            }
+        }
         char label[40];
         std::snprintf(label, sizeof label, "%s-%s", kind_name[cl[0]], kind_name[cl[1]]);
         double med[4];
@@ -315,8 +332,8 @@ int main(int argc, char **argv)
             else
                 std::snprintf(diff[s - 1], sizeof diff[s - 1], "%.1e(%d)", worst, bad);
         }
-        std::printf("%-18s %9.3f %9.3f %9.3f %9.3f %7.2f %7.2f  %-16s %-16s %-16s\n", label, med[0], med[1], med[2],
-                    med[3], med[0] / med[2], med[0] / med[3], diff[0], diff[1], diff[2]);
+        std::printf("%-18s %9.3f %9.3f %9.3f %9.3f %7.2f %7.2f  %-16s %-16s %-16s %d\n", label, med[0], med[1], med[2],
+                    med[3], med[0] / med[2], med[0] / med[3], diff[0], diff[1], diff[2], check_fail);
         std::fflush(stdout);
     }
     std::printf("%-18s %9.3f %9.3f %9.3f %9.3f %7.2f %7.2f\n", "sum of medians", tot[0], tot[1], tot[2], tot[3],

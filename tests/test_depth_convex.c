@@ -742,11 +742,39 @@ static void test_regress_segment_entering_box(void **state)
     free_shape(&b);
 }
 
+/* Long capsules through boxes (both ends outside, the middle inside): the
+ * configuration of the regression above, 2000 times, both orders. */
+static void test_capsules_through_boxes(void **state)
+{
+    (void)state;
+    test_rng r = {0xC0FFEEull};
+    stats st;
+    memset(&st, 0, sizeof st);
+    int through = 0;
+    for (int k = 0; k < 2000; k++) {
+        double s = k % 3 == 0 ? 1 : k % 3 == 1 ? 1e6 : 1e-6;
+        shape c, b;
+        shape_of(&c, kcbp_shape_capsule(test_rng_range(&r, 0.05, 0.5) * s, test_rng_range(&r, 4, 6) * s));
+        shape_of(&b, kcbp_shape_box(test_rng_range(&r, 0.5, 2) * s, test_rng_range(&r, 0.5, 2) * s,
+                                    test_rng_range(&r, 0.5, 2) * s));
+        kcbp_pose p = test_random_pose(&r, 0.4 * s);
+        kcbp_pose inv = kcbp_pose_inverse(&p);
+        bool o1 = check_pair(&b, &c, &p, &st), o2 = check_pair(&c, &b, &inv, &st);
+        assert_true(o1 == o2);
+        through += o1;
+        free_shape(&c);
+        free_shape(&b);
+    }
+    print_message("capsules through boxes: %d of 2000 overlapping\n", through);
+    assert_true(through > 1000 && st.exact_n == 2 * through);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_degenerate),
         cmocka_unit_test(test_regress_segment_entering_box),
+        cmocka_unit_test(test_capsules_through_boxes),
         cmocka_unit_test(test_core_pairs),
         cmocka_unit_test(test_cores_and_boxes),
         cmocka_unit_test(test_hulls),

@@ -559,14 +559,67 @@ static kcbp_vec3 support_point(const kcbp_convex *c, const kcbp_pose *pose, kcbp
     return kcbp_v3_add(kcbp_convex_support_posed(c, pose, n, &hint), kcbp_v3_scale(n, c->radius));
 }
 
+/* The points of the shape placed by pose that are deepest along unit n
+ * (its support feature: a vertex, an edge or a face, within tol of the
+ * support value; a cylinder's cap as 16 rim points, inside the disc),
+ * into pts (at most 64); returns how many. */
+#define FEATURE_MAX 64
+static int feature(const kcbp_shape_geom *g, const kcbp_pose *pose, kcbp_vec3 n, double tol, kcbp_vec3 *pts)
+{
+    kcbp_vec3 m = kcbp_mat3_tmul_v3(&pose->rot, n);
+    int k = 0;
+    switch (g->def.kind) {
+    case KCBP_SHAPE_BOX:
+    case KCBP_SHAPE_HULL: {
+        const kcbp_vec3 *v = g->def.kind == KCBP_SHAPE_BOX ? g->pts : kcbp_convex_hull_vertices(g->hull);
+        uint32_t nv = g->def.kind == KCBP_SHAPE_BOX ? 8 : kcbp_convex_hull_vertex_count(g->hull);
+        double h = -INFINITY;
+        for (uint32_t i = 0; i < nv; i++)
+            h = fmax(h, kcbp_v3_dot(m, v[i]));
+        for (uint32_t i = 0; i < nv && k < FEATURE_MAX; i++)
+            if (kcbp_v3_dot(m, v[i]) >= h - tol)
+                pts[k++] = kcbp_pose_apply(pose, v[i]);
+        return k;
+    }
+    case KCBP_SHAPE_CYLINDER: {
+        double r = g->def.radius, hz = g->half.z, rho = hypot(m.x, m.y);
+        double z = m.z >= 0 ? hz : -hz;
+        if (rho <= 1e-9) {
+            for (int i = 0; i < 16; i++) {
+                double t = i * (M_PI / 8);
+                pts[k++] = kcbp_pose_apply(pose, kcbp_v3(r * cos(t), r * sin(t), z));
+            }
+            return k;
+        }
+        kcbp_vec3 rim = kcbp_v3(r * m.x / rho, r * m.y / rho, z);
+        pts[k++] = kcbp_pose_apply(pose, rim);
+        if (fabs(m.z) <= 1e-9)
+            pts[k++] = kcbp_pose_apply(pose, kcbp_v3(rim.x, rim.y, -z));
+        return k;
+    }
+    default: {
+        /* a sphere or a capsule: the deepest core points moved out by r */
+        kcbp_vec3 off = kcbp_v3_scale(n, g->def.radius);
+        if (g->def.kind == KCBP_SHAPE_CAPSULE && fabs(m.z) <= 1e-9) {
+            pts[k++] = kcbp_v3_add(kcbp_pose_apply(pose, g->pts[0]), off);
+            pts[k++] = kcbp_v3_add(kcbp_pose_apply(pose, g->pts[1]), off);
+            return k;
+        }
+        kcbp_vec3 c = g->def.kind == KCBP_SHAPE_CAPSULE ? (m.z >= 0 ? g->pts[1] : g->pts[0]) : kcbp_v3(0, 0, 0);
+        pts[k++] = kcbp_v3_add(kcbp_pose_apply(pose, c), off);
+        return k;
+    }
+    }
+}
+
 /* EPA (epa.h) on the support functions. Its depth and normal are kept;
  * its witnesses (weights of the final face's vertices) are replaced when a
  * support point does better: B's support point along -n with A's point
  * depth * n from it, or A's along n with B's; the pair whose derived point
  * is nearest its shape (GJK's point distance; 0 on the support plane means
- * on the surface) is kept. Known gap (depth.h): when neither derived point
- * is on its surface (edge-edge and face-face contacts) EPA's point_a is
- * kept, which may lie off A's surface. */
+ * on the surface) is kept; when neither is (edge-edge and face-face
+ * contacts), a point both support features hold, and EPA's own points
+ * last. */
 static void epa_pair(const kcbp_shape_geom *a, const kcbp_shape_geom *b, const kcbp_pose *b_in_a,
                      kcbp_convex_depth *out)
 {
@@ -598,7 +651,25 @@ static void epa_pair(const kcbp_shape_geom *a, const kcbp_shape_geom *b, const k
         out->point_b = b2;
     }
     if (fmin(off1, off2) > 0) {
-        /* an edge-edge contact: EPA's own points, when they are nearer */
+        /* an edge-edge or face-face contact: a point both features hold
+         * once B is moved out by depth (GJK on the two features' points) */
+        double scale = fmax(a->reach, kcbp_v3_max_abs(b_in_a->trans) + b->reach);
+        kcbp_vec3 fa[FEATURE_MAX], fb[FEATURE_MAX], pa, pb;
+        int na = feature(a, &identity_pose, n, 1e-9 * scale, fa);
+        int nb = feature(b, b_in_a, kcbp_v3_neg(n), 1e-9 * scale, fb);
+        for (int i = 0; i < nb; i++)
+            fb[i] = kcbp_v3_add(fb[i], kcbp_v3_scale(n, depth));
+        kcbp_convex ca = kcbp_convex_polytope(fa, (uint32_t)na, NULL, NULL, 0);
+        kcbp_convex cb = kcbp_convex_polytope(fb, (uint32_t)nb, NULL, NULL, 0);
+        double gap = kcbp_convex_distance_points(&ca, &cb, NULL, &pa, &pb, NULL);
+        if (gap < fmin(off1, off2)) {
+            out->point_a = pa;
+            out->point_b = kcbp_v3_sub(pa, kcbp_v3_scale(n, depth));
+            off1 = off2 = gap;
+        }
+    }
+    if (fmin(off1, off2) > 0) {
+        /* EPA's own points, when they are nearer */
         double off0 = point_off(a, &identity_pose, e.point_a) + point_off(b, b_in_a, e.point_b);
         if (off0 < fmin(off1, off2)) {
             out->point_a = e.point_a;

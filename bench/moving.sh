@@ -71,7 +71,8 @@ scenes=(
 for s in "${scenes[@]}"; do
     read -r name mesh n frames k _ <<<"$s"
     thesis="$out/moving-$name-thesis.json"
-    "$root/kcbp" scene --generate thesis --mesh "$root/meshes/$mesh.obj" --n "$n" --seed "$SEED" >"$thesis.tmp" ||
+    (cd "$out" && "$root/kcbp" scene --generate thesis --mesh "$root/meshes/$mesh.obj" --n "$n" --seed "$SEED" \
+        2>/dev/null) >"$thesis.tmp" ||
         fail "generating $name failed"
     mv "$thesis.tmp" "$thesis"
     if ((frames > 0)); then

@@ -44,7 +44,8 @@ printf '| n | objects | pairs | broad phase (kcbp / FCL) | 16-CBP passed | colli
 printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $NS; do
     scene="$out/thesis-bunny2-n$n-seed$SEED.json"
-    "$root/kcbp" scene --generate thesis --mesh "$MESH" --n "$n" --seed "$SEED" >"$scene.tmp" || fail "generating n=$n failed"
+    (cd "$out" && "$root/kcbp" scene --generate thesis --mesh "$MESH" --n "$n" --seed "$SEED" 2>/dev/null) \
+        >"$scene.tmp" || fail "generating n=$n failed" # from $out: the mesh named by its absolute path
     mv "$scene.tmp" "$scene"
     "$here/scene_kcbp" "$scene" "$RUNS" cbp >"$out/scene-n$n.kcbp.txt" || fail "scene_kcbp failed for n=$n"
     "$here/scene_kcbp" "$scene" "$RUNS" aabb >"$out/scene-n$n.kcbp-aabb.txt" || fail "scene_kcbp aabb failed for n=$n"

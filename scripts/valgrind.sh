@@ -12,7 +12,9 @@ vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '0 0 0 0 0 1 0\n0.3 0 0 0 1 0 20\n3 0 0 1 1 0 45\n' > "$tmp/poses.txt"
-./kcbp scene --generate thesis --mesh "$PWD/meshes/suzanne.obj" --n 6 --seed 3 > "$tmp/scene.json"
+# generated from $tmp, where it is saved: the mesh, outside it, is named by its absolute path
+(cd "$tmp" && "$OLDPWD/kcbp" scene --generate thesis --mesh "$OLDPWD/meshes/suzanne.obj" --n 6 --seed 3) \
+    > "$tmp/scene.json" 2>/dev/null
 printf '{"objects": [{"name": "a", "mesh": "%s/meshes/spot.obj", "position": [0, 0, 0]}, {"name": "b", "mesh": "%s/meshes/spot.obj", "position": [0.4, 0, 0], "velocity": [-0.2, 0, 0], "angular_velocity": {"axis": [0, 0, 1], "deg_per_s": 30}}], "motion": {"frames": 4, "dt": 0.5}}\n' "$PWD" "$PWD" > "$tmp/moving.json"
 runs=(
     "collide meshes/suzanne.obj meshes/spot.obj --pose-b 0.5_0_0_0_1_0_30 --contacts all"

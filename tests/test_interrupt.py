@@ -198,7 +198,9 @@ with open(big, "w") as f:
     json.dump({"objects": [{"name": f"o{i}", "mesh": "t.obj", "position": [i * 1e-4, 0, 0]} for i in range(600)]}, f)
 thesis = os.path.join(tmp, "thesis.json")
 with open(thesis, "w") as f:
-    subprocess.run([EXE, "scene", "--generate", "thesis", "--mesh", A, "--n", "100", "--seed", "1"], stdout=f, check=True)
+    # generated from tmp, where the scene is saved: the mesh, elsewhere, is named by its absolute path
+    subprocess.run([EXE, "scene", "--generate", "thesis", "--mesh", A, "--n", "100", "--seed", "1"], stdout=f,
+                   stderr=subprocess.DEVNULL, check=True, cwd=tmp)
 
 
 @case("scene: a frame's line written in part when SIGINT comes is ended as JSON, marked interrupted")

@@ -570,6 +570,12 @@ static void test_depth_bracket(void **state)
     assert_true(convex_checked > 20 && lower_positive > 20);
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
 /* The bracket of a model against a shape holds the convex queries' depth
  * of the same pair (a convex polygon against a circle, a capsule or a
  * rounded box). */
@@ -577,7 +583,8 @@ static void test_shape_depth_bracket(void **state)
 {
     (void)state;
     test_rng r = {1101};
-    int checked = 0;
+    int checked = 0, nratios = 0;
+    double ratios[90];
     for (int trial = 0; trial < 90; trial++) {
         kcbp_vec2 pts[12], h[12];
         size_t nh;
@@ -591,15 +598,19 @@ static void test_shape_depth_bracket(void **state)
         kcbp2d_model *a;
         assert_int_equal(kcbp2d_model_build_polygon(h, (uint32_t)nh, &a, NULL), KCBP_OK);
         kcbp2d_shape sa = kcbp2d_shape_polygon(h, (uint32_t)nh, 0), sb;
+        /* The draws one statement each: the order of a call's arguments is
+         * the compiler's (gcc and clang differ), the test's inputs must not be. */
+        double u = test_rng_range(&r, 0.1, 0.6), v = test_rng_range(&r, 0, 1), w = test_rng_range(&r, 0, 0.2);
         switch (trial % 3) {
-        case 0: sb = kcbp2d_shape_circle(test_rng_range(&r, 0.1, 0.6)); break;
-        case 1: sb = kcbp2d_shape_capsule(test_rng_range(&r, 0.1, 0.4), test_rng_range(&r, 0, 1)); break;
-        default: sb = kcbp2d_shape_box(test_rng_range(&r, 0.2, 1), test_rng_range(&r, 0.2, 1), test_rng_range(&r, 0, 0.2)); break;
+        case 0: sb = kcbp2d_shape_circle(u); break;
+        case 1: sb = kcbp2d_shape_capsule(0.1 + (u - 0.1) * 0.6, v); break;
+        default: sb = kcbp2d_shape_box(0.2 + (u - 0.1) * 1.6, 0.2 + v * 0.8, w); break;
         }
+        double tx = test_rng_range(&r, -0.8, 0.8);
+        double ty = test_rng_range(&r, -0.8, 0.8);
+        double deg = test_rng_range(&r, -180, 180);
         kcbp2d_pose id = kcbp2d_pose_identity(), pb;
-        assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(&r, -0.8, 0.8), test_rng_range(&r, -0.8, 0.8),
-                                                test_rng_range(&r, -180, 180), &pb, NULL),
-                         KCBP_OK);
+        assert_int_equal(kcbp2d_pose_from_angle(tx, ty, deg, &pb, NULL), KCBP_OK);
         kcbp2d_distance_result d;
         assert_int_equal(kcbp2d_distance(&sa, &id, &sb, &pb, NULL, &d, NULL), KCBP_OK);
         kcbp2d_model_depth_result dr;
@@ -607,7 +618,11 @@ static void test_shape_depth_bracket(void **state)
         assert_int_equal(dr.collide, d.status != KCBP2D_APART);
         if (dr.collide) {
             assert_true(dr.depth_lower <= d.depth + 1e-12 && d.depth <= dr.depth_upper + 1e-12);
-            assert_true(dr.depth_upper <= 2 * d.depth + 1e-6); /* 32 directions: a sanity bound */
+            /* The upper bound comes from 32 directions, not proven tight:
+             * its width is checked over the trials (the median) and, per
+             * trial, only against a gross failure. */
+            assert_true(dr.depth_upper <= 4 * d.depth + 1e-6);
+            ratios[nratios++] = d.depth > 0 ? dr.depth_upper / d.depth : 1;
             kcbp2d_pose moved = pb;
             moved.trans = kcbp_v2_add(pb.trans, dr.translation);
             kcbp2d_model_collide_result cr;
@@ -618,6 +633,8 @@ static void test_shape_depth_bracket(void **state)
         kcbp2d_model_free(a);
     }
     assert_true(checked > 30);
+    qsort(ratios, (size_t)nratios, sizeof ratios[0], cmp_double);
+    assert_true(ratios[nratios / 2] <= 1.10);
 }
 
 int main(void)

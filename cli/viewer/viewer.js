@@ -219,12 +219,14 @@
             (a.contacts ? ', ' + (a.contacts_found || a.contacts.length) + ' contact pair(s)' : '');
         case 'distance':
           if (a.signed_distance !== undefined) {
+            /* six digits in the legend; the answer (JSON) below has them all */
+            var g = function (x) { return +x.toPrecision(6); };
+            var nrm = a.normal ? ', normal [' + a.normal.map(g).join(', ') + ']' : '';
             if (a.signed_distance === null) return 'farther than ' + a.farther_than;
             if (a.status === 'bracketed')
-              return 'depth in [' + a.depth_lower + ', ' + a.depth_upper + '], normal ' + JSON.stringify(a.normal);
-            if (a.signed_distance < 0)
-              return 'signed distance: ' + a.signed_distance + ', normal ' + JSON.stringify(a.normal);
-            return 'signed distance: ' + a.signed_distance;
+              return 'depth in [' + g(a.depth_lower) + ', ' + g(a.depth_upper) + ']' + nrm;
+            if (a.signed_distance < 0) return 'signed distance: ' + g(a.signed_distance) + nrm;
+            return 'signed distance: ' + g(a.signed_distance);
           }
           return a.distance === null ? 'farther than ' + a.farther_than : 'distance: ' + a.distance;
         case 'sweep':

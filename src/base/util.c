@@ -17,3 +17,17 @@ void kcbp_assert_fail(const char *cond, const char *file, int line)
     abort();
 }
 #endif
+
+kcbp_status kcbp_options_copy_in(void *out, size_t out_size, const void *in, size_t v1_size, const char *what,
+                                 const char *maker, kcbp_error *err)
+{
+    uint32_t size;
+    memcpy(&size, in, sizeof size);
+    if (size < v1_size)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: options of size %u, not made by %s", what, (unsigned)size,
+                              maker);
+    memcpy(out, in, size < out_size ? size : out_size);
+    uint32_t full = (uint32_t)out_size;
+    memcpy(out, &full, sizeof full);
+    return KCBP_OK;
+}

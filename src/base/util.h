@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <kcbp/error.h>
+
 #ifdef KCBP_ENABLE_ASSERTS
 void kcbp_assert_fail(const char *cond, const char *file, int line);
 #define KCBP_ASSERT(cond) ((cond) ? (void)0 : kcbp_assert_fail(#cond, __FILE__, __LINE__))
@@ -63,5 +65,14 @@ static inline bool kcbp_grow(void *p, size_t *cap, size_t need, size_t size, siz
     *cap = c;
     return true;
 }
+
+/* A growable options struct (docs/library.md, "Versions"): the caller's
+ * struct `in`, whose first member is its uint32_t size, copied over `out`
+ * (out_size bytes, holding the defaults) within that size, and out's size
+ * member set to out_size. KCBP_ERR_INVALID, "WHAT: options of size N, not
+ * made by MAKER", when the caller's size is below v1_size, the struct's
+ * first release. */
+kcbp_status kcbp_options_copy_in(void *out, size_t out_size, const void *in, size_t v1_size, const char *what,
+                                 const char *maker, kcbp_error *err);
 
 #endif

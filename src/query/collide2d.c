@@ -7,6 +7,7 @@
 
 #include <kcbp/distance2d.h>
 
+#include "base/util.h"
 #include "geom/closest.h"
 #include "query/query2d_internal.h"
 
@@ -147,12 +148,10 @@ kcbp_status kcbp2d_collide_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose_
     kcbp2d_collide_options o;
     kcbp2d_collide_options_init(&o, (uint32_t)sizeof o);
     if (options) {
-        if (options->size < OPTIONS_V1_SIZE)
-            return kcbp_error_set(err, KCBP_ERR_INVALID,
-                                  "2D collide: options of size %u, not made by kcbp2d_collide_options_default",
-                                  (unsigned)options->size);
-        memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o);
-        o.size = (uint32_t)sizeof o;
+        kcbp_status st = kcbp_options_copy_in(&o, sizeof o, options, OPTIONS_V1_SIZE, "2D collide",
+                                              "kcbp2d_collide_options_default", err);
+        if (st != KCBP_OK)
+            return st;
     }
     if (!isfinite(o.margin) || o.margin < 0)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D collide: margin %g is not a finite number >= 0", o.margin);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "query/query2d_internal.h"
 
 #define OPTIONS_V1_SIZE (offsetof(kcbp2d_distance_options, max_iterations) + sizeof(int))
@@ -67,12 +68,10 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     kcbp2d_distance_options o;
     kcbp2d_distance_options_init(&o, (uint32_t)sizeof o);
     if (options) {
-        if (options->size < OPTIONS_V1_SIZE)
-            return kcbp_error_set(err, KCBP_ERR_INVALID,
-                                  "2D distance: options of size %u, not made by kcbp2d_distance_options_default",
-                                  (unsigned)options->size);
-        memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o);
-        o.size = (uint32_t)sizeof o;
+        kcbp_status st = kcbp_options_copy_in(&o, sizeof o, options, OPTIONS_V1_SIZE, "2D distance",
+                                              "kcbp2d_distance_options_default", err);
+        if (st != KCBP_OK)
+            return st;
     }
     if (o.max_iterations < 1)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D distance: max_iterations %d < 1", o.max_iterations);

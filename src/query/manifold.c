@@ -12,6 +12,7 @@
 #include <kcbp/collide.h>
 #include <kcbp/contact_geom.h>
 
+#include "base/util.h"
 #include "convex/clip.h"
 #include "convex/depth.h"
 #include "geom/closest.h"
@@ -56,12 +57,10 @@ static kcbp_status read_options(const kcbp_manifold_options *in, kcbp_manifold_o
     kcbp_manifold_options_init(o, (uint32_t)sizeof *o);
     if (!in)
         return KCBP_OK;
-    if (in->size < OPTIONS_V1_SIZE)
-        return kcbp_error_set(err, KCBP_ERR_INVALID,
-                              "manifolds: options of size %u, not made by kcbp_manifold_options_default",
-                              (unsigned)in->size);
-    memcpy(o, in, in->size < sizeof *o ? in->size : sizeof *o);
-    o->size = (uint32_t)sizeof *o;
+    kcbp_status st =
+        kcbp_options_copy_in(o, sizeof *o, in, OPTIONS_V1_SIZE, "manifolds", "kcbp_manifold_options_default", err);
+    if (st != KCBP_OK)
+        return st;
     if (o->max_points < 1 || o->max_points > KCBP_MANIFOLD_POINTS_MAX)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "manifolds: max_points must be in [1, %d], not %u",
                               KCBP_MANIFOLD_POINTS_MAX, (unsigned)o->max_points);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "bvh/tree2d.h"
 #include "convex/convex2d.h"
 #include "geom/closest.h"
@@ -362,12 +363,10 @@ static kcbp_status model_collide(const kcbp2d_model *a, const kcbp2d_pose *pose_
     kcbp2d_model_collide_options o;
     kcbp2d_model_collide_options_init(&o, (uint32_t)sizeof o);
     if (options) {
-        if (options->size < COLLIDE_OPTIONS_V1_SIZE)
-            return kcbp_error_set(err, KCBP_ERR_INVALID,
-                                  "2D model collide: options of size %u, not made by "
-                                  "kcbp2d_model_collide_options_default",
-                                  (unsigned)options->size);
-        memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o);
+        kcbp_status st = kcbp_options_copy_in(&o, sizeof o, options, COLLIDE_OPTIONS_V1_SIZE, "2D model collide",
+                                              "kcbp2d_model_collide_options_default", err);
+        if (st != KCBP_OK)
+            return st;
     }
     if (!isfinite(o.margin) || o.margin < 0)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model collide: margin %g is not a finite number >= 0",
@@ -749,11 +748,10 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
     kcbp2d_model_depth_options o;
     kcbp2d_model_depth_options_init(&o, (uint32_t)sizeof o);
     if (options) {
-        if (options->size < DEPTH_OPTIONS_V1_SIZE)
-            return kcbp_error_set(err, KCBP_ERR_INVALID,
-                                  "2D model depth: options of size %u, not made by kcbp2d_model_depth_options_default",
-                                  (unsigned)options->size);
-        memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o);
+        kcbp_status st = kcbp_options_copy_in(&o, sizeof o, options, DEPTH_OPTIONS_V1_SIZE, "2D model depth",
+                                              "kcbp2d_model_depth_options_default", err);
+        if (st != KCBP_OK)
+            return st;
     }
     if (o.directions < 4 || o.directions > 4096 || o.bisections < 1 || o.bisections > 100 || o.grid < 1 ||
         o.grid > 1024)

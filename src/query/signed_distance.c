@@ -12,6 +12,7 @@
 #include <kcbp/distance.h>
 #include <kcbp/solid.h>
 
+#include "base/util.h"
 #include "convex/depth.h"
 #include "depth_internal.h"
 #include "model_internal.h"
@@ -52,13 +53,10 @@ static kcbp_status read_options(const kcbp_signed_distance_options *in, kcbp_sig
     kcbp_signed_distance_options_init(o, (uint32_t)sizeof *o);
     if (!in)
         return KCBP_OK;
-    if (in->size < OPTIONS_V1_SIZE)
-        return kcbp_error_set(err, KCBP_ERR_INVALID,
-                              "signed distance: options of size %u, not made by "
-                              "kcbp_signed_distance_options_default",
-                              (unsigned)in->size);
-    memcpy(o, in, in->size < sizeof *o ? in->size : sizeof *o);
-    o->size = (uint32_t)sizeof *o;
+    kcbp_status st = kcbp_options_copy_in(o, sizeof *o, in, OPTIONS_V1_SIZE, "signed distance",
+                                          "kcbp_signed_distance_options_default", err);
+    if (st != KCBP_OK)
+        return st;
     if (isnan(o->max_distance))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "signed distance: max_distance is NaN");
     if (!(o->depth_tolerance > 0) || !isfinite(o->depth_tolerance))

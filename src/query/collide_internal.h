@@ -97,4 +97,12 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
                               const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
                               kcbp_collide_result *result, kcbp_error *err);
 
+/* The same, the mesh stage stopping once it has found max_contacts
+ * contacts (> 0, with KCBP_CONTACTS_ALL; 0: every contact): see
+ * kcbp_collide_capped (collide_cap.h). */
+kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                                     const kcbp_pose *pose_b, const kcbp_collide_options *options,
+                                     uint64_t max_contacts, kcbp_pair_cache *pc, kcbp_collide_result *result,
+                                     kcbp_error *err);
+
 #endif

@@ -38,6 +38,7 @@ struct kcbp_scene_eval {
     bool tree_built;
     kcbp_pairs pairs;       /* the pair stage: threads, chunk outputs, pair caches */
     uint64_t pair_limit;    /* kcbp_scene_eval_set_pair_limit's (0: none) */
+    uint64_t contact_limit; /* kcbp_scene_eval_set_contact_limit's (0: none) */
     /* kcbp_scene_eval_ccd's: each object's swept box and sub-interval
      * count over the interval, their tree (set up by its first call). */
     kcbp_aabb *swept;

@@ -5,7 +5,8 @@
  * list), and each capped contact tested again alone with kcbp_tri_intersect
  * on the coordinates the mesh stage uses (A's vertices, B's moved by the
  * relative pose), outside the trees. On two meshes posed alike (coincident),
- * shifted by a fraction of their size and turned, and apart. */
+ * shifted by a fraction of their size and turned, and apart. And the
+ * coincident-copies shortcut (kcbp_pair_coincident). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,6 +112,50 @@ static void test_pair_cap(void **state)
     kcbp_model_free(&m);
 }
 
+/* Coincident copies (one model at equal poses, turned): "collide" without a
+ * descent when no contact is listed; the trees (FIRST, ALL) and the
+ * triangle test alone agree; a pair cache keeps a contact that holds. */
+static void test_coincident(void **state)
+{
+    (void)state;
+    kcbp_model m, other;
+    test_model_load_unit(&m, "bunny2.obj");
+    test_model_load_unit(&other, "suzanne.obj");
+    test_rng rng = {29};
+    kcbp_error err = {0};
+    kcbp_collide_result r = {0}, first = {0};
+    kcbp_pair_cache *pc;
+    assert_int_equal(kcbp_pair_cache_new(&pc, &err), KCBP_OK);
+    for (int trial = 0; trial < 50; trial++) {
+        kcbp_pose p = test_random_pose(&rng, 3), q = p;
+        kcbp_collide_options o = kcbp_collide_options_default();
+        o.contacts = KCBP_CONTACTS_NONE;
+        assert_int_equal(kcbp_collide(&m, &p, &m, &q, &o, &r, &err), KCBP_OK);
+        assert_true(r.collide);
+        assert_int_equal(r.tree.tri_pairs, 0); /* no descent */
+        assert_int_equal(kcbp_collide_cached(&m, &p, &m, &q, &o, pc, &r, &err), KCBP_OK);
+        assert_true(r.collide);
+        o.contacts = KCBP_CONTACTS_FIRST;
+        assert_int_equal(kcbp_collide(&m, &p, &m, &q, &o, &first, &err), KCBP_OK);
+        assert_true(first.collide && first.ncontacts == 1 && first.tree.tri_pairs > 0);
+        assert_true(tri_pair(&m, &p, &m, &q, first.contacts[0]));
+        assert_true(tri_pair(&m, &p, &m, &q, (kcbp_contact){0, 0}));
+        /* another mesh at the same pose: the trees decide */
+        o.contacts = KCBP_CONTACTS_NONE;
+        assert_int_equal(kcbp_collide(&m, &p, &other, &q, &o, &r, &err), KCBP_OK);
+        assert_true(r.decided_by != KCBP_STAGE_MESH || r.tree.tri_pairs > 0);
+        /* one ulp apart: not coincident, still colliding (the trees say so) */
+        q.trans.x = nextafter(q.trans.x, INFINITY);
+        assert_int_equal(kcbp_collide(&m, &p, &m, &q, &o, &r, &err), KCBP_OK);
+        assert_true(r.collide && r.tree.tri_pairs > 0);
+    }
+    kcbp_pair_cache_free(pc);
+    kcbp_collide_result_free(&r);
+    kcbp_collide_result_free(&first);
+    kcbp_model_free(&m);
+    kcbp_model_free(&other);
+}
+
 typedef struct {
     uint64_t pairs, contacts;
     uint32_t *ab; /* 2 per pair */
@@ -188,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pair_cap),
         cmocka_unit_test(test_scene_limit),
+        cmocka_unit_test(test_coincident),
     };
     return cmocka_run_group_tests_name("collide_cap", tests, NULL, NULL);
 }

@@ -199,6 +199,20 @@ kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *
         return KCBP_OK;
     }
 
+    /* Coincident copies (kcbp_pair_coincident): collide, no search needed
+     * when no contact is listed (nor the k-CBPs measured). The pair cache
+     * keeps the contact (0, 0), which holds as long as the poses stay equal. */
+    if (options->contacts == KCBP_CONTACTS_NONE && !options->cbp_measure && kcbp_pair_coincident(a, b, &b_in_a)) {
+        result->collide = true;
+        result->decided_by = KCBP_STAGE_MESH;
+        if (pc) {
+            pc->flags |= KCBP_PAIR_CACHE_SEEN | KCBP_PAIR_CACHE_CONTACT;
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_LEAVES;
+            pc->contact = (kcbp_contact){0, 0};
+        }
+        return KCBP_OK;
+    }
+
     /* Stage 2, GJK on the k-CBPs, is adaptive (when not measuring): skipped
      * once KCBP_CACHE_SKIP_AFTER tests in a row were not ended by it (the
      * count below), since it then only costs time (stage 3 alone is exact),

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <kcbp/collide_cap.h>
+#include <kcbp/self.h>
 
 #include "testutil.h"
 
@@ -156,6 +157,36 @@ static void test_coincident(void **state)
     kcbp_model_free(&other);
 }
 
+/* kcbp_self_intersections_capped against the whole list: a subset of it,
+ * sorted, min(cap, n) pairs, the whole list below the cap. */
+static void test_self_cap(void **state)
+{
+    (void)state;
+    kcbp_model m;
+    test_model_load(&m, "cow.obj");
+    kcbp_error err = {0};
+    kcbp_contact *all = NULL, *got = NULL;
+    size_t nall = 0, ngot = 0;
+    assert_int_equal(kcbp_self_intersections(&m, KCBP_CONTACTS_ALL, &all, &nall, NULL, &err), KCBP_OK);
+    assert_true(nall > 20);
+    static const uint64_t caps[] = {1, 2, 10, 1000000};
+    for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+        kcbp_tree_stats st;
+        assert_int_equal(kcbp_self_intersections_capped(&m, KCBP_CONTACTS_ALL, caps[c], &got, &ngot, &st, &err),
+                         KCBP_OK);
+        assert_int_equal(ngot, nall < caps[c] ? nall : (size_t)caps[c]);
+        for (size_t i = 0; i < ngot; i++) {
+            assert_true(in_list(all, nall, got[i]));
+            assert_true(i == 0 || got[i - 1].a < got[i].a || (got[i - 1].a == got[i].a && got[i - 1].b < got[i].b));
+        }
+        if (ngot == nall)
+            assert_memory_equal(got, all, nall * sizeof *all);
+        free(got);
+    }
+    free(all);
+    kcbp_model_free(&m);
+}
+
 typedef struct {
     uint64_t pairs, contacts;
     uint32_t *ab; /* 2 per pair */
@@ -234,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_pair_cap),
         cmocka_unit_test(test_scene_limit),
         cmocka_unit_test(test_coincident),
+        cmocka_unit_test(test_self_cap),
     };
     return cmocka_run_group_tests_name("collide_cap", tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "polygon2d.h"
 #include "pose2d.h"
 #include "shape2d.h"
+#include "sweep2d.h"
 #include "vec2.h"
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <kcbp/collide2d.h>
@@ -11,6 +12,7 @@
 
 #include "base/util.h"
 #include "convex/convex2d.h"
+#include "query/query2d_internal.h"
 
 #define OPTIONS_V1_SIZE (offsetof(kcbp2d_sweep_options, max_iterations) + sizeof(int))
 #define RESULT_V1_SIZE (offsetof(kcbp2d_sweep_result, distance_queries) + sizeof(int))
@@ -67,7 +69,54 @@ typedef struct {
     double rho;       /* the largest distance of a core vertex from the origin */
     double radius;    /* a shape's radius; 0 for a model */
     double spin;      /* |turn in radians| * rho: the turn's speed bound */
+    bool still;       /* from == to: posed once */
+    /* a shape's posed core vertices for the steps (not made strictly
+     * convex: the steps' bounds hold for any point set's hull) */
+    kcbp2d_core pts;
+    bool pts_valid;
+    kcbp_vec2 *heap;
 } body;
+
+#define MAX2(x, y) ((x) > (y) ? (x) : (y))
+#define MIN2(x, y) ((x) < (y) ? (x) : (y))
+
+/* The shape's core vertices moved by the pose, into b->pts (the order of
+ * kcbp2d_core_make: counter-clockwise). */
+static void pose_points(body *b, const kcbp2d_pose *pose)
+{
+    const kcbp2d_shape *s = b->shape;
+    kcbp2d_core *c = &b->pts;
+    kcbp_vec2 *v = b->heap ? b->heap : c->buf;
+    uint32_t n;
+    switch (s->kind) {
+    case KCBP2D_CIRCLE: n = 1, v[0] = kcbp2d_pose_apply(pose, s->local[0]); break;
+    case KCBP2D_BOX: {
+        kcbp_vec2 h = s->local[0];
+        const kcbp_vec2 corner[4] = {{-h.x, -h.y}, {h.x, -h.y}, {h.x, h.y}, {-h.x, h.y}};
+        n = 4;
+        for (int i = 0; i < 4; i++)
+            v[i] = kcbp2d_pose_apply(pose, corner[i]);
+        break;
+    }
+    case KCBP2D_POLYGON:
+        n = s->npoints;
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = kcbp2d_pose_apply(pose, s->points[i]);
+        break;
+    default: /* capsule, segment */
+        n = 2;
+        v[0] = kcbp2d_pose_apply(pose, s->local[0]);
+        v[1] = kcbp2d_pose_apply(pose, s->local[1]);
+        break;
+    }
+    if (n == 2 && v[0].x == v[1].x && v[0].y == v[1].y)
+        n = 1;
+    c->v = v;
+    c->n = n;
+    c->r = s->radius;
+    c->scale = 0;
+    c->heap = NULL;
+}
 
 static double shape_rho(const kcbp2d_shape *s)
 {
@@ -116,6 +165,10 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         }
         b->rho = shape_rho(b->shape);
         b->radius = b->shape->radius;
+        if (b->shape->kind == KCBP2D_POLYGON && b->shape->npoints > KCBP2D_CORE_INLINE &&
+            !(b->heap = malloc((size_t)b->shape->npoints * sizeof *b->heap)))
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D sweep: out of memory for %u vertices",
+                                  (unsigned)b->shape->npoints);
     } else {
         if (!b->model)
             return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: model %s is NULL", which);
@@ -123,6 +176,7 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         b->radius = 0;
     }
     b->dtrans = kcbp_v2_sub(m->to, m->from);
+    b->still = m->from.x == m->to.x && m->from.y == m->to.y && m->from_deg == m->to_deg;
     b->spin = turn * b->rho;
     return KCBP_OK;
 }
@@ -136,11 +190,20 @@ static kcbp_status touching_at(const body *a, const body *b, double t, bool *tou
     if ((st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK ||
         (st = kcbp2d_motion_at(b->motion, t, &pb, err)) != KCBP_OK)
         return st;
-    if (a->shape) {
-        kcbp2d_collide_result r;
-        st = kcbp2d_collide(a->shape, &pa, b->shape, &pb, NULL, &r, err);
-        *touch = st == KCBP_OK && r.collide;
-        return st;
+    if (a->shape) { /* collide2d.h's exact decision, on the checked shapes' cores */
+        kcbp2d_core ca, cb;
+        if ((st = kcbp2d_core_make(a->shape, &pa, &ca, err)) != KCBP_OK)
+            return st;
+        if ((st = kcbp2d_core_make(b->shape, &pb, &cb, err)) != KCBP_OK) {
+            kcbp2d_core_free(&ca);
+            return st;
+        }
+        kcbp2d_decision d;
+        kcbp2d_decide(&ca, &cb, 0.0, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
+        *touch = d.collide;
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+        return KCBP_OK;
     }
     kcbp2d_model_collide_result r;
     st = b->model ? kcbp2d_model_collide(a->model, &pa, b->model, &pb, NULL, &r, err)
@@ -154,6 +217,8 @@ static kcbp_status touching_at(const body *a, const body *b, double t, bool *tou
  * proven free of contact from it. */
 typedef struct {
     double lower, dist, step; /* step: [t, t + step) proven free */
+    bool have_points;         /* convex, apart cores: their closest points and the best direction */
+    kcbp_vec2 pa, pb, n;
     kcbp2d_model_distance_result md; /* models: the last query's answer */
 } measure;
 
@@ -174,35 +239,27 @@ static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
 static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
 {
     kcbp_vec2 e = kcbp_v2_sub(c->v[(i + 1) % c->n], c->v[i]);
-    double l = kcbp_v2_len(e);
+    double l = sqrt(e.x * e.x + e.y * e.y); /* no overflow: |coordinates| <= KCBP_COORD_MAX */
     return l > 0 ? kcbp_v2_make(e.y / l, -e.x / l) : kcbp_v2_make(0, 0);
 }
 
-static kcbp_status measure_convex(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb,
-                                  double e, double spin, measure *out, kcbp_error *err)
+static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
+                           measure *out)
 {
-    kcbp2d_core ca, cb;
-    kcbp_status st = kcbp2d_core_make(a->shape, pa, &ca, err);
-    if (st != KCBP_OK)
-        return st;
-    if ((st = kcbp2d_core_make(b->shape, pb, &cb, err)) != KCBP_OK) {
-        kcbp2d_core_free(&ca);
-        return st;
-    }
+    if (!a->still || !a->pts_valid)
+        pose_points(a, pa), a->pts_valid = true;
+    if (!b->still || !b->pts_valid)
+        pose_points(b, pb), b->pts_valid = true;
+    const kcbp2d_core ca = a->pts, cb = b->pts;
     kcbp2d_gjk_out g;
     kcbp2d_gjk(&ca, &cb, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
     double rr = ca.r + cb.r;
     out->lower = -INFINITY;
     out->dist = 0;
     out->step = 0;
-    if (g.overlap) { /* GJK's rounding, or the cores meet: decide exactly */
-        int ss;
-        uint32_t se;
-        if (!kcbp2d_sat_intersect(&ca, &cb, &ss, &se)) {
-            g.distance = kcbp2d_brute_distance(&ca, &cb, &g.pa, &g.pb);
-            g.overlap = false;
-        }
-    }
+    out->have_points = false;
+    /* GJK found the cores overlapping (or too near to tell): left to the
+     * exact test of the caller (lower stays -INFINITY) */
     if (!g.overlap) {
         out->dist = fmax(g.distance - rr, 0.0);
         kcbp_vec2 u = kcbp_v2_sub(g.pb, g.pa);
@@ -213,6 +270,10 @@ static kcbp_status measure_convex(const body *a, const body *b, const kcbp2d_pos
              * shrinks: a rounding of the points over the distance), and the
              * normals of the edges at both supports along it (one of them is
              * the exact separating direction at a vertex-edge contact). */
+            out->have_points = true;
+            out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca.r));
+            out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb.r));
+            out->n = kcbp_v2_scale(u, 1 / ul);
             kcbp_vec2 dirs[5];
             int nd = 0;
             dirs[nd++] = kcbp_v2_scale(u, 1 / ul);
@@ -237,21 +298,19 @@ static kcbp_status measure_convex(const body *a, const body *b, const kcbp2d_pos
                  * pose (it shrinks at most closing per unit t) */
                 double amax = -INFINITY, bmin = INFINITY;
                 for (uint32_t i = 0; i < ca.n; i++)
-                    amax = fmax(amax, kcbp_v2_dot(n, ca.v[i]));
+                    amax = MAX2(amax, kcbp_v2_dot(n, ca.v[i]));
                 for (uint32_t i = 0; i < cb.n; i++)
-                    bmin = fmin(bmin, kcbp_v2_dot(n, cb.v[i]));
+                    bmin = MIN2(bmin, kcbp_v2_dot(n, cb.v[i]));
                 double lower = (bmin - amax) - rr - e;
                 /* -n . dT, rounded: its error is below 8 ulps of |dT| */
                 double closing = (-kcbp_v2_dot(n, dt) + dterr + spin) * SPEED_PAD;
                 double step = lower > 0 ? (closing > 0 ? lower / closing : INFINITY) : 0;
-                out->lower = fmax(out->lower, lower);
-                out->step = fmax(out->step, step);
+                if (lower > out->lower)
+                    out->lower = lower, out->n = n;
+                out->step = MAX2(out->step, step);
             }
         }
     }
-    kcbp2d_core_free(&ca);
-    kcbp2d_core_free(&cb);
-    return KCBP_OK;
 }
 
 static kcbp_status measure_models(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb,
@@ -278,6 +337,13 @@ static kcbp_status fill_hit(const body *a, const body *b, const kcbp2d_pose *pa,
                             const measure *m, kcbp_vec2 last_normal, kcbp2d_sweep_result *r, kcbp_error *err)
 {
     r->edge_a = r->edge_b = UINT32_MAX;
+    if (a->shape && m->have_points) { /* the last step's GJK points, on the inflated shapes */
+        r->distance = m->dist;
+        r->point_a = m->pa;
+        r->point_b = m->pb;
+        r->normal = m->n;
+        return KCBP_OK;
+    }
     if (a->shape) {
         kcbp2d_distance_result d;
         kcbp_status st = kcbp2d_distance(a->shape, pa, b->shape, pb, NULL, &d, err);
@@ -337,6 +403,9 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     kcbp_vec2 last_normal = kcbp_v2_make(0, 1);
     measure m;
     memset(&m, 0, sizeof m);
+    kcbp2d_pose pa, pb;
+    if ((st = kcbp2d_motion_at(a->motion, 0, &pa, err)) != KCBP_OK) /* a still A stays there */
+        return st;
     for (;;) {
         if (r.iterations >= o.max_iterations) {
             r.undecided = true;
@@ -344,16 +413,16 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
             break;
         }
         r.iterations++;
-        kcbp2d_pose pa, pb;
-        if ((st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK ||
+        if ((!a->still && (st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK) ||
             (st = kcbp2d_motion_at(b->motion, t, &pb, err)) != KCBP_OK)
             return st;
         double reach = a->rho + kcbp_v2_max_abs(pa.trans) * 2 + a->radius + b->rho + kcbp_v2_max_abs(pb.trans) * 2 +
                        b->radius;
         double e = SWEEP2D_ERR * 0x1p-53 * reach;
         double stop_d = fmax(mu * o.t_tolerance, 2 * e);
-        st = convex ? measure_convex(a, b, &pa, &pb, e, spin, &m, err) : measure_models(a, b, &pa, &pb, e, mu, &m, err);
-        if (st != KCBP_OK)
+        if (convex)
+            measure_convex(a, b, &pa, &pb, e, spin, &m);
+        else if ((st = measure_models(a, b, &pa, &pb, e, mu, &m, err)) != KCBP_OK)
             return st;
         r.distance_queries++;
         if (!convex && !m.md.collide && m.md.distance > 0)
@@ -400,7 +469,10 @@ kcbp_status kcbp2d_sweep_sized(const kcbp2d_shape *a, const kcbp2d_motion *motio
     if (!a || !b)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape %s is NULL", a ? "B" : "A");
     body ba = {.shape = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
-    return sweep(&ba, &bb, options, result, result_size, err);
+    kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
+    free(ba.heap);
+    free(bb.heap);
+    return st;
 }
 
 kcbp_status kcbp2d_model_sweep_sized(const kcbp2d_model *a, const kcbp2d_motion *motion_a, const kcbp2d_model *b,
@@ -408,7 +480,10 @@ kcbp_status kcbp2d_model_sweep_sized(const kcbp2d_model *a, const kcbp2d_motion 
                                      kcbp2d_sweep_result *result, size_t result_size, kcbp_error *err)
 {
     body ba = {.model = a, .motion = motion_a}, bb = {.model = b, .motion = motion_b};
-    return sweep(&ba, &bb, options, result, result_size, err);
+    kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
+    free(ba.heap);
+    free(bb.heap);
+    return st;
 }
 
 kcbp_status kcbp2d_model_shape_sweep_sized(const kcbp2d_model *a, const kcbp2d_motion *motion_a,
@@ -419,5 +494,8 @@ kcbp_status kcbp2d_model_shape_sweep_sized(const kcbp2d_model *a, const kcbp2d_m
     if (!b)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape B is NULL");
     body ba = {.model = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
-    return sweep(&ba, &bb, options, result, result_size, err);
+    kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
+    free(ba.heap);
+    free(bb.heap);
+    return st;
 }

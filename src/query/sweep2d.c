@@ -263,7 +263,7 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
     if (!g.overlap) {
         out->dist = fmax(g.distance - rr, 0.0);
         kcbp_vec2 u = kcbp_v2_sub(g.pb, g.pa);
-        double ul = kcbp_v2_len(u);
+        double ul = sqrt(u.x * u.x + u.y * u.y); /* 0 on underflow: left to the exact test */
         if (ul > 0) {
             /* Candidate directions, each giving a proven bound: the closest
              * points' (whose direction loses accuracy as the distance
@@ -274,17 +274,24 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca.r));
             out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb.r));
             out->n = kcbp_v2_scale(u, 1 / ul);
-            kcbp_vec2 dirs[5];
-            int nd = 0;
-            dirs[nd++] = kcbp_v2_scale(u, 1 / ul);
+            kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
+            int nd = 1;
             uint32_t ia = support_of(&ca, u), ib = support_of(&cb, kcbp_v2_neg(u));
+            kcbp_vec2 cand[4];
+            int nc = 0;
             if (ca.n >= 2) {
-                dirs[nd++] = edge_normal(&ca, (ia + ca.n - 1) % ca.n);
-                dirs[nd++] = edge_normal(&ca, ia);
+                cand[nc++] = edge_normal(&ca, (ia + ca.n - 1) % ca.n);
+                cand[nc++] = edge_normal(&ca, ia);
             }
             if (cb.n >= 2) {
-                dirs[nd++] = kcbp_v2_neg(edge_normal(&cb, (ib + cb.n - 1) % cb.n));
-                dirs[nd++] = kcbp_v2_neg(edge_normal(&cb, ib));
+                cand[nc++] = kcbp_v2_neg(edge_normal(&cb, (ib + cb.n - 1) % cb.n));
+                cand[nc++] = kcbp_v2_neg(edge_normal(&cb, ib));
+            }
+            double best = 0;
+            for (int k = 0; k < nc; k++) { /* the edge normal nearest the closest points' direction */
+                double d = kcbp_v2_dot(cand[k], un);
+                if (d > best)
+                    best = d, dirs[1] = cand[k], nd = 2;
             }
             kcbp_vec2 dt = kcbp_v2_sub(b->dtrans, a->dtrans);
             double dterr = 0x1p-50 * (fabs(dt.x) + fabs(dt.y));

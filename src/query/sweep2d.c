@@ -182,7 +182,34 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
 }
 
 /* The exact collide test at t. */
-static kcbp_status touching_at(const body *a, const body *b, double t, bool *touch, kcbp_error *err)
+/* Whether point p lies in the closed convex polygon c (n >= 3, strictly
+ * convex, counter-clockwise), exactly. */
+static bool in_core(const kcbp2d_core *c, kcbp_vec2 p)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p) < 0)
+            return false;
+    return true;
+}
+
+/* A cheap exact witness of contact between polygon cores: the vertex of
+ * each deepest along the other's way (n, A toward B) inside the other. */
+static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n)
+{
+    if (ca->n < 3 || cb->n < 3)
+        return false;
+    uint32_t ib = 0, ia = 0;
+    for (uint32_t i = 1; i < cb->n; i++)
+        if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
+            ib = i;
+    for (uint32_t i = 1; i < ca->n; i++)
+        if (kcbp_v2_dot(n, ca->v[i]) > kcbp_v2_dot(n, ca->v[ia]))
+            ia = i;
+    return in_core(ca, cb->v[ib]) || in_core(cb, ca->v[ia]);
+}
+
+/* The exact collide test at t (n: the last step's direction, a hint). */
+static kcbp_status touching_at(const body *a, const body *b, double t, kcbp_vec2 n, bool *touch, kcbp_error *err)
 {
     kcbp2d_pose pa, pb;
     kcbp_status st;
@@ -198,9 +225,13 @@ static kcbp_status touching_at(const body *a, const body *b, double t, bool *tou
             kcbp2d_core_free(&ca);
             return st;
         }
-        kcbp2d_decision d;
-        kcbp2d_decide(&ca, &cb, 0.0, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
-        *touch = d.collide;
+        if (vertex_inside(&ca, &cb, n)) {
+            *touch = true;
+        } else {
+            kcbp2d_decision d;
+            kcbp2d_decide(&ca, &cb, 0.0, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
+            *touch = d.collide;
+        }
         kcbp2d_core_free(&ca);
         kcbp2d_core_free(&cb);
         return KCBP_OK;
@@ -442,9 +473,9 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
             bool confirmed = false;
             st = KCBP_OK;
             if (m.dist <= 2 * e)
-                st = touching_at(a, b, t, &confirmed, err);
+                st = touching_at(a, b, t, m.n, &confirmed, err);
             if (st == KCBP_OK && !confirmed)
-                st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), &confirmed, err);
+                st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), m.n, &confirmed, err);
             if (st != KCBP_OK)
                 return st;
             if (confirmed || confirm_left == 0 || !(m.lower > 0)) {

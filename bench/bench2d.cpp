@@ -253,13 +253,14 @@ static void bench_toi(int pairs, int rounds)
     const double target = b2_linearSlop, tol = 0.25 * b2_linearSlop;
     int hits = 0, b_touch = 0, b_failed = 0, undecided = 0, confirmed = 0, missed = 0, missed_turning = 0;
     int differ[2] = {0, 0}, cases[2] = {0, 0}; // [turning]
-    long iters = 0;
+    long iters = 0, steps[2] = {0, 0};
     for (int i = 0; i < pairs; i++) {
         const kcbp2d_sweep_result &k = kr[i];
         const b2TOIOutput &b = br[i];
         const toi_case &c = cs[i];
         bool turning = c.mb.to_deg != c.mb.from_deg;
         cases[turning]++;
+        steps[turning] += k.iterations;
         hits += k.hit, confirmed += k.confirmed, undecided += k.undecided, iters += k.iterations;
         b_failed += b.state == b2TOIOutput::e_failed;
         if (k.hit && k.confirmed && b.state == b2TOIOutput::e_separated) {
@@ -290,8 +291,10 @@ static void bench_toi(int pairs, int rounds)
     std::printf("time of impact (convex 3..8 vertices, %d motions, %d of them turning; CPU time, median of %d "
                 "interleaved rounds)\n",
                 pairs, cases[1], rounds);
-    std::printf("  %-28s %10.3f us/query  (%d hits, %d confirmed, %d undecided, %.1f steps per query)\n",
-                "kcbp2d_sweep (tau 1e-9)", median(tk), hits, confirmed, undecided, (double)iters / pairs);
+    std::printf("  %-28s %10.3f us/query  (%d hits, %d confirmed, %d undecided, %.1f steps per query: %.1f "
+                "translating, %.1f turning)\n",
+                "kcbp2d_sweep (tau 1e-9)", median(tk), hits, confirmed, undecided, (double)iters / pairs,
+                (double)steps[0] / cases[0], (double)steps[1] / cases[1]);
     std::printf("  %-28s %10.3f us/query  (%d touching, %d failed)\n", "Box2D b2TimeOfImpact (float)", median(tb),
                 b_touch, b_failed);
     std::printf("  answers disagreeing to Box2D's tolerance: %d of %d translating, %d of %d turning\n", differ[0],

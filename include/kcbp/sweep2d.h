@@ -29,8 +29,12 @@
  * the bodies never touch. n is the best of the closest points' direction
  * (GJK, distance2d.h) and the normals of the edges at both supports along
  * it (at a vertex-edge contact, the exact one: the closest points'
- * direction loses accuracy as the distance shrinks). Models (polygons with
- * holes) use kcbp2d_model_distance / kcbp2d_model_shape_distance and mu.
+ * direction loses accuracy as the distance shrinks). A turning pair also
+ * gets a second-order bound along n: each vertex's projection moves at its
+ * own rate n . (dT + w perp(v - c)) to within w^2 |v - c| h^2 / 2, a bound
+ * concave in the step h whose root (regula falsi from the safe side) is
+ * taken when it is farther. Models (polygons with holes) use
+ * kcbp2d_model_distance / kcbp2d_model_shape_distance and mu.
  *
  * Guarantee, with tau = options.t_tolerance and E the distances' rounding
  * bound (64 * 2^-53 times the sum of both bodies' reach |T| + rho + radius,

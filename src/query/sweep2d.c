@@ -69,6 +69,7 @@ typedef struct {
     double rho;       /* the largest distance of a core vertex from the origin */
     double radius;    /* a shape's radius; 0 for a model */
     double spin;      /* |turn in radians| * rho: the turn's speed bound */
+    double w;         /* the turn in radians, signed (counter-clockwise > 0) */
     bool still;       /* from == to: posed once */
     /* a shape's posed core vertices for the steps (not made strictly
      * convex: the steps' bounds hold for any point set's hull) */
@@ -178,6 +179,7 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
     b->dtrans = kcbp_v2_sub(m->to, m->from);
     b->still = m->from.x == m->to.x && m->from.y == m->to.y && m->from_deg == m->to_deg;
     b->spin = turn * b->rho;
+    b->w = (m->to_deg - m->from_deg) * (M_PI / 180);
     return KCBP_OK;
 }
 
@@ -274,8 +276,35 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
     return l > 0 ? kcbp_v2_make(e.y / l, -e.x / l) : kcbp_v2_make(0, 0);
 }
 
+/* The second-order bound on the gap along the unit n after a further h
+ * (of t), minus rr + e: each vertex v of a body turning by w about its
+ * origin c and moving by dT projects at h to n.v + h (n.dT + w n.perp(v -
+ * c)) up to w^2 |v - c| h^2 / 2 (the second derivative of a rotation), so
+ * the gap is at least the least B vertex's line less the greatest A
+ * vertex's line less K h^2 (K: both bodies' w^2 rho / 2), less the
+ * rounding of those lines (8 ulps of mu h). Concave in h: positive at h
+ * and at 0, it is positive on [0, h]. */
+static double gap_after(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, kcbp_vec2 n,
+                        double h, double k, double slack, double mu)
+{
+    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
+    double ra = kcbp_v2_dot(n, a->dtrans), rb = kcbp_v2_dot(n, b->dtrans);
+    double amax = -INFINITY, bmin = INFINITY;
+    for (uint32_t i = 0; i < ca->n; i++) {
+        kcbp_vec2 v = ca->v[i], r = kcbp_v2_sub(v, pa->trans);
+        double x = kcbp_v2_dot(n, v) + h * (ra + a->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
+        amax = MAX2(amax, x);
+    }
+    for (uint32_t i = 0; i < cb->n; i++) {
+        kcbp_vec2 v = cb->v[i], r = kcbp_v2_sub(v, pb->trans);
+        double x = kcbp_v2_dot(n, v) + h * (rb + b->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
+        bmin = MIN2(bmin, x);
+    }
+    return (bmin - amax) - k * h * h - slack - 0x1p-50 * mu * h;
+}
+
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
-                           measure *out)
+                           double mu, measure *out)
 {
     if (!a->still || !a->pts_valid)
         pose_points(a, pa), a->pts_valid = true;
@@ -346,6 +375,35 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                 if (lower > out->lower)
                     out->lower = lower, out->n = n;
                 out->step = MAX2(out->step, step);
+            }
+            /* Turning, the first-order step is short where the support
+             * vertices move across n: the second-order bound's root, by
+             * doubling h while the bound stays positive, then regula falsi
+             * between the last positive h and the first negative one (the
+             * bound is concave, so the chord's root keeps it positive). */
+            if (spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
+                double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
+                double slack = rr + e, good = out->step, h = 2 * good;
+                double g_good = gap_after(a, b, pa, pb, out->n, good, k, slack, mu), g_h = 0;
+                int doubled = 0;
+                while (g_good > 0 && good < 1 && doubled < 8) {
+                    g_h = gap_after(a, b, pa, pb, out->n, h, k, slack, mu);
+                    if (!(g_h > 0))
+                        break;
+                    good = h, g_good = g_h, h *= 2, doubled++;
+                }
+                for (int it = 0; it < 3 && g_good > 0 && g_h < 0 && good < 1; it++) {
+                    double x = good + g_good * (h - good) / (g_good - g_h);
+                    if (!(x > good && x < h))
+                        break;
+                    double gx = gap_after(a, b, pa, pb, out->n, x, k, slack, mu);
+                    if (gx > 0)
+                        good = x, g_good = gx;
+                    else
+                        h = x, g_h = gx;
+                }
+                if (g_good > 0)
+                    out->step = MAX2(out->step, good);
             }
         }
     }
@@ -459,7 +517,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
         double e = SWEEP2D_ERR * 0x1p-53 * reach;
         double stop_d = fmax(mu * o.t_tolerance, 2 * e);
         if (convex)
-            measure_convex(a, b, &pa, &pb, e, spin, &m);
+            measure_convex(a, b, &pa, &pb, e, spin, mu, &m);
         else if ((st = measure_models(a, b, &pa, &pb, e, mu, &m, err)) != KCBP_OK)
             return st;
         r.distance_queries++;

@@ -135,9 +135,6 @@ cJSON *kcbp_cli_2d_vec2(kcbp_vec2 p)
     return a;
 }
 
-#define vec2_json kcbp_cli_2d_vec2
-#define load_input kcbp_cli_2d_load
-
 cJSON *kcbp_cli_2d_describe(const input2d *in)
 {
     cJSON *o = cJSON_CreateObject();
@@ -150,7 +147,7 @@ cJSON *kcbp_cli_2d_describe(const input2d *in)
     const kcbp2d_shape *s = &in->shape;
     cJSON_AddStringToObject(o, "shape", kcbp2d_shape_kind_name(s->kind));
     if (s->kind == KCBP2D_BOX) {
-        cJSON *size = vec2_json(kcbp_v2_scale(s->local[0], 2));
+        cJSON *size = kcbp_cli_2d_vec2(kcbp_v2_scale(s->local[0], 2));
         cJSON_AddItemToObject(o, "size", size);
     } else if (s->kind == KCBP2D_CAPSULE) {
         cJSON_AddNumberToObject(o, "length", s->local[1].x - s->local[0].x);
@@ -324,8 +321,8 @@ static int answer(const char *cmd, const args2d *a, const input2d *ia_in, const 
         }
         cJSON_AddNumberToObject(out, "distance", r.distance);
         if (!r.collide || r.edge_a != UINT32_MAX) {
-            cJSON_AddItemToObject(out, "point_a", vec2_json(r.point_a));
-            cJSON_AddItemToObject(out, "point_b", vec2_json(r.point_b));
+            cJSON_AddItemToObject(out, "point_a", kcbp_cli_2d_vec2(r.point_a));
+            cJSON_AddItemToObject(out, "point_b", kcbp_cli_2d_vec2(r.point_b));
             cJSON_AddItemToObject(out, "edges", kcbp_cli_json_pair(r.edge_a, r.edge_b));
         }
         if (a->is_signed) {
@@ -342,8 +339,8 @@ static int answer(const char *cmd, const args2d *a, const input2d *ia_in, const 
                 cJSON_AddNumberToObject(out, "depth", dr.depth_upper);
                 cJSON_AddNumberToObject(out, "depth_lower", dr.depth_lower);
                 cJSON_AddNumberToObject(out, "depth_upper", dr.depth_upper);
-                cJSON_AddItemToObject(out, "normal", vec2_json(n));
-                cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_scale(n, dr.depth_upper)));
+                cJSON_AddItemToObject(out, "normal", kcbp_cli_2d_vec2(n));
+                cJSON_AddItemToObject(out, "translation", kcbp_cli_2d_vec2(kcbp_v2_scale(n, dr.depth_upper)));
             } else if (r.collide) { /* the bracket failed (out of memory): no depth */
                 cJSON_AddNullToObject(out, "signed_distance");
                 cJSON_AddNullToObject(out, "depth");
@@ -354,8 +351,8 @@ static int answer(const char *cmd, const args2d *a, const input2d *ia_in, const 
                 cJSON_AddNumberToObject(out, "depth_upper", 0);
                 kcbp_vec2 d = kcbp_v2_sub(r.point_b, r.point_a);
                 double l = kcbp_v2_len(d);
-                cJSON_AddItemToObject(out, "normal", vec2_json(l > 0 ? kcbp_v2_scale(d, 1 / l) : kcbp_v2_make(0, 0)));
-                cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_make(0, 0)));
+                cJSON_AddItemToObject(out, "normal", kcbp_cli_2d_vec2(l > 0 ? kcbp_v2_scale(d, 1 / l) : kcbp_v2_make(0, 0)));
+                cJSON_AddItemToObject(out, "translation", kcbp_cli_2d_vec2(kcbp_v2_make(0, 0)));
             }
         }
     } else {
@@ -366,8 +363,8 @@ static int answer(const char *cmd, const args2d *a, const input2d *ia_in, const 
             return rc;
         }
         cJSON_AddNumberToObject(out, "distance", r.distance);
-        cJSON_AddItemToObject(out, "point_a", vec2_json(r.point_a));
-        cJSON_AddItemToObject(out, "point_b", vec2_json(r.point_b));
+        cJSON_AddItemToObject(out, "point_a", kcbp_cli_2d_vec2(r.point_a));
+        cJSON_AddItemToObject(out, "point_b", kcbp_cli_2d_vec2(r.point_b));
         if (a->is_signed) {
             /* the 3D report's names (kcbp_sdist_status_name): "penetrating"
              * for an overlap of convex shapes, its depth exact to rounding */
@@ -377,8 +374,8 @@ static int answer(const char *cmd, const args2d *a, const input2d *ia_in, const 
             cJSON_AddNumberToObject(out, "depth", r.depth);
             cJSON_AddNumberToObject(out, "depth_lower", r.depth);
             cJSON_AddNumberToObject(out, "depth_upper", r.depth);
-            cJSON_AddItemToObject(out, "normal", vec2_json(r.normal));
-            cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_scale(r.normal, r.depth)));
+            cJSON_AddItemToObject(out, "normal", kcbp_cli_2d_vec2(r.normal));
+            cJSON_AddItemToObject(out, "translation", kcbp_cli_2d_vec2(kcbp_v2_scale(r.normal, r.depth)));
         }
     }
     if (index <= 0) {
@@ -407,9 +404,9 @@ static int run(const char *cmd, int argc, char **argv)
         (rc = read_pose(cmd, "b", a.pose_b, &pb)) != KCBP_EXIT_OK)
         return rc;
     input2d ia, ib;
-    if ((rc = load_input(cmd, a.a, &ia)) != KCBP_EXIT_OK)
+    if ((rc = kcbp_cli_2d_load(cmd, a.a, &ia)) != KCBP_EXIT_OK)
         return rc;
-    if ((rc = load_input(cmd, a.b, &ib)) != KCBP_EXIT_OK) {
+    if ((rc = kcbp_cli_2d_load(cmd, a.b, &ib)) != KCBP_EXIT_OK) {
         kcbp2d_model_free(ia.model);
         return rc;
     }

@@ -248,6 +248,10 @@ int kcbp_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* --jobs's default for every command that takes it: the CPUs this process
+ * may run on (its affinity mask, which taskset and Slurm set; else the
+ * online CPUs), 1 to 1024. */
+long kcbp_cli_default_jobs(void);
 /* Parses a whole decimal integer in [lo, hi]. */
 bool kcbp_cli_parse_int(const char *s, long lo, long hi, long *out);
 /* Prints one JSON document (compact on one line, or indented) and frees it.

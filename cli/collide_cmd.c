@@ -67,7 +67,7 @@ static const char collide_help[] =
     "                           when it is not a terminal (on a terminal: always)\n"
     "  --margin D               meshes within distance D (>= 0) of each other count as\n"
     "                           colliding (each inflated by D/2): \"margin\" gives their\n"
-    "                           distance and closest triangles (kcbp distance --max-distance D)\n"
+    "                           distance and closest triangles (kcbp distance --margin D)\n"
     "  --measure-cbp            with --poses: measure the k-CBPs' distance or depth for\n"
     "                           every pose, as a single pose always is (slower: GJK to\n"
     "                           convergence and EPA; without it a pose's \"cbp\" says only\n"

@@ -27,15 +27,17 @@ static const char scene_help[] =
     "  --filter F        cbp (default): GJK on the k-CBPs before the mesh test, skipped\n"
     "                    where it does not pay; aabb: boxes only (the boxes of the k-CBPs)\n"
     "  --no-adaptive     with cbp: the k-CBP stage on every pair, paying or not\n"
-    "  --contacts MODE   none (default): pairs only; first: one triangle pair per\n"
-    "                    colliding pair; all: every intersecting triangle pair\n"
+    "  --contacts MODE   none: pairs only; first (default, as in kcbp collide): one\n"
+    "                    triangle pair per colliding pair; all: every intersecting\n"
+    "                    triangle pair\n"
     "  --max-contacts N  list at most N contacts per frame (default 100000); a frame\n"
     "                    with more says \"truncated\": true and \"contacts_found\"\n"
     "  --max-pairs N     list at most N colliding pairs per frame (default: all) and\n"
     "                    stop the frame's search at N + 1: a frame with more says\n"
     "                    \"truncated\": true, \"stopped\": \"max_pairs\" and \"colliding_found\",\n"
     "                    which with the counts of \"passed\" is then a lower bound\n"
-    "  --jobs N          threads for each frame's pairs (default: the online CPUs, 1 to\n"
+    "  --jobs N          threads for each frame's pairs (default: the CPUs this process\n"
+    "                    may use, its affinity mask as taskset and Slurm set it, 1 to\n"
     "                    1024); the output is the same for every N but for its times;\n"
     "                    a frame whose work is below a few thread hand-offs runs on one\n"
     "                    thread\n"
@@ -99,7 +101,7 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
     memset(&o, 0, sizeof o);
     o.model = kcbp_model_options_default();
     o.collide = kcbp_collide_options_default();
-    o.collide.contacts = KCBP_CONTACTS_NONE;
+    o.collide.contacts = KCBP_CONTACTS_FIRST; /* as kcbp collide: the exact test finds it anyway */
     o.collide.use_cbp = true;
     o.max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
     o.max_pairs = -1;
@@ -695,8 +697,7 @@ int kcbp_cli_scene(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     kcbp_cli_scene_options o = kcbp_cli_scene_options_default();
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    o.jobs = online >= 1 ? (online > 1024 ? 1024 : online) : 1;
+    o.jobs = kcbp_cli_default_jobs();
     const char *gen = NULL, *mesh = NULL;
     long n = 100, seed = 1;
     bool gen_only = false, frame_given = false;

@@ -492,8 +492,8 @@ static void test_cli(void **state)
     cJSON_Delete(j);
     test_run_free(&r);
 
-    /* kcbp batch: the same pairs */
-    const char *bargv[] = {"batch", path, path, "--jobs", "2", NULL};
+    /* kcbp batch: the same pairs (contacts asked off: the pairs alone) */
+    const char *bargv[] = {"batch", path, path, "--jobs", "2", "--contacts", "none", NULL};
     test_run(&r, bargv);
     if (r.status != 0)
         fail_msg("kcbp batch: %s", r.err);

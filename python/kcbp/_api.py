@@ -831,7 +831,7 @@ def _check_margin(margin):
 
 
 def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
-            contacts: str = "none", k: int = _DEFAULT_K, solid: bool = False, margin: float = 0.0,
+            contacts: str = "first", k: int = _DEFAULT_K, solid: bool = False, margin: float = 0.0,
             measure_cbp: bool = True, geometry: bool = False) -> Report:
     """Whether meshes a and b touch, as `kcbp collide` answers it.
 
@@ -839,7 +839,8 @@ def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: P
     (identity), a 4x4 rigid matrix (kcbp.pose makes one from a quaternion,
     a rotation matrix or an axis and angle) or 7 numbers (tx, ty, tz, ax,
     ay, az, deg: world = R(axis, deg) * local + t). contacts: "none" (the
-    answer only), "first" or "all" (every pair of intersecting triangles).
+    answer only), "first" (the default, as the CLI's) or "all" (every pair
+    of intersecting triangles).
     k: the k-CBP's planes (0: no k-CBP stage). measure_cbp: measure the
     k-CBPs' distance or depth for the "cbp" entry, as the CLI's single-pose
     report does (False: only whether they are apart; a little faster).
@@ -1147,14 +1148,17 @@ def _signed_report(r, md):
 
 
 def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
-             max_distance: Optional[float] = None, k: int = _DEFAULT_K, signed: bool = False) -> Report:
+             max_distance: Optional[float] = None, k: int = _DEFAULT_K, signed: bool = False,
+             margin: Optional[float] = None) -> Report:
     """The distance between the surfaces of a and b and a closest pair of
     points (world frame), as `kcbp distance` reports it: {"within",
     "distance", "point_a", "point_b", "triangles": [tri_a, tri_b],
     "decided_by", "cbp": {"distance"} (when the k-CBP stage ran), "stats"}.
     With max_distance, a pair proven farther apart gives {"within": False,
     "distance": None, "farther_than": max_distance, "distance_lower",
-    "decided_by", ...}. A shape's side of "triangles" is None.
+    "decided_by", ...}. A shape's side of "triangles" is None. margin is
+    the same clearance under collide's name (the CLI's `--margin`); give
+    one of the two.
 
     signed=True: the signed distance (kcbp_signed_distance,
     include/kcbp/signed_distance.h), the solids' distance when apart and
@@ -1171,6 +1175,10 @@ def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: 
     (depth_lower <= depth <= depth_upper; "distance" is -depth_upper)."""
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
+    if margin is not None:
+        if max_distance is not None:
+            raise Error("give margin or max_distance (the same clearance), not both")
+        max_distance = margin
     md = math.inf if max_distance is None else float(max_distance)
     if signed:
         with _Using(a, b):

@@ -135,8 +135,8 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
             break;
         case 'H': args->html = optarg; break;
         case 'E':
-            if (!kcbp_view_is_glb(optarg))
-                return kcbp_cli_usage_error("distance", "--export takes a file ending in .glb, not '%s'", optarg);
+            if (kcbp_view_export_kind_of(optarg) != KCBP_VIEW_EXPORT_GLB)
+                return kcbp_view_export_usage("distance", optarg, false);
             args->export_glb = optarg;
             break;
         case 'm':

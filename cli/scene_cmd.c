@@ -12,7 +12,7 @@ static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
     "                  [--contacts none|first|all] [--max-contacts N] [--max-pairs N] [--mesh-root DIR]\n"
     "                  [--margin D] [--solid] [--ccd] [--jobs N] [--shard I/N] [--no-adaptive]\n"
-    "                  [--export DIR|FILE.glb [--frame F]] [--html FILE] [--pretty] [--progress]\n"
+    "                  [--export FILE.glb|DIR/ [--frame F]] [--html FILE] [--pretty] [--progress]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a box-tree broad\n"
@@ -49,15 +49,17 @@ static const char scene_help[] =
     "  --solid           every mesh is a closed solid: an object wholly inside another\n"
     "                    collides too (\"contained\": \"a_in_b\" or \"b_in_a\"); a mesh\n"
     "                    that is not closed is an error (see kcbp collide --solid)\n"
-    "  --export DIR      also write frame F (default 0) for MeshLab or Blender: each\n"
-    "                    object posed in the world frame as DIR/I-NAME.ply (I: its\n"
-    "                    index; characters of NAME other than A-Z a-z 0-9 . _ - become _),\n"
-    "                    its contact triangles with colliding objects red, the others\n"
-    "                    grey (every intersecting triangle when --contacts is none), and\n"
-    "                    its posed k-CBP as DIR/I-NAME_cbp.obj. DIR is made if missing\n"
-    "  --export FILE.glb instead, frame F as one binary glTF 2.0 file (a path ending\n"
-    "                    in .glb): every object posed (a node), its contact triangles red,\n"
+    "  --export FILE     also write frame F (default 0) as one binary glTF 2.0 file\n"
+    "                    (.glb, written as named; another format's extension is an\n"
+    "                    error): every object posed (a node), its contact triangles red,\n"
     "                    the k-CBPs as extra nodes\n"
+    "  --export DIR/     instead (a path ending in / or an existing folder), for\n"
+    "                    MeshLab: each object posed in the world frame as\n"
+    "                    DIR/I-NAME.ply (I: its index; characters of NAME other than\n"
+    "                    A-Z a-z 0-9 . _ - become _), its contact triangles with\n"
+    "                    colliding objects red, the others grey (every intersecting\n"
+    "                    triangle when --contacts is none), and its posed k-CBP as\n"
+    "                    DIR/I-NAME_cbp.obj. DIR is made if missing\n"
     "  --frame F         the frame --export writes (0 to frames - 1)\n"
     "  --html FILE       also write a page that shows the scene in a browser (no network):\n"
     "                    every object, every contact triangle red, a frame slider for a\n"
@@ -717,10 +719,11 @@ int kcbp_cli_scene(int argc, char **argv)
         case OPT_PROGRESS: kcbp_cli_progress_force(); break;
         case OPT_GENERATE: gen = optarg; break;
         case OPT_EXPORT:
-            if (kcbp_view_is_glb(optarg))
-                o.export_glb = optarg;
-            else
-                o.export_dir = optarg;
+            switch (kcbp_view_export_kind_of(optarg)) {
+            case KCBP_VIEW_EXPORT_GLB: o.export_glb = optarg; break;
+            case KCBP_VIEW_EXPORT_DIR: o.export_dir = optarg; break;
+            default: return kcbp_view_export_usage("scene", optarg, true);
+            }
             break;
         case OPT_HTML: o.html = optarg; break;
         case 'j':

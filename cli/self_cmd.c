@@ -52,8 +52,8 @@ int kcbp_cli_self(int argc, char **argv)
         case 'P': pretty = true; break;
         case 'H': html = optarg; break;
         case 'E':
-            if (!kcbp_view_is_glb(optarg))
-                return kcbp_cli_usage_error("self", "--export takes a file ending in .glb, not '%s'", optarg);
+            if (kcbp_view_export_kind_of(optarg) != KCBP_VIEW_EXPORT_GLB)
+                return kcbp_view_export_usage("self", optarg, false);
             export_glb = optarg;
             break;
         case 'h': fputs(self_help, stdout); return KCBP_EXIT_OK;

@@ -1,8 +1,10 @@
 /* kcbp scene: every colliding pair of a scene file; and --generate, which
  * writes the thesis's benchmark layout as a scene file. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -13,7 +15,7 @@ static const char scene_help[] =
     "                  [--contacts none|first|all] [--max-contacts N] [--max-pairs N] [--mesh-root DIR]\n"
     "                  [--margin D] [--solid] [--ccd] [--jobs N] [--shard I/N] [--no-adaptive]\n"
     "                  [--export FILE.glb|DIR/ [--frame F]] [--html FILE] [--pretty] [--progress]\n"
-    "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
+    "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--output FILE] [--pretty]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a box-tree broad\n"
     "phase, the k-CBP filter, then the exact mesh test. Prints one JSON line per frame\n"
@@ -79,12 +81,15 @@ static const char scene_help[] =
     "                    interval in which an object turns 180 degrees or more is cut in\n"
     "                    steps of less, more than 1000 steps is an error)\n"
     "\n"
-    "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
+    "  --generate thesis write the k-CBP thesis's benchmark scene (to stdout, or to\n"
+    "                    --output FILE): n + 1\n"
     "                    copies of the mesh, normalised, at random integer positions in\n"
     "                    [-4, 4]^3 with random rotations (same seed, same scene). The\n"
-    "                    mesh path is written relative to the current folder when\n"
-    "                    the mesh lies in it (a scene's paths are read relative to its\n"
-    "                    own folder: saved here, it runs as written), else as given\n"
+    "                    mesh path is written relative to the folder the scene is\n"
+    "                    saved in (--output's, else the current one) when the mesh\n"
+    "                    lies in it: a scene's paths are read from its own folder, so\n"
+    "                    it runs as written; else as an absolute path, which it\n"
+    "                    reaches with --mesh-root\n"
     "  --mesh FILE       the mesh to copy;  --n N  copies besides the first (default 100);\n"
     "  --seed S          random seed (default 1)\n"
     "\n"
@@ -584,27 +589,50 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     return st;
 }
 
-/* The mesh path a generated scene names: relative to the current folder
- * when the mesh lies in it or below (the scene, written to stdout, is most
- * often saved there, and a scene's relative paths are read from its own
- * folder: it then runs as written), else as given, which a scene saved
- * elsewhere reaches only with --mesh-root (said on stderr). malloc'ed. */
-static char *scene_mesh_path(const char *mesh_path)
+/* The folder a generated scene will be read from: that of --output FILE,
+ * else the current folder (standard output is most often saved there).
+ * malloc'ed, or NULL. */
+static char *scene_out_folder(const char *output)
 {
-    char *real = realpath(mesh_path, NULL), *cwd = getcwd(NULL, 0);
+    if (!output)
+        return getcwd(NULL, 0);
+    char *copy = strdup(output);
+    if (!copy)
+        return NULL;
+    char *slash = strrchr(copy, '/');
+    if (!slash)
+        strcpy(copy, ".");
+    else
+        slash[slash == copy] = '\0'; /* its folder ("/" for a file at the root) */
+    char *real = realpath(copy, NULL);
+    free(copy);
+    return real;
+}
+
+/* The mesh path a generated scene names: relative to the folder the scene
+ * is saved in (scene_out_folder) when the mesh lies in it or below, since a
+ * scene's relative paths are read from its own folder: it then runs as
+ * written; else by its absolute path (a relative one would be read from
+ * the wrong folder), which the scene reaches only with --mesh-root (said on
+ * stderr). malloc'ed. */
+static char *scene_mesh_path(const char *mesh_path, const char *output)
+{
+    char *real = realpath(mesh_path, NULL), *base = scene_out_folder(output);
     char *out = NULL;
-    size_t nc = cwd ? strlen(cwd) : 0;
-    if (real && cwd && nc > 0 && !strncmp(real, cwd, nc) && (real[nc] == '/' || cwd[nc - 1] == '/'))
+    size_t nc = base ? strlen(base) : 0;
+    if (real && base && nc > 0 && !strncmp(real, base, nc) && (real[nc] == '/' || base[nc - 1] == '/'))
         out = strdup(real + nc + (real[nc] == '/'));
-    if (!out && real && mesh_path[0] == '/')
-        fprintf(stderr, "kcbp: note: the scene names %s, outside the current folder: where it is saved, "
-                        "kcbp scene reads it only with --mesh-root\n", mesh_path);
+    if (!out && real) {
+        fprintf(stderr, "kcbp: note: the scene names %s, outside the folder it is written to: kcbp scene "
+                        "reads it there only with --mesh-root\n", real);
+        out = strdup(real);
+    }
     free(real);
-    free(cwd);
+    free(base);
     return out ? out : strdup(mesh_path);
 }
 
-static int generate(const char *kind, const char *mesh_path, long n, long seed, bool pretty)
+static int generate(const char *kind, const char *mesh_path, long n, long seed, bool pretty, const char *output)
 {
     if (strcmp(kind, "thesis") != 0)
         return kcbp_cli_usage_error("scene", "--generate knows only 'thesis', not '%s'", kind);
@@ -627,7 +655,7 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     kcbp_aabb bounds = kcbp_mesh_bounds(mesh);
     kcbp_mesh_free(mesh);
     kcbp_scene *scene;
-    char *named = scene_mesh_path(mesh_path);
+    char *named = scene_mesh_path(mesh_path, output);
     if (!named) {
         kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory");
         return kcbp_cli_fail(&err);
@@ -641,7 +669,20 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     kcbp_scene_free(scene);
     if (st != KCBP_OK)
         return kcbp_cli_fail(&err);
-    return kcbp_cli_print_text(text);
+    if (!output)
+        return kcbp_cli_print_text(text);
+    FILE *f = fopen(output, "w");
+    bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0)
+        ok = false;
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "kcbp: --output %s: cannot write: %s\n", output, strerror(errno));
+        if (f)
+            remove(output);
+        return KCBP_EXIT_NOMEM;
+    }
+    return KCBP_EXIT_OK;
 }
 
 /* kcbp scene's frame sink: the report's bytes to stdout under the output
@@ -680,7 +721,7 @@ static void drain_stdout(void *ctx)
 
 int kcbp_cli_scene(int argc, char **argv)
 {
-    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY, OPT_EXPORT, OPT_FRAME, OPT_HTML, OPT_JOBS,
+    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_OUTPUT, OPT_PRETTY, OPT_EXPORT, OPT_FRAME, OPT_HTML, OPT_JOBS,
            OPT_SHARD, OPT_PROGRESS };
     static const struct option longopts[] = {
         KCBP_CLI_SCENE_LONGOPTS,
@@ -689,6 +730,7 @@ int kcbp_cli_scene(int argc, char **argv)
         {"mesh", required_argument, NULL, OPT_MESH},
         {"n", required_argument, NULL, OPT_N},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"output", required_argument, NULL, OPT_OUTPUT},
         {"export", required_argument, NULL, OPT_EXPORT},
         {"frame", required_argument, NULL, OPT_FRAME},
         {"html", required_argument, NULL, OPT_HTML},
@@ -700,7 +742,7 @@ int kcbp_cli_scene(int argc, char **argv)
     };
     kcbp_cli_scene_options o = kcbp_cli_scene_options_default();
     o.jobs = kcbp_cli_default_jobs();
-    const char *gen = NULL, *mesh = NULL;
+    const char *gen = NULL, *mesh = NULL, *output = NULL;
     long n = 100, seed = 1;
     bool gen_only = false, frame_given = false;
     opterr = 0;
@@ -752,6 +794,10 @@ int kcbp_cli_scene(int argc, char **argv)
                 return kcbp_cli_usage_error("scene", "--n takes an integer in [0, %u], not '%s'",
                                             KCBP_SCENE_MAX_OBJECTS - 1, optarg);
             break;
+        case OPT_OUTPUT:
+            gen_only = true;
+            output = optarg;
+            break;
         case OPT_SEED:
             gen_only = true;
             if (!kcbp_cli_parse_int(optarg, 0, 0x7fffffffL, &seed))
@@ -768,7 +814,7 @@ int kcbp_cli_scene(int argc, char **argv)
             return kcbp_cli_usage_error("scene", "--export and --html go with a scene file, not --generate");
         if (optind != argc)
             return kcbp_cli_usage_error("scene", "--generate takes no scene file");
-        return generate(gen, mesh, n, seed, o.pretty);
+        return generate(gen, mesh, n, seed, o.pretty, output);
     }
     if (gen_only)
         return kcbp_cli_usage_error("scene", "--mesh, --n and --seed go with --generate");

@@ -127,6 +127,12 @@ typedef struct {
  * line was written ends that line with "error": message (valid JSON). */
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                 const kcbp_cli_frame_sink *sink, kcbp_error *err);
+/* kcbp_cli_scene_eval for a 2D scene file (kcbp2d_scene_sniff; scene2d_cmd.c):
+ * the same report keys, contacts as edge index pairs. */
+kcbp_status kcbp_cli_scene2d_eval(const char *path, const kcbp_cli_scene_options *o, long index,
+                                  const kcbp_cli_frame_sink *sink, kcbp_error *err);
+/* kcbp scene --generate parcels|nesting: a 2D scene to stdout. */
+int kcbp_cli_scene2d_generate(const char *kind, long n, long seed);
 /* Parses --shard's "I/N", 0 <= I < N <= 1000000. */
 bool kcbp_cli_parse_shard(const char *s, long *i, long *n);
 /* kcbp_scene_read with the options' mesh root (see --mesh-root). */

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <kcbp/scene2d.h>
+
 #include "cli.h"
 #include "view.h"
 
@@ -418,6 +420,8 @@ static char *frame_text(const kcbp_scene *scene, const kcbp_scene_frame *f, cons
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                 const kcbp_cli_frame_sink *sink, kcbp_error *err)
 {
+    if (kcbp2d_scene_sniff(path)) /* a 2D scene: its own reader and pair tests */
+        return kcbp_cli_scene2d_eval(path, o, index, sink, err);
     kcbp_scene *scene;
     kcbp_status st = kcbp_cli_scene_read(&scene, path, o, err);
     if (st != KCBP_OK)
@@ -602,8 +606,13 @@ static char *scene_mesh_path(const char *mesh_path)
 
 static int generate(const char *kind, const char *mesh_path, long n, long seed, bool pretty)
 {
+    if (!strcmp(kind, "parcels") || !strcmp(kind, "nesting")) {
+        if (mesh_path)
+            return kcbp_cli_usage_error("scene", "--generate %s makes 2D shapes: no --mesh", kind);
+        return kcbp_cli_scene2d_generate(kind, n, seed);
+    }
     if (strcmp(kind, "thesis") != 0)
-        return kcbp_cli_usage_error("scene", "--generate knows only 'thesis', not '%s'", kind);
+        return kcbp_cli_usage_error("scene", "--generate knows thesis, parcels and nesting, not '%s'", kind);
     if (!mesh_path)
         return kcbp_cli_usage_error("scene", "--generate needs --mesh FILE.obj");
     kcbp_error err = {0};

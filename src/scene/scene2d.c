@@ -436,10 +436,10 @@ static kcbp_status finish(kcbp2d_scene *s, const char *dir, const char *root, co
     qsort(k, n, sizeof *k, cmp_keyed);
     for (uint32_t j = 1; j < n; j++)
         if (!strcmp(k[j].key, k[j - 1].key)) {
-            uint32_t i = k[j].i;
+            uint32_t i = k[j].i, before = k[j - 1].i;
             free(k);
             return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: objects[%u].name: \"%s\" is already the name of objects[%u]",
-                                  s->name, i, s->objects[i].name, k[j - 1].i);
+                                  s->name, i, s->objects[i].name, before);
         }
     /* files: by path as written */
     uint32_t nf = 0;

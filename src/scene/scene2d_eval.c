@@ -283,6 +283,27 @@ static bool slot_put_contacts(slot *sl, const kcbp2d_edge_pair *c, uint32_t n)
     return true;
 }
 
+static int cmp_edge_pair(const void *x, const void *y)
+{
+    const kcbp2d_edge_pair *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+/* Sorts c[0 .. n) and drops repeats; the new count. */
+static uint32_t unique_edges(kcbp2d_edge_pair *c, uint32_t n)
+{
+    if (n < 2)
+        return n;
+    qsort(c, n, sizeof *c, cmp_edge_pair);
+    uint32_t m = 1;
+    for (uint32_t k = 1; k < n; k++)
+        if (c[k].a != c[m - 1].a || c[k].b != c[m - 1].b)
+            c[m++] = c[k];
+    return m;
+}
+
 /* Tests objects a < b (indices) at their poses; a colliding pair goes to
  * the slot. false: an error (sl->err) or out of memory. */
 static bool test_pair(const kcbp2d_scene_eval *ev, worker *wk, slot *sl, uint32_t a, const kcbp2d_pose *pa,
@@ -324,6 +345,8 @@ static bool test_pair(const kcbp2d_scene_eval *ev, worker *wk, slot *sl, uint32_
             else if (!mb)
                 wk->buf[k].b = KCBP2D_SCENE_NO_EDGE;
         }
+        if (!ma || !mb) /* a shape's side is no edge: one contact per edge of the polygon */
+            ncontacts = unique_edges(wk->buf, ncontacts);
         contacts = wk->buf;
         if (collide && cap && ncontacts == 0 && contained != KCBP2D_CONTAINED_NONE)
             contacts = &one, ncontacts = 1; /* inside, no edges meeting */

@@ -423,6 +423,21 @@ static int cmp_keyed(const void *a, const void *b)
     return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
+/* Shapes ordered by kind, radius and numbers. */
+static int cmp_shape(const void *x, const void *y)
+{
+    const kcbp2d_shape *a = &(*(const kcbp2d_scene_obj *const *)x)->shape,
+                       *b = &(*(const kcbp2d_scene_obj *const *)y)->shape;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    double u[5] = {a->radius, a->local[0].x, a->local[0].y, a->local[1].x, a->local[1].y};
+    double v[5] = {b->radius, b->local[0].x, b->local[0].y, b->local[1].x, b->local[1].y};
+    for (int k = 0; k < 5; k++)
+        if (u[k] != v[k])
+            return u[k] < v[k] ? -1 : 1;
+    return 0;
+}
+
 /* Unique names; files numbered, each loaded once (confined to root when
  * given), shapes counted. */
 static kcbp_status finish(kcbp2d_scene *s, const char *dir, const char *root, const char *base, kcbp_error *err)
@@ -483,20 +498,20 @@ static kcbp_status finish(kcbp2d_scene *s, const char *dir, const char *root, co
     free(k);
     if (st != KCBP_OK)
         return st;
-    /* shapes: objects of the same kind and numbers count as one model */
-    uint32_t shapes = 0;
-    for (uint32_t i = 0; i < n && shapes < 4096; i++) {
-        const kcbp2d_scene_obj *o = &s->objects[i];
-        if (o->model >= 0)
-            continue;
-        bool seen = false;
-        for (uint32_t j = 0; j < i && !seen; j++) {
-            const kcbp2d_scene_obj *q = &s->objects[j];
-            seen = q->model < 0 && q->shape.kind == o->shape.kind && q->shape.radius == o->shape.radius &&
-                   !memcmp(q->shape.local, o->shape.local, sizeof o->shape.local);
-        }
-        shapes += !seen;
-    }
+    /* shapes: objects of the same kind and numbers count as one model
+     * (sorted, then counted: the count is for reports) */
+    uint32_t ns = 0;
+    const kcbp2d_scene_obj **sh = malloc((size_t)n * sizeof *sh);
+    if (!sh)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", s->name);
+    for (uint32_t i = 0; i < n; i++)
+        if (s->objects[i].model < 0)
+            sh[ns++] = &s->objects[i];
+    qsort(sh, ns, sizeof *sh, cmp_shape);
+    uint32_t shapes = ns > 0;
+    for (uint32_t j = 1; j < ns; j++)
+        shapes += cmp_shape(&sh[j - 1], &sh[j]) != 0;
+    free(sh);
     s->nshapes = shapes;
     /* the motion keeps every pose finite and within the limit */
     for (uint32_t i = 0; s->moving && i < n; i++) {

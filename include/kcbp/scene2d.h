@@ -184,9 +184,11 @@ KCBP_API void kcbp2d_scene_eval_free(kcbp2d_scene_eval *ev);
  * first of the fixed order. */
 KCBP_API void kcbp2d_scene_eval_set_pair_limit(kcbp2d_scene_eval *ev, uint64_t limit);
 
-/* Tests every pair at frame f, handing each colliding pair to fn (on this
- * thread, one at a time, in the fixed order); fn returning an error stops
- * the frame with it. */
+/* Tests every pair at frame f (< kcbp2d_scene_frame_count), handing each
+ * colliding pair to fn (on this thread, one at a time, in the fixed order;
+ * NULL: only counted); fn returning an error stops the frame with it.
+ * KCBP_ERR_INVALID for a frame out of range or out_size below the first
+ * release's size. */
 KCBP_API kcbp_status kcbp2d_scene_eval_frame_sized(kcbp2d_scene_eval *ev, uint32_t frame, kcbp2d_scene_pair_fn fn,
                                                    void *ctx, kcbp2d_scene_frame *out, size_t out_size,
                                                    kcbp_error *err);

@@ -3,6 +3,7 @@
  * pair tests (random scenes, moving frames, margins, threads, shards, the
  * pair limit), exact touching constructions whose answer is known, bad
  * files (2D and 3D mixed, missing or outside files), and the command line. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -337,6 +338,26 @@ static void test_touching(void **state)
         assert_int_equal(got.n, 2 * k * (k - 1) + 2 * (k - 1) * (k - 1));
         free(got.p);
         kcbp2d_scene_free(s);
+    }
+    /* an SVG square [0, 1]^2 and a unit square shape beside it, sharing the edge x = 1;
+     * a second shape one ulp further right does not touch */
+    test_tmp_write_text(dir, "sq.svg",
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\"><rect x=\"0\" y=\"0\" width=\"1\" height=\"1\"/></svg>");
+    {
+        char t[512];
+        snprintf(t, sizeof t,
+                 "{\"objects\": [{\"name\": \"svg\", \"mesh\": \"sq.svg\", \"pose\": [0, 0, 0]},"
+                 "{\"name\": \"side\", \"shape\": {\"rect\": {\"size\": [1, 1]}}, \"pose\": [1.5, 0.5, 0]},"
+                 "{\"name\": \"apart\", \"shape\": {\"rect\": {\"size\": [1, 1]}}, \"pose\": [%.17g, 3.5, 0]},"
+                 "{\"name\": \"svg2\", \"mesh\": \"sq.svg\", \"pose\": [0, 3, 0]}]}",
+                 nextafter(1.5, 2.0));
+        kcbp2d_scene *sv = scene_from("svg.json", t);
+        pair_list got = {0};
+        eval_frame(sv, 0, NULL, UINT64_MAX, &got, NULL);
+        assert_int_equal(got.n, 1);
+        assert_int_equal(got.p[0].a, 0), assert_int_equal(got.p[0].b, 1);
+        free(got.p);
+        kcbp2d_scene_free(sv);
     }
     /* a hole: a circle of radius 1 in the frame's hole touches its four
      * edges (centre 1 away from each); radius 0.5 touches nothing; a small

@@ -303,6 +303,26 @@ static void test_shards_and_limit(void **state)
         free(one.p);
     }
     assert_same_sets(&shards, &want, "three shards");
+    /* threads where they may pay: the first frame of 15 chunks goes to
+     * them, a scene of one chunk never does; the same pairs either way */
+    kcbp2d_scene_eval_options two = kcbp2d_scene_eval_options_default();
+    two.jobs = 2;
+    pair_list threaded = {0};
+    kcbp2d_scene_frame tf;
+    eval_frame(s, 0, &two, UINT64_MAX, &threaded, &tf);
+    assert_true(tf.threaded);
+    assert_int_equal(threaded.n, all.n);
+    assert_memory_equal(threaded.p, all.p, all.n * sizeof *all.p);
+    free(threaded.p);
+    kcbp2d_scene *small = scene_from("small.json", "{\"objects\": [{\"name\": \"a\", \"shape\": {\"circle\": "
+                                                   "{\"radius\": 1}}, \"pose\": [0, 0, 0]}, {\"name\": \"b\", "
+                                                   "\"shape\": {\"circle\": {\"radius\": 1}}, \"pose\": [2, 0, 0]}]}");
+    pair_list one = {0};
+    eval_frame(small, 0, &two, UINT64_MAX, &one, &tf);
+    assert_false(tf.threaded);
+    assert_int_equal(one.n, 1); /* touching at (1, 0) */
+    free(one.p);
+    kcbp2d_scene_free(small);
     pair_list first = {0};
     kcbp2d_scene_frame f;
     eval_frame(s, 0, NULL, 7, &first, &f);

@@ -10,17 +10,30 @@
  *         the usual "all intersecting pairs" recipe, GEOS at its best.
  * Both get the same rectangles: GEOS's corners are the doubles
  * kcbp2d_pose_apply makes (those kcbp decides on), and the pair sets are
- * compared (reported as "same"). Times are CPU time
+ * compared (reported as "same").
+ *
+ * With "parts" as the third argument, the scene is nesting-like instead: n
+ * copies of one non-convex part with a hole (an L of 12 vertices with a
+ * square hole, from a GeoJSON file), at random places on a sheet of about
+ * n / 2 square units and random angles: kcbp's pair test is then
+ * kcbp2d_model_collide (B carried into A's frame), GEOS's the same
+ * prepared intersects on the world coordinates kcbp2d_pose_apply gives;
+ * the two decide on coordinates that differ by rounding, so pairs within
+ * a few ulps of touching could differ (reported: "same" counts them).
+ *
+ * Times are CPU time
  * (CLOCK_PROCESS_CPUTIME_ID), the runs of the two interleaved, medians of
  * REPS; the scene text's parsing is not counted for either.
  *
- *   make -C bench scene2d_geos && bench/scene2d_geos [max_n] [reps] */
+ *   make -C bench scene2d_geos && bench/scene2d_geos [max_n] [reps] [parcels|parts] */
 #include <geos_c.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <kcbp/kcbp2d.h>
 
@@ -134,6 +147,48 @@ static double run_geos(GEOSContextHandle_t h, GEOSGeometry **g, uint32_t n, pair
     return cpu_ms() - t0;
 }
 
+/* The part of the "parts" scene: an L with a square hole (GeoJSON, in
+ * the file's order: outer ring then hole). */
+static const double PART_OUTER[][2] = {{0, 0}, {1.2, 0}, {1.2, 0.4}, {0.4, 0.4}, {0.4, 1.2}, {0, 1.2}};
+static const double PART_HOLE[][2] = {{0.1, 0.1}, {0.3, 0.1}, {0.3, 0.3}, {0.1, 0.3}};
+static const char PART_GEOJSON[] = "{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1.2,0],[1.2,0.4],[0.4,0.4],[0.4,1.2],"
+                                   "[0,1.2],[0,0]],[[0.1,0.1],[0.3,0.1],[0.3,0.3],[0.1,0.3],[0.1,0.1]]]}";
+
+static GEOSGeometry *posed_ring(GEOSContextHandle_t h, const double (*pt)[2], int n, const kcbp2d_pose *p)
+{
+    GEOSCoordSequence *cs = GEOSCoordSeq_create_r(h, (unsigned)n + 1, 2);
+    for (int k = 0; k <= n; k++) {
+        kcbp_vec2 w = kcbp2d_pose_apply(p, (kcbp_vec2){pt[k % n][0], pt[k % n][1]});
+        GEOSCoordSeq_setXY_r(h, cs, (unsigned)k, w.x, w.y);
+    }
+    return GEOSGeom_createLinearRing_r(h, cs);
+}
+
+/* The "parts" scene's text: n copies of part.geojson on a sheet. */
+static char *parts_scene(uint32_t n, uint64_t seed)
+{
+    size_t cap = 128 + (size_t)n * 128, len = 0;
+    char *t = malloc(cap);
+    if (!t)
+        abort();
+    double side = 1;
+    while (side * side < n / 2.0)
+        side += 1;
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+    len += (size_t)snprintf(t + len, cap - len, "{\"objects\": [");
+    for (uint32_t i = 0; i < n; i++) {
+        double v[3];
+        for (int k = 0; k < 3; k++) { /* xorshift64*, one draw per statement */
+            s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+            v[k] = (double)((s * 0x2545f4914f6cdd1dull) >> 44) / 1048576.0;
+        }
+        len += (size_t)snprintf(t + len, cap - len, "%s{\"name\": \"q%u\", \"mesh\": \"part.geojson\", \"pose\": [%.17g, %.17g, %.17g]}",
+                                i ? "," : "", i, side * v[0], side * v[1], 360 * v[2]);
+    }
+    snprintf(t + len, cap - len, "]}");
+    return t;
+}
+
 /* The scene's rectangles as GEOS polygons, corners as kcbp places them. */
 static GEOSGeometry **geos_polygons(GEOSContextHandle_t h, const kcbp2d_scene *s)
 {
@@ -142,7 +197,12 @@ static GEOSGeometry **geos_polygons(GEOSContextHandle_t h, const kcbp2d_scene *s
     for (uint32_t i = 0; i < n; i++) {
         const kcbp2d_shape *sh = kcbp2d_scene_object_shape(s, i);
         kcbp2d_pose p = kcbp2d_scene_object_pose(s, i, 0);
-        if (!sh || sh->kind != KCBP2D_BOX || sh->radius != 0)
+        if (!sh) { /* the part */
+            GEOSGeometry *hole = posed_ring(h, PART_HOLE, 4, &p);
+            g[i] = GEOSGeom_createPolygon_r(h, posed_ring(h, PART_OUTER, 6, &p), &hole, 1);
+            continue;
+        }
+        if (sh->kind != KCBP2D_BOX || sh->radius != 0)
             abort();
         double hx = sh->local[0].x, hy = sh->local[0].y;
         kcbp_vec2 c[5] = {{-hx, -hy}, {hx, -hy}, {hx, hy}, {-hx, hy}, {-hx, -hy}};
@@ -162,6 +222,19 @@ int main(int argc, char **argv)
     int reps = argc > 2 ? atoi(argv[2]) : 5;
     if (reps < 1 || reps > 99)
         reps = 5;
+    bool parts = argc > 3 && !strcmp(argv[3], "parts");
+    char tmpl[] = "/tmp/kcbp_scene2d_bench_XXXXXX";
+    if (parts) {
+        if (!mkdtemp(tmpl))
+            return 1;
+        char path[64];
+        snprintf(path, sizeof path, "%s/part.geojson", tmpl);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return 1;
+        fputs(PART_GEOJSON, f);
+        fclose(f);
+    }
     GEOSContextHandle_t h = GEOS_init_r();
     printf("| objects | colliding pairs | same pairs | kcbp ms | kcbp us/object | GEOS ms | GEOS us/object | GEOS / kcbp |\n");
     printf("|---:|---:|:---:|---:|---:|---:|---:|---:|\n");
@@ -169,8 +242,10 @@ int main(int argc, char **argv)
         char *text;
         kcbp_error err;
         kcbp2d_scene *s;
-        if (kcbp2d_scene_generate("parcels", n, 1, &text, &err) != KCBP_OK ||
-            kcbp2d_scene_parse("parcels", NULL, text, strlen(text), &s, &err) != KCBP_OK) {
+        if (parts)
+            text = parts_scene(n, 1);
+        if ((!parts && kcbp2d_scene_generate("parcels", n, 1, &text, &err) != KCBP_OK) ||
+            kcbp2d_scene_parse(parts ? "parts" : "parcels", parts ? tmpl : NULL, text, strlen(text), &s, &err) != KCBP_OK) {
             fprintf(stderr, "%s\n", err.msg);
             return 1;
         }
@@ -205,5 +280,11 @@ int main(int argc, char **argv)
         kcbp2d_scene_free(s);
     }
     GEOS_finish_r(h);
+    if (parts) {
+        char path[64];
+        snprintf(path, sizeof path, "%s/part.geojson", tmpl);
+        unlink(path);
+        rmdir(tmpl);
+    }
     return 0;
 }

@@ -72,6 +72,26 @@ int kcbp_cli_print_text(char *text)
     return KCBP_EXIT_OK;
 }
 
+int kcbp_cli_write_text(char *text, const char *path)
+{
+    if (!path)
+        return kcbp_cli_print_text(text);
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    int e = errno;
+    if (f && fclose(f) != 0) {
+        ok = false;
+        e = errno;
+    }
+    free(text);
+    if (ok)
+        return KCBP_EXIT_OK;
+    fprintf(stderr, "kcbp: %s: cannot write: %s\n", path, strerror(e));
+    if (f)
+        remove(path);
+    return KCBP_EXIT_NOMEM;
+}
+
 int kcbp_cli_flush(void)
 {
     errno = 0;

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <kcbp/scene2d.h>
+
 #include "cli.h"
 #include "view.h"
 
@@ -16,6 +18,7 @@ static const char scene_help[] =
     "                  [--margin D] [--solid] [--ccd] [--jobs N] [--shard I/N] [--no-adaptive]\n"
     "                  [--export FILE.glb|DIR/ [--frame F]] [--html FILE] [--pretty] [--progress]\n"
     "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--output FILE] [--pretty]\n"
+    "       kcbp scene --generate parcels|nesting --n N [--seed S] [--output FILE]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a box-tree broad\n"
     "phase, the k-CBP filter, then the exact mesh test. Prints one JSON line per frame\n"
@@ -90,9 +93,14 @@ static const char scene_help[] =
     "                    lies in it: a scene's paths are read from its own folder, so\n"
     "                    it runs as written; else as an absolute path, which it\n"
     "                    reaches with --mesh-root\n"
+    "  --generate parcels|nesting  a 2D scene: N rectangles on a grid of unit cells\n"
+    "                    (random sizes and angles, a quarter touching edge to edge), or N\n"
+    "                    circles, rectangles and capsules on a sheet, drifting over 10 frames\n"
     "  --mesh FILE       the mesh to copy;  --n N  copies besides the first (default 100);\n"
     "  --seed S          random seed (default 1)\n"
     "\n"
+    "A scene whose objects are 2D (a \"pose\" [tx, ty, deg], GeoJSON or SVG files, circle,\n"
+    "rect, capsule2d shapes) is evaluated in the plane, contacts as edge pairs (docs/2d.md).\n"
     "Scene files are described in docs/scenes.md; '-' is\n"
     "standard input (meshes are then found from the current folder).\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input\n"
@@ -427,6 +435,8 @@ static char *frame_text(const kcbp_scene *scene, const kcbp_scene_frame *f, cons
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                 const kcbp_cli_frame_sink *sink, kcbp_error *err)
 {
+    if (kcbp2d_scene_sniff(path)) /* a 2D scene: its own reader and pair tests */
+        return kcbp_cli_scene2d_eval(path, o, index, sink, err);
     kcbp_scene *scene;
     kcbp_status st = kcbp_cli_scene_read(&scene, path, o, err);
     if (st != KCBP_OK)
@@ -634,8 +644,13 @@ static char *scene_mesh_path(const char *mesh_path, const char *output)
 
 static int generate(const char *kind, const char *mesh_path, long n, long seed, bool pretty, const char *output)
 {
+    if (!strcmp(kind, "parcels") || !strcmp(kind, "nesting")) {
+        if (mesh_path)
+            return kcbp_cli_usage_error("scene", "--generate %s makes 2D shapes: no --mesh", kind);
+        return kcbp_cli_scene2d_generate(kind, n, seed, output);
+    }
     if (strcmp(kind, "thesis") != 0)
-        return kcbp_cli_usage_error("scene", "--generate knows only 'thesis', not '%s'", kind);
+        return kcbp_cli_usage_error("scene", "--generate knows thesis, parcels and nesting, not '%s'", kind);
     if (!mesh_path)
         return kcbp_cli_usage_error("scene", "--generate needs --mesh FILE.obj");
     kcbp_error err = {0};
@@ -669,20 +684,7 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     kcbp_scene_free(scene);
     if (st != KCBP_OK)
         return kcbp_cli_fail(&err);
-    if (!output)
-        return kcbp_cli_print_text(text);
-    FILE *f = fopen(output, "w");
-    bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0)
-        ok = false;
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "kcbp: --output %s: cannot write: %s\n", output, strerror(errno));
-        if (f)
-            remove(output);
-        return KCBP_EXIT_NOMEM;
-    }
-    return KCBP_EXIT_OK;
+    return kcbp_cli_write_text(text, output);
 }
 
 /* kcbp scene's frame sink: the report's bytes to stdout under the output

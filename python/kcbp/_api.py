@@ -11,6 +11,7 @@ from ctypes import byref, c_int, sizeof
 import numpy as np
 
 from . import _lib
+from . import _api2d
 from ._lib import Error, lib
 
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
@@ -595,6 +596,10 @@ def load(path: Union[str, bytes, "os.PathLike[str]"], k: int = _DEFAULT_K) -> Me
 def _as_mesh(m, what):
     if isinstance(m, (Mesh, _Shape)):
         return m
+    if _api2d.is_2d(m):
+        raise Error("%s is 2D (%s): this function takes 3D geometries (kcbp.collide and kcbp.distance take 2D "
+                    "ones, both 2D)" % (what, "kcbp." + type(m).__name__ if isinstance(m, _api2d.Geometry2D)
+                                        else "a GeoJSON or SVG file"))
     if isinstance(m, (str, bytes, os.PathLike)):
         return load(m)
     raise Error("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder) or a mesh file path, not %s"
@@ -864,6 +869,10 @@ def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: P
     [[tri_a, tri_b], ...], "cbp" (when the k-CBP stage ran), "a", "b" (mesh
     sizes), "stats": {"box_pairs", "triangle_pairs", "query_ms"}} (plus
     "margin" with a margin). Triangles that touch count as colliding."""
+    if _api2d.is_2d(a) or _api2d.is_2d(b):
+        if geometry:
+            raise Error("geometry=True is for 3D meshes; 2D contacts are edge pairs")
+        return _api2d.collide(a, b, pose_a, pose_b, contacts, margin)
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     margin = _check_margin(margin)
@@ -1169,6 +1178,8 @@ def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: 
     open mesh overlapping the other raises kcbp.Error naming its open
     edges. A closed non-convex mesh's depth is a proven bracket
     (depth_lower <= depth <= depth_upper; "distance" is -depth_upper)."""
+    if _api2d.is_2d(a) or _api2d.is_2d(b):
+        return _api2d.distance(a, b, pose_a, pose_b, max_distance, signed)
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     md = math.inf if max_distance is None else float(max_distance)

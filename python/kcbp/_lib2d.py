@@ -57,7 +57,9 @@ def types():
         ("normal", Vec2), ("point_a", Vec2), ("point_b", Vec2), ("scale", c_double), ("iterations", c_int)])
     t.Polygons = s("kcbp2d_polygons", [("points", c_void_p), ("ring_end", c_void_p), ("nrings", c_uint32),
                                        ("polygon_end", c_void_p), ("npolygons", c_uint32)])
-    if _lib.layout("kcbp2d_edge_pair") != (0, 8):
+    # member entries where the library has them (1.1.0 listed only the sizes)
+    if _lib.layout("kcbp2d_edge_pair") != (0, 8) or _lib.layout("kcbp2d_edge_pair.b") not in (None, (4, 4)) \
+            or _lib.layout("kcbp_vec2.y") not in (None, (8, 8)):
         raise Error("kcbp2d_edge_pair has an unexpected layout in libkcbp %s" % _lib.VERSION, "unsupported")
     t.ModelCollideOptions = s("kcbp2d_model_collide_options", [("size", c_uint32), ("margin", c_double),
                                                                ("contacts", c_void_p),

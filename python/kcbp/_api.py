@@ -868,7 +868,13 @@ def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: P
     Returns the CLI's report fields: {"collide", "decided_by", "contacts":
     [[tri_a, tri_b], ...], "cbp" (when the k-CBP stage ran), "a", "b" (mesh
     sizes), "stats": {"box_pairs", "triangle_pairs", "query_ms"}} (plus
-    "margin" with a margin). Triangles that touch count as colliding."""
+    "margin" with a margin). Triangles that touch count as colliding.
+
+    Two 2D geometries (kcbp.Polygon, Circle, Capsule2D, Rect,
+    ConvexPolygon, or GeoJSON/SVG file names): poses (tx, ty, degrees) or
+    3x3 rigid matrices, the command line's 2D report ("contacts" are edge
+    pairs, "contained"; k, solid and measure_cbp do not apply); a 2D
+    geometry with a 3D one raises kcbp.Error. See python/README.md, 2D."""
     if _api2d.is_2d(a) or _api2d.is_2d(b):
         if geometry:
             raise Error("geometry=True is for 3D meshes; 2D contacts are edge pairs")
@@ -1023,7 +1029,10 @@ def collide_many(a: GeometryLike, b: GeometryLike, poses: ArrayLike, pose_a: Pos
 
     The loop runs in C (kcbp_collide_poses) with one pair cache carried from
     pose to pose, as `kcbp collide A B --poses FILE --contacts none` does: the
-    same answers, at the CLI's speed."""
+    same answers, at the CLI's speed. Two 2D geometries: poses (n, 3)
+    (tx, ty, degrees) or (n, 3, 3), the exact 2D test in a Python loop."""
+    if _api2d.is_2d(a) or _api2d.is_2d(b):
+        return _api2d.collide_many(a, b, poses, pose_a)
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa = _pose(pose_a, "pose_a")
     arr = _poses_array(poses)
@@ -1177,7 +1186,12 @@ def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: 
     a mesh is one when closed (its solid model is built on first use): an
     open mesh overlapping the other raises kcbp.Error naming its open
     edges. A closed non-convex mesh's depth is a proven bracket
-    (depth_lower <= depth <= depth_upper; "distance" is -depth_upper)."""
+    (depth_lower <= depth <= depth_upper; "distance" is -depth_upper).
+
+    Two 2D geometries: poses (tx, ty, degrees) or 3x3 matrices, the
+    command line's 2D report ("edges" instead of "triangles"; signed: two
+    convex shapes' exact depth, a Polygon's certified bracket, status
+    "bracketed"); a 2D geometry with a 3D one raises kcbp.Error."""
     if _api2d.is_2d(a) or _api2d.is_2d(b):
         return _api2d.distance(a, b, pose_a, pose_b, max_distance, signed)
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")

@@ -768,3 +768,22 @@ def distance(a, b, pose_a=None, pose_b=None, max_distance=None, signed=False) ->
         out["dimensions"] = 2
         out["stats"] = {"gjk_iterations": int(r.iterations)} if shapes else {"edge_pairs": int(r.edge_pairs)}
     return out
+
+
+def collide_many(a, b, poses, pose_a=None) -> np.ndarray:
+    """kcbp.collide_many for two 2D geometries: poses an (n, 3) array of
+    (tx, ty, degrees) or an (n, 3, 3) array of rigid matrices; an (n,)
+    bool array (a loop over the exact pair test, in Python)."""
+    if not (is_2d(a) and is_2d(b)):
+        raise mixed_error("collide_many", a, b)
+    a, b = as_geometry2d(a, "a"), as_geometry2d(b, "b")
+    pa = pose2d(pose_a, "pose_a")
+    p = np.asarray(poses)
+    if p.dtype.kind not in "iuf" or not ((p.ndim == 2 and p.shape[1] == 3) or (p.ndim == 3 and p.shape[1:] == (3, 3))):
+        raise Error("poses: expected an (n, 3) array of (tx, ty, degrees) or an (n, 3, 3) array of real numbers, "
+                    "not %s of shape %s" % (p.dtype, p.shape))
+    out = np.zeros(p.shape[0], dtype=bool)
+    with _Using2D(a, b):
+        for i in range(p.shape[0]):
+            out[i] = pair_collide(a, pa, b, pose2d(p[i], "poses[%d]" % i))[0]
+    return out

@@ -384,8 +384,17 @@ def test_poses_and_mixing_dimensions(bunny):
         kcbp.distance(kcbp.Sphere(1), a, signed=True)
     with pytest.raises(kcbp.Error, match="2D"):
         kcbp.sweep(a, b, None, None)
-    with pytest.raises(kcbp.Error, match="2D"):
+    with pytest.raises(kcbp.Error, match="3"):
         kcbp.collide_many(a, b, np.zeros((2, 7)))
+    with pytest.raises(kcbp.Error, match="cannot be mixed"):
+        kcbp.collide_many(a, bunny, np.zeros((2, 3)))
+    rng = np.random.default_rng(5)
+    poses = np.column_stack([rng.uniform(-2, 2, 50), rng.uniform(-2, 2, 50), rng.uniform(0, 360, 50)])
+    many = kcbp.collide_many(a, b, poses)
+    one = [kcbp.collide(a, b, pose_b=tuple(p))["collide"] for p in poses]
+    assert many.dtype == bool and list(many) == one and 0 < sum(one) < 50
+    mats = np.array([kcbp.pose2(p[:2], p[2]) for p in poses])
+    assert list(kcbp.collide_many(a, b, mats)) == one
 
 
 def test_margin_contacts_and_lifetime():

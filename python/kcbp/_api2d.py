@@ -167,10 +167,13 @@ class Shape2D(Geometry2D):
         return self._keep.copy()
 
     def _local_box(self):
-        c = self._core()
-        r = self._s.radius
-        return (float(c[:, 0].min()) - r, float(c[:, 1].min()) - r, float(c[:, 0].max()) + r,
-                float(c[:, 1].max()) + r)
+        box = getattr(self, "_box", None)
+        if box is None:
+            c = self._core()
+            r = self._s.radius
+            box = self._box = (float(c[:, 0].min()) - r, float(c[:, 1].min()) - r, float(c[:, 0].max()) + r,
+                               float(c[:, 1].max()) + r)
+        return box
 
     def _report(self):
         out = {"shape": self.kind}
@@ -448,9 +451,12 @@ class Polygon(Geometry2D):
             return np.array([[lo.x, lo.y], [hi.x, hi.y]])
 
     def _local_box(self):
-        lo, hi = Vec2(), Vec2()
-        lib.kcbp2d_model_bounds(self._h, byref(lo), byref(hi))
-        return (lo.x, lo.y, hi.x, hi.y)
+        box = getattr(self, "_box", None)
+        if box is None:
+            lo, hi = Vec2(), Vec2()
+            lib.kcbp2d_model_bounds(self._h, byref(lo), byref(hi))
+            box = self._box = (lo.x, lo.y, hi.x, hi.y)
+        return box
 
     def _report(self):
         if self.closed:
@@ -487,9 +493,22 @@ def _identity():
 def pose2d(p: Pose2Like, what: str = "pose") -> Pose2:
     """A kcbp2d_pose from None (identity), (tx, ty, degrees) or a 3x3
     homogeneous rigid matrix [[c, -s, tx], [s, c, ty], [0, 0, 1]]."""
-    _lib2d.types()
     if p is None:
+        _lib2d.types()
         return _identity()
+    if type(p) in (tuple, list) and len(p) == 3 and _lib2d._t is not None:
+        # the common case without numpy (set_transform's loop)
+        try:
+            tx, ty, deg = float(p[0]), float(p[1]), float(p[2])
+        except (TypeError, ValueError):
+            tx = None
+        if tx is not None and not any(type(v) is bool or type(v) is complex for v in p):
+            out = Pose2()
+            err = _lib.ErrorStruct()
+            if lib.kcbp2d_pose_from_angle(tx, ty, deg, byref(out), byref(err)) != 0:
+                raise Error("%s: %s" % (what, err.msg.decode("utf-8", "replace")))
+            return out
+    _lib2d.types()
     from ._api import _real_array, RIGID_TOL
     try:
         a, tol = _real_array(p, what, "(tx, ty, degrees) or a 3x3 matrix of real numbers")
@@ -579,14 +598,30 @@ def pair_collide(a, pa, b, pb, margin=0.0, contacts="none"):
     t = _lib2d.types()
     err = _lib.ErrorStruct()
     if not a.is_model and not b.is_model:
-        o = _lib2d.options(t.CollideOptions, "kcbp2d_collide_options_init")
-        o.margin = margin
+        o = _lib2d.default_options(t.CollideOptions, "kcbp2d_collide_options_init") if not margin else None
+        if o is None:
+            o = _lib2d.options(t.CollideOptions, "kcbp2d_collide_options_init")
+            o.margin = margin
         r = t.CollideResult()
         _lib.check(lib.kcbp2d_collide_sized(byref(a._s), byref(pa), byref(b._s), byref(pb), byref(o), byref(r),
                                             sizeof(r), byref(err)), err)
         pairs = [[None, None]] if r.collide and contacts != "none" else []
         return bool(r.collide), pairs, None, ("sat", "filter", "exact")[r.decided_by], None
     ma, mb, qa, qb, swap = _swap_pair(a, b, pa, pb)
+    if not margin and contacts == "none":  # the manager's common case: shared, read-only defaults
+        r = t.ModelCollideResult()
+        o = _lib2d.default_options(t.ModelCollideOptions, "kcbp2d_model_collide_options_init")
+        if mb.is_model:
+            st = lib.kcbp2d_model_collide_sized(ma._h, byref(qa), mb._h, byref(qb), byref(o), byref(r), sizeof(r),
+                                                byref(err))
+        else:
+            st = lib.kcbp2d_model_shape_collide_sized(ma._h, byref(qa), byref(mb._s), byref(qb), byref(o), byref(r),
+                                                      sizeof(r), byref(err))
+        _lib.check(st, err)
+        contained = ("none", "a_in_b", "b_in_a")[r.contained]
+        if swap and contained != "none":
+            contained = "b_in_a" if contained == "a_in_b" else "a_in_b"
+        return bool(r.collide), [], contained, None, int(r.edge_pairs)
     o = _lib2d.options(t.ModelCollideOptions, "kcbp2d_model_collide_options_init")
     o.margin = margin
     cap = {"none": 0, "first": 1}.get(contacts, 64)

@@ -129,3 +129,15 @@ def options(cls, init):
     o = cls()
     getattr(lib, init)(ctypes.byref(o), sizeof(o))
     return o
+
+
+_defaults = {}
+
+
+def default_options(cls, init):
+    """One options struct of the defaults per type, shared: the library
+    only reads it, so no call may change it."""
+    o = _defaults.get(init)
+    if o is None:
+        o = _defaults.setdefault(init, options(cls, init))
+    return o

@@ -26,8 +26,9 @@ from ._manager import ContactData, DistanceData
 
 Transform2D = Optional[Union[np.ndarray, List[List[float]], Tuple[float, ...]]]
 _NONE = -1  # a shape's side, as FCL's Contact::NONE
-# The world box of a posed object is widened by this share of its largest
-# coordinate: more than the rounding of the posed coordinates (a few ulps),
+# The world box of a posed object is widened by this share of its local
+# box's and its translation's magnitudes: far more than the rounding of the
+# posed coordinates (a few ulps of those),
 # so that the broad phase never drops a pair the exact test would keep.
 _BOX_SLACK = 1e-12
 
@@ -57,10 +58,13 @@ def _transform(t, what="transform"):
 def _world_box(geom, pose):
     """(xmin, ymin, xmax, ymax) containing the posed geometry."""
     x0, y0, x1, y1 = geom._local_box()
-    c = apply(pose, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64))
-    lo, hi = c.min(axis=0), c.max(axis=0)
-    slack = _BOX_SLACK * (float(np.abs(c).max()) + 1.0) + 1e-300
-    return (float(lo[0]) - slack, float(lo[1]) - slack, float(hi[0]) + slack, float(hi[1]) + slack)
+    c, s, tx, ty = pose.c, pose.s, pose.trans.x, pose.trans.y
+    xs = [(c * x - s * y) + tx for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+    ys = [(s * x + c * y) + ty for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+    lo_x, hi_x, lo_y, hi_y = min(xs), max(xs), min(ys), max(ys)
+    # the posing's rounding is a few ulps of |local| + |translation|
+    slack = _BOX_SLACK * (max(abs(x0), abs(x1), abs(y0), abs(y1)) + abs(tx) + abs(ty) + 1.0)
+    return (lo_x - slack, lo_y - slack, hi_x + slack, hi_y + slack)
 
 
 def _box_gap(b, c):
@@ -80,17 +84,17 @@ def _overlap_pairs(boxes):
     order = np.argsort(boxes[:, 0], kind="stable")
     b = boxes[order]
     ends = np.searchsorted(b[:, 0], b[:, 2], side="right")
-    out = []
-    for k in range(n - 1):
-        e = ends[k]
-        if e <= k + 1:
-            continue
-        js = np.arange(k + 1, e)
-        ok = (b[js, 1] <= b[k, 3]) & (b[js, 3] >= b[k, 1])
-        for j in js[ok]:
-            i, jj = int(order[k]), int(order[j])
-            out.append((i, jj) if i < jj else (jj, i))
-    return out
+    counts = np.maximum(ends - np.arange(1, n + 1), 0)
+    total = int(counts.sum())
+    if not total:
+        return []
+    k = np.repeat(np.arange(n), counts)
+    first = np.cumsum(counts) - counts  # where each k's run starts
+    j = k + 1 + (np.arange(total) - first[k])
+    ok = (b[j, 1] <= b[k, 3]) & (b[j, 3] >= b[k, 1])
+    i, jj = order[k[ok]], order[j[ok]]
+    lo, hi = np.minimum(i, jj), np.maximum(i, jj)
+    return list(zip(lo.tolist(), hi.tolist()))
 
 
 def _cross_pairs(boxes_a, boxes_b):

@@ -427,16 +427,22 @@ class Polygon(Geometry2D):
 
     @property
     def vertices(self) -> np.ndarray:
-        with _Using2D(self):
-            n = lib.kcbp2d_model_vertex_count(self._h)
-            return np.ctypeslib.as_array(lib.kcbp2d_model_vertices(self._h), shape=(n, 2)).copy()
+        v = getattr(self, "_verts", None)
+        if v is None:
+            with _Using2D(self):
+                n = lib.kcbp2d_model_vertex_count(self._h)
+                v = self._verts = np.ctypeslib.as_array(lib.kcbp2d_model_vertices(self._h), shape=(n, 2)).copy()
+        return v.copy()
 
     @property
     def edges(self) -> np.ndarray:
-        with _Using2D(self):
-            n = lib.kcbp2d_model_vertex_count(self._h)
-            return np.array([[i, lib.kcbp2d_model_edge_end(self._h, i)] for i in range(n)],
-                            dtype=np.int64).reshape(-1, 2)
+        e = getattr(self, "_edges", None)
+        if e is None:
+            with _Using2D(self):
+                n = lib.kcbp2d_model_vertex_count(self._h)
+                e = self._edges = np.array([[i, lib.kcbp2d_model_edge_end(self._h, i)] for i in range(n)],
+                                           dtype=np.int64).reshape(-1, 2)
+        return e.copy()
 
     @property
     def rings(self) -> int:
@@ -496,18 +502,14 @@ def pose2d(p: Pose2Like, what: str = "pose") -> Pose2:
     if p is None:
         _lib2d.types()
         return _identity()
-    if type(p) in (tuple, list) and len(p) == 3 and _lib2d._t is not None:
+    if type(p) in (tuple, list) and len(p) == 3 and _lib2d._t is not None and \
+            all(isinstance(v, (float, int)) and type(v) is not bool for v in p):
         # the common case without numpy (set_transform's loop)
-        try:
-            tx, ty, deg = float(p[0]), float(p[1]), float(p[2])
-        except (TypeError, ValueError):
-            tx = None
-        if tx is not None and not any(type(v) is bool or type(v) is complex for v in p):
-            out = Pose2()
-            err = _lib.ErrorStruct()
-            if lib.kcbp2d_pose_from_angle(tx, ty, deg, byref(out), byref(err)) != 0:
-                raise Error("%s: %s" % (what, err.msg.decode("utf-8", "replace")))
-            return out
+        out = Pose2()
+        err = _lib.ErrorStruct()
+        if lib.kcbp2d_pose_from_angle(float(p[0]), float(p[1]), float(p[2]), byref(out), byref(err)) != 0:
+            raise Error("%s: %s" % (what, err.msg.decode("utf-8", "replace")))
+        return out
     _lib2d.types()
     from ._api import _real_array, RIGID_TOL
     try:

@@ -378,6 +378,12 @@ def test_poses_and_mixing_dimensions(bunny):
         kcbp.collide(a, b, pose_b=(0, 0, 0, 0, 0, 1, 0))
     with pytest.raises(ValueError, match="finite"):
         kcbp.collide(a, b, pose_b=(math.inf, 0, 0))
+    with pytest.raises(ValueError):
+        kcbp.collide(a, b, pose_b=("1", "0", "0"))  # text is not a number
+    with pytest.raises(ValueError, match="real"):
+        kcbp.collide(a, b, pose_b=(1j, 0, 0))
+    # numpy scalars and plain numbers give the same pose
+    assert kcbp.distance(a, b, pose_b=tuple(np.array([1.2, 0.3, 37.0])), signed=True) == r1
     with pytest.raises(kcbp.Error, match="2D and 3D geometries cannot be mixed"):
         kcbp.collide(a, bunny)
     with pytest.raises(kcbp.Error, match="2D and 3D geometries cannot be mixed"):

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _lib
 from . import _api2d
+from ._arrays import RIGID_TOL, _real_array, _rigid_tol  # noqa: F401 (re-exported)
 from ._lib import Error, lib
 
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
@@ -29,9 +30,6 @@ _STAGES = {i: lib.kcbp_stage_name(i).decode() for i in range(3)}  # aabb, cbp, m
 _DEFAULT_K = 16
 _K_MIN = 4
 _K_MAX = 4096  # KCBP_CBP_K_MAX
-# A 4x4 pose is accepted as rigid when its rotation block R has
-# max |R^T R - I| <= RIGID_TOL and det R > 0, and its last row is 0 0 0 1.
-RIGID_TOL = 1e-9
 
 
 def _dirs(name):
@@ -618,26 +616,6 @@ def _poses7_into(values, out):
     values = np.ascontiguousarray(values, dtype=np.float64)
     _lib.check(lib.kcbp_poses_from_axis_angle(values.ctypes.data, values.shape[0], ctypes.addressof(out),
                                               byref(err)), err)
-
-
-def _rigid_tol(dtype):
-    """The rigidity tolerance for matrices given in dtype: RIGID_TOL for
-    float64 (and exact integers), 64 units in the last place of a
-    lower-precision float (float32: 7.6e-6), whose rounding alone moves
-    R^T R away from I by a few units."""
-    if dtype.kind == "f" and dtype.itemsize < 8:
-        return max(RIGID_TOL, 64 * float(np.finfo(dtype).eps))
-    return RIGID_TOL
-
-
-def _real_array(p, what, expect="real numbers"):
-    """p as a float64 array and the tolerance of its precision; complex,
-    object and text arrays are refused (numpy would drop an imaginary part
-    silently)."""
-    a = p if isinstance(p, np.ndarray) else np.asarray(p)
-    if a.dtype.kind not in "iuf":
-        raise Error("%s: expected %s, not an array of %s" % (what, expect, a.dtype))
-    return a.astype(np.float64, copy=False), _rigid_tol(a.dtype)
 
 
 def _orthonormalise(m, tol):

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _lib
 from . import _lib2d
+from ._arrays import RIGID_TOL, _real_array
 from ._lib import Error, lib
 from ._lib2d import Pose2, Vec2
 
@@ -511,7 +512,6 @@ def pose2d(p: Pose2Like, what: str = "pose") -> Pose2:
             raise Error("%s: %s" % (what, err.msg.decode("utf-8", "replace")))
         return out
     _lib2d.types()
-    from ._api import _real_array, RIGID_TOL
     try:
         a, tol = _real_array(p, what, "(tx, ty, degrees) or a 3x3 matrix of real numbers")
     except (TypeError, ValueError) as e:

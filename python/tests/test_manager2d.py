@@ -79,13 +79,26 @@ def test_internal_against_brute_force(seed):
     assert hit and names == want
     hit, data = cm.in_collision_internal(return_data=True)
     assert {tuple(sorted(c.names)) for c in data} == want
+    edge_contacts = 0
     for c in data:
         assert c.point.shape == (2,) and c.normal.shape == (2,) and c.depth >= 0
+        na, nb = sorted(c.names)
+        if c.index(na) >= 0 and c.index(nb) >= 0:  # two regions' edges: the point is on both
+            edge_contacts += 1
+            for n in (na, nb):
+                g, p = objs[n]
+                e = g.edges[c.index(n)]
+                v = g.vertices
+                m = kcbp.pose2(p[:2], p[2])
+                a, b = (m[:2, :2] @ v[e].T).T + m[:2, 2]
+                t = np.clip(np.dot(c.point - a, b - a) / np.dot(b - a, b - a), 0, 1)
+                assert np.hypot(*(a + t * (b - a) - c.point)) < 1e-9
         assert abs(np.hypot(*c.normal) - 1) < 1e-9 or not c.normal.any()
         for n in c.names:
             g = objs[n][0]
             i = c.index(n)
             assert i == -1 if not isinstance(g, kcbp.Polygon) else 0 <= i < len(g.vertices)
+    assert edge_contacts > 0
     # distances: the least signed distance over all pairs
     dists = {(a, b): signed(objs[a][0], objs[a][1], objs[b][0], objs[b][1])
              for a in objs for b in objs if a < b}

@@ -19,10 +19,11 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 # The types of the public API (PEP 561: the package ships py.typed).
 ArrayLike = Union[np.ndarray, Sequence[Any]]
-# A pose: None (identity), 7 numbers "tx ty tz ax ay az deg", or a 4x4 rigid matrix.
+# A pose: None (identity), 7 numbers "tx ty tz ax ay az deg", or a 4x4 rigid
+# matrix; for 2D geometries (tx, ty, degrees) or a 3x3 rigid matrix.
 PoseLike = Union[None, np.ndarray, Sequence[float], Sequence[Sequence[float]]]
 Geometry = Union["Mesh", "_Shape"]
-GeometryLike = Union["Mesh", "_Shape", str, bytes, "os.PathLike[str]"]
+GeometryLike = Union["Mesh", "_Shape", "_api2d.Geometry2D", str, bytes, "os.PathLike[str]"]
 Report = Dict[str, Any]
 
 _CONTACTS = {"none": 0, "first": 1, "all": 2}

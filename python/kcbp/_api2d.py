@@ -11,7 +11,7 @@ import math
 import os
 import threading
 from ctypes import byref, sizeof
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Sequence, Tuple, Union
 
 import numpy as np
 

@@ -5,7 +5,6 @@ polygons' edges in exact rational arithmetic (fractions) on the posed
 coordinates, with near-touching and exactly touching constructions."""
 import json
 import math
-import os
 from fractions import Fraction
 
 import numpy as np

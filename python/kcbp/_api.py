@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _lib
 from . import _api2d
-from ._arrays import RIGID_TOL, _real_array, _rigid_tol  # noqa: F401 (re-exported)
+from ._arrays import RIGID_TOL, _real_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
 from ._lib import Error, lib
 
 from typing import Any, Dict, Optional, Sequence, Tuple, Union

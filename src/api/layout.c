@@ -47,6 +47,7 @@ static const layout_entry entries[] = {
     F(kcbp2d_distance_result, iterations),
     S(kcbp2d_polygons), F(kcbp2d_polygons, points), F(kcbp2d_polygons, ring_end), F(kcbp2d_polygons, nrings),
     F(kcbp2d_polygons, polygon_end), F(kcbp2d_polygons, npolygons), S(kcbp2d_edge_pair),
+    F(kcbp2d_edge_pair, a), F(kcbp2d_edge_pair, b), F(kcbp_vec2, x), F(kcbp_vec2, y),
     S(kcbp2d_model_collide_options), F(kcbp2d_model_collide_options, size), F(kcbp2d_model_collide_options, margin),
     F(kcbp2d_model_collide_options, contacts), F(kcbp2d_model_collide_options, contacts_capacity),
     S(kcbp2d_model_collide_result), F(kcbp2d_model_collide_result, collide),

@@ -18,7 +18,9 @@ static const char self_help[] =
     "Vertices are identified by their coordinates.\n"
     "\n"
     "  --contacts MODE  none: the answer only; first: one pair;\n"
-    "                   all (default): every intersecting pair\n"
+    "                   all (default; unlike collide's first, because a self-crossing\n"
+    "                   mesh is repaired where it crosses, and that is every pair):\n"
+    "                   every intersecting pair\n"
     "  --pretty         indent the JSON\n"
     "  --html FILE      also write a page that shows the mesh in a browser (no network),\n"
     "                   the triangles of the pairs listed red\n"
@@ -50,8 +52,8 @@ int kcbp_cli_self(int argc, char **argv)
         case 'P': pretty = true; break;
         case 'H': html = optarg; break;
         case 'E':
-            if (!kcbp_view_is_glb(optarg))
-                return kcbp_cli_usage_error("self", "--export takes a file ending in .glb, not '%s'", optarg);
+            if (kcbp_view_export_kind_of(optarg) != KCBP_VIEW_EXPORT_GLB)
+                return kcbp_view_export_usage("self", optarg, false);
             export_glb = optarg;
             break;
         case 'h': fputs(self_help, stdout); return KCBP_EXIT_OK;

@@ -110,8 +110,8 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
         case 'n': args->opts.use_cbp = false; break;
         case 'H': args->html = optarg; break;
         case 'E':
-            if (!kcbp_view_is_glb(optarg))
-                return kcbp_cli_usage_error("sweep", "--export takes a file ending in .glb, not '%s'", optarg);
+            if (kcbp_view_export_kind_of(optarg) != KCBP_VIEW_EXPORT_GLB)
+                return kcbp_view_export_usage("sweep", optarg, false);
             args->export_glb = optarg;
             break;
         case 'T':

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "polygon2d.h"
 #include "pose2d.h"
+#include "scene2d.h"
 #include "shape2d.h"
 #include "sweep2d.h"
 #include "vec2.h"

@@ -14,7 +14,7 @@ class Scene:
     and built once: every distinct (mesh file, scale) gets one model, and
     every distinct (shape, scale) of its "shape" objects one.
 
-    ``Scene(path, k=16, contacts="none")``; ``len(scene)`` is its number of
+    ``Scene(path, k=16, contacts="first")``; ``len(scene)`` is its number of
     frames (1 for a static scene), ``scene.objects`` the object names,
     ``scene.frame(f)`` the report of frame f as a dict with the fields of
     `kcbp scene`'s lines ("frame", "pairs", "passed", "colliding": [{"a",
@@ -29,7 +29,7 @@ class Scene:
 
     _open = False  # until built: close() and __del__ then do nothing
 
-    def __init__(self, path, k=_DEFAULT_K, contacts="none"):
+    def __init__(self, path, k=_DEFAULT_K, contacts="first"):
         self._lock = threading.RLock()
         if contacts not in _CONTACTS:
             raise Error("contacts must be 'none', 'first' or 'all', not %r" % (contacts,))

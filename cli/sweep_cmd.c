@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "twod.h"
 #include "view.h"
 
 static const char sweep_help[] =
@@ -287,6 +288,8 @@ static int answer_sweep(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lo
 
 int kcbp_cli_sweep(int argc, char **argv)
 {
+    if (kcbp_cli_2d_args(argc, argv)) /* a 2D input: cli/twod_sweep.c */
+        return kcbp_cli_sweep2d(argc, argv);
     sweep_args args;
     bool help;
     int rc = parse_args(argc, argv, &args, &help);

@@ -13,6 +13,7 @@
 #include "pose2d.h"
 #include "scene2d.h"
 #include "shape2d.h"
+#include "sweep2d.h"
 #include "vec2.h"
 
 #endif

@@ -13,6 +13,7 @@
 #include <kcbp/manifold.h>
 #include <kcbp/mesh.h>
 #include <kcbp/polygon2d.h>
+#include <kcbp/sweep2d.h>
 #include <kcbp/pose.h>
 #include <kcbp/scene.h>
 #include <kcbp/scene2d.h>
@@ -64,6 +65,16 @@ static const layout_entry entries[] = {
     F(kcbp2d_model_depth_result, normal), F(kcbp2d_model_depth_result, lower_center),
     F(kcbp2d_model_depth_result, lower_radius_a), F(kcbp2d_model_depth_result, lower_radius_b),
     F(kcbp2d_model_depth_result, steps),
+    S(kcbp2d_motion), F(kcbp2d_motion, from), F(kcbp2d_motion, to), F(kcbp2d_motion, from_deg),
+    F(kcbp2d_motion, to_deg),
+    S(kcbp2d_sweep_options), F(kcbp2d_sweep_options, size), F(kcbp2d_sweep_options, t_tolerance),
+    F(kcbp2d_sweep_options, max_iterations),
+    S(kcbp2d_sweep_result), F(kcbp2d_sweep_result, hit), F(kcbp2d_sweep_result, undecided),
+    F(kcbp2d_sweep_result, confirmed), F(kcbp2d_sweep_result, toi), F(kcbp2d_sweep_result, free_until),
+    F(kcbp2d_sweep_result, distance), F(kcbp2d_sweep_result, point_a), F(kcbp2d_sweep_result, point_b),
+    F(kcbp2d_sweep_result, normal), F(kcbp2d_sweep_result, edge_a), F(kcbp2d_sweep_result, edge_b),
+    F(kcbp2d_sweep_result, motion_bound), F(kcbp2d_sweep_result, iterations),
+    F(kcbp2d_sweep_result, distance_queries),
     /* 2D scenes (scene2d.h) */
     S(kcbp2d_scene_eval_options), F(kcbp2d_scene_eval_options, size), F(kcbp2d_scene_eval_options, margin),
     F(kcbp2d_scene_eval_options, max_contacts), F(kcbp2d_scene_eval_options, jobs),

@@ -26,6 +26,7 @@ typedef struct {
     uint32_t n;
     double r;           /* the radius */
     double scale;       /* max |coordinate| of v (>= 0) */
+    bool hulled;        /* v was replaced by the hull of the posed vertices */
     kcbp_vec2 buf[KCBP2D_CORE_INLINE];
     kcbp_vec2 *heap;    /* owned when not NULL */
 } kcbp2d_core;
@@ -37,6 +38,15 @@ kcbp_status kcbp2d_shape_check_ex(const kcbp2d_shape *s, bool convexity, kcbp_er
 
 /* The posed core of a checked shape. KCBP_ERR_NOMEM only. */
 kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err);
+/* kcbp2d_core_make in two steps, for callers that check the pose between
+ * them: core_pose checks the shape (as kcbp2d_shape_check_ex without
+ * convexity, the same errors) and moves its vertices (any finite pose or
+ * not: only arithmetic) and sets the scale of the posed vertices;
+ * core_finish, for a valid pose, makes the core
+ * strictly convex (the hull when rounding broke it) and sets its scale.
+ * On failure nothing is left allocated. */
+kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err);
+kcbp_status kcbp2d_core_finish(kcbp2d_core *c, kcbp_error *err);
 void kcbp2d_core_free(kcbp2d_core *c);
 
 static inline kcbp_v2 kcbp2d_pv(kcbp_vec2 p)
@@ -66,6 +76,20 @@ bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_s
  * point cores: depth 0, normal (0, 1). */
 double kcbp2d_sat_depth(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *normal, kcbp_vec2 *wa,
                         kcbp_vec2 *wb);
+
+/* kcbp2d_sat_intersect's search with the orient2d filter alone, on posed
+ * polygons (n >= 3 each) not yet made convex (kcbp2d_core_pose; scale
+ * set): SEPARATED when an edge line has every vertex of the other polygon
+ * certified strictly on its right and every other vertex of its own
+ * polygon certified strictly on its left (it separates the two hulls,
+ * convex or not; *sep_shape, *sep_edge name it, the edge
+ * kcbp2d_sat_intersect names when the polygons are strictly convex);
+ * NO_SEPARATOR when every edge has a vertex of the other certified on its
+ * left (the cores intersect when both polygons turn out strictly convex,
+ * kcbp2d_core_finish leaving them as they are); UNDECIDED otherwise. */
+typedef enum { KCBP2D_SAT_UNDECIDED, KCBP2D_SAT_SEPARATED, KCBP2D_SAT_NO_SEPARATOR } kcbp2d_sat_verdict;
+kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape,
+                                       uint32_t *sep_edge);
 
 typedef struct {
     bool overlap;       /* GJK found the origin in the difference (cores overlap, up to rounding) */

@@ -73,13 +73,34 @@ static bool collinear_overlap(const kcbp2d_core *a, const kcbp2d_core *b)
 }
 
 /* An edge of c (from vertex i to the next) with every vertex of o strictly
- * on its right: a separating line. */
-static bool edge_separates(const kcbp2d_core *c, uint32_t i, const kcbp2d_core *o)
+ * on its right: a separating line. *k0 is the vertex of o tried first (the
+ * one that last showed an edge not separating: for neighbouring edges,
+ * usually the same), updated.
+ *
+ * The filter: with e = fl(q - p) and w = fl(r - p), orient2d(p, q, r) =
+ * e x w exactly in reals, and Shewchuk's bound for it is 4u (|l| + |r|) +
+ * tiny (predicates.h), l and r the rounded products e.x w.y and e.y w.x.
+ * Every |w| component is at most 2S (S >= the cores' largest coordinate
+ * magnitude; rounding is monotone), so |l| + |r| <= (1 + u) (|e.x| +
+ * |e.y|) 2S, and bound = 16u S (|e.x| + |e.y|) + tiny, computed with three
+ * roundings, is above that bound for every vertex of o: one bound per edge
+ * instead of one per vertex. Undecided signs go to the exact predicate. */
+static bool edge_separates(const kcbp2d_core *c, uint32_t i, const kcbp2d_core *o, double s16u, uint32_t *k0)
 {
     kcbp_vec2 p = c->v[i], q = c->v[i + 1 < c->n ? i + 1 : 0];
-    for (uint32_t k = 0; k < o->n; k++)
-        if (kcbp2d_orient(p, q, o->v[k]) >= 0)
+    kcbp_vec2 e = kcbp_v2_sub(q, p);
+    double bound = s16u * (fabs(e.x) + fabs(e.y)) + KCBP_PRED_TINY;
+    uint32_t k = *k0 < o->n ? *k0 : 0;
+    for (uint32_t t = 0; t < o->n; t++, k = k + 1 < o->n ? k + 1 : 0) {
+        kcbp_vec2 r = o->v[k];
+        double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
+        if (det < -bound)
+            continue;
+        if (det > bound || kcbp2d_orient(p, q, r) >= 0) {
+            *k0 = k;
             return false;
+        }
+    }
     return true;
 }
 
@@ -91,11 +112,13 @@ bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_s
         *sep_edge = 0;
     if (a->n <= 2 && b->n <= 2 && all_collinear(a, b))
         return collinear_overlap(a, b);
+    double sc = a->scale > b->scale ? a->scale : b->scale;
+    double s16u = 16 * KCBP_PRED_U * sc;
     const kcbp2d_core *c[2] = {a, b};
     for (int s = 0; s < 2; s++) {
-        uint32_t ne = edge_count(c[s]);
+        uint32_t ne = edge_count(c[s]), k0 = 0;
         for (uint32_t i = 0; i < ne; i++)
-            if (edge_separates(c[s], i, c[1 - s])) {
+            if (edge_separates(c[s], i, c[1 - s], s16u, &k0)) {
                 if (sep_shape)
                     *sep_shape = s;
                 if (sep_edge)
@@ -104,6 +127,51 @@ bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_s
             }
     }
     return true;
+}
+
+kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape,
+                                       uint32_t *sep_edge)
+{
+    if (a->n < 3 || b->n < 3)
+        return KCBP2D_SAT_UNDECIDED;
+    double sc = a->scale > b->scale ? a->scale : b->scale;
+    double s16u = 16 * KCBP_PRED_U * sc; /* edge_separates' bound */
+    const kcbp2d_core *cs[2] = {a, b};
+    for (int s = 0; s < 2; s++) {
+        const kcbp2d_core *c = cs[s], *o = cs[1 - s];
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < c->n; i++) {
+            uint32_t i1 = i + 1 < c->n ? i + 1 : 0;
+            kcbp_vec2 p = c->v[i], e = kcbp_v2_sub(c->v[i1], p);
+            double bound = s16u * (fabs(e.x) + fabs(e.y)) + KCBP_PRED_TINY;
+            bool left = false;
+            for (uint32_t t = 0; t < o->n; t++, k = k + 1 < o->n ? k + 1 : 0) {
+                kcbp_vec2 r = o->v[k];
+                double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
+                if (det < -bound)
+                    continue;
+                if (det > bound) {
+                    left = true;
+                    break;
+                }
+                return KCBP2D_SAT_UNDECIDED;
+            }
+            if (left)
+                continue;
+            /* every other vertex of c strictly left: the line separates
+             * the hulls whether c is convex or not */
+            for (uint32_t j = i1 + 1 < c->n ? i1 + 1 : 0; j != i; j = j + 1 < c->n ? j + 1 : 0) {
+                kcbp_vec2 r = c->v[j];
+                double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
+                if (!(det > bound))
+                    return KCBP2D_SAT_UNDECIDED;
+            }
+            *sep_shape = s;
+            *sep_edge = i;
+            return KCBP2D_SAT_SEPARATED;
+        }
+    }
+    return KCBP2D_SAT_NO_SEPARATOR;
 }
 
 /* The outward unit normal of c's edge i (c counter-clockwise: the right

@@ -20,6 +20,13 @@ typedef struct {
 kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
                             const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err);
 
+/* kcbp2d_cores_of in two steps: the cores posed (kcbp2d_core_pose, the
+ * same checks and errors), then made convex (kcbp2d_core_finish). On
+ * failure both are freed. */
+kcbp_status kcbp2d_cores_posed(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
+                               const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err);
+kcbp_status kcbp2d_cores_finish(kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err);
+
 /* The exact decision of collide2d.h: dist(cores) <= a->r + (b->r + margin).
  * need_distance: the cores' GJK distance in d->gjk whenever they are apart
  * (else only when the radii need it). */

@@ -10,6 +10,7 @@
 #ifndef KCBP_CONVEX2D_H
 #define KCBP_CONVEX2D_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -58,6 +59,15 @@ static inline kcbp_v2 kcbp2d_pv(kcbp_vec2 p)
 static inline int kcbp2d_orient(kcbp_vec2 p, kcbp_vec2 q, kcbp_vec2 r)
 {
     return kcbp_orient2d_v(kcbp2d_pv(p), kcbp2d_pv(q), kcbp2d_pv(r));
+}
+
+/* |a| by one square root where the squares neither underflow nor
+ * overflow (relative error about 1.5u, against hypot's 1u, which the call
+ * costs many times over), else hypot. */
+static inline double kcbp2d_len(kcbp_vec2 a)
+{
+    double l2 = a.x * a.x + a.y * a.y;
+    return l2 > 1e-280 && l2 < 1e280 ? sqrt(l2) : hypot(a.x, a.y);
 }
 
 /* n >= 3 points strictly convex and counter-clockwise, exactly (as

@@ -118,7 +118,7 @@ double kcbp2d_cp_seg_seg(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1,
             else if (t > 0)
                 y = kcbp_v2_add(a, kcbp_v2_scale(ab, t));
         }
-        double d = kcbp_v2_len(kcbp_v2_sub(x, y));
+        double d = kcbp2d_len(kcbp_v2_sub(x, y));
         if (d < best) {
             best = d;
             if (k < 2)

@@ -179,7 +179,7 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
 static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
 {
     kcbp_vec2 d = kcbp_v2_sub(c->v[i + 1 < c->n ? i + 1 : 0], c->v[i]);
-    double len = kcbp_v2_len(d);
+    double len = kcbp2d_len(d);
     if (!(len > 0))
         return kcbp_v2_make(0, 0);
     return kcbp_v2_make(d.y / len, -d.x / len);

@@ -92,6 +92,24 @@ kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, co
  * and the norm a few u of the gap. 64 covers both with a wide margin. */
 #define FILTER_ERR 64.0
 
+/* The rest of kcbp2d_decide once the cores are known apart (SAT). */
+static void decide_apart(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
+                         bool need_distance, kcbp2d_decision *d);
+
+void kcbp2d_decide_after_sat(const kcbp2d_core *a, const kcbp2d_core *b, bool intersect, int sep_shape,
+                             uint32_t sep_edge, int max_iterations, kcbp2d_decision *d)
+{
+    memset(d, 0, sizeof d[0]);
+    d->decided_by = KCBP2D_DECIDED_SAT;
+    if (intersect) {
+        d->sep_shape = -1;
+        d->collide = d->cores_intersect = true;
+        return;
+    }
+    d->sep_shape = sep_shape, d->sep_edge = sep_edge;
+    decide_apart(a, b, 0.0, max_iterations, true, d);
+}
+
 void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
                    bool need_distance, kcbp2d_decision *d)
 {
@@ -102,6 +120,12 @@ void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, in
         d->collide = true;
         return;
     }
+    decide_apart(a, b, margin, max_iterations, need_distance, d);
+}
+
+static void decide_apart(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
+                         bool need_distance, kcbp2d_decision *d)
+{
     double ra = a->r, rb = b->r + margin;
     if (ra == 0 && rb == 0 && !need_distance) {
         d->collide = false;

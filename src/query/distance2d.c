@@ -76,11 +76,24 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     if (o.max_iterations < 1)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D distance: max_iterations %d < 1", o.max_iterations);
     kcbp2d_core ca, cb;
-    kcbp_status st = kcbp2d_cores_of(a, pose_a, b, pose_b, &ca, &cb, err);
+    kcbp_status st = kcbp2d_cores_posed(a, pose_a, b, pose_b, &ca, &cb, err);
     if (st != KCBP_OK)
         return st;
+    /* two polygons without radius: the filtered SAT (collide2d.c) first;
+     * its verdict stands when neither polygon is replaced by its hull */
+    int sep_shape = -1;
+    uint32_t sep_edge = 0;
+    kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 ? kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge)
+                                                  : KCBP2D_SAT_UNDECIDED;
+    if ((st = kcbp2d_cores_finish(&ca, &cb, err)) != KCBP_OK)
+        return st;
+    if (ca.hulled || cb.hulled)
+        v = KCBP2D_SAT_UNDECIDED;
     kcbp2d_decision d;
-    kcbp2d_decide(&ca, &cb, 0.0, o.max_iterations, true, &d);
+    if (v == KCBP2D_SAT_UNDECIDED)
+        kcbp2d_decide(&ca, &cb, 0.0, o.max_iterations, true, &d);
+    else
+        kcbp2d_decide_after_sat(&ca, &cb, v == KCBP2D_SAT_NO_SEPARATOR, sep_shape, sep_edge, o.max_iterations, &d);
     double ra = ca.r, rb = cb.r;
     r.scale = fmax(ca.scale, cb.scale) + ra + rb;
     if (d.cores_intersect) {

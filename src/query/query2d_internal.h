@@ -33,4 +33,10 @@ kcbp_status kcbp2d_cores_finish(kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *er
 void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
                    bool need_distance, kcbp2d_decision *d);
 
+/* kcbp2d_decide for two polygons without radius (margin 0, the distance
+ * needed) whose SAT verdict is known: the cores intersect, or the edge
+ * sep_edge of core sep_shape separates them. */
+void kcbp2d_decide_after_sat(const kcbp2d_core *a, const kcbp2d_core *b, bool intersect, int sep_shape,
+                             uint32_t sep_edge, int max_iterations, kcbp2d_decision *d);
+
 #endif

@@ -139,33 +139,34 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
     const kcbp2d_core *cs[2] = {a, b};
     for (int s = 0; s < 2; s++) {
         const kcbp2d_core *c = cs[s], *o = cs[1 - s];
-        uint32_t k = 0;
         for (uint32_t i = 0; i < c->n; i++) {
             uint32_t i1 = i + 1 < c->n ? i + 1 : 0;
             kcbp_vec2 p = c->v[i], e = kcbp_v2_sub(c->v[i1], p);
             double bound = s16u * (fabs(e.x) + fabs(e.y)) + KCBP_PRED_TINY;
-            bool left = false;
-            for (uint32_t t = 0; t < o->n; t++, k = k + 1 < o->n ? k + 1 : 0) {
-                kcbp_vec2 r = o->v[k];
+            /* the largest orientation over o, without early exits: the
+             * branches of a scan that stops at the first vertex on the left
+             * mispredict more than the few products they save */
+            double mx = -INFINITY;
+            for (uint32_t t = 0; t < o->n; t++) {
+                kcbp_vec2 r = o->v[t];
                 double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
-                if (det < -bound)
-                    continue;
-                if (det > bound) {
-                    left = true;
-                    break;
-                }
-                return KCBP2D_SAT_UNDECIDED;
+                mx = det > mx ? det : mx;
             }
-            if (left)
-                continue;
+            if (mx > bound)
+                continue; /* a vertex of o strictly left */
+            if (!(mx < -bound))
+                return KCBP2D_SAT_UNDECIDED;
             /* every other vertex of c strictly left: the line separates
              * the hulls whether c is convex or not */
-            for (uint32_t j = i1 + 1 < c->n ? i1 + 1 : 0; j != i; j = j + 1 < c->n ? j + 1 : 0) {
+            double mn = INFINITY;
+            for (uint32_t j = 0; j < c->n; j++) {
                 kcbp_vec2 r = c->v[j];
                 double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
-                if (!(det > bound))
-                    return KCBP2D_SAT_UNDECIDED;
+                det = j == i || j == i1 ? INFINITY : det; /* the edge's ends */
+                mn = det < mn ? det : mn;
             }
+            if (!(mn > bound))
+                return KCBP2D_SAT_UNDECIDED;
             *sep_shape = s;
             *sep_edge = i;
             return KCBP2D_SAT_SEPARATED;

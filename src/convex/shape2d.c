@@ -243,18 +243,28 @@ kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcb
                 return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D shape: out of memory for %u vertices", (unsigned)n);
             v = c->heap;
         }
-        /* one comparison per coordinate (NaN fails it) */
-        bool ok = true;
+        /* one comparison per coordinate (NaN fails it), without branches;
+         * the posed scale in the same pass (plain comparisons: fmax is a
+         * call, for NaN rules) */
+        int ok = 1;
+        double sc = 0;
         for (uint32_t i = 0; i < n; i++) {
             kcbp_vec2 p = s->points[i];
-            ok &= fabs(p.x) <= KCBP_COORD_MAX && fabs(p.y) <= KCBP_COORD_MAX;
-            v[i] = kcbp2d_pose_apply(pose, p);
+            ok &= (fabs(p.x) <= KCBP_COORD_MAX) & (fabs(p.y) <= KCBP_COORD_MAX);
+            kcbp_vec2 w = kcbp2d_pose_apply(pose, p);
+            v[i] = w;
+            double x = fabs(w.x), y = fabs(w.y);
+            sc = x > sc ? x : sc;
+            sc = y > sc ? y : sc;
         }
         if (!ok) {
             kcbp2d_core_free(c);
             return kcbp2d_shape_check_ex(s, false, err); /* names the first bad point */
         }
-        break;
+        c->v = v;
+        c->n = n;
+        c->scale = sc;
+        return KCBP_OK;
     }
     default: /* capsule, segment */
         n = 2;

@@ -110,6 +110,11 @@ typedef struct {
 
 /* GJK distance between the cores (see distance2d.h for the sources). */
 void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, kcbp2d_gjk_out *out);
+/* The same, started from the support points of a along dir and of b
+ * against it (dir roughly from a toward b, e.g. a separating edge's
+ * normal: fewer iterations); dir (0, 0): from the first vertices. */
+void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
+                    kcbp2d_gjk_out *out);
 
 /* The distance between the cores by every (edge, edge) pair in double,
  * for cores known apart: the fallback when GJK is cut short, and the

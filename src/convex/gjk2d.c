@@ -109,7 +109,7 @@ double kcbp2d_cp_seg_seg(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1,
     for (int k = 0; k < 4; k++) {
         kcbp_vec2 x = pts[k], a = k < 2 ? q0 : p0, b = k < 2 ? q1 : p1;
         kcbp_vec2 ab = kcbp_v2_sub(b, a), y = a;
-        double m = kcbp_v2_max_abs(ab);
+        double m = fabs(ab.x) > fabs(ab.y) ? fabs(ab.x) : fabs(ab.y); /* not fmax: a call */
         if (m > 0) {
             kcbp_vec2 u = kcbp_v2_scale(ab, 1.0 / m);
             double t = kcbp_v2_dot(kcbp_v2_sub(x, a), u) / kcbp_v2_dot(ab, u);
@@ -149,9 +149,18 @@ double kcbp2d_brute_distance(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_ve
 
 void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, kcbp2d_gjk_out *out)
 {
+    kcbp2d_gjk_dir(a, b, kcbp_v2_make(0, 0), max_iterations, out);
+}
+
+void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
+                    kcbp2d_gjk_out *out)
+{
     svert s[3];
     int n = 1;
-    s[0].ia = 0, s[0].ib = 0, s[0].a = a->v[0], s[0].b = b->v[0];
+    uint32_t ia0 = 0, ib0 = 0;
+    if (dir.x != 0 || dir.y != 0)
+        ia0 = support(a, dir), ib0 = support(b, kcbp_v2_neg(dir));
+    s[0].ia = ia0, s[0].ib = ib0, s[0].a = a->v[ia0], s[0].b = b->v[ib0];
     s[0].w = kcbp_v2_sub(s[0].b, s[0].a);
     s[0].l = 1;
     bool overlap = false;

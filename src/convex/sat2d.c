@@ -175,17 +175,6 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
     return KCBP2D_SAT_NO_SEPARATOR;
 }
 
-/* The outward unit normal of c's edge i (c counter-clockwise: the right
- * side), (0, 0) for a zero-length edge (cannot happen for a checked core). */
-static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
-{
-    kcbp_vec2 d = kcbp_v2_sub(c->v[i + 1 < c->n ? i + 1 : 0], c->v[i]);
-    double len = kcbp2d_len(d);
-    if (!(len > 0))
-        return kcbp_v2_make(0, 0);
-    return kcbp_v2_make(d.y / len, -d.x / len);
-}
-
 double kcbp2d_sat_depth(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *normal, kcbp_vec2 *wa, kcbp_vec2 *wb)
 {
     double best = INFINITY;
@@ -195,18 +184,25 @@ double kcbp2d_sat_depth(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *n
         const kcbp2d_core *e = c[s], *o = c[1 - s];
         uint32_t ne = edge_count(e);
         for (uint32_t i = 0; i < ne; i++) {
-            kcbp_vec2 n = edge_normal(e, i);
-            if (n.x == 0 && n.y == 0)
-                continue;
-            /* the vertex of o deepest behind e's edge line */
+            /* the vertex of o deepest behind e's edge line, along the
+             * edge's outward normal before it is made a unit vector (one
+             * division per edge; branch-free minimum) */
+            kcbp_vec2 d = kcbp_v2_sub(e->v[i + 1 < e->n ? i + 1 : 0], e->v[i]);
+            kcbp_vec2 m = {d.y, -d.x}, p = e->v[i];
             uint32_t kmin = 0;
-            double dmin = kcbp_v2_dot(n, kcbp_v2_sub(o->v[0], e->v[i]));
-            for (uint32_t k = 1; k < o->n; k++) {
-                double d = kcbp_v2_dot(n, kcbp_v2_sub(o->v[k], e->v[i]));
-                if (d < dmin)
-                    dmin = d, kmin = k;
+            double dmin = INFINITY;
+            for (uint32_t k = 0; k < o->n; k++) {
+                double t = kcbp_v2_dot(m, kcbp_v2_sub(o->v[k], p));
+                kmin = t < dmin ? k : kmin;
+                dmin = t < dmin ? t : dmin;
             }
-            double depth = dmin < 0 ? -dmin : 0.0;
+            double len = kcbp2d_len(d);
+            if (!(len > 0))
+                continue; /* cannot happen for a checked core */
+            kcbp_vec2 n = kcbp_v2_make(m.x / len, m.y / len);
+            /* the deepest vertex's depth with the unit normal, as before */
+            double dn = kcbp_v2_dot(n, kcbp_v2_sub(o->v[kmin], p));
+            double depth = dn < 0 ? -dn : 0.0;
             if (depth < best) {
                 best = depth;
                 kcbp_vec2 deep = o->v[kmin], on_line = kcbp_v2_add(deep, kcbp_v2_scale(n, depth));

@@ -85,15 +85,32 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     uint32_t sep_edge = 0;
     kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 ? kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge)
                                                   : KCBP2D_SAT_UNDECIDED;
-    if ((st = kcbp2d_cores_finish(&ca, &cb, err)) != KCBP_OK)
-        return st;
-    if (ca.hulled || cb.hulled)
-        v = KCBP2D_SAT_UNDECIDED;
     kcbp2d_decision d;
-    if (v == KCBP2D_SAT_UNDECIDED)
-        kcbp2d_decide(&ca, &cb, 0.0, o.max_iterations, true, &d);
-    else
-        kcbp2d_decide_after_sat(&ca, &cb, v == KCBP2D_SAT_NO_SEPARATOR, sep_shape, sep_edge, o.max_iterations, &d);
+    if (v == KCBP2D_SAT_SEPARATED) {
+        /* apart, proven for the hulls of the posed vertices: GJK needs
+         * only their supports, so no convexity step unless it falls back
+         * (rounding made it report an overlap) */
+        memset(&d, 0, sizeof d);
+        d.decided_by = KCBP2D_DECIDED_SAT;
+        d.sep_shape = sep_shape, d.sep_edge = sep_edge;
+        const kcbp2d_core *c = sep_shape == 0 ? &ca : &cb;
+        kcbp_vec2 e = kcbp_v2_sub(c->v[sep_edge + 1 < c->n ? sep_edge + 1 : 0], c->v[sep_edge]);
+        kcbp_vec2 dir = kcbp_v2_make(e.y, -e.x); /* the edge's outward normal */
+        kcbp2d_gjk_dir(&ca, &cb, sep_shape == 0 ? dir : kcbp_v2_neg(dir), o.max_iterations, &d.gjk);
+        d.have_gjk = true;
+        if (d.gjk.overlap)
+            v = KCBP2D_SAT_UNDECIDED;
+    }
+    if (v != KCBP2D_SAT_SEPARATED) {
+        if ((st = kcbp2d_cores_finish(&ca, &cb, err)) != KCBP_OK)
+            return st;
+        if (ca.hulled || cb.hulled)
+            v = KCBP2D_SAT_UNDECIDED;
+        if (v == KCBP2D_SAT_UNDECIDED)
+            kcbp2d_decide(&ca, &cb, 0.0, o.max_iterations, true, &d);
+        else
+            kcbp2d_decide_after_sat(&ca, &cb, true, -1, 0, o.max_iterations, &d);
+    }
     double ra = ca.r, rb = cb.r;
     r.scale = fmax(ca.scale, cb.scale) + ra + rb;
     if (d.cores_intersect) {

@@ -98,8 +98,18 @@ double kcbp2d_sat_depth(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *n
  * left (the cores intersect when both polygons turn out strictly convex,
  * kcbp2d_core_finish leaving them as they are); UNDECIDED otherwise. */
 typedef enum { KCBP2D_SAT_UNDECIDED, KCBP2D_SAT_SEPARATED, KCBP2D_SAT_NO_SEPARATOR } kcbp2d_sat_verdict;
+typedef struct {
+    double depth;     /* the smallest over the edges seen of the other's deepest vertex's depth */
+    int shape;        /* its edge: 0 a's, 1 b's (-1: none) */
+    uint32_t edge, vertex; /* the edge and the other's deepest vertex */
+} kcbp2d_sat_min;
+/* dm, when not NULL, receives the SAT depth of kcbp2d_sat_depth as the
+ * search finds it, valid when the verdict is NO_SEPARATOR (every edge
+ * seen): depth = max over the other's vertices of e x (r - p), over |e|
+ * (the same quantity as kcbp2d_sat_depth's, rounded differently: a few
+ * ulps of the scale). */
 kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape,
-                                       uint32_t *sep_edge);
+                                       uint32_t *sep_edge, kcbp2d_sat_min *dm);
 
 typedef struct {
     bool overlap;       /* GJK found the origin in the difference (cores overlap, up to rounding) */

@@ -130,8 +130,10 @@ bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_s
 }
 
 kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape,
-                                       uint32_t *sep_edge)
+                                       uint32_t *sep_edge, kcbp2d_sat_min *dm)
 {
+    if (dm)
+        dm->depth = INFINITY, dm->shape = -1, dm->edge = 0, dm->vertex = 0;
     if (a->n < 3 || b->n < 3)
         return KCBP2D_SAT_UNDECIDED;
     double sc = a->scale > b->scale ? a->scale : b->scale;
@@ -147,13 +149,23 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
              * branches of a scan that stops at the first vertex on the left
              * mispredict more than the few products they save */
             double mx = -INFINITY;
+            uint32_t km = 0;
             for (uint32_t t = 0; t < o->n; t++) {
                 kcbp_vec2 r = o->v[t];
                 double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
+                km = det > mx ? t : km;
                 mx = det > mx ? det : mx;
             }
-            if (mx > bound)
-                continue; /* a vertex of o strictly left */
+            if (mx > bound) { /* a vertex of o strictly left */
+                if (dm) {
+                    /* its depth behind the edge line: mx / |e| (mx is the
+                     * cross product e x (r - p), |e| times the distance) */
+                    double len = kcbp2d_len(e), depth = mx / len;
+                    if (depth < dm->depth && len > 0)
+                        dm->depth = depth, dm->shape = s, dm->edge = i, dm->vertex = km;
+                }
+                continue;
+            }
             if (!(mx < -bound))
                 return KCBP2D_SAT_UNDECIDED;
             /* every other vertex of c strictly left: the line separates

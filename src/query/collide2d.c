@@ -214,7 +214,7 @@ kcbp_status kcbp2d_collide_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose_
     /* Two polygons without radius or margin: the filtered SAT first, which
      * needs no convexity check when it finds a separating line. */
     kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 && o.margin == 0
-                               ? kcbp2d_sat_filtered(&ca, &cb, &d.sep_shape, &d.sep_edge)
+                               ? kcbp2d_sat_filtered(&ca, &cb, &d.sep_shape, &d.sep_edge, NULL)
                                : KCBP2D_SAT_UNDECIDED;
     if (v == KCBP2D_SAT_SEPARATED) {
         d.decided_by = KCBP2D_DECIDED_SAT;

@@ -83,7 +83,8 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
      * its verdict stands when neither polygon is replaced by its hull */
     int sep_shape = -1;
     uint32_t sep_edge = 0;
-    kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 ? kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge)
+    kcbp2d_sat_min dm;
+    kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 ? kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge, &dm)
                                                   : KCBP2D_SAT_UNDECIDED;
     kcbp2d_decision d;
     if (v == KCBP2D_SAT_SEPARATED) {
@@ -115,7 +116,23 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     r.scale = fmax(ca.scale, cb.scale) + ra + rb;
     if (d.cores_intersect) {
         kcbp_vec2 n, wa, wb;
-        double core_depth = kcbp2d_sat_depth(&ca, &cb, &n, &wa, &wb);
+        double core_depth;
+        if (v == KCBP2D_SAT_NO_SEPARATOR && dm.shape >= 0) {
+            /* the filtered SAT's depth (every edge was seen): as
+             * kcbp2d_sat_depth reports it */
+            const kcbp2d_core *e = dm.shape == 0 ? &ca : &cb, *oc = dm.shape == 0 ? &cb : &ca;
+            kcbp_vec2 ed = kcbp_v2_sub(e->v[dm.edge + 1 < e->n ? dm.edge + 1 : 0], e->v[dm.edge]);
+            double len = kcbp2d_len(ed);
+            n = kcbp_v2_make(ed.y / len, -ed.x / len);
+            core_depth = dm.depth > 0 ? dm.depth : 0.0;
+            kcbp_vec2 deep = oc->v[dm.vertex], on_line = kcbp_v2_add(deep, kcbp_v2_scale(n, core_depth));
+            if (dm.shape == 0)
+                wa = on_line, wb = deep;
+            else
+                n = kcbp_v2_neg(n), wa = deep, wb = on_line;
+        } else {
+            core_depth = kcbp2d_sat_depth(&ca, &cb, &n, &wa, &wb);
+        }
         r.depth = core_depth + ra + rb;
         r.normal = n;
         r.point_a = kcbp_v2_add(wa, kcbp_v2_scale(n, ra));

@@ -6,9 +6,18 @@
  *       bench/loop2d 2000      (instructions per collide: Ir / 2000; per
  * distance, with --toggle-collect=kcbp2d_distance_sized: Ir / (2000 + the
  * "near" count printed, the pairs whose setup called it once more))
- * Usage: loop2d [pairs] (default 2000). */
+ * Usage: loop2d [pairs] (default 2000).
+ *
+ *   loop2d model N Q [rough]: bench2d's non-convex rows, kcbp only: two
+ *   star polygons of N vertices with a hole (rough 0.1: hairy, the default;
+ *   0.001: smooth), Q poses of B drawn one number per statement (so not
+ *   bench2d's poses), kcbp2d_model_distance on each; prints the mean edge
+ *   pairs tested and a checksum. Under callgrind with
+ *   --toggle-collect=kcbp2d_model_distance_sized: Ir / Q per query. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <kcbp/kcbp2d.h>
 
@@ -40,8 +49,62 @@ static uint32_t rnd_convex(rng *r, kcbp_vec2 *out)
     }
 }
 
+/* bench2d's star ring: n vertices round the origin, radius rad0 (0.9 +
+ * 0.05 sin 7t) plus noise in [0, rough rad0); cw reversed. */
+static void star(rng *r, kcbp_vec2 *out, uint32_t n, double rad0, double rough, int cw)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        double t = 2 * M_PI * ((double)i + 0.8 * rng_unit(r)) / n;
+        double rad = rad0 * (0.9 + 0.05 * sin(7 * t)) + rng_range(r, 0, rough * rad0);
+        out[cw ? n - 1 - i : i] = kcbp_v2_make(rad * cos(t), rad * sin(t));
+    }
+}
+
+static int model_loop(uint32_t n, int q, double rough)
+{
+    rng r = {7 + n};
+    kcbp_vec2 *va = malloc((size_t)n * sizeof *va), *vb = malloc((size_t)n * sizeof *vb);
+    if (!va || !vb)
+        return 1;
+    star(&r, va, n - n / 4, 1.0, rough, 0);
+    star(&r, va + (n - n / 4), n / 4, 0.35, rough, 1);
+    star(&r, vb, n - n / 4, 1.0, rough, 0);
+    star(&r, vb + (n - n / 4), n / 4, 0.35, rough, 1);
+    uint32_t ea[2] = {n - n / 4, n}, pe[1] = {2};
+    kcbp2d_polygons ia = {va, ea, 2, pe, 1}, ib = {vb, ea, 2, pe, 1};
+    kcbp2d_model *ma, *mb;
+    kcbp_error err;
+    if (kcbp2d_model_build(&ia, &ma, &err) != KCBP_OK || kcbp2d_model_build(&ib, &mb, &err) != KCBP_OK) {
+        fprintf(stderr, "build: %s\n", err.msg);
+        return 1;
+    }
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    double sum = 0;
+    unsigned long long pairs = 0;
+    for (int i = 0; i < q; i++) {
+        double tx = rng_range(&r, -2.5, 2.5);
+        double ty = rng_range(&r, -2.5, 2.5);
+        double ang = rng_range(&r, -180, 180);
+        kcbp2d_pose p;
+        kcbp2d_pose_from_angle(tx, ty, ang, &p, NULL);
+        kcbp2d_model_distance_result res;
+        kcbp2d_model_distance(ma, &id, mb, &p, &res, NULL);
+        sum += res.distance;
+        pairs += res.edge_pairs;
+    }
+    printf("%u vertices, rough %g, %d poses: %.0f edge pairs per query, sum of distances %.17g\n", (unsigned)n, rough,
+           q, (double)pairs / q, sum);
+    kcbp2d_model_free(ma);
+    kcbp2d_model_free(mb);
+    free(va);
+    free(vb);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && strcmp(argv[1], "model") == 0)
+        return model_loop((uint32_t)atoi(argv[2]), atoi(argv[3]), argc > 4 ? atof(argv[4]) : 0.1);
     int pairs = argc > 1 ? atoi(argv[1]) : 2000;
     if (pairs < 1)
         pairs = 1;

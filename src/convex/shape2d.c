@@ -114,7 +114,30 @@ static inline int dir_half(kcbp_vec2 e) { return (e.y > 0 || (e.y == 0 && e.x > 
  * two rounded differences of the inputs is the shape Shewchuk's orient2d
  * filter bound covers (kcbp_cross2d_filter); when it cannot tell, the
  * exact predicate decides on the points. */
+static uint32_t first_not_convex_exact(const kcbp_vec2 *v, uint32_t n);
+
+/* The common case first, without branches in the loop (a polygon's turns
+ * and half-planes are data the branch predictor cannot learn): every turn
+ * certified left by the filter and one wrap mean strictly convex, the
+ * verdict first_not_convex_exact reaches then; anything else goes to it. */
 static uint32_t first_not_convex(const kcbp_vec2 *v, uint32_t n)
+{
+    kcbp_vec2 q = v[n - 1], e_pq = kcbp_v2_sub(q, v[n - 2]);
+    unsigned up_pq = (e_pq.y > 0) | ((e_pq.y == 0) & (e_pq.x > 0)); /* dir_half == 0 */
+    unsigned ok = 1, wraps = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_vec2 r = v[i], e_qr = kcbp_v2_sub(r, q);
+        double l = e_pq.x * e_qr.y, rr = e_pq.y * e_qr.x;
+        double det = l - rr, bound = KCBP_PRED_O2_ERR * (fabs(l) + fabs(rr)) + KCBP_PRED_TINY;
+        ok &= det > bound;
+        unsigned up_qr = (e_qr.y > 0) | ((e_qr.y == 0) & (e_qr.x > 0));
+        wraps += (up_pq ^ 1u) & up_qr;
+        q = r, e_pq = e_qr, up_pq = up_qr;
+    }
+    return ok && wraps == 1 ? n : first_not_convex_exact(v, n);
+}
+
+static uint32_t first_not_convex_exact(const kcbp_vec2 *v, uint32_t n)
 {
     uint32_t wraps = 0;
     kcbp_vec2 p = v[n - 2], q = v[n - 1];

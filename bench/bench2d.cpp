@@ -14,30 +14,44 @@
 //     motions turning up to 90 degrees): kcbp2d_sweep against Box2D 2.4's
 //     b2TimeOfImpact, in process CPU time, medians of interleaved rounds, and
 //     the count of answers that disagree to Box2D's tolerance (see bench_toi).
-// Usage: ./bench2d [pairs [toi]] ("toi": that part alone) (default 20000 convex pairs, 200 non-convex
-// queries per size). Prints a table; times are per query, microseconds.
+// Usage: ./bench2d [pairs [toi]] ("toi": that part alone) (default 20000
+// convex pairs, 200 non-convex queries per size). Prints a table; times are
+// per query, microseconds of CPU time, each the median of 7 runs of the loop
+// interleaved with the peer's (3 for the non-convex rows), and kcbp's time
+// over the peer's.
 #include <box2d/box2d.h>
 #include <box2d/b2_distance.h>
 #include <box2d/b2_time_of_impact.h>
 #include <geos_c.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <algorithm>
 #include <vector>
 
 extern "C" {
 #include <kcbp/kcbp2d.h>
 }
 
+// CPU time of this thread, microseconds: the machine is shared, so wall
+// time is noise (bench/README.md).
 static double now_us()
 {
-    using namespace std::chrono;
-    return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+// Repetitions of each timed loop, interleaved with the peer's; medians.
+static const int REPS = 7;
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
 }
 
 struct rng {
@@ -100,29 +114,6 @@ static void bench_convex(int pairs)
             c.pb.trans = kcbp_v2_sub(c.pb.trans, kcbp_v2_scale(d.normal, gap));
         }
     }
-    // kcbp2d
-    std::vector<char> exact(pairs);
-    double t0 = now_us();
-    for (int i = 0; i < pairs; i++) {
-        const convex_case &c = cs[i];
-        kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
-                     sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
-        kcbp2d_collide_result res;
-        kcbp2d_collide(&sa, &c.pa, &sb, &c.pb, nullptr, &res, nullptr);
-        exact[i] = res.collide;
-    }
-    double t_kc = (now_us() - t0) / pairs;
-    t0 = now_us();
-    double sink = 0;
-    for (int i = 0; i < pairs; i++) {
-        const convex_case &c = cs[i];
-        kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
-                     sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
-        kcbp2d_distance_result d;
-        kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
-        sink += d.distance;
-    }
-    double t_kd = (now_us() - t0) / pairs;
     // Box2D: shapes made once (not timed), skin radius 0
     std::vector<b2PolygonShape> ba(pairs), bb(pairs);
     for (int i = 0; i < pairs; i++) {
@@ -135,29 +126,57 @@ static void bench_convex(int pairs)
         bb[i].Set(vb.data(), (int32)vb.size());
         ba[i].m_radius = bb[i].m_radius = 0;
     }
+    std::vector<char> exact(pairs);
+    std::vector<double> kc, kd, bc, bd;
+    double sink = 0;
     int wrong = 0;
-    t0 = now_us();
-    for (int i = 0; i < pairs; i++)
-        wrong += b2TestOverlap(&ba[i], 0, &bb[i], 0, b2xf(cs[i].pa), b2xf(cs[i].pb)) != (bool)exact[i];
-    double t_bc = (now_us() - t0) / pairs;
-    t0 = now_us();
-    for (int i = 0; i < pairs; i++) {
-        b2DistanceInput in;
-        in.proxyA.Set(&ba[i], 0), in.proxyB.Set(&bb[i], 0);
-        in.transformA = b2xf(cs[i].pa), in.transformB = b2xf(cs[i].pb);
-        in.useRadii = true;
-        b2SimplexCache cache;
-        cache.count = 0;
-        b2DistanceOutput out;
-        b2Distance(&out, &cache, &in);
-        sink += out.distance;
+    for (int rep = 0; rep < REPS; rep++) {
+        double t0 = now_us();
+        for (int i = 0; i < pairs; i++) {
+            const convex_case &c = cs[i];
+            kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
+                         sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
+            kcbp2d_collide_result res;
+            kcbp2d_collide(&sa, &c.pa, &sb, &c.pb, nullptr, &res, nullptr);
+            exact[i] = res.collide;
+        }
+        kc.push_back((now_us() - t0) / pairs);
+        t0 = now_us();
+        int w = 0;
+        for (int i = 0; i < pairs; i++)
+            w += b2TestOverlap(&ba[i], 0, &bb[i], 0, b2xf(cs[i].pa), b2xf(cs[i].pb)) != (bool)exact[i];
+        bc.push_back((now_us() - t0) / pairs);
+        wrong = w;
+        t0 = now_us();
+        for (int i = 0; i < pairs; i++) {
+            const convex_case &c = cs[i];
+            kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
+                         sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
+            kcbp2d_distance_result d;
+            kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
+            sink += d.distance;
+        }
+        kd.push_back((now_us() - t0) / pairs);
+        t0 = now_us();
+        for (int i = 0; i < pairs; i++) {
+            b2DistanceInput in;
+            in.proxyA.Set(&ba[i], 0), in.proxyB.Set(&bb[i], 0);
+            in.transformA = b2xf(cs[i].pa), in.transformB = b2xf(cs[i].pb);
+            in.useRadii = true;
+            b2SimplexCache cache;
+            cache.count = 0;
+            b2DistanceOutput out;
+            b2Distance(&out, &cache, &in);
+            sink += out.distance;
+        }
+        bd.push_back((now_us() - t0) / pairs);
     }
-    double t_bd = (now_us() - t0) / pairs;
+    double t_kc = median(kc), t_bc = median(bc), t_kd = median(kd), t_bd = median(bd);
     std::printf("convex pairs (3..8 vertices, %d pairs, half within 1e-12 of touching)\n", pairs);
     std::printf("  %-28s %10.3f us/query\n", "kcbp2d_collide (exact)", t_kc);
-    std::printf("  %-28s %10.3f us/query\n", "Box2D b2TestOverlap (float)", t_bc);
+    std::printf("  %-28s %10.3f us/query   kcbp/Box2D %.2f\n", "Box2D b2TestOverlap (float)", t_bc, t_kc / t_bc);
     std::printf("  %-28s %10.3f us/query\n", "kcbp2d_distance", t_kd);
-    std::printf("  %-28s %10.3f us/query\n", "Box2D b2Distance (float)", t_bd);
+    std::printf("  %-28s %10.3f us/query   kcbp/Box2D %.2f\n", "Box2D b2Distance (float)", t_bd, t_kd / t_bd);
     std::printf("  Box2D overlap answers differing from the exact ones: %d of %d\n", wrong, pairs);
     if (sink == 12345.678)
         std::printf("\n");
@@ -165,19 +184,7 @@ static void bench_convex(int pairs)
 
 // ---- time of impact ----------------------------------------------------
 
-static double cpu_us()
-{
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
+// (now_us and median above: CPU time, medians)
 struct toi_case {
     std::vector<kcbp_vec2> a, b;
     kcbp2d_motion ma, mb;
@@ -237,18 +244,18 @@ static void bench_toi(int pairs, int rounds)
     std::vector<double> tk, tb;
     kcbp2d_sweep_options o = kcbp2d_sweep_options_default();
     for (int round = 0; round < rounds; round++) { // interleaved: kcbp2d, then Box2D, each round
-        double t0 = cpu_us();
+        double t0 = now_us();
         for (int i = 0; i < pairs; i++) {
             const toi_case &c = cs[i];
             kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
                          sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
             kcbp2d_sweep(&sa, &c.ma, &sb, &c.mb, &o, &kr[i], nullptr);
         }
-        tk.push_back((cpu_us() - t0) / pairs);
-        t0 = cpu_us();
+        tk.push_back((now_us() - t0) / pairs);
+        t0 = now_us();
         for (int i = 0; i < pairs; i++)
             b2TimeOfImpact(&br[i], &in[i]);
-        tb.push_back((cpu_us() - t0) / pairs);
+        tb.push_back((now_us() - t0) / pairs);
     }
     const double target = b2_linearSlop, tol = 0.25 * b2_linearSlop;
     int hits = 0, b_touch = 0, b_failed = 0, undecided = 0, confirmed = 0, missed = 0, missed_turning = 0;
@@ -345,8 +352,8 @@ static void bench_nonconvex(int queries, double rough)
     std::printf("\nnon-convex polygons with a hole, %s boundary (%d poses per size; GEOS: posed beforehand, "
                 "A prepared)\n",
                 rough < 0.01 ? "smooth" : "hairy", queries);
-    std::printf("  %8s %12s %12s %12s %12s %9s\n", "vertices", "kcbp collide", "GEOS inters.", "kcbp dist",
-                "GEOS dist", "disagree");
+    std::printf("  %8s %12s %12s %7s %12s %12s %7s %9s\n", "vertices", "kcbp collide", "GEOS inters.", "ratio",
+                "kcbp dist", "GEOS dist", "ratio", "disagree");
     for (uint32_t n : {1000u, 10000u, 100000u}) {
         rng r{7 + n};
         std::vector<kcbp_vec2> va, vb;
@@ -366,40 +373,47 @@ static void bench_nonconvex(int queries, double rough)
         for (auto &p : poses) // B half a unit to three units away: crossings, holes, apart
             kcbp2d_pose_from_angle(r.range(-2.5, 2.5), r.range(-2.5, 2.5), r.range(-180, 180), &p, nullptr);
         kcbp2d_pose id = kcbp2d_pose_identity();
-        std::vector<char> kc(queries);
-        double t0 = now_us();
-        for (int i = 0; i < queries; i++) {
-            kcbp2d_model_collide_result res;
-            kcbp2d_model_collide(ma, &id, mb, &poses[i], nullptr, &res, nullptr);
-            kc[i] = res.collide;
-        }
-        double t_kc = (now_us() - t0) / queries;
-        double sink = 0;
-        t0 = now_us();
-        for (int i = 0; i < queries; i++) {
-            kcbp2d_model_distance_result res;
-            kcbp2d_model_distance(ma, &id, mb, &poses[i], &res, nullptr);
-            sink += res.distance;
-        }
-        double t_kd = (now_us() - t0) / queries;
         GEOSGeometry *ga = geos_polygon(h, va, ea[0], id);
         const GEOSPreparedGeometry *pa = GEOSPrepare_r(h, ga);
         std::vector<GEOSGeometry *> gb(queries);
         for (int i = 0; i < queries; i++)
             gb[i] = geos_polygon(h, vb, ea[0], poses[i]);
+        std::vector<char> kc(queries);
+        std::vector<double> vkc, vgc, vkd, vgd;
+        double sink = 0;
         int disagree = 0;
-        t0 = now_us();
-        for (int i = 0; i < queries; i++)
-            disagree += (GEOSPreparedIntersects_r(h, pa, gb[i]) == 1) != (bool)kc[i];
-        double t_gc = (now_us() - t0) / queries;
-        t0 = now_us();
-        for (int i = 0; i < queries; i++) {
-            double d = 0;
-            GEOSPreparedDistance_r(h, pa, gb[i], &d);
-            sink += d;
+        for (int rep = 0; rep < 3; rep++) {
+            double t0 = now_us();
+            for (int i = 0; i < queries; i++) {
+                kcbp2d_model_collide_result res;
+                kcbp2d_model_collide(ma, &id, mb, &poses[i], nullptr, &res, nullptr);
+                kc[i] = res.collide;
+            }
+            vkc.push_back((now_us() - t0) / queries);
+            t0 = now_us();
+            int dis = 0;
+            for (int i = 0; i < queries; i++)
+                dis += (GEOSPreparedIntersects_r(h, pa, gb[i]) == 1) != (bool)kc[i];
+            vgc.push_back((now_us() - t0) / queries);
+            disagree = dis;
+            t0 = now_us();
+            for (int i = 0; i < queries; i++) {
+                kcbp2d_model_distance_result res;
+                kcbp2d_model_distance(ma, &id, mb, &poses[i], &res, nullptr);
+                sink += res.distance;
+            }
+            vkd.push_back((now_us() - t0) / queries);
+            t0 = now_us();
+            for (int i = 0; i < queries; i++) {
+                double d = 0;
+                GEOSPreparedDistance_r(h, pa, gb[i], &d);
+                sink += d;
+            }
+            vgd.push_back((now_us() - t0) / queries);
         }
-        double t_gd = (now_us() - t0) / queries;
-        std::printf("  %8u %12.1f %12.1f %12.1f %12.1f %9d\n", n, t_kc, t_gc, t_kd, t_gd, disagree);
+        double t_kc = median(vkc), t_gc = median(vgc), t_kd = median(vkd), t_gd = median(vgd);
+        std::printf("  %8u %12.1f %12.1f %7.3f %12.1f %12.1f %7.3f %9d\n", n, t_kc, t_gc, t_kc / t_gc, t_kd, t_gd,
+                    t_kd / t_gd, disagree);
         for (auto g : gb)
             GEOSGeom_destroy_r(h, g);
         GEOSPreparedGeom_destroy_r(h, pa);

@@ -101,44 +101,47 @@ static const char *attr(const char *b, const char *e, const char *key, size_t *n
 }
 
 /* A number at *p (skipping separators: spaces and commas); false at the
- * end or on a non-number. */
+ * end or on a non-number. The whole token is read, however long (a copy
+ * cut short would leave its tail to be read as another number). */
 static bool number(const char **p, const char *e, double *out)
 {
     while (*p < e && (isspace((unsigned char)**p) || **p == ','))
         (*p)++;
     if (*p >= e)
         return false;
-    char buf[64];
-    size_t k = 0;
     const char *q = *p;
-    if (q < e && (*q == '+' || *q == '-'))
-        buf[k++] = *q++;
+    if (*q == '+' || *q == '-')
+        q++;
     bool digits = false, dot = false;
-    while (q < e && k < sizeof buf - 8) {
+    for (; q < e; q++) {
         if (isdigit((unsigned char)*q))
-            digits = true, buf[k++] = *q++;
+            digits = true;
         else if (*q == '.' && !dot)
-            dot = true, buf[k++] = *q++;
+            dot = true;
         else
             break;
     }
-    if (digits && q < e && (*q == 'e' || *q == 'E')) {
+    if (!digits)
+        return false;
+    if (q < e && (*q == 'e' || *q == 'E')) {
         const char *s = q + 1;
         if (s < e && (*s == '+' || *s == '-'))
             s++;
         if (s < e && isdigit((unsigned char)*s)) {
-            buf[k++] = 'e';
-            if (q[1] == '-' || q[1] == '+')
-                buf[k++] = q[1];
             q = s;
-            while (q < e && isdigit((unsigned char)*q) && k < sizeof buf - 1)
-                buf[k++] = *q++;
+            while (q < e && isdigit((unsigned char)*q))
+                q++;
         }
     }
-    if (!digits)
+    size_t n = (size_t)(q - *p);
+    char small[64], *buf = n < sizeof small ? small : malloc(n + 1);
+    if (!buf)
         return false;
-    buf[k] = 0;
+    memcpy(buf, *p, n);
+    buf[n] = 0;
     *out = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
     *p = q;
     return true;
 }
@@ -294,7 +297,8 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
     const char *p = text, *end = text + len;
     while (st == KCBP_OK && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         if (end - p >= 4 && !strncmp(p, "<!--", 4)) {
-            const char *q = strstr(p + 4, "-->");
+            /* the text need not end with a NUL: search only inside it */
+            const char *q = memmem(p + 4, (size_t)(end - p - 4), "-->", 3);
             p = q ? q + 3 : end;
             continue;
         }

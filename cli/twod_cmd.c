@@ -13,11 +13,13 @@
 #include <kcbp/kcbp2d.h>
 
 #include "cli.h"
+#include "html2d.h"
 
 static const char twod_help[] =
     "usage: kcbp collide A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\"] [--margin M]\n"
-    "                        [--max-contacts N] [--pretty]\n"
-    "       kcbp distance A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\"] [--signed] [--pretty]\n"
+    "                        [--max-contacts N] [--html FILE] [--pretty]\n"
+    "       kcbp distance A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\"] [--signed] [--html FILE]\n"
+    "                         [--pretty]\n"
     "\n"
     "2D inputs (either A or B 2D makes the query 2D; both must be):\n"
     "  FILE.geojson     polygons with holes: a Polygon, MultiPolygon, Feature or\n"
@@ -38,6 +40,9 @@ static const char twod_help[] =
     "                   its direction (normal, A toward B): exact to rounding for two\n"
     "                   shapes, a proven bracket (depth_lower, depth_upper, and a\n"
     "                   translation shown to separate them) when a file is one\n"
+    "  --html FILE      also write a page that draws the answer (inline SVG, no\n"
+    "                   script, nothing loaded): both inputs posed, contact edges,\n"
+    "                   the overlap, closest points, the normal and translation\n"
     "  --pretty         indent the JSON\n"
     "\n"
     "Answers are exact for the posed coordinates (kcbp2d.h): collide by exact\n"
@@ -156,6 +161,7 @@ static cJSON *describe(const input2d *in)
 
 typedef struct {
     const char *pose_a, *pose_b;
+    const char *html; /* --html FILE, or NULL */
     double margin;
     long max_contacts;
     bool is_signed, pretty;
@@ -168,7 +174,8 @@ static int parse_args(const char *cmd, int argc, char **argv, args2d *a, bool *h
         {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
         {"margin", required_argument, NULL, 'g'}, {"max-contacts", required_argument, NULL, 'm'},
         {"signed", no_argument, NULL, 's'},       {"pretty", no_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"html", required_argument, NULL, 'H'},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
@@ -182,6 +189,7 @@ static int parse_args(const char *cmd, int argc, char **argv, args2d *a, bool *h
         case 'a': a->pose_a = optarg; break;
         case 'b': a->pose_b = optarg; break;
         case 'P': a->pretty = true; break;
+        case 'H': a->html = optarg; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 's':
             if (collide)
@@ -390,6 +398,13 @@ static int run(const char *cmd, int argc, char **argv)
     cJSON_AddItemToObject(out, "a", describe(&ia));
     cJSON_AddItemToObject(out, "b", describe(&ib));
     cJSON_AddNumberToObject(out, "dimensions", 2);
+    if (a.html) { /* the page first: when it fails, no answer is printed */
+        kcbp_html2d_input ha = {a.a, ia.model, &ia.shape, pa}, hb = {a.b, ib.model, &ib.shape, pb};
+        if ((rc = kcbp_html2d_write(a.html, cmd, &ha, &hb, out)) != KCBP_EXIT_OK) {
+            cJSON_Delete(out);
+            goto done;
+        }
+    }
     rc = kcbp_cli_print_json(out, a.pretty);
     if (rc == KCBP_EXIT_OK)
         rc = kcbp_cli_flush();

@@ -145,7 +145,7 @@ $(B)/tests/test_json_line: TEST_EXTRA = cli/json_line.c
 $(B)/tests/test_progress: TEST_EXTRA = cli/progress.c
 
 test: all $(TEST_BIN)
-	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh tests/test_interrupt.py tests/doc_examples.py scripts/python_test.sh scripts/install_test.sh
+	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh tests/test_html2d.sh tests/test_interrupt.py tests/doc_examples.py scripts/python_test.sh scripts/install_test.sh
 
 # Installs into a temporary DESTDIR, builds a program against it with
 # pkg-config (shared and static) and compiles the public headers as C99 and

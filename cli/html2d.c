@@ -13,7 +13,8 @@
  *
  * Coordinates are carried to the page as (x - cx) k, (cy - y) k, with
  * (cx, cy) the centre of everything drawn and k = 1000 / its larger side,
- * printed to 9 digits: a picture far from the origin or at any scale keeps
+ * printed to 9 digits (the svg element states cx cy as data-center and k
+ * as data-scale): a picture far from the origin or at any scale keeps
  * its detail (a browser's SVG is float32). The viewBox fits the drawing
  * with a margin of 6%; every stroke is non-scaling (vector-effect), so
  * lines stay thin and visible at any zoom.
@@ -350,6 +351,17 @@ static bool write_page(FILE *out, const char *cmd, const outline *oa, const outl
         box_add(&all, pa), box_add(&all, pb);
     if (!all.any)
         all.lo_x = all.lo_y = -1, all.hi_x = all.hi_y = 1;
+    /* the normal: an arrow of 12% of the drawing's size, from the witness
+     * point on A (or between the boxes' centres), inside the frame too */
+    kcbp_vec2 nfrom = has_points ? pa
+                                 : kcbp_v2_make((bx.lo_x + bx.hi_x + bb.lo_x + bb.hi_x) / 4,
+                                                (bx.lo_y + bx.hi_y + bb.lo_y + bb.hi_y) / 4);
+    kcbp_vec2 nto = nfrom;
+    if (has_normal) {
+        double len = 0.12 * fmax(all.hi_x - all.lo_x, all.hi_y - all.lo_y);
+        nto = kcbp_v2_add(nfrom, kcbp_v2_scale(normal, (len > 0 ? len : 1) / kcbp_v2_len(normal)));
+        box_add(&all, nto);
+    }
     frame f;
     double w = all.hi_x - all.lo_x, h = all.hi_y - all.lo_y, side = fmax(w, h);
     f.cx = all.lo_x / 2 + all.hi_x / 2, f.cy = all.lo_y / 2 + all.hi_y / 2;
@@ -373,8 +385,8 @@ static bool write_page(FILE *out, const char *cmd, const outline *oa, const outl
     fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", style);
     fprintf(out,
             "<svg id=\"kcbp-2d\" viewBox=\"%.9g %.9g %.9g %.9g\" preserveAspectRatio=\"xMidYMid meet\" "
-            "data-kind=\"%s\">\n",
-            f.vx, f.vy, f.vw, f.vh, !strcmp(cmd, "collide") ? "collide" : "distance");
+            "data-kind=\"%s\" data-center=\"%.17g %.17g\" data-scale=\"%.17g\">\n",
+            f.vx, f.vy, f.vw, f.vh, !strcmp(cmd, "collide") ? "collide" : "distance", f.cx, f.cy, f.k);
     uint32_t ca = kcbp_view_color(0), cb = kcbp_view_color(1);
     char attrs[256];
     snprintf(attrs, sizeof attrs,
@@ -428,14 +440,8 @@ static bool write_page(FILE *out, const char *cmd, const outline *oa, const outl
                 0.8 * f.unit);
         fputs("</g>\n", out);
     }
-    if (has_normal) { /* a fixed length on the page: a direction */
-        double l = hypot(normal.x, normal.y);
-        kcbp_vec2 from = has_points ? pa
-                                    : kcbp_v2_make((bx.lo_x + bx.hi_x + bb.lo_x + bb.hi_x) / 4,
-                                                   (bx.lo_y + bx.hi_y + bb.lo_y + bb.hi_y) / 4);
-        double x0 = px(&f, from.x), y0 = py(&f, from.y), len = 12 * f.unit;
-        put_arrow(out, &f, x0, y0, x0 + normal.x / l * len, y0 - normal.y / l * len, "kcbp-normal", 0x000000, "");
-    }
+    if (has_normal) /* a direction: its length is the drawing's, not the answer's */
+        put_arrow(out, &f, px(&f, nfrom.x), py(&f, nfrom.y), px(&f, nto.x), py(&f, nto.y), "kcbp-normal", 0x000000, "");
     fputs("</svg>\n<div id=\"kcbp-legend\">\n<h1>", out);
     put_text(out, title);
     put_text(out, oa->in->arg);

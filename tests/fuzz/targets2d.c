@@ -139,7 +139,15 @@ static void check_pair(const kcbp2d_model *a, const kcbp2d_model *b, const kcbp2
         scale = fmax(scale, fmax(fabs(qa.v[i].x), fabs(qa.v[i].y)));
     for (uint32_t j = 0; j < qb.n; j++)
         scale = fmax(scale, fmax(fabs(qb.v[j].x), fabs(qb.v[j].y)));
-    bool b_in_a = !meet && inside(&qa, qb.v[0]), a_in_b = !meet && inside(&qb, qa.v[0]);
+    /* no edges meet: each ring lies wholly inside or outside the other
+     * region; any ring inside makes them collide (a set of polygons may
+     * have one part inside the other and the rest apart). The library
+     * names B in A first. */
+    bool b_in_a = false, a_in_b = false;
+    for (uint32_t j = 0; !meet && !b_in_a && j < qb.n; j++)
+        b_in_a = inside(&qa, qb.v[j]);
+    for (uint32_t i = 0; !meet && !b_in_a && !a_in_b && i < qa.n; i++)
+        a_in_b = inside(&qb, qa.v[i]);
     bool collide = meet || b_in_a || a_in_b;
 
     kcbp2d_edge_pair *pairs = malloc((size_t)qa.n * qb.n * sizeof *pairs);

@@ -179,6 +179,9 @@ fuzz-programs: $(FUZZ_TARGETS:%=$(B)/fuzz_%)
 $(B)/fuzz_%: tests/fuzz/fuzz_main.c $(FUZZ_SRC) tests/fuzz/targets.h $(EVALA) $(LIBA)
 	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer -DKCBP_FUZZ_TARGET=kcbp_fuzz_$* -o $@ \
 		tests/fuzz/fuzz_main.c $(FUZZ_SRC) $(EVALA) $(LIBA) $(LDLIBS)
+# The programs' dependency files (-MMD) are included, so make would try to
+# remake them with the rule above (a stem "obj.d"): they are made with them.
+$(B)/fuzz_%.d: ;
 fuzz-ci: fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 

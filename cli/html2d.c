@@ -115,7 +115,16 @@ static bool outline_make(const kcbp_html2d_input *in, outline *o)
     o->v = malloc((n ? n : 1) * sizeof *o->v);
     if (!o->v)
         return false;
-    o->n = shape_core(in, o->v, n);
+    n = shape_core(in, o->v, n);
+    /* repeated points out (a capsule of length 0 is a circle): each arc
+     * then turns between two distinct edges */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!k || o->v[i].x != o->v[k - 1].x || o->v[i].y != o->v[k - 1].y)
+            o->v[k++] = o->v[i];
+    while (k > 1 && o->v[k - 1].x == o->v[0].x && o->v[k - 1].y == o->v[0].y)
+        k--;
+    o->n = k;
     o->radius = in->shape->radius;
     return true;
 }

@@ -62,6 +62,14 @@ make_page signed_convex a b overlap points normal translation -- distance circle
 make_page bracketed a b overlap points normal translation -- distance "$P" capsule2d:0.3:2 --pose-b "3.5 2.5 30" --signed
 make_page shape_first a b overlap contacts -- collide circle:0.6 "$P" --pose-a "1.5 1.5 0"
 
+# A capsule of length 0 is drawn as the circle it is (no arcs of zero turn).
+if "$KCBP" collide capsule2d:1:0 circle:1 --pose-b "1 0 0" --html "$tmp/cap0.html" >/dev/null 2>&1 &&
+    grep -q '<circle [^>]*id="kcbp-a"' "$tmp/cap0.html"; then
+    pass "capsule of length 0: a circle"
+else
+    fail "capsule of length 0: not drawn as a circle"
+fi
+
 # A's outline at its pose, against the file's rings posed here.
 if "$KCBP" collide "$P" circle:1 --pose-a "0.5 -0.25 30" --pose-b "9 9 0" --html "$tmp/posed.html" >/dev/null 2>&1 &&
     msg=$("$PY" tests/html2d_check.py pose "$tmp/posed.html" "$P" 0.5 -0.25 30 2>&1); then

@@ -332,8 +332,8 @@ static const char style[] =
     "#kcbp-legend details pre { font-size: 11px; white-space: pre-wrap; word-break: break-all; }\n";
 
 /* The page, written to out; false when memory ran out. */
-static bool write_page(FILE *out, const char *cmd, const outline *oa, const outline *ob, const cJSON *answer,
-                       const char *answer_text)
+static bool write_page(FILE *out, const char *cmd, const outline *oa, const outline *ob, double margin,
+                       const cJSON *answer, const char *answer_text)
 {
     const cJSON *contacts = cJSON_GetObjectItemCaseSensitive(answer, "contacts");
     kcbp_vec2 pa, pb, normal, trans;
@@ -375,9 +375,9 @@ static bool write_page(FILE *out, const char *cmd, const outline *oa, const outl
     double w = all.hi_x - all.lo_x, h = all.hi_y - all.lo_y, side = fmax(w, h);
     f.cx = all.lo_x / 2 + all.hi_x / 2, f.cy = all.lo_y / 2 + all.hi_y / 2;
     f.k = side > 0 && isfinite(1000 / side) ? 1000 / side : 1;
-    double margin = 0.06 * fmax(fmax(w, h) * f.k, 1e-9);
-    f.vx = -w * f.k / 2 - margin, f.vy = -h * f.k / 2 - margin;
-    f.vw = w * f.k + 2 * margin, f.vh = h * f.k + 2 * margin;
+    double pad = 0.06 * fmax(fmax(w, h) * f.k, 1e-9);
+    f.vx = -w * f.k / 2 - pad, f.vy = -h * f.k / 2 - pad;
+    f.vw = w * f.k + 2 * pad, f.vh = h * f.k + 2 * pad;
     f.unit = fmax(f.vw, f.vh) / 100;
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
@@ -462,8 +462,13 @@ static bool write_page(FILE *out, const char *cmd, const outline *oa, const outl
     legend_row(out, "a", ca, "fill", text);
     snprintf(text, sizeof text, "B: %s", ob->in->arg);
     legend_row(out, "b", cb, "fill", text);
-    if (overlap)
+    if (overlap && margin > 0) { /* within the margin need not be an overlap */
+        snprintf(text, sizeof text, "within the margin %.6g; where A and B overlap, if they do (B clipped to A)",
+                 margin);
+        legend_row(out, "overlap", KCBP_VIEW_CONTACT_RGB, "fill", text);
+    } else if (overlap) {
         legend_row(out, "overlap", KCBP_VIEW_CONTACT_RGB, "fill", "where A and B overlap (B clipped to A)");
+    }
     if (nca || ncb) {
         snprintf(text, sizeof text, "contact edges: %u of A, %u of B", nca, ncb);
         legend_row(out, "contacts", KCBP_VIEW_CONTACT_RGB, "thick", text);
@@ -510,7 +515,7 @@ static bool write_page(FILE *out, const char *cmd, const outline *oa, const outl
 }
 
 int kcbp_html2d_write(const char *path, const char *cmd, const kcbp_html2d_input *a, const kcbp_html2d_input *b,
-                      const cJSON *answer)
+                      double margin, const cJSON *answer)
 {
     outline oa, ob;
     bool ok_a = outline_make(a, &oa), ok_b = outline_make(b, &ob);
@@ -533,7 +538,7 @@ int kcbp_html2d_write(const char *path, const char *cmd, const kcbp_html2d_input
         return KCBP_EXIT_NOMEM;
     }
     kcbp_cli_partial_begin(path); /* removed if interrupted (interrupt.h) */
-    bool mem = write_page(out, cmd, &oa, &ob, answer, text);
+    bool mem = write_page(out, cmd, &oa, &ob, margin, answer, text);
     free(oa.v), free(ob.v), cJSON_free(text);
     errno = 0;
     bool bad = ferror(out) != 0;

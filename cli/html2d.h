@@ -17,14 +17,14 @@ typedef struct {
     kcbp2d_pose pose;
 } kcbp_html2d_input;
 
-/* Writes the page of the command cmd ("collide" or "distance") whose JSON
- * report is answer (what it draws besides the inputs is read from the
+/* Writes the page of the command cmd ("collide" or "distance", with
+ * collide's --margin, 0 for none) whose JSON report is answer (what it draws besides the inputs is read from the
  * report: "contacts" as edge pairs in A, B order with null for a shape's
  * side, "point_a"/"point_b", "normal", "translation", "collide"/"status").
  * Returns KCBP_EXIT_OK, or, after printing why ("kcbp: --html: FILE:
  * cannot ..."), KCBP_EXIT_NOMEM for a page that cannot be written or is
  * too big; nothing half-written is left behind. */
 int kcbp_html2d_write(const char *path, const char *cmd, const kcbp_html2d_input *a, const kcbp_html2d_input *b,
-                      const cJSON *answer);
+                      double margin, const cJSON *answer);
 
 #endif

@@ -400,7 +400,7 @@ static int run(const char *cmd, int argc, char **argv)
     cJSON_AddNumberToObject(out, "dimensions", 2);
     if (a.html) { /* the page first: when it fails, no answer is printed */
         kcbp_html2d_input ha = {a.a, ia.model, &ia.shape, pa}, hb = {a.b, ib.model, &ib.shape, pb};
-        if ((rc = kcbp_html2d_write(a.html, cmd, &ha, &hb, out)) != KCBP_EXIT_OK) {
+        if ((rc = kcbp_html2d_write(a.html, cmd, &ha, &hb, a.margin, out)) != KCBP_EXIT_OK) {
             cJSON_Delete(out);
             goto done;
         }

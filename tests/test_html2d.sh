@@ -61,6 +61,7 @@ make_page signed_apart a b points normal -- distance "$P" rect:1:1 --pose-b "5 1
 make_page signed_convex a b overlap points normal translation -- distance circle:1 rect:2:2:0.3 --pose-b "1.5 0 20" --signed
 make_page bracketed a b overlap points normal translation -- distance "$P" capsule2d:0.3:2 --pose-b "3.5 2.5 30" --signed
 make_page shape_first a b overlap contacts -- collide circle:0.6 "$P" --pose-a "1.5 1.5 0"
+make_page margin a b overlap contacts -- collide "$P" circle:0.45 --pose-b "1.5 1.5 0" --margin 0.1
 
 # A capsule of length 0 is drawn as the circle it is (no arcs of zero turn).
 if "$KCBP" collide capsule2d:1:0 circle:1 --pose-b "1 0 0" --html "$tmp/cap0.html" >/dev/null 2>&1 &&

@@ -12,13 +12,14 @@
 
 #include <kcbp/kcbp2d.h>
 
+#include "html2d.h"
 #include "twod.h"
 
 static const char twod_help[] =
     "usage: kcbp collide A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\" | --poses FILE] [--margin M]\n"
-    "                        [--max-contacts N] [--pretty]\n"
+    "                        [--max-contacts N] [--html FILE] [--pretty]\n"
     "       kcbp distance A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\" | --poses FILE] [--signed]\n"
-    "                        [--pretty]\n"
+    "                        [--html FILE] [--pretty]\n"
     "       kcbp sweep A B --from \"tx ty deg\" --to \"tx ty deg\" (kcbp sweep A B --help with a 2D A)\n"
     "\n"
     "2D inputs (either A or B 2D makes the query 2D; both must be):\n"
@@ -43,6 +44,10 @@ static const char twod_help[] =
     "                   its direction (normal, A toward B): exact to rounding for two\n"
     "                   shapes, a proven bracket (depth_lower, depth_upper, and a\n"
     "                   translation shown to separate them) when a file is one\n"
+    "  --html FILE      also write a page that draws the answer (inline SVG, no\n"
+    "                   script, nothing loaded): both inputs posed, contact edges,\n"
+    "                   the overlap, closest points, the normal and translation\n"
+    "                   (with --poses: the first pose)\n"
     "  --pretty         indent the JSON\n"
     "\n"
     "Answers are exact for the posed coordinates (kcbp2d.h): collide by exact\n"
@@ -158,6 +163,7 @@ cJSON *kcbp_cli_2d_describe(const input2d *in)
 
 typedef struct {
     const char *pose_a, *pose_b, *poses;
+    const char *html; /* --html FILE, or NULL */
     double margin;
     long max_contacts;
     bool is_signed, pretty;
@@ -171,6 +177,7 @@ static int parse_args(const char *cmd, int argc, char **argv, args2d *a, bool *h
         {"margin", required_argument, NULL, 'g'}, {"max-contacts", required_argument, NULL, 'm'},
         {"signed", no_argument, NULL, 's'},       {"pretty", no_argument, NULL, 'P'},
         {"poses", required_argument, NULL, 'p'},  {"help", no_argument, NULL, 'h'},
+        {"html", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -185,6 +192,7 @@ static int parse_args(const char *cmd, int argc, char **argv, args2d *a, bool *h
         case 'a': a->pose_a = optarg; break;
         case 'b': a->pose_b = optarg; break;
         case 'p': a->poses = optarg; break;
+        case 'H': a->html = optarg; break;
         case 'P': a->pretty = true; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 's':
@@ -385,6 +393,14 @@ static int answer(const char *cmd, const args2d *a, const input2d *ia_in, const 
     cJSON_AddNumberToObject(out, "dimensions", 2);
     if (index >= 0)
         cJSON_AddNumberToObject(out, "pose", (double)index);
+    if (a->html && index <= 0) { /* the page first: when it fails, no answer is printed */
+        kcbp_html2d_input ha = {a->a, ia_in->model, &ia_in->shape, *pa_},
+                          hb = {a->b, ib_in->model, &ib_in->shape, *pb_};
+        if ((rc = kcbp_html2d_write(a->html, cmd, &ha, &hb, a->margin, out)) != KCBP_EXIT_OK) {
+            cJSON_Delete(out);
+            return rc;
+        }
+    }
     return kcbp_cli_print_json(out, a->pretty && index < 0);
 }
 

@@ -39,6 +39,7 @@ from ._lib import VERSION, Error, FileNotFound
 from ._api import Box, Capsule, Cylinder, Hull, Mesh, Sphere, cbp, collide, collide_many, distance, load, pose, sweep, RIGID_TOL
 from ._api2d import Capsule2D, Circle, ConvexPolygon, Polygon, Rect, load2d, pose2
 from ._scene import Scene
+from ._scene2d import Scene2D
 from ._manager import CollisionManager, CollisionObject, ContactData, DistanceData
 from ._manager2d import CollisionManager2D, CollisionObject2D
 
@@ -46,4 +47,4 @@ __version__ = VERSION
 __all__ = ["Error", "FileNotFound", "Mesh", "Scene", "CollisionManager", "CollisionObject", "ContactData",
            "DistanceData", "Sphere", "Capsule", "Box", "Cylinder", "Hull", "cbp", "collide", "collide_many",
            "distance", "load", "pose", "sweep", "VERSION", "RIGID_TOL", "Polygon", "ConvexPolygon", "Circle", "Capsule2D",
-           "Rect", "load2d", "pose2", "CollisionManager2D", "CollisionObject2D"]
+           "Rect", "load2d", "pose2", "CollisionManager2D", "CollisionObject2D", "Scene2D"]

@@ -29,6 +29,15 @@ class Scene:
 
     _open = False  # until built: close() and __del__ then do nothing
 
+    def __new__(cls, path=None, *args, **kwargs):
+        # A scene file of 2D objects (its first object 2D, as `kcbp scene`
+        # decides) is a kcbp.Scene2D: the same frames and reports.
+        if cls is Scene and path is not None:
+            from ._scene2d import Scene2D, is_2d_scene
+            if is_2d_scene(path):
+                return super().__new__(Scene2D)
+        return super().__new__(cls)
+
     def __init__(self, path, k=_DEFAULT_K, contacts="first"):
         self._lock = threading.RLock()
         if contacts not in _CONTACTS:

@@ -115,8 +115,6 @@ def sweep(a, b, pose_from, pose_to, pose_a=None, tolerance=1e-9, max_iterations=
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
         raise Error("max_iterations must be a whole number >= 1, not %r" % (max_iterations,))
     a, b = _api2d.as_geometry2d(a, "a"), _api2d.as_geometry2d(b, "b")
-    if pose_from is None or pose_to is None:
-        raise Error("sweep: give B's motion, pose_from and pose_to ((tx, ty, degrees) or 3x3 matrices)")
     ea = _end(pose_a, "pose_a")
     f, t = _end(pose_from, "pose_from"), _end(pose_to, "pose_to")
     da = ea[2] if ea[2] is not None else ea[3]

@@ -241,8 +241,9 @@ def test_errors():
         kcbp.sweep(c, c, (0, 0, 0), (1, 0, 0), tolerance=0)
     with pytest.raises(kcbp.Error, match="max_iterations"):
         kcbp.sweep(c, c, (0, 0, 0), (1, 0, 0), max_iterations=0)
-    with pytest.raises(kcbp.Error, match="motion"):
-        kcbp.sweep(c, c, None, (1, 0, 0))
+    # None is the identity, as for every pose
+    assert kcbp.sweep(c, c, None, (5, 0, 0), pose_a=(3, 0, 0))["toi"] == kcbp.sweep(c, c, (0, 0, 0), (5, 0, 0),
+                                                                                     pose_a=(3, 0, 0))["toi"]
     with pytest.raises(kcbp.Error):
         kcbp.sweep(c, c, (0, 0, 0), (math.nan, 0, 0))
     with pytest.raises(kcbp.Error):

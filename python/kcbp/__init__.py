@@ -27,8 +27,9 @@ with holes; Polygon.load / kcbp.load2d read GeoJSON and SVG), and the
 convex Circle(r), Capsule2D(r, length), Rect(w, h, radius=0) and
 ConvexPolygon(points) go to the same collide and distance, with 2D poses
 (tx, ty, degrees) or 3x3 matrices (kcbp.pose2 makes one);
-kcbp.CollisionManager2D is the manager for them. A 2D geometry against a
-3D one is a kcbp.Error.
+kcbp.CollisionManager2D is the manager for them; kcbp.sweep gives their
+time of impact, and kcbp.Scene reads 2D scene files too (a kcbp.Scene2D).
+A 2D geometry against a 3D one is a kcbp.Error.
 
 Every failure is a kcbp.Error, a ValueError, carrying kcbp's own message
 (a missing mesh file: kcbp.FileNotFound, also a FileNotFoundError). Calls

@@ -25,7 +25,11 @@ class Scene:
     frees it at once; otherwise it is freed with the object. A closed scene
     raises kcbp.Error on use. One evaluation state serves all frames, so
     calls on one Scene from several threads take turns (a lock), and close()
-    waits for the call in progress."""
+    waits for the call in progress.
+
+    A file of 2D objects (its first object 2D, as `kcbp scene` decides)
+    gives a kcbp.Scene2D (a subclass, _scene2d.py): the same frames and
+    iteration, the reports `kcbp scene` prints for a 2D scene."""
 
     _open = False  # until built: close() and __del__ then do nothing
 

@@ -252,3 +252,21 @@ def test_errors():
     with pytest.raises(kcbp.Error) as e:
         kcbp.sweep(c, kcbp.Circle(1), (0, 0, 0), (1, 0, 0))
     assert e.value.code == "closed"
+
+
+def test_exact_touching_constructions():
+    """Exactly touching ends and slides along a face, and near misses by
+    1e-12: the oracle's collide decides them exactly."""
+    a, b = kcbp.Rect(2, 2), kcbp.Rect(1, 1)
+    cases = [(((-5, 0, 0), (-1.5, 0, 0)), True),         # touches at t = 1 exactly
+             (((-5, 1.5, 0), (5, 1.5, 0)), True),         # slides along the top face from x = -1.5
+             (((-5, 1.5, 0), (5, 1.5 + 1e-12, 0)), False),  # rises away from it before it gets there
+             (((0, 3, 0), (0, 1.5, 0)), True),            # comes down onto it at t = 1
+             (((1.5, 1.5, 0), (1.5, 1.5, 90)), True),      # corner on corner at t = 0, turning
+             (((-5, 1.5 + 1e-12, 0), (5, 1.5 + 1e-12, 0)), False)]
+    for (f, t), touches in cases:
+        r = kcbp.sweep(a, b, f, t)
+        assert (r["toi"] is not None) == touches, (f, t, r)
+        check_against_oracle(a, b, f, t, r)
+        cli = run_cli("sweep", "rect:2:2", "rect:1:1", "--from", arg(f), "--to", arg(t))[0]
+        same_report(r, cli)

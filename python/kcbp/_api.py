@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _lib
 from . import _api2d
+from . import _sweep2d
 from ._arrays import RIGID_TOL, _real_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
 from ._lib import Error, lib
 
@@ -1245,7 +1246,16 @@ def sweep(a: GeometryLike, b: GeometryLike, pose_from: PoseLike, pose_to: PoseLi
     and its rotation along the shorter arc (slerp) about its own origin.
     Poses: None (identity), 7 numbers "tx ty tz ax ay az deg" or a 4x4 rigid
     matrix. Guarantee (include/kcbp/sweep.h): no contact before toi, and at
-    toi the distance is at most tolerance * stats["motion_bound"]."""
+    toi the distance is at most tolerance * stats["motion_bound"].
+
+    Two 2D geometries (kcbp.Polygon, Circle, Capsule2D, Rect,
+    ConvexPolygon): poses (tx, ty, degrees) or 3x3 rigid matrices, b's angle
+    turning linearly from pose_from's to pose_to's as written (a matrix's
+    angle taken the shorter way), the command line's 2D report ("contacts"
+    an edge pair, "normal", "confirmed"; k does not apply); see
+    python/README.md, 2D."""
+    if _api2d.is_2d(a) or _api2d.is_2d(b):
+        return _sweep2d.sweep(a, b, pose_from, pose_to, pose_a, tolerance, max_iterations)
     motion_t, opts_t, res_t = _sweep_structs()
     if not (isinstance(tolerance, (int, float)) and 0 < tolerance <= 0.5):
         raise Error("tolerance must be a number in (0, 0.5], not %r" % (tolerance,))

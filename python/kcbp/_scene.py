@@ -25,9 +25,22 @@ class Scene:
     frees it at once; otherwise it is freed with the object. A closed scene
     raises kcbp.Error on use. One evaluation state serves all frames, so
     calls on one Scene from several threads take turns (a lock), and close()
-    waits for the call in progress."""
+    waits for the call in progress.
+
+    A file of 2D objects (its first object 2D, as `kcbp scene` decides)
+    gives a kcbp.Scene2D (a subclass, _scene2d.py): the same frames and
+    iteration, the reports `kcbp scene` prints for a 2D scene."""
 
     _open = False  # until built: close() and __del__ then do nothing
+
+    def __new__(cls, path=None, *args, **kwargs):
+        # A scene file of 2D objects (its first object 2D, as `kcbp scene`
+        # decides) is a kcbp.Scene2D: the same frames and reports.
+        if cls is Scene and path is not None:
+            from ._scene2d import Scene2D, is_2d_scene
+            if is_2d_scene(path):
+                return super().__new__(Scene2D)
+        return super().__new__(cls)
 
     def __init__(self, path, k=_DEFAULT_K, contacts="first"):
         self._lock = threading.RLock()

@@ -387,8 +387,8 @@ def test_poses_and_mixing_dimensions(bunny):
         kcbp.collide(a, bunny)
     with pytest.raises(kcbp.Error, match="2D and 3D geometries cannot be mixed"):
         kcbp.distance(kcbp.Sphere(1), a, signed=True)
-    with pytest.raises(kcbp.Error, match="2D"):
-        kcbp.sweep(a, b, None, None)
+    with pytest.raises(kcbp.Error, match="2D and 3D geometries cannot be mixed"):
+        kcbp.sweep(a, bunny, None, None)
     with pytest.raises(kcbp.Error, match="3"):
         kcbp.collide_many(a, b, np.zeros((2, 7)))
     with pytest.raises(kcbp.Error, match="cannot be mixed"):

@@ -3,6 +3,8 @@
 #ifndef KCBP_COLLIDE_INTERNAL_H
 #define KCBP_COLLIDE_INTERNAL_H
 
+#include <math.h>
+
 #include <kcbp/collide.h>
 #include <kcbp/gjk.h>
 
@@ -44,6 +46,14 @@
  *   - fine_axis, fine_simplex: the same two for the models' fine k-CBPs
  *     (kcbp_model_options.k_fine), tested when the coarse k-CBPs overlap,
  *     from the second test of a pair on (SEEN).
+ *   - slack: the gap the k-CBP stage last proved between the two bounds
+ *     (along the axis or fine_axis, its certificate's value, rounded
+ *     down), set (flag SLACK) only by a test the k-CBP stage ended, cleared
+ *     by every other. A caller that knows how far each model can have moved
+ *     since that test (a scene between two frames: src/scene/coherence.h)
+ *     may take the pair as apart again, with no test at all, while the slack
+ *     less both motions stays above the k-CBP margin: the meshes, inside
+ *     their bounds, are then still apart by more than it.
  *   - overlaps: how many tests in a row the k-CBP stage did not end (their
  *     k-CBPs overlapped, or the stage was skipped). From
  *     KCBP_CACHE_SKIP_AFTER on, the stage is skipped (adaptive: it can then
@@ -79,6 +89,7 @@ enum {
     KCBP_PAIR_CACHE_FINE_AXIS = 1u << 2,
     KCBP_PAIR_CACHE_SEEN = 1u << 3, /* the pair was tested before */
     KCBP_PAIR_CACHE_LEAVES = 1u << 4, /* leaf holds the contact's two leaves */
+    KCBP_PAIR_CACHE_SLACK = 1u << 5,  /* slack holds the last proven gap */
 };
 
 struct kcbp_pair_cache {
@@ -90,7 +101,23 @@ struct kcbp_pair_cache {
     uint32_t overlaps;
     kcbp_vec3 fine_axis;            /* the same two for the fine k-CBPs */
     kcbp_gjk_simplex_cache fine_simplex;
+    float slack;                    /* the k-CBP stage's last proven gap (SLACK), rounded down */
 };
+
+/* Records in pc (NULL: nothing) the gap the k-CBP stage has just proved
+ * (flag SLACK), rounded down to a float. */
+static inline void kcbp_pair_cache_set_slack(kcbp_pair_cache *pc, double gap)
+{
+    if (!pc)
+        return;
+    float f = (float)gap;
+    if ((double)f > gap)
+        f = nextafterf(f, -INFINITY);
+    if (f > 0 && isfinite(f)) {
+        pc->slack = f;
+        pc->flags |= KCBP_PAIR_CACHE_SLACK;
+    }
+}
 
 /* kcbp_collide_cached on the models' internals (pc NULL: kcbp_collide). */
 kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,

@@ -764,6 +764,7 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     if (st == KCBP_OK && !stats->stopped)
         p->last_work_ms = stats->work_ms;
     p->last_threaded = stats->threaded;
+    p->last_slack = stats->cache_slack;
     if (adapt && st == KCBP_OK && !stats->stopped) {
         for (int a = 0; a < 2; a++) {
             p->prior_n[a] = stats->arm_n[a];

@@ -153,6 +153,7 @@ typedef struct {
      * otherwise the caller's thread runs its chunks. */
     double handoff_ms, last_work_ms;
     bool last_threaded;         /* the last run went to the threads (tests, diagnostics) */
+    uint64_t last_slack;        /* the last run's pairs taken as apart by their slack (tests, diagnostics) */
     /* The run in progress: chunks handed on so far, of how many (written
      * and read on the calling thread only: the emit callback may read them). */
     uint64_t chunks_done, chunks_total;

@@ -197,8 +197,9 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
      * but for every KCBP_CACHE_SKIP_AFTER-th test, which still runs it so
      * that a pair whose k-CBPs come apart is noticed. */
     bool cbp = options->use_cbp && kcbp_impl_has_cbp(a) && kcbp_impl_has_cbp(b);
-    bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER &&
-                pc->overlaps % KCBP_CACHE_SKIP_AFTER != 0;
+    bool skip = cbp && pc && !options->cbp_measure &&
+                ((pc->overlaps >= KCBP_CACHE_SKIP_AFTER && pc->overlaps % KCBP_CACHE_SKIP_AFTER != 0) ||
+                 (pc->flags & KCBP_PAIR_CACHE_CONTACT));
     /* The fine k-CBPs, when the coarse ones overlap, only for a pair seen
      * before (a frame of a moving scene, a pose of a trajectory): there its
      * cached axis and simplex make it cheap, while on a first test it costs

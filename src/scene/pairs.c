@@ -492,14 +492,16 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
             uint32_t x = ea < eb ? a : b, y = ea < eb ? b : a;
             bool use_cbp = o->collide.use_cbp && (!adaptive || adapt_run_cbp(&ad, ea, eb));
             opts.use_cbp = use_cbp;
-            double q0 = kcbp_now_ms();
             kcbp_collide_result *r = &w->result;
             /* The k-CBP stage's last gap, less how far both can have moved
-             * since (reach.h): no test while it holds. */
+             * since (reach.h): no test while it holds. Such a pair is not
+             * timed (two clock reads cost more than its check). */
             bool slack = cache && (cache->flags & KCBP_PAIR_CACHE_SLACK) && in->reach &&
                          old->run == in->reach_run && use_cbp && !opts.cbp_measure &&
                          kcbp_reach_slack_holds(in->model[x], &in->poses[x], in->model[y], &in->poses[y],
                                                 in->reach[a] + in->reach[b], cache);
+            bool timed = !slack || o->margin > 0;
+            double q0 = timed ? kcbp_now_ms() : 0;
             if (slack) {
                 apart_by_slack(r, cache);
                 stats->cache_slack++;
@@ -510,7 +512,7 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
             bool near = false;
             if (st == KCBP_OK && !r->collide && o->margin > 0)
                 st = within_margin(o, in->model[x], &in->poses[x], in->model[y], &in->poses[y], &near, err);
-            double q1 = kcbp_now_ms();
+            double q1 = timed ? kcbp_now_ms() : 0;
             if (st != KCBP_OK)
                 break;
             if (adaptive) {

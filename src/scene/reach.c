@@ -36,7 +36,9 @@ double kcbp_reach(const kcbp_reach_sphere *s, const kcbp_pose *p0, const kcbp_po
             f2 += d * d;
         }
     double moved = kcbp_v3_len(kcbp_v3_sub(c1, c0)) + sqrt(f2) * s->r;
-    double size = kcbp_v3_len(p0->trans) + kcbp_v3_len(p1->trans) + kcbp_v3_len(s->c) + s->r;
+    /* (sums of absolute coordinates: at least the lengths, and no roots) */
+    kcbp_vec3 a0 = kcbp_v3_abs(p0->trans), a1 = kcbp_v3_abs(p1->trans), ac = kcbp_v3_abs(s->c);
+    double size = a0.x + a0.y + a0.z + a1.x + a1.y + a1.z + ac.x + ac.y + ac.z + s->r;
     return moved * (1 + 1e-9) + 1e-12 * size;
 }
 

@@ -6,6 +6,7 @@
 #   bench/moving_pay.sh                      # RUNS=3 INNER=3 SEED=3 FRAMES=200
 #   SETS="bunny2 block" SIZES=51 bench/moving_pay.sh
 #   NO_BUILD=1 bench/moving_pay.sh
+#   MOVING_KCBP=/tmp/old/moving_kcbp OUT=before bench/moving_pay.sh  # moving_kcbp built on older code
 #
 # Sets: `kcbp scene --generate thesis` copies of one mesh (n = SIZES - 1,
 # normalised, integer positions in [-4, 4]^3, seed SEED), made moving by
@@ -27,7 +28,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
-out="$here/out/moving_pay"
+out="$here/out/${OUT:-moving_pay}"
 RUNS=${RUNS:-3}
 INNER=${INNER:-3}
 STATIC_INNER=${STATIC_INNER:-11}
@@ -37,6 +38,7 @@ SETS=${SETS:-"bunny2 spot cow homer woody block lathe bushing cylinder plate"}
 SIZES=${SIZES:-"51 101"}
 JOBS=${JOBS:-"1 2"}
 K=${K:-16}
+MOVING_KCBP=${MOVING_KCBP:-$here/moving_kcbp} # another build (the code before a change) to compare
 
 fail() { echo "moving_pay.sh: $*" >&2; exit 1; }
 if [[ -z ${NO_BUILD:-} ]]; then
@@ -74,7 +76,7 @@ for ((r = 1; r <= RUNS; r++)); do
         inner=$INNER
         [[ $s == static-* ]] && inner=$STATIC_INNER
         for j in $JOBS; do
-            "$here/moving_kcbp" "$(file_of "$s")" "$K" both "$inner" "$j" >"$out/r$r-$s-j$j.txt" ||
+            "$MOVING_KCBP" "$(file_of "$s")" "$K" both "$inner" "$j" >"$out/r$r-$s-j$j.txt" ||
                 fail "moving_kcbp failed on $s (jobs $j)"
         done
     done

@@ -195,7 +195,9 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
      * once KCBP_CACHE_SKIP_AFTER tests in a row were not ended by it (the
      * count below), since it then only costs time (stage 3 alone is exact),
      * but for every KCBP_CACHE_SKIP_AFTER-th test, which still runs it so
-     * that a pair whose k-CBPs come apart is noticed. */
+     * that a pair whose k-CBPs come apart is noticed; and skipped for a
+     * pair that touched in its last test (its contact is cached), which
+     * mostly still touches. */
     bool cbp = options->use_cbp && kcbp_impl_has_cbp(a) && kcbp_impl_has_cbp(b);
     bool skip = cbp && pc && !options->cbp_measure &&
                 ((pc->overlaps >= KCBP_CACHE_SKIP_AFTER && pc->overlaps % KCBP_CACHE_SKIP_AFTER != 0) ||

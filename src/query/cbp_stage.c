@@ -22,6 +22,19 @@ static double bound_support(const kcbp_model_impl *m, const kcbp_pose *pose, kcb
     return kcbp_v3_dot(n, s) + c->radius * kcbp_v3_len(n);
 }
 
+void kcbp_pair_cache_set_slack(kcbp_pair_cache *pc, double gap)
+{
+    if (!pc)
+        return;
+    float f = (float)gap;
+    if ((double)f > gap)
+        f = nextafterf(f, -INFINITY);
+    if (f > 0 && isfinite(f)) {
+        pc->slack = f;
+        pc->flags |= KCBP_PAIR_CACHE_SLACK;
+    }
+}
+
 double kcbp_pair_bound_gap(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
     if (!kcbp_impl_is_shape(a) && !kcbp_impl_is_shape(b))

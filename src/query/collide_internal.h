@@ -3,8 +3,6 @@
 #ifndef KCBP_COLLIDE_INTERNAL_H
 #define KCBP_COLLIDE_INTERNAL_H
 
-#include <math.h>
-
 #include <kcbp/collide.h>
 #include <kcbp/gjk.h>
 
@@ -106,21 +104,6 @@ struct kcbp_pair_cache {
     kcbp_gjk_simplex_cache fine_simplex;
     float slack;                    /* the k-CBP stage's last proven gap (SLACK), rounded down */
 };
-
-/* Records in pc (NULL: nothing) the gap the k-CBP stage has just proved
- * (flag SLACK), rounded down to a float. */
-static inline void kcbp_pair_cache_set_slack(kcbp_pair_cache *pc, double gap)
-{
-    if (!pc)
-        return;
-    float f = (float)gap;
-    if ((double)f > gap)
-        f = nextafterf(f, -INFINITY);
-    if (f > 0 && isfinite(f)) {
-        pc->slack = f;
-        pc->flags |= KCBP_PAIR_CACHE_SLACK;
-    }
-}
 
 /* kcbp_collide_cached on the models' internals (pc NULL: kcbp_collide). */
 kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,

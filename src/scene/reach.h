@@ -29,6 +29,7 @@
 
 #include <kcbp/pose.h>
 
+#include "query/cbp_stage.h"
 #include "query/collide_internal.h"
 #include "query/model_internal.h"
 

@@ -3,7 +3,7 @@
 # against FCL 0.7 (fcl::distance on BVHModel<RSSd>, nearest points on,
 # rel_err = abs_err = 0: bench/fcl_distance) on poses 0-50 % beyond first
 # contact (bench/gen_poses with MAX_REL_DELTA=0.5, keeping delta >= 0), and
-# clearance queries (`--max-distance D`, D = the median distance of the
+# clearance queries (`--margin D`, D = the median distance of the
 # pair's poses, so that about half are within) against FCL's full distance
 # (FCL has no early exit) and against kcbp's own full distance.
 #
@@ -60,12 +60,12 @@ for i in "${!pairs[@]}"; do
     clear=$(python3 -c 'import json, statistics, sys
 print(repr(statistics.median(json.loads(l)["distance"] for l in open(sys.argv[1]))))' "$out/$name.dist.0.ndjson")
     echo "$clear" >"$out/$name.clear"
-    echo "distance.sh: $name: kcbp, kcbp --max-distance $clear and FCL, x$RUNS interleaved" >&2
+    echo "distance.sh: $name: kcbp, kcbp --margin $clear and FCL, x$RUNS interleaved" >&2
     for ((r = 1; r <= RUNS; r++)); do
         "$root/kcbp" distance "$A" "$B" --poses "$poses" >"$out/$name.dist.$r.ndjson" ||
             fail "kcbp distance failed for $name"
-        "$root/kcbp" distance "$A" "$B" --poses "$poses" --max-distance "$clear" >"$out/$name.clear.$r.ndjson" ||
-            fail "kcbp distance --max-distance failed for $name"
+        "$root/kcbp" distance "$A" "$B" --poses "$poses" --margin "$clear" >"$out/$name.clear.$r.ndjson" ||
+            fail "kcbp distance --margin failed for $name"
         "$here/fcl_distance" "$A" "$B" "$poses" 1 >"$out/$name.fcl.$r.txt" || fail "fcl_distance failed for $name"
     done
 done
@@ -138,7 +138,7 @@ print(f"{count} poses per pair 0-50 % beyond first contact (seed {seed}), {runs}
 print("| pair | poses | kcbp µs | FCL µs | kcbp/FCL | max \\|kcbp − FCL\\| / scale | kcbp box pairs | kcbp tri pairs |")
 print("|---|---|---|---|---|---|---|---|")
 print("\n".join(rows))
-print("\nClearance queries (`--max-distance D`, D the median distance of the pair's poses) against FCL's full "
+print("\nClearance queries (`--margin D`, D the median distance of the pair's poses) against FCL's full "
       "distance and kcbp's own full distance\n")
 print("| pair | D | within D | decided by aabb / cbp / mesh | kcbp µs | /FCL | /kcbp full |")
 print("|---|---|---|---|---|---|---|")

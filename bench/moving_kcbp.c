@@ -1,6 +1,6 @@
 /* moving_kcbp: kcbp's side of bench/moving.sh (issue 12), in process.
  *
- *   moving_kcbp SCENE.json K cbp|aabb|both [RUNS=1]
+ *   moving_kcbp SCENE.json K cbp|aabb|both [RUNS=1] [JOBS=1]
  *
  * Loads and builds the scene with K-plane k-CBPs (greedy directions; the
  * models are built once, untimed), then for each filter RUNS timed runs,
@@ -13,6 +13,8 @@
  * the wall-clock time of its kcbp_scene_eval_frame calls (poses and world
  * boxes, broad phase, pair tests, recording the colliding pairs), summed
  * over the frames; copying each frame's pairs for the output is not timed.
+ * The same calls' CPU time (the process's, every thread's: JOBS threads per
+ * evaluation) is reported as cpu_ms: on a shared machine the steadier one.
  *
  * "both" runs the two filters on the same models, alternating
  * (cbp aabb aabb cbp cbp aabb ...), so that the slow phases of a shared
@@ -22,7 +24,7 @@
  * Prints, one "key value" a line: objects, frames, triangles (per model,
  * joined by "/"), k, build_ms (the models), then for each filter F lines
  * "F key value": broadphase, mesh_tested, colliding (summed over the frames:
- * pair-frames), median_ms (over the runs), the medians of each stage's total
+ * pair-frames), median_ms (over the runs), cpu_ms (the median CPU time), the medians of each stage's total
  * over the frames (bounds_ms, broadphase_ms, filter_ms, mesh_ms:
  * kcbp_scene_frame's own timers), run_ms (every run's time, in order), and
  * then "F frame N pair A B" per colliding pair of each frame (names, a < b in
@@ -65,6 +67,13 @@ static double now_ms(void)
     return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -87,7 +96,7 @@ static double median(const double *v, long n)
 typedef struct {
     const char *name;
     kcbp_collide_options opts;
-    double *t[5];   /* per run: total, bounds, broad phase, filter, mesh */
+    double *t[6];   /* per run: total, bounds, broad phase, filter, mesh, CPU */
     long done;      /* timed runs so far */
     hits first;     /* the warm-up run's pairs */
     uint64_t broadphase, mesh_tested;
@@ -96,22 +105,24 @@ typedef struct {
 
 /* One run of every frame; timed unless it is the warm-up. Returns an exit
  * status (0: fine). */
-static int run(const kcbp_scene *s, filter_runs *fr, bool warmup, kcbp_scene_frame *f, hits *cur)
+static int run(const kcbp_scene *s, filter_runs *fr, bool warmup, kcbp_scene_frame *f, hits *cur, unsigned jobs)
 {
     kcbp_error err;
     kcbp_scene_eval *ev;
     kcbp_scene_eval_options eo = kcbp_scene_eval_options_default();
     eo.collide = fr->opts;
+    eo.jobs = jobs;
     if (kcbp_scene_eval_new(s, &eo, &ev, &err) != KCBP_OK) {
         fprintf(stderr, "moving_kcbp: %s\n", err.msg);
         return 3;
     }
     hits *h = warmup ? &fr->first : cur;
     h->n = 0;
-    double t[5] = {0, 0, 0, 0, 0};
+    double t[6] = {0, 0, 0, 0, 0, 0};
     for (uint32_t i = 0; i < kcbp_scene_frame_count(s); i++) {
-        double t0 = now_ms();
+        double t0 = now_ms(), c0 = cpu_ms();
         kcbp_status st = kcbp_scene_eval_frame(ev, i, f, &err);
+        t[5] += cpu_ms() - c0;
         t[0] += now_ms() - t0;
         if (st != KCBP_OK) {
             fprintf(stderr, "moving_kcbp: frame %u: %s\n", i, err.msg);
@@ -131,7 +142,7 @@ static int run(const kcbp_scene *s, filter_runs *fr, bool warmup, kcbp_scene_fra
     }
     kcbp_scene_eval_free(ev);
     if (!warmup) {
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             fr->t[k][fr->done] = t[k];
         fr->done++;
         if (cur->n != fr->first.n || memcmp(cur->v, fr->first.v, cur->n * sizeof *cur->v) != 0)
@@ -142,13 +153,13 @@ static int run(const kcbp_scene *s, filter_runs *fr, bool warmup, kcbp_scene_fra
 
 static int usage(const char *prog)
 {
-    fprintf(stderr, "usage: %s SCENE.json K cbp|aabb|both [RUNS=1]\n", prog);
+    fprintf(stderr, "usage: %s SCENE.json K cbp|aabb|both [RUNS=1] [JOBS=1]\n", prog);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 4 || argc > 5 ||
+    if (argc < 4 || argc > 6 ||
         (strcmp(argv[3], "cbp") != 0 && strcmp(argv[3], "aabb") != 0 && strcmp(argv[3], "both") != 0))
         return usage(argv[0]);
     char *end;
@@ -157,6 +168,9 @@ int main(int argc, char **argv)
         return usage(argv[0]);
     long runs = argc > 4 ? strtol(argv[4], &end, 10) : 1;
     if (argc > 4 && (*end || runs < 1 || runs > 1000))
+        return usage(argv[0]);
+    long jobs = argc > 5 ? strtol(argv[5], &end, 10) : 1;
+    if (argc > 5 && (*end || jobs < 1 || jobs > 64))
         return usage(argv[0]);
 
     kcbp_error err;
@@ -181,7 +195,7 @@ int main(int argc, char **argv)
         x->opts.contacts = KCBP_CONTACTS_NONE;
         x->opts.cbp_measure = false; /* as kcbp scene does */
         x->opts.use_cbp = i == 0;
-        for (int j = 0; j < 5; j++)
+        for (int j = 0; j < 6; j++)
             if (!(x->t[j] = calloc((size_t)runs, sizeof(double))))
                 return 4;
     }
@@ -191,11 +205,11 @@ int main(int argc, char **argv)
     hits cur = {0};
     int rc = 0;
     for (int i = 0; i < nf && !rc; i++)
-        rc = run(s, &fr[i], true, &f, &cur);
+        rc = run(s, &fr[i], true, &f, &cur, (unsigned)jobs);
     /* Timed runs: with two filters, in the order AB BA AB BA ... */
     for (long r = 0; r < runs && !rc; r++)
         for (int i = 0; i < nf && !rc; i++)
-            rc = run(s, &fr[nf == 2 && r % 2 ? 1 - i : i], false, &f, &cur);
+            rc = run(s, &fr[nf == 2 && r % 2 ? 1 - i : i], false, &f, &cur, (unsigned)jobs);
     if (rc)
         return rc;
 
@@ -208,12 +222,15 @@ int main(int argc, char **argv)
         const char *n = x->name;
         printf("%s broadphase %llu\n%s mesh_tested %llu\n%s colliding %zu\n", n,
                (unsigned long long)x->broadphase, n, (unsigned long long)x->mesh_tested, n, x->first.n);
-        printf("%s median_ms %.4f\n", n, median(x->t[0], runs));
+        printf("%s median_ms %.4f\n%s cpu_ms %.4f\n", n, median(x->t[0], runs), n, median(x->t[5], runs));
         printf("%s bounds_ms %.4f\n%s broadphase_ms %.4f\n%s filter_ms %.4f\n%s mesh_ms %.4f\n", n,
                median(x->t[1], runs), n, median(x->t[2], runs), n, median(x->t[3], runs), n, median(x->t[4], runs));
         printf("%s run_ms", n);
         for (long r = 0; r < runs; r++)
             printf(" %.4f", x->t[0][r]);
+        printf("\n%s run_cpu_ms", n);
+        for (long r = 0; r < runs; r++)
+            printf(" %.4f", x->t[5][r]);
         printf("\n");
     }
     for (int i = 0; i < nf; i++)
@@ -226,7 +243,7 @@ int main(int argc, char **argv)
                     fr[i].inconsistent);
             rc = 1;
         }
-        for (int j = 0; j < 5; j++)
+        for (int j = 0; j < 6; j++)
             free(fr[i].t[j]);
         free(fr[i].first.v);
     }

@@ -18,7 +18,9 @@ static const char batch_help[] =
     "in the argument list. Lines come in input order whatever --jobs; the frames of\n"
     "the scene being printed are written as they are done.\n"
     "\n"
-    "  --jobs N      evaluate N scenes at a time on N threads (default 1)\n"
+    "  --jobs N      evaluate N scenes at a time on N threads (default, as for kcbp\n"
+    "                scene: the CPUs this process may use; under GNU parallel, which\n"
+    "                runs several at once, give --jobs 1)\n"
     "  --progress    scenes done, their rate and the time left on stderr, also when\n"
     "                it is not a terminal (on a terminal: always)\n"
     "  --shard I/N   only the scenes whose index mod N is I (0 <= I < N): run the\n"
@@ -208,7 +210,7 @@ int kcbp_cli_batch(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     kcbp_cli_scene_options o = kcbp_cli_scene_options_default();
-    long jobs = 1, shard_i = 0, shard_n = 1;
+    long jobs = kcbp_cli_default_jobs(), shard_i = 0, shard_n = 1;
     opterr = 0;
     optind = 1;
     int c;

@@ -128,6 +128,12 @@ typedef struct {
  * line was written ends that line with "error": message (valid JSON). */
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                 const kcbp_cli_frame_sink *sink, kcbp_error *err);
+/* kcbp_cli_scene_eval for a 2D scene file (kcbp2d_scene_sniff; scene2d_cmd.c):
+ * the same report keys, contacts as edge index pairs. */
+kcbp_status kcbp_cli_scene2d_eval(const char *path, const kcbp_cli_scene_options *o, long index,
+                                  const kcbp_cli_frame_sink *sink, kcbp_error *err);
+/* kcbp scene --generate parcels|nesting: a 2D scene to stdout. */
+int kcbp_cli_scene2d_generate(const char *kind, long n, long seed, const char *output);
 /* Parses --shard's "I/N", 0 <= I < N <= 1000000. */
 bool kcbp_cli_parse_shard(const char *s, long *i, long *n);
 /* kcbp_scene_read with the options' mesh root (see --mesh-root). */
@@ -249,6 +255,10 @@ int kcbp_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* --jobs's default for every command that takes it: the CPUs this process
+ * may run on (its affinity mask, which taskset and Slurm set; else the
+ * online CPUs), 1 to 1024. */
+long kcbp_cli_default_jobs(void);
 /* Parses a whole decimal integer in [lo, hi]. */
 bool kcbp_cli_parse_int(const char *s, long lo, long hi, long *out);
 /* Prints one JSON document (compact on one line, or indented) and frees it.
@@ -256,6 +266,9 @@ bool kcbp_cli_parse_int(const char *s, long lo, long hi, long *out);
 int kcbp_cli_print_json(cJSON *doc, bool pretty);
 /* Prints text (malloc'ed) and a newline, and frees it. */
 int kcbp_cli_print_text(char *text);
+/* The same into the file at path (NULL: kcbp_cli_print_text): a file that
+ * cannot be written completely is removed, KCBP_EXIT_NOMEM after a message. */
+int kcbp_cli_write_text(char *text, const char *path);
 /* Flushes stdout: KCBP_EXIT_OK, or KCBP_EXIT_NOMEM after printing "kcbp:
  * cannot write the output: reason" when it (or an earlier write) failed. */
 int kcbp_cli_flush(void);

@@ -10,7 +10,7 @@
 static const char collide_help[] =
     "usage: kcbp collide A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--contacts none|first|all|manifold]\n"
     "                    [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--max-contacts N] [--margin D]\n"
-    "                    [--solid] [--geometry] [--export DIR|FILE.glb] [--html FILE] [--pretty]\n"
+    "                    [--solid] [--geometry] [--export FILE.glb|DIR/] [--html FILE] [--pretty]\n"
     "       kcbp collide A.obj B.obj --poses FILE [--pose-a POSE] [options]\n"
     "\n"
     "Tells whether two triangle meshes touch, and which triangles do.\n"
@@ -48,17 +48,18 @@ static const char collide_help[] =
     "  --geometry               with --contacts first|all: where each contact pair of triangles\n"
     "                           meets (\"intersections\": a point, a segment or a polygon, world\n"
     "                           frame) and a contact \"point\" and estimated \"normal\" (A toward B)\n"
-    "  --export DIR             also write, for MeshLab or Blender, the posed meshes in the\n"
-    "                           world frame as DIR/a.ply and DIR/b.ply (contact triangles\n"
-    "                           red, the others grey: the contacts of --contacts, every one\n"
-    "                           found, not only the --max-contacts listed) and the posed\n"
-    "                           k-CBPs as DIR/a_cbp.obj and DIR/b_cbp.obj (not with\n"
-    "                           --no-cbp). DIR is made if missing; with --poses, the first\n"
-    "                           pose is exported\n"
-    "  --export FILE.glb        instead, the answer as one binary glTF 2.0 file (a path ending\n"
-    "                           in .glb): both posed meshes, every contact triangle red (a\n"
-    "                           second primitive), the k-CBPs as extra nodes, the answer in\n"
-    "                           the scene's extras\n"
+    "  --export FILE            also write the answer as one binary glTF 2.0 file (.glb, for\n"
+    "                           Blender and any glTF viewer): both posed meshes, every contact\n"
+    "                           triangle red (a second primitive), the k-CBPs as extra nodes,\n"
+    "                           the answer in the scene's extras (FILE is written as named;\n"
+    "                           another format's extension, .ply .obj .stl .off .gltf, is an\n"
+    "                           error)\n"
+    "  --export DIR/            instead (a path ending in / or an existing folder), the posed\n"
+    "                           meshes in the world frame as DIR/a.ply and DIR/b.ply (contact\n"
+    "                           vertices and triangles red, the others grey: the contacts of\n"
+    "                           --contacts, every one found) and the posed k-CBPs as\n"
+    "                           DIR/a_cbp.obj and DIR/b_cbp.obj (not with --no-cbp); DIR is\n"
+    "                           made if missing. With --poses, the first pose is exported\n"
     "  --html FILE              also write a page that shows the answer in a browser, with no\n"
     "                           network: the posed meshes, every contact triangle red, the\n"
     "                           k-CBPs (a toggle), an orbit camera and a legend. Both files\n"
@@ -69,7 +70,7 @@ static const char collide_help[] =
     "                           when it is not a terminal (on a terminal: always)\n"
     "  --margin D               meshes within distance D (>= 0) of each other count as\n"
     "                           colliding (each inflated by D/2): \"margin\" gives their\n"
-    "                           distance and closest triangles (kcbp distance --max-distance D)\n"
+    "                           distance and closest triangles (kcbp distance --margin D)\n"
     "  --measure-cbp            with --poses: measure the k-CBPs' distance or depth for\n"
     "                           every pose, as a single pose always is (slower: GJK to\n"
     "                           convergence and EPA; without it a pose's \"cbp\" says only\n"
@@ -161,10 +162,11 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'S': args->opts.solid = args->model.solid = true; break;
         case 'G': args->geometry = true; break;
         case 'E':
-            if (kcbp_view_is_glb(optarg))
-                args->export_glb = optarg;
-            else
-                args->export_dir = optarg;
+            switch (kcbp_view_export_kind_of(optarg)) {
+            case KCBP_VIEW_EXPORT_GLB: args->export_glb = optarg; break;
+            case KCBP_VIEW_EXPORT_DIR: args->export_dir = optarg; break;
+            default: return kcbp_view_export_usage("collide", optarg, true);
+            }
             break;
         case 'H': args->html = optarg; break;
         case 'k':

@@ -1,9 +1,11 @@
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -22,6 +24,15 @@ int kcbp_cli_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, "\n(see 'kcbp %s --help')\n", cmd);
     va_end(ap);
     return KCBP_EXIT_USAGE;
+}
+
+long kcbp_cli_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 1)
+        n = CPU_COUNT(&set); /* taskset, Slurm's and cgroups' CPU sets */
+    return n < 1 ? 1 : n > 1024 ? 1024 : n;
 }
 
 bool kcbp_cli_parse_int(const char *s, long lo, long hi, long *out)
@@ -59,6 +70,26 @@ int kcbp_cli_print_text(char *text)
     kcbp_cli_output_unlock();
     free(text);
     return KCBP_EXIT_OK;
+}
+
+int kcbp_cli_write_text(char *text, const char *path)
+{
+    if (!path)
+        return kcbp_cli_print_text(text);
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    int e = errno;
+    if (f && fclose(f) != 0) {
+        ok = false;
+        e = errno;
+    }
+    free(text);
+    if (ok)
+        return KCBP_EXIT_OK;
+    fprintf(stderr, "kcbp: %s: cannot write: %s\n", path, strerror(e));
+    if (f)
+        remove(path);
+    return KCBP_EXIT_NOMEM;
 }
 
 int kcbp_cli_flush(void)

@@ -9,7 +9,7 @@
 #include "view.h"
 
 static const char distance_help[] =
-    "usage: kcbp distance A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--max-distance D]\n"
+    "usage: kcbp distance A.obj B.obj [--pose-a POSE] [--pose-b POSE] [--margin D]\n"
     "                     [--signed [--depth-tolerance REL]]\n"
     "                     [-k 16] [--dirs greedy|thesis|fixed|kdop] [--no-cbp] [--pretty]\n"
     "                     [--html FILE] [--export FILE.glb]\n"
@@ -29,8 +29,10 @@ static const char distance_help[] =
     "  --poses FILE             one pose of B per line, in any form ('#' comments allowed):\n"
     "                           the meshes are loaded and built once, and one JSON line is\n"
     "                           printed per pose\n"
-    "  --max-distance D         a clearance query: stop as soon as the distance is known to\n"
-    "                           exceed D (D >= 0) and say \"farther_than\": D, with a lower bound\n"
+    "  --margin D               a clearance query, as collide's --margin: stop as soon as\n"
+    "                           the distance is known to exceed D (D >= 0) and say\n"
+    "                           \"farther_than\": D, with a lower bound (--max-distance D, its\n"
+    "                           name before 1.1, still works)\n"
     "  --signed                 the signed distance: the distance when apart, minus the\n"
     "                           penetration depth when the solids overlap (the length of the\n"
     "                           shortest translation of B that separates them), with the unit\n"
@@ -57,7 +59,7 @@ static const char distance_help[] =
     "                           (nodes and a line) as one binary glTF 2.0 file. Both are written\n"
     "                           before the answer is printed (with --poses: the first pose)\n"
     "\n"
-    "Stages: with --max-distance, the distance between the world boxes of the\n"
+    "Stages: with --margin, the distance between the world boxes of the\n"
     "k-CBPs, then GJK's distance between the k-CBPs (lower bounds: either may\n"
     "prove the meshes farther than D); then the AABB trees, nearest node pairs\n"
     "first, pruned by the best triangle distance found so far.\n"
@@ -97,7 +99,8 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
 {
     static const struct option longopts[] = {
         {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
-        {"poses", required_argument, NULL, 'p'},  {"max-distance", required_argument, NULL, 'm'},
+        {"poses", required_argument, NULL, 'p'},  {"margin", required_argument, NULL, 'm'},
+        {"max-distance", required_argument, NULL, 'm'}, /* --margin's name before 1.1 */
         {"progress", no_argument, NULL, 'R'},
         {"pretty", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
         {"dirs", required_argument, NULL, 'd'},   {"no-cbp", no_argument, NULL, 'n'},
@@ -132,13 +135,13 @@ static int parse_args(int argc, char **argv, distance_args *args, bool *help)
             break;
         case 'H': args->html = optarg; break;
         case 'E':
-            if (!kcbp_view_is_glb(optarg))
-                return kcbp_cli_usage_error("distance", "--export takes a file ending in .glb, not '%s'", optarg);
+            if (kcbp_view_export_kind_of(optarg) != KCBP_VIEW_EXPORT_GLB)
+                return kcbp_view_export_usage("distance", optarg, false);
             args->export_glb = optarg;
             break;
         case 'm':
             if (!kcbp_cli_parse_distance(optarg, &args->opts.max_distance))
-                return kcbp_cli_usage_error("distance", "--max-distance takes a finite number >= 0, not '%s'", optarg);
+                return kcbp_cli_usage_error("distance", "--margin takes a finite number >= 0, not '%s'", optarg);
             break;
         case 'k':
             if ((rc = kcbp_cli_parse_k("distance", optarg, &args->model)) != KCBP_EXIT_OK)

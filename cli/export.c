@@ -32,6 +32,8 @@ kcbp_status kcbp_cli_export_prepare(const char *dir, kcbp_error *err)
             return kcbp_error_set(err, KCBP_ERR_INVALID, "--export %s: exists and is not a directory", dir);
         return KCBP_OK;
     }
+    if (errno == ENOTDIR)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "--export %s: a part of the path is not a directory", dir);
     if (errno != ENOENT)
         return kcbp_error_set(err, KCBP_ERR_IO, "--export %s: %s", dir, strerror(errno));
     if (mkdir(dir, 0777) != 0)

@@ -1,9 +1,13 @@
 /* kcbp scene: every colliding pair of a scene file; and --generate, which
  * writes the thesis's benchmark layout as a scene file. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <kcbp/scene2d.h>
 
 #include "cli.h"
 #include "view.h"
@@ -12,8 +16,9 @@ static const char scene_help[] =
     "usage: kcbp scene SCENE.json [-k 16] [--dirs greedy|thesis|fixed|kdop] [--filter aabb|cbp]\n"
     "                  [--contacts none|first|all] [--max-contacts N] [--max-pairs N] [--mesh-root DIR]\n"
     "                  [--margin D] [--solid] [--ccd] [--jobs N] [--shard I/N] [--no-adaptive]\n"
-    "                  [--export DIR|FILE.glb [--frame F]] [--html FILE] [--pretty] [--progress]\n"
-    "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--pretty]\n"
+    "                  [--export FILE.glb|DIR/ [--frame F]] [--html FILE] [--pretty] [--progress]\n"
+    "       kcbp scene --generate thesis --mesh FILE.obj --n N [--seed S] [--output FILE] [--pretty]\n"
+    "       kcbp scene --generate parcels|nesting --n N [--seed S] [--output FILE]\n"
     "\n"
     "Finds every pair of objects of a scene that touch: world boxes, a box-tree broad\n"
     "phase, the k-CBP filter, then the exact mesh test. Prints one JSON line per frame\n"
@@ -27,8 +32,9 @@ static const char scene_help[] =
     "  --filter F        cbp (default): GJK on the k-CBPs before the mesh test, skipped\n"
     "                    where it does not pay; aabb: boxes only (the boxes of the k-CBPs)\n"
     "  --no-adaptive     with cbp: the k-CBP stage on every pair, paying or not\n"
-    "  --contacts MODE   none (default): pairs only; first: one triangle pair per\n"
-    "                    colliding pair; all: every intersecting triangle pair\n"
+    "  --contacts MODE   none: pairs only; first (default, as in kcbp collide): one\n"
+    "                    triangle pair per colliding pair; all: every intersecting\n"
+    "                    triangle pair\n"
     "  --max-contacts N  list at most N contacts per frame (default 100000); a frame\n"
     "                    with more says \"truncated\": true and \"contacts_found\"; given,\n"
     "                    the frame stops looking for contacts at N + 1 (every colliding\n"
@@ -38,7 +44,8 @@ static const char scene_help[] =
     "                    stop the frame's search at N + 1: a frame with more says\n"
     "                    \"truncated\": true, \"stopped\": \"max_pairs\" and \"colliding_found\",\n"
     "                    which with the counts of \"passed\" is then a lower bound\n"
-    "  --jobs N          threads for each frame's pairs (default: the online CPUs, 1 to\n"
+    "  --jobs N          threads for each frame's pairs (default: the CPUs this process\n"
+    "                    may use, its affinity mask as taskset and Slurm set it, 1 to\n"
     "                    1024); the output is the same for every N but for its times;\n"
     "                    a frame whose work is below a few thread hand-offs runs on one\n"
     "                    thread\n"
@@ -50,15 +57,17 @@ static const char scene_help[] =
     "  --solid           every mesh is a closed solid: an object wholly inside another\n"
     "                    collides too (\"contained\": \"a_in_b\" or \"b_in_a\"); a mesh\n"
     "                    that is not closed is an error (see kcbp collide --solid)\n"
-    "  --export DIR      also write frame F (default 0) for MeshLab or Blender: each\n"
-    "                    object posed in the world frame as DIR/I-NAME.ply (I: its\n"
-    "                    index; characters of NAME other than A-Z a-z 0-9 . _ - become _),\n"
-    "                    its contact triangles with colliding objects red, the others\n"
-    "                    grey (every intersecting triangle when --contacts is none), and\n"
-    "                    its posed k-CBP as DIR/I-NAME_cbp.obj. DIR is made if missing\n"
-    "  --export FILE.glb instead, frame F as one binary glTF 2.0 file (a path ending\n"
-    "                    in .glb): every object posed (a node), its contact triangles red,\n"
+    "  --export FILE     also write frame F (default 0) as one binary glTF 2.0 file\n"
+    "                    (.glb, written as named; another format's extension is an\n"
+    "                    error): every object posed (a node), its contact triangles red,\n"
     "                    the k-CBPs as extra nodes\n"
+    "  --export DIR/     instead (a path ending in / or an existing folder), for\n"
+    "                    MeshLab: each object posed in the world frame as\n"
+    "                    DIR/I-NAME.ply (I: its index; characters of NAME other than\n"
+    "                    A-Z a-z 0-9 . _ - become _), its contact triangles with\n"
+    "                    colliding objects red, the others grey (every intersecting\n"
+    "                    triangle when --contacts is none), and its posed k-CBP as\n"
+    "                    DIR/I-NAME_cbp.obj. DIR is made if missing\n"
     "  --frame F         the frame --export writes (0 to frames - 1)\n"
     "  --html FILE       also write a page that shows the scene in a browser (no network):\n"
     "                    every object, every contact triangle red, a frame slider for a\n"
@@ -78,15 +87,23 @@ static const char scene_help[] =
     "                    interval in which an object turns 180 degrees or more is cut in\n"
     "                    steps of less, more than 1000 steps is an error)\n"
     "\n"
-    "  --generate thesis write the k-CBP thesis's benchmark scene to stdout: n + 1\n"
+    "  --generate thesis write the k-CBP thesis's benchmark scene (to stdout, or to\n"
+    "                    --output FILE): n + 1\n"
     "                    copies of the mesh, normalised, at random integer positions in\n"
     "                    [-4, 4]^3 with random rotations (same seed, same scene). The\n"
-    "                    mesh path is written relative to the current folder when\n"
-    "                    the mesh lies in it (a scene's paths are read relative to its\n"
-    "                    own folder: saved here, it runs as written), else as given\n"
+    "                    mesh path is written relative to the folder the scene is\n"
+    "                    saved in (--output's, else the current one) when the mesh\n"
+    "                    lies in it: a scene's paths are read from its own folder, so\n"
+    "                    it runs as written; else as an absolute path, which it\n"
+    "                    reaches with --mesh-root\n"
+    "  --generate parcels|nesting  a 2D scene: N rectangles on a grid of unit cells\n"
+    "                    (random sizes and angles, a quarter touching edge to edge), or N\n"
+    "                    circles, rectangles and capsules on a sheet, drifting over 10 frames\n"
     "  --mesh FILE       the mesh to copy;  --n N  copies besides the first (default 100);\n"
     "  --seed S          random seed (default 1)\n"
     "\n"
+    "A scene whose objects are 2D (a \"pose\" [tx, ty, deg], GeoJSON or SVG files, circle,\n"
+    "rect, capsule2d shapes) is evaluated in the plane, contacts as edge pairs (docs/2d.md).\n"
     "Scene files are described in docs/scenes.md; '-' is\n"
     "standard input (meshes are then found from the current folder).\n"
     "Exit status: 0 whatever the answer, 2 for a usage error, 3 for bad input\n"
@@ -102,7 +119,7 @@ kcbp_cli_scene_options kcbp_cli_scene_options_default(void)
     memset(&o, 0, sizeof o);
     o.model = kcbp_model_options_default();
     o.collide = kcbp_collide_options_default();
-    o.collide.contacts = KCBP_CONTACTS_NONE;
+    o.collide.contacts = KCBP_CONTACTS_FIRST; /* as kcbp collide: the exact test finds it anyway */
     o.collide.use_cbp = true;
     o.max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
     o.max_pairs = -1;
@@ -423,6 +440,8 @@ static char *frame_text(const kcbp_scene *scene, const kcbp_scene_frame *f, cons
 kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                 const kcbp_cli_frame_sink *sink, kcbp_error *err)
 {
+    if (kcbp2d_scene_sniff(path)) /* a 2D scene: its own reader and pair tests */
+        return kcbp_cli_scene2d_eval(path, o, index, sink, err);
     kcbp_scene *scene;
     kcbp_status st = kcbp_cli_scene_read(&scene, path, o, err);
     if (st != KCBP_OK)
@@ -592,30 +611,58 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
     return st;
 }
 
-/* The mesh path a generated scene names: relative to the current folder
- * when the mesh lies in it or below (the scene, written to stdout, is most
- * often saved there, and a scene's relative paths are read from its own
- * folder: it then runs as written), else as given, which a scene saved
- * elsewhere reaches only with --mesh-root (said on stderr). malloc'ed. */
-static char *scene_mesh_path(const char *mesh_path)
+/* The folder a generated scene will be read from: that of --output FILE,
+ * else the current folder (standard output is most often saved there).
+ * malloc'ed, or NULL. */
+static char *scene_out_folder(const char *output)
 {
-    char *real = realpath(mesh_path, NULL), *cwd = getcwd(NULL, 0);
+    if (!output)
+        return getcwd(NULL, 0);
+    char *copy = strdup(output);
+    if (!copy)
+        return NULL;
+    char *slash = strrchr(copy, '/');
+    if (!slash)
+        strcpy(copy, ".");
+    else
+        slash[slash == copy] = '\0'; /* its folder ("/" for a file at the root) */
+    char *real = realpath(copy, NULL);
+    free(copy);
+    return real;
+}
+
+/* The mesh path a generated scene names: relative to the folder the scene
+ * is saved in (scene_out_folder) when the mesh lies in it or below, since a
+ * scene's relative paths are read from its own folder: it then runs as
+ * written; else by its absolute path (a relative one would be read from
+ * the wrong folder), which the scene reaches only with --mesh-root (said on
+ * stderr). malloc'ed. */
+static char *scene_mesh_path(const char *mesh_path, const char *output)
+{
+    char *real = realpath(mesh_path, NULL), *base = scene_out_folder(output);
     char *out = NULL;
-    size_t nc = cwd ? strlen(cwd) : 0;
-    if (real && cwd && nc > 0 && !strncmp(real, cwd, nc) && (real[nc] == '/' || cwd[nc - 1] == '/'))
+    size_t nc = base ? strlen(base) : 0;
+    if (real && base && nc > 0 && !strncmp(real, base, nc) && (real[nc] == '/' || base[nc - 1] == '/'))
         out = strdup(real + nc + (real[nc] == '/'));
-    if (!out && real && mesh_path[0] == '/')
-        fprintf(stderr, "kcbp: note: the scene names %s, outside the current folder: where it is saved, "
-                        "kcbp scene reads it only with --mesh-root\n", mesh_path);
+    if (!out && real) {
+        fprintf(stderr, "kcbp: note: the scene names %s, outside the folder it is written to: kcbp scene "
+                        "reads it there only with --mesh-root\n", real);
+        out = strdup(real);
+    }
     free(real);
-    free(cwd);
+    free(base);
     return out ? out : strdup(mesh_path);
 }
 
-static int generate(const char *kind, const char *mesh_path, long n, long seed, bool pretty)
+static int generate(const char *kind, const char *mesh_path, long n, long seed, bool pretty, const char *output)
 {
+    if (!strcmp(kind, "parcels") || !strcmp(kind, "nesting")) {
+        if (mesh_path)
+            return kcbp_cli_usage_error("scene", "--generate %s makes 2D shapes: no --mesh", kind);
+        return kcbp_cli_scene2d_generate(kind, n, seed, output);
+    }
     if (strcmp(kind, "thesis") != 0)
-        return kcbp_cli_usage_error("scene", "--generate knows only 'thesis', not '%s'", kind);
+        return kcbp_cli_usage_error("scene", "--generate knows thesis, parcels and nesting, not '%s'", kind);
     if (!mesh_path)
         return kcbp_cli_usage_error("scene", "--generate needs --mesh FILE.obj");
     kcbp_error err = {0};
@@ -635,7 +682,7 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     kcbp_aabb bounds = kcbp_mesh_bounds(mesh);
     kcbp_mesh_free(mesh);
     kcbp_scene *scene;
-    char *named = scene_mesh_path(mesh_path);
+    char *named = scene_mesh_path(mesh_path, output);
     if (!named) {
         kcbp_error_set(&err, KCBP_ERR_NOMEM, "out of memory");
         return kcbp_cli_fail(&err);
@@ -649,7 +696,7 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     kcbp_scene_free(scene);
     if (st != KCBP_OK)
         return kcbp_cli_fail(&err);
-    return kcbp_cli_print_text(text);
+    return kcbp_cli_write_text(text, output);
 }
 
 /* kcbp scene's frame sink: the report's bytes to stdout under the output
@@ -688,7 +735,7 @@ static void drain_stdout(void *ctx)
 
 int kcbp_cli_scene(int argc, char **argv)
 {
-    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_PRETTY, OPT_EXPORT, OPT_FRAME, OPT_HTML, OPT_JOBS,
+    enum { OPT_GENERATE = 2000, OPT_MESH, OPT_N, OPT_SEED, OPT_OUTPUT, OPT_PRETTY, OPT_EXPORT, OPT_FRAME, OPT_HTML, OPT_JOBS,
            OPT_SHARD, OPT_PROGRESS };
     static const struct option longopts[] = {
         KCBP_CLI_SCENE_LONGOPTS,
@@ -697,6 +744,7 @@ int kcbp_cli_scene(int argc, char **argv)
         {"mesh", required_argument, NULL, OPT_MESH},
         {"n", required_argument, NULL, OPT_N},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"output", required_argument, NULL, OPT_OUTPUT},
         {"export", required_argument, NULL, OPT_EXPORT},
         {"frame", required_argument, NULL, OPT_FRAME},
         {"html", required_argument, NULL, OPT_HTML},
@@ -707,9 +755,8 @@ int kcbp_cli_scene(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     kcbp_cli_scene_options o = kcbp_cli_scene_options_default();
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    o.jobs = online >= 1 ? (online > 1024 ? 1024 : online) : 1;
-    const char *gen = NULL, *mesh = NULL;
+    o.jobs = kcbp_cli_default_jobs();
+    const char *gen = NULL, *mesh = NULL, *output = NULL;
     long n = 100, seed = 1;
     bool gen_only = false, frame_given = false;
     opterr = 0;
@@ -728,10 +775,11 @@ int kcbp_cli_scene(int argc, char **argv)
         case OPT_PROGRESS: kcbp_cli_progress_force(); break;
         case OPT_GENERATE: gen = optarg; break;
         case OPT_EXPORT:
-            if (kcbp_view_is_glb(optarg))
-                o.export_glb = optarg;
-            else
-                o.export_dir = optarg;
+            switch (kcbp_view_export_kind_of(optarg)) {
+            case KCBP_VIEW_EXPORT_GLB: o.export_glb = optarg; break;
+            case KCBP_VIEW_EXPORT_DIR: o.export_dir = optarg; break;
+            default: return kcbp_view_export_usage("scene", optarg, true);
+            }
             break;
         case OPT_HTML: o.html = optarg; break;
         case 'j':
@@ -760,6 +808,10 @@ int kcbp_cli_scene(int argc, char **argv)
                 return kcbp_cli_usage_error("scene", "--n takes an integer in [0, %u], not '%s'",
                                             KCBP_SCENE_MAX_OBJECTS - 1, optarg);
             break;
+        case OPT_OUTPUT:
+            gen_only = true;
+            output = optarg;
+            break;
         case OPT_SEED:
             gen_only = true;
             if (!kcbp_cli_parse_int(optarg, 0, 0x7fffffffL, &seed))
@@ -776,7 +828,7 @@ int kcbp_cli_scene(int argc, char **argv)
             return kcbp_cli_usage_error("scene", "--export and --html go with a scene file, not --generate");
         if (optind != argc)
             return kcbp_cli_usage_error("scene", "--generate takes no scene file");
-        return generate(gen, mesh, n, seed, o.pretty);
+        return generate(gen, mesh, n, seed, o.pretty, output);
     }
     if (gen_only)
         return kcbp_cli_usage_error("scene", "--mesh, --n and --seed go with --generate");

@@ -19,7 +19,9 @@ static const char self_help[] =
     "Vertices are identified by their coordinates.\n"
     "\n"
     "  --contacts MODE  none: the answer only; first: one pair;\n"
-    "                   all (default): every intersecting pair\n"
+    "                   all (default; unlike collide's first, because a self-crossing\n"
+    "                   mesh is repaired where it crosses, and that is every pair):\n"
+    "                   every intersecting pair\n"
     "  --max-contacts N list at most N pairs and stop the search at N + 1: a mesh\n"
     "                   with more says \"truncated\": true, \"pairs_found\" (a lower\n"
     "                   bound) and \"stopped\": \"max_contacts\"\n"
@@ -56,8 +58,8 @@ int kcbp_cli_self(int argc, char **argv)
         case 'P': pretty = true; break;
         case 'H': html = optarg; break;
         case 'E':
-            if (!kcbp_view_is_glb(optarg))
-                return kcbp_cli_usage_error("self", "--export takes a file ending in .glb, not '%s'", optarg);
+            if (kcbp_view_export_kind_of(optarg) != KCBP_VIEW_EXPORT_GLB)
+                return kcbp_view_export_usage("self", optarg, false);
             export_glb = optarg;
             break;
         case 'h': fputs(self_help, stdout); return KCBP_EXIT_OK;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "twod.h"
 #include "view.h"
 
 static const char sweep_help[] =
@@ -109,8 +110,8 @@ static int parse_args(int argc, char **argv, sweep_args *args, bool *help)
         case 'n': args->opts.use_cbp = false; break;
         case 'H': args->html = optarg; break;
         case 'E':
-            if (!kcbp_view_is_glb(optarg))
-                return kcbp_cli_usage_error("sweep", "--export takes a file ending in .glb, not '%s'", optarg);
+            if (kcbp_view_export_kind_of(optarg) != KCBP_VIEW_EXPORT_GLB)
+                return kcbp_view_export_usage("sweep", optarg, false);
             args->export_glb = optarg;
             break;
         case 'T':
@@ -287,6 +288,8 @@ static int answer_sweep(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lo
 
 int kcbp_cli_sweep(int argc, char **argv)
 {
+    if (kcbp_cli_2d_args(argc, argv)) /* a 2D input: cli/twod_sweep.c */
+        return kcbp_cli_sweep2d(argc, argv);
     sweep_args args;
     bool help;
     int rc = parse_args(argc, argv, &args, &help);

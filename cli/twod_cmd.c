@@ -12,12 +12,15 @@
 
 #include <kcbp/kcbp2d.h>
 
-#include "cli.h"
+#include "html2d.h"
+#include "twod.h"
 
 static const char twod_help[] =
-    "usage: kcbp collide A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\"] [--margin M]\n"
-    "                        [--max-contacts N] [--pretty]\n"
-    "       kcbp distance A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\"] [--signed] [--pretty]\n"
+    "usage: kcbp collide A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\" | --poses FILE] [--margin M]\n"
+    "                        [--max-contacts N] [--html FILE] [--pretty]\n"
+    "       kcbp distance A B [--pose-a \"tx ty deg\"] [--pose-b \"tx ty deg\" | --poses FILE] [--signed]\n"
+    "                        [--html FILE] [--pretty]\n"
+    "       kcbp sweep A B --from \"tx ty deg\" --to \"tx ty deg\" (kcbp sweep A B --help with a 2D A)\n"
     "\n"
     "2D inputs (either A or B 2D makes the query 2D; both must be):\n"
     "  FILE.geojson     polygons with holes: a Polygon, MultiPolygon, Feature or\n"
@@ -30,6 +33,9 @@ static const char twod_help[] =
     "\n"
     "  --pose-a, --pose-b \"tx ty deg\"  a translation and a rotation of deg degrees,\n"
     "                   counter-clockwise, about the input's own origin\n"
+    "  --poses FILE     one pose of B per line, \"tx ty deg\" ('#' comments allowed;\n"
+    "                   \"-\" is standard input): one JSON line per pose, with \"pose\",\n"
+    "                   its index (\"a\" and \"b\" on the first line only)\n"
     "  --margin M       collide: closer than or at M counts (a clearance, M >= 0)\n"
     "  --max-contacts N collide, GeoJSON inputs: list up to N meeting edge pairs\n"
     "                   (default 100000; edge i: from vertex i to the next of its ring,\n"
@@ -38,6 +44,10 @@ static const char twod_help[] =
     "                   its direction (normal, A toward B): exact to rounding for two\n"
     "                   shapes, a proven bracket (depth_lower, depth_upper, and a\n"
     "                   translation shown to separate them) when a file is one\n"
+    "  --html FILE      also write a page that draws the answer (inline SVG, no\n"
+    "                   script, nothing loaded): both inputs posed, contact edges,\n"
+    "                   the overlap, closest points, the normal and translation\n"
+    "                   (with --poses: the first pose)\n"
     "  --pretty         indent the JSON\n"
     "\n"
     "Answers are exact for the posed coordinates (kcbp2d.h): collide by exact\n"
@@ -60,10 +70,13 @@ static bool is_2d_shape(const char *arg)
 
 static bool is_2d_input(const char *arg) { return is_2d_file(arg) || is_2d_shape(arg); }
 
+bool kcbp_cli_is_2d_input(const char *arg) { return is_2d_input(arg); }
+
 bool kcbp_cli_2d_args(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--pose-a") || !strcmp(argv[i], "--pose-b")) {
+        if (!strcmp(argv[i], "--pose-a") || !strcmp(argv[i], "--pose-b") || !strcmp(argv[i], "--poses") ||
+            !strcmp(argv[i], "--from") || !strcmp(argv[i], "--to") || !strcmp(argv[i], "--sweeps")) {
             i++;
             continue;
         }
@@ -73,14 +86,8 @@ bool kcbp_cli_2d_args(int argc, char **argv)
     return false;
 }
 
-/* An input: a convex shape, or a model (a GeoJSON file, or a rectangle
- * made a polygon when the other input is a model). */
-typedef struct {
-    const char *arg;
-    bool is_model;
-    kcbp2d_shape shape;
-    kcbp2d_model *model;
-} input2d;
+/* An input: a convex shape, or a model (a GeoJSON or SVG file). */
+typedef kcbp_cli_input2d input2d;
 
 static int parse_shape(const char *cmd, const char *arg, kcbp2d_shape *s)
 {
@@ -112,7 +119,7 @@ static int parse_shape(const char *cmd, const char *arg, kcbp2d_shape *s)
     return KCBP_EXIT_OK;
 }
 
-static int load_input(const char *cmd, const char *arg, input2d *in)
+int kcbp_cli_2d_load(const char *cmd, const char *arg, input2d *in)
 {
     memset(in, 0, sizeof *in);
     in->arg = arg;
@@ -125,7 +132,7 @@ static int load_input(const char *cmd, const char *arg, input2d *in)
     return KCBP_EXIT_OK;
 }
 
-static cJSON *vec2_json(kcbp_vec2 p)
+cJSON *kcbp_cli_2d_vec2(kcbp_vec2 p)
 {
     cJSON *a = cJSON_CreateArray();
     cJSON_AddItemToArray(a, cJSON_CreateNumber(p.x + 0.0)); /* + 0.0: no "-0" */
@@ -133,7 +140,7 @@ static cJSON *vec2_json(kcbp_vec2 p)
     return a;
 }
 
-static cJSON *describe(const input2d *in)
+cJSON *kcbp_cli_2d_describe(const input2d *in)
 {
     cJSON *o = cJSON_CreateObject();
     if (in->is_model && !is_2d_shape(in->arg)) {
@@ -145,7 +152,7 @@ static cJSON *describe(const input2d *in)
     const kcbp2d_shape *s = &in->shape;
     cJSON_AddStringToObject(o, "shape", kcbp2d_shape_kind_name(s->kind));
     if (s->kind == KCBP2D_BOX) {
-        cJSON *size = vec2_json(kcbp_v2_scale(s->local[0], 2));
+        cJSON *size = kcbp_cli_2d_vec2(kcbp_v2_scale(s->local[0], 2));
         cJSON_AddItemToObject(o, "size", size);
     } else if (s->kind == KCBP2D_CAPSULE) {
         cJSON_AddNumberToObject(o, "length", s->local[1].x - s->local[0].x);
@@ -155,7 +162,8 @@ static cJSON *describe(const input2d *in)
 }
 
 typedef struct {
-    const char *pose_a, *pose_b;
+    const char *pose_a, *pose_b, *poses;
+    const char *html; /* --html FILE, or NULL */
     double margin;
     long max_contacts;
     bool is_signed, pretty;
@@ -168,7 +176,9 @@ static int parse_args(const char *cmd, int argc, char **argv, args2d *a, bool *h
         {"pose-a", required_argument, NULL, 'a'}, {"pose-b", required_argument, NULL, 'b'},
         {"margin", required_argument, NULL, 'g'}, {"max-contacts", required_argument, NULL, 'm'},
         {"signed", no_argument, NULL, 's'},       {"pretty", no_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"poses", required_argument, NULL, 'p'},  {"help", no_argument, NULL, 'h'},
+        {"html", required_argument, NULL, 'H'},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->max_contacts = KCBP_CLI_MAX_CONTACTS_DEFAULT;
@@ -181,6 +191,8 @@ static int parse_args(const char *cmd, int argc, char **argv, args2d *a, bool *h
         switch (c) {
         case 'a': a->pose_a = optarg; break;
         case 'b': a->pose_b = optarg; break;
+        case 'p': a->poses = optarg; break;
+        case 'H': a->html = optarg; break;
         case 'P': a->pretty = true; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 's':
@@ -211,6 +223,8 @@ static int parse_args(const char *cmd, int argc, char **argv, args2d *a, bool *h
     if (argc - optind != 2)
         return kcbp_cli_usage_error(cmd, "expected two inputs A and B, got %d", argc - optind);
     a->a = argv[optind], a->b = argv[optind + 1];
+    if (a->poses && a->pose_b)
+        return kcbp_cli_usage_error(cmd, "--poses gives the poses of B: do not combine it with --pose-b");
     for (int i = 0; i < 2; i++) {
         const char *x = i ? a->b : a->a, *y = i ? a->a : a->b;
         if (!is_2d_input(x))
@@ -233,28 +247,13 @@ static int read_pose(const char *cmd, const char *which, const char *text, kcbp2
     return KCBP_EXIT_OK;
 }
 
-static int run(const char *cmd, int argc, char **argv)
+/* One pose's answer, printed (index >= 0: a line of --poses). */
+static int answer(const char *cmd, const args2d *a, const input2d *ia_in, const input2d *ib_in, const kcbp2d_pose *pa_,
+                  const kcbp2d_pose *pb_, long index)
 {
-    args2d a;
-    bool help;
-    int rc = parse_args(cmd, argc, argv, &a, &help);
-    if (rc != KCBP_EXIT_OK)
-        return rc;
-    if (help) {
-        fputs(twod_help, stdout);
-        return kcbp_cli_flush();
-    }
-    kcbp2d_pose pa, pb;
-    if ((rc = read_pose(cmd, "a", a.pose_a, &pa)) != KCBP_EXIT_OK ||
-        (rc = read_pose(cmd, "b", a.pose_b, &pb)) != KCBP_EXIT_OK)
-        return rc;
-    input2d ia, ib;
-    if ((rc = load_input(cmd, a.a, &ia)) != KCBP_EXIT_OK)
-        return rc;
-    if ((rc = load_input(cmd, a.b, &ib)) != KCBP_EXIT_OK) {
-        kcbp2d_model_free(ia.model);
-        return rc;
-    }
+    int rc = KCBP_EXIT_OK;
+    kcbp2d_pose pa = *pa_, pb = *pb_;
+    input2d ia = *ia_in, ib = *ib_in;
     /* a file against a shape: the library takes the shape as B; a shape
      * given as A is swapped in, and the answer swapped back */
     bool swap = !ia.is_model && ib.is_model;
@@ -266,9 +265,9 @@ static int run(const char *cmd, int argc, char **argv)
     if (!strcmp(cmd, "collide")) {
         if (models) {
             kcbp2d_model_collide_options o = kcbp2d_model_collide_options_default();
-            o.margin = a.margin;
-            kcbp2d_edge_pair *pairs = malloc((size_t)a.max_contacts * sizeof *pairs);
-            o.contacts = pairs, o.contacts_capacity = (uint32_t)a.max_contacts;
+            o.margin = a->margin;
+            kcbp2d_edge_pair *pairs = malloc((size_t)a->max_contacts * sizeof *pairs);
+            o.contacts = pairs, o.contacts_capacity = (uint32_t)a->max_contacts;
             kcbp2d_model_collide_result r;
             kcbp_status st = !pairs ? KCBP_ERR_NOMEM
                              : mb->is_model ? kcbp2d_model_collide(ma->model, qa, mb->model, qb, &o, &r, &err)
@@ -277,7 +276,7 @@ static int run(const char *cmd, int argc, char **argv)
                 free(pairs);
                 cJSON_Delete(out);
                 rc = pairs ? kcbp_cli_fail(&err) : KCBP_EXIT_NOMEM;
-                goto done;
+                return rc;
             }
             cJSON_AddBoolToObject(out, "collide", r.collide);
             cJSON *cs = cJSON_AddArrayToObject(out, "contacts");
@@ -296,12 +295,12 @@ static int run(const char *cmd, int argc, char **argv)
             free(pairs);
         } else {
             kcbp2d_collide_options o = kcbp2d_collide_options_default();
-            o.margin = a.margin;
+            o.margin = a->margin;
             kcbp2d_collide_result r;
             if (kcbp2d_collide(&ia.shape, &pa, &ib.shape, &pb, &o, &r, &err) != KCBP_OK) {
                 cJSON_Delete(out);
                 rc = kcbp_cli_fail(&err);
-                goto done;
+                return rc;
             }
             static const char *const how[] = {"sat", "filter", "exact"};
             cJSON_AddBoolToObject(out, "collide", r.collide);
@@ -326,15 +325,15 @@ static int run(const char *cmd, int argc, char **argv)
         if (st != KCBP_OK) {
             cJSON_Delete(out);
             rc = kcbp_cli_fail(&err);
-            goto done;
+            return rc;
         }
         cJSON_AddNumberToObject(out, "distance", r.distance);
         if (!r.collide || r.edge_a != UINT32_MAX) {
-            cJSON_AddItemToObject(out, "point_a", vec2_json(r.point_a));
-            cJSON_AddItemToObject(out, "point_b", vec2_json(r.point_b));
+            cJSON_AddItemToObject(out, "point_a", kcbp_cli_2d_vec2(r.point_a));
+            cJSON_AddItemToObject(out, "point_b", kcbp_cli_2d_vec2(r.point_b));
             cJSON_AddItemToObject(out, "edges", kcbp_cli_json_pair(r.edge_a, r.edge_b));
         }
-        if (a.is_signed) {
+        if (a->is_signed) {
             cJSON_AddStringToObject(out, "status", r.collide ? "penetrating" : "apart");
             kcbp2d_model_depth_result dr;
             kcbp_status ds = !r.collide   ? KCBP_ERR_INVALID
@@ -348,8 +347,8 @@ static int run(const char *cmd, int argc, char **argv)
                 cJSON_AddNumberToObject(out, "depth", dr.depth_upper);
                 cJSON_AddNumberToObject(out, "depth_lower", dr.depth_lower);
                 cJSON_AddNumberToObject(out, "depth_upper", dr.depth_upper);
-                cJSON_AddItemToObject(out, "normal", vec2_json(n));
-                cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_scale(n, dr.depth_upper)));
+                cJSON_AddItemToObject(out, "normal", kcbp_cli_2d_vec2(n));
+                cJSON_AddItemToObject(out, "translation", kcbp_cli_2d_vec2(kcbp_v2_scale(n, dr.depth_upper)));
             } else if (r.collide) { /* the bracket failed (out of memory): no depth */
                 cJSON_AddNullToObject(out, "signed_distance");
                 cJSON_AddNullToObject(out, "depth");
@@ -360,8 +359,8 @@ static int run(const char *cmd, int argc, char **argv)
                 cJSON_AddNumberToObject(out, "depth_upper", 0);
                 kcbp_vec2 d = kcbp_v2_sub(r.point_b, r.point_a);
                 double l = kcbp_v2_len(d);
-                cJSON_AddItemToObject(out, "normal", vec2_json(l > 0 ? kcbp_v2_scale(d, 1 / l) : kcbp_v2_make(0, 0)));
-                cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_make(0, 0)));
+                cJSON_AddItemToObject(out, "normal", kcbp_cli_2d_vec2(l > 0 ? kcbp_v2_scale(d, 1 / l) : kcbp_v2_make(0, 0)));
+                cJSON_AddItemToObject(out, "translation", kcbp_cli_2d_vec2(kcbp_v2_make(0, 0)));
             }
         }
     } else {
@@ -369,12 +368,12 @@ static int run(const char *cmd, int argc, char **argv)
         if (kcbp2d_distance(&ia.shape, &pa, &ib.shape, &pb, NULL, &r, &err) != KCBP_OK) {
             cJSON_Delete(out);
             rc = kcbp_cli_fail(&err);
-            goto done;
+            return rc;
         }
         cJSON_AddNumberToObject(out, "distance", r.distance);
-        cJSON_AddItemToObject(out, "point_a", vec2_json(r.point_a));
-        cJSON_AddItemToObject(out, "point_b", vec2_json(r.point_b));
-        if (a.is_signed) {
+        cJSON_AddItemToObject(out, "point_a", kcbp_cli_2d_vec2(r.point_a));
+        cJSON_AddItemToObject(out, "point_b", kcbp_cli_2d_vec2(r.point_b));
+        if (a->is_signed) {
             /* the 3D report's names (kcbp_sdist_status_name): "penetrating"
              * for an overlap of convex shapes, its depth exact to rounding */
             static const char *const names[] = {"apart", "touching", "penetrating"};
@@ -383,16 +382,84 @@ static int run(const char *cmd, int argc, char **argv)
             cJSON_AddNumberToObject(out, "depth", r.depth);
             cJSON_AddNumberToObject(out, "depth_lower", r.depth);
             cJSON_AddNumberToObject(out, "depth_upper", r.depth);
-            cJSON_AddItemToObject(out, "normal", vec2_json(r.normal));
-            cJSON_AddItemToObject(out, "translation", vec2_json(kcbp_v2_scale(r.normal, r.depth)));
+            cJSON_AddItemToObject(out, "normal", kcbp_cli_2d_vec2(r.normal));
+            cJSON_AddItemToObject(out, "translation", kcbp_cli_2d_vec2(kcbp_v2_scale(r.normal, r.depth)));
         }
     }
-    cJSON_AddItemToObject(out, "a", describe(&ia));
-    cJSON_AddItemToObject(out, "b", describe(&ib));
+    if (index <= 0) {
+        cJSON_AddItemToObject(out, "a", kcbp_cli_2d_describe(&ia));
+        cJSON_AddItemToObject(out, "b", kcbp_cli_2d_describe(&ib));
+    }
     cJSON_AddNumberToObject(out, "dimensions", 2);
-    rc = kcbp_cli_print_json(out, a.pretty);
+    if (index >= 0)
+        cJSON_AddNumberToObject(out, "pose", (double)index);
+    if (a->html && index <= 0) { /* the page first: when it fails, no answer is printed */
+        kcbp_html2d_input ha = {a->a, ia_in->model, &ia_in->shape, *pa_},
+                          hb = {a->b, ib_in->model, &ib_in->shape, *pb_};
+        if ((rc = kcbp_html2d_write(a->html, cmd, &ha, &hb, a->margin, out)) != KCBP_EXIT_OK) {
+            cJSON_Delete(out);
+            return rc;
+        }
+    }
+    return kcbp_cli_print_json(out, a->pretty && index < 0);
+}
+
+static int run(const char *cmd, int argc, char **argv)
+{
+    args2d a;
+    bool help;
+    int rc = parse_args(cmd, argc, argv, &a, &help);
+    if (rc != KCBP_EXIT_OK)
+        return rc;
+    if (help) {
+        fputs(twod_help, stdout);
+        return kcbp_cli_flush();
+    }
+    kcbp2d_pose pa, pb;
+    if ((rc = read_pose(cmd, "a", a.pose_a, &pa)) != KCBP_EXIT_OK ||
+        (rc = read_pose(cmd, "b", a.pose_b, &pb)) != KCBP_EXIT_OK)
+        return rc;
+    input2d ia, ib;
+    if ((rc = kcbp_cli_2d_load(cmd, a.a, &ia)) != KCBP_EXIT_OK)
+        return rc;
+    if ((rc = kcbp_cli_2d_load(cmd, a.b, &ib)) != KCBP_EXIT_OK) {
+        kcbp2d_model_free(ia.model);
+        return rc;
+    }
+    if (!a.poses) {
+        rc = answer(cmd, &a, &ia, &ib, &pa, &pb, -1);
+        if (rc == KCBP_EXIT_OK)
+            rc = kcbp_cli_flush();
+        goto done;
+    }
+    kcbp_cli_poses2d reader;
+    kcbp_error perr;
+    if (kcbp_cli_poses2d_open(&reader, a.poses, 3, &perr) != KCBP_OK) {
+        rc = kcbp_cli_fail(&perr);
+        goto done;
+    }
+    /* a pose, its answer, its line; the answers before a bad pose stay */
+    for (long index = 0; rc == KCBP_EXIT_OK; index++) {
+        double v[3];
+        bool end;
+        if (kcbp_cli_poses2d_next(&reader, v, &end, &perr) != KCBP_OK) {
+            rc = kcbp_cli_flush() == KCBP_EXIT_OK ? kcbp_cli_fail(&perr) : KCBP_EXIT_NOMEM;
+            break;
+        }
+        if (end)
+            break;
+        if (kcbp2d_pose_from_angle(v[0], v[1], v[2], &pb, &perr) != KCBP_OK) {
+            kcbp_cli_poses2d_blame(&reader, &perr);
+            rc = kcbp_cli_flush() == KCBP_EXIT_OK ? kcbp_cli_fail(&perr) : KCBP_EXIT_NOMEM;
+            break;
+        }
+        rc = answer(cmd, &a, &ia, &ib, &pa, &pb, index);
+        if (rc == KCBP_EXIT_OK && reader.f == stdin) /* a pipeline sees each answer */
+            rc = kcbp_cli_flush();
+    }
     if (rc == KCBP_EXIT_OK)
         rc = kcbp_cli_flush();
+    kcbp_cli_poses2d_close(&reader);
 done:
     kcbp2d_model_free(ia.model);
     kcbp2d_model_free(ib.model);

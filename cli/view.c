@@ -135,10 +135,31 @@ kcbp_aabb kcbp_view_world_bounds(const kcbp_view *v)
     return b;
 }
 
-bool kcbp_view_is_glb(const char *path)
+kcbp_view_export_kind kcbp_view_export_kind_of(const char *path)
 {
     size_t n = strlen(path);
-    return n > 4 && !strcasecmp(path + n - 4, ".glb");
+    struct stat sb;
+    if (n == 0)
+        return KCBP_VIEW_EXPORT_BAD;
+    if (path[n - 1] == '/' || (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)))
+        return KCBP_VIEW_EXPORT_DIR;
+    static const char *const other[] = {".ply", ".obj", ".stl", ".off", ".gltf", ".html", ".json"};
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (dot && (!slash || dot > slash))
+        for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+            if (!strcasecmp(dot, other[i]))
+                return KCBP_VIEW_EXPORT_BAD;
+    return KCBP_VIEW_EXPORT_GLB;
+}
+
+int kcbp_view_export_usage(const char *cmd, const char *path, bool dir_ok)
+{
+    return kcbp_cli_usage_error(cmd,
+                                dir_ok ? "--export '%s': writes binary glTF (FILE.glb) or, for a path ending in '/' "
+                                         "or an existing folder, PLY files there; not another format"
+                                       : "--export '%s': writes one binary glTF file (FILE.glb), not a folder or "
+                                         "another format",
+                                path);
 }
 
 int kcbp_view_fail(const kcbp_error *err)

@@ -89,9 +89,16 @@ double kcbp_view_scene_dt(const kcbp_scene *s);
 /* The world box of every object at every pose it takes. */
 kcbp_aabb kcbp_view_world_bounds(const kcbp_view *v);
 
-/* Whether --export names a glTF file (ends in .glb, any case) rather than a
- * folder. */
-bool kcbp_view_is_glb(const char *path);
+/* What --export PATH writes. Binary glTF is the default: PATH ending in '/'
+ * or naming an existing folder is a folder of PLY files (collide, scene);
+ * any other PATH is one .glb file, written as named, unless its extension
+ * is another format's (.ply, .obj, .stl, .off, .gltf, .html: refused, so
+ * that no glTF hides under a PLY name). */
+typedef enum { KCBP_VIEW_EXPORT_GLB, KCBP_VIEW_EXPORT_DIR, KCBP_VIEW_EXPORT_BAD } kcbp_view_export_kind;
+kcbp_view_export_kind kcbp_view_export_kind_of(const char *path);
+/* The usage error for an --export PATH of kind other than GLB where only
+ * a .glb file is written (dir_ok false), or of kind BAD. */
+int kcbp_view_export_usage(const char *cmd, const char *path, bool dir_ok);
 
 /* Writers: the whole file at path, or an error ("--html: path: ...", code
  * KCBP_ERR_IO for a file that cannot be written, KCBP_ERR_LIMIT for a page

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer programs of `make fuzz` (build/fuzz/fuzz_<target>) for
-# FUZZ_SECONDS each (default 45), FUZZ_JOBS at a time (default 2; FUZZ_SEED), on the
+# FUZZ_SECONDS each (default 35), FUZZ_JOBS at a time (default 2; FUZZ_SEED), on the
 # seed corpus tests/fuzz/corpus/<target>/ plus a working corpus in
 # build/fuzz/work/<target>/ that grows from run to run. Targets: the
-# arguments, or all of obj scene pose collide stl ply off.
+# arguments, or all of obj scene pose collide stl ply off geojson svg.
 #
 # A crash (or a violated property, which aborts) stops that target: its
 # input is saved under build/fuzz/artifacts/<target>/ and the script exits
@@ -12,11 +12,11 @@
 # `make test`), then fix the bug.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-45}
+seconds=${FUZZ_SECONDS:-35}
 seed=${FUZZ_SEED:-0} # 0: libFuzzer picks one; CI fixes it so that its runs start alike
 jobs=${FUZZ_JOBS:-2}
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(obj scene pose collide stl ply off)
+[[ ${#targets[@]} -eq 0 ]] && targets=(obj scene pose collide stl ply off geojson svg)
 declare -A max_len=([obj]=4096 [scene]=4096 [pose]=1024 [collide]=256)
 
 run_one() {

@@ -196,7 +196,7 @@ static void test_errors(void **state)
     assert_int_equal(r.status, 2);
     test_run_args(&r, "collide", "circle:1", "rect:1", NULL);
     assert_int_equal(r.status, 2);
-    test_run_args(&r, "distance", "circle:1", "rect:1:1", "--poses", "x", NULL);
+    test_run_args(&r, "distance", "circle:1", "rect:1:1", "--max-distance", "1", NULL); /* --poses is taken (test_cli2d_sweep) */
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "not an option for 2D inputs"));
     char bad[300];

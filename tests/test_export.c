@@ -87,7 +87,7 @@ static void test_collide_export(void **state)
     test_run_result *r = calloc(1, sizeof *r);
     const char *pa = "1 2 3 0 1 1 5", *pb = "1.2 2.1 3 1 1 0 3";
     char dir[256];
-    snprintf(dir, sizeof dir, "%s/collide", tmpdir); /* made by kcbp */
+    snprintf(dir, sizeof dir, "%s/collide/", tmpdir); /* made by kcbp */
     test_run_args(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-a", pa, "--pose-b", pb, "--contacts", "all",
         "--export", dir, NULL);
     assert_int_equal(r->status, 0);
@@ -142,7 +142,7 @@ static void test_collide_export(void **state)
 
     /* --poses: the first pose is exported */
     const char *posefile = test_tmp_write_text(tmpdir, "poses.txt", "1.2 2.1 3 1 1 0 3\n100 0 0 0 0 1 0\n");
-    snprintf(dir, sizeof dir, "%s/poses", tmpdir);
+    snprintf(dir, sizeof dir, "%s/poses/", tmpdir);
     test_run_args(r, "collide", "meshes/suzanne.obj", "meshes/suzanne.obj", "--pose-a", pa, "--poses", posefile, "--export",
         dir, NULL);
     assert_int_equal(r->status, 0);
@@ -175,7 +175,7 @@ static void test_scene_export(void **state)
         " {\"name\": \"far\", \"mesh\": \"suzanne.obj\", \"position\": [50, 0, 0]}],"
         " \"motion\": {\"frames\": 3, \"dt\": 0.1}}");
     char dir[256];
-    snprintf(dir, sizeof dir, "%s/scene", tmpdir);
+    snprintf(dir, sizeof dir, "%s/scene/", tmpdir);
     for (int mode = 0; mode < 2; mode++) {
         test_run_args(r, "scene", scene, "--contacts", mode ? "all" : "none", "--export", dir, "--frame", "1", NULL);
         assert_int_equal(r->status, 0);
@@ -232,7 +232,9 @@ static void test_export_bad_dir(void **state)
 {
     (void)state;
     test_run_result *r = calloc(1, sizeof *r);
-    const char *file = test_tmp_write_text(tmpdir, "plain-file", "x\n");
+    /* a folder's path (the trailing slash) naming a plain file */
+    char file[300];
+    snprintf(file, sizeof file, "%s/", test_tmp_write_text(tmpdir, "plain-file", "x\n"));
     test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--export", file, NULL);
     assert_int_equal(r->status, 2);
     assert_string_equal(r->out, "");
@@ -240,16 +242,20 @@ static void test_export_bad_dir(void **state)
     test_run_args(r, "scene", "tests/bad/../../meshes/README.md", "--export", file, NULL);
     assert_int_equal(r->status, 2);
     assert_non_null(strstr(r->err, "is not a directory"));
+    /* another format's name: refused, not a .glb under a PLY name */
+    test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--export", "out.ply", NULL);
+    assert_int_equal(r->status, 2);
+    assert_non_null(strstr(r->err, "binary glTF"));
     /* a missing parent: not made, a failed write */
     char dir[300];
-    snprintf(dir, sizeof dir, "%s/no/such", tmpdir);
+    snprintf(dir, sizeof dir, "%s/no/such/", tmpdir);
     test_run_args(r, "collide", "meshes/woody.obj", "meshes/woody.obj", "--export", dir, NULL);
     assert_int_equal(r->status, 4);
     assert_string_equal(r->out, "");
     assert_non_null(strstr(r->err, "cannot create"));
     /* a file that cannot be written (a folder in its place, which stops
      * root too): exit 4, no line */
-    snprintf(dir, sizeof dir, "%s/blocked", tmpdir);
+    snprintf(dir, sizeof dir, "%s/blocked/", tmpdir);
     assert_int_equal(mkdir(dir, 0777), 0);
     char blocker[320];
     snprintf(blocker, sizeof blocker, "%s/b.ply", dir);

@@ -116,6 +116,18 @@ static void test_off(void **state)
     replay("off", kcbp_fuzz_off);
 }
 
+static void test_geojson(void **state)
+{
+    (void)state;
+    replay("geojson", kcbp_fuzz_geojson);
+}
+
+static void test_svg(void **state)
+{
+    (void)state;
+    replay("svg", kcbp_fuzz_svg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +138,8 @@ int main(void)
         cmocka_unit_test(test_stl),
         cmocka_unit_test(test_ply),
         cmocka_unit_test(test_off),
+        cmocka_unit_test(test_geojson),
+        cmocka_unit_test(test_svg),
     };
     return cmocka_run_group_tests_name("fuzz corpus", tests, NULL, NULL);
 }

@@ -316,7 +316,139 @@ static void test_export_round_trip(void **state)
     assert_true(back.ntriangles > a.ntriangles + 4968u);
     kcbp_mesh_clear(&back);
     kcbp_mesh_clear(&a);
-    /* A scene's frame: one node per object. */
+    test_run_free(&r);
+}
+
+static char *read_whole(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: not written", path);
+    char *buf = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (;;) {
+        if (*n == cap && !(buf = realloc(buf, cap = cap ? 2 * cap : 1 << 16)))
+            fail_msg("out of memory");
+        size_t got = fread(buf + *n, 1, cap - *n, f);
+        if (got == 0)
+            break;
+        *n += got;
+    }
+    fclose(f);
+    return buf;
+}
+
+static int cmp_tri(const void *p, const void *q)
+{
+    const double *a = p, *b = q;
+    for (int k = 0; k < 9; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* A scene's frame exported reopens with the same objects: every object's
+ * triangles, every corner its float32 one posed (the multiset of
+ * triangles compared sorted: contact triangles come after an object's others). The
+ * default --export form (a path with no extension) writes the same .glb. */
+static void test_scene_export_round_trip(void **state)
+{
+    (void)state;
+    static const double pos[3][3] = {{0, 0, 0}, {0.3, 0.05, 0}, {5, 0, -1}};
+    static const char *const mesh[3] = {"meshes/bunny2.obj", "meshes/spot.obj", "meshes/bunny2.obj"};
+    char cwd[400], scene[1600];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(scene, sizeof scene,
+             "{\"objects\": [{\"name\": \"b1\", \"mesh\": \"%s/meshes/bunny2.obj\", \"position\": [0, 0, 0]},"
+             "{\"name\": \"s\", \"mesh\": \"%s/meshes/spot.obj\", \"position\": [0.3, 0.05, 0]},"
+             "{\"name\": \"b2\", \"mesh\": \"%s/meshes/bunny2.obj\", \"position\": [5, 0, -1]}]}",
+             cwd, cwd, cwd);
+    const char *path = test_tmp_write_text(tmpdir, "scene.json", scene);
+    char glb[600], plain[600];
+    snprintf(glb, sizeof glb, "%s", test_tmp_path(tmpdir, "frame.glb"));
+    snprintf(plain, sizeof plain, "%s", test_tmp_path(tmpdir, "frame"));
+    test_run_result r = {0};
+    test_run_args(&r, "scene", path, "--mesh-root", "meshes", "--export", glb, NULL);
+    if (r.status != 0)
+        fail_msg("%s", r.err);
+    assert_non_null(strstr(r.out, "\"a\":\"b1\",\"b\":\"s\""));
+    test_run_args(&r, "scene", path, "--mesh-root", "meshes", "--export", plain, NULL);
+    if (r.status != 0)
+        fail_msg("%s", r.err);
+    size_t n1, n2;
+    char *t1 = read_whole(glb, &n1), *t2 = read_whole(plain, &n2);
+    /* both binary glTF (the same but for the report's times in extras) */
+    assert_true(n1 > 12 && n2 > 12 && !memcmp(t1, "glTF", 4) && !memcmp(t2, "glTF", 4));
+    free(t1);
+    free(t2);
+
+    kcbp_mesh back;
+    load(glb, &back);
+    size_t nv = 0, nt = 0;
+    for (int i = 0; i < 3; i++) {
+        kcbp_mesh m;
+        load(mesh[i], &m);
+        nv += m.nvertices;
+        nt += m.ntriangles;
+        kcbp_mesh_clear(&m);
+    }
+    /* the objects' triangles and, after them, each one's k-CBP (a node of
+     * its own, which the reader merges too) */
+    assert_true(back.ntriangles > nt);
+    (void)nv; /* contact triangles carry their own copies of their vertices */
+    /* every triangle as its three posed float32 corners, sorted */
+    size_t ng = back.ntriangles;
+    double *want = malloc(nt * 9 * sizeof *want), *got = malloc(ng * 9 * sizeof *got);
+    assert_non_null(want);
+    assert_non_null(got);
+    size_t k = 0;
+    for (int i = 0; i < 3; i++) {
+        kcbp_mesh m;
+        load(mesh[i], &m);
+        for (uint32_t t = 0; t < m.ntriangles; t++, k++)
+            for (int c = 0; c < 3; c++) {
+                kcbp_vec3 v = m.vertices[m.triangles[t].v[c]];
+                want[9 * k + 3 * c] = (double)(float)v.x + pos[i][0];
+                want[9 * k + 3 * c + 1] = (double)(float)v.y + pos[i][1];
+                want[9 * k + 3 * c + 2] = (double)(float)v.z + pos[i][2];
+            }
+        kcbp_mesh_clear(&m);
+    }
+    for (uint32_t t = 0; t < back.ntriangles; t++)
+        for (int c = 0; c < 3; c++) {
+            kcbp_vec3 v = back.vertices[back.triangles[t].v[c]];
+            got[9 * t + 3 * c] = v.x;
+            got[9 * t + 3 * c + 1] = v.y;
+            got[9 * t + 3 * c + 2] = v.z;
+        }
+    qsort(want, nt, 9 * sizeof *want, cmp_tri);
+    qsort(got, ng, 9 * sizeof *got, cmp_tri);
+    /* every posed triangle is in the file, to float32's rounding (the
+     * reader applies the node's matrix in double to the float32 corners):
+     * got is sorted, so the candidates share the first x within 1e-6 */
+    for (size_t i = 0; i < nt; i++) {
+        const double *w = &want[9 * i];
+        size_t lo = 0, hi = ng;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (got[9 * mid] < w[0] - 1e-6)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        bool found = false;
+        for (size_t j = lo; j < ng && got[9 * j] <= w[0] + 1e-6 && !found; j++) {
+            found = true;
+            for (int c = 0; c < 9; c++)
+                found = found && fabs(got[9 * j + c] - w[c]) <= 1e-6;
+        }
+        if (!found)
+            fail_msg("object triangle %zu (sorted) is not in the exported file: %.9g %.9g %.9g ...", i, w[0], w[1], w[2]);
+    }
+    free(want);
+    free(got);
+    kcbp_mesh_clear(&back);
     test_run_free(&r);
 }
 
@@ -511,6 +643,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_made_from_obj),
         cmocka_unit_test(test_export_round_trip),
+        cmocka_unit_test(test_scene_export_round_trip),
         cmocka_unit_test(test_modes_and_nodes),
         cmocka_unit_test(test_hostile),
     };

@@ -157,7 +157,7 @@ def _():
 
 
 for what, args, files in (
-        ("--export DIR", ["collide", A, B, "--contacts", "all", "--export", "exp"], ["exp/a.ply", "exp/b.ply",
+        ("--export DIR", ["collide", A, B, "--contacts", "all", "--export", "exp/"], ["exp/a.ply", "exp/b.ply",
                                                                                    "exp/a_cbp.obj", "exp/b_cbp.obj"]),
         ("--export FILE.glb", ["collide", A, B, "--export", "out.glb"], ["out.glb"]),
         ("--html", ["distance", A, B, "--pose-b", "3 0 0 0 0 1 0", "--html", "out.html"], ["out.html"]),

@@ -1278,6 +1278,25 @@ static void test_scene_command(void **state)
 
 /* Each kind of bad scene file: exit 3, nothing on stdout, and the message
  * names the file and the field. */
+/* A generated scene runs as written (issue 36): its mesh is named relative
+ * to the folder the scene is saved in (--output's), and a mesh outside that
+ * folder by its absolute path. */
+static void test_generate_round_trip(void **state)
+{
+    (void)state;
+    char cwd[600], cmd[8000];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/gen/m' && cp meshes/bunny2.obj '%s/gen/m/' && "
+             "'%s/%s' scene --generate thesis --mesh '%s/gen/m/bunny2.obj' --n 4 --output '%s/gen/g.json' && "
+             "grep -q '\"mesh\":\"m/bunny2.obj\"' '%s/gen/g.json' && "
+             "'%s/%s' scene '%s/gen/g.json' > '%s/gen/out.json' && grep -q '\"objects\":5' '%s/gen/out.json' && "
+             "'%s/%s' scene --generate thesis --mesh meshes/bunny2.obj --n 4 --output '%s/gen/far.json' 2>/dev/null && "
+             "grep -q '\"mesh\":\"%s/meshes/bunny2.obj\"' '%s/gen/far.json'",
+             tmpdir, tmpdir, cwd, test_kcbp_exe(), tmpdir, tmpdir, tmpdir, cwd, test_kcbp_exe(), tmpdir, tmpdir, tmpdir,
+             cwd, test_kcbp_exe(), tmpdir, cwd, tmpdir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_bad_scene_files(void **state)
 {
     (void)state;
@@ -1503,6 +1522,7 @@ int main(void)
         cmocka_unit_test(test_broadphase_vs_all_pairs), cmocka_unit_test(test_thesis_scene_vs_all_pairs),
         cmocka_unit_test(test_moving_scene_vs_all_pairs), cmocka_unit_test(test_thesis_layout),
         cmocka_unit_test(test_batch_jobs_and_shards), cmocka_unit_test(test_scene_command),
+        cmocka_unit_test(test_generate_round_trip),
         cmocka_unit_test(test_bad_scene_files), cmocka_unit_test(test_model_cache),
         cmocka_unit_test(test_threads_shards_streams), cmocka_unit_test(test_packed_caches),
         cmocka_unit_test(test_ccd_spin), cmocka_unit_test(test_streamed_parser),

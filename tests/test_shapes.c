@@ -1113,7 +1113,7 @@ static void test_cli_views(void **state)
     (void)state;
     test_run_result r = {0};
     const char *html = test_tmp_path(tmpdir, "c.html"), *glb = test_tmp_path(tmpdir, "c.glb");
-    const char *dir = test_tmp_path(tmpdir, "exp");
+    const char *dir = test_tmp_path(tmpdir, "exp/") /* a folder: the trailing slash */;
     test_run_args(&r, "collide", "meshes/bunny2.obj", "capsule:0.05:0.4", "--pose-b", "0.3 0.1 0 1 0 0 90", "--html",
                   html, "--export", glb, NULL);
     assert_int_equal(r.status, 0);
@@ -1140,7 +1140,7 @@ static void test_cli_views(void **state)
     assert_non_null(strstr(text, "b (capsule, tessellated for display)"));
     free(text);
     test_run_args(&r, "distance", "sphere:0.5", "box:1:1:1", "--pose-b", "2 0 0 0 0 1 0", "--export", dir, NULL);
-    assert_int_equal(r.status, 2); /* distance takes FILE.glb only */
+    assert_int_equal(r.status, 2); /* distance writes a .glb file only, not a folder */
     test_run_args(&r, "collide", "sphere:0.5", "box:1:1:1", "--pose-b", "2 0 0 0 0 1 0", "--export", dir, NULL);
     assert_int_equal(r.status, 0);
     assert_int_equal(kcbp_mesh_load(test_tmp_path(dir, "a.ply"), &m, &err), KCBP_OK);

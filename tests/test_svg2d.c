@@ -153,12 +153,42 @@ static void test_mutations(void **state)
     assert_true(ok > 0);
 }
 
+/* Found by reading for the fuzz target: a number longer than the reader's
+ * 56-character copy was cut, its tail read as a second number; and a
+ * comment left open at the end searched on past the text (strstr on text
+ * that need not end in a NUL). */
+static void test_long_numbers_and_open_comment(void **state)
+{
+    (void)state;
+    kcbp2d_model *m;
+    kcbp_error e;
+    char text[512];
+    /* 10 written with 70 more zeros after the point: still 10, and six numbers */
+    snprintf(text, sizeof text, "<svg><polygon points=\"0,0 10.%070d,0 0,10\"/></svg>", 0);
+    assert_int_equal(parse(text, &m, &e), KCBP_OK);
+    assert_int_equal(kcbp2d_model_vertex_count(m), 3);
+    assert_true(kcbp2d_model_vertices(m)[1].x == 10);
+    kcbp2d_model_free(m);
+    /* the text exactly as long as its bytes (no NUL after it): an open
+     * comment ends the text, leaving the polygon before it */
+    static const char open[] = "<svg><polygon points=\"0,0 1,0 0,1\"/><!-- no end";
+    size_t n = sizeof open - 1;
+    char *exact = malloc(n);
+    assert_non_null(exact);
+    memcpy(exact, open, n);
+    assert_int_equal(kcbp2d_model_parse_svg(exact, n, "t.svg", KCBP2D_SVG_FLATTEN, &m, &e), KCBP_OK);
+    assert_int_equal(kcbp2d_model_vertex_count(m), 3);
+    kcbp2d_model_free(m);
+    free(exact);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_accepts),
         cmocka_unit_test(test_refuses),
+        cmocka_unit_test(test_long_numbers_and_open_comment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

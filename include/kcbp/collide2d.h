@@ -66,7 +66,10 @@ typedef struct {
     kcbp2d_decided decided_by;
     /* A separating axis when !cores_intersect and the cores are separated
      * by an edge line: which shape's edge (0: A, 1: B) and its index (the
-     * core's edge from vertex i to i + 1); -1, 0 otherwise. */
+     * core's edge from vertex i to i + 1; for a polygon whose posed
+     * vertices are not strictly convex, the edge from its point i to i + 1
+     * when that edge's line is shown to separate the hulls, else its
+     * hull's edge i); -1, 0 otherwise. */
     int separating_shape;
     uint32_t separating_edge;
 } kcbp2d_collide_result;

@@ -11,7 +11,9 @@
 #include "error.h"
 #include "polygon2d.h"
 #include "pose2d.h"
+#include "scene2d.h"
 #include "shape2d.h"
+#include "sweep2d.h"
 #include "vec2.h"
 
 #endif

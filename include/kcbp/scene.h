@@ -279,7 +279,9 @@ typedef struct {
         double bounds, broadphase, filter, mesh;
     } time_ms;
     /* What the pairs' caches did (kcbp_scene_eval, coherence): pairs
-     * proven apart again by their last separating axis (no GJK), pairs
+     * proven apart again by their last separating axis (no GJK), or by the
+     * gap the k-CBP stage last proved less how far both objects can have
+     * moved since the last frame (no test at all: src/scene/reach.h), pairs
      * confirmed by their last contact (one triangle test), pairs whose
      * contact was found near their last one (KCBP_CACHE_NEAR), pairs whose
      * k-CBP stage was skipped because their k-CBPs kept overlapping. */

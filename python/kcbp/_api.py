@@ -11,16 +11,20 @@ from ctypes import byref, c_int, sizeof
 import numpy as np
 
 from . import _lib
+from . import _api2d
+from . import _sweep2d
+from ._arrays import RIGID_TOL, _real_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
 from ._lib import Error, lib
 
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 # The types of the public API (PEP 561: the package ships py.typed).
 ArrayLike = Union[np.ndarray, Sequence[Any]]
-# A pose: None (identity), 7 numbers "tx ty tz ax ay az deg", or a 4x4 rigid matrix.
+# A pose: None (identity), 7 numbers "tx ty tz ax ay az deg", or a 4x4 rigid
+# matrix; for 2D geometries (tx, ty, degrees) or a 3x3 rigid matrix.
 PoseLike = Union[None, np.ndarray, Sequence[float], Sequence[Sequence[float]]]
 Geometry = Union["Mesh", "_Shape"]
-GeometryLike = Union["Mesh", "_Shape", str, bytes, "os.PathLike[str]"]
+GeometryLike = Union["Mesh", "_Shape", "_api2d.Geometry2D", str, bytes, "os.PathLike[str]"]
 Report = Dict[str, Any]
 
 _CONTACTS = {"none": 0, "first": 1, "all": 2}
@@ -28,9 +32,6 @@ _STAGES = {i: lib.kcbp_stage_name(i).decode() for i in range(3)}  # aabb, cbp, m
 _DEFAULT_K = 16
 _K_MIN = 4
 _K_MAX = 4096  # KCBP_CBP_K_MAX
-# A 4x4 pose is accepted as rigid when its rotation block R has
-# max |R^T R - I| <= RIGID_TOL and det R > 0, and its last row is 0 0 0 1.
-RIGID_TOL = 1e-9
 
 
 def _dirs(name):
@@ -595,6 +596,10 @@ def load(path: Union[str, bytes, "os.PathLike[str]"], k: int = _DEFAULT_K) -> Me
 def _as_mesh(m, what):
     if isinstance(m, (Mesh, _Shape)):
         return m
+    if _api2d.is_2d(m):
+        raise Error("%s is 2D (%s): this function takes 3D geometries (kcbp.collide and kcbp.distance take 2D "
+                    "ones, both 2D)" % (what, "kcbp." + type(m).__name__ if isinstance(m, _api2d.Geometry2D)
+                                        else "a GeoJSON or SVG file"))
     if isinstance(m, (str, bytes, os.PathLike)):
         return load(m)
     raise Error("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder) or a mesh file path, not %s"
@@ -613,26 +618,6 @@ def _poses7_into(values, out):
     values = np.ascontiguousarray(values, dtype=np.float64)
     _lib.check(lib.kcbp_poses_from_axis_angle(values.ctypes.data, values.shape[0], ctypes.addressof(out),
                                               byref(err)), err)
-
-
-def _rigid_tol(dtype):
-    """The rigidity tolerance for matrices given in dtype: RIGID_TOL for
-    float64 (and exact integers), 64 units in the last place of a
-    lower-precision float (float32: 7.6e-6), whose rounding alone moves
-    R^T R away from I by a few units."""
-    if dtype.kind == "f" and dtype.itemsize < 8:
-        return max(RIGID_TOL, 64 * float(np.finfo(dtype).eps))
-    return RIGID_TOL
-
-
-def _real_array(p, what, expect="real numbers"):
-    """p as a float64 array and the tolerance of its precision; complex,
-    object and text arrays are refused (numpy would drop an imaginary part
-    silently)."""
-    a = p if isinstance(p, np.ndarray) else np.asarray(p)
-    if a.dtype.kind not in "iuf":
-        raise Error("%s: expected %s, not an array of %s" % (what, expect, a.dtype))
-    return a.astype(np.float64, copy=False), _rigid_tol(a.dtype)
 
 
 def _orthonormalise(m, tol):
@@ -831,7 +816,7 @@ def _check_margin(margin):
 
 
 def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
-            contacts: str = "none", k: int = _DEFAULT_K, solid: bool = False, margin: float = 0.0,
+            contacts: str = "first", k: int = _DEFAULT_K, solid: bool = False, margin: float = 0.0,
             measure_cbp: bool = True, geometry: bool = False) -> Report:
     """Whether meshes a and b touch, as `kcbp collide` answers it.
 
@@ -839,7 +824,8 @@ def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: P
     (identity), a 4x4 rigid matrix (kcbp.pose makes one from a quaternion,
     a rotation matrix or an axis and angle) or 7 numbers (tx, ty, tz, ax,
     ay, az, deg: world = R(axis, deg) * local + t). contacts: "none" (the
-    answer only), "first" or "all" (every pair of intersecting triangles).
+    answer only), "first" (the default, as the CLI's) or "all" (every pair
+    of intersecting triangles).
     k: the k-CBP's planes (0: no k-CBP stage). measure_cbp: measure the
     k-CBPs' distance or depth for the "cbp" entry, as the CLI's single-pose
     report does (False: only whether they are apart; a little faster).
@@ -863,7 +849,17 @@ def collide(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: P
     Returns the CLI's report fields: {"collide", "decided_by", "contacts":
     [[tri_a, tri_b], ...], "cbp" (when the k-CBP stage ran), "a", "b" (mesh
     sizes), "stats": {"box_pairs", "triangle_pairs", "query_ms"}} (plus
-    "margin" with a margin). Triangles that touch count as colliding."""
+    "margin" with a margin). Triangles that touch count as colliding.
+
+    Two 2D geometries (kcbp.Polygon, Circle, Capsule2D, Rect,
+    ConvexPolygon, or GeoJSON/SVG file names): poses (tx, ty, degrees) or
+    3x3 rigid matrices, the command line's 2D report ("contacts" are edge
+    pairs, "contained"; k, solid and measure_cbp do not apply); a 2D
+    geometry with a 3D one raises kcbp.Error. See python/README.md, 2D."""
+    if _api2d.is_2d(a) or _api2d.is_2d(b):
+        if geometry:
+            raise Error("geometry=True is for 3D meshes; 2D contacts are edge pairs")
+        return _api2d.collide(a, b, pose_a, pose_b, contacts, margin)
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
     margin = _check_margin(margin)
@@ -1014,7 +1010,10 @@ def collide_many(a: GeometryLike, b: GeometryLike, poses: ArrayLike, pose_a: Pos
 
     The loop runs in C (kcbp_collide_poses) with one pair cache carried from
     pose to pose, as `kcbp collide A B --poses FILE --contacts none` does: the
-    same answers, at the CLI's speed."""
+    same answers, at the CLI's speed. Two 2D geometries: poses (n, 3)
+    (tx, ty, degrees) or (n, 3, 3), the exact 2D test in a Python loop."""
+    if _api2d.is_2d(a) or _api2d.is_2d(b):
+        return _api2d.collide_many(a, b, poses, pose_a)
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa = _pose(pose_a, "pose_a")
     arr = _poses_array(poses)
@@ -1147,14 +1146,17 @@ def _signed_report(r, md):
 
 
 def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
-             max_distance: Optional[float] = None, k: int = _DEFAULT_K, signed: bool = False) -> Report:
+             max_distance: Optional[float] = None, k: int = _DEFAULT_K, signed: bool = False,
+             margin: Optional[float] = None) -> Report:
     """The distance between the surfaces of a and b and a closest pair of
     points (world frame), as `kcbp distance` reports it: {"within",
     "distance", "point_a", "point_b", "triangles": [tri_a, tri_b],
     "decided_by", "cbp": {"distance"} (when the k-CBP stage ran), "stats"}.
     With max_distance, a pair proven farther apart gives {"within": False,
     "distance": None, "farther_than": max_distance, "distance_lower",
-    "decided_by", ...}. A shape's side of "triangles" is None.
+    "decided_by", ...}. A shape's side of "triangles" is None. margin is
+    the same clearance under collide's name (the CLI's `--margin`); give
+    one of the two.
 
     signed=True: the signed distance (kcbp_signed_distance,
     include/kcbp/signed_distance.h), the solids' distance when apart and
@@ -1168,9 +1170,20 @@ def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: 
     a mesh is one when closed (its solid model is built on first use): an
     open mesh overlapping the other raises kcbp.Error naming its open
     edges. A closed non-convex mesh's depth is a proven bracket
-    (depth_lower <= depth <= depth_upper; "distance" is -depth_upper)."""
+    (depth_lower <= depth <= depth_upper; "distance" is -depth_upper).
+
+    Two 2D geometries: poses (tx, ty, degrees) or 3x3 matrices, the
+    command line's 2D report ("edges" instead of "triangles"; signed: two
+    convex shapes' exact depth, a Polygon's certified bracket, status
+    "bracketed"); a 2D geometry with a 3D one raises kcbp.Error."""
+    if _api2d.is_2d(a) or _api2d.is_2d(b):
+        return _api2d.distance(a, b, pose_a, pose_b, max_distance, signed)
     a, b = _as_mesh(a, "a"), _as_mesh(b, "b")
     pa, pb = _pose(pose_a, "pose_a"), _pose(pose_b, "pose_b")
+    if margin is not None:
+        if max_distance is not None:
+            raise Error("give margin or max_distance (the same clearance), not both")
+        max_distance = margin
     md = math.inf if max_distance is None else float(max_distance)
     if signed:
         with _Using(a, b):
@@ -1233,7 +1246,16 @@ def sweep(a: GeometryLike, b: GeometryLike, pose_from: PoseLike, pose_to: PoseLi
     and its rotation along the shorter arc (slerp) about its own origin.
     Poses: None (identity), 7 numbers "tx ty tz ax ay az deg" or a 4x4 rigid
     matrix. Guarantee (include/kcbp/sweep.h): no contact before toi, and at
-    toi the distance is at most tolerance * stats["motion_bound"]."""
+    toi the distance is at most tolerance * stats["motion_bound"].
+
+    Two 2D geometries (kcbp.Polygon, Circle, Capsule2D, Rect,
+    ConvexPolygon): poses (tx, ty, degrees) or 3x3 rigid matrices, b's angle
+    turning linearly from pose_from's to pose_to's as written (a matrix's
+    angle taken the shorter way), the command line's 2D report ("contacts"
+    an edge pair, "normal", "confirmed"; k does not apply); see
+    python/README.md, 2D."""
+    if _api2d.is_2d(a) or _api2d.is_2d(b):
+        return _sweep2d.sweep(a, b, pose_from, pose_to, pose_a, tolerance, max_iterations)
     motion_t, opts_t, res_t = _sweep_structs()
     if not (isinstance(tolerance, (int, float)) and 0 < tolerance <= 0.5):
         raise Error("tolerance must be a number in (0, 0.5], not %r" % (tolerance,))

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _lib
 from ._api import Mesh, _matrix_of, _Shape, _pose, collide, _depth_model, _signed_raw, _distance_raw, _Using
+from ._api2d import Geometry2D
 from ._lib import Error, Vec3, lib
 
 # What the methods take (PEP 561 hints): a trimesh.Trimesh or anything with
@@ -75,6 +76,8 @@ def _as_geometry(mesh):
     faces (m, 3) arrays (a trimesh.Trimesh) as a new kcbp.Mesh of them."""
     if isinstance(mesh, (Mesh, _Shape)):
         return mesh
+    if isinstance(mesh, Geometry2D):
+        raise Error("kcbp.%s is 2D: kcbp.CollisionManager2D holds 2D geometries" % type(mesh).__name__)
     v, f = getattr(mesh, "vertices", None), getattr(mesh, "faces", None)
     if v is None or f is None:
         raise Error("mesh must be a kcbp.Mesh, a kcbp shape, or have vertices and faces arrays (a "

@@ -14,7 +14,7 @@ class Scene:
     and built once: every distinct (mesh file, scale) gets one model, and
     every distinct (shape, scale) of its "shape" objects one.
 
-    ``Scene(path, k=16, contacts="none")``; ``len(scene)`` is its number of
+    ``Scene(path, k=16, contacts="first")``; ``len(scene)`` is its number of
     frames (1 for a static scene), ``scene.objects`` the object names,
     ``scene.frame(f)`` the report of frame f as a dict with the fields of
     `kcbp scene`'s lines ("frame", "pairs", "passed", "colliding": [{"a",
@@ -25,11 +25,24 @@ class Scene:
     frees it at once; otherwise it is freed with the object. A closed scene
     raises kcbp.Error on use. One evaluation state serves all frames, so
     calls on one Scene from several threads take turns (a lock), and close()
-    waits for the call in progress."""
+    waits for the call in progress.
+
+    A file of 2D objects (its first object 2D, as `kcbp scene` decides)
+    gives a kcbp.Scene2D (a subclass, _scene2d.py): the same frames and
+    iteration, the reports `kcbp scene` prints for a 2D scene."""
 
     _open = False  # until built: close() and __del__ then do nothing
 
-    def __init__(self, path, k=_DEFAULT_K, contacts="none"):
+    def __new__(cls, path=None, *args, **kwargs):
+        # A scene file of 2D objects (its first object 2D, as `kcbp scene`
+        # decides) is a kcbp.Scene2D: the same frames and reports.
+        if cls is Scene and path is not None:
+            from ._scene2d import Scene2D, is_2d_scene
+            if is_2d_scene(path):
+                return super().__new__(Scene2D)
+        return super().__new__(cls)
+
+    def __init__(self, path, k=_DEFAULT_K, contacts="first"):
         self._lock = threading.RLock()
         if contacts not in _CONTACTS:
             raise Error("contacts must be 'none', 'first' or 'all', not %r" % (contacts,))

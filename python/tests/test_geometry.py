@@ -52,7 +52,7 @@ def test_geometry_points_lie_on_both_triangles(bunny, spot):
 
 def test_geometry_options(bunny, spot):
     with pytest.raises(kcbp.Error) as e:
-        kcbp.collide(bunny, spot, geometry=True)
+        kcbp.collide(bunny, spot, geometry=True, contacts="none")
     assert "contacts" in str(e.value)
     r = kcbp.collide(bunny, spot, pose_b=(5, 0, 0, 0, 0, 1, 0), contacts="all", geometry=True)
     assert not r["collide"] and r["intersections"] == [] and r["geometry"] == [] and "contact" not in r

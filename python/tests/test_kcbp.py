@@ -177,6 +177,30 @@ def test_features_not_in_this_libkcbp_say_so(bunny):
         assert r["collide"] and r["decided_by"] == "margin"
 
 
+def test_defaults_agree_with_cli(bunny, tmp_path):
+    """One --contacts default (first) for kcbp.collide, kcbp.Scene and the
+    CLI's collide and scene; one clearance name (margin) for distance."""
+    pose = (0.05, 0, 0, 0, 0, 1, 30)
+    r = kcbp.collide(bunny, bunny, pose_b=pose)
+    cli = run_cli("collide", BUNNY, BUNNY, "--pose-b", " ".join(map(str, pose)))[0]
+    assert r["collide"] and len(r["contacts"]) == 1 and r["contacts"] == cli["contacts"]
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(SCENE))
+    scene_cli = run_cli("scene", path, "--mesh-root", os.path.join(ROOT, "meshes"))
+    with kcbp.Scene(path) as scene:
+        reports = list(scene)
+    assert [r["colliding"] for r in reports] == [c["colliding"] for c in scene_cli]
+    assert any("contacts" in p for c in scene_cli for p in c["colliding"])
+    if hasattr(kcbp._lib.lib, "kcbp_distance"):
+        far = (5, 0, 0, 0, 0, 1, 0)
+        a = kcbp.distance(bunny, bunny, pose_b=far, margin=0.1)
+        b = kcbp.distance(bunny, bunny, pose_b=far, max_distance=0.1)
+        c = run_cli("distance", BUNNY, BUNNY, "--pose-b", " ".join(map(str, far)), "--margin", "0.1")[0]
+        assert not a["within"] and a["farther_than"] == b["farther_than"] == c["farther_than"] == 0.1
+        with pytest.raises(kcbp.Error):
+            kcbp.distance(bunny, bunny, margin=0.1, max_distance=0.1)
+
+
 def test_sweep_matches_cli(bunny, spot, tmp_path):
     sweeps = [((3, 0, 0, 0, 0, 1, 0), (-3, 0, 0, 0, 0, 1, 0)),
               ((3, 0.2, 0.1, 1, 1, 0, 30), (-3, -0.1, 0, 0, 1, 1, 200)),

@@ -14,8 +14,10 @@
 #include <kcbp/manifold.h>
 #include <kcbp/mesh.h>
 #include <kcbp/polygon2d.h>
+#include <kcbp/sweep2d.h>
 #include <kcbp/pose.h>
 #include <kcbp/scene.h>
+#include <kcbp/scene2d.h>
 #include <kcbp/shape.h>
 #include <kcbp/signed_distance.h>
 #include <kcbp/sweep.h>
@@ -47,6 +49,7 @@ static const layout_entry entries[] = {
     F(kcbp2d_distance_result, iterations),
     S(kcbp2d_polygons), F(kcbp2d_polygons, points), F(kcbp2d_polygons, ring_end), F(kcbp2d_polygons, nrings),
     F(kcbp2d_polygons, polygon_end), F(kcbp2d_polygons, npolygons), S(kcbp2d_edge_pair),
+    F(kcbp2d_edge_pair, a), F(kcbp2d_edge_pair, b), F(kcbp_vec2, x), F(kcbp_vec2, y),
     S(kcbp2d_model_collide_options), F(kcbp2d_model_collide_options, size), F(kcbp2d_model_collide_options, margin),
     F(kcbp2d_model_collide_options, contacts), F(kcbp2d_model_collide_options, contacts_capacity),
     S(kcbp2d_model_collide_result), F(kcbp2d_model_collide_result, collide),
@@ -63,6 +66,26 @@ static const layout_entry entries[] = {
     F(kcbp2d_model_depth_result, normal), F(kcbp2d_model_depth_result, lower_center),
     F(kcbp2d_model_depth_result, lower_radius_a), F(kcbp2d_model_depth_result, lower_radius_b),
     F(kcbp2d_model_depth_result, steps),
+    S(kcbp2d_motion), F(kcbp2d_motion, from), F(kcbp2d_motion, to), F(kcbp2d_motion, from_deg),
+    F(kcbp2d_motion, to_deg),
+    S(kcbp2d_sweep_options), F(kcbp2d_sweep_options, size), F(kcbp2d_sweep_options, t_tolerance),
+    F(kcbp2d_sweep_options, max_iterations),
+    S(kcbp2d_sweep_result), F(kcbp2d_sweep_result, hit), F(kcbp2d_sweep_result, undecided),
+    F(kcbp2d_sweep_result, confirmed), F(kcbp2d_sweep_result, toi), F(kcbp2d_sweep_result, free_until),
+    F(kcbp2d_sweep_result, distance), F(kcbp2d_sweep_result, point_a), F(kcbp2d_sweep_result, point_b),
+    F(kcbp2d_sweep_result, normal), F(kcbp2d_sweep_result, edge_a), F(kcbp2d_sweep_result, edge_b),
+    F(kcbp2d_sweep_result, motion_bound), F(kcbp2d_sweep_result, iterations),
+    F(kcbp2d_sweep_result, distance_queries),
+    /* 2D scenes (scene2d.h) */
+    S(kcbp2d_scene_eval_options), F(kcbp2d_scene_eval_options, size), F(kcbp2d_scene_eval_options, margin),
+    F(kcbp2d_scene_eval_options, max_contacts), F(kcbp2d_scene_eval_options, jobs),
+    F(kcbp2d_scene_eval_options, shard_index), F(kcbp2d_scene_eval_options, shard_count),
+    S(kcbp2d_scene_pair), F(kcbp2d_scene_pair, a), F(kcbp2d_scene_pair, b), F(kcbp2d_scene_pair, contacts),
+    F(kcbp2d_scene_pair, ncontacts), F(kcbp2d_scene_pair, contacts_truncated), F(kcbp2d_scene_pair, contained),
+    S(kcbp2d_scene_frame), F(kcbp2d_scene_frame, frame), F(kcbp2d_scene_frame, pairs),
+    F(kcbp2d_scene_frame, broadphase), F(kcbp2d_scene_frame, colliding), F(kcbp2d_scene_frame, stopped),
+    F(kcbp2d_scene_frame, threaded), F(kcbp2d_scene_frame, bounds_ms), F(kcbp2d_scene_frame, broadphase_ms),
+    F(kcbp2d_scene_frame, pairs_ms),
     S(kcbp_tri), S(kcbp_contact), F(kcbp_contact, a), F(kcbp_contact, b),
     S(kcbp_aabb), F(kcbp_aabb, min), F(kcbp_aabb, max), S(kcbp_cbp_plane), F(kcbp_cbp_plane, n), F(kcbp_cbp_plane, d),
     S(kcbp_model_options), F(kcbp_model_options, k), F(kcbp_model_options, dirs), F(kcbp_model_options, k_fine),

@@ -3,7 +3,8 @@
  * its edges' endpoint coordinates (no rounding); a leaf holds at most
  * KCBP2D_TREE_LEAF edges. Built top-down, each node split at the median of
  * its edges' midpoints along its box's longer side (quickselect): depth
- * O(log n), O(n log n) time. */
+ * O(log n), O(n log n) time. Each node also has an oriented box
+ * (kcbp2d_obb), for the distance descent's lower bounds. */
 #ifndef KCBP_TREE2D_H
 #define KCBP_TREE2D_H
 
@@ -20,8 +21,20 @@ typedef struct {
     uint32_t count; /* 0 for an internal node */
 } kcbp2d_node;
 
+/* An oriented box round a node's edges: every endpoint p has |(p - c).u| <=
+ * h.x and |(p - c).u_perp| <= h.y (u_perp = (-u.y, u.x)) in exact
+ * arithmetic, u a unit vector up to rounding, the half sides padded for
+ * the rounding of computing them. u is the principal axis of the
+ * endpoints: a node of thin slanted features (spikes, a diagonal run) gets
+ * a thin box where its axis-aligned box is a square, and a box carried by
+ * a rotation stays as tight (its axis turns with it). */
+typedef struct {
+    kcbp_vec2 c, u, h;
+} kcbp2d_obb;
+
 typedef struct {
     kcbp2d_node *nodes; /* nodes[0] is the root */
+    kcbp2d_obb *obbs;   /* obbs[i]: node i's oriented box */
     uint32_t nnodes;
     uint32_t *order;    /* the edges, in leaf order */
 } kcbp2d_tree;

@@ -10,6 +10,7 @@
 #ifndef KCBP_CONVEX2D_H
 #define KCBP_CONVEX2D_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,6 +27,7 @@ typedef struct {
     uint32_t n;
     double r;           /* the radius */
     double scale;       /* max |coordinate| of v (>= 0) */
+    bool hulled;        /* v was replaced by the hull of the posed vertices */
     kcbp_vec2 buf[KCBP2D_CORE_INLINE];
     kcbp_vec2 *heap;    /* owned when not NULL */
 } kcbp2d_core;
@@ -37,6 +39,15 @@ kcbp_status kcbp2d_shape_check_ex(const kcbp2d_shape *s, bool convexity, kcbp_er
 
 /* The posed core of a checked shape. KCBP_ERR_NOMEM only. */
 kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err);
+/* kcbp2d_core_make in two steps, for callers that check the pose between
+ * them: core_pose checks the shape (as kcbp2d_shape_check_ex without
+ * convexity, the same errors) and moves its vertices (any finite pose or
+ * not: only arithmetic) and sets the scale of the posed vertices;
+ * core_finish, for a valid pose, makes the core
+ * strictly convex (the hull when rounding broke it) and sets its scale.
+ * On failure nothing is left allocated. */
+kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err);
+kcbp_status kcbp2d_core_finish(kcbp2d_core *c, kcbp_error *err);
 void kcbp2d_core_free(kcbp2d_core *c);
 
 static inline kcbp_v2 kcbp2d_pv(kcbp_vec2 p)
@@ -48,6 +59,15 @@ static inline kcbp_v2 kcbp2d_pv(kcbp_vec2 p)
 static inline int kcbp2d_orient(kcbp_vec2 p, kcbp_vec2 q, kcbp_vec2 r)
 {
     return kcbp_orient2d_v(kcbp2d_pv(p), kcbp2d_pv(q), kcbp2d_pv(r));
+}
+
+/* |a| by one square root where the squares neither underflow nor
+ * overflow (relative error about 1.5u, against hypot's 1u, which the call
+ * costs many times over), else hypot. */
+static inline double kcbp2d_len(kcbp_vec2 a)
+{
+    double l2 = a.x * a.x + a.y * a.y;
+    return l2 > 1e-280 && l2 < 1e280 ? sqrt(l2) : hypot(a.x, a.y);
 }
 
 /* n >= 3 points strictly convex and counter-clockwise, exactly (as
@@ -67,6 +87,30 @@ bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_s
 double kcbp2d_sat_depth(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *normal, kcbp_vec2 *wa,
                         kcbp_vec2 *wb);
 
+/* kcbp2d_sat_intersect's search with the orient2d filter alone, on posed
+ * polygons (n >= 3 each) not yet made convex (kcbp2d_core_pose; scale
+ * set): SEPARATED when an edge line has every vertex of the other polygon
+ * certified strictly on its right and every other vertex of its own
+ * polygon certified strictly on its left (it separates the two hulls,
+ * convex or not; *sep_shape, *sep_edge name it, the edge
+ * kcbp2d_sat_intersect names when the polygons are strictly convex);
+ * NO_SEPARATOR when every edge has a vertex of the other certified on its
+ * left (the cores intersect when both polygons turn out strictly convex,
+ * kcbp2d_core_finish leaving them as they are); UNDECIDED otherwise. */
+typedef enum { KCBP2D_SAT_UNDECIDED, KCBP2D_SAT_SEPARATED, KCBP2D_SAT_NO_SEPARATOR } kcbp2d_sat_verdict;
+typedef struct {
+    double depth;     /* the smallest over the edges seen of the other's deepest vertex's depth */
+    int shape;        /* its edge: 0 a's, 1 b's (-1: none) */
+    uint32_t edge, vertex; /* the edge and the other's deepest vertex */
+} kcbp2d_sat_min;
+/* dm, when not NULL, receives the SAT depth of kcbp2d_sat_depth as the
+ * search finds it, valid when the verdict is NO_SEPARATOR (every edge
+ * seen): depth = max over the other's vertices of e x (r - p), over |e|
+ * (the same quantity as kcbp2d_sat_depth's, rounded differently: a few
+ * ulps of the scale). */
+kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape,
+                                       uint32_t *sep_edge, kcbp2d_sat_min *dm);
+
 typedef struct {
     bool overlap;       /* GJK found the origin in the difference (cores overlap, up to rounding) */
     double distance;    /* between the cores, >= 0 */
@@ -76,6 +120,11 @@ typedef struct {
 
 /* GJK distance between the cores (see distance2d.h for the sources). */
 void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, kcbp2d_gjk_out *out);
+/* The same, started from the support points of a along dir and of b
+ * against it (dir roughly from a toward b, e.g. a separating edge's
+ * normal: fewer iterations); dir (0, 0): from the first vertices. */
+void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
+                    kcbp2d_gjk_out *out);
 
 /* The distance between the cores by every (edge, edge) pair in double,
  * for cores known apart: the fallback when GJK is cut short, and the

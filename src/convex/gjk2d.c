@@ -99,8 +99,50 @@ static kcbp_vec2 closest_of(const svert *s, int n)
     return v;
 }
 
+/* kcbp2d_cp_seg_seg by squares: one division per segment and one square
+ * root, where no square can underflow or overflow (every squared length
+ * 0 or within [1e-280, 1e280], checked); false otherwise. The same
+ * candidates, clamping and order of preference as the scaled version. */
+static bool cp_seg_seg_sq(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1, kcbp_vec2 *cp, kcbp_vec2 *cq,
+                          double *dist)
+{
+    kcbp_vec2 u = kcbp_v2_sub(p1, p0), v = kcbp_v2_sub(q1, q0);
+    double lu = kcbp_v2_len2(u), lv = kcbp_v2_len2(v);
+    if (!((lu == 0 || (lu >= 1e-280 && lu <= 1e280)) && (lv == 0 || (lv >= 1e-280 && lv <= 1e280))))
+        return false;
+    double iu = lu > 0 ? 1.0 / lu : 0.0, iv = lv > 0 ? 1.0 / lv : 0.0;
+    kcbp_vec2 pts[4] = {p0, p1, q0, q1};
+    double best = INFINITY;
+    for (int k = 0; k < 4; k++) {
+        kcbp_vec2 x = pts[k], a = k < 2 ? q0 : p0, b = k < 2 ? q1 : p1, ab = k < 2 ? v : u, y = a;
+        double inv = k < 2 ? iv : iu;
+        if (inv > 0) {
+            double t = kcbp_v2_dot(kcbp_v2_sub(x, a), ab) * inv;
+            if (t >= 1)
+                y = b;
+            else if (t > 0)
+                y = kcbp_v2_add(a, kcbp_v2_scale(ab, t));
+        }
+        double d2 = kcbp_v2_len2(kcbp_v2_sub(x, y));
+        if (d2 < best) {
+            best = d2;
+            if (k < 2)
+                *cp = x, *cq = y;
+            else
+                *cp = y, *cq = x;
+        }
+    }
+    if (!(best == 0 || (best >= 1e-280 && best <= 1e280)))
+        return false;
+    *dist = sqrt(best);
+    return true;
+}
+
 double kcbp2d_cp_seg_seg(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1, kcbp_vec2 *cp, kcbp_vec2 *cq)
 {
+    double d;
+    if (cp_seg_seg_sq(p0, p1, q0, q1, cp, cq, &d))
+        return d;
     /* point x to segment [a, b]: the clamped projection, with the segment's
      * direction divided by its largest component so that no square can
      * underflow or overflow (coordinates from 1e-300 to 1e60) */
@@ -109,7 +151,7 @@ double kcbp2d_cp_seg_seg(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1,
     for (int k = 0; k < 4; k++) {
         kcbp_vec2 x = pts[k], a = k < 2 ? q0 : p0, b = k < 2 ? q1 : p1;
         kcbp_vec2 ab = kcbp_v2_sub(b, a), y = a;
-        double m = kcbp_v2_max_abs(ab);
+        double m = fabs(ab.x) > fabs(ab.y) ? fabs(ab.x) : fabs(ab.y); /* not fmax: a call */
         if (m > 0) {
             kcbp_vec2 u = kcbp_v2_scale(ab, 1.0 / m);
             double t = kcbp_v2_dot(kcbp_v2_sub(x, a), u) / kcbp_v2_dot(ab, u);
@@ -118,7 +160,7 @@ double kcbp2d_cp_seg_seg(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1,
             else if (t > 0)
                 y = kcbp_v2_add(a, kcbp_v2_scale(ab, t));
         }
-        double d = kcbp_v2_len(kcbp_v2_sub(x, y));
+        double d = kcbp2d_len(kcbp_v2_sub(x, y));
         if (d < best) {
             best = d;
             if (k < 2)
@@ -149,9 +191,18 @@ double kcbp2d_brute_distance(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_ve
 
 void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, kcbp2d_gjk_out *out)
 {
+    kcbp2d_gjk_dir(a, b, kcbp_v2_make(0, 0), max_iterations, out);
+}
+
+void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
+                    kcbp2d_gjk_out *out)
+{
     svert s[3];
     int n = 1;
-    s[0].ia = 0, s[0].ib = 0, s[0].a = a->v[0], s[0].b = b->v[0];
+    uint32_t ia0 = 0, ib0 = 0;
+    if (dir.x != 0 || dir.y != 0)
+        ia0 = support(a, dir), ib0 = support(b, kcbp_v2_neg(dir));
+    s[0].ia = ia0, s[0].ib = ib0, s[0].a = a->v[ia0], s[0].b = b->v[ib0];
     s[0].w = kcbp_v2_sub(s[0].b, s[0].a);
     s[0].l = 1;
     bool overlap = false;

@@ -73,13 +73,34 @@ static bool collinear_overlap(const kcbp2d_core *a, const kcbp2d_core *b)
 }
 
 /* An edge of c (from vertex i to the next) with every vertex of o strictly
- * on its right: a separating line. */
-static bool edge_separates(const kcbp2d_core *c, uint32_t i, const kcbp2d_core *o)
+ * on its right: a separating line. *k0 is the vertex of o tried first (the
+ * one that last showed an edge not separating: for neighbouring edges,
+ * usually the same), updated.
+ *
+ * The filter: with e = fl(q - p) and w = fl(r - p), orient2d(p, q, r) =
+ * e x w exactly in reals, and Shewchuk's bound for it is 4u (|l| + |r|) +
+ * tiny (predicates.h), l and r the rounded products e.x w.y and e.y w.x.
+ * Every |w| component is at most 2S (S >= the cores' largest coordinate
+ * magnitude; rounding is monotone), so |l| + |r| <= (1 + u) (|e.x| +
+ * |e.y|) 2S, and bound = 16u S (|e.x| + |e.y|) + tiny, computed with three
+ * roundings, is above that bound for every vertex of o: one bound per edge
+ * instead of one per vertex. Undecided signs go to the exact predicate. */
+static bool edge_separates(const kcbp2d_core *c, uint32_t i, const kcbp2d_core *o, double s16u, uint32_t *k0)
 {
     kcbp_vec2 p = c->v[i], q = c->v[i + 1 < c->n ? i + 1 : 0];
-    for (uint32_t k = 0; k < o->n; k++)
-        if (kcbp2d_orient(p, q, o->v[k]) >= 0)
+    kcbp_vec2 e = kcbp_v2_sub(q, p);
+    double bound = s16u * (fabs(e.x) + fabs(e.y)) + KCBP_PRED_TINY;
+    uint32_t k = *k0 < o->n ? *k0 : 0;
+    for (uint32_t t = 0; t < o->n; t++, k = k + 1 < o->n ? k + 1 : 0) {
+        kcbp_vec2 r = o->v[k];
+        double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
+        if (det < -bound)
+            continue;
+        if (det > bound || kcbp2d_orient(p, q, r) >= 0) {
+            *k0 = k;
             return false;
+        }
+    }
     return true;
 }
 
@@ -91,11 +112,13 @@ bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_s
         *sep_edge = 0;
     if (a->n <= 2 && b->n <= 2 && all_collinear(a, b))
         return collinear_overlap(a, b);
+    double sc = a->scale > b->scale ? a->scale : b->scale;
+    double s16u = 16 * KCBP_PRED_U * sc;
     const kcbp2d_core *c[2] = {a, b};
     for (int s = 0; s < 2; s++) {
-        uint32_t ne = edge_count(c[s]);
+        uint32_t ne = edge_count(c[s]), k0 = 0;
         for (uint32_t i = 0; i < ne; i++)
-            if (edge_separates(c[s], i, c[1 - s])) {
+            if (edge_separates(c[s], i, c[1 - s], s16u, &k0)) {
                 if (sep_shape)
                     *sep_shape = s;
                 if (sep_edge)
@@ -106,15 +129,62 @@ bool kcbp2d_sat_intersect(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_s
     return true;
 }
 
-/* The outward unit normal of c's edge i (c counter-clockwise: the right
- * side), (0, 0) for a zero-length edge (cannot happen for a checked core). */
-static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
+kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape,
+                                       uint32_t *sep_edge, kcbp2d_sat_min *dm)
 {
-    kcbp_vec2 d = kcbp_v2_sub(c->v[i + 1 < c->n ? i + 1 : 0], c->v[i]);
-    double len = kcbp_v2_len(d);
-    if (!(len > 0))
-        return kcbp_v2_make(0, 0);
-    return kcbp_v2_make(d.y / len, -d.x / len);
+    if (dm)
+        dm->depth = INFINITY, dm->shape = -1, dm->edge = 0, dm->vertex = 0;
+    if (a->n < 3 || b->n < 3)
+        return KCBP2D_SAT_UNDECIDED;
+    double sc = a->scale > b->scale ? a->scale : b->scale;
+    double s16u = 16 * KCBP_PRED_U * sc; /* edge_separates' bound */
+    const kcbp2d_core *cs[2] = {a, b};
+    for (int s = 0; s < 2; s++) {
+        const kcbp2d_core *c = cs[s], *o = cs[1 - s];
+        for (uint32_t i = 0; i < c->n; i++) {
+            uint32_t i1 = i + 1 < c->n ? i + 1 : 0;
+            kcbp_vec2 p = c->v[i], e = kcbp_v2_sub(c->v[i1], p);
+            double bound = s16u * (fabs(e.x) + fabs(e.y)) + KCBP_PRED_TINY;
+            /* the largest orientation over o, without early exits: the
+             * branches of a scan that stops at the first vertex on the left
+             * mispredict more than the few products they save */
+            double mx = -INFINITY;
+            uint32_t km = 0;
+            for (uint32_t t = 0; t < o->n; t++) {
+                kcbp_vec2 r = o->v[t];
+                double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
+                km = det > mx ? t : km;
+                mx = det > mx ? det : mx;
+            }
+            if (mx > bound) { /* a vertex of o strictly left */
+                if (dm) {
+                    /* its depth behind the edge line: mx / |e| (mx is the
+                     * cross product e x (r - p), |e| times the distance) */
+                    double len = kcbp2d_len(e), depth = mx / len;
+                    if (depth < dm->depth && len > 0)
+                        dm->depth = depth, dm->shape = s, dm->edge = i, dm->vertex = km;
+                }
+                continue;
+            }
+            if (!(mx < -bound))
+                return KCBP2D_SAT_UNDECIDED;
+            /* every other vertex of c strictly left: the line separates
+             * the hulls whether c is convex or not */
+            double mn = INFINITY;
+            for (uint32_t j = 0; j < c->n; j++) {
+                kcbp_vec2 r = c->v[j];
+                double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
+                det = j == i || j == i1 ? INFINITY : det; /* the edge's ends */
+                mn = det < mn ? det : mn;
+            }
+            if (!(mn > bound))
+                return KCBP2D_SAT_UNDECIDED;
+            *sep_shape = s;
+            *sep_edge = i;
+            return KCBP2D_SAT_SEPARATED;
+        }
+    }
+    return KCBP2D_SAT_NO_SEPARATOR;
 }
 
 double kcbp2d_sat_depth(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *normal, kcbp_vec2 *wa, kcbp_vec2 *wb)
@@ -126,18 +196,25 @@ double kcbp2d_sat_depth(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 *n
         const kcbp2d_core *e = c[s], *o = c[1 - s];
         uint32_t ne = edge_count(e);
         for (uint32_t i = 0; i < ne; i++) {
-            kcbp_vec2 n = edge_normal(e, i);
-            if (n.x == 0 && n.y == 0)
-                continue;
-            /* the vertex of o deepest behind e's edge line */
+            /* the vertex of o deepest behind e's edge line, along the
+             * edge's outward normal before it is made a unit vector (one
+             * division per edge; branch-free minimum) */
+            kcbp_vec2 d = kcbp_v2_sub(e->v[i + 1 < e->n ? i + 1 : 0], e->v[i]);
+            kcbp_vec2 m = {d.y, -d.x}, p = e->v[i];
             uint32_t kmin = 0;
-            double dmin = kcbp_v2_dot(n, kcbp_v2_sub(o->v[0], e->v[i]));
-            for (uint32_t k = 1; k < o->n; k++) {
-                double d = kcbp_v2_dot(n, kcbp_v2_sub(o->v[k], e->v[i]));
-                if (d < dmin)
-                    dmin = d, kmin = k;
+            double dmin = INFINITY;
+            for (uint32_t k = 0; k < o->n; k++) {
+                double t = kcbp_v2_dot(m, kcbp_v2_sub(o->v[k], p));
+                kmin = t < dmin ? k : kmin;
+                dmin = t < dmin ? t : dmin;
             }
-            double depth = dmin < 0 ? -dmin : 0.0;
+            double len = kcbp2d_len(d);
+            if (!(len > 0))
+                continue; /* cannot happen for a checked core */
+            kcbp_vec2 n = kcbp_v2_make(m.x / len, m.y / len);
+            /* the deepest vertex's depth with the unit normal, as before */
+            double dn = kcbp_v2_dot(n, kcbp_v2_sub(o->v[kmin], p));
+            double depth = dn < 0 ? -dn : 0.0;
             if (depth < best) {
                 best = depth;
                 kcbp_vec2 deep = o->v[kmin], on_line = kcbp_v2_add(deep, kcbp_v2_scale(n, depth));

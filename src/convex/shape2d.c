@@ -98,27 +98,59 @@ static kcbp_status check_point(const char *shape, const char *what, uint32_t i, 
 }
 
 /* The half-plane of a direction's angle: 0 for [0, pi), 1 for [pi, 2 pi),
- * decided on the exact difference's signs (q - p compared as doubles). */
-static int dir_half(kcbp_vec2 p, kcbp_vec2 q) { return (q.y > p.y || (q.y == p.y && q.x > p.x)) ? 0 : 1; }
+ * decided on the signs of the edge vector e = q - p computed in double
+ * (a rounded difference has the exact difference's sign, and is 0 only
+ * when q == p: gradual underflow makes tiny differences exact). */
+static inline int dir_half(kcbp_vec2 e) { return (e.y > 0 || (e.y == 0 && e.x > 0)) ? 0 : 1; }
 
 /* Strictly convex and counter-clockwise, exactly: every consecutive triple
  * turns left (orient2d > 0) and the edge directions wind once. With all
  * turns left (each less than pi), a step wraps past angle 0 exactly when
  * the direction goes from the lower half-plane to the upper one; winding
- * once is one such step. Returns the first bad vertex, or n when good. */
+ * once is one such step. Returns the first bad vertex, or n when good.
+ *
+ * Each edge vector is computed once: the turn at q of p, q, r is
+ * orient2d(p, q, r) = (q - p) x (r - q) exactly, and that cross product of
+ * two rounded differences of the inputs is the shape Shewchuk's orient2d
+ * filter bound covers (kcbp_cross2d_filter); when it cannot tell, the
+ * exact predicate decides on the points. */
+static uint32_t first_not_convex_exact(const kcbp_vec2 *v, uint32_t n);
+
+/* The common case first, without branches in the loop (a polygon's turns
+ * and half-planes are data the branch predictor cannot learn): every turn
+ * certified left by the filter and one wrap mean strictly convex, the
+ * verdict first_not_convex_exact reaches then; anything else goes to it. */
 static uint32_t first_not_convex(const kcbp_vec2 *v, uint32_t n)
 {
-    uint32_t wraps = 0;
-    /* p, q, r = v[i], v[i + 1], v[i + 2] (cyclic), without divisions */
-    kcbp_vec2 p = v[n - 2], q = v[n - 1];
-    int h_pq = dir_half(p, q);
+    kcbp_vec2 q = v[n - 1], e_pq = kcbp_v2_sub(q, v[n - 2]);
+    unsigned up_pq = (e_pq.y > 0) | ((e_pq.y == 0) & (e_pq.x > 0)); /* dir_half == 0 */
+    unsigned ok = 1, wraps = 0;
     for (uint32_t i = 0; i < n; i++) {
-        kcbp_vec2 r = v[i];
-        if (kcbp2d_orient(p, q, r) <= 0)
+        kcbp_vec2 r = v[i], e_qr = kcbp_v2_sub(r, q);
+        double l = e_pq.x * e_qr.y, rr = e_pq.y * e_qr.x;
+        double det = l - rr, bound = KCBP_PRED_O2_ERR * (fabs(l) + fabs(rr)) + KCBP_PRED_TINY;
+        ok &= det > bound;
+        unsigned up_qr = (e_qr.y > 0) | ((e_qr.y == 0) & (e_qr.x > 0));
+        wraps += (up_pq ^ 1u) & up_qr;
+        q = r, e_pq = e_qr, up_pq = up_qr;
+    }
+    return ok && wraps == 1 ? n : first_not_convex_exact(v, n);
+}
+
+static uint32_t first_not_convex_exact(const kcbp_vec2 *v, uint32_t n)
+{
+    uint32_t wraps = 0;
+    kcbp_vec2 p = v[n - 2], q = v[n - 1];
+    kcbp_vec2 e_pq = kcbp_v2_sub(q, p);
+    int h_pq = dir_half(e_pq);
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_vec2 r = v[i], e_qr = kcbp_v2_sub(r, q);
+        int turn = kcbp_cross2d_filter(e_pq.x, e_pq.y, e_qr.x, e_qr.y);
+        if (turn <= 0 && (turn < 0 || kcbp2d_orient(p, q, r) <= 0))
             return i ? i - 1 : n - 1; /* q's index */
-        int h_qr = dir_half(q, r);
+        int h_qr = dir_half(e_qr);
         wraps += (h_pq == 1 && h_qr == 0);
-        p = q, q = r, h_pq = h_qr;
+        p = q, q = r, e_pq = e_qr, h_pq = h_qr;
     }
     return wraps == 1 ? n : 0;
 }
@@ -193,12 +225,30 @@ void kcbp2d_core_free(kcbp2d_core *c)
     c->heap = NULL;
 }
 
-kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err)
+/* The shape's core vertices moved by the pose into c (v, n, r), without
+ * the convexity step; nothing allocated on failure. For a polygon, its
+ * points are checked while they are moved (one pass): a bad one is named
+ * by kcbp2d_shape_check_ex. Other kinds are checked first. */
+kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err)
 {
     c->heap = NULL;
+    c->v = c->buf;
+    c->n = 0;
+    c->scale = 0;
+    c->hulled = false;
+    if (!s)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D shape is NULL");
     c->r = s->radius;
     kcbp_vec2 *v = c->buf;
     uint32_t n;
+    kcbp_status st;
+    if (s->kind != KCBP2D_POLYGON) {
+        if ((st = kcbp2d_shape_check_ex(s, false, err)) != KCBP_OK)
+            return st;
+    } else if (!(s->radius == 0 || (s->radius >= KCBP2D_SHAPE_MIN && s->radius <= KCBP2D_SHAPE_MAX)) ||
+               !s->points || s->npoints < 3 || s->npoints > KCBP2D_POLYGON_MAX) {
+        return kcbp2d_shape_check_ex(s, false, err); /* its message */
+    }
     switch (s->kind) {
     case KCBP2D_CIRCLE: n = 1, v[0] = kcbp2d_pose_apply(pose, s->local[0]); break;
     case KCBP2D_BOX: {
@@ -209,22 +259,59 @@ kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcb
             v[i] = kcbp2d_pose_apply(pose, corner[i]);
         break;
     }
-    case KCBP2D_POLYGON:
+    case KCBP2D_POLYGON: {
         n = s->npoints;
         if (n > KCBP2D_CORE_INLINE) {
             if (!(c->heap = malloc((size_t)n * sizeof *c->heap)))
                 return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D shape: out of memory for %u vertices", (unsigned)n);
             v = c->heap;
         }
-        for (uint32_t i = 0; i < n; i++)
-            v[i] = kcbp2d_pose_apply(pose, s->points[i]);
-        break;
+        /* one comparison per coordinate (NaN fails it), without branches;
+         * the posed scale in the same pass (plain comparisons: fmax is a
+         * call, for NaN rules) */
+        int ok = 1;
+        double sc = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            kcbp_vec2 p = s->points[i];
+            ok &= (fabs(p.x) <= KCBP_COORD_MAX) & (fabs(p.y) <= KCBP_COORD_MAX);
+            kcbp_vec2 w = kcbp2d_pose_apply(pose, p);
+            v[i] = w;
+            double x = fabs(w.x), y = fabs(w.y);
+            sc = x > sc ? x : sc;
+            sc = y > sc ? y : sc;
+        }
+        if (!ok) {
+            kcbp2d_core_free(c);
+            return kcbp2d_shape_check_ex(s, false, err); /* names the first bad point */
+        }
+        c->v = v;
+        c->n = n;
+        c->scale = sc;
+        return KCBP_OK;
+    }
     default: /* capsule, segment */
         n = 2;
         v[0] = kcbp2d_pose_apply(pose, s->local[0]);
         v[1] = kcbp2d_pose_apply(pose, s->local[1]);
         break;
     }
+    /* plain comparisons: fmax is a call (NaN rules) */
+    double sc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double x = fabs(v[i].x), y = fabs(v[i].y);
+        sc = x > sc ? x : sc;
+        sc = y > sc ? y : sc;
+    }
+    c->v = v;
+    c->n = n;
+    c->scale = sc;
+    return KCBP_OK;
+}
+
+kcbp_status kcbp2d_core_finish(kcbp2d_core *c, kcbp_error *err)
+{
+    kcbp_vec2 *v = c->heap ? c->heap : c->buf;
+    uint32_t n = c->n;
     if (n == 2 && v[0].x == v[1].x && v[0].y == v[1].y)
         n = 1; /* a capsule of length 0 is a circle */
     if (n >= 3 && first_not_convex(v, n) != n) {
@@ -245,12 +332,22 @@ kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcb
         memcpy(v, tmp, m * sizeof *v);
         free(tmp);
         n = (uint32_t)m;
+        c->hulled = true;
+        double sc = 0; /* the hull's vertices are some of the posed ones */
+        for (uint32_t i = 0; i < n; i++) {
+            double x = fabs(v[i].x), y = fabs(v[i].y);
+            sc = x > sc ? x : sc;
+            sc = y > sc ? y : sc;
+        }
+        c->scale = sc;
     }
-    double sc = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sc = fmax(sc, kcbp_v2_max_abs(v[i]));
     c->v = v;
     c->n = n;
-    c->scale = sc;
     return KCBP_OK;
+}
+
+kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err)
+{
+    kcbp_status st = kcbp2d_core_pose(s, pose, c, err);
+    return st != KCBP_OK ? st : kcbp2d_core_finish(c, err);
 }

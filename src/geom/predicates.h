@@ -85,6 +85,20 @@ static inline int kcbp_orient2d_filter(kcbp_v2 p, kcbp_v2 q, kcbp_v2 r)
     return (det > bound) - (det < -bound);
 }
 
+/* The sign of the cross product u x v = u.x v.y - u.y v.x when the filter
+ * certifies it, else 0, for u and v each a difference of two input doubles
+ * rounded once (u = fl(q - p), v = fl(r - s)): the exact value is then a
+ * determinant of differences of inputs, e.g. orient2d(p, q, r) = (q - p) x
+ * (r - q), and Shewchuk's bound above holds for it as for
+ * kcbp_orient2d_filter (his proof uses only that each factor is one
+ * rounded difference). */
+static inline int kcbp_cross2d_filter(double ux, double uy, double vx, double vy)
+{
+    double l = ux * vy, rr = uy * vx;
+    double det = l - rr, bound = KCBP_PRED_O2_ERR * (fabs(l) + fabs(rr)) + KCBP_PRED_TINY;
+    return (det > bound) - (det < -bound);
+}
+
 /* --------------------------------------------------------- exact signs --- */
 
 /* The exact signs of the determinants (filters not tried first). */

@@ -221,8 +221,10 @@ static void locate_geometry_error(reader *r)
     for (size_t j = 0, r0 = 0; j < r->npolygons; r0 = r->polygon_end[j], j++) {
         uint32_t s = r0 ? r->ring_end[r0 - 1] : 0, k = r->polygon_end[j] - (uint32_t)r0;
         uint32_t *ends = malloc(k * sizeof *ends);
-        if (!ends)
+        if (!ends) { /* no memory to say which: the failure still has its message */
+            kcbp_error_set(r->err, KCBP_ERR_GEOMETRY, "%s: the rings do not bound a region simply", r->name);
             return;
+        }
         for (uint32_t i = 0; i < k; i++)
             ends[i] = r->ring_end[r0 + i] - s;
         uint32_t pe = k;

@@ -101,44 +101,47 @@ static const char *attr(const char *b, const char *e, const char *key, size_t *n
 }
 
 /* A number at *p (skipping separators: spaces and commas); false at the
- * end or on a non-number. */
+ * end or on a non-number. The whole token is read, however long (a copy
+ * cut short would leave its tail to be read as another number). */
 static bool number(const char **p, const char *e, double *out)
 {
     while (*p < e && (isspace((unsigned char)**p) || **p == ','))
         (*p)++;
     if (*p >= e)
         return false;
-    char buf[64];
-    size_t k = 0;
     const char *q = *p;
-    if (q < e && (*q == '+' || *q == '-'))
-        buf[k++] = *q++;
+    if (*q == '+' || *q == '-')
+        q++;
     bool digits = false, dot = false;
-    while (q < e && k < sizeof buf - 8) {
+    for (; q < e; q++) {
         if (isdigit((unsigned char)*q))
-            digits = true, buf[k++] = *q++;
+            digits = true;
         else if (*q == '.' && !dot)
-            dot = true, buf[k++] = *q++;
+            dot = true;
         else
             break;
     }
-    if (digits && q < e && (*q == 'e' || *q == 'E')) {
+    if (!digits)
+        return false;
+    if (q < e && (*q == 'e' || *q == 'E')) {
         const char *s = q + 1;
         if (s < e && (*s == '+' || *s == '-'))
             s++;
         if (s < e && isdigit((unsigned char)*s)) {
-            buf[k++] = 'e';
-            if (q[1] == '-' || q[1] == '+')
-                buf[k++] = q[1];
             q = s;
-            while (q < e && isdigit((unsigned char)*q) && k < sizeof buf - 1)
-                buf[k++] = *q++;
+            while (q < e && isdigit((unsigned char)*q))
+                q++;
         }
     }
-    if (!digits)
+    size_t n = (size_t)(q - *p);
+    char small[64], *buf = n < sizeof small ? small : malloc(n + 1);
+    if (!buf)
         return false;
-    buf[k] = 0;
+    memcpy(buf, *p, n);
+    buf[n] = 0;
     *out = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
     *p = q;
     return true;
 }
@@ -276,6 +279,128 @@ static kcbp_status read_path(svg_reader *r, const char *b, const char *e)
     return KCBP_OK;
 }
 
+/* Whether x is inside ring j: the parity of a ray's crossings, each
+ * decided by orient2d. */
+static bool in_ring(const svg_reader *r, size_t j, kcbp_vec2 x)
+{
+    size_t s = j ? r->ring_end[j - 1] : 0, t = r->ring_end[j];
+    int par = 0;
+    for (size_t k = s; k < t; k++) {
+        kcbp_vec2 a = r->pts[k], c = r->pts[k + 1 < t ? k + 1 : s];
+        if ((a.y >= x.y) == (c.y >= x.y))
+            continue;
+        kcbp_vec2 lo = a.y < c.y ? a : c, hi = a.y < c.y ? c : a;
+        par ^= kcbp2d_orient(lo, hi, x) > 0;
+    }
+    return par;
+}
+
+/* A grid over the rings' boxes: each ring listed in the cells its box
+ * covers, or, when that is more than RING_GRID_SPAN cells, in `big`, which
+ * every point scans. A point outside a ring's box is outside the ring (the
+ * parity above is 0 there), so only the rings listed in the point's cell
+ * and the big ones can hold it. */
+#define RING_GRID_SPAN 64
+typedef struct {
+    kcbp_vec2 lo;
+    double cw, ch;
+    size_t g;          /* g x g cells */
+    size_t *start;     /* cell c lists list[start[c] .. start[c + 1]) */
+    uint32_t *list, *big;
+    size_t nbig;
+    kcbp_vec2 *blo, *bhi; /* each ring's box */
+} ring_grid;
+
+static size_t grid_axis(double v, double lo, double w, size_t g)
+{
+    double c = (v - lo) / w; /* monotone in v: a box's cells hold its points' cells */
+    if (!(c > 0))
+        return 0;
+    return c >= (double)g ? g - 1 : (size_t)c;
+}
+
+static size_t grid_cell(const ring_grid *G, kcbp_vec2 x)
+{
+    return grid_axis(x.y, G->lo.y, G->ch, G->g) * G->g + grid_axis(x.x, G->lo.x, G->cw, G->g);
+}
+
+static bool grid_box_holds(const ring_grid *G, size_t j, kcbp_vec2 x)
+{
+    return G->blo[j].x <= x.x && x.x <= G->bhi[j].x && G->blo[j].y <= x.y && x.y <= G->bhi[j].y;
+}
+
+static void grid_free(ring_grid *G)
+{
+    free(G->start), free(G->list), free(G->big), free(G->blo), free(G->bhi);
+    memset(G, 0, sizeof *G);
+}
+
+static bool grid_build(const svg_reader *r, ring_grid *G)
+{
+    size_t R = r->nrings;
+    memset(G, 0, sizeof *G);
+    G->blo = malloc(R * sizeof *G->blo), G->bhi = malloc(R * sizeof *G->bhi);
+    if (!G->blo || !G->bhi)
+        return false;
+    kcbp_vec2 lo = r->pts[0], hi = r->pts[0];
+    for (size_t j = 0; j < R; j++) {
+        size_t s = j ? r->ring_end[j - 1] : 0, t = r->ring_end[j];
+        kcbp_vec2 a = r->pts[s], b = r->pts[s];
+        for (size_t k = s + 1; k < t; k++) {
+            a.x = fmin(a.x, r->pts[k].x), a.y = fmin(a.y, r->pts[k].y);
+            b.x = fmax(b.x, r->pts[k].x), b.y = fmax(b.y, r->pts[k].y);
+        }
+        G->blo[j] = a, G->bhi[j] = b;
+        lo.x = fmin(lo.x, a.x), lo.y = fmin(lo.y, a.y), hi.x = fmax(hi.x, b.x), hi.y = fmax(hi.y, b.y);
+    }
+    size_t g = (size_t)ceil(sqrt((double)R));
+    G->g = g < 1 ? 1 : g > 4096 ? 4096 : g;
+    G->lo = lo;
+    G->cw = hi.x - lo.x > 0 && isfinite(hi.x - lo.x) ? (hi.x - lo.x) / (double)G->g : 1;
+    G->ch = hi.y - lo.y > 0 && isfinite(hi.y - lo.y) ? (hi.y - lo.y) / (double)G->g : 1;
+    size_t cells = G->g * G->g;
+    G->start = calloc(cells + 2, sizeof *G->start);
+    size_t *fill = calloc(cells + 1, sizeof *fill);
+    if (!G->start || !fill) {
+        free(fill);
+        return false;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        G->nbig = 0;
+        for (size_t j = 0; j < R; j++) {
+            size_t x0 = grid_axis(G->blo[j].x, lo.x, G->cw, G->g), x1 = grid_axis(G->bhi[j].x, lo.x, G->cw, G->g);
+            size_t y0 = grid_axis(G->blo[j].y, lo.y, G->ch, G->g), y1 = grid_axis(G->bhi[j].y, lo.y, G->ch, G->g);
+            if ((x1 - x0 + 1) * (y1 - y0 + 1) > RING_GRID_SPAN) {
+                if (pass)
+                    G->big[G->nbig] = (uint32_t)j;
+                G->nbig++;
+                continue;
+            }
+            for (size_t y = y0; y <= y1; y++)
+                for (size_t x = x0; x <= x1; x++) {
+                    size_t c = y * G->g + x;
+                    if (pass)
+                        G->list[fill[c]++] = (uint32_t)j;
+                    else
+                        G->start[c + 1]++;
+                }
+        }
+        if (!pass) {
+            for (size_t c = 0; c < cells; c++)
+                G->start[c + 1] += G->start[c];
+            memcpy(fill, G->start, cells * sizeof *fill);
+            G->list = malloc((G->start[cells] ? G->start[cells] : 1) * sizeof *G->list);
+            G->big = malloc((G->nbig ? G->nbig : 1) * sizeof *G->big);
+            if (!G->list || !G->big) {
+                free(fill);
+                return false;
+            }
+        }
+    }
+    free(fill);
+    return true;
+}
+
 kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *name, double flatten,
                                    kcbp2d_model **out, kcbp_error *err)
 {
@@ -294,7 +419,8 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
     const char *p = text, *end = text + len;
     while (st == KCBP_OK && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         if (end - p >= 4 && !strncmp(p, "<!--", 4)) {
-            const char *q = strstr(p + 4, "-->");
+            /* the text need not end with a NUL: search only inside it */
+            const char *q = memmem(p + 4, (size_t)(end - p - 4), "-->", 3);
             p = q ? q + 3 : end;
             continue;
         }
@@ -364,32 +490,28 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
         st = kcbp_error_set(err, KCBP_ERR_GEOMETRY, "%s: no polygon, rect, circle or path: nothing to collide", name);
     /* Group the rings: a ring inside an odd number of others is a hole of
      * the smallest one holding it (exact point in polygon of its first
-     * point; rings that cross are refused by the model's check anyway). */
-    uint32_t *depth = NULL, *parent = NULL, *order = NULL, *ends = NULL, *pend = NULL;
+     * point; rings that cross are refused by the model's check anyway).
+     * Each point is tested only against the rings whose box holds it
+     * (ring_grid): a drawing of many small shapes takes time in proportion
+     * to them, not to their square. */
+    uint32_t *depth = NULL, *parent = NULL, *order = NULL, *ends = NULL, *pend = NULL, *hstart = NULL, *holes = NULL;
     kcbp_vec2 *pts = NULL;
+    ring_grid G;
+    memset(&G, 0, sizeof G);
     if (st == KCBP_OK) {
         size_t R = r.nrings;
         depth = calloc(R, sizeof *depth), parent = malloc(R * sizeof *parent), order = malloc(R * sizeof *order);
         ends = malloc(R * sizeof *ends), pend = malloc(R * sizeof *pend), pts = malloc(r.npts * sizeof *pts + 1);
-        if (!depth || !parent || !order || !ends || !pend || !pts)
+        hstart = calloc(R + 1, sizeof *hstart), holes = malloc(R * sizeof *holes);
+        if (!depth || !parent || !order || !ends || !pend || !pts || !hstart || !holes || !grid_build(&r, &G))
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", name);
         for (size_t i = 0; st == KCBP_OK && i < R; i++) {
-            size_t si = i ? r.ring_end[i - 1] : 0;
-            kcbp_vec2 x = r.pts[si];
+            kcbp_vec2 x = r.pts[i ? r.ring_end[i - 1] : 0];
             parent[i] = UINT32_MAX;
-            for (size_t j = 0; j < R; j++) {
-                if (j == i)
-                    continue;
-                size_t s = j ? r.ring_end[j - 1] : 0, t = r.ring_end[j];
-                int par = 0;
-                for (size_t k = s; k < t; k++) {
-                    kcbp_vec2 a = r.pts[k], c = r.pts[k + 1 < t ? k + 1 : s];
-                    if ((a.y >= x.y) == (c.y >= x.y))
-                        continue;
-                    kcbp_vec2 lo = a.y < c.y ? a : c, hi = a.y < c.y ? c : a;
-                    par ^= kcbp2d_orient(lo, hi, x) > 0;
-                }
-                if (par)
+            size_t c = grid_cell(&G, x);
+            for (size_t k = G.start[c]; k < G.start[c + 1] + G.nbig; k++) {
+                uint32_t j = k < G.start[c + 1] ? G.list[k] : G.big[k - G.start[c + 1]];
+                if (j != i && grid_box_holds(&G, j, x) && in_ring(&r, j, x))
                     depth[i]++;
             }
         }
@@ -397,41 +519,42 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
         for (size_t i = 0; st == KCBP_OK && i < R; i++) {
             if (!(depth[i] & 1))
                 continue;
-            size_t si = i ? r.ring_end[i - 1] : 0;
-            kcbp_vec2 x = r.pts[si];
-            for (size_t j = 0; j < R; j++) {
-                if (j == i || depth[j] + 1 != depth[i])
-                    continue;
-                size_t s = j ? r.ring_end[j - 1] : 0, t = r.ring_end[j];
-                int par = 0;
-                for (size_t k = s; k < t; k++) {
-                    kcbp_vec2 a = r.pts[k], c = r.pts[k + 1 < t ? k + 1 : s];
-                    if ((a.y >= x.y) == (c.y >= x.y))
-                        continue;
-                    kcbp_vec2 lo = a.y < c.y ? a : c, hi = a.y < c.y ? c : a;
-                    par ^= kcbp2d_orient(lo, hi, x) > 0;
-                }
-                if (par) {
-                    parent[i] = (uint32_t)j;
+            kcbp_vec2 x = r.pts[i ? r.ring_end[i - 1] : 0];
+            size_t c = grid_cell(&G, x);
+            for (size_t k = G.start[c]; k < G.start[c + 1] + G.nbig; k++) {
+                uint32_t j = k < G.start[c + 1] ? G.list[k] : G.big[k - G.start[c + 1]];
+                if (j != i && depth[j] + 1 == depth[i] && grid_box_holds(&G, j, x) && in_ring(&r, j, x)) {
+                    parent[i] = j;
                     break;
                 }
             }
+            if (parent[i] != UINT32_MAX)
+                hstart[parent[i] + 1]++;
         }
+        /* each outer ring's holes, in file order */
+        for (size_t i = 0; st == KCBP_OK && i < R; i++)
+            hstart[i + 1] += hstart[i];
+        for (uint32_t j = 0, *fill = hstart; st == KCBP_OK && j < R; j++)
+            if ((depth[j] & 1) && parent[j] != UINT32_MAX)
+                holes[fill[parent[j]]++] = j;
+        /* fill[] advanced each start to the next one's: shift them back */
+        for (size_t i = R; st == KCBP_OK && i > 0; i--)
+            hstart[i] = hstart[i - 1];
+        if (st == KCBP_OK)
+            hstart[0] = 0;
         /* polygons: each outer ring (even depth) then its holes */
         size_t no = 0, np = 0, nv = 0;
         for (size_t i = 0; st == KCBP_OK && i < R; i++) {
             if (depth[i] & 1)
                 continue;
-            for (size_t pass = 0; pass < 2; pass++)
-                for (size_t j = 0; j < R; j++) {
-                    if (pass == 0 ? j != i : !((depth[j] & 1) && parent[j] == i))
-                        continue;
-                    size_t s = j ? r.ring_end[j - 1] : 0, t = r.ring_end[j];
-                    memcpy(pts + nv, r.pts + s, (t - s) * sizeof *pts);
-                    nv += t - s;
-                    ends[no] = (uint32_t)nv;
-                    order[no++] = (uint32_t)j;
-                }
+            for (size_t h = hstart[i]; h < (size_t)hstart[i + 1] + 1; h++) { /* the ring, then its holes */
+                size_t j = h == hstart[i] ? i : holes[h - 1];
+                size_t s = j ? r.ring_end[j - 1] : 0, t = r.ring_end[j];
+                memcpy(pts + nv, r.pts + s, (t - s) * sizeof *pts);
+                nv += t - s;
+                ends[no] = (uint32_t)nv;
+                order[no++] = (uint32_t)j;
+            }
             pend[np++] = (uint32_t)no;
         }
         if (st == KCBP_OK && no != R)
@@ -447,7 +570,8 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
                 *err = e2, kcbp_error_prefix(err, name);
         }
     }
-    free(depth), free(parent), free(order), free(ends), free(pend), free(pts);
+    free(depth), free(parent), free(order), free(ends), free(pend), free(pts), free(hstart), free(holes);
+    grid_free(&G);
     free(r.pts);
     free(r.ring_end);
     return st;

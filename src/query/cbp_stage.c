@@ -22,6 +22,19 @@ static double bound_support(const kcbp_model_impl *m, const kcbp_pose *pose, kcb
     return kcbp_v3_dot(n, s) + c->radius * kcbp_v3_len(n);
 }
 
+void kcbp_pair_cache_set_slack(kcbp_pair_cache *pc, double gap)
+{
+    if (!pc)
+        return;
+    float f = (float)gap;
+    if ((double)f > gap)
+        f = nextafterf(f, -INFINITY);
+    if (f > 0 && isfinite(f)) {
+        pc->slack = f;
+        pc->flags |= KCBP_PAIR_CACHE_SLACK;
+    }
+}
+
 double kcbp_pair_bound_gap(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
     if (!kcbp_impl_is_shape(a) && !kcbp_impl_is_shape(b))
@@ -51,19 +64,22 @@ bool kcbp_pair_cbp_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, con
                 c->separated = true;
                 c->distance_lower = lower;
                 result->cache.hit = KCBP_CACHE_AXIS;
+                kcbp_pair_cache_set_slack(pc, lower);
                 return true;
             }
             pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_AXIS;
         }
         kcbp_gjk_simplex_cache *warm = pc ? &pc->simplex : NULL;
         result->cache.gjk_warm = warm && warm->count > 0;
+        double gap = 0; /* the certificate: the gap along GJK's axis over both bounds */
         c->separated = kcbp_gjk_separated_warm(ca, cb, b_in_a, margin, &cache, warm, &lower, &c->gjk_iterations,
                                                &axis) &&
-                       kcbp_pair_bound_gap(a, b, b_in_a, axis) > margin;
+                       (gap = kcbp_pair_bound_gap(a, b, b_in_a, axis)) > margin;
         c->distance_lower = c->separated ? lower : 0;
         if (pc && c->separated) {
             pc->axis = axis;
             pc->flags |= KCBP_PAIR_CACHE_AXIS;
+            kcbp_pair_cache_set_slack(pc, gap);
         }
         return c->separated;
     }

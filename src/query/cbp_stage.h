@@ -33,4 +33,8 @@ double kcbp_pair_bound_gap(const kcbp_model_impl *a, const kcbp_model_impl *b, c
 bool kcbp_pair_cbp_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a,
                          const kcbp_pose *pose_a, bool measure, kcbp_pair_cache *pc, kcbp_collide_result *result);
 
+/* Records in pc (NULL: nothing) the gap the k-CBP stage has just proved
+ * (flag KCBP_PAIR_CACHE_SLACK), rounded down to a float. */
+void kcbp_pair_cache_set_slack(kcbp_pair_cache *pc, double gap);
+
 #endif

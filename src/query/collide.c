@@ -81,6 +81,7 @@ static bool fine_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const
             result->cbp.separated = true;
             result->cbp.distance_lower = lower;
             result->cache.hit = KCBP_CACHE_AXIS;
+            kcbp_pair_cache_set_slack(pc, lower);
             return true;
         }
         pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_FINE_AXIS;
@@ -90,9 +91,10 @@ static bool fine_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const
     double lower;
     kcbp_vec3 axis;
     int it = 0;
+    double gap = 0;
     bool sep = kcbp_gjk_separated_warm(&a->fine_shape, &b->fine_shape, b_in_a, margin, &cache, warm, &lower, &it,
                                        &axis) &&
-               kcbp_cbp_gap(&a->fine, &b->fine, b_in_a, axis) > margin;
+               (gap = kcbp_cbp_gap(&a->fine, &b->fine, b_in_a, axis)) > margin;
     result->cbp.gjk_iterations += it;
     if (sep) {
         result->cbp.separated = true;
@@ -100,6 +102,7 @@ static bool fine_stage(const kcbp_model_impl *a, const kcbp_model_impl *b, const
         if (pc) {
             pc->fine_axis = axis;
             pc->flags |= KCBP_PAIR_CACHE_FINE_AXIS;
+            kcbp_pair_cache_set_slack(pc, gap);
         }
     }
     return sep;
@@ -170,6 +173,8 @@ kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *
                                      uint64_t max_contacts, kcbp_pair_cache *pc, kcbp_collide_result *result,
                                      kcbp_error *err)
 {
+    if (pc) /* set again below only if the k-CBP stage ends this test */
+        pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_SLACK;
     if (kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b)) { /* shapes: shape_query.c (their lists are short) */
         kcbp_status st = kcbp_shape_collide_pair(a, pose_a, b, pose_b, options, result, err);
         if (st == KCBP_OK && max_contacts && result->ncontacts > max_contacts)
@@ -217,10 +222,13 @@ kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *
      * once KCBP_CACHE_SKIP_AFTER tests in a row were not ended by it (the
      * count below), since it then only costs time (stage 3 alone is exact),
      * but for every KCBP_CACHE_SKIP_AFTER-th test, which still runs it so
-     * that a pair whose k-CBPs come apart is noticed. */
+     * that a pair whose k-CBPs come apart is noticed; and skipped for a
+     * pair that touched in its last test (its contact is cached), which
+     * mostly still touches. */
     bool cbp = options->use_cbp && kcbp_impl_has_cbp(a) && kcbp_impl_has_cbp(b);
-    bool skip = cbp && pc && !options->cbp_measure && pc->overlaps >= KCBP_CACHE_SKIP_AFTER &&
-                pc->overlaps % KCBP_CACHE_SKIP_AFTER != 0;
+    bool skip = cbp && pc && !options->cbp_measure &&
+                ((pc->overlaps >= KCBP_CACHE_SKIP_AFTER && pc->overlaps % KCBP_CACHE_SKIP_AFTER != 0) ||
+                 (pc->flags & KCBP_PAIR_CACHE_CONTACT));
     /* The fine k-CBPs, when the coarse ones overlap, only for a pair seen
      * before (a frame of a moving scene, a pose of a trajectory): there its
      * cached axis and simplex make it cheap, while on a first test it costs

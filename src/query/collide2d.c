@@ -29,33 +29,58 @@ static kcbp_status pose_check(const kcbp2d_pose *p, const char *which, kcbp_erro
 {
     if (!p)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D pose %s is NULL", which);
-    if (!isfinite(p->c) || !isfinite(p->s) || !kcbp_v2_is_finite(p->trans) || fabs(p->trans.x) > KCBP_COORD_MAX ||
-        fabs(p->trans.y) > KCBP_COORD_MAX || fabs(p->c) > 1.0 || fabs(p->s) > 1.0)
+    /* one comparison each (NaN fails it) */
+    if (!(fabs(p->c) <= 1.0 && fabs(p->s) <= 1.0 && fabs(p->trans.x) <= KCBP_COORD_MAX &&
+          fabs(p->trans.y) <= KCBP_COORD_MAX))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D pose %s: not finite or not a rotation", which);
+    return KCBP_OK;
+}
+
+/* The shapes' checks and errors in the order they always had (shape A,
+ * shape B, then the poses), each polygon's points checked while posed. */
+kcbp_status kcbp2d_cores_posed(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
+                               const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err)
+{
+    static const kcbp2d_pose unit = {1.0, 0.0, {0.0, 0.0}};
+    kcbp_status st;
+    ca->heap = cb->heap = NULL;
+    /* a NULL pose is reported after both shapes: pose by the identity meanwhile */
+    if ((st = kcbp2d_core_pose(a, pose_a ? pose_a : &unit, ca, err)) != KCBP_OK) {
+        kcbp_error_prefix(err, "shape A");
+        return st;
+    }
+    if ((st = kcbp2d_core_pose(b, pose_b ? pose_b : &unit, cb, err)) != KCBP_OK) {
+        kcbp2d_core_free(ca);
+        kcbp_error_prefix(err, "shape B");
+        return st;
+    }
+    if ((st = pose_check(pose_a, "A", err)) != KCBP_OK || (st = pose_check(pose_b, "B", err)) != KCBP_OK) {
+        kcbp2d_core_free(ca);
+        kcbp2d_core_free(cb);
+        return st;
+    }
+    return KCBP_OK;
+}
+
+kcbp_status kcbp2d_cores_finish(kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err)
+{
+    kcbp_status st;
+    if ((st = kcbp2d_core_finish(ca, err)) != KCBP_OK) {
+        kcbp2d_core_free(cb);
+        return st;
+    }
+    if ((st = kcbp2d_core_finish(cb, err)) != KCBP_OK) {
+        kcbp2d_core_free(ca);
+        return st;
+    }
     return KCBP_OK;
 }
 
 kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
                             const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err)
 {
-    kcbp_status st;
-    if ((st = kcbp2d_shape_check_ex(a, false, err)) != KCBP_OK) {
-        kcbp_error_prefix(err, "shape A");
-        return st;
-    }
-    if ((st = kcbp2d_shape_check_ex(b, false, err)) != KCBP_OK) {
-        kcbp_error_prefix(err, "shape B");
-        return st;
-    }
-    if ((st = pose_check(pose_a, "A", err)) != KCBP_OK || (st = pose_check(pose_b, "B", err)) != KCBP_OK)
-        return st;
-    if ((st = kcbp2d_core_make(a, pose_a, ca, err)) != KCBP_OK)
-        return st;
-    if ((st = kcbp2d_core_make(b, pose_b, cb, err)) != KCBP_OK) {
-        kcbp2d_core_free(ca);
-        return st;
-    }
-    return KCBP_OK;
+    kcbp_status st = kcbp2d_cores_posed(a, pose_a, b, pose_b, ca, cb, err);
+    return st != KCBP_OK ? st : kcbp2d_cores_finish(ca, cb, err);
 }
 
 /* The filter's error bound, as a multiple of u = 2^-53 times the scale
@@ -67,6 +92,24 @@ kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, co
  * and the norm a few u of the gap. 64 covers both with a wide margin. */
 #define FILTER_ERR 64.0
 
+/* The rest of kcbp2d_decide once the cores are known apart (SAT). */
+static void decide_apart(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
+                         bool need_distance, kcbp2d_decision *d);
+
+void kcbp2d_decide_after_sat(const kcbp2d_core *a, const kcbp2d_core *b, bool intersect, int sep_shape,
+                             uint32_t sep_edge, int max_iterations, kcbp2d_decision *d)
+{
+    memset(d, 0, sizeof d[0]);
+    d->decided_by = KCBP2D_DECIDED_SAT;
+    if (intersect) {
+        d->sep_shape = -1;
+        d->collide = d->cores_intersect = true;
+        return;
+    }
+    d->sep_shape = sep_shape, d->sep_edge = sep_edge;
+    decide_apart(a, b, 0.0, max_iterations, true, d);
+}
+
 void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
                    bool need_distance, kcbp2d_decision *d)
 {
@@ -77,6 +120,12 @@ void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, in
         d->collide = true;
         return;
     }
+    decide_apart(a, b, margin, max_iterations, need_distance, d);
+}
+
+static void decide_apart(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
+                         bool need_distance, kcbp2d_decision *d)
+{
     double ra = a->r, rb = b->r + margin;
     if (ra == 0 && rb == 0 && !need_distance) {
         d->collide = false;
@@ -156,11 +205,27 @@ kcbp_status kcbp2d_collide_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose_
     if (!isfinite(o.margin) || o.margin < 0)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D collide: margin %g is not a finite number >= 0", o.margin);
     kcbp2d_core ca, cb;
-    kcbp_status st = kcbp2d_cores_of(a, pose_a, b, pose_b, &ca, &cb, err);
+    kcbp_status st = kcbp2d_cores_posed(a, pose_a, b, pose_b, &ca, &cb, err);
     if (st != KCBP_OK)
         return st;
     kcbp2d_decision d;
-    kcbp2d_decide(&ca, &cb, o.margin, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
+    memset(&d, 0, sizeof d);
+    d.sep_shape = -1;
+    /* Two polygons without radius or margin: the filtered SAT first, which
+     * needs no convexity check when it finds a separating line. */
+    kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 && o.margin == 0
+                               ? kcbp2d_sat_filtered(&ca, &cb, &d.sep_shape, &d.sep_edge, NULL)
+                               : KCBP2D_SAT_UNDECIDED;
+    if (v == KCBP2D_SAT_SEPARATED) {
+        d.decided_by = KCBP2D_DECIDED_SAT;
+    } else if ((st = kcbp2d_cores_finish(&ca, &cb, err)) != KCBP_OK) {
+        return st;
+    } else if (v == KCBP2D_SAT_NO_SEPARATOR && !ca.hulled && !cb.hulled) {
+        d.collide = d.cores_intersect = true, d.decided_by = KCBP2D_DECIDED_SAT;
+        d.sep_shape = -1, d.sep_edge = 0;
+    } else {
+        kcbp2d_decide(&ca, &cb, o.margin, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
+    }
     kcbp2d_core_free(&ca);
     kcbp2d_core_free(&cb);
     r.collide = d.collide;

@@ -44,6 +44,14 @@
  *   - fine_axis, fine_simplex: the same two for the models' fine k-CBPs
  *     (kcbp_model_options.k_fine), tested when the coarse k-CBPs overlap,
  *     from the second test of a pair on (SEEN).
+ *   - slack: the gap the k-CBP stage last proved between the two bounds
+ *     (along the axis or fine_axis, its certificate's value, rounded
+ *     down), set (flag SLACK) only by a test the k-CBP stage ended, cleared
+ *     by every other. A caller that knows how far each model can have moved
+ *     since that test (a scene between two frames: src/scene/reach.h)
+ *     may take the pair as apart again, with no test at all, while the slack
+ *     less both motions stays above the k-CBP margin: the meshes, inside
+ *     their bounds, are then still apart by more than it.
  *   - overlaps: how many tests in a row the k-CBP stage did not end (their
  *     k-CBPs overlapped, or the stage was skipped). From
  *     KCBP_CACHE_SKIP_AFTER on, the stage is skipped (adaptive: it can then
@@ -52,7 +60,10 @@
  *     pair apart. Measured on random near-contact poses (bench/gen_poses,
  *     200 per pair, callgrind): the stage then costs 1.6-1.9 % more
  *     instructions than --no-cbp, where it cost 7-12 % more when any apart
- *     answer reset the count.
+ *     answer reset the count. A pair whose last test found it touching
+ *     (contact cached) skips the stage too: while it touches the stage can
+ *     only pass it on, and once apart the exact stage settles it (on
+ *     bench/moving_pay.sh's scenes: 0.3-1.4 % fewer instructions).
  * Guarantee: the cache never changes collide or the contacts reported.
  * Every shortcut is a test the full path makes too (the axis gap is the
  * k-CBP stage's certificate; the cached contact is tested as the trees test
@@ -79,6 +90,7 @@ enum {
     KCBP_PAIR_CACHE_FINE_AXIS = 1u << 2,
     KCBP_PAIR_CACHE_SEEN = 1u << 3, /* the pair was tested before */
     KCBP_PAIR_CACHE_LEAVES = 1u << 4, /* leaf holds the contact's two leaves */
+    KCBP_PAIR_CACHE_SLACK = 1u << 5,  /* slack holds the last proven gap */
 };
 
 struct kcbp_pair_cache {
@@ -90,6 +102,7 @@ struct kcbp_pair_cache {
     uint32_t overlaps;
     kcbp_vec3 fine_axis;            /* the same two for the fine k-CBPs */
     kcbp_gjk_simplex_cache fine_simplex;
+    float slack;                    /* the k-CBP stage's last proven gap (SLACK), rounded down */
 };
 
 /* kcbp_collide_cached on the models' internals (pc NULL: kcbp_collide). */

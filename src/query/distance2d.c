@@ -76,16 +76,63 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     if (o.max_iterations < 1)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D distance: max_iterations %d < 1", o.max_iterations);
     kcbp2d_core ca, cb;
-    kcbp_status st = kcbp2d_cores_of(a, pose_a, b, pose_b, &ca, &cb, err);
+    kcbp_status st = kcbp2d_cores_posed(a, pose_a, b, pose_b, &ca, &cb, err);
     if (st != KCBP_OK)
         return st;
+    /* two polygons without radius: the filtered SAT (collide2d.c) first;
+     * its verdict stands when neither polygon is replaced by its hull */
+    int sep_shape = -1;
+    uint32_t sep_edge = 0;
+    kcbp2d_sat_min dm;
+    kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 ? kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge, &dm)
+                                                  : KCBP2D_SAT_UNDECIDED;
     kcbp2d_decision d;
-    kcbp2d_decide(&ca, &cb, 0.0, o.max_iterations, true, &d);
+    if (v == KCBP2D_SAT_SEPARATED) {
+        /* apart, proven for the hulls of the posed vertices: GJK needs
+         * only their supports, so no convexity step unless it falls back
+         * (rounding made it report an overlap) */
+        memset(&d, 0, sizeof d);
+        d.decided_by = KCBP2D_DECIDED_SAT;
+        d.sep_shape = sep_shape, d.sep_edge = sep_edge;
+        const kcbp2d_core *c = sep_shape == 0 ? &ca : &cb;
+        kcbp_vec2 e = kcbp_v2_sub(c->v[sep_edge + 1 < c->n ? sep_edge + 1 : 0], c->v[sep_edge]);
+        kcbp_vec2 dir = kcbp_v2_make(e.y, -e.x); /* the edge's outward normal */
+        kcbp2d_gjk_dir(&ca, &cb, sep_shape == 0 ? dir : kcbp_v2_neg(dir), o.max_iterations, &d.gjk);
+        d.have_gjk = true;
+        if (d.gjk.overlap)
+            v = KCBP2D_SAT_UNDECIDED;
+    }
+    if (v != KCBP2D_SAT_SEPARATED) {
+        if ((st = kcbp2d_cores_finish(&ca, &cb, err)) != KCBP_OK)
+            return st;
+        if (ca.hulled || cb.hulled)
+            v = KCBP2D_SAT_UNDECIDED;
+        if (v == KCBP2D_SAT_UNDECIDED)
+            kcbp2d_decide(&ca, &cb, 0.0, o.max_iterations, true, &d);
+        else
+            kcbp2d_decide_after_sat(&ca, &cb, true, -1, 0, o.max_iterations, &d);
+    }
     double ra = ca.r, rb = cb.r;
     r.scale = fmax(ca.scale, cb.scale) + ra + rb;
     if (d.cores_intersect) {
         kcbp_vec2 n, wa, wb;
-        double core_depth = kcbp2d_sat_depth(&ca, &cb, &n, &wa, &wb);
+        double core_depth;
+        if (v == KCBP2D_SAT_NO_SEPARATOR && dm.shape >= 0) {
+            /* the filtered SAT's depth (every edge was seen): as
+             * kcbp2d_sat_depth reports it */
+            const kcbp2d_core *e = dm.shape == 0 ? &ca : &cb, *oc = dm.shape == 0 ? &cb : &ca;
+            kcbp_vec2 ed = kcbp_v2_sub(e->v[dm.edge + 1 < e->n ? dm.edge + 1 : 0], e->v[dm.edge]);
+            double len = kcbp2d_len(ed);
+            n = kcbp_v2_make(ed.y / len, -ed.x / len);
+            core_depth = dm.depth > 0 ? dm.depth : 0.0;
+            kcbp_vec2 deep = oc->v[dm.vertex], on_line = kcbp_v2_add(deep, kcbp_v2_scale(n, core_depth));
+            if (dm.shape == 0)
+                wa = on_line, wb = deep;
+            else
+                n = kcbp_v2_neg(n), wa = deep, wb = on_line;
+        } else {
+            core_depth = kcbp2d_sat_depth(&ca, &cb, &n, &wa, &wb);
+        }
         r.depth = core_depth + ra + rb;
         r.normal = n;
         r.point_a = kcbp_v2_add(wa, kcbp_v2_scale(n, ra));

@@ -448,6 +448,25 @@ static double box_gap(kcbp_vec2 alo, kcbp_vec2 ahi, kcbp_vec2 blo, kcbp_vec2 bhi
     return hypot(dx, dy);
 }
 
+/* A lower bound on the distance between the edges of A's node x and of
+ * B's node y (B carried into A's frame), from their oriented boxes: the
+ * largest gap between their projections on the four axes of the two boxes
+ * (each gap is a lower bound on the distance between any points of the
+ * boxes), less 2 pad for the rounding of carrying y's box and of the
+ * projections (pad is far above both). */
+static double obb_gap(const pair_ctx *c, const kcbp2d_obb *x, const kcbp2d_obb *y)
+{
+    kcbp_vec2 yc = kcbp2d_pose_apply(&c->rel, y->c), yu = kcbp2d_pose_rotate(&c->rel, y->u);
+    kcbp_vec2 d = kcbp_v2_sub(yc, x->c);
+    double co = fabs(kcbp_v2_dot(x->u, yu)), si = fabs(kcbp_v2_cross(x->u, yu));
+    double g0 = fabs(kcbp_v2_dot(d, x->u)) - x->h.x - (y->h.x * co + y->h.y * si);
+    double g1 = fabs(kcbp_v2_cross(x->u, d)) - x->h.y - (y->h.x * si + y->h.y * co);
+    double g2 = fabs(kcbp_v2_dot(d, yu)) - y->h.x - (x->h.x * co + x->h.y * si);
+    double g3 = fabs(kcbp_v2_cross(yu, d)) - y->h.y - (x->h.x * si + x->h.y * co);
+    double g = max3(g0, g1, g2);
+    return (g > g3 ? g : g3) - 2 * c->pad;
+}
+
 static void dist_rec(dist_walk *w, uint32_t ia, uint32_t ib)
 {
     const kcbp2d_model *a = w->c->a, *b = w->c->b;
@@ -499,6 +518,10 @@ static void dist_rec(dist_walk *w, uint32_t ia, uint32_t ib)
         kcbp_vec2 ylo, yhi;
         b_box(w->c, y, &ylo, &yhi);
         g[k] = box_gap(x->lo, x->hi, ylo, yhi, w->best);
+        if (g[k] < w->best) {
+            double go = obb_gap(w->c, &a->tree.obbs[pairs[k][0]], &b->tree.obbs[pairs[k][1]]);
+            g[k] = go > g[k] ? go : g[k];
+        }
     }
     int first = g[1] < g[0];
     for (int t = 0; t < 2; t++) {

@@ -20,10 +20,23 @@ typedef struct {
 kcbp_status kcbp2d_cores_of(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
                             const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err);
 
+/* kcbp2d_cores_of in two steps: the cores posed (kcbp2d_core_pose, the
+ * same checks and errors), then made convex (kcbp2d_core_finish). On
+ * failure both are freed. */
+kcbp_status kcbp2d_cores_posed(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
+                               const kcbp2d_pose *pose_b, kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err);
+kcbp_status kcbp2d_cores_finish(kcbp2d_core *ca, kcbp2d_core *cb, kcbp_error *err);
+
 /* The exact decision of collide2d.h: dist(cores) <= a->r + (b->r + margin).
  * need_distance: the cores' GJK distance in d->gjk whenever they are apart
  * (else only when the radii need it). */
 void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, int max_iterations,
                    bool need_distance, kcbp2d_decision *d);
+
+/* kcbp2d_decide for two polygons without radius (margin 0, the distance
+ * needed) whose SAT verdict is known: the cores intersect, or the edge
+ * sep_edge of core sep_shape separates them. */
+void kcbp2d_decide_after_sat(const kcbp2d_core *a, const kcbp2d_core *b, bool intersect, int sep_shape,
+                             uint32_t sep_edge, int max_iterations, kcbp2d_decision *d);
 
 #endif

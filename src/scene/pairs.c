@@ -11,6 +11,7 @@
 #include <kcbp/distance.h>
 
 #include "base/util.h"
+#include "reach.h"
 
 /* The packed caches name every field of struct kcbp_pair_cache: a field
  * added there must be added to kcbp_cache_pack too. */
@@ -19,7 +20,8 @@ _Static_assert(KCBP_SCENE_CHUNK <= 256, "a chunk's ids are packed in one byte");
 
 /* ---- packed pair caches ---------------------------------------------------- */
 
-static bool put(kcbp_cache_stream *s, const void *p, size_t n)
+/* Room for n more bytes in s. */
+static bool reserve(kcbp_cache_stream *s, size_t n)
 {
     if (s->len + n > s->cap) {
         size_t cap = s->cap ? s->cap : 256;
@@ -31,42 +33,47 @@ static bool put(kcbp_cache_stream *s, const void *p, size_t n)
         s->data = g;
         s->cap = cap;
     }
-    memcpy(s->data + s->len, p, n);
-    s->len += n;
     return true;
 }
 
-static bool put_u8(kcbp_cache_stream *s, unsigned v)
+/* The writers below go through a cursor into room reserved once per
+ * record (KCBP_CACHE_RECORD_MAX bytes): no check per byte. */
+static inline uint8_t *w_u8(uint8_t *w, unsigned v)
 {
-    uint8_t b = (uint8_t)v;
-    return put(s, &b, 1);
+    *w = (uint8_t)v;
+    return w + 1;
 }
 
-static bool put_varint(kcbp_cache_stream *s, uint32_t v)
+static inline uint8_t *w_varint(uint8_t *w, uint32_t v)
 {
-    uint8_t b[5];
-    size_t n = 0;
     while (v >= 0x80) {
-        b[n++] = (uint8_t)(v | 0x80);
+        *w++ = (uint8_t)(v | 0x80);
         v >>= 7;
     }
-    b[n++] = (uint8_t)v;
-    return put(s, b, n);
+    *w++ = (uint8_t)v;
+    return w;
 }
 
-static bool put_axis(kcbp_cache_stream *s, kcbp_vec3 v)
+static inline uint8_t *w_axis(uint8_t *w, kcbp_vec3 v)
 {
     float f[3] = {(float)v.x, (float)v.y, (float)v.z};
-    return put(s, f, sizeof f);
+    memcpy(w, f, sizeof f);
+    return w + sizeof f;
 }
 
-static bool put_simplex(kcbp_cache_stream *s, const kcbp_gjk_simplex_cache *x, int count)
+static inline uint8_t *w_simplex(uint8_t *w, const kcbp_gjk_simplex_cache *x, int count)
 {
-    for (int i = 0; i < count; i++)
-        if (!put_varint(s, x->ia[i]) || !put_varint(s, x->ib[i]))
-            return false;
-    return true;
+    for (int i = 0; i < count; i++) {
+        w = w_varint(w, x->ia[i]);
+        w = w_varint(w, x->ib[i]);
+    }
+    return w;
 }
+
+/* The longest record: a, b, flags, counts, overlaps, two axes, the slack,
+ * two simplices of 4 index pairs, a contact and two leaves (varints of at
+ * most 5 bytes). */
+#define KCBP_CACHE_RECORD_MAX (1 + 5 + 3 + 2 * 12 + 4 + 2 * 8 * 5 + 4 * 5)
 
 static inline int simplex_count(const kcbp_gjk_simplex_cache *x) { return x->count >= 0 && x->count <= 4 ? x->count : 0; }
 
@@ -82,22 +89,38 @@ _Static_assert(2 * KCBP_CACHE_SKIP_AFTER <= 256, "overlaps packed in one byte");
 
 bool kcbp_cache_pack(kcbp_cache_stream *s, uint32_t base, uint32_t a, uint32_t b, const struct kcbp_pair_cache *c)
 {
+    if (!reserve(s, KCBP_CACHE_RECORD_MAX))
+        return false;
     int ns = simplex_count(&c->simplex), nf = simplex_count(&c->fine_simplex);
     uint32_t ov = c->overlaps < KCBP_CACHE_SKIP_AFTER ? c->overlaps
                                                       : KCBP_CACHE_SKIP_AFTER + c->overlaps % KCBP_CACHE_SKIP_AFTER;
     uint32_t flags = c->flags & 0xff;
-    bool ok = put_u8(s, a - base) && put_varint(s, b - a - 1) && put_u8(s, flags) &&
-              put_u8(s, (unsigned)ns | (unsigned)nf << 3) && put_u8(s, ov);
-    if (ok && (flags & KCBP_PAIR_CACHE_AXIS))
-        ok = put_axis(s, c->axis);
-    ok = ok && put_simplex(s, &c->simplex, ns);
-    if (ok && (flags & KCBP_PAIR_CACHE_CONTACT))
-        ok = put_varint(s, c->contact.a) && put_varint(s, c->contact.b);
-    if (ok && (flags & KCBP_PAIR_CACHE_LEAVES))
-        ok = put_varint(s, c->leaf[0]) && put_varint(s, c->leaf[1]);
-    if (ok && (flags & KCBP_PAIR_CACHE_FINE_AXIS))
-        ok = put_axis(s, c->fine_axis);
-    return ok && put_simplex(s, &c->fine_simplex, nf);
+    uint8_t *w = s->data + s->len;
+    w = w_u8(w, a - base);
+    w = w_varint(w, b - a - 1);
+    w = w_u8(w, flags);
+    w = w_u8(w, (unsigned)ns | (unsigned)nf << 3);
+    w = w_u8(w, ov);
+    if (flags & KCBP_PAIR_CACHE_AXIS)
+        w = w_axis(w, c->axis);
+    w = w_simplex(w, &c->simplex, ns);
+    if (flags & KCBP_PAIR_CACHE_CONTACT) {
+        w = w_varint(w, c->contact.a);
+        w = w_varint(w, c->contact.b);
+    }
+    if (flags & KCBP_PAIR_CACHE_LEAVES) {
+        w = w_varint(w, c->leaf[0]);
+        w = w_varint(w, c->leaf[1]);
+    }
+    if (flags & KCBP_PAIR_CACHE_FINE_AXIS)
+        w = w_axis(w, c->fine_axis);
+    if (flags & KCBP_PAIR_CACHE_SLACK) {
+        memcpy(w, &c->slack, sizeof c->slack);
+        w += sizeof c->slack;
+    }
+    w = w_simplex(w, &c->fine_simplex, nf);
+    s->len = (size_t)(w - s->data);
+    return true;
 }
 
 static uint32_t get_varint(const uint8_t *d, size_t *at)
@@ -152,6 +175,10 @@ void kcbp_cache_unpack(const kcbp_cache_stream *s, size_t *at, uint32_t base, ui
     }
     if (flags & KCBP_PAIR_CACHE_FINE_AXIS)
         c->fine_axis = get_axis(d, at);
+    if (flags & KCBP_PAIR_CACHE_SLACK) {
+        memcpy(&c->slack, d + *at, sizeof c->slack);
+        *at += sizeof c->slack;
+    }
     get_simplex(d, at, &c->fine_simplex, (int)(counts >> 3));
 }
 
@@ -376,6 +403,23 @@ static kcbp_status within_margin(const kcbp_pairs_options *o, const kcbp_model_i
     return st;
 }
 
+/* The result of a pair test the k-CBP stage would have ended: the pair
+ * taken as apart by its cache's slack (kcbp_reach_slack_holds). */
+static void apart_by_slack(kcbp_collide_result *r, const kcbp_pair_cache *pc)
+{
+    r->collide = false;
+    r->ncontacts = 0;
+    r->decided_by = KCBP_STAGE_CBP;
+    r->contained = KCBP_CONTAINED_NONE;
+    memset(&r->tree, 0, sizeof r->tree);
+    memset(&r->cbp, 0, sizeof r->cbp);
+    memset(&r->cache, 0, sizeof r->cache);
+    r->cbp.tested = true;
+    r->cbp.separated = true;
+    r->cbp.distance_lower = pc->slack;
+    r->cache.hit = KCBP_CACHE_AXIS;
+}
+
 /* Tests the pairs of one chunk into slot sl. */
 static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, kcbp_pairs_slot *sl, kcbp_error *err)
 {
@@ -463,14 +507,27 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
                 cap = cwant > sl->ncontacts ? cwant - sl->ncontacts : 0;
                 opts.contacts = cap ? o->collide.contacts : KCBP_CONTACTS_NONE;
             }
-            double q0 = kcbp_now_ms();
             kcbp_collide_result *r = &w->result;
-            st = kcbp_collide_pair_capped(in->model[x], &in->poses[x], in->model[y], &in->poses[y], &opts, cap, cache,
-                                          r, err);
+            /* The k-CBP stage's last gap, less how far both can have moved
+             * since (reach.h): no test while it holds. Such a pair is not
+             * timed (two clock reads cost more than its check). */
+            bool slack = cache && (cache->flags & KCBP_PAIR_CACHE_SLACK) && in->reach &&
+                         old->run == in->reach_run && use_cbp && !opts.cbp_measure &&
+                         kcbp_reach_slack_holds(in->model[x], &in->poses[x], in->model[y], &in->poses[y],
+                                                in->reach[a] + in->reach[b], cache);
+            bool timed = !slack || o->margin > 0;
+            double q0 = timed ? kcbp_now_ms() : 0;
+            if (slack) {
+                apart_by_slack(r, cache);
+                stats->cache_slack++;
+            } else {
+                st = kcbp_collide_pair_capped(in->model[x], &in->poses[x], in->model[y], &in->poses[y], &opts, cap,
+                                              cache, r, err);
+            }
             bool near = false;
             if (st == KCBP_OK && !r->collide && o->margin > 0)
                 st = within_margin(o, in->model[x], &in->poses[x], in->model[y], &in->poses[y], &near, err);
-            double q1 = kcbp_now_ms();
+            double q1 = timed ? kcbp_now_ms() : 0;
             if (st != KCBP_OK)
                 break;
             if (adaptive) {
@@ -565,6 +622,7 @@ static kcbp_status emit_slot(run_ctx *rc, kcbp_pairs_slot *sl, kcbp_scene_pair_f
     stats->cache_axis += s->cache_axis;
     stats->cache_contact += s->cache_contact;
     stats->cache_near += s->cache_near;
+    stats->cache_slack += s->cache_slack;
     stats->cbp_skipped += s->cbp_skipped;
     stats->cbp_adaptive_skips += s->cbp_adaptive_skips;
     stats->caches_kept += s->caches_kept;
@@ -727,6 +785,7 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     if (st == KCBP_OK && !stats->stopped)
         p->last_work_ms = stats->work_ms;
     p->last_threaded = stats->threaded;
+    p->last_slack = stats->cache_slack;
     if (adapt && st == KCBP_OK && !stats->stopped) {
         for (int a = 0; a < 2; a++) {
             p->prior_n[a] = stats->arm_n[a];

@@ -108,11 +108,19 @@ typedef struct {
        see scene_eval.c), or NULL: the same. A pair is tested, and handed on,
        as (lower index, higher index), whatever the order of its ids. */
     const uint32_t *ext;
+    /* Per id, how far its object can have moved since the poses of run
+       reach_run (kcbp_reach), or NULL: unknown. A pair whose cache was
+       written by that run and holds a slack (the gap the k-CBP stage last
+       proved) is taken as apart with no test while the slack less both
+       reaches stays above the k-CBP margin (reach.h). */
+    const double *reach;
+    uint64_t reach_run;
 } kcbp_pairs_input;
 
 typedef struct {
     uint64_t broadphase, mesh_tested, colliding;
     uint64_t cache_axis, cache_contact, cache_near, cbp_skipped;
+    uint64_t cache_slack;        /* pairs taken as apart by their slack and reach, untested (also in cache_axis) */
     uint64_t cbp_adaptive_skips; /* pairs whose k-CBP stage the adaptive rule skipped */
     uint64_t caches_kept, cache_bytes; /* pair caches kept for the next run, and their bytes */
     double filter_ms, mesh_ms;   /* summed over the pairs (over threads: may exceed the wall time) */
@@ -150,6 +158,7 @@ typedef struct {
      * otherwise the caller's thread runs its chunks. */
     double handoff_ms, last_work_ms;
     bool last_threaded;         /* the last run went to the threads (tests, diagnostics) */
+    uint64_t last_slack;        /* the last run's pairs taken as apart by their slack (tests, diagnostics) */
     /* The run in progress: chunks handed on so far, of how many (written
      * and read on the calling thread only: the emit callback may read them). */
     uint64_t chunks_done, chunks_total;

@@ -17,6 +17,7 @@
 #include "model_cache.h"
 #include "query/model_internal.h"
 #include "scene_internal.h"
+#include "confine.h"
 #include "scene_json.h"
 #include "base/util.h"
 
@@ -84,71 +85,15 @@ kcbp_status kcbp_scene_read_in(const char *path, const char *mesh_root, kcbp_sce
 
 /* ---- the mesh root -------------------------------------------------------- */
 
-/* Removes ".", ".." and repeated slashes from the absolute path p, in place
- * (".." at the root stays at the root). */
-static void normalise(char *p)
-{
-    char *out = p; /* p[0] == '/' */
-    for (const char *in = p; *in;) {
-        while (*in == '/')
-            in++;
-        const char *seg = in;
-        while (*in && *in != '/')
-            in++;
-        size_t n = (size_t)(in - seg);
-        if (n == 0 || (n == 1 && seg[0] == '.'))
-            continue;
-        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-            while (out > p && *--out != '/')
-                ;
-            continue;
-        }
-        *out++ = '/';
-        memmove(out, seg, n);
-        out += n;
-    }
-    if (out == p)
-        *out++ = '/';
-    *out = '\0';
-}
-
-static bool inside(const char *root, const char *p)
-{
-    size_t n = strlen(root);
-    if (n == 1) /* "/" */
-        return true;
-    return !strncmp(p, root, n) && (p[n] == '/' || p[n] == '\0');
-}
-
 /* Refuses a mesh outside s->mesh_root, looking at the path first (a path
  * that leads out is refused without touching the file system, so the
  * message says nothing of what is there), then at where its links lead. */
 static kcbp_status confine(const kcbp_scene *s, uint32_t obj, const char *joined, kcbp_error *err)
 {
-    const char *mesh = s->objects[obj].mesh;
-    size_t nb = strlen(s->mesh_base), nm = strlen(mesh);
-    char *abs = malloc(nb + nm + 2);
-    if (!abs)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", s->name);
-    if (mesh[0] == '/')
-        memcpy(abs, mesh, nm + 1);
-    else {
-        memcpy(abs, s->mesh_base, nb);
-        abs[nb] = '/';
-        memcpy(abs + nb + 1, mesh, nm + 1);
-    }
-    normalise(abs);
-    bool ok = inside(s->mesh_root, abs);
-    free(abs);
-    char *real = NULL;
-    if (ok && !(real = realpath(joined, NULL)) && errno != ENOMEM)
-        return KCBP_OK; /* inside, but missing or unreadable: the reader says so */
-    if (ok && !real)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", s->name);
-    ok = ok && inside(s->mesh_root, real);
-    free(real);
-    if (ok)
-        return KCBP_OK;
+    bool ok;
+    kcbp_status st = kcbp_confine_check(s->mesh_root, s->mesh_base, s->objects[obj].mesh, joined, s->name, &ok, err);
+    if (st != KCBP_OK || ok)
+        return st;
     return kcbp_error_set(err, KCBP_ERR_IO, "%s: objects[%u].mesh: %s: outside the mesh root %s (see --mesh-root)",
                           s->name, obj, joined, s->mesh_root);
 }

@@ -30,6 +30,9 @@ void kcbp_scene_eval_clear(kcbp_scene_eval *ev)
     free(ev->models);
     free(ev->poses);
     free(ev->boxes);
+    free(ev->spheres);
+    free(ev->prev_poses);
+    free(ev->reach);
     kcbp_boxtree_free(&ev->tree);
     kcbp_boxtree_free(&ev->ccd_tree);
     free(ev->swept);
@@ -142,6 +145,15 @@ static kcbp_status eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const
         st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu objects", scene->name, n);
     else
         st = rank_objects(ev, err);
+    if (st == KCBP_OK && ev->coherent && scene->frames > 1) { /* reach.h */
+        ev->spheres = malloc((scene->nmodels ? scene->nmodels : 1) * sizeof *ev->spheres);
+        ev->prev_poses = malloc((n ? n : 1) * sizeof *ev->prev_poses);
+        ev->reach = malloc((n ? n : 1) * sizeof *ev->reach);
+        if (!ev->spheres || !ev->prev_poses || !ev->reach)
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu objects", scene->name, n);
+        for (uint32_t m = 0; st == KCBP_OK && m < scene->nmodels; m++)
+            ev->spheres[m] = kcbp_reach_sphere_of(scene->models[m].model.impl);
+    }
     if (st == KCBP_OK) {
         for (size_t k = 0; k < n; k++)
             ev->models[k] = scene->models[scene->objects[ev->by_rank[k]].model].model.impl;
@@ -222,6 +234,9 @@ static void bounds_task(void *ctx, uint64_t task, unsigned worker)
     for (uint32_t i = i0; i < i1; i++) { /* (i: a rank) */
         const kcbp_model_impl *m = ev->models[i];
         ev->poses[i] = kcbp_scene_object_pose(s, ev->by_rank[i], bc->frame);
+        if (ev->prev_run)
+            ev->reach[i] = kcbp_reach(&ev->spheres[s->objects[ev->by_rank[i]].model], &ev->prev_poses[i],
+                                      &ev->poses[i]);
         kcbp_aabb b = kcbp_impl_world_bounds(m, &ev->poses[i]);
         double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(ev->poses[i].trans)) + ev->margin / 2;
         kcbp_vec3 p = kcbp_v3(pad, pad, pad);
@@ -248,7 +263,15 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
     if (frame >= s->frames)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "%s: frame %u of a scene of %u", s->name, frame, s->frames);
 
-    /* 1. World boxes. */
+    /* 1. World boxes (and, with pair caches, each object's reach since the
+     * poses of the last pair run: those become prev_poses). */
+    if (ev->reach) {
+        kcbp_pose *t = ev->prev_poses;
+        ev->prev_poses = ev->poses;
+        ev->poses = t;
+        ev->prev_run = ev->options.use_cbp ? ev->poses_run : 0; /* (only the k-CBP stage leaves slacks) */
+        ev->poses_run = 0;
+    }
     double t0 = kcbp_now_ms();
     bounds_ctx bc = {ev, frame};
     kcbp_pairs_parallel(&ev->pairs, ((uint64_t)n + BOUNDS_TASK - 1) / BOUNDS_TASK, bounds_task, &bc);
@@ -270,7 +293,8 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
 
     /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide_pair, each pair
      * with the cache it had in the last frame (a moving scene's). */
-    kcbp_pairs_input in = {n, ev->models, ev->poses, ev->boxes, &ev->tree, NULL, ev->by_rank};
+    kcbp_pairs_input in = {n,           ev->models, ev->poses, ev->boxes, &ev->tree, NULL, ev->by_rank,
+                           ev->prev_run ? ev->reach : NULL, ev->prev_run};
     kcbp_pairs_options po = {.collide = ev->options,
                              .margin = ev->margin,
                              .cache = ev->coherent && s->frames > 1,
@@ -281,6 +305,7 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
                              .contact_limit = ev->contact_limit};
     kcbp_pairs_stats ps;
     st = kcbp_pairs_run(&ev->pairs, &in, &po, fn, ctx, &ps, err);
+    ev->poses_run = ev->pairs.run;
     out->pairs_ms = kcbp_now_ms() - t2;
     out->broadphase = ps.broadphase;
     out->mesh_tested = ps.mesh_tested;

@@ -12,6 +12,7 @@
 
 #include "boxtree.h"
 #include "pairs.h"
+#include "reach.h"
 #include "query/collide_internal.h"
 #include "scene_desc.h"
 
@@ -37,6 +38,14 @@ struct kcbp_scene_eval {
     kcbp_boxtree tree;      /* the broad phase, over boxes */
     bool tree_built;
     kcbp_pairs pairs;       /* the pair stage: threads, chunk outputs, pair caches */
+    /* Moving scenes with pair caches (reach.h): each model's sphere, the
+     * poses of the last pair run (prev_poses, rank order; prev_run: that
+     * run, 0: none) and each object's reach since them; poses_run: the
+     * pair run that used poses (0: not yet). */
+    kcbp_reach_sphere *spheres;
+    kcbp_pose *prev_poses;
+    double *reach;
+    uint64_t poses_run, prev_run;
     uint64_t pair_limit;    /* kcbp_scene_eval_set_pair_limit's (0: none) */
     uint64_t contact_limit; /* kcbp_scene_eval_set_contact_limit's (0: none) */
     /* kcbp_scene_eval_ccd's: each object's swept box and sub-interval

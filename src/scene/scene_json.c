@@ -29,6 +29,7 @@
 
 #include "base/input.h"
 #include "base/numparse.h"
+#include "scene2d_internal.h"
 #include "scene_json.h"
 #include "base/utf8.h"
 #include "base/util.h"
@@ -959,11 +960,37 @@ static kcbp_status get_shape(pctx *c, const jv *j, const fld *f, kcbp_shape *out
     return KCBP_OK;
 }
 
+/* An object of a 2D scene (scene2d.h): a "pose", a GeoJSON or SVG mesh, or
+ * a 2D shape. A 3D scene refuses it by name rather than as a bad mesh. */
+static bool is_2d_object(const jv *j)
+{
+    if (!is_object(j))
+        return false;
+    if (member(j, "pose"))
+        return true;
+    const jv *m = member(j, "mesh"), *s = member(j, "shape");
+    if (m && is_string(m) && kcbp2d_scene_path_is_2d(m->str))
+        return true;
+    return s && is_object(s) && s->child && kcbp2d_scene_shape_is_2d(s->child->key);
+}
+
 static kcbp_status parse_object(pctx *c, kcbp_scene *sc, const jv *j, uint32_t i, kcbp_scene_obj *o)
 {
     fld field = {NULL, "objects", i};
     if (!is_object(j))
         return ferr(c, KCBP_ERR_PARSE, &field, "expected an object, got %s", json_type(j));
+    if (is_2d_object(j)) {
+        const jv *n = member(j, "name");
+        if (i == 0) /* kcbp2d_scene_sniff did not see it: standard input, or past its first MiB */
+            return ferr(c, KCBP_ERR_PARSE, &field,
+                        "\"%s\" is a 2D object: a 2D scene is read from a regular file whose first object, within "
+                        "its first MiB, is 2D (docs/2d.md)",
+                        n && is_string(n) ? n->str : "?");
+        return ferr(c, KCBP_ERR_PARSE, &field,
+                    "\"%s\" is a 2D object in a 3D scene (objects[0] is 3D): a scene's objects are all 3D or all 2D "
+                    "(docs/2d.md)",
+                    n && is_string(n) ? n->str : "?");
+    }
     static const char *const keys[] = {"name",     "mesh",     "shape",  "position", "rotation", "scale", "velocity",
                                        "angular_velocity", "extras", NULL};
     kcbp_status st = check_keys(c, j, &field, keys,

@@ -23,7 +23,14 @@
  *            kcbp_collide (every contact, with and without the k-CBP stage,
  *            and the yes/no answer) must agree with kcbp_tri_intersect over
  *            all pairs of triangles; hill-climbing on each k-CBP's
- *            adjacency must reach the maximum support found by scanning. */
+ *            adjacency must reach the maximum support found by scanning.
+ *   geojson, svg  kcbp2d_model_parse_geojson and kcbp2d_model_parse_svg
+ *            (targets2d.c): an error naming the input, or a model whose
+ *            vertices are finite and in its box and whose edges close each
+ *            ring; a model of up to 96 vertices against copies of itself
+ *            (moved by fractions of its size, turned) must get collide,
+ *            every meeting edge pair, containment and distance as brute
+ *            force over all edge pairs with exact orientation signs. */
 #ifndef KCBP_FUZZ_TARGETS_H
 #define KCBP_FUZZ_TARGETS_H
 
@@ -37,5 +44,7 @@ int kcbp_fuzz_collide(const uint8_t *data, size_t size);
 int kcbp_fuzz_stl(const uint8_t *data, size_t size);
 int kcbp_fuzz_ply(const uint8_t *data, size_t size);
 int kcbp_fuzz_off(const uint8_t *data, size_t size);
+int kcbp_fuzz_geojson(const uint8_t *data, size_t size);
+int kcbp_fuzz_svg(const uint8_t *data, size_t size);
 
 #endif

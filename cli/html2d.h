@@ -1,0 +1,30 @@
+/* --html FILE for 2D answers (kcbp collide and kcbp distance [--signed] on
+ * 2D inputs, cli/twod_cmd.c): one self-contained page that draws the
+ * answer as inline SVG, with no script. html2d.c has the details. */
+#ifndef KCBP_CLI_HTML2D_H
+#define KCBP_CLI_HTML2D_H
+
+#include <kcbp/kcbp2d.h>
+
+#include "cli.h"
+
+/* One input as it was queried: a file's polygons (model) or a convex shape,
+ * at its pose (world = pose(local)). */
+typedef struct {
+    const char *arg;           /* as given on the command line (the page names it) */
+    const kcbp2d_model *model; /* NULL for a shape */
+    const kcbp2d_shape *shape; /* used when model is NULL */
+    kcbp2d_pose pose;
+} kcbp_html2d_input;
+
+/* Writes the page of the command cmd ("collide" or "distance", with
+ * collide's --margin, 0 for none) whose JSON report is answer (what it draws besides the inputs is read from the
+ * report: "contacts" as edge pairs in A, B order with null for a shape's
+ * side, "point_a"/"point_b", "normal", "translation", "collide"/"status").
+ * Returns KCBP_EXIT_OK, or, after printing why ("kcbp: --html: FILE:
+ * cannot ..."), KCBP_EXIT_NOMEM for a page that cannot be written or is
+ * too big; nothing half-written is left behind. */
+int kcbp_html2d_write(const char *path, const char *cmd, const kcbp_html2d_input *a, const kcbp_html2d_input *b,
+                      double margin, const cJSON *answer);
+
+#endif

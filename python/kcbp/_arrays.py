@@ -1,0 +1,29 @@
+"""Real-number arrays and the rigidity tolerance, shared by the 3D poses
+(_api.py) and the 2D ones (_api2d.py)."""
+import numpy as np
+
+from ._lib import Error
+
+# A 4x4 pose is accepted as rigid when its rotation block R has
+# max |R^T R - I| <= RIGID_TOL and det R > 0, and its last row is 0 0 0 1.
+RIGID_TOL = 1e-9
+
+
+def _rigid_tol(dtype):
+    """The rigidity tolerance for matrices given in dtype: RIGID_TOL for
+    float64 (and exact integers), 64 units in the last place of a
+    lower-precision float (float32: 7.6e-6), whose rounding alone moves
+    R^T R away from I by a few units."""
+    if dtype.kind == "f" and dtype.itemsize < 8:
+        return max(RIGID_TOL, 64 * float(np.finfo(dtype).eps))
+    return RIGID_TOL
+
+
+def _real_array(p, what, expect="real numbers"):
+    """p as a float64 array and the tolerance of its precision; complex,
+    object and text arrays are refused (numpy would drop an imaginary part
+    silently)."""
+    a = p if isinstance(p, np.ndarray) else np.asarray(p)
+    if a.dtype.kind not in "iuf":
+        raise Error("%s: expected %s, not an array of %s" % (what, expect, a.dtype))
+    return a.astype(np.float64, copy=False), _rigid_tol(a.dtype)

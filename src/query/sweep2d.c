@@ -1,0 +1,597 @@
+/* Time of impact of moving 2D bodies by conservative advancement
+ * (include/kcbp/sweep2d.h). */
+#include <kcbp/sweep2d.h>
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kcbp/collide2d.h>
+#include <kcbp/distance2d.h>
+
+#include "base/util.h"
+#include "convex/convex2d.h"
+#include "query/query2d_internal.h"
+
+#define OPTIONS_V1_SIZE (offsetof(kcbp2d_sweep_options, max_iterations) + sizeof(int))
+#define RESULT_V1_SIZE (offsetof(kcbp2d_sweep_result, distance_queries) + sizeof(int))
+
+/* E of the header, as a multiple of 2^-53 times the bodies' reach: the
+ * distances are accurate to a few ulps of the coordinates they work on
+ * (distance2d.h, polygon2d.h), the poses round each coordinate a few times
+ * (pose2d.h), and a projection gap rounds each dot product once per
+ * operation; 64 covers them with a wide margin (as collide2d.c's filter). */
+#define SWEEP2D_ERR 64.0
+/* Steps taken near contact while the exact test finds no contact tau after
+ * t (kcbp2d_sweep_result.confirmed). */
+#define SWEEP2D_CONFIRM_MAX 64
+/* Relative rounding margin on speed bounds (products, sums, hypot). */
+#define SPEED_PAD (1 + 1e-12)
+
+void kcbp2d_sweep_options_init(kcbp2d_sweep_options *o, uint32_t size)
+{
+    if (!o)
+        return;
+    kcbp2d_sweep_options d;
+    memset(&d, 0, sizeof d);
+    d.size = size;
+    d.t_tolerance = KCBP2D_SWEEP_TOLERANCE_DEFAULT;
+    d.max_iterations = KCBP2D_SWEEP_MAX_ITERATIONS_DEFAULT;
+    memcpy(o, &d, size < sizeof d ? size : sizeof d);
+}
+
+kcbp2d_motion kcbp2d_motion_still(double tx, double ty, double deg)
+{
+    kcbp2d_motion m = {{tx, ty}, {tx, ty}, deg, deg};
+    return m;
+}
+
+kcbp_status kcbp2d_motion_at(const kcbp2d_motion *m, double t, kcbp2d_pose *out, kcbp_error *err)
+{
+    if (!m || !out)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D motion: NULL argument");
+    if (!(t > 0))
+        return kcbp2d_pose_from_angle(m->from.x, m->from.y, m->from_deg, out, err);
+    if (t >= 1)
+        return kcbp2d_pose_from_angle(m->to.x, m->to.y, m->to_deg, out, err);
+    double tx = m->from.x + t * (m->to.x - m->from.x), ty = m->from.y + t * (m->to.y - m->from.y);
+    double deg = m->from_deg + t * (m->to_deg - m->from_deg);
+    return kcbp2d_pose_from_angle(tx, ty, deg, out, err);
+}
+
+/* One side of a sweep: a convex shape or a model, and its motion. */
+typedef struct {
+    const kcbp2d_shape *shape; /* exactly one of shape and model */
+    const kcbp2d_model *model;
+    const kcbp2d_motion *motion;
+    kcbp_vec2 dtrans; /* to - from */
+    double rho;       /* the largest distance of a core vertex from the origin */
+    double radius;    /* a shape's radius; 0 for a model */
+    double spin;      /* |turn in radians| * rho: the turn's speed bound */
+    double w;         /* the turn in radians, signed (counter-clockwise > 0) */
+    bool still;       /* from == to: posed once */
+    /* a shape's posed core vertices for the steps (not made strictly
+     * convex: the steps' bounds hold for any point set's hull) */
+    kcbp2d_core pts;
+    bool pts_valid;
+    kcbp_vec2 *heap;
+} body;
+
+#define MAX2(x, y) ((x) > (y) ? (x) : (y))
+#define MIN2(x, y) ((x) < (y) ? (x) : (y))
+
+/* The shape's core vertices moved by the pose, into b->pts (the order of
+ * kcbp2d_core_make: counter-clockwise). */
+static void pose_points(body *b, const kcbp2d_pose *pose)
+{
+    const kcbp2d_shape *s = b->shape;
+    kcbp2d_core *c = &b->pts;
+    kcbp_vec2 *v = b->heap ? b->heap : c->buf;
+    uint32_t n;
+    switch (s->kind) {
+    case KCBP2D_CIRCLE: n = 1, v[0] = kcbp2d_pose_apply(pose, s->local[0]); break;
+    case KCBP2D_BOX: {
+        kcbp_vec2 h = s->local[0];
+        const kcbp_vec2 corner[4] = {{-h.x, -h.y}, {h.x, -h.y}, {h.x, h.y}, {-h.x, h.y}};
+        n = 4;
+        for (int i = 0; i < 4; i++)
+            v[i] = kcbp2d_pose_apply(pose, corner[i]);
+        break;
+    }
+    case KCBP2D_POLYGON:
+        n = s->npoints;
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = kcbp2d_pose_apply(pose, s->points[i]);
+        break;
+    default: /* capsule, segment */
+        n = 2;
+        v[0] = kcbp2d_pose_apply(pose, s->local[0]);
+        v[1] = kcbp2d_pose_apply(pose, s->local[1]);
+        break;
+    }
+    if (n == 2 && v[0].x == v[1].x && v[0].y == v[1].y)
+        n = 1;
+    c->v = v;
+    c->n = n;
+    c->r = s->radius;
+    c->scale = 0;
+    c->heap = NULL;
+}
+
+static double shape_rho(const kcbp2d_shape *s)
+{
+    double r = 0;
+    switch (s->kind) {
+    case KCBP2D_CIRCLE: r = kcbp_v2_len(s->local[0]); break;
+    case KCBP2D_CAPSULE:
+    case KCBP2D_SEGMENT: r = fmax(kcbp_v2_len(s->local[0]), kcbp_v2_len(s->local[1])); break;
+    case KCBP2D_BOX: r = kcbp_v2_len(s->local[0]); break;
+    case KCBP2D_POLYGON:
+        for (uint32_t i = 0; i < s->npoints; i++)
+            r = fmax(r, kcbp_v2_len(s->points[i]));
+        break;
+    }
+    return r;
+}
+
+static double model_rho(const kcbp2d_model *m)
+{
+    const kcbp_vec2 *v = kcbp2d_model_vertices(m);
+    uint32_t n = kcbp2d_model_vertex_count(m);
+    double r = 0;
+    for (uint32_t i = 0; i < n; i++)
+        r = fmax(r, kcbp_v2_len(v[i]));
+    return r;
+}
+
+static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
+{
+    const kcbp2d_motion *m = b->motion;
+    if (!m)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: motion %s is NULL", which);
+    kcbp2d_pose p;
+    kcbp_status st;
+    if ((st = kcbp2d_motion_at(m, 0, &p, err)) != KCBP_OK || (st = kcbp2d_motion_at(m, 1, &p, err)) != KCBP_OK) {
+        kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: motion A" : "2D sweep: motion B");
+        return st;
+    }
+    double turn = fabs(m->to_deg - m->from_deg) * (M_PI / 180);
+    if (!isfinite(turn))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: motion %s: the turn is not finite", which);
+    if (b->shape) {
+        if ((st = kcbp2d_shape_check_ex(b->shape, false, err)) != KCBP_OK) {
+            kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: shape A" : "2D sweep: shape B");
+            return st;
+        }
+        b->rho = shape_rho(b->shape);
+        b->radius = b->shape->radius;
+        if (b->shape->kind == KCBP2D_POLYGON && b->shape->npoints > KCBP2D_CORE_INLINE &&
+            !(b->heap = malloc((size_t)b->shape->npoints * sizeof *b->heap)))
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D sweep: out of memory for %u vertices",
+                                  (unsigned)b->shape->npoints);
+    } else {
+        if (!b->model)
+            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: model %s is NULL", which);
+        b->rho = model_rho(b->model);
+        b->radius = 0;
+    }
+    b->dtrans = kcbp_v2_sub(m->to, m->from);
+    b->still = m->from.x == m->to.x && m->from.y == m->to.y && m->from_deg == m->to_deg;
+    b->spin = turn * b->rho;
+    b->w = (m->to_deg - m->from_deg) * (M_PI / 180);
+    return KCBP_OK;
+}
+
+/* The exact collide test at t. */
+/* Whether point p lies in the closed convex polygon c (n >= 3, strictly
+ * convex, counter-clockwise), exactly. */
+static bool in_core(const kcbp2d_core *c, kcbp_vec2 p)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p) < 0)
+            return false;
+    return true;
+}
+
+/* A cheap exact witness of contact between polygon cores: the vertex of
+ * each deepest along the other's way (n, A toward B) inside the other. */
+static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n)
+{
+    if (ca->n < 3 || cb->n < 3)
+        return false;
+    uint32_t ib = 0, ia = 0;
+    for (uint32_t i = 1; i < cb->n; i++)
+        if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
+            ib = i;
+    for (uint32_t i = 1; i < ca->n; i++)
+        if (kcbp_v2_dot(n, ca->v[i]) > kcbp_v2_dot(n, ca->v[ia]))
+            ia = i;
+    return in_core(ca, cb->v[ib]) || in_core(cb, ca->v[ia]);
+}
+
+/* The exact collide test at t (n: the last step's direction, a hint). */
+static kcbp_status touching_at(const body *a, const body *b, double t, kcbp_vec2 n, bool *touch, kcbp_error *err)
+{
+    kcbp2d_pose pa, pb;
+    kcbp_status st;
+    *touch = false;
+    if ((st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK ||
+        (st = kcbp2d_motion_at(b->motion, t, &pb, err)) != KCBP_OK)
+        return st;
+    if (a->shape) { /* collide2d.h's exact decision, on the checked shapes' cores */
+        kcbp2d_core ca, cb;
+        if ((st = kcbp2d_core_make(a->shape, &pa, &ca, err)) != KCBP_OK)
+            return st;
+        if ((st = kcbp2d_core_make(b->shape, &pb, &cb, err)) != KCBP_OK) {
+            kcbp2d_core_free(&ca);
+            return st;
+        }
+        if (vertex_inside(&ca, &cb, n)) {
+            *touch = true;
+        } else {
+            kcbp2d_decision d;
+            kcbp2d_decide(&ca, &cb, 0.0, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
+            *touch = d.collide;
+        }
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+        return KCBP_OK;
+    }
+    kcbp2d_model_collide_result r;
+    st = b->model ? kcbp2d_model_collide(a->model, &pa, b->model, &pb, NULL, &r, err)
+                  : kcbp2d_model_shape_collide(a->model, &pa, b->shape, &pb, NULL, &r, err);
+    *touch = st == KCBP_OK && r.collide;
+    return st;
+}
+
+/* One step's measure at t: a proven lower bound on the distance (lower,
+ * -INFINITY when they may touch), an estimate of it (dist), and a step
+ * proven free of contact from it. */
+typedef struct {
+    double lower, dist, step; /* step: [t, t + step) proven free */
+    bool have_points;         /* convex, apart cores: their closest points and the best direction */
+    kcbp_vec2 pa, pb, n;
+    kcbp2d_model_distance_result md; /* models: the last query's answer */
+} measure;
+
+static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
+{
+    uint32_t best = 0;
+    double bv = kcbp_v2_dot(d, c->v[0]);
+    for (uint32_t i = 1; i < c->n; i++) {
+        double v = kcbp_v2_dot(d, c->v[i]);
+        if (v > bv)
+            bv = v, best = i;
+    }
+    return best;
+}
+
+/* The outward unit normal of edge i -> i + 1 of a counter-clockwise core
+ * (a segment's two edges: its two sides). */
+static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
+{
+    kcbp_vec2 e = kcbp_v2_sub(c->v[(i + 1) % c->n], c->v[i]);
+    double l = sqrt(e.x * e.x + e.y * e.y); /* no overflow: |coordinates| <= KCBP_COORD_MAX */
+    return l > 0 ? kcbp_v2_make(e.y / l, -e.x / l) : kcbp_v2_make(0, 0);
+}
+
+/* The second-order bound on the gap along the unit n after a further h
+ * (of t), minus rr + e: each vertex v of a body turning by w about its
+ * origin c and moving by dT projects at h to n.v + h (n.dT + w n.perp(v -
+ * c)) up to w^2 |v - c| h^2 / 2 (the second derivative of a rotation), so
+ * the gap is at least the least B vertex's line less the greatest A
+ * vertex's line less K h^2 (K: both bodies' w^2 rho / 2), less the
+ * rounding of those lines (8 ulps of mu h). Concave in h: positive at h
+ * and at 0, it is positive on [0, h]. */
+static double gap_after(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, kcbp_vec2 n,
+                        double h, double k, double slack, double mu)
+{
+    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
+    double ra = kcbp_v2_dot(n, a->dtrans), rb = kcbp_v2_dot(n, b->dtrans);
+    double amax = -INFINITY, bmin = INFINITY;
+    for (uint32_t i = 0; i < ca->n; i++) {
+        kcbp_vec2 v = ca->v[i], r = kcbp_v2_sub(v, pa->trans);
+        double x = kcbp_v2_dot(n, v) + h * (ra + a->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
+        amax = MAX2(amax, x);
+    }
+    for (uint32_t i = 0; i < cb->n; i++) {
+        kcbp_vec2 v = cb->v[i], r = kcbp_v2_sub(v, pb->trans);
+        double x = kcbp_v2_dot(n, v) + h * (rb + b->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
+        bmin = MIN2(bmin, x);
+    }
+    return (bmin - amax) - k * h * h - slack - 0x1p-50 * mu * h;
+}
+
+static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
+                           double mu, measure *out)
+{
+    if (!a->still || !a->pts_valid)
+        pose_points(a, pa), a->pts_valid = true;
+    if (!b->still || !b->pts_valid)
+        pose_points(b, pb), b->pts_valid = true;
+    const kcbp2d_core ca = a->pts, cb = b->pts;
+    kcbp2d_gjk_out g;
+    kcbp2d_gjk(&ca, &cb, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
+    double rr = ca.r + cb.r;
+    out->lower = -INFINITY;
+    out->dist = 0;
+    out->step = 0;
+    out->have_points = false;
+    /* GJK found the cores overlapping (or too near to tell): left to the
+     * exact test of the caller (lower stays -INFINITY) */
+    if (!g.overlap) {
+        out->dist = fmax(g.distance - rr, 0.0);
+        kcbp_vec2 u = kcbp_v2_sub(g.pb, g.pa);
+        double ul = sqrt(u.x * u.x + u.y * u.y); /* 0 on underflow: left to the exact test */
+        if (ul > 0) {
+            /* Candidate directions, each giving a proven bound: the closest
+             * points' (whose direction loses accuracy as the distance
+             * shrinks: a rounding of the points over the distance), and the
+             * normals of the edges at both supports along it (one of them is
+             * the exact separating direction at a vertex-edge contact). */
+            out->have_points = true;
+            out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca.r));
+            out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb.r));
+            out->n = kcbp_v2_scale(u, 1 / ul);
+            kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
+            int nd = 1;
+            uint32_t ia = support_of(&ca, u), ib = support_of(&cb, kcbp_v2_neg(u));
+            kcbp_vec2 cand[4];
+            int nc = 0;
+            if (ca.n >= 2) {
+                cand[nc++] = edge_normal(&ca, (ia + ca.n - 1) % ca.n);
+                cand[nc++] = edge_normal(&ca, ia);
+            }
+            if (cb.n >= 2) {
+                cand[nc++] = kcbp_v2_neg(edge_normal(&cb, (ib + cb.n - 1) % cb.n));
+                cand[nc++] = kcbp_v2_neg(edge_normal(&cb, ib));
+            }
+            double best = 0;
+            for (int k = 0; k < nc; k++) { /* the edge normal nearest the closest points' direction */
+                double d = kcbp_v2_dot(cand[k], un);
+                if (d > best)
+                    best = d, dirs[1] = cand[k], nd = 2;
+            }
+            kcbp_vec2 dt = kcbp_v2_sub(b->dtrans, a->dtrans);
+            double dterr = 0x1p-50 * (fabs(dt.x) + fabs(dt.y));
+            out->step = 0;
+            for (int k = 0; k < nd; k++) {
+                kcbp_vec2 n = dirs[k];
+                if (!(kcbp_v2_dot(n, u) > 0))
+                    continue;
+                /* the projections' gap on the unit n: a lower bound on the
+                 * cores' distance, for these coordinates and for any later
+                 * pose (it shrinks at most closing per unit t) */
+                double amax = -INFINITY, bmin = INFINITY;
+                for (uint32_t i = 0; i < ca.n; i++)
+                    amax = MAX2(amax, kcbp_v2_dot(n, ca.v[i]));
+                for (uint32_t i = 0; i < cb.n; i++)
+                    bmin = MIN2(bmin, kcbp_v2_dot(n, cb.v[i]));
+                double lower = (bmin - amax) - rr - e;
+                /* -n . dT, rounded: its error is below 8 ulps of |dT| */
+                double closing = (-kcbp_v2_dot(n, dt) + dterr + spin) * SPEED_PAD;
+                double step = lower > 0 ? (closing > 0 ? lower / closing : INFINITY) : 0;
+                if (lower > out->lower)
+                    out->lower = lower, out->n = n;
+                out->step = MAX2(out->step, step);
+            }
+            /* Turning, the first-order step is short where the support
+             * vertices move across n: the second-order bound's root, by
+             * doubling h while the bound stays positive, then regula falsi
+             * between the last positive h and the first negative one (the
+             * bound is concave, so the chord's root keeps it positive). */
+            if (spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
+                double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
+                double slack = rr + e, good = out->step, h = 2 * good;
+                double g_good = gap_after(a, b, pa, pb, out->n, good, k, slack, mu), g_h = 0;
+                int doubled = 0;
+                while (g_good > 0 && good < 1 && doubled < 8) {
+                    g_h = gap_after(a, b, pa, pb, out->n, h, k, slack, mu);
+                    if (!(g_h > 0))
+                        break;
+                    good = h, g_good = g_h, h *= 2, doubled++;
+                }
+                for (int it = 0; it < 3 && g_good > 0 && g_h < 0 && good < 1; it++) {
+                    double x = good + g_good * (h - good) / (g_good - g_h);
+                    if (!(x > good && x < h))
+                        break;
+                    double gx = gap_after(a, b, pa, pb, out->n, x, k, slack, mu);
+                    if (gx > 0)
+                        good = x, g_good = gx;
+                    else
+                        h = x, g_h = gx;
+                }
+                if (g_good > 0)
+                    out->step = MAX2(out->step, good);
+            }
+        }
+    }
+}
+
+static kcbp_status measure_models(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb,
+                                  double e, double mu, measure *out, kcbp_error *err)
+{
+    kcbp_status st = b->model ? kcbp2d_model_distance(a->model, pa, b->model, pb, &out->md, err)
+                              : kcbp2d_model_shape_distance(a->model, pa, b->shape, pb, &out->md, err);
+    if (st != KCBP_OK)
+        return st;
+    out->dist = out->md.collide ? 0 : out->md.distance;
+    out->lower = out->md.collide ? -INFINITY : out->md.distance - e;
+    out->step = out->lower > 0 ? out->lower / mu : 0;
+    return KCBP_OK;
+}
+
+static kcbp_vec2 unit_or(kcbp_vec2 d, kcbp_vec2 fallback)
+{
+    double l = kcbp_v2_len(d);
+    return l > 0 && isfinite(l) ? kcbp_v2_scale(d, 1 / l) : fallback;
+}
+
+/* The report at toi: distance, points, normal and edges. */
+static kcbp_status fill_hit(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb,
+                            const measure *m, kcbp_vec2 last_normal, kcbp2d_sweep_result *r, kcbp_error *err)
+{
+    r->edge_a = r->edge_b = UINT32_MAX;
+    if (a->shape && m->have_points) { /* the last step's GJK points, on the inflated shapes */
+        r->distance = m->dist;
+        r->point_a = m->pa;
+        r->point_b = m->pb;
+        r->normal = m->n;
+        return KCBP_OK;
+    }
+    if (a->shape) {
+        kcbp2d_distance_result d;
+        kcbp_status st = kcbp2d_distance(a->shape, pa, b->shape, pb, NULL, &d, err);
+        if (st != KCBP_OK)
+            return st;
+        r->distance = d.distance;
+        r->point_a = d.point_a;
+        r->point_b = d.point_b;
+        r->normal = d.normal;
+        return KCBP_OK;
+    }
+    const kcbp2d_model_distance_result *d = &m->md;
+    r->distance = d->collide ? 0 : d->distance;
+    r->point_a = d->point_a;
+    r->point_b = d->point_b;
+    if (d->edge_a != UINT32_MAX) {
+        r->edge_a = d->edge_a;
+        r->edge_b = b->model ? d->edge_b : UINT32_MAX;
+    }
+    r->normal = unit_or(kcbp_v2_sub(d->point_b, d->point_a), last_normal);
+    return KCBP_OK;
+}
+
+static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, kcbp2d_sweep_result *result,
+                         size_t result_size, kcbp_error *err)
+{
+    kcbp2d_sweep_result r;
+    memset(&r, 0, sizeof r);
+    r.edge_a = r.edge_b = UINT32_MAX;
+    r.normal = kcbp_v2_make(0, 1);
+    size_t out_size = result_size < sizeof r ? result_size : sizeof r;
+    if (result && out_size)
+        memcpy(result, &r, out_size);
+    if (!result || result_size < RESULT_V1_SIZE)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: result of size %zu, too small", result_size);
+    kcbp2d_sweep_options o;
+    kcbp2d_sweep_options_init(&o, (uint32_t)sizeof o);
+    kcbp_status st;
+    if (options && (st = kcbp_options_copy_in(&o, sizeof o, options, OPTIONS_V1_SIZE, "2D sweep",
+                                              "kcbp2d_sweep_options_default", err)) != KCBP_OK)
+        return st;
+    if (!(o.t_tolerance > 0 && o.t_tolerance <= 0.5) || o.max_iterations < 1)
+        return kcbp_error_set(err, KCBP_ERR_INVALID,
+                              "2D sweep: t_tolerance %g not in (0, 0.5] or max_iterations %d < 1", o.t_tolerance,
+                              o.max_iterations);
+    if ((st = body_init(a, "A", err)) != KCBP_OK || (st = body_init(b, "B", err)) != KCBP_OK)
+        return st;
+
+    double spin = (a->spin + b->spin) * SPEED_PAD;
+    double mu = (kcbp_v2_len(a->dtrans) + kcbp_v2_len(b->dtrans) + a->spin + b->spin) * SPEED_PAD;
+    r.motion_bound = mu;
+    if (!isfinite(mu))
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: the motion is not finite");
+    bool convex = a->shape && b->shape;
+    double t = 0;
+    int confirm_left = SWEEP2D_CONFIRM_MAX;
+    kcbp_vec2 last_normal = kcbp_v2_make(0, 1);
+    measure m;
+    memset(&m, 0, sizeof m);
+    kcbp2d_pose pa, pb;
+    if ((st = kcbp2d_motion_at(a->motion, 0, &pa, err)) != KCBP_OK) /* a still A stays there */
+        return st;
+    for (;;) {
+        if (r.iterations >= o.max_iterations) {
+            r.undecided = true;
+            r.toi = r.free_until = t;
+            break;
+        }
+        r.iterations++;
+        if ((!a->still && (st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK) ||
+            (st = kcbp2d_motion_at(b->motion, t, &pb, err)) != KCBP_OK)
+            return st;
+        double reach = a->rho + kcbp_v2_max_abs(pa.trans) * 2 + a->radius + b->rho + kcbp_v2_max_abs(pb.trans) * 2 +
+                       b->radius;
+        double e = SWEEP2D_ERR * 0x1p-53 * reach;
+        double stop_d = fmax(mu * o.t_tolerance, 2 * e);
+        if (convex)
+            measure_convex(a, b, &pa, &pb, e, spin, mu, &m);
+        else if ((st = measure_models(a, b, &pa, &pb, e, mu, &m, err)) != KCBP_OK)
+            return st;
+        r.distance_queries++;
+        if (!convex && !m.md.collide && m.md.distance > 0)
+            last_normal = unit_or(kcbp_v2_sub(m.md.point_b, m.md.point_a), last_normal);
+        if (!(m.lower > stop_d)) {
+            /* Near enough: confirm a contact with the exact test, at t when
+             * the distance is within rounding of 0, else at t + tau;
+             * unconfirmed, step on (a few times at most: a motion grazing
+             * just inside the tolerance never confirms). */
+            bool confirmed = false;
+            st = KCBP_OK;
+            if (m.dist <= 2 * e)
+                st = touching_at(a, b, t, m.n, &confirmed, err);
+            if (st == KCBP_OK && !confirmed)
+                st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), m.n, &confirmed, err);
+            if (st != KCBP_OK)
+                return st;
+            if (confirmed || confirm_left == 0 || !(m.lower > 0)) {
+                r.hit = true;
+                r.confirmed = confirmed;
+                r.toi = r.free_until = t;
+                if ((st = fill_hit(a, b, &pa, &pb, &m, last_normal, &r, err)) != KCBP_OK)
+                    return st;
+                break;
+            }
+            confirm_left--;
+        }
+        /* [t, t + step) is proven free of contact. */
+        double step = m.step;
+        if (!(t + step <= 1)) {
+            r.toi = r.free_until = 1;
+            break;
+        }
+        t += step;
+    }
+    memcpy(result, &r, out_size);
+    return KCBP_OK;
+}
+
+kcbp_status kcbp2d_sweep_sized(const kcbp2d_shape *a, const kcbp2d_motion *motion_a, const kcbp2d_shape *b,
+                               const kcbp2d_motion *motion_b, const kcbp2d_sweep_options *options,
+                               kcbp2d_sweep_result *result, size_t result_size, kcbp_error *err)
+{
+    if (!a || !b)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape %s is NULL", a ? "B" : "A");
+    body ba = {.shape = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
+    kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
+    free(ba.heap);
+    free(bb.heap);
+    return st;
+}
+
+kcbp_status kcbp2d_model_sweep_sized(const kcbp2d_model *a, const kcbp2d_motion *motion_a, const kcbp2d_model *b,
+                                     const kcbp2d_motion *motion_b, const kcbp2d_sweep_options *options,
+                                     kcbp2d_sweep_result *result, size_t result_size, kcbp_error *err)
+{
+    body ba = {.model = a, .motion = motion_a}, bb = {.model = b, .motion = motion_b};
+    kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
+    free(ba.heap);
+    free(bb.heap);
+    return st;
+}
+
+kcbp_status kcbp2d_model_shape_sweep_sized(const kcbp2d_model *a, const kcbp2d_motion *motion_a,
+                                           const kcbp2d_shape *b, const kcbp2d_motion *motion_b,
+                                           const kcbp2d_sweep_options *options, kcbp2d_sweep_result *result,
+                                           size_t result_size, kcbp_error *err)
+{
+    if (!b)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape B is NULL");
+    body ba = {.model = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
+    kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
+    free(ba.heap);
+    free(bb.heap);
+    return st;
+}

@@ -38,6 +38,14 @@
  *                    [-4, 4]^3), made by the same function;
  *         coincident N copies of tet.obj at the origin, no rotation (every
  *                    pair collides: N(N-1)/2 pairs). Static only.
+ *         coincident_cad, coincident_blob  N copies of cad.obj (blob.obj)
+ *                    at one pose: a random position in [-0.5, 0.5]^3 and a
+ *                    random rotation, the same for all (coincident copies
+ *                    turned together). Static only.
+ *         overlap_cad, overlap_blob  N copies of cad.obj (blob.obj) each
+ *                    shifted uniformly in [-0.25, 0.25]^3 (an eighth of its
+ *                    size) and turned at random: deeply overlapping copies
+ *                    (issue 33 item 4). Static only.
  *       Objects are named "o0", "o1", ... in file order. Numbers are written
  *       with few digits (positions to 1e-4, axes to 1e-5, angles to 1e-3)
  *       and the side file holds the doubles those decimals read back as,
@@ -596,10 +604,15 @@ static int make_scene(const char *layout, uint32_t n, uint64_t seed, uint32_t fr
     snprintf(binpath, sizeof binpath, "%s.bin", out);
     int density = !strcmp(layout, "density"), cad = !strcmp(layout, "cad"), clustered = !strcmp(layout, "clustered"),
         mixed = !strcmp(layout, "mixed"), thesis = !strcmp(layout, "thesis"), coincident = !strcmp(layout, "coincident");
-    if (!(density || cad || clustered || mixed || thesis || coincident))
-        return fail("unknown layout '%s' (density, cad, clustered, mixed, thesis, coincident)", layout);
-    if (coincident && frames > 1)
-        return fail("%s", "the coincident layout is static (FRAMES 1)");
+    int overlap_cad = !strcmp(layout, "overlap_cad"), overlap_blob = !strcmp(layout, "overlap_blob"),
+        coincident_cad = !strcmp(layout, "coincident_cad"), coincident_blob = !strcmp(layout, "coincident_blob");
+    int dense = overlap_cad || overlap_blob || coincident_cad || coincident_blob;
+    if (!(density || cad || clustered || mixed || thesis || coincident || dense))
+        return fail("unknown layout '%s' (density, cad, clustered, mixed, thesis, coincident, coincident_cad, "
+                    "coincident_blob, overlap_cad, overlap_blob)",
+                    layout);
+    if ((coincident || dense) && frames > 1)
+        return fail("the %s layout is static (FRAMES 1)", layout);
     int moving = frames > 1;
     const double dt = 0.02;
     double L = 4.5 * cbrt((double)n / 101.0);
@@ -609,9 +622,9 @@ static int make_scene(const char *layout, uint32_t n, uint64_t seed, uint32_t fr
     double scale_of[3] = {1, 1, 1};
     uint32_t nmodels = 1;
     kcbp_scene *th = NULL;
-    if (density || clustered)
+    if (density || clustered || overlap_blob || coincident_blob)
         mesh_of[0] = "blob.obj";
-    else if (cad)
+    else if (cad || overlap_cad || coincident_cad)
         mesh_of[0] = "cad.obj";
     else if (coincident)
         mesh_of[0] = "tet.obj";
@@ -669,6 +682,10 @@ static int make_scene(const char *layout, uint32_t n, uint64_t seed, uint32_t fr
     uint32_t cars = mixed ? (n / 1000 > 1 ? n / 1000 : 1) : 0;
     uint32_t outliers = clustered ? (n / 100 > 1 ? n / 100 : 1) : 0;
     double Lc = L / cbrt(4.0);
+    ss_object first;
+    char first_txt[14][40];
+    memset(&first, 0, sizeof first);
+    memset(first_txt, 0, sizeof first_txt);
     for (uint32_t i = 0; ok && i < n; i++) {
         ss_object o;
         char txt[14][40];
@@ -689,6 +706,19 @@ static int make_scene(const char *layout, uint32_t n, uint64_t seed, uint32_t fr
             for (int k = 0; k < 3; k++)
                 snprintf(txt[k], 40, "0");
             o.position = kcbp_v3(0, 0, 0);
+        } else if (coincident_cad || coincident_blob) { /* one pose for all: the first object's */
+            if (i == 0) {
+                position_in(&place, -0.5, 0.5, &o, txt);
+                random_rotation(&place, &o, txt);
+                first = o;
+                memcpy(first_txt, txt, sizeof first_txt);
+            } else {
+                o = first;
+                memcpy(txt, first_txt, sizeof first_txt);
+            }
+        } else if (overlap_cad || overlap_blob) { /* shifted by up to 1/4 of the half-extent, turned */
+            position_in(&place, -0.25, 0.25, &o, txt);
+            random_rotation(&place, &o, txt);
         } else if (mixed && i == 0) { /* the floor, at the origin, never moving */
             for (int k = 0; k < 3; k++)
                 snprintf(txt[k], 40, "0");
@@ -741,7 +771,8 @@ int main(int argc, char **argv)
         (argc == 7 || !strcmp(argv[7], "--check")))
         return make_scene(argv[2], (uint32_t)n, seed, (uint32_t)frames, argv[6], argc == 8);
     fprintf(stderr, "usage: gen_scale meshes OUTDIR BUNNY2.obj\n"
-                    "       gen_scale scene density|cad|clustered|mixed|thesis|coincident N SEED FRAMES OUT.json "
+                    "       gen_scale scene density|cad|clustered|mixed|thesis|coincident|coincident_cad|coincident_blob|"
+                    "overlap_cad|overlap_blob N SEED FRAMES OUT.json "
                     "[--check]\n");
     return 2;
 }

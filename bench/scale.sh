@@ -37,6 +37,13 @@
 #   thesis                  `kcbp scene --generate thesis`'s layout (bunny2 at integer
 #                           points of [-4, 4]^3): sizes THESIS_SIZES
 #   coincident              N copies of a small tetrahedron at one point: COINCIDENT_SIZES
+#   coincident_cad, coincident_blob   N copies of the bracket (the decimated bunny) at one
+#                           common pose, turned (not in the default SCENES; COINCIDENT_SIZES)
+#   overlap_cad, overlap_blob   N copies each shifted by up to 1/8 of its size and turned:
+#                           deep overlap, nearly every pair colliding (issue 33 item 4; not in
+#                           the default SCENES; COINCIDENT_SIZES). The dense run:
+#     SCENES="coincident coincident_cad coincident_blob overlap_cad overlap_blob" \
+#       COINCIDENT_SIZES=1000 JOBS=1 AABB=0 bench/scale.sh
 #
 # Per run: `/usr/bin/time -v` around `kcbp scene SCENE.json` (output to a file)
 # and `scale_fcl SCENE.json.bin PAIRS`. kcbp's detect time is the sum over
@@ -164,7 +171,7 @@ for scene in $SCENES; do
     frames=1
     [[ $scene == *-m* ]] && frames=${scene##*-m}
     sizes=$SIZES
-    [[ $layout == coincident ]] && sizes=$COINCIDENT_SIZES
+    [[ $layout == coincident* || $layout == overlap* ]] && sizes=$COINCIDENT_SIZES
     [[ $layout == thesis ]] && sizes=$THESIS_SIZES
     for n in $sizes; do
         cases+=("$scene $layout $frames $n")

@@ -77,6 +77,7 @@ typedef struct {
     kcbp_collide_options collide; /* --contacts, --filter (use_cbp), --solid (with model.solid) */
     bool pretty;                  /* indent each document (kcbp scene only) */
     long max_contacts;            /* --max-contacts: listed per frame */
+    bool max_contacts_set;        /* given: a frame's search stops at max_contacts + 1 contacts */
     const char *mesh_root;        /* --mesh-root, or NULL: the scene file's folder */
     double margin;                /* --margin: kcbp_scene_eval.margin (0: none) */
     bool ccd;                     /* --ccd: sweep each interval between frames (kcbp_scene_eval_ccd) */

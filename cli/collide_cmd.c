@@ -35,7 +35,9 @@ static const char collide_help[] =
     "                           each, world frame; estimates, see kcbp/manifold.h), instead\n"
     "                           of \"contacts\"\n"
     "  --max-contacts N         list at most N contacts per answer (default 100000); an\n"
-    "                           answer with more says \"truncated\": true and \"contacts_found\"\n"
+    "                           answer with more says \"truncated\": true and \"contacts_found\";\n"
+    "                           given, the search stops at N + 1 contacts (\"stopped\":\n"
+    "                           \"max_contacts\", contacts_found then a lower bound)\n"
     "  -k N                     planes of each mesh's k-CBP (default 16, 4 to 4096)\n"
     "  --dirs MODE              how the k-CBP's directions are chosen (default greedy)\n"
     "  --no-cbp                 skip the k-CBP stage (and do not build the k-CBPs)\n"
@@ -103,6 +105,7 @@ typedef struct {
     bool pretty;
     bool measure_cbp; /* --measure-cbp */
     long max_contacts; /* --max-contacts */
+    bool max_contacts_set; /* given: the search stops at max_contacts + 1 contacts */
     double margin;    /* --margin (< 0: none) */
     bool geometry;    /* --geometry */
     bool manifold;    /* --contacts manifold (opts.contacts is then none: the manifolds find their own) */
@@ -150,6 +153,7 @@ static int parse_args(int argc, char **argv, collide_args *args, bool *help)
         case 'm':
             if (!kcbp_cli_parse_max_contacts("collide", optarg, &args->max_contacts))
                 return KCBP_EXIT_USAGE;
+            args->max_contacts_set = true;
             break;
         case 'g':
             if (!kcbp_cli_parse_distance(optarg, &args->margin))
@@ -279,6 +283,7 @@ static char *pose_line(const kcbp_collide_result *result, const collide_args *ar
                                       .models = index <= 0,
                                       .pose = index,
                                       .max_contacts = (size_t)args->max_contacts,
+                                      .contacts_stop = args->max_contacts_set,
                                       .margin = args->margin >= 0 ? &margin : NULL,
                                       .solid = args->opts.solid,
                                       .geometry = args->geometry ? gb->geom : NULL,
@@ -367,8 +372,12 @@ static int answer_pose(void *ctx, kcbp_cli_pair *p, const kcbp_pose *pose_b, lon
     collide_run *run = ctx;
     const collide_args *args = run->args;
     double t0 = kcbp_cli_now_ms();
-    kcbp_status st =
-        kcbp_collide_cached(p->a, &p->pose_a, p->b, pose_b, &args->opts, run->cache, &run->result, err);
+    /* --max-contacts N given: the search stops at N + 1 contacts (one more
+     * than listed, to know there were more). */
+    kcbp_collide_cap_options co = kcbp_collide_cap_options_default();
+    co.collide = args->opts;
+    co.max_contacts = args->max_contacts_set ? (uint64_t)args->max_contacts + 1 : 0;
+    kcbp_status st = kcbp_collide_capped(p->a, &p->pose_a, p->b, pose_b, &co, run->cache, &run->result, err);
     p->times.query_ms = kcbp_cli_now_ms() - t0;
     if (st != KCBP_OK)
         return -1;

@@ -230,6 +230,10 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
             kcbp_jl_bool(&w, true);
             kcbp_jl_key(&w, "contacts_found");
             kcbp_jl_uint(&w, result->ncontacts);
+            if (o->contacts_stop) {
+                kcbp_jl_key(&w, "stopped");
+                kcbp_jl_string(&w, "max_contacts");
+            }
         }
     }
     if (o->contacts && o->geometry) {
@@ -513,6 +517,9 @@ void kcbp_report_frame_end(kcbp_report_frame *r, const kcbp_scene_frame *f, cons
         if (pairs_cut && r->o.stop_at_max_pairs) {
             kcbp_js_key(w, "stopped");
             kcbp_js_string(w, "max_pairs");
+        } else if (contacts_cut && r->o.stop_at_max_contacts) {
+            kcbp_js_key(w, "stopped");
+            kcbp_js_string(w, "max_contacts");
         }
     }
     if (ccd)

@@ -41,6 +41,8 @@ typedef struct {
     long pose;     /* "pose": the pose's index in a poses file; -1: none */
     size_t max_contacts; /* at most this many contacts are listed; beyond it the line says
                             "truncated": true and "contacts_found": n */
+    bool contacts_stop;  /* the search stopped at max_contacts + 1 (kcbp_collide_capped): beyond
+                            max_contacts, also "stopped": "max_contacts" (contacts_found: at least) */
     const kcbp_report_margin *margin; /* NULL: no --margin */
     bool solid;    /* "contained": "none", "a_in_b" or "b_in_a" (--solid) */
     const kcbp_contact_geom *geometry;     /* --geometry: "intersections", one per contact, or NULL */
@@ -114,7 +116,10 @@ char *kcbp_report_collide_line(const kcbp_collide_result *result, const kcbp_mod
  *   contacts than max_contacts: the first are listed), "stopped":
  *   "max_pairs" (o->stop_at_max_pairs: the frame's search stopped once it
  *   found max_pairs + 1 pairs, so colliding_found, contacts_found and the
- *   counts of "passed" are lower bounds: "at least")],
+ *   counts of "passed" are lower bounds: "at least"), or else
+ *   "max_contacts" (o->stop_at_max_contacts: the frame stopped looking for
+ *   contacts once it had max_contacts + 1, so contacts_found is a lower
+ *   bound; every pair is still listed)],
  *  ["ccd": {...} (kcbp_report_frame_end's ccd, see below)]}
  * A hit rate is the fraction of the pairs passing a filter that collide; 0/0
  * (no pair passed) is 1: the filter let no false positive through.
@@ -126,6 +131,7 @@ typedef struct {
     uint64_t max_pairs;                /* listed at most */
     bool stop_at_max_pairs;            /* the frame stops its search past max_pairs (see "stopped") */
     uint64_t max_contacts;             /* listed at most */
+    bool stop_at_max_contacts;         /* the frame stops looking for contacts past max_contacts (see "stopped") */
 } kcbp_report_frame_options;
 
 typedef struct {

@@ -36,7 +36,10 @@ static const char scene_help[] =
     "                    triangle pair per colliding pair; all: every intersecting\n"
     "                    triangle pair\n"
     "  --max-contacts N  list at most N contacts per frame (default 100000); a frame\n"
-    "                    with more says \"truncated\": true and \"contacts_found\"\n"
+    "                    with more says \"truncated\": true and \"contacts_found\"; given,\n"
+    "                    the frame stops looking for contacts at N + 1 (every colliding\n"
+    "                    pair still listed; \"stopped\": \"max_contacts\", contacts_found\n"
+    "                    then a lower bound)\n"
     "  --max-pairs N     list at most N colliding pairs per frame (default: all) and\n"
     "                    stop the frame's search at N + 1: a frame with more says\n"
     "                    \"truncated\": true, \"stopped\": \"max_pairs\" and \"colliding_found\",\n"
@@ -140,7 +143,9 @@ int kcbp_cli_scene_option(const char *cmd, int opt, const char *arg, kcbp_cli_sc
         return KCBP_EXIT_OK;
     case KCBP_OPT_K: return kcbp_cli_parse_k(cmd, arg, &o->model);
     case KCBP_OPT_DIRS: return kcbp_cli_parse_dirs(cmd, arg, &o->model);
-    case KCBP_OPT_MAX_CONTACTS: return kcbp_cli_parse_max_contacts(cmd, arg, &o->max_contacts) ? KCBP_EXIT_OK : KCBP_EXIT_USAGE;
+    case KCBP_OPT_MAX_CONTACTS:
+        o->max_contacts_set = true;
+        return kcbp_cli_parse_max_contacts(cmd, arg, &o->max_contacts) ? KCBP_EXIT_OK : KCBP_EXIT_USAGE;
     case KCBP_OPT_MESH_ROOT: o->mesh_root = arg; return KCBP_EXIT_OK;
     case KCBP_OPT_MARGIN:
         if (!kcbp_cli_parse_distance(arg, &o->margin))
@@ -502,7 +507,11 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
                                     .with_contacts = o->collide.contacts != KCBP_CONTACTS_NONE,
                                     .max_pairs = o->max_pairs >= 0 ? (uint64_t)o->max_pairs : UINT64_MAX,
                                     .stop_at_max_pairs = o->max_pairs >= 0,
-                                    .max_contacts = (uint64_t)o->max_contacts};
+                                    .max_contacts = (uint64_t)o->max_contacts,
+                                    .stop_at_max_contacts = o->max_contacts_set};
+    /* --max-contacts N given: a streamed frame looks for N + 1 contacts,
+     * then tests the rest of its pairs without contacts. */
+    uint64_t contact_limit = o->max_contacts_set ? (uint64_t)o->max_contacts + 1 : UINT64_MAX;
     kcbp_js w;
     kcbp_js_init(&w, sink->write, sink->ctx, o->pretty, STREAM_HOLD);
     /* tests/test_interrupt.py: KCBP_TEST_LIVE_AFTER_MS makes frames live sooner */
@@ -517,6 +526,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
             if ((exporting && o->collide.contacts == KCBP_CONTACTS_NONE) || o->html)
                 kcbp_scene_eval_set_collide_options(ev, &all);
             kcbp_scene_eval_set_pair_limit(ev, UINT64_MAX);
+            kcbp_scene_eval_set_contact_limit(ev, UINT64_MAX);
             st = kcbp_scene_eval_frame(ev, f, &frame, err);
             kcbp_scene_eval_set_collide_options(ev, &o->collide);
             if (st == KCBP_OK && exporting && o->export_dir)
@@ -529,6 +539,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
                 break;
             kcbp_report_frame_options whole = ro; /* searched to the end */
             whole.stop_at_max_pairs = false;
+            whole.stop_at_max_contacts = false;
             char *flat = frame_text(scene, &frame, &whole, ccd_here ? &ccd : NULL, false);
             char *line = flat && o->pretty ? frame_text(scene, &frame, &whole, ccd_here ? &ccd : NULL, true) : NULL;
             if (flat && !o->pretty)
@@ -556,6 +567,7 @@ kcbp_status kcbp_cli_scene_eval(const char *path, const kcbp_cli_scene_options *
         sc.start_ms = sc.last_ms = kcbp_cli_now_ms();
         w.flushed = false;
         kcbp_scene_eval_set_pair_limit(ev, limit);
+        kcbp_scene_eval_set_contact_limit(ev, contact_limit);
         kcbp_report_frame_begin(&sc.rep, &w, scene, f, &ro);
         st = kcbp_scene_eval_frame_stream(ev, f, stream_pair, &sc, &frame, err);
         if (st == KCBP_OK && ccd_here)

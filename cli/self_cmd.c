@@ -10,7 +10,8 @@
 #include "view.h"
 
 static const char self_help[] =
-    "usage: kcbp self MESH.obj [--contacts none|first|all] [--pretty] [--html FILE] [--export FILE.glb]\n"
+    "usage: kcbp self MESH.obj [--contacts none|first|all] [--max-contacts N] [--pretty] [--html FILE]\n"
+    "                 [--export FILE.glb]\n"
     "\n"
     "Tells whether a triangle mesh intersects itself, and which triangles do:\n"
     "pairs that meet other than along the edges and vertices they share\n"
@@ -21,6 +22,9 @@ static const char self_help[] =
     "                   all (default; unlike collide's first, because a self-crossing\n"
     "                   mesh is repaired where it crosses, and that is every pair):\n"
     "                   every intersecting pair\n"
+    "  --max-contacts N list at most N pairs and stop the search at N + 1: a mesh\n"
+    "                   with more says \"truncated\": true, \"pairs_found\" (a lower\n"
+    "                   bound) and \"stopped\": \"max_contacts\"\n"
     "  --pretty         indent the JSON\n"
     "  --html FILE      also write a page that shows the mesh in a browser (no network),\n"
     "                   the triangles of the pairs listed red\n"
@@ -35,6 +39,7 @@ int kcbp_cli_self(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"contacts", required_argument, NULL, 'c'},
+        {"max-contacts", required_argument, NULL, 'm'},
         {"pretty", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {"html", required_argument, NULL, 'H'},
@@ -42,6 +47,7 @@ int kcbp_cli_self(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     kcbp_contacts_mode mode = KCBP_CONTACTS_ALL;
+    long max_contacts = -1; /* --max-contacts: -1, every pair */
     bool pretty = false;
     const char *html = NULL, *export_glb = NULL;
     opterr = 0;
@@ -57,6 +63,10 @@ int kcbp_cli_self(int argc, char **argv)
             export_glb = optarg;
             break;
         case 'h': fputs(self_help, stdout); return KCBP_EXIT_OK;
+        case 'm':
+            if (!kcbp_cli_parse_max_contacts("self", optarg, &max_contacts))
+                return KCBP_EXIT_USAGE;
+            break;
         case 'c':
             if (!strcmp(optarg, "none"))
                 mode = KCBP_CONTACTS_NONE;
@@ -98,7 +108,8 @@ int kcbp_cli_self(int argc, char **argv)
     size_t npairs = 0;
     kcbp_tree_stats stats;
     if (st == KCBP_OK)
-        st = kcbp_self_intersections(&model, mode, &pairs, &npairs, &stats, &err);
+        st = kcbp_self_intersections_capped(&model, mode, max_contacts >= 0 ? (uint64_t)max_contacts + 1 : 0, &pairs,
+                                            &npairs, &stats, &err);
     double t3 = kcbp_cli_now_ms();
     int rc;
     if (st != KCBP_OK) {
@@ -112,13 +123,22 @@ int kcbp_cli_self(int argc, char **argv)
         if (mode != KCBP_CONTACTS_NONE) {
             kcbp_jl_key(&w, "pairs");
             kcbp_jl_open(&w, '[');
-            for (size_t i = 0; i < npairs; i++) {
+            size_t listed = max_contacts >= 0 && npairs > (size_t)max_contacts ? (size_t)max_contacts : npairs;
+            for (size_t i = 0; i < listed; i++) {
                 kcbp_jl_open(&w, '[');
                 kcbp_jl_uint(&w, pairs[i].a);
                 kcbp_jl_uint(&w, pairs[i].b);
                 kcbp_jl_close(&w, ']');
             }
             kcbp_jl_close(&w, ']');
+            if (listed < npairs) {
+                kcbp_jl_key(&w, "truncated");
+                kcbp_jl_bool(&w, true);
+                kcbp_jl_key(&w, "pairs_found");
+                kcbp_jl_uint(&w, npairs);
+                kcbp_jl_key(&w, "stopped");
+                kcbp_jl_string(&w, "max_contacts");
+            }
         }
         kcbp_jl_key(&w, "mesh");
         kcbp_jl_open(&w, '{');

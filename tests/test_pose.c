@@ -305,6 +305,34 @@ static void test_scene_rotation(void **state)
     }
 }
 
+/* kcbp_pose_relative of two equal poses is exactly the identity (the
+ * rounded inverse(a) * a is a few ulps off it for most rotations); of
+ * poses that differ, the plain product. */
+static void test_relative_equal(void **state)
+{
+    (void)state;
+    kcbp_pose id = kcbp_pose_identity();
+    int off_identity = 0;
+    for (int i = 0; i < 500; i++) {
+        double t = 0.37 * i, ang = 0.71 * i;
+        kcbp_vec3 axis = kcbp_v3(sin(t), cos(1.3 * t), 0.5 + sin(2.1 * t));
+        kcbp_pose p;
+        assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(t, -t, 2 * t), axis, ang, &p, NULL), KCBP_OK);
+        kcbp_pose r = kcbp_pose_relative(&p, &p), copy = p;
+        assert_true(same_pose(&r, &id));
+        r = kcbp_pose_relative(&p, &copy);
+        assert_true(same_pose(&r, &id));
+        kcbp_pose inv = kcbp_pose_inverse(&p), prod = kcbp_pose_mul(&inv, &p);
+        off_identity += !same_pose(&prod, &id);
+        copy.trans.x = nextafter(copy.trans.x, INFINITY);
+        r = kcbp_pose_relative(&p, &copy);
+        kcbp_pose want = kcbp_pose_mul(&inv, &copy);
+        assert_true(same_pose(&r, &want));
+    }
+    print_message("inverse(p) * p was not exactly the identity for %d of 500 poses\n", off_identity);
+    assert_true(off_identity > 0);
+}
+
 TEST_TMPDIR_FIXTURES(tmpdir)
 
 int main(void)
@@ -312,6 +340,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_form_unchanged), cmocka_unit_test(test_quat), cmocka_unit_test(test_matrix),
         cmocka_unit_test(test_sweep_lines),          cmocka_unit_test(test_scene_rotation),
+        cmocka_unit_test(test_relative_equal),
     };
     return cmocka_run_group_tests_name("pose", tests, setup, teardown);
 }

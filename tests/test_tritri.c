@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <kcbp/tritri.h>
+#include "geom/predicates.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ helpers --- */
@@ -564,6 +565,45 @@ static void test_random_oracle(void **state)
     assert_int_equal(total_perm, 0);
 }
 
+/* Triangles sharing vertices with exactly equal coordinates (a mesh's
+ * neighbours, coincident copies of one mesh): they meet at the shared
+ * point, whatever the others; the orientation signs the filter cannot take
+ * (exact zeros) come from the equal-point rule of geom/predicates.c, which
+ * must give exactly zero. A shared vertex nudged one ulp still leaves the
+ * triangles meeting when two are shared. */
+static void test_shared_vertices(void **state)
+{
+    (void)state;
+    rng_state = 0x243F6A8885A308D3ULL;
+    int bad = 0;
+    for (int n = 0; n < 3000; n++) {
+        kcbp_vec3 a[3], b[3];
+        for (int k = 0; k < 3; k++) {
+            double x = uni(-1, 1), y = uni(-1, 1), z = uni(-1, 1);
+            a[k] = V(x, y, z);
+        }
+        int shared = 1 + n % 3;
+        for (int k = 0; k < 3; k++) {
+            if (k < shared) {
+                b[k] = a[(k + n / 3) % 3];
+            } else {
+                double x = uni(-1, 1), y = uni(-1, 1), z = uni(-1, 1);
+                b[k] = V(x, y, z);
+            }
+        }
+        bad += count_mismatches(a, b, 0, true) != 0;
+        if (shared >= 2) {
+            b[0].x = nextafter(b[0].x, 2.0);
+            bad += count_mismatches(a, b, 0, true) != 0;
+        }
+        assert_int_equal(kcbp_orient3d_exact(a[0], a[1], a[2], a[n % 3]), 0);
+        assert_int_equal(kcbp_orient3d_exact(a[0], a[n % 3], a[1], a[2]), 0);
+        kcbp_v2 p = {a[0].x, a[0].y}, q = {a[1].x, a[1].y};
+        assert_int_equal(kcbp_orient2d_exact(p, q, n % 2 ? p : q), 0);
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -571,7 +611,7 @@ int main(void)
         cmocka_unit_test(test_hand_translated), cmocka_unit_test(test_zero_eps),
         cmocka_unit_test(test_nonfinite),      cmocka_unit_test(test_snapped_near_parallel),
         cmocka_unit_test(test_exact_ulp),      cmocka_unit_test(test_exact_degenerate),
-        cmocka_unit_test(test_random_oracle),
+        cmocka_unit_test(test_random_oracle),  cmocka_unit_test(test_shared_vertices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

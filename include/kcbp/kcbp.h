@@ -43,6 +43,7 @@
 #include "epa.h"
 #include "convex_hull.h"
 #include "collide.h"
+#include "collide_cap.h"
 #include "distance.h"
 #include "signed_distance.h"
 #include "sweep.h"

@@ -125,7 +125,9 @@ static inline kcbp_vec3 kcbp_pose_apply(const kcbp_pose *p, kcbp_vec3 v)
 /* a then b: (a * b)(x) = a(b(x)). */
 KCBP_API kcbp_pose kcbp_pose_mul(const kcbp_pose *a, const kcbp_pose *b);
 KCBP_API kcbp_pose kcbp_pose_inverse(const kcbp_pose *p);
-/* The pose of frame B expressed in frame A: inverse(a) * b. */
+/* The pose of frame B expressed in frame A: inverse(a) * b; exactly the
+ * identity when a and b are equal (every number equal: coincident frames),
+ * where the rounded product would be a few ulps off it. */
 KCBP_API kcbp_pose kcbp_pose_relative(const kcbp_pose *a, const kcbp_pose *b);
 
 #ifdef __cplusplus

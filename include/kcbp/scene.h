@@ -400,6 +400,18 @@ KCBP_API kcbp_status kcbp_scene_eval_frame_stream(kcbp_scene_eval *ev, uint32_t 
  * dropped (answers unchanged, the next frame a little slower). Applies to
  * kcbp_scene_eval_frame too. */
 KCBP_API void kcbp_scene_eval_set_pair_limit(kcbp_scene_eval *ev, uint64_t limit);
+/* Added in 1.2: with contacts listed (FIRST or ALL), the next frames look
+ * for about limit contacts in all, then stop looking (UINT64_MAX, the
+ * default: every contact): the pairs handed on first carry at least the
+ * first limit contacts of the frame's order (counted over the pairs in
+ * that order), each pair's found by kcbp_collide_capped (collide_cap.h)
+ * with the rest of the budget; the pairs after them are still tested and
+ * handed on (collide and contained unchanged) with fewer or no contacts.
+ * A frame with at most limit - 1 contacts lists every one; with more, the
+ * contacts handed on (at least limit) are a lower bound of the frame's, so
+ * a caller that lists N asks for N + 1 and knows whether there were more.
+ * Applies to kcbp_scene_eval_frame too. */
+KCBP_API void kcbp_scene_eval_set_contact_limit(kcbp_scene_eval *ev, uint64_t limit);
 /* Added in 1.2: called from a pair callback of kcbp_scene_eval_frame_stream,
  * the share of the frame's pair work walked so far (its chunks, see
  * KCBP_SCENE_CHUNK, whose pairs have been handed on, the current one

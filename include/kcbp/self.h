@@ -50,6 +50,17 @@ extern "C" {
 KCBP_API kcbp_status kcbp_self_intersections(const kcbp_model *model, kcbp_contacts_mode mode, kcbp_contact **pairs,
                                              size_t *npairs, kcbp_tree_stats *stats, kcbp_error *err);
 
+/* Added in 1.2: the same, ALL stopping once max_pairs (> 0) pairs are
+ * found, so that a caller listing N asks for N + 1 and knows whether there
+ * were more in time bounded by what it lists: *npairs is then max_pairs, a
+ * lower bound of the mesh's, and the pairs (sorted) are the first the
+ * search met, not necessarily the smallest. Fewer than max_pairs: the
+ * whole list, as kcbp_self_intersections. max_pairs 0: no cap; NONE and
+ * FIRST: unchanged. */
+KCBP_API kcbp_status kcbp_self_intersections_capped(const kcbp_model *model, kcbp_contacts_mode mode,
+                                                    uint64_t max_pairs, kcbp_contact **pairs, size_t *npairs,
+                                                    kcbp_tree_stats *stats, kcbp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

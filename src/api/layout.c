@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <kcbp/collide.h>
+#include <kcbp/collide_cap.h>
 #include <kcbp/collide2d.h>
 #include <kcbp/contact_geom.h>
 #include <kcbp/distance.h>
@@ -149,6 +150,8 @@ static const layout_entry entries[] = {
     F(kcbp_distance_result, tri_a), F(kcbp_distance_result, tri_b), F(kcbp_distance_result, decided_by),
     F(kcbp_distance_result, cbp_tested), F(kcbp_distance_result, cbp_distance),
     F(kcbp_distance_result, gjk_iterations), F(kcbp_distance_result, tree),
+    S(kcbp_collide_cap_options), F(kcbp_collide_cap_options, size), F(kcbp_collide_cap_options, collide),
+    F(kcbp_collide_cap_options, max_contacts),
     S(kcbp_signed_distance_options), F(kcbp_signed_distance_options, size),
     F(kcbp_signed_distance_options, max_distance), F(kcbp_signed_distance_options, depth_tolerance),
     F(kcbp_signed_distance_options, max_steps), F(kcbp_signed_distance_options, use_cbp),

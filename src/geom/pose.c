@@ -526,8 +526,18 @@ kcbp_pose kcbp_pose_inverse(const kcbp_pose *p)
     return r;
 }
 
+/* Equal poses (every number equal): exactly the identity, which the
+ * rounded product is only within a few ulps of, so that coincident copies
+ * of a mesh placed alike are compared at exactly the same coordinates
+ * (the exact tests then see shared points, not points an ulp apart). */
 kcbp_pose kcbp_pose_relative(const kcbp_pose *a, const kcbp_pose *b)
 {
+    bool same = a->trans.x == b->trans.x && a->trans.y == b->trans.y && a->trans.z == b->trans.z;
+    for (int i = 0; i < 3 && same; i++)
+        for (int j = 0; j < 3 && same; j++)
+            same = a->rot.m[i][j] == b->rot.m[i][j];
+    if (same)
+        return kcbp_pose_identity();
     kcbp_pose ia = kcbp_pose_inverse(a);
     return kcbp_pose_mul(&ia, b);
 }

@@ -198,9 +198,16 @@ static bool diffs(const double *x, int n, int off, double d[][2], int *len)
     return true;
 }
 
-/* det[b - a, c - a, d - a] = sum_k (u x v)_k w_k, exactly. */
+static inline bool same3(kcbp_vec3 p, kcbp_vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; }
+
+/* det[b - a, c - a, d - a] = sum_k (u x v)_k w_k, exactly. Two equal points
+ * make it exactly zero (a zero or a repeated row): the case of shared and
+ * coincident vertices (meshes' neighbours, coincident copies), which the
+ * filter can never decide, answered before any expansion. */
 int kcbp_orient3d_exact(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d)
 {
+    if (same3(d, a) || same3(d, b) || same3(d, c) || same3(a, b) || same3(a, c) || same3(b, c))
+        return 0;
     const double x[12] = {a.x, a.y, a.z, a.x, a.y, a.z, a.x, a.y, a.z, 0, 0, 0};
     const double y[9] = {b.x, b.y, b.z, c.x, c.y, c.z, d.x, d.y, d.z};
     double z[18], dd[9][2];
@@ -224,8 +231,11 @@ int kcbp_orient3d_exact(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d)
     return (top > 0) - (top < 0);
 }
 
+/* Two equal points: exactly zero, as in kcbp_orient3d_exact. */
 int kcbp_orient2d_exact(kcbp_v2 p, kcbp_v2 q, kcbp_v2 r)
 {
+    if ((r.x == p.x && r.y == p.y) || (r.x == q.x && r.y == q.y) || (p.x == q.x && p.y == q.y))
+        return 0;
     const double z[8] = {p.x, p.y, p.x, p.y, q.x, q.y, r.x, r.y};
     double dd[4][2], det[40], t1[40], t2[40];
     int len[4];

@@ -37,6 +37,7 @@ typedef struct {
     bool nomem;
     bool found;         /* first holds the first contact found */
     kcbp_contact first;
+    uint64_t max;       /* > 0: stop once the result holds this many contacts */
 } contact_sink;
 
 static bool add_contact(void *ctx, uint32_t ta, uint32_t tb)
@@ -54,7 +55,7 @@ static bool add_contact(void *ctx, uint32_t ta, uint32_t tb)
         s->nomem = true;
         return false;
     }
-    return s->mode == KCBP_CONTACTS_ALL;
+    return s->mode == KCBP_CONTACTS_ALL && (!s->max || r->ncontacts < s->max);
 }
 
 static int cmp_contact(const void *x, const void *y)
@@ -164,10 +165,22 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
                               const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
                               kcbp_collide_result *result, kcbp_error *err)
 {
+    return kcbp_collide_pair_capped(a, pose_a, b, pose_b, options, 0, pc, result, err);
+}
+
+kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                                     const kcbp_pose *pose_b, const kcbp_collide_options *options,
+                                     uint64_t max_contacts, kcbp_pair_cache *pc, kcbp_collide_result *result,
+                                     kcbp_error *err)
+{
     if (pc) /* set again below only if the k-CBP stage ends this test */
         pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_SLACK;
-    if (kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b)) /* shapes: shape_query.c */
-        return kcbp_shape_collide_pair(a, pose_a, b, pose_b, options, result, err);
+    if (kcbp_impl_is_shape(a) || kcbp_impl_is_shape(b)) { /* shapes: shape_query.c (their lists are short) */
+        kcbp_status st = kcbp_shape_collide_pair(a, pose_a, b, pose_b, options, result, err);
+        if (st == KCBP_OK && max_contacts && result->ncontacts > max_contacts)
+            result->ncontacts = (size_t)max_contacts;
+        return st;
+    }
     result->collide = false;
     result->ncontacts = 0;
     memset(&result->tree, 0, sizeof result->tree);
@@ -187,6 +200,20 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
         if (pc) {
             pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_CONTACT;
             pc->overlaps = 0;
+        }
+        return KCBP_OK;
+    }
+
+    /* Coincident copies (kcbp_pair_coincident): collide, no search needed
+     * when no contact is listed (nor the k-CBPs measured). The pair cache
+     * keeps the contact (0, 0), which holds as long as the poses stay equal. */
+    if (options->contacts == KCBP_CONTACTS_NONE && !options->cbp_measure && kcbp_pair_coincident(a, b, &b_in_a)) {
+        result->collide = true;
+        result->decided_by = KCBP_STAGE_MESH;
+        if (pc) {
+            pc->flags |= KCBP_PAIR_CACHE_SEEN | KCBP_PAIR_CACHE_CONTACT;
+            pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_LEAVES;
+            pc->contact = (kcbp_contact){0, 0};
         }
         return KCBP_OK;
     }
@@ -243,7 +270,7 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
     /* Stage 3: the exact answer, from the two trees and the exact triangle
      * test (Möller's plane rejection, then exact orientation tests). */
     result->decided_by = KCBP_STAGE_MESH;
-    contact_sink sink = {result, options->contacts, false, false, {0, 0}};
+    contact_sink sink = {result, options->contacts, false, false, {0, 0}, max_contacts};
     uint32_t leaf[2] = {UINT32_MAX, UINT32_MAX};
     /* Every contact: the order of the search does not matter. */
     if (options->contacts == KCBP_CONTACTS_ALL) {

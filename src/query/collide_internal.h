@@ -110,4 +110,23 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
                               const kcbp_pose *pose_b, const kcbp_collide_options *options, kcbp_pair_cache *pc,
                               kcbp_collide_result *result, kcbp_error *err);
 
+/* Coincident copies: the same mesh (one model, or models sharing their
+ * arrays, as a scene's model cache shares them) with B in A's frame exactly
+ * the identity (kcbp_pose_relative of equal poses is). B's vertices are
+ * then carried onto A's exactly (1 x + 0 y + 0 z + 0 == x), so every
+ * triangle meets its own copy (a closed, non-empty set meets itself: the
+ * exact triangle test says so too) and the pair collides, with contact
+ * (0, 0) among others: known without a descent. For KCBP_CONTACTS_NONE,
+ * where no contact is listed (FIRST lists the trees' first, ALL every one:
+ * those still search). */
+bool kcbp_pair_coincident(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a);
+
+/* The same, the mesh stage stopping once it has found max_contacts
+ * contacts (> 0, with KCBP_CONTACTS_ALL; 0: every contact): see
+ * kcbp_collide_capped (collide_cap.h). */
+kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                                     const kcbp_pose *pose_b, const kcbp_collide_options *options,
+                                     uint64_t max_contacts, kcbp_pair_cache *pc, kcbp_collide_result *result,
+                                     kcbp_error *err);
+
 #endif

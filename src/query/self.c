@@ -61,6 +61,7 @@ typedef struct {
     const uint32_t *canon;
     const certs *cert;
     kcbp_contacts_mode mode;
+    uint64_t max;           /* > 0, with ALL: stop at this many pairs */
     kcbp_contact *out;
     size_t n, cap;
     bool nomem, stop;
@@ -1133,7 +1134,7 @@ static bool add_pair(self_ctx *c, uint32_t ta, uint32_t tb)
         c->out = grown, c->cap = cap;
     }
     c->out[c->n++] = (kcbp_contact){ta < tb ? ta : tb, ta < tb ? tb : ta};
-    c->stop = c->mode != KCBP_CONTACTS_ALL;
+    c->stop = c->mode != KCBP_CONTACTS_ALL || (c->max && c->n >= c->max);
     return true;
 }
 
@@ -1250,6 +1251,13 @@ kcbp_status kcbp_self_intersections_how(const kcbp_model *handle, kcbp_contacts_
                                         kcbp_contact **pairs, size_t *npairs, kcbp_tree_stats *stats,
                                         kcbp_error *err)
 {
+    return kcbp_self_intersections_run(handle, mode, how, 0, pairs, npairs, stats, err);
+}
+
+kcbp_status kcbp_self_intersections_run(const kcbp_model *handle, kcbp_contacts_mode mode, kcbp_self_how how,
+                                        uint64_t max_pairs, kcbp_contact **pairs, size_t *npairs,
+                                        kcbp_tree_stats *stats, kcbp_error *err)
+{
     const kcbp_model_impl *model = handle->impl;
     *pairs = NULL;
     *npairs = 0;
@@ -1258,7 +1266,7 @@ kcbp_status kcbp_self_intersections_how(const kcbp_model *handle, kcbp_contacts_
     const kcbp_aabb_tree *tree = &model->tree;
     if (tree->nnodes == 0)
         return KCBP_OK;
-    self_ctx c = {.mesh = &model->mesh, .mode = mode};
+    self_ctx c = {.mesh = &model->mesh, .mode = mode, .max = max_pairs};
     c.canon = kcbp_mesh_weld_map(&model->mesh);
     if (!c.canon)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the self-intersection test");

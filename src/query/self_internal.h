@@ -20,4 +20,10 @@ kcbp_status kcbp_self_intersections_how(const kcbp_model *model, kcbp_contacts_m
                                         kcbp_contact **pairs, size_t *npairs, kcbp_tree_stats *stats,
                                         kcbp_error *err);
 
+/* The same, with ALL stopping once max_pairs (> 0; 0: none) pairs are
+ * found (kcbp_self_intersections_capped). */
+kcbp_status kcbp_self_intersections_run(const kcbp_model *model, kcbp_contacts_mode mode, kcbp_self_how how,
+                                        uint64_t max_pairs, kcbp_contact **pairs, size_t *npairs,
+                                        kcbp_tree_stats *stats, kcbp_error *err);
+
 #endif

@@ -366,6 +366,8 @@ typedef struct {
      * (read by the chunks as they run, to stop early) */
     _Atomic uint64_t emitted;
     atomic_bool full;
+    _Atomic uint64_t contacts_emitted; /* contacts handed on (with options.contact_limit) */
+    uint64_t contacts_handed;          /* the same, on the calling thread */
     /* threads: the window and the first error */
     pthread_mutex_t lock;
     pthread_cond_t slot_done, window;
@@ -456,6 +458,14 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
         want = e < o->limit ? o->limit - e : 0;
     }
     bool cut = false; /* the chunk stopped at the limit */
+    /* With a contact limit: the contacts handed on before this chunk are at
+     * least those handed on now, so the chunk needs at most the rest. */
+    uint64_t cwant = 0;
+    bool capped = o->contact_limit && o->collide.contacts != KCBP_CONTACTS_NONE;
+    if (capped) {
+        uint64_t e = atomic_load_explicit(&rc->contacts_emitted, memory_order_relaxed);
+        cwant = e < o->contact_limit ? o->contact_limit - e : 0;
+    }
     for (uint32_t a = a0; a < a1 && st == KCBP_OK && !cut; a++) {
         const kcbp_model_impl *ma = in->model[a];
         if (!ma)
@@ -492,6 +502,11 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
             uint32_t x = ea < eb ? a : b, y = ea < eb ? b : a;
             bool use_cbp = o->collide.use_cbp && (!adaptive || adapt_run_cbp(&ad, ea, eb));
             opts.use_cbp = use_cbp;
+            uint64_t cap = 0; /* the pair's share of the contact budget */
+            if (capped) {
+                cap = cwant > sl->ncontacts ? cwant - sl->ncontacts : 0;
+                opts.contacts = cap ? o->collide.contacts : KCBP_CONTACTS_NONE;
+            }
             kcbp_collide_result *r = &w->result;
             /* The k-CBP stage's last gap, less how far both can have moved
              * since (reach.h): no test while it holds. Such a pair is not
@@ -506,8 +521,8 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
                 apart_by_slack(r, cache);
                 stats->cache_slack++;
             } else {
-                st = kcbp_collide_pair(in->model[x], &in->poses[x], in->model[y], &in->poses[y], &opts, cache, r,
-                                       err);
+                st = kcbp_collide_pair_capped(in->model[x], &in->poses[x], in->model[y], &in->poses[y], &opts, cap,
+                                              cache, r, err);
             }
             bool near = false;
             if (st == KCBP_OK && !r->collide && o->margin > 0)
@@ -629,7 +644,10 @@ static kcbp_status emit_slot(run_ctx *rc, kcbp_pairs_slot *sl, kcbp_scene_pair_f
         if (emit)
             st = emit(ctx, &pair, err);
         stats->emitted++;
+        rc->contacts_handed += hit->count;
     }
+    if (rc->o->contact_limit)
+        atomic_store_explicit(&rc->contacts_emitted, rc->contacts_handed, memory_order_relaxed);
     if (limit) {
         atomic_store_explicit(&rc->emitted, stats->emitted, memory_order_relaxed);
         if (stats->emitted >= limit) {
@@ -736,6 +754,7 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     p->chunks_total = ntasks;
     atomic_init(&rc.emitted, 0);
     atomic_init(&rc.full, false);
+    atomic_init(&rc.contacts_emitted, 0);
     /* The adaptive k-CBP stage's start: the arms' costs of the last run (a
      * moving scene's last frame, a world's last query), or of a pilot: the
      * first 1/32 of the chunks, the arms in turn. */

@@ -86,6 +86,11 @@ typedef struct {
      * handed on; no chunk starts after): its counts are then those of the
      * work done. 0: every pair. */
     uint64_t limit;
+    /* > 0, with contacts listed: the run looks for at least this many
+     * contacts in all (those handed on first), then tests the later pairs
+     * with the rest of the budget (kcbp_collide_pair_capped), none left:
+     * without contacts (KCBP_CONTACTS_NONE). 0: every contact. */
+    uint64_t contact_limit;
 } kcbp_pairs_options;
 
 /* The objects of one run: ids 0 .. nids - 1. */

@@ -195,6 +195,11 @@ void kcbp_scene_eval_set_pair_limit(kcbp_scene_eval *ev, uint64_t limit)
     ev->pair_limit = limit == UINT64_MAX ? 0 : limit;
 }
 
+void kcbp_scene_eval_set_contact_limit(kcbp_scene_eval *ev, uint64_t limit)
+{
+    ev->contact_limit = limit == UINT64_MAX ? 0 : limit;
+}
+
 double kcbp_scene_eval_progress(const kcbp_scene_eval *ev)
 {
     const kcbp_pairs *p = &ev->pairs;
@@ -296,7 +301,8 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
                              .adaptive = ev->cbp_adaptive,
                              .shard_index = ev->shard_index,
                              .shard_count = ev->shard_count,
-                             .limit = ev->pair_limit};
+                             .limit = ev->pair_limit,
+                             .contact_limit = ev->contact_limit};
     kcbp_pairs_stats ps;
     st = kcbp_pairs_run(&ev->pairs, &in, &po, fn, ctx, &ps, err);
     ev->poses_run = ev->pairs.run;

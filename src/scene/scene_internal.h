@@ -47,6 +47,7 @@ struct kcbp_scene_eval {
     double *reach;
     uint64_t poses_run, prev_run;
     uint64_t pair_limit;    /* kcbp_scene_eval_set_pair_limit's (0: none) */
+    uint64_t contact_limit; /* kcbp_scene_eval_set_contact_limit's (0: none) */
     /* kcbp_scene_eval_ccd's: each object's swept box and sub-interval
      * count over the interval, their tree (set up by its first call). */
     kcbp_aabb *swept;

@@ -15,3 +15,14 @@ bool kcbp_pair_coincident(const kcbp_model_impl *a, const kcbp_model_impl *b, co
                 return false;
     return true;
 }
+
+uint32_t kcbp_coincident_contact(const kcbp_model_impl *a)
+{
+    const kcbp_vec3 *v = a->mesh.vertices;
+    for (uint32_t t = 0; t < a->mesh.ntriangles; t++) {
+        const uint32_t *i = a->mesh.triangles[t].v;
+        if (!kcbp_triangle_is_degenerate(v[i[0]], v[i[1]], v[i[2]]))
+            return t;
+    }
+    return UINT32_MAX;
+}

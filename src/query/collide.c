@@ -205,15 +205,21 @@ kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *
     }
 
     /* Coincident copies (kcbp_pair_coincident): collide, no search needed
-     * when no contact is listed (nor the k-CBPs measured). The pair cache
-     * keeps the contact (0, 0), which holds as long as the poses stay equal. */
-    if (options->contacts == KCBP_CONTACTS_NONE && !options->cbp_measure && kcbp_pair_coincident(a, b, &b_in_a)) {
+     * when at most the first contact is listed (nor the k-CBPs measured):
+     * a true triangle meets its own copy (kcbp_coincident_contact). The
+     * pair cache keeps that contact, which holds while the poses stay equal. */
+    uint32_t self_t;
+    if (options->contacts != KCBP_CONTACTS_ALL && !options->cbp_measure && kcbp_pair_coincident(a, b, &b_in_a) &&
+        (self_t = kcbp_coincident_contact(a)) != UINT32_MAX) {
+        kcbp_contact c = {self_t, self_t};
+        if (options->contacts == KCBP_CONTACTS_FIRST && !kcbp_result_add_contact(result, c))
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for contacts");
         result->collide = true;
         result->decided_by = KCBP_STAGE_MESH;
         if (pc) {
             pc->flags |= KCBP_PAIR_CACHE_SEEN | KCBP_PAIR_CACHE_CONTACT;
             pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_LEAVES;
-            pc->contact = (kcbp_contact){0, 0};
+            pc->contact = c;
         }
         return KCBP_OK;
     }

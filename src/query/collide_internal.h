@@ -116,10 +116,15 @@ kcbp_status kcbp_collide_pair(const kcbp_model_impl *a, const kcbp_pose *pose_a,
  * then carried onto A's exactly (1 x + 0 y + 0 z + 0 == x), so every
  * triangle meets its own copy (a closed, non-empty set meets itself: the
  * exact triangle test says so too) and the pair collides, with contact
- * (0, 0) among others: known without a descent. For KCBP_CONTACTS_NONE,
- * where no contact is listed (FIRST lists the trees' first, ALL every one:
- * those still search). */
+ * (0, 0) among others: known without a descent. For KCBP_CONTACTS_NONE
+ * and FIRST (whose one contact is kcbp_coincident_contact's); ALL, which
+ * lists every one, still searches. */
 bool kcbp_pair_coincident(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a);
+/* A contact of two coincident copies of a without a search: the first
+ * triangle t that kcbp_triangle_is_degenerate does not call degenerate
+ * (its edges' cross product above their rounding, so a true triangle)
+ * meets its own copy, (t, t); UINT32_MAX when every triangle is. */
+uint32_t kcbp_coincident_contact(const kcbp_model_impl *a);
 
 /* The same, the mesh stage stopping once it has found max_contacts
  * contacts (> 0, with KCBP_CONTACTS_ALL; 0: every contact): see

@@ -67,13 +67,19 @@ enum {
     KCBP_NODE_FAN = 4,
 };
 
-/* A node whose triangles share a vertex: the vertex, and the axis-aligned
- * box (mesh frame) of the node's other vertices. A plane's support over the
- * node is then exact at the shared vertex, which is in every leaf below it:
- * the bound that lets nested fans (a drill tip in its hole, turned so that
- * no vertices line up) be pruned by node. */
+/* A node whose triangles share a vertex: the vertex, and two boxes of the
+ * node's other vertices: axis-aligned (mesh frame: center, extent) and
+ * along the node's oriented box's axes (obb[node].axes: the points
+ * ocenter + sum_k s_k u_k, |s_k| <= oextent_k, u_k those axes, padded for
+ * rounding as the oriented box is). A fan's rim is an arc, which the
+ * oriented box, fitted to the node's triangles, holds within about its
+ * sag. A support over the node is then exact at the shared vertex, which
+ * is in every leaf below it, and near exact at the rim: the bound that
+ * lets nested fans (a drill tip in its hole, turned so that no vertices
+ * line up) be pruned by node. */
 typedef struct {
     kcbp_vec3 apex, center, extent;
+    kcbp_vec3 ocenter, oextent;
 } kcbp_node_fan;
 
 typedef struct {

@@ -716,17 +716,26 @@ static kcbp_status build_fans(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
         if (tree->fan_of[i] == UINT32_MAX)
             continue;
         uint32_t apex = common[i][0] != UINT32_MAX ? common[i][0] : common[i][1] != UINT32_MAX ? common[i][1] : common[i][2];
-        box3 b = box_empty();
+        box3 b = box_empty(), ob = box_empty();
+        const kcbp_mat3 *ax = &tree->obb[i].axes;
         for (uint32_t s = range[i][0]; s < range[i][1]; s++) {
             const uint32_t *v = mesh->triangles[tree->tri_ids[s]].v;
             for (int k = 0; k < 3; k++)
-                if (v[k] != apex)
+                if (v[k] != apex) {
                     box_add(&b, mesh->vertices[v[k]]);
+                    box_add(&ob, kcbp_mat3_mul_v3(ax, mesh->vertices[v[k]]));
+                }
         }
         kcbp_node_fan *f = &tree->fan[tree->fan_of[i]];
         f->apex = mesh->vertices[apex];
         f->center = kcbp_v3_scale(kcbp_v3_add(b.lo, b.hi), 0.5);
         f->extent = kcbp_v3_max(kcbp_v3_sub(b.hi, f->center), kcbp_v3_sub(f->center, b.lo));
+        /* the pad as fit_obb's: projecting, carrying the centre back, and
+         * the axes' departure from orthonormality */
+        double pad = 64 * DBL_EPSILON * kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(f->center), f->extent));
+        kcbp_vec3 oc = kcbp_v3_scale(kcbp_v3_add(ob.lo, ob.hi), 0.5);
+        f->ocenter = kcbp_mat3_tmul_v3(ax, oc);
+        f->oextent = kcbp_v3_add(kcbp_v3_max(kcbp_v3_sub(ob.hi, oc), kcbp_v3_sub(oc, ob.lo)), kcbp_v3(pad, pad, pad));
         tree->flags[i] |= KCBP_NODE_FAN;
     }
     free(common);

@@ -743,6 +743,28 @@ static kcbp_status build_fans(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
     return KCBP_OK;
 }
 
+/* A triangle's spine (kcbp_tri_spine): from the vertex opposite its
+ * shortest edge. A point x = l a + m b + n c is within |m - n| |b - c| / 2
+ * of the spine's point l a + (m + n) (b + c) / 2; the pad covers the
+ * rounding of the length and of the midpoint (a few ulps of the
+ * coordinates). */
+static kcbp_tri_spine spine_of(const kcbp_vec3 t[3])
+{
+    kcbp_tri_spine sp = {INFINITY, 0};
+    double m = kcbp_v3_max_abs(kcbp_v3_max(kcbp_v3_max(kcbp_v3_abs(t[0]), kcbp_v3_abs(t[1])), kcbp_v3_abs(t[2])));
+    for (uint32_t k = 0; k < 3; k++) {
+        double e = 0.5 * kcbp_v3_len(kcbp_v3_sub(t[(k + 1) % 3], t[(k + 2) % 3]));
+        if (e < sp.r) {
+            sp.r = e;
+            sp.apex = k;
+        }
+    }
+    sp.r = sp.r * (1 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * m;
+    if (!isfinite(sp.r))
+        sp.r = INFINITY;
+    return sp;
+}
+
 /* ---- the build ------------------------------------------------------------ */
 
 kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kcbp_error *err)
@@ -819,7 +841,9 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
     tree->tri_verts = malloc(n * sizeof *tree->tri_verts);
     tree->tri_slab = malloc(n * sizeof *tree->tri_slab);
     tree->tri_face = malloc(n * sizeof *tree->tri_face);
-    if (!tree->obb || !tree->flags || !tree->leaf_slab || !tree->tri_verts || !tree->tri_slab || !tree->tri_face) {
+    tree->tri_spine = malloc(n * sizeof *tree->tri_spine);
+    if (!tree->obb || !tree->flags || !tree->leaf_slab || !tree->tri_verts || !tree->tri_slab || !tree->tri_face ||
+        !tree->tri_spine) {
         kcbp_aabb_tree_free(tree);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the AABB tree of %u triangles", n);
     }
@@ -828,6 +852,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
             tree->tri_verts[i][k] = mesh->vertices[mesh->triangles[order[i]].v[k]];
         tree->tri_slab[i] = slab_along(tri_normal(tree->tri_verts[i]), tree->tri_verts[i], 3);
         tree->tri_face[i] = kcbp_tri_face_of(tree->tri_verts[i]);
+        tree->tri_spine[i] = spine_of(tree->tri_verts[i]);
     }
     for (uint32_t i = 0; i < nn; i++) {
         const kcbp_aabb_node *nd = &tree->nodes[i];
@@ -853,6 +878,7 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     free(tree->parent);
     free(tree->tri_slab);
     free(tree->tri_face);
+    free(tree->tri_spine);
     free(tree->leaf_slab);
     free(tree->obb);
     free(tree->flags);

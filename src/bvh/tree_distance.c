@@ -251,6 +251,18 @@ static inline double slab_gap(kcbp_vec3 n, double lo, double hi, const kcbp_vec3
     return mn - hi > lo - mx ? mn - hi : lo - mx;
 }
 
+/* The distance between two triangles' spines (kcbp_tri_spine) less their
+ * radii: a lower bound on the triangles' (up to the rounding of b's move
+ * and of the segments' distance). */
+static inline double spine_gap(const kcbp_vec3 a[3], const kcbp_tri_spine *sa, const kcbp_vec3 b[3],
+                               const kcbp_tri_spine *sb)
+{
+    uint32_t i = sa->apex, j = sb->apex;
+    kcbp_vec3 ma = kcbp_v3_scale(kcbp_v3_add(a[(i + 1) % 3], a[(i + 2) % 3]), 0.5);
+    kcbp_vec3 mb = kcbp_v3_scale(kcbp_v3_add(b[(j + 1) % 3], b[(j + 2) % 3]), 0.5);
+    return sqrt(kcbp_cp_seg_seg(a[i], ma, b[j], mb, NULL, NULL)) - sa->r - sb->r;
+}
+
 static inline double node_size(const kcbp_obb *o) { return o->extent.x + o->extent.y + o->extent.z; }
 
 typedef struct {
@@ -485,6 +497,16 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
                     g = slab_gap(n, slb->lo + off, slb->hi + off, ta);
                     if (g - shift > best->d || g - tol > limit)
                         continue;
+                    /* Then, with the fans' bounds (nested surfaces), the
+                     * spines (slivers side by side: a drill's and its
+                     * hole's facets near the rim; elsewhere the slabs
+                     * leave few pairs, which the spines seldom drop). */
+                    const kcbp_tri_spine *spa = &a->tri_spine[sa], *spb = &b->tri_spine[sb];
+                    if (fans && spa->r + spb->r < best->d) {
+                        g = spine_gap(ta, spa, tb[j], spb) - c->rnd;
+                        if (g - shift > best->d || g - tol > limit)
+                            continue;
+                    }
                     if (!(faced >> j & 1)) {
                         fbs[j] = kcbp_tri_face_of(tb[j]);
                         faced |= 1u << j;

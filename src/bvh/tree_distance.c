@@ -428,7 +428,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
  * strictly farther than the best are dropped (the first stage, bit for
  * bit); shift < 0 (the second stage): pairs within -shift of the best are
  * dropped too. Returns true when it stopped because its work (node pairs
- * plus 4 per triangle pair) passed budget, the pairs left on the stack. */
+ * plus 8 per triangle pair) passed budget, the pairs left on the stack. */
 HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget, const int fans)
 {
     const kcbp_aabb_tree *a = c->a, *b = c->b;
@@ -436,7 +436,7 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
     const double limit = c->limit, tol = c->tol, stop = c->stop;
     best_pair bestv = c->best, *best = &bestv; /* (a local: kept in registers) */
     const kcbp_obb *oa = a->obb, *ob = b->obb;
-    const uint64_t work0 = c->box_pairs + 4 * c->tri_pairs;
+    const uint64_t work0 = c->box_pairs + 8 * c->tri_pairs;
     uint64_t box_pairs = c->box_pairs, tri_pairs = c->tri_pairs;
     size_t top = *top_io;
     bool paused = false;
@@ -468,7 +468,7 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
             }
         }
         if (na->count && nb->count) {
-            if (box_pairs + 4 * tri_pairs > cap) {
+            if (box_pairs + 8 * tri_pairs > cap) {
                 stack[top++] = p;
                 paused = true;
                 break;

@@ -828,6 +828,10 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
      * over; otherwise the first goes on to the end. */
     uint64_t budget = 2 * ((uint64_t)a->nnodes + b->nnodes) + 4096;
     if (descend_plain(&c, stack, &top, c.tol, budget)) {
+        /* (before the sweep's test too: a tilted or shifted cone's better
+         * pair lets the sweep drop more) */
+        probe_vertices(&c, false);
+        probe_vertices(&c, true);
         /* pairs within tie of the best may be dropped: the distance found
          * is then within KCBP_TRI_DIST_REL_ERR * scale of the smallest */
         const double tie = KCBP_TRI_DIST_REL_ERR * q->scale - c.rnd;
@@ -841,10 +845,6 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
         else if (ka > 0 && ka == na_t)
             sweep(&c, false, tie);
         else {
-            /* (the sweep's cases, coaxial, have their distance at every
-             * vertex: no need to look for a better pair there) */
-            probe_vertices(&c, false);
-            probe_vertices(&c, true);
             /* The rest with the fans' bounds, down first the side whose
              * triangles' planes have more of the other mesh beyond them
              * (a sample), at half the best distance: a hole's facets

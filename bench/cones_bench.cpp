@@ -8,8 +8,10 @@
 // triangle pairs.
 //
 // Output, one line: "kcbp_us K fcl_us F d_kcbp D d_fcl E d_brute B
-// box_pairs P tri_pairs T" (medians over the runs; d_brute nan when not
-// asked for). FCL is run FCL_RUNS times (its queries may take seconds).
+// box_pairs P tri_pairs T collide_us C" (medians over the runs; d_brute
+// nan when not asked for; C: one kcbp_collide with the default options on
+// the same pair, as `kcbp collide` runs it, timed in the same rounds). FCL
+// is run FCL_RUNS times (its queries may take seconds).
 //
 // Usage: cones_bench A.obj B.obj RUNS FCL_RUNS BRUTE
 #include <cmath>
@@ -48,7 +50,9 @@ int main(int argc, char **argv)
     fcl::CollisionObjectd obj_a(bvh_a, fcl::Transform3d::Identity()), obj_b(bvh_b, fcl::Transform3d::Identity());
     fcl::DistanceRequestd request(true, false, 0.0, 0.0);
     kcbp_pose id = kcbp_pose_identity();
-    std::vector<double> kt, ft;
+    std::vector<double> kt, ft, ct;
+    kcbp_collide_options copt = kcbp_collide_options_default();
+    kcbp_collide_result cres{};
     double dk = NAN, df = NAN;
     kcbp_distance_result res{};
     for (int r = 0; r < runs || r < fcl_runs; r++) {
@@ -58,6 +62,10 @@ int main(int argc, char **argv)
                 return 5;
             kt.push_back(cpu_us() - t0);
             dk = res.distance;
+            t0 = cpu_us();
+            if (kcbp_collide(&a, &id, &b, &id, &copt, &cres, &err) != KCBP_OK || cres.collide != (dk == 0))
+                return 6;
+            ct.push_back(cpu_us() - t0);
         }
         if (r < fcl_runs) {
             fcl::DistanceResultd fr;
@@ -80,9 +88,10 @@ int main(int argc, char **argv)
             }
         }
     }
-    std::printf("kcbp_us %.3f fcl_us %.3f d_kcbp %.17g d_fcl %.17g d_brute %.17g box_pairs %llu tri_pairs %llu\n",
+    std::printf("kcbp_us %.3f fcl_us %.3f d_kcbp %.17g d_fcl %.17g d_brute %.17g box_pairs %llu tri_pairs %llu collide_us %.3f\n",
                 kt.empty() ? NAN : median(kt), ft.empty() ? NAN : median(ft), dk, df, db,
-                (unsigned long long)res.tree.box_pairs, (unsigned long long)res.tree.tri_pairs);
+                (unsigned long long)res.tree.box_pairs, (unsigned long long)res.tree.tri_pairs, ct.empty() ? NAN : median(ct));
+    kcbp_collide_result_free(&cres);
     kcbp_mesh_free(ma);
     kcbp_mesh_free(mb);
     kcbp_model_free(&a);

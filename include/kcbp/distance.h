@@ -33,7 +33,12 @@
  *            triangle pairs are at the smallest distance or within rounding
  *            of it and no box bound can tell them apart (a fan's apex is in
  *            every leaf): once stage 3 has done work linear in the meshes'
- *            sizes, if most triangles of one mesh (a sample of 16) have the
+ *            sizes, a better pair is looked for near vertices (for 16
+ *            leaves spread over each tree, every pair of the leaf and the
+ *            other tree's leaf nearest each of its vertices: the first
+ *            best is often an apex pair, tied with all the others a hair
+ *            above the distance, which is at a rim); then,
+ *            if most triangles of one mesh (a sample of 16) have the
  *            whole other mesh beyond their planes at the best distance
  *            found (the other mesh's exact support along the normal, from
  *            a tree over its vertices), that mesh's tree is swept alone:
@@ -42,10 +47,16 @@
  *            dropped, and the leaves left are searched against the other
  *            tree as in stage 3. Otherwise (the cones turned so that no
  *            vertices line up: the tool's rim overhangs the hole's facets)
- *            stage 3 goes on with one more bound, for a leaf against a node
+ *            stage 3 goes on with more bounds: for a leaf against a node
  *            whose triangles all share a vertex (a fan's apex, kept with
- *            the box of the node's other vertices): the node's gap beyond
- *            each of the leaf's triangle planes, exact at the apex; and it
+ *            two boxes of the node's other vertices, along the mesh's axes
+ *            and along the node's oriented box's), the node's gap along
+ *            each of the leaf's triangle normals and along the line from
+ *            the triangle's point nearest the apex to the apex, both exact
+ *            at the apex; for a triangle pair, the distance between their
+ *            spines (the segment from the vertex opposite the shortest
+ *            edge to its midpoint) less half of each shortest edge (two
+ *            slivers side by side); and it
  *            goes down first the side whose triangles' planes have the
  *            other mesh beyond them (the hole's). The sweep drops pairs
  *            within KCBP_TRI_DIST_REL_ERR * S of the best (S: the size of

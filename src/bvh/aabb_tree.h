@@ -51,6 +51,16 @@ typedef struct {
     kcbp_vec3 center, extent;
 } kcbp_obb;
 
+/* A triangle's spine: the segment from vertex apex to the midpoint of the
+ * opposite edge (the shortest), every point of the triangle within r of it
+ * (r: half that edge, padded for rounding). A capsule around a sliver: the
+ * spines' distance less both radii bounds a pair of slivers side by side,
+ * which their slabs (planes) cannot. */
+typedef struct {
+    double r;
+    uint32_t apex;
+} kcbp_tri_spine;
+
 enum {
     /* The oriented box is much tighter than the axis-aligned one (its
      * half-sizes' product, each floored at 1e-3 of the largest, below
@@ -67,13 +77,19 @@ enum {
     KCBP_NODE_FAN = 4,
 };
 
-/* A node whose triangles share a vertex: the vertex, and the axis-aligned
- * box (mesh frame) of the node's other vertices. A plane's support over the
- * node is then exact at the shared vertex, which is in every leaf below it:
- * the bound that lets nested fans (a drill tip in its hole, turned so that
- * no vertices line up) be pruned by node. */
+/* A node whose triangles share a vertex: the vertex, and two boxes of the
+ * node's other vertices: axis-aligned (mesh frame: center, extent) and
+ * along the node's oriented box's axes (obb[node].axes: the points
+ * ocenter + sum_k s_k u_k, |s_k| <= oextent_k, u_k those axes, padded for
+ * rounding as the oriented box is). A fan's rim is an arc, which the
+ * oriented box, fitted to the node's triangles, holds within about its
+ * sag. A support over the node is then exact at the shared vertex, which
+ * is in every leaf below it, and near exact at the rim: the bound that
+ * lets nested fans (a drill tip in its hole, turned so that no vertices
+ * line up) be pruned by node. */
 typedef struct {
     kcbp_vec3 apex, center, extent;
+    kcbp_vec3 ocenter, oextent;
 } kcbp_node_fan;
 
 typedef struct {
@@ -85,6 +101,7 @@ typedef struct {
     kcbp_vec3 (*tri_verts)[3]; /* each slot's three vertices, copied so that leaves are read contiguously */
     kcbp_tri_slab *tri_slab;   /* each slot's triangle's slab */
     kcbp_tri_face *tri_face;   /* each slot's triangle's face as kcbp_tri_distance computes it (in the mesh's frame) */
+    kcbp_tri_spine *tri_spine; /* each slot's triangle's spine */
     kcbp_tri_slab *leaf_slab;  /* each node's: for a leaf, a slab holding its triangles; never separating for an inner node */
     /* Each node's oriented box: along the principal axes of its triangles
      * (area-weighted) or the mesh's axes, whichever box has less volume.

@@ -26,11 +26,16 @@ static inline double box_dist2(const kcbp_aabb_tree *t, uint32_t i, kcbp_vec3 p)
     return d2;
 }
 
-double kcbp_tree_point_distance(const kcbp_aabb_tree *t, kcbp_vec3 p, kcbp_vec3 *q, uint32_t *tri)
+/* The search of both entry points: best the starting bound (only nearer
+ * triangles count), *leaf_out the nearest's leaf (UINT32_MAX: none). */
+static double point_search(const kcbp_aabb_tree *t, kcbp_vec3 p, double best, kcbp_vec3 *q, uint32_t *tri,
+                           uint32_t *leaf_out)
 {
-    double best = INFINITY, best2 = INFINITY;
+    double best2 = best * best;
     kcbp_vec3 bq = p;
-    uint32_t bt = UINT32_MAX;
+    uint32_t bt = UINT32_MAX, bl = UINT32_MAX;
+    if (leaf_out)
+        *leaf_out = UINT32_MAX;
     if (!t->nodes || t->nnodes == 0)
         return INFINITY;
     /* A depth-first stack: each level pushes at most one sibling. */
@@ -52,6 +57,7 @@ double kcbp_tree_point_distance(const kcbp_aabb_tree *t, kcbp_vec3 p, kcbp_vec3 
                     best2 = d * d;
                     bq = c;
                     bt = t->tri_ids[slot];
+                    bl = ni;
                 }
             }
             continue;
@@ -75,5 +81,19 @@ double kcbp_tree_point_distance(const kcbp_aabb_tree *t, kcbp_vec3 p, kcbp_vec3 
         *q = bq;
     if (tri)
         *tri = bt;
-    return best;
+    if (leaf_out)
+        *leaf_out = bl;
+    return bt == UINT32_MAX ? INFINITY : best;
+}
+
+double kcbp_tree_point_distance(const kcbp_aabb_tree *t, kcbp_vec3 p, kcbp_vec3 *q, uint32_t *tri)
+{
+    return point_search(t, p, INFINITY, q, tri, NULL);
+}
+
+uint32_t kcbp_tree_point_nearest_leaf(const kcbp_aabb_tree *t, kcbp_vec3 p, double within)
+{
+    uint32_t leaf;
+    point_search(t, p, within, NULL, NULL, &leaf);
+    return leaf;
 }

@@ -17,4 +17,9 @@
  * empty tree. No allocation (the stack is bounded by KCBP_TREE_MAX_DEPTH). */
 double kcbp_tree_point_distance(const kcbp_aabb_tree *t, kcbp_vec3 p, kcbp_vec3 *q, uint32_t *tri);
 
+/* The same search started from the bound `within` (only triangles at most
+ * that far count, so that it visits only the boxes within it): the leaf
+ * node holding the nearest, UINT32_MAX when none is. */
+uint32_t kcbp_tree_point_nearest_leaf(const kcbp_aabb_tree *t, kcbp_vec3 p, double within);
+
 #endif

@@ -716,22 +716,53 @@ static kcbp_status build_fans(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
         if (tree->fan_of[i] == UINT32_MAX)
             continue;
         uint32_t apex = common[i][0] != UINT32_MAX ? common[i][0] : common[i][1] != UINT32_MAX ? common[i][1] : common[i][2];
-        box3 b = box_empty();
+        box3 b = box_empty(), ob = box_empty();
+        const kcbp_mat3 *ax = &tree->obb[i].axes;
         for (uint32_t s = range[i][0]; s < range[i][1]; s++) {
             const uint32_t *v = mesh->triangles[tree->tri_ids[s]].v;
             for (int k = 0; k < 3; k++)
-                if (v[k] != apex)
+                if (v[k] != apex) {
                     box_add(&b, mesh->vertices[v[k]]);
+                    box_add(&ob, kcbp_mat3_mul_v3(ax, mesh->vertices[v[k]]));
+                }
         }
         kcbp_node_fan *f = &tree->fan[tree->fan_of[i]];
         f->apex = mesh->vertices[apex];
         f->center = kcbp_v3_scale(kcbp_v3_add(b.lo, b.hi), 0.5);
         f->extent = kcbp_v3_max(kcbp_v3_sub(b.hi, f->center), kcbp_v3_sub(f->center, b.lo));
+        /* the pad as fit_obb's: projecting, carrying the centre back, and
+         * the axes' departure from orthonormality */
+        double pad = 64 * DBL_EPSILON * kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(f->center), f->extent));
+        kcbp_vec3 oc = kcbp_v3_scale(kcbp_v3_add(ob.lo, ob.hi), 0.5);
+        f->ocenter = kcbp_mat3_tmul_v3(ax, oc);
+        f->oextent = kcbp_v3_add(kcbp_v3_max(kcbp_v3_sub(ob.hi, oc), kcbp_v3_sub(oc, ob.lo)), kcbp_v3(pad, pad, pad));
         tree->flags[i] |= KCBP_NODE_FAN;
     }
     free(common);
     free(range);
     return KCBP_OK;
+}
+
+/* A triangle's spine (kcbp_tri_spine): from the vertex opposite its
+ * shortest edge. A point x = l a + m b + n c is within |m - n| |b - c| / 2
+ * of the spine's point l a + (m + n) (b + c) / 2; the pad covers the
+ * rounding of the length and of the midpoint (a few ulps of the
+ * coordinates). */
+static kcbp_tri_spine spine_of(const kcbp_vec3 t[3])
+{
+    kcbp_tri_spine sp = {INFINITY, 0};
+    double m = kcbp_v3_max_abs(kcbp_v3_max(kcbp_v3_max(kcbp_v3_abs(t[0]), kcbp_v3_abs(t[1])), kcbp_v3_abs(t[2])));
+    for (uint32_t k = 0; k < 3; k++) {
+        double e = 0.5 * kcbp_v3_len(kcbp_v3_sub(t[(k + 1) % 3], t[(k + 2) % 3]));
+        if (e < sp.r) {
+            sp.r = e;
+            sp.apex = k;
+        }
+    }
+    sp.r = sp.r * (1 + 8 * DBL_EPSILON) + 8 * DBL_EPSILON * m;
+    if (!isfinite(sp.r))
+        sp.r = INFINITY;
+    return sp;
 }
 
 /* ---- the build ------------------------------------------------------------ */
@@ -810,7 +841,9 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
     tree->tri_verts = malloc(n * sizeof *tree->tri_verts);
     tree->tri_slab = malloc(n * sizeof *tree->tri_slab);
     tree->tri_face = malloc(n * sizeof *tree->tri_face);
-    if (!tree->obb || !tree->flags || !tree->leaf_slab || !tree->tri_verts || !tree->tri_slab || !tree->tri_face) {
+    tree->tri_spine = malloc(n * sizeof *tree->tri_spine);
+    if (!tree->obb || !tree->flags || !tree->leaf_slab || !tree->tri_verts || !tree->tri_slab || !tree->tri_face ||
+        !tree->tri_spine) {
         kcbp_aabb_tree_free(tree);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the AABB tree of %u triangles", n);
     }
@@ -819,6 +852,7 @@ kcbp_status kcbp_aabb_tree_build(const kcbp_mesh *mesh, kcbp_aabb_tree *tree, kc
             tree->tri_verts[i][k] = mesh->vertices[mesh->triangles[order[i]].v[k]];
         tree->tri_slab[i] = slab_along(tri_normal(tree->tri_verts[i]), tree->tri_verts[i], 3);
         tree->tri_face[i] = kcbp_tri_face_of(tree->tri_verts[i]);
+        tree->tri_spine[i] = spine_of(tree->tri_verts[i]);
     }
     for (uint32_t i = 0; i < nn; i++) {
         const kcbp_aabb_node *nd = &tree->nodes[i];
@@ -844,6 +878,7 @@ void kcbp_aabb_tree_free(kcbp_aabb_tree *tree)
     free(tree->parent);
     free(tree->tri_slab);
     free(tree->tri_face);
+    free(tree->tri_spine);
     free(tree->leaf_slab);
     free(tree->obb);
     free(tree->flags);

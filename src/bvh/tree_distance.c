@@ -28,6 +28,9 @@
 
 #include <kcbp/distance.h>
 
+#include "geom/closest.h"
+#include "point_distance.h"
+
 enum { DIST_STACK = KCBP_TREE_DISTANCE_MAX_DEPTH + 2 };
 
 /* The traversal's bounds are inlined into it (GCC keeps them out of line
@@ -248,6 +251,18 @@ static inline double slab_gap(kcbp_vec3 n, double lo, double hi, const kcbp_vec3
     return mn - hi > lo - mx ? mn - hi : lo - mx;
 }
 
+/* The distance between two triangles' spines (kcbp_tri_spine) less their
+ * radii: a lower bound on the triangles' (up to the rounding of b's move
+ * and of the segments' distance). */
+static inline double spine_gap(const kcbp_vec3 a[3], const kcbp_tri_spine *sa, const kcbp_vec3 b[3],
+                               const kcbp_tri_spine *sb)
+{
+    uint32_t i = sa->apex, j = sb->apex;
+    kcbp_vec3 ma = kcbp_v3_scale(kcbp_v3_add(a[(i + 1) % 3], a[(i + 2) % 3]), 0.5);
+    kcbp_vec3 mb = kcbp_v3_scale(kcbp_v3_add(b[(j + 1) % 3], b[(j + 2) % 3]), 0.5);
+    return sqrt(kcbp_cp_seg_seg(a[i], ma, b[j], mb, NULL, NULL)) - sa->r - sb->r;
+}
+
 static inline double node_size(const kcbp_obb *o) { return o->extent.x + o->extent.y + o->extent.z; }
 
 typedef struct {
@@ -325,25 +340,83 @@ static kcbp_vec3 slab_to_other(const dist_ctx *c, bool s_is_b, kcbp_vec3 n, doub
     return kcbp_mat3_tmul_v3(&c->b_in_a->rot, n);
 }
 
+/* A fan node (kcbp_node_fan) of one side moved into the other side's (s's)
+ * frame: its shared vertex, and its other vertices' two boxes, each as a
+ * centre and its axes in s's frame (rows) with the half-sizes. */
+typedef struct {
+    kcbp_vec3 apex, c, oc, e, oe;
+    kcbp_mat3 ax, oax;
+} fan_moved;
+
+/* The least of u.x over the fan's points x (the shared vertex, or a point
+ * of both boxes of the others, which hold them). */
+static inline double fan_min(const fan_moved *m, kcbp_vec3 u)
+{
+    kcbp_vec3 ua = kcbp_mat3_mul_v3(&m->ax, u), uo = kcbp_mat3_mul_v3(&m->oax, u);
+    double lb = kcbp_v3_dot(u, m->c) - kcbp_v3_dot(kcbp_v3_abs(ua), m->e);
+    double lo = kcbp_v3_dot(u, m->oc) - kcbp_v3_dot(kcbp_v3_abs(uo), m->oe);
+    double others = lb > lo ? lb : lo, va = kcbp_v3_dot(u, m->apex);
+    return va < others ? va : others;
+}
+
 /* A lower bound on the distance between the triangles of leaf `leaf` of
  * side s (s_is_b: B's) and a node of the other side whose triangles share a
- * vertex (f, kcbp_node_fan): the least, over the leaf's triangles, of the
- * node's gap beyond the triangle's slab, the node's support being exact at
- * the shared vertex and its box's for the other vertices. */
-static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *leaf, const kcbp_node_fan *f)
+ * vertex (f, kcbp_node_fan; fo its oriented box), or, when it cannot
+ * exceed prune_at, a value not above prune_at: the least, over the
+ * leaf's triangles t, of the larger of two gaps between t and the node's
+ * points (each the gap along a direction: a lower bound whatever the
+ * direction): along t's normal (its slab), and along the line from t's
+ * point nearest the shared vertex to that vertex. Both are exact at the
+ * shared vertex; the second is its distance to t even when the nearest
+ * point is on t's rim (the vertex beyond t's edge, as a drill's apex moved
+ * off the hole's axis is for the hole's far facets), where the plane's gap
+ * can be far below it. The node's other vertices enter by their boxes. */
+static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *leaf, const kcbp_node_fan *f,
+                        const kcbp_obb *fo, double prune_at)
 {
     const kcbp_aabb_tree *s = s_is_b ? c->b : c->a;
+    const kcbp_pose *p = c->b_in_a;
+    fan_moved m;
+    if (s_is_b) { /* A's fan into B's frame: x -> R^T (x - t) */
+        m.apex = kcbp_mat3_tmul_v3(&p->rot, kcbp_v3_sub(f->apex, p->trans));
+        m.c = kcbp_mat3_tmul_v3(&p->rot, kcbp_v3_sub(f->center, p->trans));
+        m.oc = kcbp_mat3_tmul_v3(&p->rot, kcbp_v3_sub(f->ocenter, p->trans));
+        m.ax = p->rot;
+        m.oax = mul3(&fo->axes, &p->rot, false);
+    } else { /* B's fan into A's frame: x -> R x + t */
+        m.apex = kcbp_pose_apply(p, f->apex);
+        m.c = kcbp_pose_apply(p, f->center);
+        m.oc = kcbp_pose_apply(p, f->ocenter);
+        m.ax = kcbp_mat3_transpose(&p->rot);
+        m.oax = mul3(&fo->axes, &p->rot, true);
+    }
+    m.e = f->extent;
+    m.oe = f->oextent;
+    const double r = 2 * c->rnd;
     double g = INFINITY;
     for (uint32_t i = 0; i < leaf->count; i++) {
+        const kcbp_vec3 *t = s->tri_verts[leaf->first + i];
         const kcbp_tri_slab *sl = &s->tri_slab[leaf->first + i];
-        double off;
-        kcbp_vec3 n = slab_to_other(c, s_is_b, sl->n, &off);
-        double va = kcbp_v3_dot(n, f->apex), vc = kcbp_v3_dot(n, f->center), ve = kcbp_v3_dot(kcbp_v3_abs(n), f->extent);
-        double lo = va < vc - ve ? va : vc - ve, hi = va > vc + ve ? va : vc + ve;
-        double above = lo - (sl->hi + off), below = (sl->lo + off) - hi;
-        double gi = (above > below ? above : below) - c->rnd;
-        if (!(gi > -INFINITY)) /* NaN (a triangle without a normal: its slab is infinite) */
-            return 0;
+        /* along the normal: the node above the slab or below it */
+        double above = fan_min(&m, sl->n) - sl->hi, below = sl->lo + fan_min(&m, kcbp_v3_neg(sl->n));
+        double gi = (above > below ? above : below) - r;
+        if (!(gi > prune_at)) {
+            /* along the line from t's nearest point to the vertex */
+            kcbp_vec3 q;
+            double d2 = kcbp_cp_point_tri(m.apex, t, &q);
+            if (d2 > 0) {
+                kcbp_vec3 u = kcbp_v3_sub(m.apex, q);
+                double t0 = kcbp_v3_dot(u, t[0]), t1 = kcbp_v3_dot(u, t[1]), t2 = kcbp_v3_dot(u, t[2]);
+                double tmax = t0 > t1 ? t0 : t1;
+                tmax = t2 > tmax ? t2 : tmax;
+                double gu = (fan_min(&m, u) - tmax) / sqrt(d2) - r;
+                gi = gu > gi ? gu : gi;
+            }
+            if (!(gi > -INFINITY)) /* NaN (a triangle without a normal: its slab is infinite) */
+                return 0;
+            if (!(gi > prune_at)) /* the node pair stays: no need for the others */
+                return gi;
+        }
         g = gi < g ? gi : g;
     }
     return g;
@@ -355,7 +428,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
  * strictly farther than the best are dropped (the first stage, bit for
  * bit); shift < 0 (the second stage): pairs within -shift of the best are
  * dropped too. Returns true when it stopped because its work (node pairs
- * plus 4 per triangle pair) passed budget, the pairs left on the stack. */
+ * plus 8 per triangle pair) passed budget, the pairs left on the stack. */
 HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, double shift, uint64_t budget, const int fans)
 {
     const kcbp_aabb_tree *a = c->a, *b = c->b;
@@ -363,7 +436,7 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
     const double limit = c->limit, tol = c->tol, stop = c->stop;
     best_pair bestv = c->best, *best = &bestv; /* (a local: kept in registers) */
     const kcbp_obb *oa = a->obb, *ob = b->obb;
-    const uint64_t work0 = c->box_pairs + 4 * c->tri_pairs;
+    const uint64_t work0 = c->box_pairs + 8 * c->tri_pairs;
     uint64_t box_pairs = c->box_pairs, tri_pairs = c->tri_pairs;
     size_t top = *top_io;
     bool paused = false;
@@ -383,11 +456,11 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
         const kcbp_aabb_node *na = &a->nodes[p.a], *nb = &b->nodes[p.b];
         if (fans && !na->count != !nb->count) {
             /* a leaf against a node whose triangles share a vertex */
-            double g = -INFINITY;
+            double g = -INFINITY, prune_at = best->d + shift < limit + tol ? best->d + shift : limit + tol;
             if (na->count && (b->flags[p.b] & KCBP_NODE_FAN))
-                g = fan_bound(c, false, na, &b->fan[b->fan_of[p.b]]);
+                g = fan_bound(c, false, na, &b->fan[b->fan_of[p.b]], &ob[p.b], prune_at);
             else if (nb->count && (a->flags[p.a] & KCBP_NODE_FAN))
-                g = fan_bound(c, true, nb, &a->fan[a->fan_of[p.a]]);
+                g = fan_bound(c, true, nb, &a->fan[a->fan_of[p.a]], &oa[p.a], prune_at);
             if (g > -INFINITY) {
                 box_pairs++;
                 if (g - shift > best->d || g - tol > limit)
@@ -395,7 +468,7 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
             }
         }
         if (na->count && nb->count) {
-            if (box_pairs + 4 * tri_pairs > cap) {
+            if (box_pairs + 8 * tri_pairs > cap) {
                 stack[top++] = p;
                 paused = true;
                 break;
@@ -424,6 +497,16 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
                     g = slab_gap(n, slb->lo + off, slb->hi + off, ta);
                     if (g - shift > best->d || g - tol > limit)
                         continue;
+                    /* Then, with the fans' bounds (nested surfaces), the
+                     * spines (slivers side by side: a drill's and its
+                     * hole's facets near the rim; elsewhere the slabs
+                     * leave few pairs, which the spines seldom drop). */
+                    const kcbp_tri_spine *spa = &a->tri_spine[sa], *spb = &b->tri_spine[sb];
+                    if (fans && spa->r + spb->r < best->d) {
+                        g = spine_gap(ta, spa, tb[j], spb) - c->rnd;
+                        if (g - shift > best->d || g - tol > limit)
+                            continue;
+                    }
                     if (!(faced >> j & 1)) {
                         fbs[j] = kcbp_tri_face_of(tb[j]);
                         faced |= 1u << j;
@@ -582,6 +665,66 @@ static uint32_t sample_beyond(const dist_ctx *c, bool s_is_b, double need, uint3
     return k;
 }
 
+/* Offers triangle pair (slot sa of A, slot sb of B). */
+static void offer_slots(dist_ctx *c, uint32_t sa, uint32_t sb)
+{
+    kcbp_vec3 tb[3];
+    for (int k = 0; k < 3; k++)
+        tb[k] = kcbp_pose_apply(c->b_in_a, c->b->tri_verts[sb][k]);
+    kcbp_tri_face fb = kcbp_tri_face_of(tb);
+    offer(&c->best, c->a->tri_verts[sa], &c->a->tri_face[sa], tb, &fb, c->a->tri_ids[sa], c->b->tri_ids[sb],
+          c->limit);
+    c->tri_pairs++;
+}
+
+/* Upper bounds from vertices: for 16 leaves spread over side s's tree,
+ * the other tree's leaf nearest each of their triangles' vertices (when it
+ * holds a triangle nearer than twice the best), every pair of the two leaves'
+ * triangles offered. On nested surfaces the first stage's best is often a
+ * pair at a hair above the distance, tied with a great many (every pair of
+ * a drill's and its hole's apex facets); the distance itself is near a
+ * vertex (a rim's, or the apex), where the vertex's nearest leaf and its
+ * own leaf find it, and then the tied pairs are farther than the best:
+ * pruned. */
+static void probe_vertices(dist_ctx *c, bool s_is_b)
+{
+    const kcbp_aabb_tree *s = s_is_b ? c->b : c->a, *o = s_is_b ? c->a : c->b;
+    kcbp_pose a_in_b = kcbp_pose_inverse(c->b_in_a);
+    kcbp_vec3 seen[16 * 3 * KCBP_AABB_LEAF_MAX];
+    uint32_t nseen = 0;
+    for (uint32_t j = 0; j < 16; j++) {
+        /* down by the bits of j, lowest first (a spread of leaves) */
+        uint32_t y = 0, bits = j;
+        for (int d = 0; !s->nodes[y].count; d++, bits >>= 1)
+            y = s->nodes[y].first + ((d < 4 ? bits : (uint32_t)d) & 1);
+        const kcbp_aabb_node *ls = &s->nodes[y];
+        uint32_t found[3 * KCBP_AABB_LEAF_MAX], nf = 0;
+        for (uint32_t i = 0; i < ls->count; i++)
+            for (int k = 0; k < 3; k++) {
+                kcbp_vec3 v = s->tri_verts[ls->first + i][k];
+                /* each vertex once (a fan's apex is in every leaf) */
+                uint32_t w = 0;
+                while (w < nseen && !(seen[w].x == v.x && seen[w].y == v.y && seen[w].z == v.z))
+                    w++;
+                if (w < nseen)
+                    continue;
+                if (nseen < sizeof seen / sizeof *seen)
+                    seen[nseen++] = v;
+                kcbp_vec3 p = s_is_b ? kcbp_pose_apply(c->b_in_a, v) : kcbp_pose_apply(&a_in_b, v);
+                uint32_t leaf = kcbp_tree_point_nearest_leaf(o, p, 2 * c->best.d), f = 0;
+                while (f < nf && found[f] != leaf)
+                    f++;
+                if (leaf == UINT32_MAX || f < nf)
+                    continue;
+                found[nf++] = leaf;
+                const kcbp_aabb_node *lo = &o->nodes[leaf];
+                for (uint32_t x = 0; x < ls->count; x++)
+                    for (uint32_t z = 0; z < lo->count; z++)
+                        offer_slots(c, s_is_b ? lo->first + z : ls->first + x, s_is_b ? ls->first + x : lo->first + z);
+            }
+    }
+}
+
 /* The second stage: side s's tree (s_is_b: B's) alone against the whole
  * other mesh. A node of s whose oriented box's thinnest slab, or a leaf
  * each of whose triangles' slabs, has the whole other mesh at least
@@ -685,6 +828,10 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
      * over; otherwise the first goes on to the end. */
     uint64_t budget = 2 * ((uint64_t)a->nnodes + b->nnodes) + 4096;
     if (descend_plain(&c, stack, &top, c.tol, budget)) {
+        /* (before the sweep's test too: a tilted or shifted cone's better
+         * pair lets the sweep drop more) */
+        probe_vertices(&c, false);
+        probe_vertices(&c, true);
         /* pairs within tie of the best may be dropped: the distance found
          * is then within KCBP_TRI_DIST_REL_ERR * scale of the smallest */
         const double tie = KCBP_TRI_DIST_REL_ERR * q->scale - c.rnd;

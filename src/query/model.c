@@ -223,7 +223,8 @@ uint64_t kcbp_impl_bytes(const kcbp_model_impl *m)
     b += (uint64_t)m->tree.nnodes *
              (sizeof(kcbp_aabb_node) + sizeof(uint32_t) + sizeof(kcbp_tri_slab) + sizeof(kcbp_obb) + sizeof(uint8_t)) +
          (uint64_t)m->mesh.ntriangles *
-             (sizeof(uint32_t) + 3 * sizeof(kcbp_vec3) + sizeof(kcbp_tri_slab) + sizeof(kcbp_tri_face));
+             (sizeof(uint32_t) + 3 * sizeof(kcbp_vec3) + sizeof(kcbp_tri_slab) + sizeof(kcbp_tri_face) +
+              sizeof(kcbp_tri_spine));
     b += (uint64_t)(m->cbp.nplanes + m->fine.nplanes) * (sizeof(kcbp_cbp_plane) + 8 * sizeof(uint32_t)) +
          (uint64_t)(m->cbp.nvertices + m->fine.nvertices) * (sizeof(kcbp_vec3) + 8 * sizeof(uint32_t));
     return b;

@@ -318,13 +318,13 @@ static void test_cli_solid(void **state)
         "{\"name\": \"far\", \"mesh\": \"cube.obj\", \"position\": [5, 0, 0], \"scale\": 0.25},"
         "{\"name\": \"cross\", \"mesh\": \"cube.obj\", \"position\": [5.2, 0, 0], \"scale\": 0.25,"
         " \"rotation\": {\"axis\": [0, 0, 1], \"angle_deg\": 30}}]}");
-    const char *sc[] = {"scene", scene, "--solid", NULL};
+    const char *sc[] = {"scene", scene, "--solid", "--contacts", "none", NULL};
     test_run(&r, sc);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"colliding\":[{\"a\":\"big\",\"b\":\"small\",\"contained\":\"b_in_a\"},"
                                   "{\"a\":\"far\",\"b\":\"cross\"}]"));
     free(r.out), free(r.err);
-    const char *plain[] = {"batch", scene, NULL};
+    const char *plain[] = {"batch", scene, "--contacts", "none", NULL};
     test_run(&r, plain);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"colliding\":[{\"a\":\"far\",\"b\":\"cross\"}]"));

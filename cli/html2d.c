@@ -24,8 +24,6 @@
 #include "html2d_draw.h"
 #include "view.h"
 
-/* Pages hold at most this many vertices (a browser does not draw more usefully). */
-#define HTML2D_MAX_VERTICES 4000000u
 
 static double get_number(const cJSON *answer, const char *key, double otherwise)
 {
@@ -228,9 +226,9 @@ int kcbp_html2d_write(const char *path, const char *cmd, const kcbp_html2d_input
         fprintf(stderr, "kcbp: --html: out of memory\n");
         return KCBP_EXIT_NOMEM;
     }
-    if ((uint64_t)oa.n + ob.n > HTML2D_MAX_VERTICES) {
+    if ((uint64_t)oa.n + ob.n > KCBP_HTML2D_MAX_VERTICES) {
         fprintf(stderr, "kcbp: --html: %s: the page would draw %llu vertices, more than %u\n", path,
-                (unsigned long long)oa.n + ob.n, HTML2D_MAX_VERTICES);
+                (unsigned long long)oa.n + ob.n, KCBP_HTML2D_MAX_VERTICES);
         free(oa.v), free(ob.v), cJSON_free(text);
         return KCBP_EXIT_NOMEM;
     }

@@ -352,13 +352,12 @@ void kcbp_html2d_page_tail(FILE *out, const char *answer_text, const char *help)
     fputs("</div>\n</div>\n</body>\n</html>\n", out);
 }
 
-int kcbp_html2d_write_file(const char *path, bool (*write)(FILE *out, void *ctx), void *ctx)
+kcbp_status kcbp_html2d_write_file_status(const char *path, bool (*write)(FILE *out, void *ctx), void *ctx,
+                                          kcbp_error *err)
 {
     FILE *out = fopen(path, "w");
-    if (!out) {
-        fprintf(stderr, "kcbp: --html: %s: cannot open for writing: %s\n", path, strerror(errno));
-        return KCBP_EXIT_NOMEM;
-    }
+    if (!out)
+        return kcbp_error_set(err, KCBP_ERR_IO, "--html: %s: cannot open for writing: %s", path, strerror(errno));
     kcbp_cli_partial_begin(path); /* removed if interrupted (interrupt.h) */
     bool mem = write(out, ctx);
     errno = 0;
@@ -370,10 +369,17 @@ int kcbp_html2d_write_file(const char *path, bool (*write)(FILE *out, void *ctx)
     if (bad || !mem) {
         kcbp_view_remove_partial(path);
         if (!mem)
-            fprintf(stderr, "kcbp: --html: out of memory\n");
-        else
-            fprintf(stderr, "kcbp: --html: %s: cannot write: %s\n", path, e ? strerror(e) : "write error");
-        return KCBP_EXIT_NOMEM;
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "--html: out of memory");
+        return kcbp_error_set(err, KCBP_ERR_IO, "--html: %s: cannot write: %s", path, e ? strerror(e) : "write error");
     }
-    return KCBP_EXIT_OK;
+    return KCBP_OK;
+}
+
+int kcbp_html2d_write_file(const char *path, bool (*write)(FILE *out, void *ctx), void *ctx)
+{
+    kcbp_error err;
+    if (kcbp_html2d_write_file_status(path, write, ctx, &err) == KCBP_OK)
+        return KCBP_EXIT_OK;
+    fprintf(stderr, "kcbp: %s\n", err.msg);
+    return KCBP_EXIT_NOMEM;
 }

@@ -82,6 +82,10 @@ void kcbp_html2d_page_tail(FILE *out, const char *answer_text, const char *help)
  * cannot ..."), KCBP_EXIT_NOMEM; nothing half-written is left behind. */
 int kcbp_html2d_write_file(const char *path, bool (*write)(FILE *out, void *ctx), void *ctx);
 
+/* The same, KCBP_OK or an error whose message begins "--html: ". */
+kcbp_status kcbp_html2d_write_file_status(const char *path, bool (*write)(FILE *out, void *ctx), void *ctx,
+                                          kcbp_error *err);
+
 bool kcbp_html2d_get_vec2(const cJSON *answer, const char *key, kcbp_vec2 *v);
 
 #endif

@@ -124,7 +124,8 @@ static bool write_page(FILE *out, const char *cmd, const kcbp_html2d_outline *oa
                  trans.x * f.k, -trans.y * f.k, (unsigned)cb);
         kcbp_html2d_put_outline(out, &f, ob, attrs);
         kcbp_vec2 to = kcbp_v2_add(bcenter, trans);
-        kcbp_html2d_put_arrow(out, &f, kcbp_html2d_px(&f, bcenter.x), kcbp_html2d_py(&f, bcenter.y), kcbp_html2d_px(&f, to.x), kcbp_html2d_py(&f, to.y), "kcbp-translation", 0x222222,
+        kcbp_html2d_put_arrow(out, &f, kcbp_html2d_px(&f, bcenter.x), kcbp_html2d_py(&f, bcenter.y),
+                              kcbp_html2d_px(&f, to.x), kcbp_html2d_py(&f, to.y), "kcbp-translation", 0x222222,
                   " stroke-dasharray=\"6 4\"");
     }
     if (has_points) {
@@ -133,14 +134,17 @@ static bool write_page(FILE *out, const char *cmd, const kcbp_html2d_outline *oa
         fprintf(out, "<line x1=\"%.9g\" y1=\"%.9g\" x2=\"%.9g\" y2=\"%.9g\" stroke-width=\"2\" "
                      "vector-effect=\"non-scaling-stroke\"/>\n",
                 kcbp_html2d_px(&f, pa.x), kcbp_html2d_py(&f, pa.y), kcbp_html2d_px(&f, pb.x), kcbp_html2d_py(&f, pb.y));
-        fprintf(out, "<circle cx=\"%.9g\" cy=\"%.9g\" r=\"%.9g\" stroke=\"none\"/>\n", kcbp_html2d_px(&f, pa.x), kcbp_html2d_py(&f, pa.y),
+        fprintf(out, "<circle cx=\"%.9g\" cy=\"%.9g\" r=\"%.9g\" stroke=\"none\"/>\n", kcbp_html2d_px(&f, pa.x),
+                kcbp_html2d_py(&f, pa.y),
                 0.8 * f.unit);
-        fprintf(out, "<circle cx=\"%.9g\" cy=\"%.9g\" r=\"%.9g\" stroke=\"none\"/>\n", kcbp_html2d_px(&f, pb.x), kcbp_html2d_py(&f, pb.y),
+        fprintf(out, "<circle cx=\"%.9g\" cy=\"%.9g\" r=\"%.9g\" stroke=\"none\"/>\n", kcbp_html2d_px(&f, pb.x),
+                kcbp_html2d_py(&f, pb.y),
                 0.8 * f.unit);
         fputs("</g>\n", out);
     }
     if (has_normal) /* a direction: its length is the drawing's, not the answer's */
-        kcbp_html2d_put_arrow(out, &f, kcbp_html2d_px(&f, nfrom.x), kcbp_html2d_py(&f, nfrom.y), kcbp_html2d_px(&f, nto.x), kcbp_html2d_py(&f, nto.y), "kcbp-normal", 0x000000, "");
+        kcbp_html2d_put_arrow(out, &f, kcbp_html2d_px(&f, nfrom.x), kcbp_html2d_py(&f, nfrom.y), kcbp_html2d_px(&f, nto.x),
+                              kcbp_html2d_py(&f, nto.y), "kcbp-normal", 0x000000, "");
     fputs("</svg>\n<div id=\"kcbp-legend\">\n<h1>", out);
     kcbp_html2d_put_text(out, title);
     kcbp_html2d_put_text(out, oa->in->arg);
@@ -197,7 +201,8 @@ static bool write_page(FILE *out, const char *cmd, const kcbp_html2d_outline *oa
     }
     kcbp_html2d_put_text(out, text);
     fputs("</div>\n", out);
-    kcbp_html2d_page_tail(out, answer_text, "World frame, y up; shapes drawn exactly (circles and arcs); zoom keeps lines thin.");
+    kcbp_html2d_page_tail(out, answer_text,
+                          "World frame, y up; shapes drawn exactly (circles and arcs); zoom keeps lines thin.");
     return true;
 }
 

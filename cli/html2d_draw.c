@@ -108,7 +108,10 @@ void kcbp_html2d_outline_box(const kcbp_html2d_outline *o, kcbp_vec2 shift, kcbp
 double kcbp_html2d_px(const kcbp_html2d_frame *f, double x) { return (x - f->cx) * f->k; }
 double kcbp_html2d_py(const kcbp_html2d_frame *f, double y) { return (f->cy - y) * f->k; }
 
-void kcbp_html2d_put_xy(FILE *out, const kcbp_html2d_frame *f, kcbp_vec2 p) { fprintf(out, "%.9g %.9g", kcbp_html2d_px(f, p.x), kcbp_html2d_py(f, p.y)); }
+void kcbp_html2d_put_xy(FILE *out, const kcbp_html2d_frame *f, kcbp_vec2 p)
+{
+    fprintf(out, "%.9g %.9g", kcbp_html2d_px(f, p.x), kcbp_html2d_py(f, p.y));
+}
 
 /* An outward unit normal of the core edge p -> q (counter-clockwise core). */
 static kcbp_vec2 edge_normal(kcbp_vec2 p, kcbp_vec2 q)
@@ -124,7 +127,8 @@ static kcbp_vec2 edge_normal(kcbp_vec2 p, kcbp_vec2 q)
 void kcbp_html2d_put_outline(FILE *out, const kcbp_html2d_frame *f, const kcbp_html2d_outline *o, const char *attrs)
 {
     if (!o->in->model && o->n == 1) {
-        fprintf(out, "<circle cx=\"%.9g\" cy=\"%.9g\" r=\"%.9g\" %s/>\n", kcbp_html2d_px(f, o->v[0].x), kcbp_html2d_py(f, o->v[0].y),
+        fprintf(out, "<circle cx=\"%.9g\" cy=\"%.9g\" r=\"%.9g\" %s/>\n", kcbp_html2d_px(f, o->v[0].x),
+                kcbp_html2d_py(f, o->v[0].y),
                 o->radius * f->k, attrs);
         return;
     }

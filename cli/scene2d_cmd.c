@@ -8,6 +8,7 @@
 #include <kcbp/scene2d.h>
 
 #include "cli.h"
+#include "html2d.h"
 #include "json_stream.h"
 #include "progress.h"
 
@@ -153,12 +154,40 @@ static void frame_end(kcbp_js *w, const report2d *r, const kcbp2d_scene_frame *f
     kcbp_js_close(w, '}');
 }
 
+/* --html: frame --frame (default 0) evaluated on its own with every
+ * contact edge (up to the page's bound), then drawn (html2d_scene.c). */
+static kcbp_status html_page(const kcbp2d_scene *scene, const kcbp_cli_scene_options *o,
+                             const kcbp2d_scene_eval_options *eo, kcbp_error *err)
+{
+    uint32_t frames = kcbp2d_scene_frame_count(scene);
+    if (o->export_frame >= (long)frames)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "--frame %ld: %s has %u frame%s (0 to %u)", o->export_frame,
+                              kcbp2d_scene_name(scene), frames, frames == 1 ? "" : "s", frames - 1);
+    kcbp_status st = kcbp_html2d_scene_check(scene, err);
+    if (st != KCBP_OK)
+        return st;
+    kcbp2d_scene_eval_options all = *eo;
+    all.max_contacts = KCBP_HTML2D_SCENE_MAX_EDGES;
+    kcbp2d_scene_eval *ev;
+    if ((st = kcbp2d_scene_eval_new(scene, &all, &ev, err)) != KCBP_OK)
+        return st;
+    kcbp_html2d_scene_record rec = {0};
+    kcbp2d_scene_frame fr;
+    uint32_t frame = (uint32_t)o->export_frame;
+    st = kcbp2d_scene_eval_frame(ev, frame, kcbp_html2d_scene_record_pair, &rec, &fr, err);
+    kcbp2d_scene_eval_free(ev);
+    if (st == KCBP_OK)
+        st = kcbp_html2d_scene_write(o->html, scene, frame, o->margin, &rec, err);
+    kcbp_html2d_scene_record_free(&rec);
+    return st;
+}
+
 kcbp_status kcbp_cli_scene2d_eval(const char *path, const kcbp_cli_scene_options *o, long index,
                                   const kcbp_cli_frame_sink *sink, kcbp_error *err)
 {
-    if (o->ccd || o->export_dir || o->export_glb || o->html || o->collide.solid)
+    if (o->ccd || o->export_dir || o->export_glb || o->collide.solid)
         return kcbp_error_set(err, KCBP_ERR_INVALID,
-                              "%s: a 2D scene: --ccd, --export, --html and --solid are for 3D scenes (2D regions are "
+                              "%s: a 2D scene: --ccd, --export and --solid are for 3D scenes (2D regions are "
                               "solid already: one inside another collides)",
                               path);
     double t0 = kcbp_cli_now_ms();
@@ -180,6 +209,10 @@ kcbp_status kcbp_cli_scene2d_eval(const char *path, const kcbp_cli_scene_options
                       : o->collide.contacts == KCBP_CONTACTS_FIRST     ? 1
                       : o->max_contacts > 0 && o->max_contacts < 1000000 ? (uint32_t)o->max_contacts
                                                                           : 1000000;
+    if (o->html && (st = html_page(scene, o, &eo, err)) != KCBP_OK) { /* the page first: no line when it fails */
+        kcbp2d_scene_free(scene);
+        return st;
+    }
     kcbp2d_scene_eval *ev;
     if ((st = kcbp2d_scene_eval_new(scene, &eo, &ev, err)) != KCBP_OK) {
         kcbp2d_scene_free(scene);

@@ -68,13 +68,18 @@ static const char scene_help[] =
     "                    colliding objects red, the others grey (every intersecting\n"
     "                    triangle when --contacts is none), and its posed k-CBP as\n"
     "                    DIR/I-NAME_cbp.obj. DIR is made if missing\n"
-    "  --frame F         the frame --export writes (0 to frames - 1)\n"
+    "  --frame F         the frame --export writes (0 to frames - 1), and on a 2D\n"
+    "                    scene the frame --html draws\n"
     "  --html FILE       also write a page that shows the scene in a browser (no network):\n"
     "                    every object, every contact triangle red, a frame slider for a\n"
     "                    moving scene, the k-CBPs (a toggle), an orbit camera, a legend.\n"
     "                    Every frame is evaluated with --contacts all for it (the printed\n"
     "                    reports keep what --contacts asks), and the frames are printed\n"
-    "                    once the page is written; at most 2000000 objects x frames\n"
+    "                    once the page is written; at most 2000000 objects x frames.\n"
+    "                    A 2D scene's page is one frame (--frame F, default 0) as SVG:\n"
+    "                    every object posed in a colour of its own, the colliding ones\n"
+    "                    outlined red, their contact edges thick red, the colliding\n"
+    "                    pairs listed; at most 250000 objects and 2000000 vertices\n"
     "  --pretty          indent each document\n"
     "  --progress        frames done, their rate and the time left on stderr, also\n"
     "                    when it is not a terminal (on a terminal: always)\n"
@@ -821,8 +826,8 @@ int kcbp_cli_scene(int argc, char **argv)
         default: return kcbp_cli_usage_error("scene", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (frame_given && !o.export_dir && !o.export_glb)
-        return kcbp_cli_usage_error("scene", "--frame goes with --export");
+    if (frame_given && !o.export_dir && !o.export_glb && !o.html)
+        return kcbp_cli_usage_error("scene", "--frame goes with --export (or --html on a 2D scene)");
     if (gen) {
         if (o.export_dir || o.export_glb || o.html)
             return kcbp_cli_usage_error("scene", "--export and --html go with a scene file, not --generate");
@@ -835,6 +840,8 @@ int kcbp_cli_scene(int argc, char **argv)
     if (argc - optind != 1)
         return kcbp_cli_usage_error("scene", "expected one scene file, got %d", argc - optind);
 
+    if (frame_given && o.html && !o.export_dir && !o.export_glb && !kcbp2d_scene_sniff(argv[optind]))
+        return kcbp_cli_usage_error("scene", "--frame with --html is for 2D scenes: a 3D scene's page shows every frame");
     kcbp_error err = {0};
     if (o.export_dir && kcbp_cli_export_prepare(o.export_dir, &err) != KCBP_OK)
         return kcbp_cli_export_fail(&err);

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html2d.h"
 #include "twod.h"
 
 static const char sweep2d_help[] =
     "usage: kcbp sweep A B --from \"tx ty deg\" --to \"tx ty deg\" [--pose-a \"tx ty deg\"]\n"
-    "                  [--tolerance T] [--max-iterations N] [--pretty]\n"
+    "                  [--tolerance T] [--max-iterations N] [--html FILE] [--pretty]\n"
     "       kcbp sweep A B --sweeps FILE [--pose-a \"tx ty deg\"] [options]\n"
     "\n"
     "2D inputs (as kcbp collide's: FILE.geojson, FILE.svg, circle:R, rect:W:H[:R],\n"
@@ -29,6 +30,12 @@ static const char sweep2d_help[] =
     "                            its index (\"a\" and \"b\" on the first line only)\n"
     "  --tolerance T             the tolerance in t (default 1e-9), in (0, 0.5]\n"
     "  --max-iterations N        steps before the answer is \"undecided\" (default 10000)\n"
+    "  --html FILE               also write a page that draws the sweep (inline SVG, no\n"
+    "                            script): A, B at the start and the end (faint) and at\n"
+    "                            the time of impact, the path of B's centre, the contact\n"
+    "                            edges, point and normal; with --sweeps, the first sweep's.\n"
+    "                            Written before the answer is printed (exit 4 if it\n"
+    "                            cannot be)\n"
     "  --pretty                  indent the JSON (single sweep)\n"
     "\n"
     "Method (kcbp2d.h, sweep2d.h): conservative advancement. No contact before\n"
@@ -46,6 +53,7 @@ static const char sweep2d_help[] =
 
 typedef struct {
     const char *pose_a, *from, *to, *sweeps;
+    const char *html; /* --html FILE, or NULL */
     kcbp2d_sweep_options opts;
     bool pretty;
     const char *a, *b;
@@ -58,6 +66,7 @@ static int parse_args(int argc, char **argv, sweep2d_args *a, bool *help)
         {"to", required_argument, NULL, 't'},        {"sweeps", required_argument, NULL, 's'},
         {"tolerance", required_argument, NULL, 'T'}, {"max-iterations", required_argument, NULL, 'I'},
         {"pretty", no_argument, NULL, 'P'},          {"help", no_argument, NULL, 'h'},
+        {"html", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -74,6 +83,7 @@ static int parse_args(int argc, char **argv, sweep2d_args *a, bool *help)
         case 't': a->to = optarg; break;
         case 's': a->sweeps = optarg; break;
         case 'P': a->pretty = true; break;
+        case 'H': a->html = optarg; break;
         case 'h': *help = true; return KCBP_EXIT_OK;
         case 'T':
             if (!kcbp_cli_parse_distance(optarg, &a->opts.t_tolerance) || !(a->opts.t_tolerance > 0) ||
@@ -224,6 +234,18 @@ static int answer(const sweep2d_args *args, const kcbp_cli_input2d *ia, const kc
     if (!doc) {
         fprintf(stderr, "kcbp: out of memory for the report\n");
         return KCBP_EXIT_NOMEM;
+    }
+    if (args->html && index <= 0) { /* the page first: when it fails, no answer is printed */
+        kcbp_html2d_input ha = {args->a, ia->is_model ? ia->model : NULL, &ia->shape, kcbp2d_pose_identity()},
+                          hb = {args->b, ib->is_model ? ib->model : NULL, &ib->shape, kcbp2d_pose_identity()};
+        kcbp_error perr;
+        if (kcbp2d_motion_at(&ma, 0, &ha.pose, &perr) != KCBP_OK) /* checked by the sweep already */
+            ha.pose = kcbp2d_pose_identity();
+        int prc = kcbp_html2d_sweep_write(args->html, &ha, &hb, &mb, doc);
+        if (prc != KCBP_EXIT_OK) {
+            cJSON_Delete(doc);
+            return prc;
+        }
     }
     return kcbp_cli_print_json(doc, args->pretty && index < 0);
 }

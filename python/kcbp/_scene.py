@@ -32,14 +32,18 @@ class Scene:
     iteration, the reports `kcbp scene` prints for a 2D scene."""
 
     _open = False  # until built: close() and __del__ then do nothing
+    # Subclasses for other kinds of scene file, each with a classmethod
+    # _takes(path); _scene2d.py adds Scene2D (registered by the subclass, so
+    # that this module imports none of them).
+    _kinds = []
 
     def __new__(cls, path=None, *args, **kwargs):
         # A scene file of 2D objects (its first object 2D, as `kcbp scene`
         # decides) is a kcbp.Scene2D: the same frames and reports.
         if cls is Scene and path is not None:
-            from ._scene2d import Scene2D, is_2d_scene
-            if is_2d_scene(path):
-                return super().__new__(Scene2D)
+            for kind in Scene._kinds:
+                if kind._takes(path):
+                    return super().__new__(kind)
         return super().__new__(cls)
 
     def __init__(self, path, k=_DEFAULT_K, contacts="first"):

@@ -92,6 +92,10 @@ class Scene2D(Scene):
     fixed order, a shape's side None; "passed", "hit_rate" with "cbp":
     None, "time_ms"); ``scene.pose(obj, f)`` a 3x3 list."""
 
+    @classmethod
+    def _takes(cls, path):
+        return is_2d_scene(path)
+
     def __init__(self, path, k=16, contacts="first", margin=0.0, mesh_root=None, jobs=1):
         t = _scene_types()
         self._lock = threading.RLock()
@@ -191,3 +195,6 @@ class Scene2D(Scene):
 
     def __repr__(self):
         return "kcbp.Scene2D(%r, %d objects, %d frames)" % (self.name, len(self.objects), len(self))
+
+
+Scene._kinds.append(Scene2D)  # kcbp.Scene(path) of a 2D scene file is a Scene2D

@@ -14,6 +14,7 @@ from . import _lib
 from . import _api2d
 from . import _sweep2d
 from ._arrays import RIGID_TOL, _real_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
+from ._using import _Using
 from ._lib import Error, lib
 
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
@@ -74,33 +75,6 @@ class _Model:
     def __del__(self):
         if self._free and lib is not None:
             self.free()
-
-
-class _Using:
-    """Holds a use of each mesh for the length of a `with` block: the meshes'
-    C models cannot be freed meanwhile (Mesh.close() from another thread
-    waits for the last use to end), and a closed mesh raises kcbp.Error."""
-
-    __slots__ = ("meshes",)
-
-    def __init__(self, *meshes):
-        self.meshes = meshes
-
-    def __enter__(self):
-        held = []
-        try:
-            for m in self.meshes:
-                m._acquire()
-                held.append(m)
-        except BaseException:
-            for m in reversed(held):
-                m._release()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        for m in reversed(self.meshes):
-            m._release()
 
 
 class Mesh:

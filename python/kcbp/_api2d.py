@@ -20,6 +20,7 @@ from . import _lib2d
 from ._arrays import RIGID_TOL, _real_array
 from ._lib import Error, lib
 from ._lib2d import Pose2, Vec2
+from ._using import _Using
 
 ArrayLike = Union[np.ndarray, Sequence[Any]]
 # A 2D pose: None (identity), 3 numbers (tx, ty, degrees counter-clockwise)
@@ -104,31 +105,6 @@ class Geometry2D:
         return "kcbp.%s(%s%s)" % (type(self).__name__, ", ".join("%s=%r" % kv for kv in r.items() if kv[0] != "shape"),
                                   ", closed" if self.closed else "")
 
-
-class _Using2D:
-    __slots__ = ("geoms",)
-
-    def __init__(self, *geoms):
-        self.geoms = geoms
-
-    def __enter__(self):
-        held = []
-        try:
-            for g in self.geoms:
-                g._acquire()
-                held.append(g)
-        except BaseException:
-            for g in reversed(held):
-                g._release()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        for g in reversed(self.geoms):
-            g._release()
-
-
-# --- convex shapes -------------------------------------------------------------
 
 class Shape2D(Geometry2D):
     """A convex 2D shape (include/kcbp/shape2d.h): a core (a point, a
@@ -430,7 +406,7 @@ class Polygon(Geometry2D):
     def vertices(self) -> np.ndarray:
         v = getattr(self, "_verts", None)
         if v is None:
-            with _Using2D(self):
+            with _Using(self):
                 n = lib.kcbp2d_model_vertex_count(self._h)
                 v = self._verts = np.ctypeslib.as_array(lib.kcbp2d_model_vertices(self._h), shape=(n, 2)).copy()
         return v.copy()
@@ -439,7 +415,7 @@ class Polygon(Geometry2D):
     def edges(self) -> np.ndarray:
         e = getattr(self, "_edges", None)
         if e is None:
-            with _Using2D(self):
+            with _Using(self):
                 n = lib.kcbp2d_model_vertex_count(self._h)
                 e = self._edges = np.array([[i, lib.kcbp2d_model_edge_end(self._h, i)] for i in range(n)],
                                            dtype=np.int64).reshape(-1, 2)
@@ -447,12 +423,12 @@ class Polygon(Geometry2D):
 
     @property
     def rings(self) -> int:
-        with _Using2D(self):
+        with _Using(self):
             return int(lib.kcbp2d_model_ring_count(self._h))
 
     @property
     def bounds(self) -> np.ndarray:
-        with _Using2D(self):
+        with _Using(self):
             lo, hi = Vec2(), Vec2()
             lib.kcbp2d_model_bounds(self._h, byref(lo), byref(hi))
             return np.array([[lo.x, lo.y], [hi.x, hi.y]])
@@ -469,7 +445,7 @@ class Polygon(Geometry2D):
         if self.closed:
             return {"closed": True}
         out = {"file": self._file} if self._file else {}
-        with _Using2D(self):
+        with _Using(self):
             out["vertices"] = int(lib.kcbp2d_model_vertex_count(self._h))
             out["rings"] = int(lib.kcbp2d_model_ring_count(self._h))
         return out
@@ -753,7 +729,7 @@ def collide(a, b, pose_a=None, pose_b=None, contacts="none", margin=0.0) -> Repo
     a, b = as_geometry2d(a, "a"), as_geometry2d(b, "b")
     pa, pb = pose2d(pose_a, "pose_a"), pose2d(pose_b, "pose_b")
     m = _margin(margin)
-    with _Using2D(a, b):
+    with _Using(a, b):
         col, pairs, contained, how, edge_pairs = pair_collide(a, pa, b, pb, m, contacts)
         out = {"collide": col}
         if how is not None:
@@ -779,7 +755,7 @@ def distance(a, b, pose_a=None, pose_b=None, max_distance=None, signed=False) ->
     md = math.inf if max_distance is None else float(max_distance)
     if not md >= 0:
         raise Error("max_distance must be a number >= 0, not %r" % (max_distance,))
-    with _Using2D(a, b):
+    with _Using(a, b):
         col, d, p_a, p_b, ea, eb, r = pair_distance(a, pa, b, pb)
         if d > md:
             return {"within": False, "distance": None, "farther_than": md, "distance_lower": d, "dimensions": 2}
@@ -820,7 +796,7 @@ def collide_many(a, b, poses, pose_a=None) -> np.ndarray:
         raise Error("poses: expected an (n, 3) array of (tx, ty, degrees) or an (n, 3, 3) array of real numbers, "
                     "not %s of shape %s" % (p.dtype, p.shape))
     out = np.zeros(p.shape[0], dtype=bool)
-    with _Using2D(a, b):
+    with _Using(a, b):
         for i in range(p.shape[0]):
             out[i] = pair_collide(a, pa, b, pose2d(p[i], "poses[%d]" % i))[0]
     return out

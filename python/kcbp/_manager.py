@@ -12,7 +12,7 @@ from __future__ import annotations
 import ctypes
 import math
 import threading
-from typing import Any, Hashable, List, Optional, Set, Tuple, Union
+from typing import Any, Hashable, List, Optional, Tuple, Union
 from ctypes import POINTER, byref, c_bool, c_double, c_int, c_size_t, c_uint32, c_uint64, c_void_p
 
 import numpy as np

@@ -20,7 +20,8 @@ from typing import Any, Hashable, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _api2d
-from ._api2d import Geometry2D, _Using2D, apply, matrix2d, pair_collide, pair_distance, pair_signed, pose2d
+from ._using import _Using
+from ._api2d import Geometry2D, apply, matrix2d, pair_collide, pair_distance, pair_signed, pose2d
 from ._lib import Error
 from ._manager import ContactData, DistanceData
 
@@ -391,7 +392,7 @@ class CollisionManager2D:
         "__external") last."""
         pose = _transform(transform)
         geom = _geometry(mesh, "in_collision_single")
-        with _Using2D(geom), self._lock:
+        with _Using(geom), self._lock:
             self._check_open()
             items = self._items()
             box = np.array([_world_box(geom, pose)])
@@ -498,7 +499,7 @@ class CollisionManager2D:
         with return_name that object's name; the mesh is "__external"."""
         pose = _transform(transform)
         geom = _geometry(mesh, "min_distance_single")
-        with _Using2D(geom), self._lock:
+        with _Using(geom), self._lock:
             self._check_open()
             box = _world_box(geom, pose)
             best = self._least([(n, g, p, "__external", geom, pose, _box_gap(b, box)) for n, g, p, b in self._items()])

@@ -24,6 +24,7 @@ from ctypes import byref, c_bool, c_double, c_int, c_size_t, c_uint32, sizeof
 import numpy as np
 
 from . import _api2d
+from ._using import _Using
 from . import _lib
 from . import _lib2d
 from ._lib import Error, lib
@@ -127,7 +128,7 @@ def sweep(a, b, pose_from, pose_to, pose_a=None, tolerance=1e-9, max_iterations=
     r = res_t()
     err = _lib.ErrorStruct()
     swap = not a.is_model and b.is_model
-    with _api2d._Using2D(a, b):
+    with _Using(a, b):
         t0 = time.perf_counter()
         if not a.is_model and not b.is_model:
             st = lib.kcbp2d_sweep_sized(byref(a._s), byref(ma), byref(b._s), byref(mb), byref(o), byref(r),

@@ -76,6 +76,10 @@ typedef struct {
     kcbp2d_core pts;
     bool pts_valid;
     kcbp_vec2 *heap;
+    /* per core vertex, its projection on the step's direction (x) and that
+     * projection's first-order rate (y), for the second-order bound */
+    kcbp_vec2 lines_buf[KCBP2D_CORE_INLINE];
+    kcbp_vec2 *lines;
 } body;
 
 #define MAX2(x, y) ((x) > (y) ? (x) : (y))
@@ -145,6 +149,14 @@ static double model_rho(const kcbp2d_model *m)
     return r;
 }
 
+/* What kcbp2d_pose_from_angle accepts: finite numbers, a translation
+ * within KCBP_COORD_MAX. */
+static bool end_ok(kcbp_vec2 t, double deg)
+{
+    return isfinite(t.x) && isfinite(t.y) && isfinite(deg) && fabs(t.x) <= KCBP_COORD_MAX &&
+           fabs(t.y) <= KCBP_COORD_MAX;
+}
+
 static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
 {
     const kcbp2d_motion *m = b->motion;
@@ -152,7 +164,10 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: motion %s is NULL", which);
     kcbp2d_pose p;
     kcbp_status st;
-    if ((st = kcbp2d_motion_at(m, 0, &p, err)) != KCBP_OK || (st = kcbp2d_motion_at(m, 1, &p, err)) != KCBP_OK) {
+    /* the end poses' checks (kcbp2d_pose_from_angle's) without their trig;
+     * the pose itself only for its error message */
+    if ((!end_ok(m->from, m->from_deg) && (st = kcbp2d_motion_at(m, 0, &p, err)) != KCBP_OK) ||
+        (!end_ok(m->to, m->to_deg) && (st = kcbp2d_motion_at(m, 1, &p, err)) != KCBP_OK)) {
         kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: motion A" : "2D sweep: motion B");
         return st;
     }
@@ -167,9 +182,10 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         b->rho = shape_rho(b->shape);
         b->radius = b->shape->radius;
         if (b->shape->kind == KCBP2D_POLYGON && b->shape->npoints > KCBP2D_CORE_INLINE &&
-            !(b->heap = malloc((size_t)b->shape->npoints * sizeof *b->heap)))
+            !(b->heap = malloc((size_t)b->shape->npoints * 2 * sizeof *b->heap)))
             return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D sweep: out of memory for %u vertices",
                                   (unsigned)b->shape->npoints);
+        b->lines = b->heap ? b->heap + b->shape->npoints : b->lines_buf;
     } else {
         if (!b->model)
             return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: model %s is NULL", which);
@@ -284,23 +300,25 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
  * vertex's line less K h^2 (K: both bodies' w^2 rho / 2), less the
  * rounding of those lines (8 ulps of mu h). Concave in h: positive at h
  * and at 0, it is positive on [0, h]. */
-static double gap_after(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, kcbp_vec2 n,
-                        double h, double k, double slack, double mu)
+static double gap_after(const body *a, const body *b, double h, double k, double slack, double mu)
 {
-    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
-    double ra = kcbp_v2_dot(n, a->dtrans), rb = kcbp_v2_dot(n, b->dtrans);
+    const kcbp_vec2 *la = a->lines, *lb = b->lines;
     double amax = -INFINITY, bmin = INFINITY;
-    for (uint32_t i = 0; i < ca->n; i++) {
-        kcbp_vec2 v = ca->v[i], r = kcbp_v2_sub(v, pa->trans);
-        double x = kcbp_v2_dot(n, v) + h * (ra + a->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
-        amax = MAX2(amax, x);
-    }
-    for (uint32_t i = 0; i < cb->n; i++) {
-        kcbp_vec2 v = cb->v[i], r = kcbp_v2_sub(v, pb->trans);
-        double x = kcbp_v2_dot(n, v) + h * (rb + b->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
-        bmin = MIN2(bmin, x);
-    }
+    for (uint32_t i = 0; i < a->pts.n; i++)
+        amax = MAX2(amax, la[i].x + h * la[i].y);
+    for (uint32_t i = 0; i < b->pts.n; i++)
+        bmin = MIN2(bmin, lb[i].x + h * lb[i].y);
     return (bmin - amax) - k * h * h - slack - 0x1p-50 * mu * h;
+}
+
+/* gap_after's lines along n: x = n . v, y = n . dT + w n . perp(v - c). */
+static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
+{
+    double rt = kcbp_v2_dot(n, c->dtrans);
+    for (uint32_t i = 0; i < c->pts.n; i++) {
+        kcbp_vec2 v = c->pts.v[i], r = kcbp_v2_sub(v, p->trans);
+        c->lines[i] = kcbp_v2_make(kcbp_v2_dot(n, v), rt + c->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
+    }
 }
 
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
@@ -312,7 +330,9 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
         pose_points(b, pb), b->pts_valid = true;
     const kcbp2d_core ca = a->pts, cb = b->pts;
     kcbp2d_gjk_out g;
-    kcbp2d_gjk(&ca, &cb, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
+    /* warm start: from the supports along the last step's direction */
+    kcbp_vec2 dir = out->have_points ? out->n : kcbp_v2_make(0, 0);
+    kcbp2d_gjk_dir(&ca, &cb, dir, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
     double rr = ca.r + cb.r;
     out->lower = -INFINITY;
     out->dist = 0;
@@ -383,11 +403,13 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
              * bound is concave, so the chord's root keeps it positive). */
             if (spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
                 double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
+                make_lines(a, pa, out->n);
+                make_lines(b, pb, out->n);
                 double slack = rr + e, good = out->step, h = 2 * good;
-                double g_good = gap_after(a, b, pa, pb, out->n, good, k, slack, mu), g_h = 0;
+                double g_good = gap_after(a, b, good, k, slack, mu), g_h = 0;
                 int doubled = 0;
                 while (g_good > 0 && good < 1 && doubled < 8) {
-                    g_h = gap_after(a, b, pa, pb, out->n, h, k, slack, mu);
+                    g_h = gap_after(a, b, h, k, slack, mu);
                     if (!(g_h > 0))
                         break;
                     good = h, g_good = g_h, h *= 2, doubled++;
@@ -396,7 +418,7 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                     double x = good + g_good * (h - good) / (g_good - g_h);
                     if (!(x > good && x < h))
                         break;
-                    double gx = gap_after(a, b, pa, pb, out->n, x, k, slack, mu);
+                    double gx = gap_after(a, b, x, k, slack, mu);
                     if (gx > 0)
                         good = x, g_good = gx;
                     else

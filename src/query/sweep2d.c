@@ -80,7 +80,32 @@ typedef struct {
      * projection's first-order rate (y), for the second-order bound */
     kcbp_vec2 lines_buf[KCBP2D_CORE_INLINE];
     kcbp_vec2 *lines;
+    bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
+    kcbp2d_pose pose0; /* the pose at t = 0 */
+    kcbp2d_core core;  /* a still shape's core for the exact test, once made */
+    bool core_valid;
 } body;
+
+/* kcbp2d_motion_at(b->motion, t), bit for bit: a body that does not turn
+ * has the angle from_deg at every t (from_deg + t * 0), so the rotation
+ * of t = 0 and the translation interpolated as there. */
+static kcbp_status body_pose_at(const body *b, double t, kcbp2d_pose *out, kcbp_error *err)
+{
+    if (!b->fixed_turn)
+        return kcbp2d_motion_at(b->motion, t, out, err);
+    if (b->still || !(t > 0)) {
+        *out = b->pose0;
+        return KCBP_OK;
+    }
+    const kcbp2d_motion *m = b->motion;
+    kcbp_vec2 tr = m->to;
+    if (t < 1)
+        tr = kcbp_v2_make(m->from.x + t * (m->to.x - m->from.x), m->from.y + t * (m->to.y - m->from.y));
+    if (!(fabs(tr.x) <= KCBP_COORD_MAX && fabs(tr.y) <= KCBP_COORD_MAX))
+        return kcbp2d_motion_at(m, t, out, err); /* its error */
+    out->c = b->pose0.c, out->s = b->pose0.s, out->trans = tr;
+    return KCBP_OK;
+}
 
 #define MAX2(x, y) ((x) > (y) ? (x) : (y))
 #define MIN2(x, y) ((x) < (y) ? (x) : (y))
@@ -133,7 +158,7 @@ static double shape_rho(const kcbp2d_shape *s)
     case KCBP2D_BOX: r = kcbp_v2_len(s->local[0]); break;
     case KCBP2D_POLYGON:
         for (uint32_t i = 0; i < s->npoints; i++)
-            r = fmax(r, kcbp_v2_len(s->points[i]));
+            r = fmax(r, kcbp2d_len(s->points[i])); /* 1.5 ulps: within SPEED_PAD */
         break;
     }
     return r;
@@ -192,6 +217,9 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         b->rho = model_rho(b->model);
         b->radius = 0;
     }
+    b->fixed_turn = m->from_deg == m->to_deg;
+    if ((st = kcbp2d_motion_at(m, 0, &b->pose0, err)) != KCBP_OK)
+        return st;
     b->dtrans = kcbp_v2_sub(m->to, m->from);
     b->still = m->from.x == m->to.x && m->from.y == m->to.y && m->from_deg == m->to_deg;
     b->spin = turn * b->rho;
@@ -227,32 +255,44 @@ static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec
 }
 
 /* The exact collide test at t (n: the last step's direction, a hint). */
-static kcbp_status touching_at(const body *a, const body *b, double t, kcbp_vec2 n, bool *touch, kcbp_error *err)
+static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *touch, kcbp_error *err)
 {
     kcbp2d_pose pa, pb;
     kcbp_status st;
     *touch = false;
-    if ((st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK ||
-        (st = kcbp2d_motion_at(b->motion, t, &pb, err)) != KCBP_OK)
+    if ((st = body_pose_at(a, t, &pa, err)) != KCBP_OK || (st = body_pose_at(b, t, &pb, err)) != KCBP_OK)
         return st;
     if (a->shape) { /* collide2d.h's exact decision, on the checked shapes' cores */
-        kcbp2d_core ca, cb;
-        if ((st = kcbp2d_core_make(a->shape, &pa, &ca, err)) != KCBP_OK)
-            return st;
-        if ((st = kcbp2d_core_make(b->shape, &pb, &cb, err)) != KCBP_OK) {
-            kcbp2d_core_free(&ca);
-            return st;
+        kcbp2d_core tmp[2], *c[2] = {&tmp[0], &tmp[1]};
+        bool made[2] = {false, false};
+        body *side[2] = {a, b};
+        const kcbp2d_pose *pose[2] = {&pa, &pb};
+        for (int k = 0; k < 2; k++) {
+            body *x = side[k];
+            if (x->still) { /* made once: its pose never changes */
+                if (!x->core_valid && (st = kcbp2d_core_make(x->shape, pose[k], &x->core, err)) != KCBP_OK)
+                    break;
+                x->core_valid = true;
+                c[k] = &x->core;
+            } else if ((st = kcbp2d_core_make(x->shape, pose[k], c[k], err)) != KCBP_OK) {
+                break;
+            } else {
+                made[k] = true;
+            }
         }
-        if (vertex_inside(&ca, &cb, n)) {
-            *touch = true;
-        } else {
-            kcbp2d_decision d;
-            kcbp2d_decide(&ca, &cb, 0.0, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
-            *touch = d.collide;
+        if (st == KCBP_OK) {
+            if (vertex_inside(c[0], c[1], n)) {
+                *touch = true;
+            } else {
+                kcbp2d_decision d;
+                kcbp2d_decide(c[0], c[1], 0.0, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
+                *touch = d.collide;
+            }
         }
-        kcbp2d_core_free(&ca);
-        kcbp2d_core_free(&cb);
-        return KCBP_OK;
+        for (int k = 0; k < 2; k++)
+            if (made[k])
+                kcbp2d_core_free(&tmp[k]);
+        return st;
     }
     kcbp2d_model_collide_result r;
     st = b->model ? kcbp2d_model_collide(a->model, &pa, b->model, &pb, NULL, &r, err)
@@ -522,8 +562,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     measure m;
     memset(&m, 0, sizeof m);
     kcbp2d_pose pa, pb;
-    if ((st = kcbp2d_motion_at(a->motion, 0, &pa, err)) != KCBP_OK) /* a still A stays there */
-        return st;
+    pa = a->pose0; /* a still A stays there */
     for (;;) {
         if (r.iterations >= o.max_iterations) {
             r.undecided = true;
@@ -531,8 +570,8 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
             break;
         }
         r.iterations++;
-        if ((!a->still && (st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK) ||
-            (st = kcbp2d_motion_at(b->motion, t, &pb, err)) != KCBP_OK)
+        if ((!a->still && (st = body_pose_at(a, t, &pa, err)) != KCBP_OK) ||
+            (st = body_pose_at(b, t, &pb, err)) != KCBP_OK)
             return st;
         double reach = a->rho + kcbp_v2_max_abs(pa.trans) * 2 + a->radius + b->rho + kcbp_v2_max_abs(pb.trans) * 2 +
                        b->radius;
@@ -580,6 +619,13 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     return KCBP_OK;
 }
 
+static void body_free(body *b)
+{
+    free(b->heap);
+    if (b->core_valid)
+        kcbp2d_core_free(&b->core);
+}
+
 kcbp_status kcbp2d_sweep_sized(const kcbp2d_shape *a, const kcbp2d_motion *motion_a, const kcbp2d_shape *b,
                                const kcbp2d_motion *motion_b, const kcbp2d_sweep_options *options,
                                kcbp2d_sweep_result *result, size_t result_size, kcbp_error *err)
@@ -588,8 +634,8 @@ kcbp_status kcbp2d_sweep_sized(const kcbp2d_shape *a, const kcbp2d_motion *motio
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape %s is NULL", a ? "B" : "A");
     body ba = {.shape = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
-    free(ba.heap);
-    free(bb.heap);
+    body_free(&ba);
+    body_free(&bb);
     return st;
 }
 
@@ -599,8 +645,8 @@ kcbp_status kcbp2d_model_sweep_sized(const kcbp2d_model *a, const kcbp2d_motion 
 {
     body ba = {.model = a, .motion = motion_a}, bb = {.model = b, .motion = motion_b};
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
-    free(ba.heap);
-    free(bb.heap);
+    body_free(&ba);
+    body_free(&bb);
     return st;
 }
 
@@ -613,7 +659,7 @@ kcbp_status kcbp2d_model_shape_sweep_sized(const kcbp2d_model *a, const kcbp2d_m
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape B is NULL");
     body ba = {.model = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
-    free(ba.heap);
-    free(bb.heap);
+    body_free(&ba);
+    body_free(&bb);
     return st;
 }

@@ -309,6 +309,7 @@ typedef struct {
     bool have_points;         /* convex, apart cores: their closest points and the best direction */
     kcbp_vec2 pa, pb, n;
     kcbp2d_model_distance_result md; /* models: the last query's answer */
+    kcbp2d_gjk_cache gc;             /* convex: the last step's GJK simplex */
 } measure;
 
 static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
@@ -370,9 +371,14 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
         pose_points(b, pb), b->pts_valid = true;
     const kcbp2d_core ca = a->pts, cb = b->pts;
     kcbp2d_gjk_out g;
-    /* warm start: from the supports along the last step's direction */
-    kcbp_vec2 dir = out->have_points ? out->n : kcbp_v2_make(0, 0);
-    kcbp2d_gjk_dir(&ca, &cb, dir, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
+    /* warm start: from the last step's simplex (its first step: from the
+     * supports along B's offset from A) */
+    if (out->gc.n == 0) {
+        kcbp_vec2 d = kcbp_v2_sub(pb->trans, pa->trans);
+        if (d.x != 0 || d.y != 0)
+            out->gc.n = 1, out->gc.ia[0] = support_of(&ca, d), out->gc.ib[0] = support_of(&cb, kcbp_v2_neg(d));
+    }
+    kcbp2d_gjk_warm(&ca, &cb, &out->gc, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
     double rr = ca.r + cb.r;
     out->lower = -INFINITY;
     out->dist = 0;

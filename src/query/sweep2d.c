@@ -145,6 +145,7 @@ static void pose_points(body *b, const kcbp2d_pose *pose)
     c->n = n;
     c->r = s->radius;
     c->scale = 0;
+    c->hulled = false;
     c->heap = NULL;
 }
 
@@ -369,17 +370,17 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
         pose_points(a, pa), a->pts_valid = true;
     if (!b->still || !b->pts_valid)
         pose_points(b, pb), b->pts_valid = true;
-    const kcbp2d_core ca = a->pts, cb = b->pts;
+    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
     kcbp2d_gjk_out g;
     /* warm start: from the last step's simplex (its first step: from the
      * supports along B's offset from A) */
     if (out->gc.n == 0) {
         kcbp_vec2 d = kcbp_v2_sub(pb->trans, pa->trans);
         if (d.x != 0 || d.y != 0)
-            out->gc.n = 1, out->gc.ia[0] = support_of(&ca, d), out->gc.ib[0] = support_of(&cb, kcbp_v2_neg(d));
+            out->gc.n = 1, out->gc.ia[0] = support_of(ca, d), out->gc.ib[0] = support_of(cb, kcbp_v2_neg(d));
     }
-    kcbp2d_gjk_warm(&ca, &cb, &out->gc, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
-    double rr = ca.r + cb.r;
+    kcbp2d_gjk_warm(ca, cb, &out->gc, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
+    double rr = ca->r + cb->r;
     out->lower = -INFINITY;
     out->dist = 0;
     out->step = 0;
@@ -397,21 +398,21 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
              * normals of the edges at both supports along it (one of them is
              * the exact separating direction at a vertex-edge contact). */
             out->have_points = true;
-            out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca.r));
-            out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb.r));
+            out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca->r));
+            out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb->r));
             out->n = kcbp_v2_scale(u, 1 / ul);
             kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
             int nd = 1;
-            uint32_t ia = support_of(&ca, u), ib = support_of(&cb, kcbp_v2_neg(u));
+            uint32_t ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
             kcbp_vec2 cand[4];
             int nc = 0;
-            if (ca.n >= 2) {
-                cand[nc++] = edge_normal(&ca, (ia + ca.n - 1) % ca.n);
-                cand[nc++] = edge_normal(&ca, ia);
+            if (ca->n >= 2) {
+                cand[nc++] = edge_normal(ca, (ia + ca->n - 1) % ca->n);
+                cand[nc++] = edge_normal(ca, ia);
             }
-            if (cb.n >= 2) {
-                cand[nc++] = kcbp_v2_neg(edge_normal(&cb, (ib + cb.n - 1) % cb.n));
-                cand[nc++] = kcbp_v2_neg(edge_normal(&cb, ib));
+            if (cb->n >= 2) {
+                cand[nc++] = kcbp_v2_neg(edge_normal(cb, (ib + cb->n - 1) % cb->n));
+                cand[nc++] = kcbp_v2_neg(edge_normal(cb, ib));
             }
             double best = 0;
             for (int k = 0; k < nc; k++) { /* the edge normal nearest the closest points' direction */
@@ -430,10 +431,10 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                  * cores' distance, for these coordinates and for any later
                  * pose (it shrinks at most closing per unit t) */
                 double amax = -INFINITY, bmin = INFINITY;
-                for (uint32_t i = 0; i < ca.n; i++)
-                    amax = MAX2(amax, kcbp_v2_dot(n, ca.v[i]));
-                for (uint32_t i = 0; i < cb.n; i++)
-                    bmin = MIN2(bmin, kcbp_v2_dot(n, cb.v[i]));
+                for (uint32_t i = 0; i < ca->n; i++)
+                    amax = MAX2(amax, kcbp_v2_dot(n, ca->v[i]));
+                for (uint32_t i = 0; i < cb->n; i++)
+                    bmin = MIN2(bmin, kcbp_v2_dot(n, cb->v[i]));
                 double lower = (bmin - amax) - rr - e;
                 /* -n . dT, rounded: its error is below 8 ulps of |dT| */
                 double closing = (-kcbp_v2_dot(n, dt) + dterr + spin) * SPEED_PAD;
@@ -625,6 +626,15 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     return KCBP_OK;
 }
 
+/* A body's fields before body_init, without zeroing its vertex buffers
+ * (the cores' and lines' buffers are written before they are read). */
+static void body_start(body *b, const kcbp2d_shape *shape, const kcbp2d_model *model, const kcbp2d_motion *motion)
+{
+    b->shape = shape, b->model = model, b->motion = motion;
+    b->heap = NULL, b->lines = NULL;
+    b->pts_valid = b->core_valid = false;
+}
+
 static void body_free(body *b)
 {
     free(b->heap);
@@ -638,7 +648,9 @@ kcbp_status kcbp2d_sweep_sized(const kcbp2d_shape *a, const kcbp2d_motion *motio
 {
     if (!a || !b)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape %s is NULL", a ? "B" : "A");
-    body ba = {.shape = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
+    body ba, bb;
+    body_start(&ba, a, NULL, motion_a);
+    body_start(&bb, b, NULL, motion_b);
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
     body_free(&ba);
     body_free(&bb);
@@ -649,7 +661,9 @@ kcbp_status kcbp2d_model_sweep_sized(const kcbp2d_model *a, const kcbp2d_motion 
                                      const kcbp2d_motion *motion_b, const kcbp2d_sweep_options *options,
                                      kcbp2d_sweep_result *result, size_t result_size, kcbp_error *err)
 {
-    body ba = {.model = a, .motion = motion_a}, bb = {.model = b, .motion = motion_b};
+    body ba, bb;
+    body_start(&ba, NULL, a, motion_a);
+    body_start(&bb, NULL, b, motion_b);
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
     body_free(&ba);
     body_free(&bb);
@@ -663,7 +677,9 @@ kcbp_status kcbp2d_model_shape_sweep_sized(const kcbp2d_model *a, const kcbp2d_m
 {
     if (!b)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape B is NULL");
-    body ba = {.model = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
+    body ba, bb;
+    body_start(&ba, NULL, a, motion_a);
+    body_start(&bb, b, NULL, motion_b);
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
     body_free(&ba);
     body_free(&bb);

@@ -135,9 +135,13 @@ typedef struct {
     uint32_t ia[2], ib[2];
 } kcbp2d_gjk_cache;
 /* kcbp2d_gjk started from the cached simplex; the cache receives the last
- * simplex (reduced to at most 2 vertices). */
+ * simplex (reduced to at most 2 vertices: s[0] and s[n - 1] are the
+ * features). measure false: the closest points are the last simplex's
+ * weighted ones, not measured again as a segment pair (cheaper; the
+ * distance may then be larger or smaller than the true one by more than
+ * rounding: a direction, not a bound). */
 void kcbp2d_gjk_warm(const kcbp2d_core *a, const kcbp2d_core *b, kcbp2d_gjk_cache *cache, int max_iterations,
-                     kcbp2d_gjk_out *out);
+                     bool measure, kcbp2d_gjk_out *out);
 
 /* The distance between the cores by every (edge, edge) pair in double,
  * for cores known apart: the fallback when GJK is cut short, and the

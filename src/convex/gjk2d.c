@@ -200,11 +200,11 @@ void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, i
     kcbp2d_gjk_cache c = {0, {0, 0}, {0, 0}};
     if (dir.x != 0 || dir.y != 0)
         c.n = 1, c.ia[0] = support(a, dir), c.ib[0] = support(b, kcbp_v2_neg(dir));
-    kcbp2d_gjk_warm(a, b, &c, max_iterations, out);
+    kcbp2d_gjk_warm(a, b, &c, max_iterations, true, out);
 }
 
 void kcbp2d_gjk_warm(const kcbp2d_core *a, const kcbp2d_core *b, kcbp2d_gjk_cache *cache, int max_iterations,
-                     kcbp2d_gjk_out *out)
+                     bool measure, kcbp2d_gjk_out *out)
 {
     svert s[3];
     int n = 1;
@@ -263,11 +263,19 @@ void kcbp2d_gjk_warm(const kcbp2d_core *a, const kcbp2d_core *b, kcbp2d_gjk_cach
     }
     if (n == 3) /* the cap was hit before solving the last point in */
         n = 2;
+    out->overlap = false;
+    if (!measure) { /* the simplex's own points, by its weights */
+        kcbp_vec2 pa = kcbp_v2_scale(s[0].a, s[0].l), pb = kcbp_v2_scale(s[0].b, s[0].l);
+        for (int i = 1; i < n; i++)
+            pa = kcbp_v2_add(pa, kcbp_v2_scale(s[i].a, s[i].l)), pb = kcbp_v2_add(pb, kcbp_v2_scale(s[i].b, s[i].l));
+        out->pa = pa, out->pb = pb;
+        out->distance = kcbp2d_len(kcbp_v2_sub(pb, pa));
+        return;
+    }
     /* The features: a point or an edge on each core. */
     kcbp_vec2 a0 = s[0].a, a1 = s[n - 1].a, b0 = s[0].b, b1 = s[n - 1].b;
     kcbp_vec2 pa, pb;
     double d = kcbp2d_cp_seg_seg(a0, a1, b0, b1, &pa, &pb);
-    out->overlap = false;
     out->distance = d;
     out->pa = pa;
     out->pb = pb;

@@ -379,7 +379,9 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
         if (d.x != 0 || d.y != 0)
             out->gc.n = 1, out->gc.ia[0] = support_of(ca, d), out->gc.ib[0] = support_of(cb, kcbp_v2_neg(d));
     }
-    kcbp2d_gjk_warm(ca, cb, &out->gc, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
+    /* the simplex's points (not measured again: a direction for the bounds
+     * below, which hold for any; measure_points when near) */
+    kcbp2d_gjk_warm(ca, cb, &out->gc, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &g);
     double rr = ca->r + cb->r;
     out->lower = -INFINITY;
     out->dist = 0;
@@ -476,6 +478,29 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             }
         }
     }
+}
+
+/* Near contact: the closest points and their distance measured on the
+ * last simplex's features as a segment pair (kcbp2d_gjk's measure: a
+ * distance attained by points of the cores), for the report and the
+ * choice of where to confirm. */
+static void measure_points(const body *a, const body *b, measure *m)
+{
+    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
+    const kcbp2d_gjk_cache *c = &m->gc;
+    if (c->n < 1)
+        return;
+    kcbp_vec2 ga, gb;
+    double d = kcbp2d_cp_seg_seg(ca->v[c->ia[0]], ca->v[c->ia[c->n - 1]], cb->v[c->ib[0]], cb->v[c->ib[c->n - 1]],
+                                 &ga, &gb);
+    kcbp_vec2 u = kcbp_v2_sub(gb, ga);
+    double ul = sqrt(u.x * u.x + u.y * u.y);
+    if (!(ul > 0))
+        return; /* the simplex's points stay */
+    kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul);
+    m->dist = fmax(d - (ca->r + cb->r), 0.0);
+    m->pa = kcbp_v2_add(ga, kcbp_v2_scale(un, ca->r));
+    m->pb = kcbp_v2_sub(gb, kcbp_v2_scale(un, cb->r));
 }
 
 static kcbp_status measure_models(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb,
@@ -592,6 +617,8 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
         if (!convex && !m.md.collide && m.md.distance > 0)
             last_normal = unit_or(kcbp_v2_sub(m.md.point_b, m.md.point_a), last_normal);
         if (!(m.lower > stop_d)) {
+            if (convex && m.have_points)
+                measure_points(a, b, &m);
             /* Near enough: confirm a contact with the exact test, at t when
              * the distance is within rounding of 0, else at t + tau;
              * unconfirmed, step on (a few times at most: a motion grazing

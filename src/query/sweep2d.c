@@ -91,12 +91,12 @@ typedef struct {
  * of t = 0 and the translation interpolated as there. */
 static kcbp_status body_pose_at(const body *b, double t, kcbp2d_pose *out, kcbp_error *err)
 {
-    if (!b->fixed_turn)
-        return kcbp2d_motion_at(b->motion, t, out, err);
-    if (b->still || !(t > 0)) {
+    if (!(t > 0) || b->still) { /* motion_at's pose of t = 0 */
         *out = b->pose0;
         return KCBP_OK;
     }
+    if (!b->fixed_turn)
+        return kcbp2d_motion_at(b->motion, t, out, err);
     const kcbp2d_motion *m = b->motion;
     kcbp_vec2 tr = m->to;
     if (t < 1)
@@ -406,21 +406,28 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
             int nd = 1;
             uint32_t ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
-            kcbp_vec2 cand[4];
-            int nc = 0;
-            if (ca->n >= 2) {
-                cand[nc++] = edge_normal(ca, (ia + ca->n - 1) % ca->n);
-                cand[nc++] = edge_normal(ca, ia);
+            /* the edge normal nearest the closest points' direction:
+             * cos = (perp(e) . un) / |e|, compared by squares, so that only
+             * the winner is normalised (as edge_normal) */
+            const kcbp2d_core *cc[4] = {ca, ca, cb, cb};
+            uint32_t ce[4] = {ca->n >= 2 ? (ia + ca->n - 1) % ca->n : 0, ia,
+                              cb->n >= 2 ? (ib + cb->n - 1) % cb->n : 0, ib};
+            double best_r = 0, best_l2 = 1;
+            int win = -1;
+            for (int k = 0; k < 4; k++) {
+                const kcbp2d_core *c = cc[k];
+                if (c->n < 2)
+                    continue;
+                kcbp_vec2 ed = kcbp_v2_sub(c->v[(ce[k] + 1) % c->n], c->v[ce[k]]);
+                double r = ed.y * un.x - ed.x * un.y, l2 = ed.x * ed.x + ed.y * ed.y;
+                if (k >= 2)
+                    r = -r; /* B's normals turned toward A */
+                if (r > 0 && l2 > 0 && (win < 0 || r * r * best_l2 > best_r * best_r * l2))
+                    best_r = r, best_l2 = l2, win = k;
             }
-            if (cb->n >= 2) {
-                cand[nc++] = kcbp_v2_neg(edge_normal(cb, (ib + cb->n - 1) % cb->n));
-                cand[nc++] = kcbp_v2_neg(edge_normal(cb, ib));
-            }
-            double best = 0;
-            for (int k = 0; k < nc; k++) { /* the edge normal nearest the closest points' direction */
-                double d = kcbp_v2_dot(cand[k], un);
-                if (d > best)
-                    best = d, dirs[1] = cand[k], nd = 2;
+            if (win >= 0) {
+                kcbp_vec2 en = edge_normal(cc[win], ce[win]);
+                dirs[1] = win >= 2 ? kcbp_v2_neg(en) : en, nd = 2;
             }
             kcbp_vec2 dt = kcbp_v2_sub(b->dtrans, a->dtrans);
             double dterr = 0x1p-50 * (fabs(dt.x) + fabs(dt.y));

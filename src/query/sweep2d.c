@@ -60,6 +60,11 @@ kcbp_status kcbp2d_motion_at(const kcbp2d_motion *m, double t, kcbp2d_pose *out,
     return kcbp2d_pose_from_angle(tx, ty, deg, out, err);
 }
 
+/* rot_step's bound on a vertex's projection after a further h. */
+typedef struct {
+    double p, q, a, b;
+} sweep_line4;
+
 /* One side of a sweep: a convex shape or a model, and its motion. */
 typedef struct {
     const kcbp2d_shape *shape; /* exactly one of shape and model */
@@ -80,6 +85,8 @@ typedef struct {
      * projection's first-order rate (y), for the second-order bound */
     kcbp_vec2 lines_buf[KCBP2D_CORE_INLINE];
     kcbp_vec2 *lines;
+    sweep_line4 lines4_buf[KCBP2D_CORE_INLINE];
+    sweep_line4 *lines4;
     bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
     kcbp2d_pose pose0; /* the pose at t = 0 */
     kcbp2d_core core;  /* a still shape's core for the exact test, once made */
@@ -208,10 +215,11 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         b->rho = shape_rho(b->shape);
         b->radius = b->shape->radius;
         if (b->shape->kind == KCBP2D_POLYGON && b->shape->npoints > KCBP2D_CORE_INLINE &&
-            !(b->heap = malloc((size_t)b->shape->npoints * 2 * sizeof *b->heap)))
+            !(b->heap = malloc((size_t)b->shape->npoints * (2 * sizeof *b->heap + sizeof(sweep_line4)))))
             return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D sweep: out of memory for %u vertices",
                                   (unsigned)b->shape->npoints);
         b->lines = b->heap ? b->heap + b->shape->npoints : b->lines_buf;
+        b->lines4 = b->heap ? (sweep_line4 *)(void *)(b->heap + 2 * (size_t)b->shape->npoints) : b->lines4_buf;
     } else {
         if (!b->model)
             return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: model %s is NULL", which);
@@ -363,6 +371,83 @@ static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
     }
 }
 
+/* The gap along an axis fixed in a turning body Y, for a body X that does
+ * not turn: n(h) = R(w h) n0 (n0 unit, from X toward Y, an edge normal of
+ * Y, w Y's turn). In Y's frame Y's projections are constant (n0 . (v -
+ * c_Y)), and X's vertex v, at d = v - c_Y, projects at
+ *   f(h) = n0 . R(-wh) (d - h D) = (alpha cos x + beta sin x) - h (gamma
+ *   cos x + delta sin x),  x = w h,
+ * with D = dT_Y - dT_X, alpha = n0.d, beta = perp(n0).d, gamma = n0.D,
+ * delta = perp(n0).D. With cos x - 1 in [-x^2/2, 0], |sin x - x| <=
+ * |x|^3/6 and sin x = x - (x - sin x):
+ *   f(h) <= alpha + (beta w - gamma) h + a h^2 + b h^3 + c h^4,
+ * a = max(-alpha, 0) w^2/2 + max(-delta w, 0), b = |beta| |w|^3/6 +
+ * max(gamma, 0) w^2/2, c = |delta| |w|^3/6 (signs taken with a margin for
+ * their rounding): convex in h >= 0, so the gap, Y's least projection less
+ * X's greatest bound less slack and the rounding of the bounds (2^-48 of
+ * their terms, 8 ulps of mu h), is concave: positive at 0 and at h, it is
+ * positive on [0, h]. Returns the largest h found so (from h0, proven by
+ * the caller's bounds, doubling then regula falsi), or 0. */
+static double rot_gap(const body *x, double h, double miny, double qerr, double c4, double amax, double bmax,
+                      double slack, double mu)
+{
+    const sweep_line4 *l = x->lines4;
+    double m = -INFINITY;
+    for (uint32_t i = 0; i < x->pts.n; i++)
+        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * c4))));
+    return miny - m - slack - h * (0x1p-50 * mu + qerr) - 0x1p-48 * h * h * (amax + h * (bmax + h * c4));
+}
+
+static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
+                       double mu)
+{
+    const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
+    kcbp_vec2 pn = kcbp_v2_perp(n0);
+    double miny = INFINITY;
+    for (uint32_t j = 0; j < cy->n; j++)
+        miny = MIN2(miny, kcbp_v2_dot(n0, kcbp_v2_sub(cy->v[j], py->trans)));
+    kcbp_vec2 dd = kcbp_v2_sub(y->dtrans, x->dtrans);
+    double md = 0x1p-48 * (fabs(dd.x) + fabs(dd.y));
+    double gamma = kcbp_v2_dot(n0, dd), delta = kcbp_v2_dot(pn, dd);
+    double w = y->w, aw = fabs(w), w2 = w * w * 0.5 * SPEED_PAD, w3 = aw * aw * aw * (1.0 / 6) * SPEED_PAD;
+    double c4 = (fabs(delta) + md) * w3;
+    double a0 = MAX2(-delta * w + md * aw, 0.0) * SPEED_PAD, b0 = MAX2(gamma + md, 0.0) * w2;
+    double amax = 0, bmax = 0, dmax = 0;
+    sweep_line4 *l = x->lines4;
+    for (uint32_t i = 0; i < cx->n; i++) {
+        kcbp_vec2 d = kcbp_v2_sub(cx->v[i], py->trans);
+        double alpha = kcbp_v2_dot(n0, d), beta = kcbp_v2_dot(pn, d), m = 0x1p-48 * (fabs(d.x) + fabs(d.y));
+        l[i].p = alpha;
+        l[i].q = beta * w - gamma;
+        l[i].a = MAX2(-alpha + m, 0.0) * w2 + a0;
+        l[i].b = (fabs(beta) + m) * w3 + b0;
+        amax = MAX2(amax, l[i].a), bmax = MAX2(bmax, l[i].b), dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
+    }
+    double qerr = 0x1p-48 * (dmax * aw + fabs(dd.x) + fabs(dd.y));
+    if (!(rot_gap(x, 0, miny, qerr, c4, amax, bmax, slack, mu) > 0))
+        return 0;
+    double good = h0, g_good = rot_gap(x, good, miny, qerr, c4, amax, bmax, slack, mu), h = 2 * good, g_h = 0;
+    if (!(g_good > 0))
+        return 0;
+    for (int doubled = 0; good < 1 && doubled < 8; doubled++) {
+        g_h = rot_gap(x, h, miny, qerr, c4, amax, bmax, slack, mu);
+        if (!(g_h > 0))
+            break;
+        good = h, g_good = g_h, h *= 2;
+    }
+    for (int it = 0; it < 3 && g_h < 0 && good < 1; it++) {
+        double xh = good + g_good * (h - good) / (g_good - g_h);
+        if (!(xh > good && xh < h))
+            break;
+        double gx = rot_gap(x, xh, miny, qerr, c4, amax, bmax, slack, mu);
+        if (gx > 0)
+            good = xh, g_good = gx;
+        else
+            h = xh, g_h = gx;
+    }
+    return good;
+}
+
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
                            double mu, measure *out)
 {
@@ -482,6 +567,16 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                 }
                 if (g_good > 0)
                     out->step = MAX2(out->step, good);
+            }
+            /* One body turning, the other not: the edge's normal carried
+             * round with the turning body (rot_step). */
+            if (win >= 0 && out->lower > 0 && out->step > 0 && out->step < 1) {
+                body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
+                if (y->w != 0 && x->w == 0) {
+                    kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], ce[win]));
+                    double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
+                    out->step = MAX2(out->step, hs);
+                }
             }
         }
     }
@@ -665,7 +760,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
 static void body_start(body *b, const kcbp2d_shape *shape, const kcbp2d_model *model, const kcbp2d_motion *motion)
 {
     b->shape = shape, b->model = model, b->motion = motion;
-    b->heap = NULL, b->lines = NULL;
+    b->heap = NULL, b->lines = NULL, b->lines4 = NULL;
     b->pts_valid = b->core_valid = false;
 }
 

@@ -247,6 +247,39 @@ static bool in_core(const kcbp2d_core *c, kcbp_vec2 p)
     return true;
 }
 
+/* Whether p lies in the hull of the closed chain c->v (n >= 3, any order
+ * the posing left: not made convex), sufficient only: p left of or on
+ * every directed edge and strictly left of one. Then each edge subtends
+ * at p a signed angle in [0, pi] (pi: p on it, in the hull), one of them
+ * positive, so the chain winds round p (or p is on an edge) and p is in
+ * the hull of its vertices: the set the exact test answers for. */
+static bool in_chain(const kcbp2d_core *c, kcbp_vec2 p)
+{
+    bool strict = false;
+    for (uint32_t i = 0; i < c->n; i++) {
+        int o = kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p);
+        if (o < 0)
+            return false;
+        strict |= o > 0;
+    }
+    return strict;
+}
+
+/* vertex_inside on posed chains (in_chain). */
+static bool vertex_inside_chain(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n)
+{
+    if (ca->n < 3 || cb->n < 3)
+        return false;
+    uint32_t ib = 0, ia = 0;
+    for (uint32_t i = 1; i < cb->n; i++)
+        if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
+            ib = i;
+    for (uint32_t i = 1; i < ca->n; i++)
+        if (kcbp_v2_dot(n, ca->v[i]) > kcbp_v2_dot(n, ca->v[ia]))
+            ia = i;
+    return in_chain(ca, cb->v[ib]) || in_chain(cb, ca->v[ia]);
+}
+
 /* A cheap exact witness of contact between polygon cores: the vertex of
  * each deepest along the other's way (n, A toward B) inside the other. */
 static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n)
@@ -272,6 +305,16 @@ static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *to
     if ((st = body_pose_at(a, t, &pa, err)) != KCBP_OK || (st = body_pose_at(b, t, &pb, err)) != KCBP_OK)
         return st;
     if (a->shape) { /* collide2d.h's exact decision, on the checked shapes' cores */
+        /* first a witness on the posed vertices themselves (the steps'
+         * buffers: a moving body's are posed again at its next step) */
+        if (!a->still || !a->pts_valid)
+            pose_points(a, &pa), a->pts_valid = true;
+        if (!b->still || !b->pts_valid)
+            pose_points(b, &pb), b->pts_valid = true;
+        if (vertex_inside_chain(&a->pts, &b->pts, n)) {
+            *touch = true;
+            return KCBP_OK;
+        }
         kcbp2d_core tmp[2], *c[2] = {&tmp[0], &tmp[1]};
         bool made[2] = {false, false};
         body *side[2] = {a, b};

@@ -580,12 +580,24 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                     out->lower = lower, out->n = n;
                 out->step = MAX2(out->step, step);
             }
+            bool rot_done = false;
+            /* One body turning, the other not: the edge's normal carried
+             * round with the turning body (rot_step). */
+            if (win >= 0 && out->lower > 0 && out->step > 0 && out->step < 1) {
+                body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
+                if (y->w != 0 && x->w == 0) {
+                    kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], ce[win]));
+                    double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
+                    rot_done = hs > out->step;
+                    out->step = MAX2(out->step, hs);
+                }
+            }
             /* Turning, the first-order step is short where the support
              * vertices move across n: the second-order bound's root, by
              * doubling h while the bound stays positive, then regula falsi
              * between the last positive h and the first negative one (the
              * bound is concave, so the chord's root keeps it positive). */
-            if (spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
+            if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
                 double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
                 make_lines(a, pa, out->n);
                 make_lines(b, pb, out->n);
@@ -610,16 +622,6 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                 }
                 if (g_good > 0)
                     out->step = MAX2(out->step, good);
-            }
-            /* One body turning, the other not: the edge's normal carried
-             * round with the turning body (rot_step). */
-            if (win >= 0 && out->lower > 0 && out->step > 0 && out->step < 1) {
-                body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
-                if (y->w != 0 && x->w == 0) {
-                    kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], ce[win]));
-                    double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
-                    out->step = MAX2(out->step, hs);
-                }
             }
         }
     }

@@ -251,6 +251,43 @@ static void test_convex_turning(void **state)
     assert_true(ty.confirmed >= ty.hits * 9 / 10);
 }
 
+/* One body turns (up to 400 degrees either way), the other translates
+ * without turning, in both orders, half of the polygons off their origin
+ * (so that their turn swings them wide): the steps along an edge normal
+ * carried round with the turning body. */
+static void test_convex_turning_one(void **state)
+{
+    (void)state;
+    test_rng rng = {13};
+    tally ty = {0, 0, 0, 0};
+    for (int trial = 0; trial < 300; trial++) {
+        tshape a, b;
+        rnd_convex(&rng, 1.5, &a);
+        rnd_convex(&rng, 1.5, &b);
+        tshape *shifted = trial % 2 ? &b : &a;
+        if (trial % 4 < 2 && shifted->s.kind == KCBP2D_POLYGON) {
+            double ox = test_rng_range(&rng, -1.5, 1.5), oy = test_rng_range(&rng, -1.5, 1.5);
+            for (uint32_t i = 0; i < shifted->s.npoints; i++)
+                shifted->pts[i] = kcbp_v2_make(shifted->pts[i].x + ox, shifted->pts[i].y + oy);
+        }
+        pair p = {&a.s, &b.s, NULL, NULL, kcbp2d_motion_still(0, 0, 0), rnd_motion(&rng, true)};
+        double x = test_rng_range(&rng, -1, 1), y = test_rng_range(&rng, -1, 1), d = test_rng_range(&rng, -180, 180);
+        p.mo_a.to = kcbp_v2_make(x, y);
+        p.mo_a.from_deg = p.mo_a.to_deg = d;
+        if (trial % 3 == 0) { /* A turns, B translates */
+            kcbp2d_motion t = p.mo_a;
+            p.mo_a = p.mo_b, p.mo_b = t;
+            p.mo_a.from = kcbp_v2_scale(p.mo_a.from, 0.3), p.mo_a.to = kcbp_v2_scale(p.mo_a.to, 0.3);
+            p.mo_b.from = kcbp_v2_make(-6, x), p.mo_b.to = kcbp_v2_make(6, y);
+        }
+        check(&p, 4000, &ty);
+    }
+    print_message("one turning: %d hits (%d confirmed, %d before the samples' contact), %d misses\n", ty.hits,
+                  ty.confirmed, ty.early, ty.misses);
+    assert_true(ty.hits > 50 && ty.misses > 20);
+    assert_true(ty.confirmed >= ty.hits * 9 / 10);
+}
+
 /* ---- constructions with known answers ------------------------------------ */
 
 static void test_convex_cases(void **state)
@@ -467,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_convex_cases),
         cmocka_unit_test(test_convex_translation),
         cmocka_unit_test(test_convex_turning),
+        cmocka_unit_test(test_convex_turning_one),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_contract),
     };

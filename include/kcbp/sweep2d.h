@@ -33,7 +33,12 @@
  * gets a second-order bound along n: each vertex's projection moves at its
  * own rate n . (dT + w perp(v - c)) to within w^2 |v - c| h^2 / 2, a bound
  * concave in the step h whose root (regula falsi from the safe side) is
- * taken when it is farther. Models (polygons with holes) use
+ * taken when it is farther. When one body turns and the other does not,
+ * a step is also taken along the edge normal carried round with the
+ * turning body: in its frame its own projections stay, the other's
+ * vertices move as sinusoids in h, bounded by their Taylor remainders (a
+ * bound concave in h). GJK starts each step from the last step's simplex.
+ * Models (polygons with holes) use
  * kcbp2d_model_distance / kcbp2d_model_shape_distance and mu.
  *
  * Guarantee, with tau = options.t_tolerance and E the distances' rounding

@@ -126,6 +126,23 @@ void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, 
 void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
                     kcbp2d_gjk_out *out);
 
+/* A GJK simplex remembered between calls on the same cores moved a little
+ * (as Box2D's b2SimplexCache): n (0..2) vertices of the difference, each
+ * named by its core vertices' indices. n == 0: start from the first
+ * vertices. Indices beyond a core's count are dropped. */
+typedef struct {
+    int n;
+    uint32_t ia[2], ib[2];
+} kcbp2d_gjk_cache;
+/* kcbp2d_gjk started from the cached simplex; the cache receives the last
+ * simplex (reduced to at most 2 vertices: s[0] and s[n - 1] are the
+ * features). measure false: the closest points are the last simplex's
+ * weighted ones, not measured again as a segment pair (cheaper; the
+ * distance may then be larger or smaller than the true one by more than
+ * rounding: a direction, not a bound). */
+void kcbp2d_gjk_warm(const kcbp2d_core *a, const kcbp2d_core *b, kcbp2d_gjk_cache *cache, int max_iterations,
+                     bool measure, kcbp2d_gjk_out *out);
+
 /* The distance between the cores by every (edge, edge) pair in double,
  * for cores known apart: the fallback when GJK is cut short, and the
  * tests' reference. */

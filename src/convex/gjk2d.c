@@ -197,14 +197,31 @@ void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, 
 void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
                     kcbp2d_gjk_out *out)
 {
+    kcbp2d_gjk_cache c = {0, {0, 0}, {0, 0}};
+    if (dir.x != 0 || dir.y != 0)
+        c.n = 1, c.ia[0] = support(a, dir), c.ib[0] = support(b, kcbp_v2_neg(dir));
+    kcbp2d_gjk_warm(a, b, &c, max_iterations, true, out);
+}
+
+void kcbp2d_gjk_warm(const kcbp2d_core *a, const kcbp2d_core *b, kcbp2d_gjk_cache *cache, int max_iterations,
+                     bool measure, kcbp2d_gjk_out *out)
+{
     svert s[3];
     int n = 1;
-    uint32_t ia0 = 0, ib0 = 0;
-    if (dir.x != 0 || dir.y != 0)
-        ia0 = support(a, dir), ib0 = support(b, kcbp_v2_neg(dir));
-    s[0].ia = ia0, s[0].ib = ib0, s[0].a = a->v[ia0], s[0].b = b->v[ib0];
-    s[0].w = kcbp_v2_sub(s[0].b, s[0].a);
-    s[0].l = 1;
+    s[0].ia = 0, s[0].ib = 0;
+    if (cache->n >= 1 && cache->n <= 2) {
+        n = 0;
+        for (int i = 0; i < cache->n; i++)
+            if (cache->ia[i] < a->n && cache->ib[i] < b->n)
+                s[n].ia = cache->ia[i], s[n].ib = cache->ib[i], n++;
+        if (n == 0)
+            n = 1, s[0].ia = 0, s[0].ib = 0;
+    }
+    for (int i = 0; i < n; i++) {
+        s[i].a = a->v[s[i].ia], s[i].b = b->v[s[i].ib];
+        s[i].w = kcbp_v2_sub(s[i].b, s[i].a);
+        s[i].l = 1;
+    }
     bool overlap = false;
     int it = 0;
     while (it < max_iterations) {
@@ -232,6 +249,9 @@ void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, i
         s[n++] = w;
     }
     out->iterations = it;
+    cache->n = n < 3 ? n : 2;
+    for (int i = 0; i < cache->n; i++)
+        cache->ia[i] = s[i].ia, cache->ib[i] = s[i].ib;
     if (overlap) {
         out->overlap = true;
         out->distance = 0;
@@ -243,11 +263,19 @@ void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, i
     }
     if (n == 3) /* the cap was hit before solving the last point in */
         n = 2;
+    out->overlap = false;
+    if (!measure) { /* the simplex's own points, by its weights */
+        kcbp_vec2 pa = kcbp_v2_scale(s[0].a, s[0].l), pb = kcbp_v2_scale(s[0].b, s[0].l);
+        for (int i = 1; i < n; i++)
+            pa = kcbp_v2_add(pa, kcbp_v2_scale(s[i].a, s[i].l)), pb = kcbp_v2_add(pb, kcbp_v2_scale(s[i].b, s[i].l));
+        out->pa = pa, out->pb = pb;
+        out->distance = kcbp2d_len(kcbp_v2_sub(pb, pa));
+        return;
+    }
     /* The features: a point or an edge on each core. */
     kcbp_vec2 a0 = s[0].a, a1 = s[n - 1].a, b0 = s[0].b, b1 = s[n - 1].b;
     kcbp_vec2 pa, pb;
     double d = kcbp2d_cp_seg_seg(a0, a1, b0, b1, &pa, &pb);
-    out->overlap = false;
     out->distance = d;
     out->pa = pa;
     out->pb = pb;

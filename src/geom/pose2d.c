@@ -23,7 +23,7 @@ kcbp_status kcbp2d_pose_from_angle(double tx, double ty, double deg, kcbp2d_pose
                               KCBP_COORD_MAX);
     /* fmod is exact; a multiple of 90 degrees is a quarter turn taken
      * exactly, so that such poses round nothing but the translation. */
-    double r = fmod(deg, 360.0);
+    double f = fmod(deg, 360.0), r = f;
     if (r < 0)
         r += 360.0; /* exact: r in (-360, 0) and 360 share an exponent range */
     double c, s;
@@ -36,7 +36,7 @@ kcbp_status kcbp2d_pose_from_angle(double tx, double ty, double deg, kcbp2d_pose
     } else if (r == 270.0) {
         c = 0.0, s = -1.0;
     } else {
-        double rad = fmod(deg, 360.0) * (M_PI / 180.0);
+        double rad = f * (M_PI / 180.0);
         c = cos(rad), s = sin(rad);
     }
     out->c = c;

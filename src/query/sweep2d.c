@@ -60,6 +60,11 @@ kcbp_status kcbp2d_motion_at(const kcbp2d_motion *m, double t, kcbp2d_pose *out,
     return kcbp2d_pose_from_angle(tx, ty, deg, out, err);
 }
 
+/* rot_step's bound on a vertex's projection after a further h. */
+typedef struct {
+    double p, q, a, b;
+} sweep_line4;
+
 /* One side of a sweep: a convex shape or a model, and its motion. */
 typedef struct {
     const kcbp2d_shape *shape; /* exactly one of shape and model */
@@ -76,7 +81,38 @@ typedef struct {
     kcbp2d_core pts;
     bool pts_valid;
     kcbp_vec2 *heap;
+    /* per core vertex, its projection on the step's direction (x) and that
+     * projection's first-order rate (y), for the second-order bound */
+    kcbp_vec2 lines_buf[KCBP2D_CORE_INLINE];
+    kcbp_vec2 *lines;
+    sweep_line4 lines4_buf[KCBP2D_CORE_INLINE];
+    sweep_line4 *lines4;
+    bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
+    kcbp2d_pose pose0; /* the pose at t = 0 */
+    kcbp2d_core core;  /* a still shape's core for the exact test, once made */
+    bool core_valid;
 } body;
+
+/* kcbp2d_motion_at(b->motion, t), bit for bit: a body that does not turn
+ * has the angle from_deg at every t (from_deg + t * 0), so the rotation
+ * of t = 0 and the translation interpolated as there. */
+static kcbp_status body_pose_at(const body *b, double t, kcbp2d_pose *out, kcbp_error *err)
+{
+    if (!(t > 0) || b->still) { /* motion_at's pose of t = 0 */
+        *out = b->pose0;
+        return KCBP_OK;
+    }
+    if (!b->fixed_turn)
+        return kcbp2d_motion_at(b->motion, t, out, err);
+    const kcbp2d_motion *m = b->motion;
+    kcbp_vec2 tr = m->to;
+    if (t < 1)
+        tr = kcbp_v2_make(m->from.x + t * (m->to.x - m->from.x), m->from.y + t * (m->to.y - m->from.y));
+    if (!(fabs(tr.x) <= KCBP_COORD_MAX && fabs(tr.y) <= KCBP_COORD_MAX))
+        return kcbp2d_motion_at(m, t, out, err); /* its error */
+    out->c = b->pose0.c, out->s = b->pose0.s, out->trans = tr;
+    return KCBP_OK;
+}
 
 #define MAX2(x, y) ((x) > (y) ? (x) : (y))
 #define MIN2(x, y) ((x) < (y) ? (x) : (y))
@@ -116,6 +152,7 @@ static void pose_points(body *b, const kcbp2d_pose *pose)
     c->n = n;
     c->r = s->radius;
     c->scale = 0;
+    c->hulled = false;
     c->heap = NULL;
 }
 
@@ -129,7 +166,7 @@ static double shape_rho(const kcbp2d_shape *s)
     case KCBP2D_BOX: r = kcbp_v2_len(s->local[0]); break;
     case KCBP2D_POLYGON:
         for (uint32_t i = 0; i < s->npoints; i++)
-            r = fmax(r, kcbp_v2_len(s->points[i]));
+            r = fmax(r, kcbp2d_len(s->points[i])); /* 1.5 ulps: within SPEED_PAD */
         break;
     }
     return r;
@@ -145,6 +182,14 @@ static double model_rho(const kcbp2d_model *m)
     return r;
 }
 
+/* What kcbp2d_pose_from_angle accepts: finite numbers, a translation
+ * within KCBP_COORD_MAX. */
+static bool end_ok(kcbp_vec2 t, double deg)
+{
+    return isfinite(t.x) && isfinite(t.y) && isfinite(deg) && fabs(t.x) <= KCBP_COORD_MAX &&
+           fabs(t.y) <= KCBP_COORD_MAX;
+}
+
 static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
 {
     const kcbp2d_motion *m = b->motion;
@@ -152,7 +197,10 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: motion %s is NULL", which);
     kcbp2d_pose p;
     kcbp_status st;
-    if ((st = kcbp2d_motion_at(m, 0, &p, err)) != KCBP_OK || (st = kcbp2d_motion_at(m, 1, &p, err)) != KCBP_OK) {
+    /* the end poses' checks (kcbp2d_pose_from_angle's) without their trig;
+     * the pose itself only for its error message */
+    if ((!end_ok(m->from, m->from_deg) && (st = kcbp2d_motion_at(m, 0, &p, err)) != KCBP_OK) ||
+        (!end_ok(m->to, m->to_deg) && (st = kcbp2d_motion_at(m, 1, &p, err)) != KCBP_OK)) {
         kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: motion A" : "2D sweep: motion B");
         return st;
     }
@@ -167,15 +215,20 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         b->rho = shape_rho(b->shape);
         b->radius = b->shape->radius;
         if (b->shape->kind == KCBP2D_POLYGON && b->shape->npoints > KCBP2D_CORE_INLINE &&
-            !(b->heap = malloc((size_t)b->shape->npoints * sizeof *b->heap)))
+            !(b->heap = malloc((size_t)b->shape->npoints * (2 * sizeof *b->heap + sizeof(sweep_line4)))))
             return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D sweep: out of memory for %u vertices",
                                   (unsigned)b->shape->npoints);
+        b->lines = b->heap ? b->heap + b->shape->npoints : b->lines_buf;
+        b->lines4 = b->heap ? (sweep_line4 *)(void *)(b->heap + 2 * (size_t)b->shape->npoints) : b->lines4_buf;
     } else {
         if (!b->model)
             return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: model %s is NULL", which);
         b->rho = model_rho(b->model);
         b->radius = 0;
     }
+    b->fixed_turn = m->from_deg == m->to_deg;
+    if ((st = kcbp2d_motion_at(m, 0, &b->pose0, err)) != KCBP_OK)
+        return st;
     b->dtrans = kcbp_v2_sub(m->to, m->from);
     b->still = m->from.x == m->to.x && m->from.y == m->to.y && m->from_deg == m->to_deg;
     b->spin = turn * b->rho;
@@ -192,6 +245,39 @@ static bool in_core(const kcbp2d_core *c, kcbp_vec2 p)
         if (kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p) < 0)
             return false;
     return true;
+}
+
+/* Whether p lies in the hull of the closed chain c->v (n >= 3, any order
+ * the posing left: not made convex), sufficient only: p left of or on
+ * every directed edge and strictly left of one. Then each edge subtends
+ * at p a signed angle in [0, pi] (pi: p on it, in the hull), one of them
+ * positive, so the chain winds round p (or p is on an edge) and p is in
+ * the hull of its vertices: the set the exact test answers for. */
+static bool in_chain(const kcbp2d_core *c, kcbp_vec2 p)
+{
+    bool strict = false;
+    for (uint32_t i = 0; i < c->n; i++) {
+        int o = kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p);
+        if (o < 0)
+            return false;
+        strict |= o > 0;
+    }
+    return strict;
+}
+
+/* vertex_inside on posed chains (in_chain). */
+static bool vertex_inside_chain(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n)
+{
+    if (ca->n < 3 || cb->n < 3)
+        return false;
+    uint32_t ib = 0, ia = 0;
+    for (uint32_t i = 1; i < cb->n; i++)
+        if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
+            ib = i;
+    for (uint32_t i = 1; i < ca->n; i++)
+        if (kcbp_v2_dot(n, ca->v[i]) > kcbp_v2_dot(n, ca->v[ia]))
+            ia = i;
+    return in_chain(ca, cb->v[ib]) || in_chain(cb, ca->v[ia]);
 }
 
 /* A cheap exact witness of contact between polygon cores: the vertex of
@@ -211,32 +297,54 @@ static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec
 }
 
 /* The exact collide test at t (n: the last step's direction, a hint). */
-static kcbp_status touching_at(const body *a, const body *b, double t, kcbp_vec2 n, bool *touch, kcbp_error *err)
+static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *touch, kcbp_error *err)
 {
     kcbp2d_pose pa, pb;
     kcbp_status st;
     *touch = false;
-    if ((st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK ||
-        (st = kcbp2d_motion_at(b->motion, t, &pb, err)) != KCBP_OK)
+    if ((st = body_pose_at(a, t, &pa, err)) != KCBP_OK || (st = body_pose_at(b, t, &pb, err)) != KCBP_OK)
         return st;
     if (a->shape) { /* collide2d.h's exact decision, on the checked shapes' cores */
-        kcbp2d_core ca, cb;
-        if ((st = kcbp2d_core_make(a->shape, &pa, &ca, err)) != KCBP_OK)
-            return st;
-        if ((st = kcbp2d_core_make(b->shape, &pb, &cb, err)) != KCBP_OK) {
-            kcbp2d_core_free(&ca);
-            return st;
-        }
-        if (vertex_inside(&ca, &cb, n)) {
+        /* first a witness on the posed vertices themselves (the steps'
+         * buffers: a moving body's are posed again at its next step) */
+        if (!a->still || !a->pts_valid)
+            pose_points(a, &pa), a->pts_valid = true;
+        if (!b->still || !b->pts_valid)
+            pose_points(b, &pb), b->pts_valid = true;
+        if (vertex_inside_chain(&a->pts, &b->pts, n)) {
             *touch = true;
-        } else {
-            kcbp2d_decision d;
-            kcbp2d_decide(&ca, &cb, 0.0, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
-            *touch = d.collide;
+            return KCBP_OK;
         }
-        kcbp2d_core_free(&ca);
-        kcbp2d_core_free(&cb);
-        return KCBP_OK;
+        kcbp2d_core tmp[2], *c[2] = {&tmp[0], &tmp[1]};
+        bool made[2] = {false, false};
+        body *side[2] = {a, b};
+        const kcbp2d_pose *pose[2] = {&pa, &pb};
+        for (int k = 0; k < 2; k++) {
+            body *x = side[k];
+            if (x->still) { /* made once: its pose never changes */
+                if (!x->core_valid && (st = kcbp2d_core_make(x->shape, pose[k], &x->core, err)) != KCBP_OK)
+                    break;
+                x->core_valid = true;
+                c[k] = &x->core;
+            } else if ((st = kcbp2d_core_make(x->shape, pose[k], c[k], err)) != KCBP_OK) {
+                break;
+            } else {
+                made[k] = true;
+            }
+        }
+        if (st == KCBP_OK) {
+            if (vertex_inside(c[0], c[1], n)) {
+                *touch = true;
+            } else {
+                kcbp2d_decision d;
+                kcbp2d_decide(c[0], c[1], 0.0, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &d);
+                *touch = d.collide;
+            }
+        }
+        for (int k = 0; k < 2; k++)
+            if (made[k])
+                kcbp2d_core_free(&tmp[k]);
+        return st;
     }
     kcbp2d_model_collide_result r;
     st = b->model ? kcbp2d_model_collide(a->model, &pa, b->model, &pb, NULL, &r, err)
@@ -253,6 +361,7 @@ typedef struct {
     bool have_points;         /* convex, apart cores: their closest points and the best direction */
     kcbp_vec2 pa, pb, n;
     kcbp2d_model_distance_result md; /* models: the last query's answer */
+    kcbp2d_gjk_cache gc;             /* convex: the last step's GJK simplex */
 } measure;
 
 static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
@@ -284,23 +393,102 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
  * vertex's line less K h^2 (K: both bodies' w^2 rho / 2), less the
  * rounding of those lines (8 ulps of mu h). Concave in h: positive at h
  * and at 0, it is positive on [0, h]. */
-static double gap_after(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, kcbp_vec2 n,
-                        double h, double k, double slack, double mu)
+static double gap_after(const body *a, const body *b, double h, double k, double slack, double mu)
 {
-    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
-    double ra = kcbp_v2_dot(n, a->dtrans), rb = kcbp_v2_dot(n, b->dtrans);
+    const kcbp_vec2 *la = a->lines, *lb = b->lines;
     double amax = -INFINITY, bmin = INFINITY;
-    for (uint32_t i = 0; i < ca->n; i++) {
-        kcbp_vec2 v = ca->v[i], r = kcbp_v2_sub(v, pa->trans);
-        double x = kcbp_v2_dot(n, v) + h * (ra + a->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
-        amax = MAX2(amax, x);
-    }
-    for (uint32_t i = 0; i < cb->n; i++) {
-        kcbp_vec2 v = cb->v[i], r = kcbp_v2_sub(v, pb->trans);
-        double x = kcbp_v2_dot(n, v) + h * (rb + b->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
-        bmin = MIN2(bmin, x);
-    }
+    for (uint32_t i = 0; i < a->pts.n; i++)
+        amax = MAX2(amax, la[i].x + h * la[i].y);
+    for (uint32_t i = 0; i < b->pts.n; i++)
+        bmin = MIN2(bmin, lb[i].x + h * lb[i].y);
     return (bmin - amax) - k * h * h - slack - 0x1p-50 * mu * h;
+}
+
+/* gap_after's lines along n: x = n . v, y = n . dT + w n . perp(v - c). */
+static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
+{
+    double rt = kcbp_v2_dot(n, c->dtrans);
+    for (uint32_t i = 0; i < c->pts.n; i++) {
+        kcbp_vec2 v = c->pts.v[i], r = kcbp_v2_sub(v, p->trans);
+        c->lines[i] = kcbp_v2_make(kcbp_v2_dot(n, v), rt + c->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
+    }
+}
+
+/* The gap along an axis fixed in a turning body Y, for a body X that does
+ * not turn: n(h) = R(w h) n0 (n0 unit, from X toward Y, an edge normal of
+ * Y, w Y's turn). In Y's frame Y's projections are constant (n0 . (v -
+ * c_Y)), and X's vertex v, at d = v - c_Y, projects at
+ *   f(h) = n0 . R(-wh) (d - h D) = (alpha cos x + beta sin x) - h (gamma
+ *   cos x + delta sin x),  x = w h,
+ * with D = dT_Y - dT_X, alpha = n0.d, beta = perp(n0).d, gamma = n0.D,
+ * delta = perp(n0).D. With cos x - 1 in [-x^2/2, 0], |sin x - x| <=
+ * |x|^3/6 and sin x = x - (x - sin x):
+ *   f(h) <= alpha + (beta w - gamma) h + a h^2 + b h^3 + c h^4,
+ * a = max(-alpha, 0) w^2/2 + max(-delta w, 0), b = |beta| |w|^3/6 +
+ * max(gamma, 0) w^2/2, c = |delta| |w|^3/6 (signs taken with a margin for
+ * their rounding): convex in h >= 0, so the gap, Y's least projection less
+ * X's greatest bound less slack and the rounding of the bounds (2^-48 of
+ * their terms, 8 ulps of mu h), is concave: positive at 0 and at h, it is
+ * positive on [0, h]. Returns the largest h found so (from h0, proven by
+ * the caller's bounds, doubling then regula falsi), or 0. */
+static double rot_gap(const body *x, double h, double miny, double qerr, double c4, double amax, double bmax,
+                      double slack, double mu)
+{
+    const sweep_line4 *l = x->lines4;
+    double m = -INFINITY;
+    for (uint32_t i = 0; i < x->pts.n; i++)
+        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * c4))));
+    return miny - m - slack - h * (0x1p-50 * mu + qerr) - 0x1p-48 * h * h * (amax + h * (bmax + h * c4));
+}
+
+static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
+                       double mu)
+{
+    const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
+    kcbp_vec2 pn = kcbp_v2_perp(n0);
+    double miny = INFINITY;
+    for (uint32_t j = 0; j < cy->n; j++)
+        miny = MIN2(miny, kcbp_v2_dot(n0, kcbp_v2_sub(cy->v[j], py->trans)));
+    kcbp_vec2 dd = kcbp_v2_sub(y->dtrans, x->dtrans);
+    double md = 0x1p-48 * (fabs(dd.x) + fabs(dd.y));
+    double gamma = kcbp_v2_dot(n0, dd), delta = kcbp_v2_dot(pn, dd);
+    double w = y->w, aw = fabs(w), w2 = w * w * 0.5 * SPEED_PAD, w3 = aw * aw * aw * (1.0 / 6) * SPEED_PAD;
+    double c4 = (fabs(delta) + md) * w3;
+    double a0 = MAX2(-delta * w + md * aw, 0.0) * SPEED_PAD, b0 = MAX2(gamma + md, 0.0) * w2;
+    double amax = 0, bmax = 0, dmax = 0;
+    sweep_line4 *l = x->lines4;
+    for (uint32_t i = 0; i < cx->n; i++) {
+        kcbp_vec2 d = kcbp_v2_sub(cx->v[i], py->trans);
+        double alpha = kcbp_v2_dot(n0, d), beta = kcbp_v2_dot(pn, d), m = 0x1p-48 * (fabs(d.x) + fabs(d.y));
+        l[i].p = alpha;
+        l[i].q = beta * w - gamma;
+        l[i].a = MAX2(-alpha + m, 0.0) * w2 + a0;
+        l[i].b = (fabs(beta) + m) * w3 + b0;
+        amax = MAX2(amax, l[i].a), bmax = MAX2(bmax, l[i].b), dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
+    }
+    double qerr = 0x1p-48 * (dmax * aw + fabs(dd.x) + fabs(dd.y));
+    if (!(rot_gap(x, 0, miny, qerr, c4, amax, bmax, slack, mu) > 0))
+        return 0;
+    double good = h0, g_good = rot_gap(x, good, miny, qerr, c4, amax, bmax, slack, mu), h = 2 * good, g_h = 0;
+    if (!(g_good > 0))
+        return 0;
+    for (int doubled = 0; good < 1 && doubled < 8; doubled++) {
+        g_h = rot_gap(x, h, miny, qerr, c4, amax, bmax, slack, mu);
+        if (!(g_h > 0))
+            break;
+        good = h, g_good = g_h, h *= 2;
+    }
+    for (int it = 0; it < 3 && g_h < 0 && good < 1; it++) {
+        double xh = good + g_good * (h - good) / (g_good - g_h);
+        if (!(xh > good && xh < h))
+            break;
+        double gx = rot_gap(x, xh, miny, qerr, c4, amax, bmax, slack, mu);
+        if (gx > 0)
+            good = xh, g_good = gx;
+        else
+            h = xh, g_h = gx;
+    }
+    return good;
 }
 
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
@@ -310,10 +498,19 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
         pose_points(a, pa), a->pts_valid = true;
     if (!b->still || !b->pts_valid)
         pose_points(b, pb), b->pts_valid = true;
-    const kcbp2d_core ca = a->pts, cb = b->pts;
+    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
     kcbp2d_gjk_out g;
-    kcbp2d_gjk(&ca, &cb, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, &g);
-    double rr = ca.r + cb.r;
+    /* warm start: from the last step's simplex (its first step: from the
+     * supports along B's offset from A) */
+    if (out->gc.n == 0) {
+        kcbp_vec2 d = kcbp_v2_sub(pb->trans, pa->trans);
+        if (d.x != 0 || d.y != 0)
+            out->gc.n = 1, out->gc.ia[0] = support_of(ca, d), out->gc.ib[0] = support_of(cb, kcbp_v2_neg(d));
+    }
+    /* the simplex's points (not measured again: a direction for the bounds
+     * below, which hold for any; measure_points when near) */
+    kcbp2d_gjk_warm(ca, cb, &out->gc, KCBP2D_GJK_MAX_ITERATIONS_DEFAULT, false, &g);
+    double rr = ca->r + cb->r;
     out->lower = -INFINITY;
     out->dist = 0;
     out->step = 0;
@@ -331,27 +528,34 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
              * normals of the edges at both supports along it (one of them is
              * the exact separating direction at a vertex-edge contact). */
             out->have_points = true;
-            out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca.r));
-            out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb.r));
+            out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca->r));
+            out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb->r));
             out->n = kcbp_v2_scale(u, 1 / ul);
             kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
             int nd = 1;
-            uint32_t ia = support_of(&ca, u), ib = support_of(&cb, kcbp_v2_neg(u));
-            kcbp_vec2 cand[4];
-            int nc = 0;
-            if (ca.n >= 2) {
-                cand[nc++] = edge_normal(&ca, (ia + ca.n - 1) % ca.n);
-                cand[nc++] = edge_normal(&ca, ia);
+            uint32_t ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
+            /* the edge normal nearest the closest points' direction:
+             * cos = (perp(e) . un) / |e|, compared by squares, so that only
+             * the winner is normalised (as edge_normal) */
+            const kcbp2d_core *cc[4] = {ca, ca, cb, cb};
+            uint32_t ce[4] = {ca->n >= 2 ? (ia + ca->n - 1) % ca->n : 0, ia,
+                              cb->n >= 2 ? (ib + cb->n - 1) % cb->n : 0, ib};
+            double best_r = 0, best_l2 = 1;
+            int win = -1;
+            for (int k = 0; k < 4; k++) {
+                const kcbp2d_core *c = cc[k];
+                if (c->n < 2)
+                    continue;
+                kcbp_vec2 ed = kcbp_v2_sub(c->v[(ce[k] + 1) % c->n], c->v[ce[k]]);
+                double r = ed.y * un.x - ed.x * un.y, l2 = ed.x * ed.x + ed.y * ed.y;
+                if (k >= 2)
+                    r = -r; /* B's normals turned toward A */
+                if (r > 0 && l2 > 0 && (win < 0 || r * r * best_l2 > best_r * best_r * l2))
+                    best_r = r, best_l2 = l2, win = k;
             }
-            if (cb.n >= 2) {
-                cand[nc++] = kcbp_v2_neg(edge_normal(&cb, (ib + cb.n - 1) % cb.n));
-                cand[nc++] = kcbp_v2_neg(edge_normal(&cb, ib));
-            }
-            double best = 0;
-            for (int k = 0; k < nc; k++) { /* the edge normal nearest the closest points' direction */
-                double d = kcbp_v2_dot(cand[k], un);
-                if (d > best)
-                    best = d, dirs[1] = cand[k], nd = 2;
+            if (win >= 0) {
+                kcbp_vec2 en = edge_normal(cc[win], ce[win]);
+                dirs[1] = win >= 2 ? kcbp_v2_neg(en) : en, nd = 2;
             }
             kcbp_vec2 dt = kcbp_v2_sub(b->dtrans, a->dtrans);
             double dterr = 0x1p-50 * (fabs(dt.x) + fabs(dt.y));
@@ -364,10 +568,10 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                  * cores' distance, for these coordinates and for any later
                  * pose (it shrinks at most closing per unit t) */
                 double amax = -INFINITY, bmin = INFINITY;
-                for (uint32_t i = 0; i < ca.n; i++)
-                    amax = MAX2(amax, kcbp_v2_dot(n, ca.v[i]));
-                for (uint32_t i = 0; i < cb.n; i++)
-                    bmin = MIN2(bmin, kcbp_v2_dot(n, cb.v[i]));
+                for (uint32_t i = 0; i < ca->n; i++)
+                    amax = MAX2(amax, kcbp_v2_dot(n, ca->v[i]));
+                for (uint32_t i = 0; i < cb->n; i++)
+                    bmin = MIN2(bmin, kcbp_v2_dot(n, cb->v[i]));
                 double lower = (bmin - amax) - rr - e;
                 /* -n . dT, rounded: its error is below 8 ulps of |dT| */
                 double closing = (-kcbp_v2_dot(n, dt) + dterr + spin) * SPEED_PAD;
@@ -376,18 +580,32 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                     out->lower = lower, out->n = n;
                 out->step = MAX2(out->step, step);
             }
+            bool rot_done = false;
+            /* One body turning, the other not: the edge's normal carried
+             * round with the turning body (rot_step). */
+            if (win >= 0 && out->lower > 0 && out->step > 0 && out->step < 1) {
+                body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
+                if (y->w != 0 && x->w == 0) {
+                    kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], ce[win]));
+                    double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
+                    rot_done = hs > out->step;
+                    out->step = MAX2(out->step, hs);
+                }
+            }
             /* Turning, the first-order step is short where the support
              * vertices move across n: the second-order bound's root, by
              * doubling h while the bound stays positive, then regula falsi
              * between the last positive h and the first negative one (the
              * bound is concave, so the chord's root keeps it positive). */
-            if (spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
+            if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
                 double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
+                make_lines(a, pa, out->n);
+                make_lines(b, pb, out->n);
                 double slack = rr + e, good = out->step, h = 2 * good;
-                double g_good = gap_after(a, b, pa, pb, out->n, good, k, slack, mu), g_h = 0;
+                double g_good = gap_after(a, b, good, k, slack, mu), g_h = 0;
                 int doubled = 0;
                 while (g_good > 0 && good < 1 && doubled < 8) {
-                    g_h = gap_after(a, b, pa, pb, out->n, h, k, slack, mu);
+                    g_h = gap_after(a, b, h, k, slack, mu);
                     if (!(g_h > 0))
                         break;
                     good = h, g_good = g_h, h *= 2, doubled++;
@@ -396,7 +614,7 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                     double x = good + g_good * (h - good) / (g_good - g_h);
                     if (!(x > good && x < h))
                         break;
-                    double gx = gap_after(a, b, pa, pb, out->n, x, k, slack, mu);
+                    double gx = gap_after(a, b, x, k, slack, mu);
                     if (gx > 0)
                         good = x, g_good = gx;
                     else
@@ -407,6 +625,29 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             }
         }
     }
+}
+
+/* Near contact: the closest points and their distance measured on the
+ * last simplex's features as a segment pair (kcbp2d_gjk's measure: a
+ * distance attained by points of the cores), for the report and the
+ * choice of where to confirm. */
+static void measure_points(const body *a, const body *b, measure *m)
+{
+    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
+    const kcbp2d_gjk_cache *c = &m->gc;
+    if (c->n < 1)
+        return;
+    kcbp_vec2 ga, gb;
+    double d = kcbp2d_cp_seg_seg(ca->v[c->ia[0]], ca->v[c->ia[c->n - 1]], cb->v[c->ib[0]], cb->v[c->ib[c->n - 1]],
+                                 &ga, &gb);
+    kcbp_vec2 u = kcbp_v2_sub(gb, ga);
+    double ul = sqrt(u.x * u.x + u.y * u.y);
+    if (!(ul > 0))
+        return; /* the simplex's points stay */
+    kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul);
+    m->dist = fmax(d - (ca->r + cb->r), 0.0);
+    m->pa = kcbp_v2_add(ga, kcbp_v2_scale(un, ca->r));
+    m->pb = kcbp_v2_sub(gb, kcbp_v2_scale(un, cb->r));
 }
 
 static kcbp_status measure_models(const body *a, const body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb,
@@ -500,8 +741,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     measure m;
     memset(&m, 0, sizeof m);
     kcbp2d_pose pa, pb;
-    if ((st = kcbp2d_motion_at(a->motion, 0, &pa, err)) != KCBP_OK) /* a still A stays there */
-        return st;
+    pa = a->pose0; /* a still A stays there */
     for (;;) {
         if (r.iterations >= o.max_iterations) {
             r.undecided = true;
@@ -509,8 +749,8 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
             break;
         }
         r.iterations++;
-        if ((!a->still && (st = kcbp2d_motion_at(a->motion, t, &pa, err)) != KCBP_OK) ||
-            (st = kcbp2d_motion_at(b->motion, t, &pb, err)) != KCBP_OK)
+        if ((!a->still && (st = body_pose_at(a, t, &pa, err)) != KCBP_OK) ||
+            (st = body_pose_at(b, t, &pb, err)) != KCBP_OK)
             return st;
         double reach = a->rho + kcbp_v2_max_abs(pa.trans) * 2 + a->radius + b->rho + kcbp_v2_max_abs(pb.trans) * 2 +
                        b->radius;
@@ -524,6 +764,8 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
         if (!convex && !m.md.collide && m.md.distance > 0)
             last_normal = unit_or(kcbp_v2_sub(m.md.point_b, m.md.point_a), last_normal);
         if (!(m.lower > stop_d)) {
+            if (convex && m.have_points)
+                measure_points(a, b, &m);
             /* Near enough: confirm a contact with the exact test, at t when
              * the distance is within rounding of 0, else at t + tau;
              * unconfirmed, step on (a few times at most: a motion grazing
@@ -558,16 +800,34 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     return KCBP_OK;
 }
 
+/* A body's fields before body_init, without zeroing its vertex buffers
+ * (the cores' and lines' buffers are written before they are read). */
+static void body_start(body *b, const kcbp2d_shape *shape, const kcbp2d_model *model, const kcbp2d_motion *motion)
+{
+    b->shape = shape, b->model = model, b->motion = motion;
+    b->heap = NULL, b->lines = NULL, b->lines4 = NULL;
+    b->pts_valid = b->core_valid = false;
+}
+
+static void body_free(body *b)
+{
+    free(b->heap);
+    if (b->core_valid)
+        kcbp2d_core_free(&b->core);
+}
+
 kcbp_status kcbp2d_sweep_sized(const kcbp2d_shape *a, const kcbp2d_motion *motion_a, const kcbp2d_shape *b,
                                const kcbp2d_motion *motion_b, const kcbp2d_sweep_options *options,
                                kcbp2d_sweep_result *result, size_t result_size, kcbp_error *err)
 {
     if (!a || !b)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape %s is NULL", a ? "B" : "A");
-    body ba = {.shape = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
+    body ba, bb;
+    body_start(&ba, a, NULL, motion_a);
+    body_start(&bb, b, NULL, motion_b);
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
-    free(ba.heap);
-    free(bb.heap);
+    body_free(&ba);
+    body_free(&bb);
     return st;
 }
 
@@ -575,10 +835,12 @@ kcbp_status kcbp2d_model_sweep_sized(const kcbp2d_model *a, const kcbp2d_motion 
                                      const kcbp2d_motion *motion_b, const kcbp2d_sweep_options *options,
                                      kcbp2d_sweep_result *result, size_t result_size, kcbp_error *err)
 {
-    body ba = {.model = a, .motion = motion_a}, bb = {.model = b, .motion = motion_b};
+    body ba, bb;
+    body_start(&ba, NULL, a, motion_a);
+    body_start(&bb, NULL, b, motion_b);
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
-    free(ba.heap);
-    free(bb.heap);
+    body_free(&ba);
+    body_free(&bb);
     return st;
 }
 
@@ -589,9 +851,11 @@ kcbp_status kcbp2d_model_shape_sweep_sized(const kcbp2d_model *a, const kcbp2d_m
 {
     if (!b)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: shape B is NULL");
-    body ba = {.model = a, .motion = motion_a}, bb = {.shape = b, .motion = motion_b};
+    body ba, bb;
+    body_start(&ba, NULL, a, motion_a);
+    body_start(&bb, b, NULL, motion_b);
     kcbp_status st = sweep(&ba, &bb, options, result, result_size, err);
-    free(ba.heap);
-    free(bb.heap);
+    body_free(&ba);
+    body_free(&bb);
     return st;
 }

@@ -138,6 +138,30 @@ static bool cp_seg_seg_sq(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1
     return true;
 }
 
+/* The point of segment [a, b] closest to x (*y) and its distance, by
+ * squares as cp_seg_seg_sq, where no square can underflow or overflow;
+ * false otherwise. */
+static bool point_seg_sq(kcbp_vec2 x, kcbp_vec2 a, kcbp_vec2 b, kcbp_vec2 *y, double *dist)
+{
+    kcbp_vec2 ab = kcbp_v2_sub(b, a), q = a;
+    double l = kcbp_v2_len2(ab);
+    if (!(l == 0 || (l >= 1e-280 && l <= 1e280)))
+        return false;
+    if (l > 0) {
+        double t = kcbp_v2_dot(kcbp_v2_sub(x, a), ab) * (1.0 / l);
+        if (t >= 1)
+            q = b;
+        else if (t > 0)
+            q = kcbp_v2_add(a, kcbp_v2_scale(ab, t));
+    }
+    double d2 = kcbp_v2_len2(kcbp_v2_sub(x, q));
+    if (!(d2 == 0 || (d2 >= 1e-280 && d2 <= 1e280)))
+        return false;
+    *y = q;
+    *dist = sqrt(d2);
+    return true;
+}
+
 double kcbp2d_cp_seg_seg(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1, kcbp_vec2 *cp, kcbp_vec2 *cq)
 {
     double d;
@@ -246,7 +270,17 @@ void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, i
     /* The features: a point or an edge on each core. */
     kcbp_vec2 a0 = s[0].a, a1 = s[n - 1].a, b0 = s[0].b, b1 = s[n - 1].b;
     kcbp_vec2 pa, pb;
-    double d = kcbp2d_cp_seg_seg(a0, a1, b0, b1, &pa, &pb);
+    double d;
+    /* a vertex on one side (the usual end): its one candidate, the clamped
+     * projection on the other feature, which is never farther than the
+     * other feature's ends (kcbp2d_cp_seg_seg's other three candidates)
+     * but by rounding */
+    if (s[0].ia == s[n - 1].ia && point_seg_sq(a0, b0, b1, &pb, &d))
+        pa = a0;
+    else if (s[0].ib == s[n - 1].ib && point_seg_sq(b0, a0, a1, &pa, &d))
+        pb = b0;
+    else
+        d = kcbp2d_cp_seg_seg(a0, a1, b0, b1, &pa, &pb);
     out->overlap = false;
     out->distance = d;
     out->pa = pa;

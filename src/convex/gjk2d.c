@@ -58,9 +58,14 @@ static bool solve(svert *s, int *n)
     double d12_1 = kcbp_v2_dot(w2, e12), d12_2 = -kcbp_v2_dot(w1, e12);
     double d13_1 = kcbp_v2_dot(w3, e13), d13_2 = -kcbp_v2_dot(w1, e13);
     double d23_1 = kcbp_v2_dot(w3, e23), d23_2 = -kcbp_v2_dot(w2, e23);
+    /* the triangle's barycentric signs: only compared with 0, so the
+     * cross products' signs are multiplied, not the products themselves,
+     * which underflow to 0 at coordinates near 1e-150 (each cross product
+     * is a square of the scale) and made GJK cycle to its cap there */
     double n123 = kcbp_v2_cross(e12, e13);
-    double d123_1 = n123 * kcbp_v2_cross(w2, w3), d123_2 = n123 * kcbp_v2_cross(w3, w1),
-           d123_3 = n123 * kcbp_v2_cross(w1, w2);
+    double c23 = kcbp_v2_cross(w2, w3), c31 = kcbp_v2_cross(w3, w1), c12 = kcbp_v2_cross(w1, w2);
+    double d123_1 = n123 > 0 ? c23 : n123 < 0 ? -c23 : 0.0, d123_2 = n123 > 0 ? c31 : n123 < 0 ? -c31 : 0.0,
+           d123_3 = n123 > 0 ? c12 : n123 < 0 ? -c12 : 0.0;
     if (d12_2 <= 0 && d13_2 <= 0) {
         s[0].l = 1, *n = 1;
         return true;

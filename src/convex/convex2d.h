@@ -125,6 +125,12 @@ void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, 
  * normal: fewer iterations); dir (0, 0): from the first vertices. */
 void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
                     kcbp2d_gjk_out *out);
+/* The same, started from the simplex of edge `edge` of core `shape` (0 a,
+ * 1 b; n >= 3) against the other core's vertex nearest that edge's line:
+ * for cores apart, an edge that separates them (kcbp2d_sat_filtered's),
+ * whose ends and that vertex are often the closest features already. */
+void kcbp2d_gjk_edge(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint32_t edge, int max_iterations,
+                     kcbp2d_gjk_out *out);
 
 /* The distance between the cores by every (edge, edge) pair in double,
  * for cores known apart: the fallback when GJK is cut short, and the

@@ -223,17 +223,45 @@ void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, 
     kcbp2d_gjk_dir(a, b, kcbp_v2_make(0, 0), max_iterations, out);
 }
 
+static void gjk_run(const kcbp2d_core *a, const kcbp2d_core *b, svert *s, int n, int max_iterations,
+                    kcbp2d_gjk_out *out);
+
 void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
                     kcbp2d_gjk_out *out)
 {
     svert s[3];
-    int n = 1;
     uint32_t ia0 = 0, ib0 = 0;
     if (dir.x != 0 || dir.y != 0)
         ia0 = support(a, dir), ib0 = support(b, kcbp_v2_neg(dir));
     s[0].ia = ia0, s[0].ib = ib0, s[0].a = a->v[ia0], s[0].b = b->v[ib0];
     s[0].w = kcbp_v2_sub(s[0].b, s[0].a);
     s[0].l = 1;
+    gjk_run(a, b, s, 1, max_iterations, out);
+}
+
+void kcbp2d_gjk_edge(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint32_t edge, int max_iterations,
+                     kcbp2d_gjk_out *out)
+{
+    const kcbp2d_core *c = shape == 0 ? a : b, *o = shape == 0 ? b : a;
+    uint32_t e0 = edge, e1 = edge + 1 < c->n ? edge + 1 : 0;
+    kcbp_vec2 e = kcbp_v2_sub(c->v[e1], c->v[e0]);
+    /* the vertex of o nearest the edge's line: the farthest along the
+     * inward normal (-e.y, e.x) */
+    uint32_t k = support(o, kcbp_v2_make(-e.y, e.x));
+    svert s[3];
+    for (int i = 0; i < 2; i++) {
+        uint32_t ci = i ? e1 : e0;
+        s[i].ia = shape == 0 ? ci : k, s[i].ib = shape == 0 ? k : ci;
+        s[i].a = a->v[s[i].ia], s[i].b = b->v[s[i].ib];
+        s[i].w = kcbp_v2_sub(s[i].b, s[i].a);
+        s[i].l = 0;
+    }
+    gjk_run(a, b, s, 2, max_iterations, out);
+}
+
+static void gjk_run(const kcbp2d_core *a, const kcbp2d_core *b, svert *s, int n, int max_iterations,
+                    kcbp2d_gjk_out *out)
+{
     bool overlap = false;
     int it = 0;
     while (it < max_iterations) {

@@ -94,10 +94,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
         memset(&d, 0, sizeof d);
         d.decided_by = KCBP2D_DECIDED_SAT;
         d.sep_shape = sep_shape, d.sep_edge = sep_edge;
-        const kcbp2d_core *c = sep_shape == 0 ? &ca : &cb;
-        kcbp_vec2 e = kcbp_v2_sub(c->v[sep_edge + 1 < c->n ? sep_edge + 1 : 0], c->v[sep_edge]);
-        kcbp_vec2 dir = kcbp_v2_make(e.y, -e.x); /* the edge's outward normal */
-        kcbp2d_gjk_dir(&ca, &cb, sep_shape == 0 ? dir : kcbp_v2_neg(dir), o.max_iterations, &d.gjk);
+        kcbp2d_gjk_edge(&ca, &cb, sep_shape, sep_edge, o.max_iterations, &d.gjk);
         d.have_gjk = true;
         if (d.gjk.overlap)
             v = KCBP2D_SAT_UNDECIDED;

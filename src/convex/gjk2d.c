@@ -239,15 +239,11 @@ void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, i
     gjk_run(a, b, s, 1, max_iterations, out);
 }
 
-void kcbp2d_gjk_edge(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint32_t edge, int max_iterations,
-                     kcbp2d_gjk_out *out)
+void kcbp2d_gjk_edge(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint32_t edge, uint32_t vertex,
+                     int max_iterations, kcbp2d_gjk_out *out)
 {
     const kcbp2d_core *c = shape == 0 ? a : b, *o = shape == 0 ? b : a;
-    uint32_t e0 = edge, e1 = edge + 1 < c->n ? edge + 1 : 0;
-    kcbp_vec2 e = kcbp_v2_sub(c->v[e1], c->v[e0]);
-    /* the vertex of o nearest the edge's line: the farthest along the
-     * inward normal (-e.y, e.x) */
-    uint32_t k = support(o, kcbp_v2_make(-e.y, e.x));
+    uint32_t e0 = edge < c->n ? edge : 0, e1 = e0 + 1 < c->n ? e0 + 1 : 0, k = vertex < o->n ? vertex : 0;
     svert s[3];
     for (int i = 0; i < 2; i++) {
         uint32_t ci = i ? e1 : e0;

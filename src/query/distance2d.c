@@ -108,7 +108,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
         memset(&d, 0, sizeof d);
         d.decided_by = KCBP2D_DECIDED_SAT;
         d.sep_shape = sep_shape, d.sep_edge = sep_edge;
-        kcbp2d_gjk_edge(&ca, &cb, sep_shape, sep_edge, o.max_iterations, &d.gjk);
+        kcbp2d_gjk_edge(&ca, &cb, sep_shape, sep_edge, dm.vertex, o.max_iterations, &d.gjk);
         d.have_gjk = true;
         if (d.gjk.overlap)
             v = KCBP2D_SAT_UNDECIDED;

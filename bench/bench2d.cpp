@@ -436,6 +436,8 @@ int main(int argc, char **argv)
         return 0;
     }
     bench_convex(pairs);
+    if (argc > 2 && !std::strcmp(argv[2], "convex")) // ./bench2d PAIRS convex: the convex rows alone
+        return 0;
     bench_toi(pairs, 7);
     bench_nonconvex(pairs >= 20000 ? 200 : 20, 0.001);
     bench_nonconvex(pairs >= 20000 ? 50 : 10, 0.1);

@@ -485,6 +485,54 @@ static void test_distance_vs_3d_gjk(void **state)
     assert_true(apart > 2000);
 }
 
+/* Distance at every scale: where the squares of the witness computation
+ * would underflow or overflow (1e-150, 1e55) it takes the scaled path, and
+ * GJK's simplex signs must not underflow (at 1e-150 they did: GJK cycled
+ * to its cap and returned 3x the distance). Polygons apart: the distance
+ * and witnesses against the brute force over every edge pair, relative to
+ * the scale, not cut short; the status against the exact oracle. */
+static void test_distance_extreme_scales(void **state)
+{
+    (void)state;
+    test_rng r = {4242};
+    const double scales[] = {1e-150, 1e-141, 1e-30, 1, 1e30, 1e55};
+    int apart = 0;
+    for (int i = 0; i < 6; i++) {
+        double sc = scales[i];
+        for (int trial = 0; trial < 400; trial++) {
+            tshape a, b;
+            rnd_polygon(&r, sc, 0, &a);
+            rnd_polygon(&r, sc, 0, &b);
+            double tx = test_rng_range(&r, -3 * sc, 3 * sc);
+            double ty = test_rng_range(&r, -3 * sc, 3 * sc);
+            double deg_a = test_rng_range(&r, -180, 180);
+            double deg_b = test_rng_range(&r, -180, 180);
+            kcbp2d_pose pa, pb;
+            assert_int_equal(kcbp2d_pose_from_angle(0, 0, deg_a, &pa, NULL), KCBP_OK);
+            assert_int_equal(kcbp2d_pose_from_angle(tx, ty, deg_b, &pb, NULL), KCBP_OK);
+            kcbp2d_distance_result d = distance2d(&a.s, &pa, &b.s, &pb);
+            kcbp2d_core ca, cb;
+            core_of(&a.s, &pa, &ca);
+            core_of(&b.s, &pb, &cb);
+            bool meet = oracle_cores_meet(&ca, &cb);
+            assert_int_equal(d.status != KCBP2D_APART, meet);
+            if (!meet) {
+                apart++;
+                kcbp_vec2 p, q;
+                double bd = kcbp2d_brute_distance(&ca, &cb, &p, &q), tol = 1e-12 * d.scale;
+                assert_true(d.distance > 0 && fabs(d.distance - bd) <= tol);
+                assert_true(d.iterations < KCBP2D_GJK_MAX_ITERATIONS_DEFAULT);
+                kcbp_vec2 w = kcbp_v2_sub(d.point_b, d.point_a);
+                assert_true(kcbp2d_len(kcbp_v2_sub(w, kcbp_v2_scale(d.normal, d.distance))) <= tol);
+                assert_true(fabs(kcbp2d_len(d.normal) - 1) <= 1e-15);
+            }
+            kcbp2d_core_free(&ca);
+            kcbp2d_core_free(&cb);
+        }
+    }
+    assert_true(apart > 1000);
+}
+
 /* Round polygons of many vertices: GJK's few steps give the brute-force
  * distance, and collide agrees with the triangle test. */
 static void test_many_vertices(void **state)
@@ -627,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_polygons_vs_triangle_test),
         cmocka_unit_test(test_round_shapes_vs_3d),
         cmocka_unit_test(test_rounded_polygons_brute),
+        cmocka_unit_test(test_distance_extreme_scales),
         cmocka_unit_test(test_touching_constructions),
         cmocka_unit_test(test_growable_structs),
         cmocka_unit_test(test_distance_vs_3d_gjk),

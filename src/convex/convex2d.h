@@ -107,7 +107,9 @@ typedef struct {
  * search finds it, valid when the verdict is NO_SEPARATOR (every edge
  * seen): depth = max over the other's vertices of e x (r - p), over |e|
  * (the same quantity as kcbp2d_sat_depth's, rounded differently: a few
- * ulps of the scale). */
+ * ulps of the scale). When the verdict is SEPARATED, only dm->vertex is
+ * set: the other polygon's vertex nearest the separating edge's line (the
+ * largest e x (r - p), the first of equals). */
 kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape,
                                        uint32_t *sep_edge, kcbp2d_sat_min *dm);
 
@@ -125,6 +127,13 @@ void kcbp2d_gjk(const kcbp2d_core *a, const kcbp2d_core *b, int max_iterations, 
  * normal: fewer iterations); dir (0, 0): from the first vertices. */
 void kcbp2d_gjk_dir(const kcbp2d_core *a, const kcbp2d_core *b, kcbp_vec2 dir, int max_iterations,
                     kcbp2d_gjk_out *out);
+/* The same, started from the simplex of edge `edge` of core `shape` (0 a,
+ * 1 b; n >= 3) against vertex `vertex` of the other core, for cores apart:
+ * an edge that separates them and the other's vertex nearest its line
+ * (kcbp2d_sat_filtered's), often the closest features already. Any valid
+ * indices give the same distance (to rounding), only more steps. */
+void kcbp2d_gjk_edge(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint32_t edge, uint32_t vertex,
+                     int max_iterations, kcbp2d_gjk_out *out);
 
 /* A GJK simplex remembered between calls on the same cores moved a little
  * (as Box2D's b2SimplexCache): n (0..2) vertices of the difference, each

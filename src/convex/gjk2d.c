@@ -58,9 +58,14 @@ static bool solve(svert *s, int *n)
     double d12_1 = kcbp_v2_dot(w2, e12), d12_2 = -kcbp_v2_dot(w1, e12);
     double d13_1 = kcbp_v2_dot(w3, e13), d13_2 = -kcbp_v2_dot(w1, e13);
     double d23_1 = kcbp_v2_dot(w3, e23), d23_2 = -kcbp_v2_dot(w2, e23);
+    /* the triangle's barycentric signs: only compared with 0, so the
+     * cross products' signs are multiplied, not the products themselves,
+     * which underflow to 0 at coordinates near 1e-150 (each cross product
+     * is a square of the scale) and made GJK cycle to its cap there */
     double n123 = kcbp_v2_cross(e12, e13);
-    double d123_1 = n123 * kcbp_v2_cross(w2, w3), d123_2 = n123 * kcbp_v2_cross(w3, w1),
-           d123_3 = n123 * kcbp_v2_cross(w1, w2);
+    double c23 = kcbp_v2_cross(w2, w3), c31 = kcbp_v2_cross(w3, w1), c12 = kcbp_v2_cross(w1, w2);
+    double d123_1 = n123 > 0 ? c23 : n123 < 0 ? -c23 : 0.0, d123_2 = n123 > 0 ? c31 : n123 < 0 ? -c31 : 0.0,
+           d123_3 = n123 > 0 ? c12 : n123 < 0 ? -c12 : 0.0;
     if (d12_2 <= 0 && d13_2 <= 0) {
         s[0].l = 1, *n = 1;
         return true;
@@ -135,6 +140,30 @@ static bool cp_seg_seg_sq(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1
     if (!(best == 0 || (best >= 1e-280 && best <= 1e280)))
         return false;
     *dist = sqrt(best);
+    return true;
+}
+
+/* The point of segment [a, b] closest to x (*y) and its distance, by
+ * squares as cp_seg_seg_sq, where no square can underflow or overflow;
+ * false otherwise. */
+static bool point_seg_sq(kcbp_vec2 x, kcbp_vec2 a, kcbp_vec2 b, kcbp_vec2 *y, double *dist)
+{
+    kcbp_vec2 ab = kcbp_v2_sub(b, a), q = a;
+    double l = kcbp_v2_len2(ab);
+    if (!(l == 0 || (l >= 1e-280 && l <= 1e280)))
+        return false;
+    if (l > 0) {
+        double t = kcbp_v2_dot(kcbp_v2_sub(x, a), ab) * (1.0 / l);
+        if (t >= 1)
+            q = b;
+        else if (t > 0)
+            q = kcbp_v2_add(a, kcbp_v2_scale(ab, t));
+    }
+    double d2 = kcbp_v2_len2(kcbp_v2_sub(x, q));
+    if (!(d2 == 0 || (d2 >= 1e-280 && d2 <= 1e280)))
+        return false;
+    *y = q;
+    *dist = sqrt(d2);
     return true;
 }
 
@@ -275,8 +304,33 @@ void kcbp2d_gjk_warm(const kcbp2d_core *a, const kcbp2d_core *b, kcbp2d_gjk_cach
     /* The features: a point or an edge on each core. */
     kcbp_vec2 a0 = s[0].a, a1 = s[n - 1].a, b0 = s[0].b, b1 = s[n - 1].b;
     kcbp_vec2 pa, pb;
-    double d = kcbp2d_cp_seg_seg(a0, a1, b0, b1, &pa, &pb);
+    double d;
+    /* a vertex on one side (the usual end): its one candidate, the clamped
+     * projection on the other feature, which is never farther than the
+     * other feature's ends (kcbp2d_cp_seg_seg's other three candidates)
+     * but by rounding */
+    if (s[0].ia == s[n - 1].ia && point_seg_sq(a0, b0, b1, &pb, &d))
+        pa = a0;
+    else if (s[0].ib == s[n - 1].ib && point_seg_sq(b0, a0, a1, &pa, &d))
+        pb = b0;
+    else
+        d = kcbp2d_cp_seg_seg(a0, a1, b0, b1, &pa, &pb);
     out->distance = d;
     out->pa = pa;
     out->pb = pb;
+}
+
+void kcbp2d_gjk_edge(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint32_t edge, uint32_t vertex,
+                     int max_iterations, kcbp2d_gjk_out *out)
+{
+    /* the separating edge's two ends against the other core's nearest
+     * vertex: a two-point warm start (kcbp2d_gjk_warm) */
+    const kcbp2d_core *c = shape == 0 ? a : b, *o = shape == 0 ? b : a;
+    uint32_t e0 = edge < c->n ? edge : 0, e1 = e0 + 1 < c->n ? e0 + 1 : 0, k = vertex < o->n ? vertex : 0;
+    kcbp2d_gjk_cache cache = {2, {0, 0}, {0, 0}};
+    for (int i = 0; i < 2; i++) {
+        uint32_t ci = i ? e1 : e0;
+        cache.ia[i] = shape == 0 ? ci : k, cache.ib[i] = shape == 0 ? k : ci;
+    }
+    kcbp2d_gjk_warm(a, b, &cache, max_iterations, true, out);
 }

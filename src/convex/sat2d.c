@@ -181,6 +181,8 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                 return KCBP2D_SAT_UNDECIDED;
             *sep_shape = s;
             *sep_edge = i;
+            if (dm)
+                dm->vertex = km;
             return KCBP2D_SAT_SEPARATED;
         }
     }

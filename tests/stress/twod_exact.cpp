@@ -7,7 +7,8 @@
 //       - convex polygons (3..12 vertices; a third on a small integer grid
 //         with quarter turns, so that touching, collinear edges and shared
 //         vertices are common; a third moved to within 1e-13 of touching),
-//         kcbp2d_collide;
+//         kcbp2d_collide, and kcbp2d_distance (its status against the
+//         same oracle, its distance against the exact one below);
 //       - polygons with a hole (star rings, 3..40 vertices), kcbp2d_model_collide
 //         and kcbp2d_model_distance;
 //     against CGAL (Epick's exact predicates): closed regions meet when two
@@ -155,10 +156,20 @@ int main(int argc, char **argv)
                 continue;
             kcbp2d_collide_result r;
             kcbp2d_collide(&sa, &pa, &sb, &pb, nullptr, &r, nullptr);
-            bool want = oracle_meet(ga, gb, nullptr);
+            double dist;
+            bool want = oracle_meet(ga, gb, &dist);
             if (r.collide != want) {
                 if (bad < 10)
                     std::printf("convex pair %ld: kcbp2d %d, CGAL %d\n", t, r.collide, want);
+                bad++;
+            }
+            // kcbp2d_distance: its status exact, its distance to 1e-12 of the scale
+            kcbp2d_distance_result dr;
+            kcbp2d_distance(&sa, &pa, &sb, &pb, nullptr, &dr, nullptr);
+            if ((dr.status != KCBP2D_APART) != want || (!want && std::fabs(dr.distance - dist) > 1e-12 * dr.scale)) {
+                if (bad < 10)
+                    std::printf("convex pair %ld: kcbp2d_distance %s %.17g, CGAL %d %.17g\n", t,
+                                kcbp2d_distance_status_name(dr.status), dr.distance, want, dist);
                 bad++;
             }
             yes += want, no += !want;

@@ -160,6 +160,9 @@ cJSON *kcbp_cli_json_shape(const kcbp_model *model);
  * memory. */
 cJSON *kcbp_cli_json_index(uint32_t i);
 cJSON *kcbp_cli_json_pair(uint32_t a, uint32_t b);
+/* o[key] = [[a, b]] (kcbp_cli_json_pair: null for a shape's side); false when out of
+ * memory (nothing added). */
+bool kcbp_cli_add_pair_list(cJSON *o, const char *key, uint32_t a, uint32_t b);
 /* In a report line made by kcbp_report_collide_line, KCBP_SHAPE_FEATURE's
  * digits in the triangle-index arrays ("contacts", "faces", "face_tris",
  * "triangles") become null, in place (the line only shrinks). */

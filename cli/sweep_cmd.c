@@ -153,21 +153,6 @@ static bool add_vec3(cJSON *o, const char *key, kcbp_vec3 v)
     return true;
 }
 
-static bool add_pair(cJSON *o, const char *key, uint32_t x, uint32_t y)
-{
-    cJSON *pair = kcbp_cli_json_pair(x, y), *list = cJSON_CreateArray(); /* null for a shape's side */
-    if (!pair || !list || !cJSON_AddItemToArray(list, pair)) {
-        cJSON_Delete(pair);
-        cJSON_Delete(list);
-        return false;
-    }
-    if (!cJSON_AddItemToObject(o, key, list)) {
-        cJSON_Delete(list);
-        return false;
-    }
-    return true;
-}
-
 /* One sweep's JSON object; NULL when out of memory. */
 static cJSON *report(const kcbp_sweep_result *r, const kcbp_model *a, const kcbp_model *b, const kcbp_timings *t)
 {
@@ -177,10 +162,10 @@ static cJSON *report(const kcbp_sweep_result *r, const kcbp_model *a, const kcbp
     bool ok = true;
     if (r->hit) {
         ok &= cJSON_AddNumberToObject(o, "toi", r->toi) != NULL;
-        ok &= add_pair(o, "contacts", r->tri_a, r->tri_b);
+        ok &= kcbp_cli_add_pair_list(o, "contacts", r->tri_a, r->tri_b);
         const uint32_t *fa = kcbp_mesh_faces(kcbp_model_mesh(a)), *fb = kcbp_mesh_faces(kcbp_model_mesh(b));
         if (fa || fb)
-            ok &= add_pair(o, "faces", fa && r->tri_a != KCBP_SHAPE_FEATURE ? fa[r->tri_a] : r->tri_a,
+            ok &= kcbp_cli_add_pair_list(o, "faces", fa && r->tri_a != KCBP_SHAPE_FEATURE ? fa[r->tri_a] : r->tri_a,
                            fb && r->tri_b != KCBP_SHAPE_FEATURE ? fb[r->tri_b] : r->tri_b);
         ok &= add_vec3(o, "point", kcbp_v3_scale(kcbp_v3_add(r->point_a, r->point_b), 0.5));
         ok &= add_vec3(o, "point_a", r->point_a);

@@ -130,21 +130,6 @@ static int read_numbers(const char *opt, const char *text, double v[3])
     return KCBP_EXIT_OK;
 }
 
-static bool add_pair(cJSON *o, const char *key, uint32_t x, uint32_t y)
-{
-    cJSON *pair = kcbp_cli_json_pair(x, y), *list = cJSON_CreateArray(); /* null for a shape's side */
-    if (!pair || !list || !cJSON_AddItemToArray(list, pair)) {
-        cJSON_Delete(pair);
-        cJSON_Delete(list);
-        return false;
-    }
-    if (!cJSON_AddItemToObject(o, key, list)) {
-        cJSON_Delete(list);
-        return false;
-    }
-    return true;
-}
-
 static bool add_vec2(cJSON *o, const char *key, kcbp_vec2 v)
 {
     cJSON *a = kcbp_cli_2d_vec2(v);
@@ -166,7 +151,7 @@ static cJSON *report(const kcbp2d_sweep_result *r, const kcbp_cli_input2d *ia, c
     bool ok = true;
     if (r->hit) {
         ok &= cJSON_AddNumberToObject(o, "toi", r->toi) != NULL;
-        ok &= add_pair(o, "contacts", r->edge_a, r->edge_b);
+        ok &= kcbp_cli_add_pair_list(o, "contacts", r->edge_a, r->edge_b);
         ok &= add_vec2(o, "point", kcbp_v2_scale(kcbp_v2_add(r->point_a, r->point_b), 0.5));
         ok &= add_vec2(o, "point_a", r->point_a);
         ok &= add_vec2(o, "point_b", r->point_b);

@@ -265,24 +265,11 @@ static bool in_chain(const kcbp2d_core *c, kcbp_vec2 p)
     return strict;
 }
 
-/* vertex_inside on posed chains (in_chain). */
-static bool vertex_inside_chain(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n)
-{
-    if (ca->n < 3 || cb->n < 3)
-        return false;
-    uint32_t ib = 0, ia = 0;
-    for (uint32_t i = 1; i < cb->n; i++)
-        if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
-            ib = i;
-    for (uint32_t i = 1; i < ca->n; i++)
-        if (kcbp_v2_dot(n, ca->v[i]) > kcbp_v2_dot(n, ca->v[ia]))
-            ia = i;
-    return in_chain(ca, cb->v[ib]) || in_chain(cb, ca->v[ia]);
-}
-
 /* A cheap exact witness of contact between polygon cores: the vertex of
- * each deepest along the other's way (n, A toward B) inside the other. */
-static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n)
+ * each deepest along the other's way (n, A toward B) inside the other, by
+ * the test inside (in_core, or in_chain for posed chains). */
+static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n,
+                          bool (*inside)(const kcbp2d_core *, kcbp_vec2))
 {
     if (ca->n < 3 || cb->n < 3)
         return false;
@@ -293,7 +280,7 @@ static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec
     for (uint32_t i = 1; i < ca->n; i++)
         if (kcbp_v2_dot(n, ca->v[i]) > kcbp_v2_dot(n, ca->v[ia]))
             ia = i;
-    return in_core(ca, cb->v[ib]) || in_core(cb, ca->v[ia]);
+    return inside(ca, cb->v[ib]) || inside(cb, ca->v[ia]);
 }
 
 /* The exact collide test at t (n: the last step's direction, a hint). */
@@ -311,7 +298,7 @@ static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *to
             pose_points(a, &pa), a->pts_valid = true;
         if (!b->still || !b->pts_valid)
             pose_points(b, &pb), b->pts_valid = true;
-        if (vertex_inside_chain(&a->pts, &b->pts, n)) {
+        if (vertex_inside(&a->pts, &b->pts, n, in_chain)) {
             *touch = true;
             return KCBP_OK;
         }
@@ -333,7 +320,7 @@ static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *to
             }
         }
         if (st == KCBP_OK) {
-            if (vertex_inside(c[0], c[1], n)) {
+            if (vertex_inside(c[0], c[1], n, in_core)) {
                 *touch = true;
             } else {
                 kcbp2d_decision d;

@@ -599,9 +599,15 @@ static void test_threads_shards_streams(void **state)
         assert_int_equal(some.n, 5);
         free(some.hits);
         free(some.contacts);
-        /* and the evaluation goes on afterwards */
+        /* and the evaluation goes on afterwards: the same pairs (not always
+         * the same contacts: the stopped frame kept no pair caches, and with
+         * contacts FIRST a pair lists its last contact while it holds;
+         * test_cache and test_world check that one is a true contact) */
         assert_int_equal(kcbp_scene_eval_frame(ev, 1, &fr, &err), KCBP_OK);
-        same_hits(ref[1].hits, ref[1].colliding, ref[1].contacts, fr.hits, fr.colliding, fr.contacts);
+        assert_int_equal(fr.colliding, ref[1].colliding);
+        for (size_t k = 0; k < fr.colliding; k++)
+            assert_true(fr.hits[k].a == ref[1].hits[k].a && fr.hits[k].b == ref[1].hits[k].b &&
+                        fr.hits[k].count == ref[1].hits[k].count && fr.hits[k].contained == ref[1].hits[k].contained);
         kcbp_scene_frame_free(&fr);
         kcbp_scene_eval_free(ev);
     }

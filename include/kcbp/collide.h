@@ -144,7 +144,13 @@ KCBP_API kcbp_status kcbp_collide(const kcbp_model *a, const kcbp_pose *pose_a, 
  * with the models in the same order, never shared between threads; made
  * empty by kcbp_pair_cache_new and kcbp_pair_cache_reset.
  *
- * Guarantee: the cache never changes collide or the contacts reported.
+ * Guarantee: the cache never changes collide, nor the contacts reported
+ * with KCBP_CONTACTS_ALL. With KCBP_CONTACTS_FIRST the one contact listed
+ * is the cached one while it still intersects (tested exactly, as the trees
+ * test it), else the first the search meets, which starts near the cached
+ * one: a true contact of the pair, stable from one pose to the next, but not
+ * always the one kcbp_collide (no cache) meets first (changed in 1.1: the
+ * contact was searched from the roots each time, at a full search's cost).
  * Every shortcut is a test the full path makes too, and contents that do
  * not fit the models (another pair's cache) are skipped, never trusted.
  * decided_by can differ only where the k-CBPs are within rounding of the

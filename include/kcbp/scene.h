@@ -386,7 +386,10 @@ typedef kcbp_status (*kcbp_scene_pair_fn)(void *ctx, const kcbp_scene_pair *pair
  * pairs. The order is fixed for the scene (the same for every jobs): by the
  * lower of the pair's two ranks, then the higher (see KCBP_SCENE_CHUNK);
  * kcbp_scene_eval_frame sorts what it collects by (a, b). Each pair is
- * (a, b), a < b, with the contacts kcbp_collide(a, b) gives. *out gets the
+ * (a, b), a < b, with the contacts kcbp_collide(a, b) gives (with contacts
+ * FIRST in a moving scene, a pair's last contact while it holds, as
+ * kcbp_collide_cached lists it: the same for every jobs and shards, but it
+ * can differ after a frame that stopped early). *out gets the
  * counts and times (its hits stay empty). */
 KCBP_API kcbp_status kcbp_scene_eval_frame_stream(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pair_fn fn,
                                                   void *ctx, kcbp_scene_frame *out, kcbp_error *err);

@@ -22,11 +22,13 @@
  * kcbp_world_collide keeps, from one call to the next, each overlapping
  * pair's cache (kcbp_collide_cached: the pair's last separating axis, GJK
  * simplex, contact), so a loop of small moves gets a moving scene's speed;
- * the caches never change an answer.
+ * the caches never change which pairs touch.
  *
  * Guarantees: kcbp_world_collide answers exactly the pairs kcbp_collide
  * finds touching among all pairs of objects at their poses (the broad phase
- * drops no pair kcbp_collide could find), with kcbp_collide's contacts;
+ * drops no pair kcbp_collide could find), with kcbp_collide's contacts
+ * (with contacts FIRST, kcbp_collide_cached's: the pair's last contact
+ * while it holds);
  * kcbp_world_collide_model the objects kcbp_collide(object, model) finds
  * touching. kcbp_world_distance is the least kcbp_distance over all pairs
  * (0 when two objects touch), within kcbp_distance's own accuracy

@@ -123,14 +123,19 @@ static bool tri_pair_intersects(const kcbp_model_impl *a, uint32_t ta, const kcb
     return kcbp_tri_intersect(pa, pb, eps);
 }
 
-/* The cached contact's test: true (and the result filled) when it still
- * holds. */
+/* The cached contact's test: true (and the result filled: collide, and
+ * with contacts FIRST the contact itself) when it still holds. *nomem is
+ * set when the contact could not be listed. */
 static bool contact_holds(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a, double eps,
-                          kcbp_pair_cache *pc, kcbp_collide_result *result)
+                          kcbp_contacts_mode mode, kcbp_pair_cache *pc, kcbp_collide_result *result, bool *nomem)
 {
     result->tree.tri_pairs++;
     if (!tri_pair_intersects(a, pc->contact.a, b, pc->contact.b, b_in_a, eps))
         return false;
+    if (mode == KCBP_CONTACTS_FIRST && !kcbp_result_add_contact(result, pc->contact)) {
+        *nomem = true;
+        return false;
+    }
     result->collide = true;
     result->decided_by = KCBP_STAGE_MESH;
     result->cache.hit = KCBP_CACHE_CONTACT;
@@ -247,17 +252,22 @@ kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *
     }
     result->cache.gjk_skipped = skip;
 
-    /* The last contact, when it still holds, settles "collide" if no
-     * contact is to be reported: tested exactly as the trees would test it.
+    /* The last contact, when it still holds, settles "collide" and is the
+     * one contact listed with contacts FIRST (kcbp_pair_cache: stable from
+     * one pose to the next): tested exactly as the trees would test it.
      * It comes before the k-CBP stage, which could only have passed the pair
      * on (the triangle test accepts no pair its margin apart), unless that
      * stage measures for the report. */
-    bool use_contact = pc && (pc->flags & KCBP_PAIR_CACHE_CONTACT) && options->contacts == KCBP_CONTACTS_NONE &&
+    bool use_contact = pc && (pc->flags & KCBP_PAIR_CACHE_CONTACT) && options->contacts != KCBP_CONTACTS_ALL &&
                        pc->contact.a < a->mesh.ntriangles && pc->contact.b < b->mesh.ntriangles;
-    if (use_contact && !options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result)) {
+    bool nomem = false;
+    if (use_contact && !options->cbp_measure &&
+        contact_holds(a, b, &b_in_a, eps, options->contacts, pc, result, &nomem)) {
         result->cache.gjk_skipped = false;
         return KCBP_OK;
     }
+    if (nomem)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for contacts");
 
     if (cbp && !skip) {
         if (kcbp_pair_cbp_stage(a, b, &b_in_a, pose_a, options->cbp_measure, pc, result) ||
@@ -270,8 +280,11 @@ kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *
             return KCBP_OK;
         }
     }
-    if (use_contact && options->cbp_measure && contact_holds(a, b, &b_in_a, eps, pc, result))
+    if (use_contact && options->cbp_measure &&
+        contact_holds(a, b, &b_in_a, eps, options->contacts, pc, result, &nomem))
         return KCBP_OK;
+    if (nomem)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for contacts");
 
     /* Stage 3: the exact answer, from the two trees and the exact triangle
      * test (Möller's plane rejection, then exact orientation tests). */

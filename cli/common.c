@@ -72,21 +72,6 @@ int kcbp_cli_print_text(char *text)
     return KCBP_EXIT_OK;
 }
 
-bool kcbp_cli_add_pair_list(cJSON *o, const char *key, uint32_t x, uint32_t y)
-{
-    cJSON *pair = kcbp_cli_json_pair(x, y), *list = cJSON_CreateArray(); /* null for a shape's side */
-    if (!pair || !list || !cJSON_AddItemToArray(list, pair)) {
-        cJSON_Delete(pair);
-        cJSON_Delete(list);
-        return false;
-    }
-    if (!cJSON_AddItemToObject(o, key, list)) {
-        cJSON_Delete(list);
-        return false;
-    }
-    return true;
-}
-
 int kcbp_cli_write_text(char *text, const char *path)
 {
     if (!path)

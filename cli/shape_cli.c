@@ -157,3 +157,18 @@ void kcbp_cli_null_shape_indices(char *line)
         }
     }
 }
+
+bool kcbp_cli_add_pair_list(cJSON *o, const char *key, uint32_t x, uint32_t y)
+{
+    cJSON *pair = kcbp_cli_json_pair(x, y), *list = cJSON_CreateArray(); /* null for a shape's side */
+    if (!pair || !list || !cJSON_AddItemToArray(list, pair)) {
+        cJSON_Delete(pair);
+        cJSON_Delete(list);
+        return false;
+    }
+    if (!cJSON_AddItemToObject(o, key, list)) {
+        cJSON_Delete(list);
+        return false;
+    }
+    return true;
+}

@@ -349,6 +349,8 @@ typedef struct {
     kcbp_vec2 pa, pb, n;
     kcbp2d_model_distance_result md; /* models: the last query's answer */
     kcbp2d_gjk_cache gc;             /* convex: the last step's GJK simplex */
+    int win;                         /* convex: the edge normal among the directions (-1: none), */
+    uint32_t win_edge;               /* its edge (for refine_convex) */
 } measure;
 
 static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
@@ -479,7 +481,7 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
 }
 
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
-                           double mu, measure *out)
+                           measure *out)
 {
     if (!a->still || !a->pts_valid)
         pose_points(a, pa), a->pts_valid = true;
@@ -502,6 +504,7 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
     out->dist = 0;
     out->step = 0;
     out->have_points = false;
+    out->win = -1;
     /* GJK found the cores overlapping (or too near to tell): left to the
      * exact test of the caller (lower stays -INFINITY) */
     if (!g.overlap) {
@@ -567,50 +570,68 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                     out->lower = lower, out->n = n;
                 out->step = MAX2(out->step, step);
             }
-            bool rot_done = false;
-            /* One body turning, the other not: the edge's normal carried
-             * round with the turning body (rot_step). */
-            if (win >= 0 && out->lower > 0 && out->step > 0 && out->step < 1) {
-                body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
-                if (y->w != 0 && x->w == 0) {
-                    kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], ce[win]));
-                    double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
-                    rot_done = hs > out->step;
-                    out->step = MAX2(out->step, hs);
-                }
-            }
-            /* Turning, the first-order step is short where the support
-             * vertices move across n: the second-order bound's root, by
-             * doubling h while the bound stays positive, then regula falsi
-             * between the last positive h and the first negative one (the
-             * bound is concave, so the chord's root keeps it positive). */
-            if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
-                double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
-                make_lines(a, pa, out->n);
-                make_lines(b, pb, out->n);
-                double slack = rr + e, good = out->step, h = 2 * good;
-                double g_good = gap_after(a, b, good, k, slack, mu), g_h = 0;
-                int doubled = 0;
-                while (g_good > 0 && good < 1 && doubled < 8) {
-                    g_h = gap_after(a, b, h, k, slack, mu);
-                    if (!(g_h > 0))
-                        break;
-                    good = h, g_good = g_h, h *= 2, doubled++;
-                }
-                for (int it = 0; it < 3 && g_good > 0 && g_h < 0 && good < 1; it++) {
-                    double x = good + g_good * (h - good) / (g_good - g_h);
-                    if (!(x > good && x < h))
-                        break;
-                    double gx = gap_after(a, b, x, k, slack, mu);
-                    if (gx > 0)
-                        good = x, g_good = gx;
-                    else
-                        h = x, g_h = gx;
-                }
-                if (g_good > 0)
-                    out->step = MAX2(out->step, good);
-            }
+            out->win = win;
+            out->win_edge = win >= 0 ? ce[win] : 0;
         }
+    }
+}
+
+/* The step's refinements, for a body that turns (after measure_convex, on
+ * the points it posed at t: pa, pb): the carried axis (rot_step) and the
+ * second-order bound along n (gap_after); each only lengthens out->step
+ * with a step its own bound proves. Skipped on a step that ends the sweep
+ * (near contact, confirmed): the refined step is not taken there. */
+static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
+                          double mu, measure *out)
+{
+    if (!out->have_points)
+        return;
+    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
+    const kcbp2d_core *cc[4] = {ca, ca, cb, cb};
+    double rr = ca->r + cb->r;
+    int win = out->win;
+    bool rot_done = false;
+    /* One body turning, the other not: the edge's normal carried
+     * round with the turning body (rot_step). */
+    if (win >= 0 && out->lower > 0 && out->step > 0 && out->step < 1) {
+        body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
+        if (y->w != 0 && x->w == 0) {
+            kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], out->win_edge));
+            double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
+            rot_done = hs > out->step;
+            out->step = MAX2(out->step, hs);
+        }
+    }
+    /* Turning, the first-order step is short where the support
+     * vertices move across n: the second-order bound's root, by
+     * doubling h while the bound stays positive, then regula falsi
+     * between the last positive h and the first negative one (the
+     * bound is concave, so the chord's root keeps it positive). */
+    if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
+        double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
+        make_lines(a, pa, out->n);
+        make_lines(b, pb, out->n);
+        double slack = rr + e, good = out->step, h = 2 * good;
+        double g_good = gap_after(a, b, good, k, slack, mu), g_h = 0;
+        int doubled = 0;
+        while (g_good > 0 && good < 1 && doubled < 8) {
+            g_h = gap_after(a, b, h, k, slack, mu);
+            if (!(g_h > 0))
+                break;
+            good = h, g_good = g_h, h *= 2, doubled++;
+        }
+        for (int it = 0; it < 3 && g_good > 0 && g_h < 0 && good < 1; it++) {
+            double x = good + g_good * (h - good) / (g_good - g_h);
+            if (!(x > good && x < h))
+                break;
+            double gx = gap_after(a, b, x, k, slack, mu);
+            if (gx > 0)
+                good = x, g_good = gx;
+            else
+                h = x, g_h = gx;
+        }
+        if (g_good > 0)
+            out->step = MAX2(out->step, good);
     }
 }
 
@@ -744,7 +765,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
         double e = SWEEP2D_ERR * 0x1p-53 * reach;
         double stop_d = fmax(mu * o.t_tolerance, 2 * e);
         if (convex)
-            measure_convex(a, b, &pa, &pb, e, spin, mu, &m);
+            measure_convex(a, b, &pa, &pb, e, spin, &m);
         else if ((st = measure_models(a, b, &pa, &pb, e, mu, &m, err)) != KCBP_OK)
             return st;
         r.distance_queries++;
@@ -776,7 +797,14 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
                 break;
             }
             confirm_left--;
+            /* the exact tests posed the moving bodies at other times */
+            if (convex && !a->still)
+                pose_points(a, &pa);
+            if (convex && !b->still)
+                pose_points(b, &pb);
         }
+        if (convex)
+            refine_convex(a, b, &pa, &pb, e, spin, mu, &m);
         /* [t, t + step) is proven free of contact. */
         double step = m.step;
         if (!(t + step <= 1)) {

@@ -172,6 +172,34 @@ static double shape_rho(const kcbp2d_shape *s)
     return r;
 }
 
+/* A polygon's check (kcbp2d_shape_check_ex's without convexity: a radius
+ * 0 or within the shape limits, 3 to KCBP2D_POLYGON_MAX points, each
+ * coordinate within KCBP_COORD_MAX) and its rho, shape_rho's bit for bit
+ * (sqrt is monotone: the root of the largest square is the largest root),
+ * in one pass. False for any other shape, a failed check, or squares out
+ * of kcbp2d_len's sqrt range: the caller then checks and measures as
+ * before (and names the error). */
+static bool polygon_ok_rho(const kcbp2d_shape *s, double *rho)
+{
+    if (s->kind != KCBP2D_POLYGON || !s->points || s->npoints < 3 || s->npoints > KCBP2D_POLYGON_MAX ||
+        !(s->radius == 0 || (s->radius >= KCBP2D_SHAPE_MIN && s->radius <= KCBP2D_SHAPE_MAX)))
+        return false;
+    double m = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < s->npoints; i++) {
+        kcbp_vec2 p = s->points[i];
+        ok &= fabs(p.x) <= KCBP_COORD_MAX && fabs(p.y) <= KCBP_COORD_MAX;
+        double l2 = p.x * p.x + p.y * p.y;
+        if (!((l2 > 1e-280 && l2 < 1e280) || (p.x == 0 && p.y == 0)))
+            return false;
+        m = MAX2(m, l2);
+    }
+    if (!ok)
+        return false;
+    *rho = sqrt(m);
+    return true;
+}
+
 static double model_rho(const kcbp2d_model *m)
 {
     const kcbp_vec2 *v = kcbp2d_model_vertices(m);
@@ -208,11 +236,13 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
     if (!isfinite(turn))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: motion %s: the turn is not finite", which);
     if (b->shape) {
-        if ((st = kcbp2d_shape_check_ex(b->shape, false, err)) != KCBP_OK) {
-            kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: shape A" : "2D sweep: shape B");
-            return st;
+        if (!polygon_ok_rho(b->shape, &b->rho)) {
+            if ((st = kcbp2d_shape_check_ex(b->shape, false, err)) != KCBP_OK) {
+                kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: shape A" : "2D sweep: shape B");
+                return st;
+            }
+            b->rho = shape_rho(b->shape);
         }
-        b->rho = shape_rho(b->shape);
         b->radius = b->shape->radius;
         if (b->shape->kind == KCBP2D_POLYGON && b->shape->npoints > KCBP2D_CORE_INLINE &&
             !(b->heap = malloc((size_t)b->shape->npoints * (2 * sizeof *b->heap + sizeof(sweep_line4)))))

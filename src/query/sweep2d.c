@@ -271,8 +271,8 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
  * convex, counter-clockwise), exactly. */
 static bool in_core(const kcbp2d_core *c, kcbp_vec2 p)
 {
-    for (uint32_t i = 0; i < c->n; i++)
-        if (kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p) < 0)
+    for (uint32_t i = c->n - 1, j = 0; j < c->n; i = j++)
+        if (kcbp2d_orient(c->v[i], c->v[j], p) < 0)
             return false;
     return true;
 }
@@ -286,8 +286,8 @@ static bool in_core(const kcbp2d_core *c, kcbp_vec2 p)
 static bool in_chain(const kcbp2d_core *c, kcbp_vec2 p)
 {
     bool strict = false;
-    for (uint32_t i = 0; i < c->n; i++) {
-        int o = kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p);
+    for (uint32_t i = c->n - 1, j = 0; j < c->n; i = j++) {
+        int o = kcbp2d_orient(c->v[i], c->v[j], p);
         if (o < 0)
             return false;
         strict |= o > 0;
@@ -399,7 +399,7 @@ static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
  * (a segment's two edges: its two sides). */
 static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
 {
-    kcbp_vec2 e = kcbp_v2_sub(c->v[(i + 1) % c->n], c->v[i]);
+    kcbp_vec2 e = kcbp_v2_sub(c->v[i + 1 < c->n ? i + 1 : 0], c->v[i]);
     double l = sqrt(e.x * e.x + e.y * e.y); /* no overflow: |coordinates| <= KCBP_COORD_MAX */
     return l > 0 ? kcbp_v2_make(e.y / l, -e.x / l) : kcbp_v2_make(0, 0);
 }
@@ -558,15 +558,15 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
              * cos = (perp(e) . un) / |e|, compared by squares, so that only
              * the winner is normalised (as edge_normal) */
             const kcbp2d_core *cc[4] = {ca, ca, cb, cb};
-            uint32_t ce[4] = {ca->n >= 2 ? (ia + ca->n - 1) % ca->n : 0, ia,
-                              cb->n >= 2 ? (ib + cb->n - 1) % cb->n : 0, ib};
+            uint32_t ce[4] = {ca->n >= 2 ? (ia > 0 ? ia : ca->n) - 1 : 0, ia, cb->n >= 2 ? (ib > 0 ? ib : cb->n) - 1 : 0,
+                              ib};
             double best_r = 0, best_l2 = 1;
             int win = -1;
             for (int k = 0; k < 4; k++) {
                 const kcbp2d_core *c = cc[k];
                 if (c->n < 2)
                     continue;
-                kcbp_vec2 ed = kcbp_v2_sub(c->v[(ce[k] + 1) % c->n], c->v[ce[k]]);
+                kcbp_vec2 ed = kcbp_v2_sub(c->v[ce[k] + 1 < c->n ? ce[k] + 1 : 0], c->v[ce[k]]);
                 double r = ed.y * un.x - ed.x * un.y, l2 = ed.x * ed.x + ed.y * ed.y;
                 if (k >= 2)
                     r = -r; /* B's normals turned toward A */

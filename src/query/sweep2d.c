@@ -553,7 +553,18 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             out->n = kcbp_v2_scale(u, 1 / ul);
             kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
             int nd = 1;
-            uint32_t ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
+            /* the supports along u: GJK's last simplex holds them (its
+             * features, s[0] and s[n - 1]: the better of the two ends) */
+            const kcbp2d_gjk_cache *gc = &out->gc;
+            uint32_t ia = gc->ia[0], ib = gc->ib[0];
+            if (gc->n == 2) {
+                if (kcbp_v2_dot(u, ca->v[gc->ia[1]]) > kcbp_v2_dot(u, ca->v[ia]))
+                    ia = gc->ia[1];
+                if (kcbp_v2_dot(u, cb->v[gc->ib[1]]) < kcbp_v2_dot(u, cb->v[ib]))
+                    ib = gc->ib[1];
+            }
+            if (gc->n < 1 || gc->n > 2)
+                ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
             /* the edge normal nearest the closest points' direction:
              * cos = (perp(e) . un) / |e|, compared by squares, so that only
              * the winner is normalised (as edge_normal) */

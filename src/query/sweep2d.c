@@ -28,6 +28,8 @@
 #define SWEEP2D_CONFIRM_MAX 64
 /* Relative rounding margin on speed bounds (products, sums, hypot). */
 #define SPEED_PAD (1 + 1e-12)
+/* Regula falsi steps in the root search of a step's bound (bound_search). */
+#define SWEEP2D_CHORDS 1
 
 void kcbp2d_sweep_options_init(kcbp2d_sweep_options *o, uint32_t size)
 {
@@ -87,6 +89,10 @@ typedef struct {
     kcbp_vec2 *lines;
     sweep_line4 lines4_buf[KCBP2D_CORE_INLINE];
     sweep_line4 *lines4;
+    /* rot_step's and fixed_step's maxima over the vertices: of p, of the
+     * negative parts of the second and third order coefficients, and of
+     * each order's absolute value (0 to 5) */
+    double lines4_e5max, lines4_pmax, lines4_neg2, lines4_neg3, lines4_abs[6];
     bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
     kcbp2d_pose pose0; /* the pose at t = 0 */
     kcbp2d_core core;  /* a still shape's core for the exact test, once made */
@@ -404,6 +410,48 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
     return l > 0 ? kcbp_v2_make(e.y / l, -e.x / l) : kcbp_v2_make(0, 0);
 }
 
+/* The root search of a step's bound g (rot_gap, fixed_gap, gap_after): g
+ * positive at 0 (g0) and at h0; every h returned has g(h) > 0, which with
+ * the bound's shape (concave in s on [0, h]) proves [0, h]. An upper end
+ * first: the root of the secant through the last two positive points,
+ * which for a concave g lies at or beyond its root (so one evaluation
+ * usually brackets it; a positive value there moves on, up to 8 times),
+ * then regula falsi from the positive side, each chord's root taken a
+ * hair before (where g is linear the root itself has g = 0). Returns the
+ * largest h found, or 0 when g(h0) is not positive. */
+typedef double (*sweep_bound_fn)(const void *ctx, double h);
+
+static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords)
+{
+    double good = h0, g_good = g(ctx, h0);
+    if (!(g_good > 0))
+        return 0;
+    double prev = 0, g_prev = g0, hi = INFINITY, g_hi = 0;
+    for (int k = 0; k < 3 && good < 1; k++) {
+        double x = g_prev > g_good ? good + g_good * (good - prev) / (g_prev - g_good) : 2 * good;
+        if (!(x > good))
+            break;
+        double gx = g(ctx, x);
+        if (gx > 0) {
+            prev = good, g_prev = g_good, good = x, g_good = gx;
+        } else {
+            hi = x, g_hi = gx;
+            break;
+        }
+    }
+    for (int k = 0; k < chords && hi < INFINITY && good < 1; k++) {
+        double x = good + (g_good / (g_good - g_hi)) * (1 - 0x1p-30) * (hi - good);
+        if (!(x > good && x < hi))
+            break;
+        double gx = g(ctx, x);
+        if (gx > 0)
+            good = x, g_good = gx;
+        else
+            hi = x, g_hi = gx;
+    }
+    return good;
+}
+
 /* The second-order bound on the gap along the unit n after a further h
  * (of t), minus rr + e: each vertex v of a body turning by w about its
  * origin c and moving by dT projects at h to n.v + h (n.dT + w n.perp(v -
@@ -423,6 +471,17 @@ static double gap_after(const body *a, const body *b, double h, double k, double
     return (bmin - amax) - k * h * h - slack - 0x1p-50 * mu * h;
 }
 
+typedef struct {
+    const body *a, *b;
+    double k, slack, mu;
+} gap_ctx;
+
+static double gap_after_fn(const void *ctx, double h)
+{
+    const gap_ctx *c = ctx;
+    return gap_after(c->a, c->b, h, c->k, c->slack, c->mu);
+}
+
 /* gap_after's lines along n: x = n . v, y = n . dT + w n . perp(v - c). */
 static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
 {
@@ -440,24 +499,46 @@ static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
  *   f(h) = n0 . R(-wh) (d - h D) = (alpha cos x + beta sin x) - h (gamma
  *   cos x + delta sin x),  x = w h,
  * with D = dT_Y - dT_X, alpha = n0.d, beta = perp(n0).d, gamma = n0.D,
- * delta = perp(n0).D. With cos x - 1 in [-x^2/2, 0], |sin x - x| <=
- * |x|^3/6 and sin x = x - (x - sin x):
- *   f(h) <= alpha + (beta w - gamma) h + a h^2 + b h^3 + c h^4,
- * a = max(-alpha, 0) w^2/2 + max(-delta w, 0), b = |beta| |w|^3/6 +
- * max(gamma, 0) w^2/2, c = |delta| |w|^3/6 (signs taken with a margin for
- * their rounding): convex in h >= 0, so the gap, Y's least projection less
- * X's greatest bound less slack and the rounding of the bounds (2^-48 of
- * their terms, 8 ulps of mu h), is concave: positive at 0 and at h, it is
- * positive on [0, h]. Returns the largest h found so (from h0, proven by
- * the caller's bounds, doubling then regula falsi), or 0. */
+ * delta = perp(n0).D. With cos x - 1 + x^2/2 in [0, x^4/24] (so cos x - 1
+ * in [-x^2/2, 0]) and |sin x - x + x^3/6| <= |x|^5/120 (so |sin x - x| <=
+ * |x|^3/6):
+ *   f(h) <= alpha + (beta w - gamma) h + a h^2 + b h^3 + c h^4 + e5 h^5,
+ * a = max(-alpha, 0) w^2/2 + max(-delta w, 0), b = -beta w^3/6 + gamma
+ * w^2/2 (the third-order terms exactly, either sign), c = |delta| |w|^3/6,
+ * e5 = |beta| |w|^5/120 + max(-gamma, 0) w^4/24 (signs taken with a
+ * margin for their rounding). Where b < 0 the bound is not convex; for a
+ * candidate h, b s^3 is replaced by its tangent at h, which lies above it
+ * for s >= 0: convex in s, equal at h, and at s = 0 larger by 2 |b| h^3.
+ * So the gap (Y's least projection less X's greatest bound, less slack and
+ * the rounding of the bounds: 2^-46 of their terms' magnitudes, 8 ulps of
+ * mu h, the margins of alpha, beta, gamma) is concave in s on [0, h]: if
+ * positive at 0 and at h (rot_gap: the lesser), it is positive on [0, h].
+ * The third order exactly (it was bounded by |b|) makes the step's end
+ * land within O(h^4) of the axis's gap closing, often within the
+ * tolerance: one step fewer. Returns the largest h found so (from h0,
+ * proven by the caller's bounds, doubling then regula falsi), or 0. */
 static double rot_gap(const body *x, double h, double miny, double qerr, double c4, double amax, double bmax,
                       double slack, double mu)
 {
     const sweep_line4 *l = x->lines4;
+    const kcbp_vec2 *l5 = x->lines;
     double m = -INFINITY;
     for (uint32_t i = 0; i < x->pts.n; i++)
-        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * c4))));
-    return miny - m - slack - h * (0x1p-50 * mu + qerr) - 0x1p-48 * h * h * (amax + h * (bmax + h * c4));
+        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * (c4 + h * l5[i].x)))));
+    double m0 = x->lines4_pmax + 2 * x->lines4_neg3 * h * h * h; /* at s = 0: the tangent's excess */
+    double err = h * (0x1p-50 * mu + qerr) + 0x1p-46 * h * h * (amax + h * (bmax + h * (c4 + h * x->lines4_e5max)));
+    return miny - MAX2(m, m0) - slack - err;
+}
+
+typedef struct {
+    const body *x;
+    double miny, qerr, c4, amax, bmax, slack, mu;
+} rot_ctx;
+
+static double rot_gap_fn(const void *ctx, double h)
+{
+    const rot_ctx *c = ctx;
+    return rot_gap(c->x, h, c->miny, c->qerr, c->c4, c->amax, c->bmax, c->slack, c->mu);
 }
 
 static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
@@ -472,42 +553,123 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     double md = 0x1p-48 * (fabs(dd.x) + fabs(dd.y));
     double gamma = kcbp_v2_dot(n0, dd), delta = kcbp_v2_dot(pn, dd);
     double w = y->w, aw = fabs(w), w2 = w * w * 0.5 * SPEED_PAD, w3 = aw * aw * aw * (1.0 / 6) * SPEED_PAD;
-    double c4 = (fabs(delta) + md) * w3;
-    double a0 = MAX2(-delta * w + md * aw, 0.0) * SPEED_PAD, b0 = MAX2(gamma + md, 0.0) * w2;
-    double amax = 0, bmax = 0, dmax = 0;
+    double w3s = w * w * w * (1.0 / 6), w5 = aw * aw * aw * aw * aw * (1.0 / 120) * SPEED_PAD;
+    double w4 = w * w * w * w * (1.0 / 24) * SPEED_PAD;
+    double c4 = (fabs(delta) + md) * w3, g5 = MAX2(-gamma + md, 0.0) * w4;
+    double a0 = MAX2(-delta * w + md * aw, 0.0) * SPEED_PAD, b0 = gamma * w * w * 0.5;
+    double amax = 0, bmax = 0, dmax = 0, e5max = 0, pmax = -INFINITY, neg3 = 0;
     sweep_line4 *l = x->lines4;
+    kcbp_vec2 *l5 = x->lines;
     for (uint32_t i = 0; i < cx->n; i++) {
         kcbp_vec2 d = kcbp_v2_sub(cx->v[i], py->trans);
         double alpha = kcbp_v2_dot(n0, d), beta = kcbp_v2_dot(pn, d), m = 0x1p-48 * (fabs(d.x) + fabs(d.y));
         l[i].p = alpha;
         l[i].q = beta * w - gamma;
         l[i].a = MAX2(-alpha + m, 0.0) * w2 + a0;
-        l[i].b = (fabs(beta) + m) * w3 + b0;
-        amax = MAX2(amax, l[i].a), bmax = MAX2(bmax, l[i].b), dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
+        /* the signed third order, its rounding (beta's and gamma's margins
+         * times the powers of w) added as it increases the bound */
+        l[i].b = -beta * w3s + b0 + m * w3 + md * w2;
+        l5[i].x = (fabs(beta) + m) * w5 + g5;
+        amax = MAX2(amax, l[i].a), bmax = MAX2(bmax, fabs(l[i].b)), dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
+        e5max = MAX2(e5max, l5[i].x);
+        pmax = MAX2(pmax, alpha), neg3 = MAX2(neg3, -l[i].b);
     }
+    x->lines4_e5max = e5max, x->lines4_pmax = pmax, x->lines4_neg3 = neg3;
     double qerr = 0x1p-48 * (dmax * aw + fabs(dd.x) + fabs(dd.y));
-    if (!(rot_gap(x, 0, miny, qerr, c4, amax, bmax, slack, mu) > 0))
+    rot_ctx c = {x, miny, qerr, c4, amax, bmax, slack, mu};
+    double g0 = rot_gap_fn(&c, 0);
+    if (!(g0 > 0))
         return 0;
-    double good = h0, g_good = rot_gap(x, good, miny, qerr, c4, amax, bmax, slack, mu), h = 2 * good, g_h = 0;
-    if (!(g_good > 0))
+    return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS);
+}
+
+/* The gap along a direction fixed in the world, for a body X that turns
+ * (w) and a body Y that does not: n (unit, from X toward Y) stays, Y's
+ * projections move linearly, and X's vertex v, at r = v - c_X, projects at
+ *   f(h) = n.v - gamma h + alpha (cos x - 1) + beta sin x,  x = w h,
+ * with gamma = n.(dT_Y - dT_X), alpha = n.r, beta = n.perp(r). With
+ * cos x - 1 + x^2/2 in [0, x^4/24] and |sin x - x + x^3/6| <= |x|^5/120:
+ *   f(h) <= Q(h) = p + c1 h + c2 h^2 + c3 h^3 + c4 h^4 + c5 h^5,
+ * p = n.v, c1 = beta w - gamma, c2 = -alpha w^2/2, c3 = -beta w^3/6,
+ * c4 = max(alpha, 0) w^4/24, c5 = |beta| |w|^5/120: exact to the fourth
+ * order (gap_after's bound, the same for every vertex, is exact to the
+ * first). c2 and c3 may be negative (Q not convex); for a candidate h the
+ * concave terms c_k s^k are replaced by their tangents at h, which lie
+ * above them for all s >= 0: the result is convex in s, equal to Q at h,
+ * and at 0 exceeds p by sum (k - 1) |c_k| h^k over those k. The gap's
+ * bound (Y's least projection less X's greatest, less the slack and the
+ * rounding allowance, convex and increasing in s) is then concave in s on
+ * [0, h]: positive at 0 and at h, it is positive on [0, h], which is what
+ * fixed_gap checks. Returns the largest h found so (from h0, doubling then
+ * regula falsi on the value at h), or 0. */
+static double fixed_gap(const body *x, double h, double miny, double slack, double alw, double aw)
+{
+    const sweep_line4 *l4 = x->lines4;
+    const kcbp_vec2 *l2 = x->lines;
+    const double *ab = x->lines4_abs;
+    double m_h = -INFINITY, h2 = h * h, h3 = h2 * h;
+    for (uint32_t i = 0; i < x->pts.n; i++)
+        m_h = MAX2(m_h, l4[i].p + h * (l4[i].q + h * (l4[i].a + h * (l4[i].b + h * (l2[i].x + h * l2[i].y)))));
+    /* at s = 0, the tangents' excess, bounded by its largest terms */
+    double m_0 = x->lines4_pmax + x->lines4_neg2 * h2 + 2 * x->lines4_neg3 * h3;
+    double s_h = h * (ab[1] + h * (ab[2] + h * (ab[3] + h * (ab[4] + h * ab[5]))));
+    double xh = aw * h;
+    double err = 0x1p-44 * s_h + alw * xh * (1 + xh * (1 + xh * (1 + xh * (1 + xh))));
+    return miny - MAX2(m_h, m_0) - slack - err;
+}
+
+typedef struct {
+    const body *x;
+    double miny, slack, alw, aw;
+} fixed_ctx;
+
+static double fixed_gap_fn(const void *ctx, double h)
+{
+    const fixed_ctx *c = ctx;
+    return fixed_gap(c->x, h, c->miny, c->slack, c->alw, c->aw);
+}
+
+static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec2 n, double h0, double slack,
+                         double mu)
+{
+    const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
+    double miny = INFINITY;
+    for (uint32_t j = 0; j < cy->n; j++)
+        miny = MIN2(miny, kcbp_v2_dot(n, cy->v[j]));
+    kcbp_vec2 dd = kcbp_v2_sub(y->dtrans, x->dtrans);
+    double gamma = kcbp_v2_dot(n, dd);
+    double w = x->w, aw = fabs(w), w2 = w * w, w3 = w2 * w, w4 = w2 * w2, aw5 = w4 * aw;
+    double dmax = 0, pmax = -INFINITY, neg2 = 0, neg3 = 0, *ab = x->lines4_abs;
+    for (int k = 0; k < 6; k++)
+        ab[k] = 0;
+    sweep_line4 *l4 = x->lines4;
+    kcbp_vec2 *l2 = x->lines;
+    for (uint32_t i = 0; i < cx->n; i++) {
+        kcbp_vec2 r = kcbp_v2_sub(cx->v[i], px->trans);
+        double alpha = kcbp_v2_dot(n, r), beta = kcbp_v2_dot(n, kcbp_v2_perp(r));
+        l4[i].p = kcbp_v2_dot(n, cx->v[i]);
+        l4[i].q = beta * w - gamma;
+        l4[i].a = -alpha * w2 * 0.5;
+        l4[i].b = -beta * w3 * (1.0 / 6);
+        l2[i].x = MAX2(alpha, 0.0) * w4 * (1.0 / 24) * SPEED_PAD;
+        l2[i].y = fabs(beta) * aw5 * (1.0 / 120) * SPEED_PAD;
+        dmax = MAX2(dmax, fabs(r.x) + fabs(r.y));
+        pmax = MAX2(pmax, l4[i].p), neg2 = MAX2(neg2, -l4[i].a), neg3 = MAX2(neg3, -l4[i].b);
+        ab[1] = MAX2(ab[1], fabs(l4[i].q)), ab[2] = MAX2(ab[2], fabs(l4[i].a)), ab[3] = MAX2(ab[3], fabs(l4[i].b));
+        ab[4] = MAX2(ab[4], l2[i].x), ab[5] = MAX2(ab[5], l2[i].y);
+    }
+    x->lines4_pmax = pmax, x->lines4_neg2 = neg2, x->lines4_neg3 = neg3;
+    /* rounding: alpha and beta are off by a few ulps of |r| and |c_X| (r
+     * rounded once), each coefficient by a few ulps of itself (2^-44 of
+     * their absolute sum), gamma by ulps of |dT| (within 2^-50 mu) */
+    double alw = 0x1p-46 * (dmax + fabs(px->trans.x) + fabs(px->trans.y)) + 0x1p-50 * mu / (aw > 0 ? aw : 1);
+    if (!(aw > 0) || !isfinite(alw))
         return 0;
-    for (int doubled = 0; good < 1 && doubled < 8; doubled++) {
-        g_h = rot_gap(x, h, miny, qerr, c4, amax, bmax, slack, mu);
-        if (!(g_h > 0))
-            break;
-        good = h, g_good = g_h, h *= 2;
-    }
-    for (int it = 0; it < 3 && g_h < 0 && good < 1; it++) {
-        double xh = good + g_good * (h - good) / (g_good - g_h);
-        if (!(xh > good && xh < h))
-            break;
-        double gx = rot_gap(x, xh, miny, qerr, c4, amax, bmax, slack, mu);
-        if (gx > 0)
-            good = xh, g_good = gx;
-        else
-            h = xh, g_h = gx;
-    }
-    return good;
+    fixed_ctx c = {x, miny, slack, alw, aw};
+    double g0 = fixed_gap_fn(&c, 0);
+    if (!(g0 > 0))
+        return 0;
+    return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS);
 }
 
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
@@ -648,31 +810,23 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
      * doubling h while the bound stays positive, then regula falsi
      * between the last positive h and the first negative one (the
      * bound is concave, so the chord's root keeps it positive). */
+    /* One body turning, the other not: the best direction held fixed
+     * (fixed_step: per vertex, to the fourth order). */
+    if (!rot_done && (a->w == 0) != (b->w == 0) && out->lower > 0 && out->step > 0 && out->step < 1) {
+        body *x = a->w != 0 ? a : b, *y = a->w != 0 ? b : a;
+        kcbp_vec2 nx = a->w != 0 ? out->n : kcbp_v2_neg(out->n); /* from X toward Y */
+        double hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu);
+        rot_done = hs > out->step;
+        out->step = MAX2(out->step, hs);
+    }
     if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
         double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
         make_lines(a, pa, out->n);
         make_lines(b, pb, out->n);
-        double slack = rr + e, good = out->step, h = 2 * good;
-        double g_good = gap_after(a, b, good, k, slack, mu), g_h = 0;
-        int doubled = 0;
-        while (g_good > 0 && good < 1 && doubled < 8) {
-            g_h = gap_after(a, b, h, k, slack, mu);
-            if (!(g_h > 0))
-                break;
-            good = h, g_good = g_h, h *= 2, doubled++;
-        }
-        for (int it = 0; it < 3 && g_good > 0 && g_h < 0 && good < 1; it++) {
-            double x = good + g_good * (h - good) / (g_good - g_h);
-            if (!(x > good && x < h))
-                break;
-            double gx = gap_after(a, b, x, k, slack, mu);
-            if (gx > 0)
-                good = x, g_good = gx;
-            else
-                h = x, g_h = gx;
-        }
-        if (g_good > 0)
-            out->step = MAX2(out->step, good);
+        gap_ctx c = {a, b, k, rr + e, mu};
+        double g0 = gap_after_fn(&c, 0);
+        if (g0 > 0)
+            out->step = MAX2(out->step, bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS));
     }
 }
 

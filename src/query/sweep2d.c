@@ -123,6 +123,9 @@ static kcbp_status body_pose_at(const body *b, double t, kcbp2d_pose *out, kcbp_
 #define MAX2(x, y) ((x) > (y) ? (x) : (y))
 #define MIN2(x, y) ((x) < (y) ? (x) : (y))
 
+/* kcbp_v2_max_abs without a libm call (the coordinates are finite) */
+static inline double max_abs(kcbp_vec2 v) { return MAX2(fabs(v.x), fabs(v.y)); }
+
 /* The shape's core vertices moved by the pose, into b->pts (the order of
  * kcbp2d_core_make: counter-clockwise). */
 static void pose_points(body *b, const kcbp2d_pose *pose)
@@ -700,7 +703,7 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
     /* GJK found the cores overlapping (or too near to tell): left to the
      * exact test of the caller (lower stays -INFINITY) */
     if (!g.overlap) {
-        out->dist = fmax(g.distance - rr, 0.0);
+        out->dist = MAX2(g.distance - rr, 0.0);
         kcbp_vec2 u = kcbp_v2_sub(g.pb, g.pa);
         double ul = sqrt(u.x * u.x + u.y * u.y); /* 0 on underflow: left to the exact test */
         if (ul > 0) {
@@ -933,7 +936,8 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
         return st;
 
     double spin = (a->spin + b->spin) * SPEED_PAD;
-    double mu = (kcbp_v2_len(a->dtrans) + kcbp_v2_len(b->dtrans) + a->spin + b->spin) * SPEED_PAD;
+    /* kcbp2d_len: 1.5 ulps at most, within SPEED_PAD */
+    double mu = (kcbp2d_len(a->dtrans) + kcbp2d_len(b->dtrans) + a->spin + b->spin) * SPEED_PAD;
     r.motion_bound = mu;
     if (!isfinite(mu))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: the motion is not finite");
@@ -955,10 +959,10 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
         if ((!a->still && (st = body_pose_at(a, t, &pa, err)) != KCBP_OK) ||
             (st = body_pose_at(b, t, &pb, err)) != KCBP_OK)
             return st;
-        double reach = a->rho + kcbp_v2_max_abs(pa.trans) * 2 + a->radius + b->rho + kcbp_v2_max_abs(pb.trans) * 2 +
+        double reach = a->rho + max_abs(pa.trans) * 2 + a->radius + b->rho + max_abs(pb.trans) * 2 +
                        b->radius;
         double e = SWEEP2D_ERR * 0x1p-53 * reach;
-        double stop_d = fmax(mu * o.t_tolerance, 2 * e);
+        double stop_d = MAX2(mu * o.t_tolerance, 2 * e);
         if (convex)
             measure_convex(a, b, &pa, &pb, e, spin, &m);
         else if ((st = measure_models(a, b, &pa, &pb, e, mu, &m, err)) != KCBP_OK)

@@ -13,7 +13,13 @@
  *   0.001: smooth), Q poses of B drawn one number per statement (so not
  *   bench2d's poses), kcbp2d_model_distance on each; prints the mean edge
  *   pairs tested and a checksum. Under callgrind with
- *   --toggle-collect=kcbp2d_model_distance_sized: Ir / Q per query. */
+ *   --toggle-collect=kcbp2d_model_distance_sized: Ir / Q per query.
+ *
+ *   loop2d toi Q [kind]: bench2d's time-of-impact motions, kcbp only (its
+ *   own draws: not bench2d's pairs), Q sweeps; kind 0 half turning (the
+ *   default), 1 translating only, 2 turning only; prints the steps per
+ *   query and a checksum of the toi. Under callgrind with
+ *   --toggle-collect=kcbp2d_sweep_sized: Ir / Q per query. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -756,19 +756,21 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             kcbp_vec2 dt = kcbp_v2_sub(b->dtrans, a->dtrans);
             double dterr = 0x1p-50 * (fabs(dt.x) + fabs(dt.y));
             out->step = 0;
+            /* the projections' gaps on the unit directions (both in one
+             * pass over the vertices): lower bounds on the cores' distance,
+             * for these coordinates and for any later pose (each shrinks at
+             * most closing per unit t) */
+            double amax[2] = {-INFINITY, -INFINITY}, bmin[2] = {INFINITY, INFINITY};
+            kcbp_vec2 d0 = dirs[0], d1 = dirs[1];
+            for (uint32_t i = 0; i < ca->n; i++)
+                amax[0] = MAX2(amax[0], kcbp_v2_dot(d0, ca->v[i])), amax[1] = MAX2(amax[1], kcbp_v2_dot(d1, ca->v[i]));
+            for (uint32_t i = 0; i < cb->n; i++)
+                bmin[0] = MIN2(bmin[0], kcbp_v2_dot(d0, cb->v[i])), bmin[1] = MIN2(bmin[1], kcbp_v2_dot(d1, cb->v[i]));
             for (int k = 0; k < nd; k++) {
                 kcbp_vec2 n = dirs[k];
                 if (!(kcbp_v2_dot(n, u) > 0))
                     continue;
-                /* the projections' gap on the unit n: a lower bound on the
-                 * cores' distance, for these coordinates and for any later
-                 * pose (it shrinks at most closing per unit t) */
-                double amax = -INFINITY, bmin = INFINITY;
-                for (uint32_t i = 0; i < ca->n; i++)
-                    amax = MAX2(amax, kcbp_v2_dot(n, ca->v[i]));
-                for (uint32_t i = 0; i < cb->n; i++)
-                    bmin = MIN2(bmin, kcbp_v2_dot(n, cb->v[i]));
-                double lower = (bmin - amax) - rr - e;
+                double lower = (bmin[k] - amax[k]) - rr - e;
                 /* -n . dT, rounded: its error is below 8 ulps of |dT| */
                 double closing = (-kcbp_v2_dot(n, dt) + dterr + spin) * SPEED_PAD;
                 double step = lower > 0 ? (closing > 0 ? lower / closing : INFINITY) : 0;

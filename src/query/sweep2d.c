@@ -835,6 +835,20 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
     }
 }
 
+/* The point of segment [q0, q1] nearest p (the projection, clamped), by
+ * squares: false when the segment's squared length is 0 or near the
+ * range's ends (then kcbp2d_cp_seg_seg, without squares). */
+static bool point_seg(kcbp_vec2 p, kcbp_vec2 q0, kcbp_vec2 q1, kcbp_vec2 *q)
+{
+    kcbp_vec2 e = kcbp_v2_sub(q1, q0);
+    double ee = e.x * e.x + e.y * e.y;
+    if (!(ee >= 1e-280 && ee <= 1e280))
+        return false;
+    double s = kcbp_v2_dot(kcbp_v2_sub(p, q0), e) / ee;
+    *q = s <= 0 ? q0 : s >= 1 ? q1 : kcbp_v2_add(q0, kcbp_v2_scale(e, s));
+    return true;
+}
+
 /* Near contact: the closest points and their distance measured on the
  * last simplex's features as a segment pair (kcbp2d_gjk's measure: a
  * distance attained by points of the cores), for the report and the
@@ -845,11 +859,31 @@ static void measure_points(const body *a, const body *b, measure *m)
     const kcbp2d_gjk_cache *c = &m->gc;
     if (c->n < 1)
         return;
-    kcbp_vec2 ga, gb;
-    double d = kcbp2d_cp_seg_seg(ca->v[c->ia[0]], ca->v[c->ia[c->n - 1]], cb->v[c->ib[0]], cb->v[c->ib[c->n - 1]],
-                                 &ga, &gb);
-    kcbp_vec2 u = kcbp_v2_sub(gb, ga);
-    double ul = sqrt(u.x * u.x + u.y * u.y);
+    kcbp_vec2 ga, gb, a0 = ca->v[c->ia[0]], a1 = ca->v[c->ia[c->n - 1]], b0 = cb->v[c->ib[0]],
+                      b1 = cb->v[c->ib[c->n - 1]];
+    double d = -1;
+    /* a vertex against an edge (the usual end): the vertex's projection on
+     * the edge, clamped (kcbp2d_cp_seg_seg's least candidate there), by
+     * squares where none can underflow or overflow */
+    if (c->ia[0] == c->ia[c->n - 1] && point_seg(a0, b0, b1, &gb))
+        ga = a0, d = 0;
+    else if (c->ib[0] == c->ib[c->n - 1] && point_seg(b0, a0, a1, &ga))
+        gb = b0, d = 0;
+    kcbp_vec2 u;
+    double ul;
+    if (d == 0) {
+        u = kcbp_v2_sub(gb, ga);
+        double uu = u.x * u.x + u.y * u.y;
+        if (uu >= 1e-280 && uu <= 1e280)
+            d = ul = sqrt(uu);
+        else
+            d = -1;
+    }
+    if (d < 0) {
+        d = kcbp2d_cp_seg_seg(a0, a1, b0, b1, &ga, &gb);
+        u = kcbp_v2_sub(gb, ga);
+        ul = sqrt(u.x * u.x + u.y * u.y);
+    }
     if (!(ul > 0))
         return; /* the simplex's points stay */
     kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul);

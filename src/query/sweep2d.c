@@ -316,10 +316,12 @@ static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec
     for (uint32_t i = 1; i < cb->n; i++)
         if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
             ib = i;
+    if (inside(ca, cb->v[ib]))
+        return true;
     for (uint32_t i = 1; i < ca->n; i++)
         if (kcbp_v2_dot(n, ca->v[i]) > kcbp_v2_dot(n, ca->v[ia]))
             ia = i;
-    return inside(ca, cb->v[ib]) || inside(cb, ca->v[ia]);
+    return inside(cb, ca->v[ia]);
 }
 
 /* The exact collide test at t (n: the last step's direction, a hint). */

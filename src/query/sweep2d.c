@@ -234,9 +234,10 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: motion %s is NULL", which);
     kcbp2d_pose p;
     kcbp_status st;
-    /* the end poses' checks (kcbp2d_pose_from_angle's) without their trig;
-     * the pose itself only for its error message */
-    if ((!end_ok(m->from, m->from_deg) && (st = kcbp2d_motion_at(m, 0, &p, err)) != KCBP_OK) ||
+    /* the end poses' checks (kcbp2d_pose_from_angle's): the pose of t = 0
+     * itself, the other's without its trig (that pose only for its error
+     * message) */
+    if ((st = kcbp2d_motion_at(m, 0, &b->pose0, err)) != KCBP_OK || /* the pose of t = 0, checked */
         (!end_ok(m->to, m->to_deg) && (st = kcbp2d_motion_at(m, 1, &p, err)) != KCBP_OK)) {
         kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: motion A" : "2D sweep: motion B");
         return st;
@@ -266,8 +267,6 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         b->radius = 0;
     }
     b->fixed_turn = m->from_deg == m->to_deg;
-    if ((st = kcbp2d_motion_at(m, 0, &b->pose0, err)) != KCBP_OK)
-        return st;
     b->dtrans = kcbp_v2_sub(m->to, m->from);
     b->still = m->from.x == m->to.x && m->from.y == m->to.y && m->from_deg == m->to_deg;
     b->spin = turn * b->rho;

@@ -30,6 +30,10 @@
 #define SPEED_PAD (1 + 1e-12)
 /* Regula falsi steps in the root search of a step's bound (bound_search). */
 #define SWEEP2D_CHORDS 1
+/* The largest turn (radians over the motion) the Taylor bounds are taken
+ * for: beyond it their powers of w could overflow (a vertex's bound then
+ * NaN); the first-order step stays. */
+#define SWEEP2D_TURN_MAX 1e6
 
 void kcbp2d_sweep_options_init(kcbp2d_sweep_options *o, uint32_t size)
 {
@@ -557,6 +561,8 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     double md = 0x1p-48 * (fabs(dd.x) + fabs(dd.y));
     double gamma = kcbp_v2_dot(n0, dd), delta = kcbp_v2_dot(pn, dd);
     double w = y->w, aw = fabs(w), w2 = w * w * 0.5 * SPEED_PAD, w3 = aw * aw * aw * (1.0 / 6) * SPEED_PAD;
+    if (!(aw <= SWEEP2D_TURN_MAX))
+        return 0;
     double w3s = w * w * w * (1.0 / 6), w5 = aw * aw * aw * aw * aw * (1.0 / 120) * SPEED_PAD;
     double w4 = w * w * w * w * (1.0 / 24) * SPEED_PAD;
     double c4 = (fabs(delta) + md) * w3, g5 = MAX2(-gamma + md, 0.0) * w4;
@@ -667,7 +673,7 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
      * rounded once), each coefficient by a few ulps of itself (2^-44 of
      * their absolute sum), gamma by ulps of |dT| (within 2^-50 mu) */
     double alw = 0x1p-46 * (dmax + fabs(px->trans.x) + fabs(px->trans.y)) + 0x1p-50 * mu / (aw > 0 ? aw : 1);
-    if (!(aw > 0) || !isfinite(alw))
+    if (!(aw > 0 && aw <= SWEEP2D_TURN_MAX) || !isfinite(alw))
         return 0;
     fixed_ctx c = {x, miny, slack, alw, aw};
     double g0 = fixed_gap_fn(&c, 0);

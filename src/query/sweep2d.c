@@ -124,6 +124,60 @@ static kcbp_status body_pose_at(const body *b, double t, kcbp2d_pose *out, kcbp_
     return KCBP_OK;
 }
 
+/* The rotation of deg degrees, |deg| < 360, for the steps' poses: as
+ * kcbp2d_pose_from_angle (its quarter turns exact), but the sine and
+ * cosine by Taylor polynomials on about [-pi/4, pi/4] after a
+ * quarter-turn reduction of the same angle in radians, within a few ulps
+ * of libm's: a step's bounds hold for any coordinates within E
+ * of the motion's (the header's E covers the poses' rounding), and the
+ * exact confirmation poses by kcbp2d_motion_at itself. */
+static void step_rotation(double deg, double *c, double *s)
+{
+    double r = deg < 0 ? deg + 360.0 : deg;
+    if (r == 0.0 || r == 360.0) {
+        *c = 1.0, *s = 0.0;
+        return;
+    }
+    if (r == 90.0 || r == 180.0 || r == 270.0) {
+        *c = r == 180.0 ? -1.0 : 0.0, *s = r == 90.0 ? 1.0 : r == 270.0 ? -1.0 : 0.0;
+        return;
+    }
+    /* the angle kcbp2d_pose_from_angle takes the sine and cosine of, less
+     * q quarter turns (Cody and Waite: pi/2 in two parts, the first of 33
+     * bits, so that q times it is exact; fdlibm's) */
+    double rad = deg * (M_PI / 180.0), q = nearbyint(rad * (2 / M_PI));
+    double x = (rad - q * 1.57079632673412561417e+00) - q * 6.07710050650619224932e-11, x2 = x * x;
+    /* |x| <= pi/4 (and a hair): the series' next terms are below 5e-17, and
+     * the whole within an ulp of libm's (checked on 2e6 angles) */
+    double sn = x + x * x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 +
+                x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800 + x2 * (-1.0 / 1307674368000.0)))))));
+    double cs = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 * (-1.0 / 3628800 +
+                x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200.0 + x2 * (1.0 / 20922789888000.0))))))));
+    switch (((int)q % 4 + 4) % 4) {
+    case 0: *c = cs, *s = sn; break;
+    case 1: *c = -sn, *s = cs; break;
+    case 2: *c = -cs, *s = -sn; break;
+    default: *c = sn, *s = -cs; break;
+    }
+}
+
+/* The pose of a step at t: body_pose_at's, but a turning body's rotation
+ * by step_rotation where the angle is within a turn (else
+ * kcbp2d_motion_at's). */
+static kcbp_status step_pose_at(const body *b, double t, kcbp2d_pose *out, kcbp_error *err)
+{
+    if (!(t > 0) || b->still || b->fixed_turn || !(t < 1))
+        return body_pose_at(b, t, out, err);
+    const kcbp2d_motion *m = b->motion;
+    double deg = m->from_deg + t * (m->to_deg - m->from_deg);
+    kcbp_vec2 tr = kcbp_v2_make(m->from.x + t * (m->to.x - m->from.x), m->from.y + t * (m->to.y - m->from.y));
+    if (!(fabs(deg) < 360.0 && fabs(tr.x) <= KCBP_COORD_MAX && fabs(tr.y) <= KCBP_COORD_MAX))
+        return kcbp2d_motion_at(m, t, out, err);
+    step_rotation(deg, &out->c, &out->s);
+    out->trans = tr;
+    return KCBP_OK;
+}
+
 #define MAX2(x, y) ((x) > (y) ? (x) : (y))
 #define MIN2(x, y) ((x) < (y) ? (x) : (y))
 
@@ -999,8 +1053,8 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
             break;
         }
         r.iterations++;
-        if ((!a->still && (st = body_pose_at(a, t, &pa, err)) != KCBP_OK) ||
-            (st = body_pose_at(b, t, &pb, err)) != KCBP_OK)
+        if ((!a->still && (st = step_pose_at(a, t, &pa, err)) != KCBP_OK) ||
+            (st = step_pose_at(b, t, &pb, err)) != KCBP_OK)
             return st;
         double reach = a->rho + max_abs(pa.trans) * 2 + a->radius + b->rho + max_abs(pb.trans) * 2 +
                        b->radius;

@@ -145,7 +145,9 @@ static void step_rotation(double deg, double *c, double *s)
     /* the angle kcbp2d_pose_from_angle takes the sine and cosine of, less
      * q quarter turns (Cody and Waite: pi/2 in two parts, the first of 33
      * bits, so that q times it is exact; fdlibm's) */
-    double rad = deg * (M_PI / 180.0), q = nearbyint(rad * (2 / M_PI));
+    double rad = deg * (M_PI / 180.0), qr = rad * (2 / M_PI);
+    int qi = (int)(qr + (qr < 0 ? -0.5 : 0.5)); /* nearest (|qr| < 4.01): no libm call */
+    double q = qi;
     double x = (rad - q * 1.57079632673412561417e+00) - q * 6.07710050650619224932e-11, x2 = x * x;
     /* |x| <= pi/4 (and a hair): the series' next terms are below 5e-17, and
      * the whole within an ulp of libm's (checked on 2e6 angles) */
@@ -153,7 +155,7 @@ static void step_rotation(double deg, double *c, double *s)
                 x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800 + x2 * (-1.0 / 1307674368000.0)))))));
     double cs = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 * (-1.0 / 3628800 +
                 x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200.0 + x2 * (1.0 / 20922789888000.0))))))));
-    switch (((int)q % 4 + 4) % 4) {
+    switch ((qi % 4 + 4) % 4) {
     case 0: *c = cs, *s = sn; break;
     case 1: *c = -sn, *s = cs; break;
     case 2: *c = -cs, *s = -sn; break;

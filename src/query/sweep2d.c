@@ -479,7 +479,7 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
  * the bound's shape (concave in s on [0, h]) proves [0, h]. An upper end
  * first: the root of the secant through the last two positive points,
  * which for a concave g lies at or beyond its root (so one evaluation
- * usually brackets it; a positive value there moves on, up to 8 times),
+ * usually brackets it; a positive value there moves on, up to 3 times),
  * then regula falsi from the positive side, each chord's root taken a
  * hair before (where g is linear the root itself has g = 0). Returns the
  * largest h found, or 0 when g(h0) is not positive. */
@@ -580,7 +580,7 @@ static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
  * The third order exactly (it was bounded by |b|) makes the step's end
  * land within O(h^4) of the axis's gap closing, often within the
  * tolerance: one step fewer. Returns the largest h found so (from h0,
- * proven by the caller's bounds, doubling then regula falsi), or 0. */
+ * proven by the caller's bounds, by bound_search), or 0. */
 static double rot_gap(const body *x, double h, double miny, double qerr, double c4, double amax, double bmax,
                       double slack, double mu)
 {
@@ -666,8 +666,8 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
  * bound (Y's least projection less X's greatest, less the slack and the
  * rounding allowance, convex and increasing in s) is then concave in s on
  * [0, h]: positive at 0 and at h, it is positive on [0, h], which is what
- * fixed_gap checks. Returns the largest h found so (from h0, doubling then
- * regula falsi on the value at h), or 0. */
+ * fixed_gap checks. Returns the largest h found so (from h0, by
+ * bound_search), or 0. */
 static double fixed_gap(const body *x, double h, double miny, double slack, double alw, double aw)
 {
     const sweep_line4 *l4 = x->lines4;

@@ -13,7 +13,13 @@
  *   0.001: smooth), Q poses of B drawn one number per statement (so not
  *   bench2d's poses), kcbp2d_model_distance on each; prints the mean edge
  *   pairs tested and a checksum. Under callgrind with
- *   --toggle-collect=kcbp2d_model_distance_sized: Ir / Q per query. */
+ *   --toggle-collect=kcbp2d_model_distance_sized: Ir / Q per query.
+ *
+ *   loop2d toi Q [kind]: bench2d's time-of-impact motions, kcbp only (its
+ *   own draws: not bench2d's pairs), Q sweeps; kind 0 half turning (the
+ *   default), 1 translating only, 2 turning only; prints the steps per
+ *   query and a checksum of the toi. Under callgrind with
+ *   --toggle-collect=kcbp2d_sweep_sized: Ir / Q per query. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,8 +107,45 @@ static int model_loop(uint32_t n, int q, double rough)
     return 0;
 }
 
+/* bench2d's toi row, kcbp only: B from x in [-4, -3] to [3, 4] across a
+ * still A (turned at random), y in [-1.5, 1.5] at both ends; kind 0: all
+ * (half turning by up to 90 degrees either way), 1: translating only, 2:
+ * turning only. Prints steps per query and a checksum. Under callgrind
+ * with --toggle-collect=kcbp2d_sweep_sized: Ir / Q per query. */
+static int toi_loop(int q, int kind)
+{
+    rng r = {11};
+    kcbp_vec2 a[8], b[8];
+    double sum = 0;
+    long steps = 0, hits = 0;
+    kcbp2d_sweep_options o = kcbp2d_sweep_options_default();
+    for (int i = 0; i < q; i++) {
+        uint32_t na = rnd_convex(&r, a), nb = rnd_convex(&r, b);
+        double da = rng_range(&r, -180, 180);
+        kcbp2d_motion ma = kcbp2d_motion_still(0, 0, da), mb;
+        mb.from.x = rng_range(&r, -4, -3);
+        mb.from.y = rng_range(&r, -1.5, 1.5);
+        mb.to.x = rng_range(&r, 3, 4);
+        mb.to.y = rng_range(&r, -1.5, 1.5);
+        mb.from_deg = rng_range(&r, -180, 180);
+        double turn = rng_range(&r, -90, 90);
+        int turning = kind == 0 ? rng_unit(&r) < 0.5 : kind == 2;
+        mb.to_deg = mb.from_deg + (turning ? turn : 0);
+        kcbp2d_shape sa = kcbp2d_shape_polygon(a, na, 0), sb = kcbp2d_shape_polygon(b, nb, 0);
+        kcbp2d_sweep_result res;
+        if (kcbp2d_sweep(&sa, &ma, &sb, &mb, &o, &res, NULL) != KCBP_OK)
+            return 1;
+        sum += res.toi, steps += res.iterations, hits += res.hit;
+    }
+    printf("toi kind %d, %d motions: %ld hits, %.2f steps per query, sum of toi %.17g\n", kind, q, hits,
+           (double)steps / q, sum);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "toi") == 0)
+        return toi_loop(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 0);
     if (argc > 3 && strcmp(argv[1], "model") == 0)
         return model_loop((uint32_t)atoi(argv[2]), atoi(argv[3]), argc > 4 ? atof(argv[4]) : 0.1);
     int pairs = argc > 1 ? atoi(argv[1]) : 2000;

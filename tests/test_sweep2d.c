@@ -288,6 +288,41 @@ static void test_convex_turning_one(void **state)
     assert_true(ty.confirmed >= ty.hits * 9 / 10);
 }
 
+/* One body spins fast (up to 1500 degrees either way) far off its origin,
+ * the other translates, in both orders, over short motions that start
+ * near contact: each step's bound is then taken over a large turn, where
+ * its higher-order terms (the carried axis's third and fifth order, the
+ * world-fixed axis's second to fourth, their tangents at the candidate)
+ * decide whether a step passes a contact. */
+static void test_convex_spinning_one(void **state)
+{
+    (void)state;
+    test_rng rng = {14};
+    tally ty = {0, 0, 0, 0};
+    for (int trial = 0; trial < 400; trial++) {
+        tshape a, b;
+        rnd_polygon(&rng, 1.0, 0, &a);
+        rnd_polygon(&rng, 1.0, 0, &b);
+        tshape *spun = trial % 2 ? &b : &a;
+        double ox = test_rng_range(&rng, -2.5, 2.5), oy = test_rng_range(&rng, -2.5, 2.5);
+        for (uint32_t i = 0; i < spun->s.npoints; i++)
+            spun->pts[i] = kcbp_v2_make(spun->pts[i].x + ox, spun->pts[i].y + oy);
+        double d0 = test_rng_range(&rng, -180, 180), turn = test_rng_range(&rng, -1500, 1500);
+        double x0 = test_rng_range(&rng, -7, -4), y0 = test_rng_range(&rng, -2, 2);
+        double x1 = test_rng_range(&rng, -1, 4), y1 = test_rng_range(&rng, -2, 2);
+        kcbp2d_motion spin = {{0, 0}, {0, 0}, d0, d0 + turn};
+        kcbp2d_motion slide = {{x0, y0}, {x1, y1}, 20, 20};
+        pair p = {&a.s, &b.s, NULL, NULL, spin, slide};
+        if (trial % 2) /* B spins about the origin, A slides */
+            p.mo_a = slide, p.mo_b = spin;
+        check(&p, 8000, &ty);
+    }
+    print_message("one spinning: %d hits (%d confirmed, %d before the samples' contact), %d misses\n", ty.hits,
+                  ty.confirmed, ty.early, ty.misses);
+    assert_true(ty.hits > 50);
+    assert_true(ty.confirmed >= ty.hits * 9 / 10);
+}
+
 /* ---- constructions with known answers ------------------------------------ */
 
 static void test_convex_cases(void **state)
@@ -505,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_convex_translation),
         cmocka_unit_test(test_convex_turning),
         cmocka_unit_test(test_convex_turning_one),
+        cmocka_unit_test(test_convex_spinning_one),
         cmocka_unit_test(test_models),
         cmocka_unit_test(test_contract),
     };

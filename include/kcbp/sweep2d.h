@@ -36,8 +36,13 @@
  * taken when it is farther. When one body turns and the other does not,
  * a step is also taken along the edge normal carried round with the
  * turning body: in its frame its own projections stay, the other's
- * vertices move as sinusoids in h, bounded by their Taylor remainders (a
- * bound concave in h). GJK starts each step from the last step's simplex.
+ * vertices move as sinusoids in h, bounded by their Taylor polynomials
+ * and remainders (to the third order); else along n held fixed, the
+ * turning body's vertices bounded so to the fourth order. Where such a
+ * bound is not convex in h its concave terms are replaced by their
+ * tangents at the step's end, and it is checked at both ends, so that a
+ * step is proven on the whole of it. GJK starts each step from the last
+ * step's simplex.
  * Models (polygons with holes) use
  * kcbp2d_model_distance / kcbp2d_model_shape_distance and mu.
  *

@@ -23,7 +23,7 @@ kcbp_status kcbp2d_pose_from_angle(double tx, double ty, double deg, kcbp2d_pose
                               KCBP_COORD_MAX);
     /* fmod is exact; a multiple of 90 degrees is a quarter turn taken
      * exactly, so that such poses round nothing but the translation. */
-    double f = fmod(deg, 360.0), r = f;
+    double f = fabs(deg) < 360.0 ? deg : fmod(deg, 360.0), r = f; /* fmod(x, 360) is x there: no call */
     if (r < 0)
         r += 360.0; /* exact: r in (-360, 0) and 360 share an exponent range */
     double c, s;

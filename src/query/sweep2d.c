@@ -28,6 +28,12 @@
 #define SWEEP2D_CONFIRM_MAX 64
 /* Relative rounding margin on speed bounds (products, sums, hypot). */
 #define SPEED_PAD (1 + 1e-12)
+/* Regula falsi steps in the root search of a step's bound (bound_search). */
+#define SWEEP2D_CHORDS 1
+/* The largest turn (radians over the motion) the Taylor bounds are taken
+ * for: beyond it their powers of w could overflow (a vertex's bound then
+ * NaN); the first-order step stays. */
+#define SWEEP2D_TURN_MAX 1e6
 
 void kcbp2d_sweep_options_init(kcbp2d_sweep_options *o, uint32_t size)
 {
@@ -87,6 +93,10 @@ typedef struct {
     kcbp_vec2 *lines;
     sweep_line4 lines4_buf[KCBP2D_CORE_INLINE];
     sweep_line4 *lines4;
+    /* rot_step's and fixed_step's maxima over the vertices: of p, of the
+     * negative parts of the second and third order coefficients, and of
+     * each order's absolute value (0 to 5) */
+    double lines4_e5max, lines4_pmax, lines4_neg2, lines4_neg3, lines4_abs[6];
     bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
     kcbp2d_pose pose0; /* the pose at t = 0 */
     kcbp2d_core core;  /* a still shape's core for the exact test, once made */
@@ -114,8 +124,67 @@ static kcbp_status body_pose_at(const body *b, double t, kcbp2d_pose *out, kcbp_
     return KCBP_OK;
 }
 
+/* The rotation of deg degrees, |deg| < 360, for the steps' poses: as
+ * kcbp2d_pose_from_angle (its quarter turns exact), but the sine and
+ * cosine by Taylor polynomials on about [-pi/4, pi/4] after a
+ * quarter-turn reduction of the same angle in radians, within a few ulps
+ * of libm's: a step's bounds hold for any coordinates within E
+ * of the motion's (the header's E covers the poses' rounding), and the
+ * exact confirmation poses by kcbp2d_motion_at itself. */
+static void step_rotation(double deg, double *c, double *s)
+{
+    double r = deg < 0 ? deg + 360.0 : deg;
+    if (r == 0.0 || r == 360.0) {
+        *c = 1.0, *s = 0.0;
+        return;
+    }
+    if (r == 90.0 || r == 180.0 || r == 270.0) {
+        *c = r == 180.0 ? -1.0 : 0.0, *s = r == 90.0 ? 1.0 : r == 270.0 ? -1.0 : 0.0;
+        return;
+    }
+    /* the angle kcbp2d_pose_from_angle takes the sine and cosine of, less
+     * q quarter turns (Cody and Waite: pi/2 in two parts, the first of 33
+     * bits, so that q times it is exact; fdlibm's) */
+    double rad = deg * (M_PI / 180.0), qr = rad * (2 / M_PI);
+    int qi = (int)(qr + (qr < 0 ? -0.5 : 0.5)); /* nearest (|qr| < 4.01): no libm call */
+    double q = qi;
+    double x = (rad - q * 1.57079632673412561417e+00) - q * 6.07710050650619224932e-11, x2 = x * x;
+    /* |x| <= pi/4 (and a hair): the series' next terms are below 5e-17, and
+     * the whole within an ulp of libm's (checked on 2e6 angles) */
+    double sn = x + x * x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 +
+                x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800 + x2 * (-1.0 / 1307674368000.0)))))));
+    double cs = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 * (-1.0 / 3628800 +
+                x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200.0 + x2 * (1.0 / 20922789888000.0))))))));
+    switch ((qi % 4 + 4) % 4) {
+    case 0: *c = cs, *s = sn; break;
+    case 1: *c = -sn, *s = cs; break;
+    case 2: *c = -cs, *s = -sn; break;
+    default: *c = sn, *s = -cs; break;
+    }
+}
+
+/* The pose of a step at t: body_pose_at's, but a turning body's rotation
+ * by step_rotation where the angle is within a turn (else
+ * kcbp2d_motion_at's). */
+static kcbp_status step_pose_at(const body *b, double t, kcbp2d_pose *out, kcbp_error *err)
+{
+    if (!(t > 0) || b->still || b->fixed_turn || !(t < 1))
+        return body_pose_at(b, t, out, err);
+    const kcbp2d_motion *m = b->motion;
+    double deg = m->from_deg + t * (m->to_deg - m->from_deg);
+    kcbp_vec2 tr = kcbp_v2_make(m->from.x + t * (m->to.x - m->from.x), m->from.y + t * (m->to.y - m->from.y));
+    if (!(fabs(deg) < 360.0 && fabs(tr.x) <= KCBP_COORD_MAX && fabs(tr.y) <= KCBP_COORD_MAX))
+        return kcbp2d_motion_at(m, t, out, err);
+    step_rotation(deg, &out->c, &out->s);
+    out->trans = tr;
+    return KCBP_OK;
+}
+
 #define MAX2(x, y) ((x) > (y) ? (x) : (y))
 #define MIN2(x, y) ((x) < (y) ? (x) : (y))
+
+/* kcbp_v2_max_abs without a libm call (the coordinates are finite) */
+static inline double max_abs(kcbp_vec2 v) { return MAX2(fabs(v.x), fabs(v.y)); }
 
 /* The shape's core vertices moved by the pose, into b->pts (the order of
  * kcbp2d_core_make: counter-clockwise). */
@@ -172,6 +241,34 @@ static double shape_rho(const kcbp2d_shape *s)
     return r;
 }
 
+/* A polygon's check (kcbp2d_shape_check_ex's without convexity: a radius
+ * 0 or within the shape limits, 3 to KCBP2D_POLYGON_MAX points, each
+ * coordinate within KCBP_COORD_MAX) and its rho, shape_rho's bit for bit
+ * (sqrt is monotone: the root of the largest square is the largest root),
+ * in one pass. False for any other shape, a failed check, or squares out
+ * of kcbp2d_len's sqrt range: the caller then checks and measures as
+ * before (and names the error). */
+static bool polygon_ok_rho(const kcbp2d_shape *s, double *rho)
+{
+    if (s->kind != KCBP2D_POLYGON || !s->points || s->npoints < 3 || s->npoints > KCBP2D_POLYGON_MAX ||
+        !(s->radius == 0 || (s->radius >= KCBP2D_SHAPE_MIN && s->radius <= KCBP2D_SHAPE_MAX)))
+        return false;
+    double m = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < s->npoints; i++) {
+        kcbp_vec2 p = s->points[i];
+        ok &= fabs(p.x) <= KCBP_COORD_MAX && fabs(p.y) <= KCBP_COORD_MAX;
+        double l2 = p.x * p.x + p.y * p.y;
+        if (!((l2 > 1e-280 && l2 < 1e280) || (p.x == 0 && p.y == 0)))
+            return false;
+        m = MAX2(m, l2);
+    }
+    if (!ok)
+        return false;
+    *rho = sqrt(m);
+    return true;
+}
+
 static double model_rho(const kcbp2d_model *m)
 {
     const kcbp_vec2 *v = kcbp2d_model_vertices(m);
@@ -197,9 +294,10 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: motion %s is NULL", which);
     kcbp2d_pose p;
     kcbp_status st;
-    /* the end poses' checks (kcbp2d_pose_from_angle's) without their trig;
-     * the pose itself only for its error message */
-    if ((!end_ok(m->from, m->from_deg) && (st = kcbp2d_motion_at(m, 0, &p, err)) != KCBP_OK) ||
+    /* the end poses' checks (kcbp2d_pose_from_angle's): the pose of t = 0
+     * itself, the other's without its trig (that pose only for its error
+     * message) */
+    if ((st = kcbp2d_motion_at(m, 0, &b->pose0, err)) != KCBP_OK || /* the pose of t = 0, checked */
         (!end_ok(m->to, m->to_deg) && (st = kcbp2d_motion_at(m, 1, &p, err)) != KCBP_OK)) {
         kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: motion A" : "2D sweep: motion B");
         return st;
@@ -208,11 +306,13 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
     if (!isfinite(turn))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: motion %s: the turn is not finite", which);
     if (b->shape) {
-        if ((st = kcbp2d_shape_check_ex(b->shape, false, err)) != KCBP_OK) {
-            kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: shape A" : "2D sweep: shape B");
-            return st;
+        if (!polygon_ok_rho(b->shape, &b->rho)) {
+            if ((st = kcbp2d_shape_check_ex(b->shape, false, err)) != KCBP_OK) {
+                kcbp_error_prefix(err, which[0] == 'A' ? "2D sweep: shape A" : "2D sweep: shape B");
+                return st;
+            }
+            b->rho = shape_rho(b->shape);
         }
-        b->rho = shape_rho(b->shape);
         b->radius = b->shape->radius;
         if (b->shape->kind == KCBP2D_POLYGON && b->shape->npoints > KCBP2D_CORE_INLINE &&
             !(b->heap = malloc((size_t)b->shape->npoints * (2 * sizeof *b->heap + sizeof(sweep_line4)))))
@@ -227,8 +327,6 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
         b->radius = 0;
     }
     b->fixed_turn = m->from_deg == m->to_deg;
-    if ((st = kcbp2d_motion_at(m, 0, &b->pose0, err)) != KCBP_OK)
-        return st;
     b->dtrans = kcbp_v2_sub(m->to, m->from);
     b->still = m->from.x == m->to.x && m->from.y == m->to.y && m->from_deg == m->to_deg;
     b->spin = turn * b->rho;
@@ -241,8 +339,8 @@ static kcbp_status body_init(body *b, const char *which, kcbp_error *err)
  * convex, counter-clockwise), exactly. */
 static bool in_core(const kcbp2d_core *c, kcbp_vec2 p)
 {
-    for (uint32_t i = 0; i < c->n; i++)
-        if (kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p) < 0)
+    for (uint32_t i = c->n - 1, j = 0; j < c->n; i = j++)
+        if (kcbp2d_orient(c->v[i], c->v[j], p) < 0)
             return false;
     return true;
 }
@@ -256,8 +354,8 @@ static bool in_core(const kcbp2d_core *c, kcbp_vec2 p)
 static bool in_chain(const kcbp2d_core *c, kcbp_vec2 p)
 {
     bool strict = false;
-    for (uint32_t i = 0; i < c->n; i++) {
-        int o = kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], p);
+    for (uint32_t i = c->n - 1, j = 0; j < c->n; i = j++) {
+        int o = kcbp2d_orient(c->v[i], c->v[j], p);
         if (o < 0)
             return false;
         strict |= o > 0;
@@ -277,10 +375,12 @@ static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec
     for (uint32_t i = 1; i < cb->n; i++)
         if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
             ib = i;
+    if (inside(ca, cb->v[ib]))
+        return true;
     for (uint32_t i = 1; i < ca->n; i++)
         if (kcbp_v2_dot(n, ca->v[i]) > kcbp_v2_dot(n, ca->v[ia]))
             ia = i;
-    return inside(ca, cb->v[ib]) || inside(cb, ca->v[ia]);
+    return inside(cb, ca->v[ia]);
 }
 
 /* The exact collide test at t (n: the last step's direction, a hint). */
@@ -349,6 +449,8 @@ typedef struct {
     kcbp_vec2 pa, pb, n;
     kcbp2d_model_distance_result md; /* models: the last query's answer */
     kcbp2d_gjk_cache gc;             /* convex: the last step's GJK simplex */
+    int win;                         /* convex: the edge normal among the directions (-1: none), */
+    uint32_t win_edge;               /* its edge (for refine_convex) */
 } measure;
 
 static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
@@ -367,9 +469,51 @@ static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
  * (a segment's two edges: its two sides). */
 static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
 {
-    kcbp_vec2 e = kcbp_v2_sub(c->v[(i + 1) % c->n], c->v[i]);
+    kcbp_vec2 e = kcbp_v2_sub(c->v[i + 1 < c->n ? i + 1 : 0], c->v[i]);
     double l = sqrt(e.x * e.x + e.y * e.y); /* no overflow: |coordinates| <= KCBP_COORD_MAX */
     return l > 0 ? kcbp_v2_make(e.y / l, -e.x / l) : kcbp_v2_make(0, 0);
+}
+
+/* The root search of a step's bound g (rot_gap, fixed_gap, gap_after): g
+ * positive at 0 (g0) and at h0; every h returned has g(h) > 0, which with
+ * the bound's shape (concave in s on [0, h]) proves [0, h]. An upper end
+ * first: the root of the secant through the last two positive points,
+ * which for a concave g lies at or beyond its root (so one evaluation
+ * usually brackets it; a positive value there moves on, up to 3 times),
+ * then regula falsi from the positive side, each chord's root taken a
+ * hair before (where g is linear the root itself has g = 0). Returns the
+ * largest h found, or 0 when g(h0) is not positive. */
+typedef double (*sweep_bound_fn)(const void *ctx, double h);
+
+static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords)
+{
+    double good = h0, g_good = g(ctx, h0);
+    if (!(g_good > 0))
+        return 0;
+    double prev = 0, g_prev = g0, hi = INFINITY, g_hi = 0;
+    for (int k = 0; k < 3 && good < 1; k++) {
+        double x = g_prev > g_good ? good + g_good * (good - prev) / (g_prev - g_good) : 2 * good;
+        if (!(x > good))
+            break;
+        double gx = g(ctx, x);
+        if (gx > 0) {
+            prev = good, g_prev = g_good, good = x, g_good = gx;
+        } else {
+            hi = x, g_hi = gx;
+            break;
+        }
+    }
+    for (int k = 0; k < chords && hi < INFINITY && good < 1; k++) {
+        double x = good + (g_good / (g_good - g_hi)) * (1 - 0x1p-30) * (hi - good);
+        if (!(x > good && x < hi))
+            break;
+        double gx = g(ctx, x);
+        if (gx > 0)
+            good = x, g_good = gx;
+        else
+            hi = x, g_hi = gx;
+    }
+    return good;
 }
 
 /* The second-order bound on the gap along the unit n after a further h
@@ -391,6 +535,17 @@ static double gap_after(const body *a, const body *b, double h, double k, double
     return (bmin - amax) - k * h * h - slack - 0x1p-50 * mu * h;
 }
 
+typedef struct {
+    const body *a, *b;
+    double k, slack, mu;
+} gap_ctx;
+
+static double gap_after_fn(const void *ctx, double h)
+{
+    const gap_ctx *c = ctx;
+    return gap_after(c->a, c->b, h, c->k, c->slack, c->mu);
+}
+
 /* gap_after's lines along n: x = n . v, y = n . dT + w n . perp(v - c). */
 static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
 {
@@ -408,24 +563,46 @@ static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
  *   f(h) = n0 . R(-wh) (d - h D) = (alpha cos x + beta sin x) - h (gamma
  *   cos x + delta sin x),  x = w h,
  * with D = dT_Y - dT_X, alpha = n0.d, beta = perp(n0).d, gamma = n0.D,
- * delta = perp(n0).D. With cos x - 1 in [-x^2/2, 0], |sin x - x| <=
- * |x|^3/6 and sin x = x - (x - sin x):
- *   f(h) <= alpha + (beta w - gamma) h + a h^2 + b h^3 + c h^4,
- * a = max(-alpha, 0) w^2/2 + max(-delta w, 0), b = |beta| |w|^3/6 +
- * max(gamma, 0) w^2/2, c = |delta| |w|^3/6 (signs taken with a margin for
- * their rounding): convex in h >= 0, so the gap, Y's least projection less
- * X's greatest bound less slack and the rounding of the bounds (2^-48 of
- * their terms, 8 ulps of mu h), is concave: positive at 0 and at h, it is
- * positive on [0, h]. Returns the largest h found so (from h0, proven by
- * the caller's bounds, doubling then regula falsi), or 0. */
+ * delta = perp(n0).D. With cos x - 1 + x^2/2 in [0, x^4/24] (so cos x - 1
+ * in [-x^2/2, 0]) and |sin x - x + x^3/6| <= |x|^5/120 (so |sin x - x| <=
+ * |x|^3/6):
+ *   f(h) <= alpha + (beta w - gamma) h + a h^2 + b h^3 + c h^4 + e5 h^5,
+ * a = max(-alpha, 0) w^2/2 + max(-delta w, 0), b = -beta w^3/6 + gamma
+ * w^2/2 (the third-order terms exactly, either sign), c = |delta| |w|^3/6,
+ * e5 = |beta| |w|^5/120 + max(-gamma, 0) w^4/24 (signs taken with a
+ * margin for their rounding). Where b < 0 the bound is not convex; for a
+ * candidate h, b s^3 is replaced by its tangent at h, which lies above it
+ * for s >= 0: convex in s, equal at h, and at s = 0 larger by 2 |b| h^3.
+ * So the gap (Y's least projection less X's greatest bound, less slack and
+ * the rounding of the bounds: 2^-46 of their terms' magnitudes, 8 ulps of
+ * mu h, the margins of alpha, beta, gamma) is concave in s on [0, h]: if
+ * positive at 0 and at h (rot_gap: the lesser), it is positive on [0, h].
+ * The third order exactly (it was bounded by |b|) makes the step's end
+ * land within O(h^4) of the axis's gap closing, often within the
+ * tolerance: one step fewer. Returns the largest h found so (from h0,
+ * proven by the caller's bounds, by bound_search), or 0. */
 static double rot_gap(const body *x, double h, double miny, double qerr, double c4, double amax, double bmax,
                       double slack, double mu)
 {
     const sweep_line4 *l = x->lines4;
+    const kcbp_vec2 *l5 = x->lines;
     double m = -INFINITY;
     for (uint32_t i = 0; i < x->pts.n; i++)
-        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * c4))));
-    return miny - m - slack - h * (0x1p-50 * mu + qerr) - 0x1p-48 * h * h * (amax + h * (bmax + h * c4));
+        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * (c4 + h * l5[i].x)))));
+    double m0 = x->lines4_pmax + 2 * x->lines4_neg3 * h * h * h; /* at s = 0: the tangent's excess */
+    double err = h * (0x1p-50 * mu + qerr) + 0x1p-46 * h * h * (amax + h * (bmax + h * (c4 + h * x->lines4_e5max)));
+    return miny - MAX2(m, m0) - slack - err;
+}
+
+typedef struct {
+    const body *x;
+    double miny, qerr, c4, amax, bmax, slack, mu;
+} rot_ctx;
+
+static double rot_gap_fn(const void *ctx, double h)
+{
+    const rot_ctx *c = ctx;
+    return rot_gap(c->x, h, c->miny, c->qerr, c->c4, c->amax, c->bmax, c->slack, c->mu);
 }
 
 static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
@@ -440,46 +617,129 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     double md = 0x1p-48 * (fabs(dd.x) + fabs(dd.y));
     double gamma = kcbp_v2_dot(n0, dd), delta = kcbp_v2_dot(pn, dd);
     double w = y->w, aw = fabs(w), w2 = w * w * 0.5 * SPEED_PAD, w3 = aw * aw * aw * (1.0 / 6) * SPEED_PAD;
-    double c4 = (fabs(delta) + md) * w3;
-    double a0 = MAX2(-delta * w + md * aw, 0.0) * SPEED_PAD, b0 = MAX2(gamma + md, 0.0) * w2;
-    double amax = 0, bmax = 0, dmax = 0;
+    if (!(aw <= SWEEP2D_TURN_MAX))
+        return 0;
+    double w3s = w * w * w * (1.0 / 6), w5 = aw * aw * aw * aw * aw * (1.0 / 120) * SPEED_PAD;
+    double w4 = w * w * w * w * (1.0 / 24) * SPEED_PAD;
+    double c4 = (fabs(delta) + md) * w3, g5 = MAX2(-gamma + md, 0.0) * w4;
+    double a0 = MAX2(-delta * w + md * aw, 0.0) * SPEED_PAD, b0 = gamma * w * w * 0.5;
+    double amax = 0, bmax = 0, dmax = 0, e5max = 0, pmax = -INFINITY, neg3 = 0;
     sweep_line4 *l = x->lines4;
+    kcbp_vec2 *l5 = x->lines;
     for (uint32_t i = 0; i < cx->n; i++) {
         kcbp_vec2 d = kcbp_v2_sub(cx->v[i], py->trans);
         double alpha = kcbp_v2_dot(n0, d), beta = kcbp_v2_dot(pn, d), m = 0x1p-48 * (fabs(d.x) + fabs(d.y));
         l[i].p = alpha;
         l[i].q = beta * w - gamma;
         l[i].a = MAX2(-alpha + m, 0.0) * w2 + a0;
-        l[i].b = (fabs(beta) + m) * w3 + b0;
-        amax = MAX2(amax, l[i].a), bmax = MAX2(bmax, l[i].b), dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
+        /* the signed third order, its rounding (beta's and gamma's margins
+         * times the powers of w) added as it increases the bound */
+        l[i].b = -beta * w3s + b0 + m * w3 + md * w2;
+        l5[i].x = (fabs(beta) + m) * w5 + g5;
+        amax = MAX2(amax, l[i].a), bmax = MAX2(bmax, fabs(l[i].b)), dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
+        e5max = MAX2(e5max, l5[i].x);
+        pmax = MAX2(pmax, alpha), neg3 = MAX2(neg3, -l[i].b);
     }
+    x->lines4_e5max = e5max, x->lines4_pmax = pmax, x->lines4_neg3 = neg3;
     double qerr = 0x1p-48 * (dmax * aw + fabs(dd.x) + fabs(dd.y));
-    if (!(rot_gap(x, 0, miny, qerr, c4, amax, bmax, slack, mu) > 0))
+    rot_ctx c = {x, miny, qerr, c4, amax, bmax, slack, mu};
+    double g0 = rot_gap_fn(&c, 0);
+    if (!(g0 > 0))
         return 0;
-    double good = h0, g_good = rot_gap(x, good, miny, qerr, c4, amax, bmax, slack, mu), h = 2 * good, g_h = 0;
-    if (!(g_good > 0))
+    return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS);
+}
+
+/* The gap along a direction fixed in the world, for a body X that turns
+ * (w) and a body Y that does not: n (unit, from X toward Y) stays, Y's
+ * projections move linearly, and X's vertex v, at r = v - c_X, projects at
+ *   f(h) = n.v - gamma h + alpha (cos x - 1) + beta sin x,  x = w h,
+ * with gamma = n.(dT_Y - dT_X), alpha = n.r, beta = n.perp(r). With
+ * cos x - 1 + x^2/2 in [0, x^4/24] and |sin x - x + x^3/6| <= |x|^5/120:
+ *   f(h) <= Q(h) = p + c1 h + c2 h^2 + c3 h^3 + c4 h^4 + c5 h^5,
+ * p = n.v, c1 = beta w - gamma, c2 = -alpha w^2/2, c3 = -beta w^3/6,
+ * c4 = max(alpha, 0) w^4/24, c5 = |beta| |w|^5/120: exact to the fourth
+ * order (gap_after's bound, the same for every vertex, is exact to the
+ * first). c2 and c3 may be negative (Q not convex); for a candidate h the
+ * concave terms c_k s^k are replaced by their tangents at h, which lie
+ * above them for all s >= 0: the result is convex in s, equal to Q at h,
+ * and at 0 exceeds p by sum (k - 1) |c_k| h^k over those k. The gap's
+ * bound (Y's least projection less X's greatest, less the slack and the
+ * rounding allowance, convex and increasing in s) is then concave in s on
+ * [0, h]: positive at 0 and at h, it is positive on [0, h], which is what
+ * fixed_gap checks. Returns the largest h found so (from h0, by
+ * bound_search), or 0. */
+static double fixed_gap(const body *x, double h, double miny, double slack, double alw, double aw)
+{
+    const sweep_line4 *l4 = x->lines4;
+    const kcbp_vec2 *l2 = x->lines;
+    const double *ab = x->lines4_abs;
+    double m_h = -INFINITY, h2 = h * h, h3 = h2 * h;
+    for (uint32_t i = 0; i < x->pts.n; i++)
+        m_h = MAX2(m_h, l4[i].p + h * (l4[i].q + h * (l4[i].a + h * (l4[i].b + h * (l2[i].x + h * l2[i].y)))));
+    /* at s = 0, the tangents' excess, bounded by its largest terms */
+    double m_0 = x->lines4_pmax + x->lines4_neg2 * h2 + 2 * x->lines4_neg3 * h3;
+    double s_h = h * (ab[1] + h * (ab[2] + h * (ab[3] + h * (ab[4] + h * ab[5]))));
+    double xh = aw * h;
+    double err = 0x1p-44 * s_h + alw * xh * (1 + xh * (1 + xh * (1 + xh * (1 + xh))));
+    return miny - MAX2(m_h, m_0) - slack - err;
+}
+
+typedef struct {
+    const body *x;
+    double miny, slack, alw, aw;
+} fixed_ctx;
+
+static double fixed_gap_fn(const void *ctx, double h)
+{
+    const fixed_ctx *c = ctx;
+    return fixed_gap(c->x, h, c->miny, c->slack, c->alw, c->aw);
+}
+
+static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec2 n, double h0, double slack,
+                         double mu)
+{
+    const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
+    double miny = INFINITY;
+    for (uint32_t j = 0; j < cy->n; j++)
+        miny = MIN2(miny, kcbp_v2_dot(n, cy->v[j]));
+    kcbp_vec2 dd = kcbp_v2_sub(y->dtrans, x->dtrans);
+    double gamma = kcbp_v2_dot(n, dd);
+    double w = x->w, aw = fabs(w), w2 = w * w, w3 = w2 * w, w4 = w2 * w2, aw5 = w4 * aw;
+    double dmax = 0, pmax = -INFINITY, neg2 = 0, neg3 = 0, *ab = x->lines4_abs;
+    for (int k = 0; k < 6; k++)
+        ab[k] = 0;
+    sweep_line4 *l4 = x->lines4;
+    kcbp_vec2 *l2 = x->lines;
+    for (uint32_t i = 0; i < cx->n; i++) {
+        kcbp_vec2 r = kcbp_v2_sub(cx->v[i], px->trans);
+        double alpha = kcbp_v2_dot(n, r), beta = kcbp_v2_dot(n, kcbp_v2_perp(r));
+        l4[i].p = kcbp_v2_dot(n, cx->v[i]);
+        l4[i].q = beta * w - gamma;
+        l4[i].a = -alpha * w2 * 0.5;
+        l4[i].b = -beta * w3 * (1.0 / 6);
+        l2[i].x = MAX2(alpha, 0.0) * w4 * (1.0 / 24) * SPEED_PAD;
+        l2[i].y = fabs(beta) * aw5 * (1.0 / 120) * SPEED_PAD;
+        dmax = MAX2(dmax, fabs(r.x) + fabs(r.y));
+        pmax = MAX2(pmax, l4[i].p), neg2 = MAX2(neg2, -l4[i].a), neg3 = MAX2(neg3, -l4[i].b);
+        ab[1] = MAX2(ab[1], fabs(l4[i].q)), ab[2] = MAX2(ab[2], fabs(l4[i].a)), ab[3] = MAX2(ab[3], fabs(l4[i].b));
+        ab[4] = MAX2(ab[4], l2[i].x), ab[5] = MAX2(ab[5], l2[i].y);
+    }
+    x->lines4_pmax = pmax, x->lines4_neg2 = neg2, x->lines4_neg3 = neg3;
+    /* rounding: alpha and beta are off by a few ulps of |r| and |c_X| (r
+     * rounded once), each coefficient by a few ulps of itself (2^-44 of
+     * their absolute sum), gamma by ulps of |dT| (within 2^-50 mu) */
+    double alw = 0x1p-46 * (dmax + fabs(px->trans.x) + fabs(px->trans.y)) + 0x1p-50 * mu / (aw > 0 ? aw : 1);
+    if (!(aw > 0 && aw <= SWEEP2D_TURN_MAX) || !isfinite(alw))
         return 0;
-    for (int doubled = 0; good < 1 && doubled < 8; doubled++) {
-        g_h = rot_gap(x, h, miny, qerr, c4, amax, bmax, slack, mu);
-        if (!(g_h > 0))
-            break;
-        good = h, g_good = g_h, h *= 2;
-    }
-    for (int it = 0; it < 3 && g_h < 0 && good < 1; it++) {
-        double xh = good + g_good * (h - good) / (g_good - g_h);
-        if (!(xh > good && xh < h))
-            break;
-        double gx = rot_gap(x, xh, miny, qerr, c4, amax, bmax, slack, mu);
-        if (gx > 0)
-            good = xh, g_good = gx;
-        else
-            h = xh, g_h = gx;
-    }
-    return good;
+    fixed_ctx c = {x, miny, slack, alw, aw};
+    double g0 = fixed_gap_fn(&c, 0);
+    if (!(g0 > 0))
+        return 0;
+    return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS);
 }
 
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
-                           double mu, measure *out)
+                           measure *out)
 {
     if (!a->still || !a->pts_valid)
         pose_points(a, pa), a->pts_valid = true;
@@ -502,10 +762,11 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
     out->dist = 0;
     out->step = 0;
     out->have_points = false;
+    out->win = -1;
     /* GJK found the cores overlapping (or too near to tell): left to the
      * exact test of the caller (lower stays -INFINITY) */
     if (!g.overlap) {
-        out->dist = fmax(g.distance - rr, 0.0);
+        out->dist = MAX2(g.distance - rr, 0.0);
         kcbp_vec2 u = kcbp_v2_sub(g.pb, g.pa);
         double ul = sqrt(u.x * u.x + u.y * u.y); /* 0 on underflow: left to the exact test */
         if (ul > 0) {
@@ -520,20 +781,31 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             out->n = kcbp_v2_scale(u, 1 / ul);
             kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
             int nd = 1;
-            uint32_t ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
+            /* the supports along u: GJK's last simplex holds them (its
+             * features, s[0] and s[n - 1]: the better of the two ends) */
+            const kcbp2d_gjk_cache *gc = &out->gc;
+            uint32_t ia = gc->ia[0], ib = gc->ib[0];
+            if (gc->n == 2) {
+                if (kcbp_v2_dot(u, ca->v[gc->ia[1]]) > kcbp_v2_dot(u, ca->v[ia]))
+                    ia = gc->ia[1];
+                if (kcbp_v2_dot(u, cb->v[gc->ib[1]]) < kcbp_v2_dot(u, cb->v[ib]))
+                    ib = gc->ib[1];
+            }
+            if (gc->n < 1 || gc->n > 2)
+                ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
             /* the edge normal nearest the closest points' direction:
              * cos = (perp(e) . un) / |e|, compared by squares, so that only
              * the winner is normalised (as edge_normal) */
             const kcbp2d_core *cc[4] = {ca, ca, cb, cb};
-            uint32_t ce[4] = {ca->n >= 2 ? (ia + ca->n - 1) % ca->n : 0, ia,
-                              cb->n >= 2 ? (ib + cb->n - 1) % cb->n : 0, ib};
+            uint32_t ce[4] = {ca->n >= 2 ? (ia > 0 ? ia : ca->n) - 1 : 0, ia, cb->n >= 2 ? (ib > 0 ? ib : cb->n) - 1 : 0,
+                              ib};
             double best_r = 0, best_l2 = 1;
             int win = -1;
             for (int k = 0; k < 4; k++) {
                 const kcbp2d_core *c = cc[k];
                 if (c->n < 2)
                     continue;
-                kcbp_vec2 ed = kcbp_v2_sub(c->v[(ce[k] + 1) % c->n], c->v[ce[k]]);
+                kcbp_vec2 ed = kcbp_v2_sub(c->v[ce[k] + 1 < c->n ? ce[k] + 1 : 0], c->v[ce[k]]);
                 double r = ed.y * un.x - ed.x * un.y, l2 = ed.x * ed.x + ed.y * ed.y;
                 if (k >= 2)
                     r = -r; /* B's normals turned toward A */
@@ -547,19 +819,21 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             kcbp_vec2 dt = kcbp_v2_sub(b->dtrans, a->dtrans);
             double dterr = 0x1p-50 * (fabs(dt.x) + fabs(dt.y));
             out->step = 0;
+            /* the projections' gaps on the unit directions (both in one
+             * pass over the vertices): lower bounds on the cores' distance,
+             * for these coordinates and for any later pose (each shrinks at
+             * most closing per unit t) */
+            double amax[2] = {-INFINITY, -INFINITY}, bmin[2] = {INFINITY, INFINITY};
+            kcbp_vec2 d0 = dirs[0], d1 = dirs[1];
+            for (uint32_t i = 0; i < ca->n; i++)
+                amax[0] = MAX2(amax[0], kcbp_v2_dot(d0, ca->v[i])), amax[1] = MAX2(amax[1], kcbp_v2_dot(d1, ca->v[i]));
+            for (uint32_t i = 0; i < cb->n; i++)
+                bmin[0] = MIN2(bmin[0], kcbp_v2_dot(d0, cb->v[i])), bmin[1] = MIN2(bmin[1], kcbp_v2_dot(d1, cb->v[i]));
             for (int k = 0; k < nd; k++) {
                 kcbp_vec2 n = dirs[k];
                 if (!(kcbp_v2_dot(n, u) > 0))
                     continue;
-                /* the projections' gap on the unit n: a lower bound on the
-                 * cores' distance, for these coordinates and for any later
-                 * pose (it shrinks at most closing per unit t) */
-                double amax = -INFINITY, bmin = INFINITY;
-                for (uint32_t i = 0; i < ca->n; i++)
-                    amax = MAX2(amax, kcbp_v2_dot(n, ca->v[i]));
-                for (uint32_t i = 0; i < cb->n; i++)
-                    bmin = MIN2(bmin, kcbp_v2_dot(n, cb->v[i]));
-                double lower = (bmin - amax) - rr - e;
+                double lower = (bmin[k] - amax[k]) - rr - e;
                 /* -n . dT, rounded: its error is below 8 ulps of |dT| */
                 double closing = (-kcbp_v2_dot(n, dt) + dterr + spin) * SPEED_PAD;
                 double step = lower > 0 ? (closing > 0 ? lower / closing : INFINITY) : 0;
@@ -567,51 +841,75 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
                     out->lower = lower, out->n = n;
                 out->step = MAX2(out->step, step);
             }
-            bool rot_done = false;
-            /* One body turning, the other not: the edge's normal carried
-             * round with the turning body (rot_step). */
-            if (win >= 0 && out->lower > 0 && out->step > 0 && out->step < 1) {
-                body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
-                if (y->w != 0 && x->w == 0) {
-                    kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], ce[win]));
-                    double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
-                    rot_done = hs > out->step;
-                    out->step = MAX2(out->step, hs);
-                }
-            }
-            /* Turning, the first-order step is short where the support
-             * vertices move across n: the second-order bound's root, by
-             * doubling h while the bound stays positive, then regula falsi
-             * between the last positive h and the first negative one (the
-             * bound is concave, so the chord's root keeps it positive). */
-            if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
-                double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
-                make_lines(a, pa, out->n);
-                make_lines(b, pb, out->n);
-                double slack = rr + e, good = out->step, h = 2 * good;
-                double g_good = gap_after(a, b, good, k, slack, mu), g_h = 0;
-                int doubled = 0;
-                while (g_good > 0 && good < 1 && doubled < 8) {
-                    g_h = gap_after(a, b, h, k, slack, mu);
-                    if (!(g_h > 0))
-                        break;
-                    good = h, g_good = g_h, h *= 2, doubled++;
-                }
-                for (int it = 0; it < 3 && g_good > 0 && g_h < 0 && good < 1; it++) {
-                    double x = good + g_good * (h - good) / (g_good - g_h);
-                    if (!(x > good && x < h))
-                        break;
-                    double gx = gap_after(a, b, x, k, slack, mu);
-                    if (gx > 0)
-                        good = x, g_good = gx;
-                    else
-                        h = x, g_h = gx;
-                }
-                if (g_good > 0)
-                    out->step = MAX2(out->step, good);
-            }
+            out->win = win;
+            out->win_edge = win >= 0 ? ce[win] : 0;
         }
     }
+}
+
+/* The step's refinements, for a body that turns (after measure_convex, on
+ * the points it posed at t: pa, pb): the carried axis (rot_step) and the
+ * second-order bound along n (gap_after); each only lengthens out->step
+ * with a step its own bound proves. Skipped on a step that ends the sweep
+ * (near contact, confirmed): the refined step is not taken there. */
+static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
+                          double mu, measure *out)
+{
+    if (!out->have_points)
+        return;
+    const kcbp2d_core *ca = &a->pts, *cb = &b->pts;
+    const kcbp2d_core *cc[4] = {ca, ca, cb, cb};
+    double rr = ca->r + cb->r;
+    int win = out->win;
+    bool rot_done = false;
+    /* One body turning, the other not: the edge's normal carried
+     * round with the turning body (rot_step). */
+    if (win >= 0 && out->lower > 0 && out->step > 0 && out->step < 1) {
+        body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
+        if (y->w != 0 && x->w == 0) {
+            kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], out->win_edge));
+            double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
+            rot_done = hs > out->step;
+            out->step = MAX2(out->step, hs);
+        }
+    }
+    /* Turning, the first-order step is short where the support
+     * vertices move across n: the second-order bound's root, by
+     * doubling h while the bound stays positive, then regula falsi
+     * between the last positive h and the first negative one (the
+     * bound is concave, so the chord's root keeps it positive). */
+    /* One body turning, the other not: the best direction held fixed
+     * (fixed_step: per vertex, to the fourth order). */
+    if (!rot_done && (a->w == 0) != (b->w == 0) && out->lower > 0 && out->step > 0 && out->step < 1) {
+        body *x = a->w != 0 ? a : b, *y = a->w != 0 ? b : a;
+        kcbp_vec2 nx = a->w != 0 ? out->n : kcbp_v2_neg(out->n); /* from X toward Y */
+        double hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu);
+        rot_done = hs > out->step;
+        out->step = MAX2(out->step, hs);
+    }
+    if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
+        double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
+        make_lines(a, pa, out->n);
+        make_lines(b, pb, out->n);
+        gap_ctx c = {a, b, k, rr + e, mu};
+        double g0 = gap_after_fn(&c, 0);
+        if (g0 > 0)
+            out->step = MAX2(out->step, bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS));
+    }
+}
+
+/* The point of segment [q0, q1] nearest p (the projection, clamped), by
+ * squares: false when the segment's squared length is 0 or near the
+ * range's ends (then kcbp2d_cp_seg_seg, without squares). */
+static bool point_seg(kcbp_vec2 p, kcbp_vec2 q0, kcbp_vec2 q1, kcbp_vec2 *q)
+{
+    kcbp_vec2 e = kcbp_v2_sub(q1, q0);
+    double ee = e.x * e.x + e.y * e.y;
+    if (!(ee >= 1e-280 && ee <= 1e280))
+        return false;
+    double s = kcbp_v2_dot(kcbp_v2_sub(p, q0), e) / ee;
+    *q = s <= 0 ? q0 : s >= 1 ? q1 : kcbp_v2_add(q0, kcbp_v2_scale(e, s));
+    return true;
 }
 
 /* Near contact: the closest points and their distance measured on the
@@ -624,11 +922,31 @@ static void measure_points(const body *a, const body *b, measure *m)
     const kcbp2d_gjk_cache *c = &m->gc;
     if (c->n < 1)
         return;
-    kcbp_vec2 ga, gb;
-    double d = kcbp2d_cp_seg_seg(ca->v[c->ia[0]], ca->v[c->ia[c->n - 1]], cb->v[c->ib[0]], cb->v[c->ib[c->n - 1]],
-                                 &ga, &gb);
-    kcbp_vec2 u = kcbp_v2_sub(gb, ga);
-    double ul = sqrt(u.x * u.x + u.y * u.y);
+    kcbp_vec2 ga, gb, a0 = ca->v[c->ia[0]], a1 = ca->v[c->ia[c->n - 1]], b0 = cb->v[c->ib[0]],
+                      b1 = cb->v[c->ib[c->n - 1]];
+    double d = -1;
+    /* a vertex against an edge (the usual end): the vertex's projection on
+     * the edge, clamped (kcbp2d_cp_seg_seg's least candidate there), by
+     * squares where none can underflow or overflow */
+    if (c->ia[0] == c->ia[c->n - 1] && point_seg(a0, b0, b1, &gb))
+        ga = a0, d = 0;
+    else if (c->ib[0] == c->ib[c->n - 1] && point_seg(b0, a0, a1, &ga))
+        gb = b0, d = 0;
+    kcbp_vec2 u;
+    double ul;
+    if (d == 0) {
+        u = kcbp_v2_sub(gb, ga);
+        double uu = u.x * u.x + u.y * u.y;
+        if (uu >= 1e-280 && uu <= 1e280)
+            d = ul = sqrt(uu);
+        else
+            d = -1;
+    }
+    if (d < 0) {
+        d = kcbp2d_cp_seg_seg(a0, a1, b0, b1, &ga, &gb);
+        u = kcbp_v2_sub(gb, ga);
+        ul = sqrt(u.x * u.x + u.y * u.y);
+    }
     if (!(ul > 0))
         return; /* the simplex's points stay */
     kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul);
@@ -717,7 +1035,8 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
         return st;
 
     double spin = (a->spin + b->spin) * SPEED_PAD;
-    double mu = (kcbp_v2_len(a->dtrans) + kcbp_v2_len(b->dtrans) + a->spin + b->spin) * SPEED_PAD;
+    /* kcbp2d_len: 1.5 ulps at most, within SPEED_PAD */
+    double mu = (kcbp2d_len(a->dtrans) + kcbp2d_len(b->dtrans) + a->spin + b->spin) * SPEED_PAD;
     r.motion_bound = mu;
     if (!isfinite(mu))
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D sweep: the motion is not finite");
@@ -736,15 +1055,15 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
             break;
         }
         r.iterations++;
-        if ((!a->still && (st = body_pose_at(a, t, &pa, err)) != KCBP_OK) ||
-            (st = body_pose_at(b, t, &pb, err)) != KCBP_OK)
+        if ((!a->still && (st = step_pose_at(a, t, &pa, err)) != KCBP_OK) ||
+            (st = step_pose_at(b, t, &pb, err)) != KCBP_OK)
             return st;
-        double reach = a->rho + kcbp_v2_max_abs(pa.trans) * 2 + a->radius + b->rho + kcbp_v2_max_abs(pb.trans) * 2 +
+        double reach = a->rho + max_abs(pa.trans) * 2 + a->radius + b->rho + max_abs(pb.trans) * 2 +
                        b->radius;
         double e = SWEEP2D_ERR * 0x1p-53 * reach;
-        double stop_d = fmax(mu * o.t_tolerance, 2 * e);
+        double stop_d = MAX2(mu * o.t_tolerance, 2 * e);
         if (convex)
-            measure_convex(a, b, &pa, &pb, e, spin, mu, &m);
+            measure_convex(a, b, &pa, &pb, e, spin, &m);
         else if ((st = measure_models(a, b, &pa, &pb, e, mu, &m, err)) != KCBP_OK)
             return st;
         r.distance_queries++;
@@ -753,16 +1072,18 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
         if (!(m.lower > stop_d)) {
             if (convex && m.have_points)
                 measure_points(a, b, &m);
-            /* Near enough: confirm a contact with the exact test, at t when
-             * the distance is within rounding of 0, else at t + tau;
-             * unconfirmed, step on (a few times at most: a motion grazing
-             * just inside the tolerance never confirms). */
+            /* Near enough: confirm a contact with the exact test, at t + tau
+             * (moving in, the bodies overlap there by about mu tau: a vertex
+             * inside the other body is the cheap witness), else at t when
+             * the distance is within rounding of 0 (a touch at t the motion
+             * leaves again); unconfirmed, step on (a few times at most: a
+             * motion grazing just inside the tolerance never confirms).
+             * Testing t first cost a full exact test on most turning hits,
+             * whose bounds end the steps at the distance e, apart. */
             bool confirmed = false;
-            st = KCBP_OK;
-            if (m.dist <= 2 * e)
+            st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), m.n, &confirmed, err);
+            if (st == KCBP_OK && !confirmed && m.dist <= 2 * e)
                 st = touching_at(a, b, t, m.n, &confirmed, err);
-            if (st == KCBP_OK && !confirmed)
-                st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), m.n, &confirmed, err);
             if (st != KCBP_OK)
                 return st;
             if (confirmed || confirm_left == 0 || !(m.lower > 0)) {
@@ -774,7 +1095,14 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
                 break;
             }
             confirm_left--;
+            /* the exact tests posed the moving bodies at other times */
+            if (convex && !a->still)
+                pose_points(a, &pa);
+            if (convex && !b->still)
+                pose_points(b, &pb);
         }
+        if (convex)
+            refine_convex(a, b, &pa, &pb, e, spin, mu, &m);
         /* [t, t + step) is proven free of contact. */
         double step = m.step;
         if (!(t + step <= 1)) {

@@ -12,6 +12,7 @@
 #include <kcbp/solid.h>
 #include <kcbp/tritri.h>
 
+#include "convex/scan_bounds.h"
 #include "mesh/topology.h"
 
 /* ---- building ----------------------------------------------------------- */
@@ -262,13 +263,13 @@ kcbp_aabb kcbp_impl_world_bounds(const kcbp_model_impl *m, const kcbp_pose *pose
     if (kcbp_impl_is_shape(m))
         return kcbp_shape_geom_world_bounds(&m->geom, pose);
     if (kcbp_impl_has_cbp(m)) {
-        kcbp_vec3 p = kcbp_pose_apply(pose, m->cbp.vertices[0]);
-        kcbp_aabb b = {p, p};
-        for (uint32_t i = 1; i < m->cbp.nvertices; i++) {
-            p = kcbp_pose_apply(pose, m->cbp.vertices[i]);
-            b.min = kcbp_v3_min(b.min, p);
-            b.max = kcbp_v3_max(b.max, p);
-        }
+        /* The box of the rotated vertices, then moved: the same numbers as
+         * the box of every kcbp_pose_apply (scan_bounds.h), at about half
+         * the instructions. */
+        kcbp_aabb b;
+        kcbp_rotated_bounds(m->cbp.vertices, m->cbp.nvertices, &pose->rot, &b.min, &b.max);
+        b.min = kcbp_v3_add(b.min, pose->trans);
+        b.max = kcbp_v3_add(b.max, pose->trans);
         return b;
     }
     /* The box of the posed local box (Arvo's method: the half-sizes grow by

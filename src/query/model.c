@@ -271,8 +271,8 @@ kcbp_aabb kcbp_impl_world_bounds(const kcbp_model_impl *m, const kcbp_pose *pose
         return kcbp_shape_geom_world_bounds(&m->geom, pose);
     if (kcbp_impl_has_cbp(m)) {
         /* The box of the rotated vertices, then moved: the same numbers as
-         * the box of every kcbp_pose_apply (scan_bounds.h), at about half
-         * the instructions. */
+         * the box of every kcbp_pose_apply (scan_bounds.h), with 5 % fewer
+         * instructions (woody's 28-vertex k-CBP: ~1,030 a box). */
         kcbp_aabb b;
         kcbp_rotated_bounds(m->cbp.vertices, m->cbp.nvertices, &pose->rot, &b.min, &b.max);
         b.min = kcbp_v3_add(b.min, pose->trans);

@@ -89,6 +89,35 @@ static void test_reach_bounds_every_vertex(void **state)
     }
 }
 
+/* The slack test's margin, bounded without the relative pose, is at least
+ * the k-CBP margin of the relative pose (kcbp_pair_cbp_margin), near the
+ * origin and far from it, for models of other scales; and its translation
+ * term matters (a bound without it fails far from the origin). */
+static void test_reach_margin_bound(void **state)
+{
+    (void)state;
+    const char *names[] = {"bunny2.obj", "suzanne.obj", "fandisk.obj"};
+    kcbp_model m[3];
+    for (int k = 0; k < 3; k++)
+        test_model_load_unit(&m[k], names[k]);
+    test_rng rng = {11};
+    int far_needs_translation = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        const kcbp_model_impl *a = m[trial % 3].impl, *b = m[(trial / 3) % 3].impl;
+        double spread = trial % 4 == 0 ? 1e7 : trial % 4 == 1 ? 30 : trial % 4 == 2 ? 1 : 0;
+        kcbp_pose pa = random_pose(&rng, spread);
+        kcbp_pose pb = trial % 5 == 0 ? nudge(&rng, &pa, 1e-3, 1) : random_pose(&rng, spread);
+        kcbp_pose rel = kcbp_pose_relative(&pa, &pb);
+        double exact = kcbp_pair_cbp_margin(a, b, &rel), bound = kcbp_reach_margin_bound(a, &pa, b, &pb);
+        assert_true(exact <= bound);
+        assert_true(bound <= 4 * exact); /* and not far above it */
+        far_needs_translation += exact > KCBP_CBP_MARGIN_REL * (fmax(a->scale, a->cbp_scale) + fmax(b->scale, b->cbp_scale));
+    }
+    assert_true(far_needs_translation > 100);
+    for (int k = 0; k < 3; k++)
+        kcbp_model_free(&m[k]);
+}
+
 /* Every pair of objects by kcbp_collide (no cache, no broad phase). */
 static size_t brute_pairs(const kcbp_scene *s, uint32_t f, kcbp_scene_hit **out)
 {
@@ -184,6 +213,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reach_bounds_every_vertex),
+        cmocka_unit_test(test_reach_margin_bound),
         cmocka_unit_test(test_reach_moving_scenes),
     };
     return cmocka_run_group_tests_name("reach", tests, NULL, NULL);

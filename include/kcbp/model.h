@@ -33,7 +33,9 @@ typedef struct {
                            kcbp_collide_cached for a pair seen before when the
                            first ones overlap (0: none; ignored unless > k).
                            It pays over coherent motion (a moving scene sets
-                           KCBP_CBP_K_FINE_DEFAULT), not for single queries. */
+                           KCBP_CBP_K_FINE_DEFAULT), not for single queries;
+                           not kept when within 1 % of the first's volume
+                           (it would end almost no pair the first does not) */
     bool solid;         /* the mesh is a solid (solid.h): building fails with
                            kcbp_mesh_check_solid's error when it is not
                            closed, and keeps one vertex per piece of its

@@ -36,6 +36,7 @@
 #include <kcbp/support.h>
 
 #include "cbp_internal.h"
+#include "scan_bounds.h"
 #include "hull.h"
 #include "base/util.h"
 #include "geom/linalg.h"
@@ -1332,11 +1333,10 @@ const uint32_t *kcbp_cbp_neighbours(const kcbp_cbp *cbp, uint32_t i, uint32_t *n
  * it, at the price of one scan of the k-CBPs' vertices. */
 double kcbp_cbp_gap(const kcbp_cbp *ca, const kcbp_cbp *cb, const kcbp_pose *b_in_a, kcbp_vec3 n)
 {
-    /* kcbp_support_scan's maximum is bitwise the largest kcbp_v3_dot (same
-     * products, same order), and min(nb.v) = -max(-nb.v) exactly. */
-    const kcbp_vec3 *va = ca->vertices, *vb = cb->vertices;
-    double max_a = kcbp_v3_dot(va[kcbp_support_scan(va, ca->nvertices, n)], n);
+    /* kcbp_support_max is bitwise the largest kcbp_v3_dot (same products,
+     * same order; no index kept), and min(nb.v) = -max(-nb.v) exactly. */
+    double max_a = kcbp_support_max(ca->vertices, ca->nvertices, n);
     kcbp_vec3 nb = kcbp_v3_neg(kcbp_mat3_tmul_v3(&b_in_a->rot, n));
-    double min_b = -kcbp_v3_dot(vb[kcbp_support_scan(vb, cb->nvertices, nb)], nb);
+    double min_b = -kcbp_support_max(cb->vertices, cb->nvertices, nb);
     return min_b + kcbp_v3_dot(n, b_in_a->trans) - max_a;
 }

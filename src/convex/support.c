@@ -3,29 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "dot2.h"
 
 /* The scans read the vertices as one array of doubles. */
 _Static_assert(sizeof(kcbp_vec3) == 3 * sizeof(double), "kcbp_vec3 must be three packed doubles");
 
 #if defined(__SSE2__)
-/* Dot products of vertices q[0..2] and q[3..5] with d, in one register. Each
- * pair of vertices is three unaligned loads (x0 y0 | z0 x1 | y1 z1) times
- * (dx dy | dz dx | dy dz); three shuffles line the products up as
- * (x0 x1), (y0 y1), (z0 z1), summed (x + y) + z as kcbp_v3_dot does. */
-static inline __m128d dot2(const double *q, __m128d dxy, __m128d dzx, __m128d dyz)
-{
-    __m128d a = _mm_mul_pd(_mm_loadu_pd(q), dxy);
-    __m128d b = _mm_mul_pd(_mm_loadu_pd(q + 2), dzx);
-    __m128d c = _mm_mul_pd(_mm_loadu_pd(q + 4), dyz);
-    __m128d x = _mm_move_sd(b, a);         /* (a0, b1) */
-    __m128d y = _mm_shuffle_pd(a, c, 1);   /* (a1, c0) */
-    __m128d z = _mm_move_sd(c, b);         /* (b0, c1) */
-    return _mm_add_pd(_mm_add_pd(x, y), z);
-}
-
 /* Two passes over chunks of up to SCAN_CHUNK vertices: the dot products go
  * to a buffer while only their maximum is kept (no index bookkeeping in the
  * hot loop), then the first vertex holding a chunk's maximum is looked up
@@ -47,15 +30,15 @@ uint32_t kcbp_support_scan(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
         __m128d mx0 = _mm_set1_pd(-INFINITY), mx1 = mx0;
         uint32_t i = 0;
         for (; i + 4 <= m; i += 4) {
-            __m128d t0 = dot2(q + 3 * (size_t)i, dxy, dzx, dyz);
-            __m128d t1 = dot2(q + 3 * (size_t)i + 6, dxy, dzx, dyz);
+            __m128d t0 = kcbp_dot2(q + 3 * (size_t)i, dxy, dzx, dyz);
+            __m128d t1 = kcbp_dot2(q + 3 * (size_t)i + 6, dxy, dzx, dyz);
             _mm_storeu_pd(buf + i, t0);
             _mm_storeu_pd(buf + i + 2, t1);
             mx0 = _mm_max_pd(t0, mx0);
             mx1 = _mm_max_pd(t1, mx1);
         }
         if (i + 2 <= m) {
-            __m128d t0 = dot2(q + 3 * (size_t)i, dxy, dzx, dyz);
+            __m128d t0 = kcbp_dot2(q + 3 * (size_t)i, dxy, dzx, dyz);
             _mm_storeu_pd(buf + i, t0);
             mx0 = _mm_max_pd(t0, mx0);
             i += 2;

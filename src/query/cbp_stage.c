@@ -2,6 +2,7 @@
 #include "cbp_stage.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <kcbp/epa.h>
 #include <kcbp/gjk.h>
@@ -27,8 +28,14 @@ void kcbp_pair_cache_set_slack(kcbp_pair_cache *pc, double gap)
     if (!pc)
         return;
     float f = (float)gap;
-    if ((double)f > gap)
-        f = nextafterf(f, -INFINITY);
+    if (!(f > 0))
+        return;
+    if ((double)f > gap) { /* the next float down: for f > 0 (inf too), the bit pattern less one */
+        uint32_t u;
+        memcpy(&u, &f, sizeof u);
+        u--;
+        memcpy(&f, &u, sizeof f);
+    }
     if (f > 0 && isfinite(f)) {
         pc->slack = f;
         pc->flags |= KCBP_PAIR_CACHE_SLACK;

@@ -77,6 +77,10 @@ double kcbp_pair_tolerance(const kcbp_model_impl *a, const kcbp_model_impl *b, c
  * KCBP_CBP_MARGIN_REL of it: a gap between the k-CBPs above it proves the
  * meshes apart (see model.c). */
 #define KCBP_CBP_MARGIN_REL 1e-8
+
+/* A fine k-CBP (kcbp_model_options.k_fine) is kept only when its volume is
+ * below the first k-CBP's by more than this share of it (query/model.c). */
+#define KCBP_CBP_FINE_MIN_CUT 0.01
 double kcbp_pair_cbp_scale(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a);
 double kcbp_pair_cbp_margin(const kcbp_model_impl *a, const kcbp_model_impl *b, const kcbp_pose *b_in_a);
 

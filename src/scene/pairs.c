@@ -46,6 +46,10 @@ static inline uint8_t *w_u8(uint8_t *w, unsigned v)
 
 static inline uint8_t *w_varint(uint8_t *w, uint32_t v)
 {
+    if (v < 0x80) { /* most: GJK's vertex indices into k-CBPs of up to 124 vertices */
+        *w = (uint8_t)v;
+        return w + 1;
+    }
     while (v >= 0x80) {
         *w++ = (uint8_t)(v | 0x80);
         v >>= 7;
@@ -123,8 +127,10 @@ bool kcbp_cache_pack(kcbp_cache_stream *s, uint32_t base, uint32_t a, uint32_t b
     return true;
 }
 
-static uint32_t get_varint(const uint8_t *d, size_t *at)
+static inline uint32_t get_varint(const uint8_t *d, size_t *at)
 {
+    if (d[*at] < 0x80) /* one byte: see w_varint */
+        return d[(*at)++];
     uint32_t v = 0;
     for (int shift = 0;; shift += 7) {
         uint8_t b = d[(*at)++];

@@ -42,16 +42,25 @@ double kcbp_reach(const kcbp_reach_sphere *s, const kcbp_pose *p0, const kcbp_po
     return moved * (1 + 1e-9) + 1e-12 * size;
 }
 
+double kcbp_reach_margin_bound(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                               const kcbp_pose *pose_b)
+{
+    kcbp_vec3 d = kcbp_v3_abs(kcbp_v3_sub(pose_b->trans, pose_a->trans));
+    return KCBP_CBP_MARGIN_REL * (fmax(a->scale, a->cbp_scale) + fmax(b->scale, b->cbp_scale) + d.x + d.y + d.z) *
+           (1 + 1e-6);
+}
+
 bool kcbp_reach_slack_holds(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
                             const kcbp_pose *pose_b, double reach, kcbp_pair_cache *pc)
 {
     double left = (double)pc->slack - reach;
-    /* The k-CBP margin at the new poses (kcbp_pair_cbp_margin, which reads
-     * only the length of B's translation in A's frame), from a relative
-     * pose whose translation is computed as kcbp_pose_relative's, with a
+    /* At least the k-CBP margin at the new poses (kcbp_pair_cbp_margin:
+     * KCBP_CBP_MARGIN_REL times max(sa, sb + L, ca, cb + L), s the models'
+     * scales, c their k-CBPs', L the length of B's translation in A's
+     * frame), bounded with no rotation nor root: max(x, y + L) <= x + y + L
+     * for x, y >= 0, and L = |Ra^T (tb - ta)| <= |tb - ta|_1 with a
      * relative 1e-6 for the rounding and the rotations' rigidity. */
-    kcbp_pose rel = {kcbp_mat3_identity(), kcbp_mat3_tmul_v3(&pose_a->rot, kcbp_v3_sub(pose_b->trans, pose_a->trans))};
-    double margin = kcbp_pair_cbp_margin(a, b, &rel) * (1 + 1e-6);
+    double margin = kcbp_reach_margin_bound(a, pose_a, b, pose_b);
     if (left > margin) { /* false for NaN */
         pc->flags &= ~(uint32_t)KCBP_PAIR_CACHE_SLACK;
         kcbp_pair_cache_set_slack(pc, left);

@@ -48,6 +48,14 @@ kcbp_reach_sphere kcbp_reach_sphere_of(const kcbp_model_impl *m);
  * rounding included (see above). */
 double kcbp_reach(const kcbp_reach_sphere *s, const kcbp_pose *p0, const kcbp_pose *p1);
 
+/* An upper bound on the k-CBP margin of the pair a at pose_a, b at pose_b
+ * (kcbp_pair_cbp_margin of their relative pose), with no rotation nor
+ * root: KCBP_CBP_MARGIN_REL (max(sa, ca) + max(sb, cb) + |tb - ta|_1),
+ * s the models' scales, c their k-CBPs', times 1 + 1e-6 for the rounding
+ * and the rotations' rigidity (tests/test_reach.c). */
+double kcbp_reach_margin_bound(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+                               const kcbp_pose *pose_b);
+
 /* Whether the pair (a at pose_a, b at pose_b, the order of its pair test)
  * whose cache holds a slack (KCBP_PAIR_CACHE_SLACK) is still apart after
  * both moved at most reach (the sum of their reaches): the slack left above

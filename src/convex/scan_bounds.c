@@ -1,0 +1,91 @@
+/* Max-only support scans and the box of rotated points (scan_bounds.h). */
+#include "scan_bounds.h"
+
+#include "dot2.h"
+
+_Static_assert(sizeof(kcbp_vec3) == 3 * sizeof(double), "kcbp_vec3 must be three packed doubles");
+
+#if defined(__SSE2__)
+double kcbp_support_max(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
+{
+    const __m128d dxy = _mm_set_pd(d.y, d.x), dzx = _mm_set_pd(d.x, d.z), dyz = _mm_set_pd(d.z, d.y);
+    const double *q = &p->x;
+    /* _mm_max_pd(t, mx) is t > mx ? t : mx */
+    __m128d mx0 = _mm_set1_pd(-INFINITY), mx1 = mx0;
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        mx0 = _mm_max_pd(kcbp_dot2(q + 3 * (size_t)i, dxy, dzx, dyz), mx0);
+        mx1 = _mm_max_pd(kcbp_dot2(q + 3 * (size_t)i + 6, dxy, dzx, dyz), mx1);
+    }
+    if (i + 2 <= n) {
+        mx0 = _mm_max_pd(kcbp_dot2(q + 3 * (size_t)i, dxy, dzx, dyz), mx0);
+        i += 2;
+    }
+    if (i < n)
+        mx1 = _mm_max_pd(_mm_set1_pd(kcbp_v3_dot(p[i], d)), mx1);
+    mx0 = _mm_max_pd(mx1, mx0);
+    return _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(mx0, mx0), mx0));
+}
+
+/* min and max over the points of kcbp_v3_dot(p[i], d): one row of the
+ * rotation. Four points a step in two registers each, as kcbp_support_max. */
+static inline void row_bounds(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d, double *lo, double *hi)
+{
+    const __m128d dxy = _mm_set_pd(d.y, d.x), dzx = _mm_set_pd(d.x, d.z), dyz = _mm_set_pd(d.z, d.y);
+    const double *q = &p->x;
+    __m128d mn0 = _mm_set1_pd(INFINITY), mn1 = mn0, mx0 = _mm_set1_pd(-INFINITY), mx1 = mx0;
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m128d t0 = kcbp_dot2(q + 3 * (size_t)i, dxy, dzx, dyz);
+        __m128d t1 = kcbp_dot2(q + 3 * (size_t)i + 6, dxy, dzx, dyz);
+        mn0 = _mm_min_pd(t0, mn0);
+        mx0 = _mm_max_pd(t0, mx0);
+        mn1 = _mm_min_pd(t1, mn1);
+        mx1 = _mm_max_pd(t1, mx1);
+    }
+    if (i + 2 <= n) {
+        __m128d t0 = kcbp_dot2(q + 3 * (size_t)i, dxy, dzx, dyz);
+        mn0 = _mm_min_pd(t0, mn0);
+        mx0 = _mm_max_pd(t0, mx0);
+        i += 2;
+    }
+    if (i < n) {
+        __m128d t = _mm_set1_pd(kcbp_v3_dot(p[i], d));
+        mn1 = _mm_min_pd(t, mn1);
+        mx1 = _mm_max_pd(t, mx1);
+    }
+    mn0 = _mm_min_pd(mn1, mn0);
+    mx0 = _mm_max_pd(mx1, mx0);
+    *lo = _mm_cvtsd_f64(_mm_min_sd(_mm_unpackhi_pd(mn0, mn0), mn0));
+    *hi = _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(mx0, mx0), mx0));
+}
+
+void kcbp_rotated_bounds(const kcbp_vec3 *p, uint32_t n, const kcbp_mat3 *r, kcbp_vec3 *lo, kcbp_vec3 *hi)
+{
+    /* row k of r dotted with a point is coordinate k of kcbp_mat3_mul_v3 */
+    row_bounds(p, n, kcbp_v3(r->m[0][0], r->m[0][1], r->m[0][2]), &lo->x, &hi->x);
+    row_bounds(p, n, kcbp_v3(r->m[1][0], r->m[1][1], r->m[1][2]), &lo->y, &hi->y);
+    row_bounds(p, n, kcbp_v3(r->m[2][0], r->m[2][1], r->m[2][2]), &lo->z, &hi->z);
+}
+#else
+double kcbp_support_max(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
+{
+    double best = kcbp_v3_dot(p[0], d);
+    for (uint32_t i = 1; i < n; i++) {
+        double t = kcbp_v3_dot(p[i], d);
+        best = t > best ? t : best;
+    }
+    return best;
+}
+
+void kcbp_rotated_bounds(const kcbp_vec3 *p, uint32_t n, const kcbp_mat3 *r, kcbp_vec3 *lo, kcbp_vec3 *hi)
+{
+    kcbp_vec3 t = kcbp_mat3_mul_v3(r, p[0]);
+    *lo = *hi = t;
+    for (uint32_t i = 1; i < n; i++) {
+        t = kcbp_mat3_mul_v3(r, p[i]);
+        *lo = kcbp_v3_min(*lo, t);
+        *hi = kcbp_v3_max(*hi, t);
+    }
+}
+#endif

@@ -1,0 +1,124 @@
+/* Issue 33 item 3: the max-only support scan and the box of rotated points
+ * (src/convex/scan_bounds.h), which the k-CBP gap and the world boxes now
+ * use, give the very numbers of the plain loops they replace: the largest
+ * kcbp_v3_dot, and the box of every kcbp_mat3_mul_v3 (then moved: the box of
+ * every kcbp_pose_apply), compared bit for bit on random point sets of every
+ * count from 1 to 70, with ties, repeated points, huge and tiny
+ * coordinates, and on the k-CBPs of meshes at random poses. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "convex/scan_bounds.h"
+#include "query/model_internal.h"
+#include "testutil.h"
+
+static double loop_max(const kcbp_vec3 *p, uint32_t n, kcbp_vec3 d)
+{
+    double best = kcbp_v3_dot(p[0], d);
+    for (uint32_t i = 1; i < n; i++)
+        best = fmax(best, kcbp_v3_dot(p[i], d));
+    return best;
+}
+
+static void loop_box(const kcbp_vec3 *p, uint32_t n, const kcbp_pose *pose, kcbp_vec3 *lo, kcbp_vec3 *hi)
+{
+    *lo = *hi = kcbp_pose_apply(pose, p[0]);
+    for (uint32_t i = 1; i < n; i++) {
+        kcbp_vec3 q = kcbp_pose_apply(pose, p[i]);
+        *lo = kcbp_v3_min(*lo, q);
+        *hi = kcbp_v3_max(*hi, q);
+    }
+}
+
+static void assert_same(double x, double y)
+{
+    if (!(x == y))
+        fail_msg("%.17g != %.17g", x, y);
+}
+
+static void assert_same_box(kcbp_vec3 lo, kcbp_vec3 hi, kcbp_vec3 elo, kcbp_vec3 ehi)
+{
+    assert_same(lo.x, elo.x);
+    assert_same(lo.y, elo.y);
+    assert_same(lo.z, elo.z);
+    assert_same(hi.x, ehi.x);
+    assert_same(hi.y, ehi.y);
+    assert_same(hi.z, ehi.z);
+}
+
+static void test_scan_bounds_random(void **state)
+{
+    (void)state;
+    test_rng rng = {5};
+    kcbp_vec3 p[70];
+    for (int trial = 0; trial < 4000; trial++) {
+        uint32_t n = 1 + (uint32_t)(trial % 70);
+        double scale = trial % 4 == 0 ? 1e6 : trial % 4 == 1 ? 1e-3 : 1;
+        kcbp_vec3 off = kcbp_v3_scale(test_rng_unit_vector(&rng), trial % 3 == 0 ? 1e5 * scale : 0);
+        for (uint32_t i = 0; i < n; i++) {
+            kcbp_vec3 u = test_rng_unit_vector(&rng);
+            double len = test_rng_range(&rng, 0, scale);
+            p[i] = kcbp_v3_add(off, kcbp_v3_scale(u, len));
+            if (trial % 5 == 0 && i > 0 && i % 3 == 0)
+                p[i] = p[i / 2]; /* repeated points: ties */
+            if (trial % 7 == 0)
+                p[i].z = off.z; /* flat: every point ties along z */
+        }
+        kcbp_vec3 d = test_rng_unit_vector(&rng);
+        if (trial % 6 == 0)
+            d = kcbp_v3(0, 0, trial % 12 == 0 ? 1 : -1);
+        assert_same(kcbp_support_max(p, n, d), loop_max(p, n, d));
+        kcbp_pose pose = test_random_pose(&rng, trial % 2 ? 1e4 : 2);
+        if (trial % 9 == 0)
+            pose = kcbp_pose_identity();
+        kcbp_vec3 lo, hi, elo, ehi;
+        kcbp_rotated_bounds(p, n, &pose.rot, &lo, &hi);
+        lo = kcbp_v3_add(lo, pose.trans);
+        hi = kcbp_v3_add(hi, pose.trans);
+        loop_box(p, n, &pose, &elo, &ehi);
+        assert_same_box(lo, hi, elo, ehi);
+    }
+}
+
+/* The world boxes of models (kcbp_impl_world_bounds) and the k-CBP gap
+ * (kcbp_cbp_gap): the loops over the k-CBP's vertices, bit for bit. */
+static void test_scan_bounds_models(void **state)
+{
+    (void)state;
+    const char *names[] = {"bunny2.obj", "suzanne.obj", "fandisk.obj"};
+    test_rng rng = {9};
+    for (int k = 0; k < 3; k++) {
+        kcbp_model m;
+        test_model_load_unit(&m, names[k]);
+        const kcbp_cbp *c = &m.impl->cbp;
+        for (int trial = 0; trial < 500; trial++) {
+            kcbp_pose pose = test_random_pose(&rng, trial % 3 == 0 ? 1e6 : 3);
+            kcbp_aabb b = kcbp_impl_world_bounds(m.impl, &pose);
+            kcbp_vec3 elo, ehi;
+            loop_box(c->vertices, c->nvertices, &pose, &elo, &ehi);
+            assert_same_box(b.min, b.max, elo, ehi);
+            kcbp_vec3 n = test_rng_unit_vector(&rng);
+            kcbp_vec3 nb = kcbp_v3_neg(kcbp_mat3_tmul_v3(&pose.rot, n));
+            double gap = loop_max(c->vertices, c->nvertices, nb) * -1 + kcbp_v3_dot(n, pose.trans) -
+                         loop_max(c->vertices, c->nvertices, n);
+            assert_same(kcbp_cbp_gap(c, c, &pose, n), gap);
+        }
+        kcbp_model_free(&m);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan_bounds_random),
+        cmocka_unit_test(test_scan_bounds_models),
+    };
+    return cmocka_run_group_tests_name("scan_bounds", tests, NULL, NULL);
+}

@@ -63,6 +63,14 @@ static inline void put_result(kcbp2d_distance_result *out, const kcbp2d_distance
         memcpy(out, r, size);
 }
 
+/* An error: the result zeroed (r, still as initialised), the status
+ * passed on. */
+static kcbp_status fail(kcbp2d_distance_result *out, const kcbp2d_distance_result *r, size_t size, kcbp_status st)
+{
+    memcpy(out, r, size);
+    return st;
+}
+
 kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
                                   const kcbp2d_pose *pose_b, const kcbp2d_distance_options *options,
                                   kcbp2d_distance_result *result, size_t result_size, kcbp_error *err)
@@ -71,10 +79,13 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     memset(&r, 0, sizeof r);
     r.normal = kcbp_v2_make(0, 1);
     size_t out_size = result_size < sizeof r ? result_size : sizeof r;
-    if (result && out_size)
-        put_result(result, &r, out_size);
-    if (!result || result_size < RESULT_V1_SIZE)
+    /* on failure the result is left zeroed (normal (0, 1)): written here
+     * for a result too small, by fail() on the other errors */
+    if (!result || result_size < RESULT_V1_SIZE) {
+        if (result && out_size)
+            memcpy(result, &r, out_size);
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D distance: result of size %zu, too small", result_size);
+    }
     /* kcbp2d_distance_options_init's defaults, inline (a call and a
      * memcpy of variable size were 2% of a query) */
     kcbp2d_distance_options o;
@@ -85,14 +96,15 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
         kcbp_status st = kcbp_options_copy_in(&o, sizeof o, options, OPTIONS_V1_SIZE, "2D distance",
                                               "kcbp2d_distance_options_default", err);
         if (st != KCBP_OK)
-            return st;
+            return fail(result, &r, out_size, st);
     }
     if (o.max_iterations < 1)
-        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D distance: max_iterations %d < 1", o.max_iterations);
+        return fail(result, &r, out_size,
+                    kcbp_error_set(err, KCBP_ERR_INVALID, "2D distance: max_iterations %d < 1", o.max_iterations));
     kcbp2d_core ca, cb;
     kcbp_status st = kcbp2d_cores_posed(a, pose_a, b, pose_b, &ca, &cb, err);
     if (st != KCBP_OK)
-        return st;
+        return fail(result, &r, out_size, st);
     /* two polygons without radius: the filtered SAT (collide2d.c) first;
      * its verdict stands when neither polygon is replaced by its hull */
     int sep_shape = -1;
@@ -115,7 +127,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     }
     if (v != KCBP2D_SAT_SEPARATED) {
         if ((st = kcbp2d_cores_finish(&ca, &cb, err)) != KCBP_OK)
-            return st;
+            return fail(result, &r, out_size, st);
         if (ca.hulled || cb.hulled)
             v = KCBP2D_SAT_UNDECIDED;
         if (v == KCBP2D_SAT_UNDECIDED)
@@ -124,7 +136,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
             kcbp2d_decide_after_sat(&ca, &cb, true, -1, 0, o.max_iterations, &d);
     }
     double ra = ca.r, rb = cb.r;
-    r.scale = fmax(ca.scale, cb.scale) + ra + rb;
+    r.scale = (ca.scale > cb.scale ? ca.scale : cb.scale) + ra + rb; /* not fmax: a call */
     if (d.cores_intersect) {
         kcbp_vec2 n, wa, wb;
         double core_depth;
@@ -160,9 +172,9 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
         r.point_a = kcbp_v2_add(d.gjk.pa, kcbp_v2_scale(n, ra));
         r.point_b = kcbp_v2_sub(d.gjk.pb, kcbp_v2_scale(n, rb));
         if (d.collide)
-            r.depth = fmax(ra + rb - dc, 0.0);
+            r.depth = ra + rb - dc > 0 ? ra + rb - dc : 0.0;
         else
-            r.distance = fmax(dc - ra - rb, 0.0);
+            r.distance = dc - ra - rb > 0 ? dc - ra - rb : 0.0;
     }
     if (!d.collide)
         r.status = KCBP2D_APART;

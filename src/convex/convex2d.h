@@ -159,6 +159,13 @@ typedef struct {
 void kcbp2d_gjk_warm(const kcbp2d_core *a, const kcbp2d_core *b, kcbp2d_gjk_cache *cache, int max_iterations,
                      bool measure, kcbp2d_gjk_out *out);
 
+/* The point *y of segment [a, b] closest to x (the clamped projection)
+ * and *dist = |x - y|, by squares (one division, one square root) where
+ * no square can underflow or overflow (squared lengths 0 or within
+ * [1e-280, 1e280]); false otherwise, *y and *dist then unset. GJK's own
+ * last measure (gjk2d.c). */
+bool kcbp2d_point_seg_dist(kcbp_vec2 x, kcbp_vec2 a, kcbp_vec2 b, kcbp_vec2 *y, double *dist);
+
 /* The distance between the cores by every (edge, edge) pair in double,
  * for cores known apart: the fallback when GJK is cut short, and the
  * tests' reference. */

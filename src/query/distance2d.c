@@ -63,6 +63,79 @@ static inline void put_result(kcbp2d_distance_result *out, const kcbp2d_distance
         memcpy(out, r, size);
 }
 
+/* The separating edge's certificate. Edge i of core c (from vertex i to
+ * the next) with o's vertex x: the gap g = max over o's vertices of
+ * e x (r - p), negated, over |e| (r = x when the caller knows x is that
+ * maximum) is a lower bound on the cores' distance when the line
+ * separates them (up to its rounding, below 64 u S: the SAT filter's
+ * bound 16 u S (|e.x| + |e.y|) over |e|, and the division and the norm),
+ * and |x - y|, y the clamped projection of x on the edge, a distance
+ * between points of the cores, an upper bound. When they agree to 64 u S,
+ * |x - y| is the cores' distance to that accuracy, with x and y closest
+ * points: the usual end of a separated pair, a vertex facing an edge,
+ * which GJK reaches in two or three steps and measures the same way
+ * (kcbp2d_point_seg_dist). *y and *d are set whenever the projection is;
+ * returns whether the bounds agree. */
+static bool edge_certifies(const kcbp2d_core *c, uint32_t i, const kcbp2d_core *o, kcbp_vec2 x, bool x_nearest,
+                           double tol, kcbp_vec2 *y, double *d)
+{
+    kcbp_vec2 p = c->v[i], q = c->v[i + 1 < c->n ? i + 1 : 0];
+    if (!kcbp2d_point_seg_dist(x, p, q, y, d))
+        return false;
+    kcbp_vec2 e = kcbp_v2_sub(q, p);
+    double mx = e.x * (x.y - p.y) - e.y * (x.x - p.x);
+    if (!x_nearest)
+        for (uint32_t k = 0; k < o->n; k++) {
+            kcbp_vec2 r = o->v[k];
+            double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
+            mx = det > mx ? det : mx;
+        }
+    double len = kcbp2d_len(e);
+    return len > 0 && *d <= -mx / len + tol;
+}
+
+/* The cores' distance from the SAT's separating edge (`edge` of core
+ * `shape`, `vertex` the other core's vertex nearest its line), without
+ * GJK when a certificate holds (edge_certifies): that vertex facing the
+ * edge; or, when its projection falls beyond an end of the edge, that end
+ * facing one of the two edges of the other core at the vertex. False:
+ * neither holds (two vertices closest, or farther features), GJK decides. */
+static bool sat_gap_distance(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint32_t edge, uint32_t vertex,
+                             kcbp2d_gjk_out *out)
+{
+    const kcbp2d_core *c = shape == 0 ? a : b, *o = shape == 0 ? b : a;
+    if (edge >= c->n || vertex >= o->n)
+        return false;
+    double sc = a->scale > b->scale ? a->scale : b->scale, tol = 64 * 0x1p-53 * sc;
+    kcbp_vec2 x = o->v[vertex], y, pc, po; /* pc on c, po on o */
+    double d;
+    if (edge_certifies(c, edge, o, x, true, tol, &y, &d)) {
+        pc = y, po = x;
+    } else {
+        /* y is an end of the edge (the projection was clamped): it against
+         * o's edges at x, the nearer first */
+        uint32_t i = edge + 1 < c->n ? edge + 1 : 0;
+        if (!(y.x == c->v[edge].x && y.y == c->v[edge].y) && !(y.x == c->v[i].x && y.y == c->v[i].y))
+            return false;
+        uint32_t k0 = vertex ? vertex - 1 : o->n - 1, j0 = y.x == c->v[edge].x && y.y == c->v[edge].y ? edge : i;
+        /* the edge from x on the side of cy (a guess: the certificate
+         * checks it) */
+        kcbp_vec2 cy = c->v[j0], w = kcbp_v2_sub(cy, x);
+        uint32_t k = kcbp_v2_dot(w, kcbp_v2_sub(o->v[k0], x)) > 0 ? k0 : vertex;
+        if (!edge_certifies(o, k, c, cy, false, tol, &y, &d))
+            return false;
+        pc = cy, po = y;
+    }
+    out->overlap = false;
+    out->distance = d;
+    out->iterations = 0;
+    if (shape == 0)
+        out->pa = pc, out->pb = po;
+    else
+        out->pa = po, out->pb = pc;
+    return true;
+}
+
 /* An error: the result zeroed (r, still as initialised), the status
  * passed on. */
 static kcbp_status fail(kcbp2d_distance_result *out, const kcbp2d_distance_result *r, size_t size, kcbp_status st)
@@ -120,7 +193,8 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
         memset(&d, 0, sizeof d);
         d.decided_by = KCBP2D_DECIDED_SAT;
         d.sep_shape = sep_shape, d.sep_edge = sep_edge;
-        kcbp2d_gjk_edge(&ca, &cb, sep_shape, sep_edge, dm.vertex, o.max_iterations, &d.gjk);
+        if (!sat_gap_distance(&ca, &cb, sep_shape, sep_edge, dm.vertex, &d.gjk))
+            kcbp2d_gjk_edge(&ca, &cb, sep_shape, sep_edge, dm.vertex, o.max_iterations, &d.gjk);
         d.have_gjk = true;
         if (d.gjk.overlap)
             v = KCBP2D_SAT_UNDECIDED;

@@ -139,6 +139,12 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
     double sc = a->scale > b->scale ? a->scale : b->scale;
     double s16u = 16 * KCBP_PRED_U * sc; /* edge_separates' bound */
     const kcbp2d_core *cs[2] = {a, b};
+    /* the depth's best edge: by squares (bm2 = mx^2, bl2 = |e|^2; bm2 < 0:
+     * none), or, for edges whose squares are out of range, by division */
+    double bm2 = -1, bl2 = 1, bmx = 0, sdepth = INFINITY;
+    int ss = -1;
+    uint32_t se = 0, sk = 0;
+    bool slow = false;
     for (int s = 0; s < 2; s++) {
         const kcbp2d_core *c = cs[s], *o = cs[1 - s];
         for (uint32_t i = 0; i < c->n; i++) {
@@ -159,10 +165,21 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
             if (mx > bound) { /* a vertex of o strictly left */
                 if (dm) {
                     /* its depth behind the edge line: mx / |e| (mx is the
-                     * cross product e x (r - p), |e| times the distance) */
-                    double len = kcbp2d_len(e), depth = mx / len;
-                    if (depth < dm->depth && len > 0)
-                        dm->depth = depth, dm->shape = s, dm->edge = i, dm->vertex = km;
+                     * cross product e x (r - p), |e| times the distance),
+                     * compared with the best as mx^2 |e_best|^2 < mx_best^2
+                     * |e|^2 where no product can underflow or overflow
+                     * (no square root or division per edge; the depth
+                     * divided once at the end, the same number) */
+                    double l2 = e.x * e.x + e.y * e.y, m2 = mx * mx;
+                    if (m2 >= 1e-140 && m2 <= 1e140 && l2 >= 1e-140 && l2 <= 1e140) {
+                        if (bm2 < 0 || m2 * bl2 < bm2 * l2)
+                            bm2 = m2, bl2 = l2, bmx = mx, dm->shape = s, dm->edge = i, dm->vertex = km;
+                    } else {
+                        slow = true;
+                        double len = kcbp2d_len(e), depth = mx / len;
+                        if (depth < sdepth && len > 0)
+                            sdepth = depth, ss = s, se = i, sk = km;
+                    }
                 }
                 continue;
             }
@@ -185,6 +202,14 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                 dm->vertex = km;
             return KCBP2D_SAT_SEPARATED;
         }
+    }
+    if (dm && bm2 >= 0) {
+        double len = sqrt(bl2); /* kcbp2d_len's, in this range */
+        dm->depth = bmx / len;
+        if (slow && sdepth < dm->depth)
+            dm->depth = sdepth, dm->shape = ss, dm->edge = se, dm->vertex = sk;
+    } else if (dm && slow) {
+        dm->depth = sdepth, dm->shape = ss, dm->edge = se, dm->vertex = sk;
     }
     return KCBP2D_SAT_NO_SEPARATOR;
 }

@@ -594,6 +594,40 @@ static void test_distance_certificates(void **state)
     assert_true(certified > 1000 && by_gjk > 50);
 }
 
+/* A polygon given as points in any order (not convex, or crossing
+ * itself) stands for the hull of its posed points: the distance, depth
+ * and status equal those of the hull given in order (the SAT's own
+ * convexity pass must not let such an input through). */
+static void test_distance_unordered_points(void **state)
+{
+    (void)state;
+    test_rng r = {1618};
+    int overlapping = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        kcbp_vec2 p[8], h[8];
+        size_t n = 3 + (size_t)(test_rng_uniform(&r) * 6), nh = 0;
+        for (size_t i = 0; i < n; i++) {
+            double x = test_rng_range(&r, -1, 1);
+            double y = test_rng_range(&r, -1, 1);
+            p[i] = kcbp_v2_make(x, y);
+        }
+        assert_int_equal(kcbp2d_hull(p, n, h, &nh, NULL), KCBP_OK);
+        if (nh < 3)
+            continue;
+        tshape b;
+        rnd_polygon(&r, 1, 0, &b);
+        kcbp2d_pose pa = rnd_pose(&r, 0.5, false), pb = rnd_pose(&r, 1.5, false);
+        kcbp2d_shape raw = kcbp2d_shape_polygon(p, (uint32_t)n, 0), hull = kcbp2d_shape_polygon(h, (uint32_t)nh, 0);
+        kcbp2d_distance_result d1 = distance2d(&raw, &pa, &b.s, &pb), d2 = distance2d(&hull, &pa, &b.s, &pb);
+        /* the hull of the posed points is the posed hull but where rounding
+         * breaks a near-collinear triple: the same answers to rounding */
+        assert_int_equal(d1.status == KCBP2D_APART, d2.status == KCBP2D_APART);
+        assert_true(fabs(d1.signed_distance - d2.signed_distance) <= 1e-12 * d2.scale);
+        overlapping += d2.status == KCBP2D_OVERLAPPING;
+    }
+    assert_true(overlapping > 300);
+}
+
 /* Round polygons of many vertices: GJK's few steps give the brute-force
  * distance, and collide agrees with the triangle test. */
 static void test_many_vertices(void **state)
@@ -741,6 +775,7 @@ int main(void)
         cmocka_unit_test(test_growable_structs),
         cmocka_unit_test(test_distance_vs_3d_gjk),
         cmocka_unit_test(test_distance_certificates),
+        cmocka_unit_test(test_distance_unordered_points),
         cmocka_unit_test(test_many_vertices),
         cmocka_unit_test(test_depth_vs_prism_oracle),
         cmocka_unit_test(test_closed_forms),

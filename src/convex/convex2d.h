@@ -109,6 +109,10 @@ typedef struct {
     double depth;     /* the smallest over the edges seen of the other's deepest vertex's depth */
     int shape;        /* its edge: 0 a's, 1 b's (-1: none) */
     uint32_t edge, vertex; /* the edge and the other's deepest vertex */
+    bool convex;      /* with NO_SEPARATOR: both polygons certified strictly convex and
+                         counter-clockwise by the filter of kcbp2d_core_finish's check (every
+                         turn left beyond its error bound, one wrap), so that core_finish would
+                         leave them as they are */
 } kcbp2d_sat_min;
 /* dm, when not NULL, receives the SAT depth of kcbp2d_sat_depth as the
  * search finds it, valid when the verdict is NO_SEPARATOR (every edge

@@ -133,7 +133,7 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                                        uint32_t *sep_edge, kcbp2d_sat_min *dm)
 {
     if (dm)
-        dm->depth = INFINITY, dm->shape = -1, dm->edge = 0, dm->vertex = 0;
+        dm->depth = INFINITY, dm->shape = -1, dm->edge = 0, dm->vertex = 0, dm->convex = false;
     if (a->n < 3 || b->n < 3)
         return KCBP2D_SAT_UNDECIDED;
     double sc = a->scale > b->scale ? a->scale : b->scale;
@@ -145,12 +145,25 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
     int ss = -1;
     uint32_t se = 0, sk = 0;
     bool slow = false;
+    /* each polygon's turns, for dm->convex: first_not_convex's filter
+     * (shape2d.c) on the same edge vectors, the turn at vertex i between
+     * edges i - 1 and i, and its count of wraps (y < 0 to y >= 0) */
+    unsigned convex = 1;
     for (int s = 0; s < 2; s++) {
         const kcbp2d_core *c = cs[s], *o = cs[1 - s];
+        kcbp_vec2 e_prev = kcbp_v2_sub(c->v[0], c->v[c->n - 1]);
+        unsigned neg_prev = e_prev.y < 0, turns_ok = 1, wraps = 0;
         for (uint32_t i = 0; i < c->n; i++) {
             uint32_t i1 = i + 1 < c->n ? i + 1 : 0;
             kcbp_vec2 p = c->v[i], e = kcbp_v2_sub(c->v[i1], p);
             double bound = s16u * (fabs(e.x) + fabs(e.y)) + KCBP_PRED_TINY;
+            if (dm) {
+                double l = e_prev.x * e.y, rr = e_prev.y * e.x;
+                turns_ok &= l - rr > KCBP_PRED_O2_ERR * (fabs(l) + fabs(rr)) + KCBP_PRED_TINY;
+                unsigned neg = e.y < 0;
+                wraps += neg_prev & (neg ^ 1u);
+                e_prev = e, neg_prev = neg;
+            }
             /* the largest orientation over o, without early exits: the
              * branches of a scan that stops at the first vertex on the left
              * mispredict more than the few products they save */
@@ -202,7 +215,10 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                 dm->vertex = km;
             return KCBP2D_SAT_SEPARATED;
         }
+        convex &= turns_ok & (wraps == 1);
     }
+    if (dm)
+        dm->convex = convex;
     if (dm && bm2 >= 0) {
         double len = sqrt(bl2); /* kcbp2d_len's, in this range */
         dm->depth = bmx / len;

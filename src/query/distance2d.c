@@ -278,7 +278,11 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
         if (d.gjk.overlap)
             v = KCBP2D_SAT_UNDECIDED;
     }
-    if (v != KCBP2D_SAT_SEPARATED) {
+    if (v == KCBP2D_SAT_NO_SEPARATOR && dm.convex) {
+        /* both polygons certified strictly convex by the SAT's own pass
+         * over their turns: kcbp2d_cores_finish would change nothing */
+        kcbp2d_decide_after_sat(&ca, &cb, true, -1, 0, o.max_iterations, &d);
+    } else if (v != KCBP2D_SAT_SEPARATED) {
         if ((st = kcbp2d_cores_finish(&ca, &cb, err)) != KCBP_OK)
             return fail(result, &r, out_size, st);
         if (ca.hulled || cb.hulled)

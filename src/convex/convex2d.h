@@ -109,6 +109,7 @@ typedef struct {
     double depth;     /* the smallest over the edges seen of the other's deepest vertex's depth */
     int shape;        /* its edge: 0 a's, 1 b's (-1: none) */
     uint32_t edge, vertex; /* the edge and the other's deepest vertex */
+    double len;       /* with NO_SEPARATOR: the edge's length, kcbp2d_len of its vector */
     bool convex;      /* with NO_SEPARATOR: both polygons certified strictly convex and
                          counter-clockwise by the filter of kcbp2d_core_finish's check (every
                          turn left beyond its error bound, one wrap), so that core_finish would

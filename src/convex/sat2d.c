@@ -133,7 +133,7 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                                        uint32_t *sep_edge, kcbp2d_sat_min *dm)
 {
     if (dm)
-        dm->depth = INFINITY, dm->shape = -1, dm->edge = 0, dm->vertex = 0, dm->convex = false;
+        dm->depth = INFINITY, dm->shape = -1, dm->edge = 0, dm->vertex = 0, dm->convex = false, dm->len = 1;
     if (a->n < 3 || b->n < 3)
         return KCBP2D_SAT_UNDECIDED;
     double sc = a->scale > b->scale ? a->scale : b->scale;
@@ -141,7 +141,7 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
     const kcbp2d_core *cs[2] = {a, b};
     /* the depth's best edge: by squares (bm2 = mx^2, bl2 = |e|^2; bm2 < 0:
      * none), or, for edges whose squares are out of range, by division */
-    double bm2 = -1, bl2 = 1, bmx = 0, sdepth = INFINITY;
+    double bm2 = -1, bl2 = 1, bmx = 0, sdepth = INFINITY, slen = 1;
     int ss = -1;
     uint32_t se = 0, sk = 0;
     bool slow = false;
@@ -191,7 +191,7 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                         slow = true;
                         double len = kcbp2d_len(e), depth = mx / len;
                         if (depth < sdepth && len > 0)
-                            sdepth = depth, ss = s, se = i, sk = km;
+                            sdepth = depth, ss = s, se = i, sk = km, slen = len;
                     }
                 }
                 continue;
@@ -221,11 +221,11 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
         dm->convex = convex;
     if (dm && bm2 >= 0) {
         double len = sqrt(bl2); /* kcbp2d_len's, in this range */
-        dm->depth = bmx / len;
+        dm->depth = bmx / len, dm->len = len;
         if (slow && sdepth < dm->depth)
-            dm->depth = sdepth, dm->shape = ss, dm->edge = se, dm->vertex = sk;
+            dm->depth = sdepth, dm->shape = ss, dm->edge = se, dm->vertex = sk, dm->len = slen;
     } else if (dm && slow) {
-        dm->depth = sdepth, dm->shape = ss, dm->edge = se, dm->vertex = sk;
+        dm->depth = sdepth, dm->shape = ss, dm->edge = se, dm->vertex = sk, dm->len = slen;
     }
     return KCBP2D_SAT_NO_SEPARATOR;
 }

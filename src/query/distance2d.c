@@ -278,10 +278,28 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
         if (d.gjk.overlap)
             v = KCBP2D_SAT_UNDECIDED;
     }
-    if (v == KCBP2D_SAT_NO_SEPARATOR && dm.convex) {
+    if (v == KCBP2D_SAT_NO_SEPARATOR && dm.convex && dm.shape >= 0) {
         /* both polygons certified strictly convex by the SAT's own pass
-         * over their turns: kcbp2d_cores_finish would change nothing */
-        kcbp2d_decide_after_sat(&ca, &cb, true, -1, 0, o.max_iterations, &d);
+         * over their turns (kcbp2d_cores_finish would change nothing): the
+         * cores intersect, radii 0, and the SAT's minimum is the whole
+         * answer, as the general path below reports it */
+        const kcbp2d_core *e = dm.shape == 0 ? &ca : &cb, *oc = dm.shape == 0 ? &cb : &ca;
+        kcbp_vec2 ed = kcbp_v2_sub(e->v[dm.edge + 1 < e->n ? dm.edge + 1 : 0], e->v[dm.edge]);
+        kcbp_vec2 n = kcbp_v2_make(ed.y / dm.len, -ed.x / dm.len);
+        double depth = dm.depth > 0 ? dm.depth : 0.0;
+        kcbp_vec2 deep = oc->v[dm.vertex], on_line = kcbp_v2_add(deep, kcbp_v2_scale(n, depth));
+        if (dm.shape == 0)
+            r.normal = n, r.point_a = on_line, r.point_b = deep;
+        else
+            r.normal = kcbp_v2_neg(n), r.point_a = deep, r.point_b = on_line;
+        r.scale = ca.scale > cb.scale ? ca.scale : cb.scale;
+        r.depth = depth;
+        r.signed_distance = -depth;
+        r.status = depth <= KCBP2D_TOUCH_REL_TOL * r.scale ? KCBP2D_TOUCHING : KCBP2D_OVERLAPPING;
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+        put_result(result, &r, out_size);
+        return KCBP_OK;
     } else if (v != KCBP2D_SAT_SEPARATED) {
         if ((st = kcbp2d_cores_finish(&ca, &cb, err)) != KCBP_OK)
             return fail(result, &r, out_size, st);

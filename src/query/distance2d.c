@@ -124,10 +124,11 @@ static bool vertices_certify(const kcbp2d_core *c, kcbp_vec2 cy, const kcbp2d_co
 
 /* The cores' distance from the SAT's separating edge (`edge` of core
  * `shape`, `vertex` the other core's vertex nearest its line), without
- * GJK when a certificate holds (edge_certifies): that vertex facing the
- * edge; or, when its projection falls beyond an end of the edge, that end
- * facing one of the two edges of the other core at the vertex. False:
- * neither holds (two vertices closest, or farther features), GJK decides. */
+ * GJK when a certificate holds: that vertex facing the edge
+ * (edge_certifies); or, when its projection falls beyond an end of the
+ * edge, that end facing the other core's edge at the vertex on its side
+ * (edge_certifies), or that end and the vertex closest (vertices_certify).
+ * False: none holds (farther features), GJK decides. */
 static bool sat_gap_distance(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint32_t edge, uint32_t vertex,
                              kcbp2d_gjk_out *out)
 {

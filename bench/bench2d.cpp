@@ -4,7 +4,9 @@
 //     random poses, half of them placed within 1e-12 of touching; kcbp2d_collide
 //     and kcbp2d_distance against Box2D 2.4's b2TestOverlap and b2Distance
 //     (its polygon skin radius set to 0, so that both answer for the same
-//     sets), and the count of answers that differ from kcbp2d's exact one;
+//     sets), the count of overlap answers that differ from kcbp2d's exact
+//     one, and of distances that differ from Box2D's by more than 1e-5 on
+//     pairs apart by more than 1e-3 (its float coordinates);
 //   nonconvex: star polygons with a hole of 10^3..10^5 vertices; kcbp2d's
 //     model collide and distance (poses applied inside the query) against
 //     GEOS 3.11 at its best: the geometries posed beforehand (not timed),
@@ -128,6 +130,7 @@ static void bench_convex(int pairs)
     }
     std::vector<char> exact(pairs);
     std::vector<double> kc, kd, bc, bd;
+    std::vector<double> kdist(pairs), bdist(pairs); // the distances of the last round, compared below
     double sink = 0;
     int wrong = 0;
     for (int rep = 0; rep < REPS; rep++) {
@@ -155,6 +158,7 @@ static void bench_convex(int pairs)
             kcbp2d_distance_result d;
             kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
             sink += d.distance;
+            kdist[i] = d.distance;
         }
         kd.push_back((now_us() - t0) / pairs);
         t0 = now_us();
@@ -168,9 +172,17 @@ static void bench_convex(int pairs)
             b2DistanceOutput out;
             b2Distance(&out, &cache, &in);
             sink += out.distance;
+            bdist[i] = out.distance;
         }
         bd.push_back((now_us() - t0) / pairs);
     }
+    // the same answers: where either reports more than 1e-3 (Box2D's float
+    // coordinates are within about 1e-7 of kcbp2d's double ones), the two
+    // distances within 1e-5
+    int dist_far = 0, dist_differ = 0;
+    for (int i = 0; i < pairs; i++)
+        if (kdist[i] > 1e-3 || bdist[i] > 1e-3)
+            dist_far++, dist_differ += std::fabs(kdist[i] - bdist[i]) > 1e-5;
     double t_kc = median(kc), t_bc = median(bc), t_kd = median(kd), t_bd = median(bd);
     std::printf("convex pairs (3..8 vertices, %d pairs, half within 1e-12 of touching)\n", pairs);
     std::printf("  %-28s %10.3f us/query\n", "kcbp2d_collide (exact)", t_kc);
@@ -178,6 +190,8 @@ static void bench_convex(int pairs)
     std::printf("  %-28s %10.3f us/query\n", "kcbp2d_distance", t_kd);
     std::printf("  %-28s %10.3f us/query   kcbp/Box2D %.2f\n", "Box2D b2Distance (float)", t_bd, t_kd / t_bd);
     std::printf("  Box2D overlap answers differing from the exact ones: %d of %d\n", wrong, pairs);
+    std::printf("  distances differing from Box2D's by more than 1e-5 (pairs apart by more than 1e-3): %d of %d\n",
+                dist_differ, dist_far);
     if (sink == 12345.678)
         std::printf("\n");
 }

@@ -48,7 +48,14 @@ kcbp_status kcbp2d_core_make(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcb
  * On failure nothing is left allocated. */
 kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcbp2d_core *c, kcbp_error *err);
 kcbp_status kcbp2d_core_finish(kcbp2d_core *c, kcbp_error *err);
-void kcbp2d_core_free(kcbp2d_core *c);
+/* Frees the core's heap vertices, if any (inline: the common core has
+ * none, and a call to free(NULL) per core was 1% of a 2D distance). */
+void kcbp2d_core_free_heap(kcbp2d_core *c);
+static inline void kcbp2d_core_free(kcbp2d_core *c)
+{
+    if (c->heap)
+        kcbp2d_core_free_heap(c);
+}
 
 static inline kcbp_v2 kcbp2d_pv(kcbp_vec2 p)
 {
@@ -102,6 +109,11 @@ typedef struct {
     double depth;     /* the smallest over the edges seen of the other's deepest vertex's depth */
     int shape;        /* its edge: 0 a's, 1 b's (-1: none) */
     uint32_t edge, vertex; /* the edge and the other's deepest vertex */
+    double len;       /* with NO_SEPARATOR: the edge's length, kcbp2d_len of its vector */
+    bool convex;      /* with NO_SEPARATOR: both polygons certified strictly convex and
+                         counter-clockwise by the filter of kcbp2d_core_finish's check (every
+                         turn left beyond its error bound, one wrap), so that core_finish would
+                         leave them as they are */
 } kcbp2d_sat_min;
 /* dm, when not NULL, receives the SAT depth of kcbp2d_sat_depth as the
  * search finds it, valid when the verdict is NO_SEPARATOR (every edge
@@ -151,6 +163,13 @@ typedef struct {
  * rounding: a direction, not a bound). */
 void kcbp2d_gjk_warm(const kcbp2d_core *a, const kcbp2d_core *b, kcbp2d_gjk_cache *cache, int max_iterations,
                      bool measure, kcbp2d_gjk_out *out);
+
+/* The point *y of segment [a, b] closest to x (the clamped projection)
+ * and *dist = |x - y|, by squares (one division, one square root) where
+ * no square can underflow or overflow (squared lengths 0 or within
+ * [1e-280, 1e280]); false otherwise, *y and *dist then unset. GJK's own
+ * last measure (gjk2d.c). */
+bool kcbp2d_point_seg_dist(kcbp_vec2 x, kcbp_vec2 a, kcbp_vec2 b, kcbp_vec2 *y, double *dist);
 
 /* The distance between the cores by every (edge, edge) pair in double,
  * for cores known apart: the fallback when GJK is cut short, and the

@@ -334,3 +334,8 @@ void kcbp2d_gjk_edge(const kcbp2d_core *a, const kcbp2d_core *b, int shape, uint
     }
     kcbp2d_gjk_warm(a, b, &cache, max_iterations, true, out);
 }
+
+bool kcbp2d_point_seg_dist(kcbp_vec2 x, kcbp_vec2 a, kcbp_vec2 b, kcbp_vec2 *y, double *dist)
+{
+    return point_seg_sq(x, a, b, y, dist);
+}

@@ -133,18 +133,37 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                                        uint32_t *sep_edge, kcbp2d_sat_min *dm)
 {
     if (dm)
-        dm->depth = INFINITY, dm->shape = -1, dm->edge = 0, dm->vertex = 0;
+        dm->depth = INFINITY, dm->shape = -1, dm->edge = 0, dm->vertex = 0, dm->convex = false, dm->len = 1;
     if (a->n < 3 || b->n < 3)
         return KCBP2D_SAT_UNDECIDED;
     double sc = a->scale > b->scale ? a->scale : b->scale;
     double s16u = 16 * KCBP_PRED_U * sc; /* edge_separates' bound */
     const kcbp2d_core *cs[2] = {a, b};
+    /* the depth's best edge: by squares (bm2 = mx^2, bl2 = |e|^2; bm2 < 0:
+     * none), or, for edges whose squares are out of range, by division */
+    double bm2 = -1, bl2 = 1, bmx = 0, sdepth = INFINITY, slen = 1;
+    int ss = -1;
+    uint32_t se = 0, sk = 0;
+    bool slow = false;
+    /* each polygon's turns, for dm->convex: first_not_convex's filter
+     * (shape2d.c) on the same edge vectors, the turn at vertex i between
+     * edges i - 1 and i, and its count of wraps (y < 0 to y >= 0) */
+    unsigned convex = 1;
     for (int s = 0; s < 2; s++) {
         const kcbp2d_core *c = cs[s], *o = cs[1 - s];
+        kcbp_vec2 e_prev = kcbp_v2_sub(c->v[0], c->v[c->n - 1]);
+        unsigned neg_prev = e_prev.y < 0, turns_ok = 1, wraps = 0;
         for (uint32_t i = 0; i < c->n; i++) {
             uint32_t i1 = i + 1 < c->n ? i + 1 : 0;
             kcbp_vec2 p = c->v[i], e = kcbp_v2_sub(c->v[i1], p);
             double bound = s16u * (fabs(e.x) + fabs(e.y)) + KCBP_PRED_TINY;
+            if (dm) {
+                double l = e_prev.x * e.y, rr = e_prev.y * e.x;
+                turns_ok &= l - rr > KCBP_PRED_O2_ERR * (fabs(l) + fabs(rr)) + KCBP_PRED_TINY;
+                unsigned neg = e.y < 0;
+                wraps += neg_prev & (neg ^ 1u);
+                e_prev = e, neg_prev = neg;
+            }
             /* the largest orientation over o, without early exits: the
              * branches of a scan that stops at the first vertex on the left
              * mispredict more than the few products they save */
@@ -159,10 +178,21 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
             if (mx > bound) { /* a vertex of o strictly left */
                 if (dm) {
                     /* its depth behind the edge line: mx / |e| (mx is the
-                     * cross product e x (r - p), |e| times the distance) */
-                    double len = kcbp2d_len(e), depth = mx / len;
-                    if (depth < dm->depth && len > 0)
-                        dm->depth = depth, dm->shape = s, dm->edge = i, dm->vertex = km;
+                     * cross product e x (r - p), |e| times the distance),
+                     * compared with the best as mx^2 |e_best|^2 < mx_best^2
+                     * |e|^2 where no product can underflow or overflow
+                     * (no square root or division per edge; the depth
+                     * divided once at the end, the same number) */
+                    double l2 = e.x * e.x + e.y * e.y, m2 = mx * mx;
+                    if (m2 >= 1e-140 && m2 <= 1e140 && l2 >= 1e-140 && l2 <= 1e140) {
+                        if (bm2 < 0 || m2 * bl2 < bm2 * l2)
+                            bm2 = m2, bl2 = l2, bmx = mx, dm->shape = s, dm->edge = i, dm->vertex = km;
+                    } else {
+                        slow = true;
+                        double len = kcbp2d_len(e), depth = mx / len;
+                        if (depth < sdepth && len > 0)
+                            sdepth = depth, ss = s, se = i, sk = km, slen = len;
+                    }
                 }
                 continue;
             }
@@ -185,6 +215,17 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                 dm->vertex = km;
             return KCBP2D_SAT_SEPARATED;
         }
+        convex &= turns_ok & (wraps == 1);
+    }
+    if (dm)
+        dm->convex = convex;
+    if (dm && bm2 >= 0) {
+        double len = sqrt(bl2); /* kcbp2d_len's, in this range */
+        dm->depth = bmx / len, dm->len = len;
+        if (slow && sdepth < dm->depth)
+            dm->depth = sdepth, dm->shape = ss, dm->edge = se, dm->vertex = sk, dm->len = slen;
+    } else if (dm && slow) {
+        dm->depth = sdepth, dm->shape = ss, dm->edge = se, dm->vertex = sk, dm->len = slen;
     }
     return KCBP2D_SAT_NO_SEPARATOR;
 }

@@ -122,17 +122,24 @@ static uint32_t first_not_convex_exact(const kcbp_vec2 *v, uint32_t n);
  * verdict first_not_convex_exact reaches then; anything else goes to it. */
 static uint32_t first_not_convex(const kcbp_vec2 *v, uint32_t n)
 {
+    /* The wraps counted with the half-planes y < 0 and y >= 0 (one
+     * comparison, where dir_half takes four): when every turn is strictly
+     * left, a step turns by less than pi, so it goes from y < 0 to y >= 0
+     * exactly when its direction passes (or lands on) angle 0, as
+     * dir_half's 1 -> 0 steps do: from an angle in (pi, 2 pi) a turn of
+     * less than pi ends in (pi, 3 pi), and it ends at y >= 0 only in
+     * [2 pi, 3 pi). Both counts are the winding number then. */
     kcbp_vec2 q = v[n - 1], e_pq = kcbp_v2_sub(q, v[n - 2]);
-    unsigned up_pq = (e_pq.y > 0) | ((e_pq.y == 0) & (e_pq.x > 0)); /* dir_half == 0 */
+    unsigned neg_pq = e_pq.y < 0;
     unsigned ok = 1, wraps = 0;
     for (uint32_t i = 0; i < n; i++) {
         kcbp_vec2 r = v[i], e_qr = kcbp_v2_sub(r, q);
         double l = e_pq.x * e_qr.y, rr = e_pq.y * e_qr.x;
         double det = l - rr, bound = KCBP_PRED_O2_ERR * (fabs(l) + fabs(rr)) + KCBP_PRED_TINY;
         ok &= det > bound;
-        unsigned up_qr = (e_qr.y > 0) | ((e_qr.y == 0) & (e_qr.x > 0));
-        wraps += (up_pq ^ 1u) & up_qr;
-        q = r, e_pq = e_qr, up_pq = up_qr;
+        unsigned neg_qr = e_qr.y < 0;
+        wraps += neg_pq & (neg_qr ^ 1u);
+        q = r, e_pq = e_qr, neg_pq = neg_qr;
     }
     return ok && wraps == 1 ? n : first_not_convex_exact(v, n);
 }
@@ -219,7 +226,7 @@ kcbp_status kcbp2d_shape_check(const kcbp2d_shape *s, kcbp_error *err) { return 
 
 /* ---- posed cores ------------------------------------------------------- */
 
-void kcbp2d_core_free(kcbp2d_core *c)
+void kcbp2d_core_free_heap(kcbp2d_core *c)
 {
     free(c->heap);
     c->heap = NULL;

@@ -209,14 +209,15 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* The median wall-clock time of handing the threads one empty task each
- * and waiting for them. */
-static double measure_handoff(kcbp_pool *pool, unsigned jobs)
+ * and waiting for them (the caller taking none: the whole round trip of a
+ * wake-up, what a run pays when its threads are slow to come). */
+static double measure_handoff(kcbp_pool *pool, unsigned threads)
 {
     enum { TRIES = 7 };
     double t[TRIES];
     for (int i = 0; i < TRIES; i++) {
         double t0 = kcbp_now_ms();
-        kcbp_pool_start(pool, jobs, no_task, NULL);
+        kcbp_pool_start(pool, threads, no_task, NULL);
         kcbp_pool_wait(pool);
         t[i] = kcbp_now_ms() - t0;
     }
@@ -236,14 +237,15 @@ kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err)
         kcbp_pairs_clear(p);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u threads", p->jobs);
     }
-    kcbp_status st = kcbp_pool_new(p->jobs > 1 ? p->jobs : 0, &p->pool, err);
+    /* jobs - 1 threads: the caller is the last worker (pool.h) */
+    kcbp_status st = kcbp_pool_new(p->jobs - 1, &p->pool, err);
     if (st != KCBP_OK) {
         kcbp_pairs_clear(p);
         return st;
     }
     p->last_work_ms = -1;
     if (p->jobs > 1)
-        p->handoff_ms = measure_handoff(p->pool, p->jobs);
+        p->handoff_ms = measure_handoff(p->pool, p->jobs - 1);
     return KCBP_OK;
 }
 
@@ -276,7 +278,7 @@ void kcbp_pairs_clear(kcbp_pairs *p)
 
 void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
 {
-    kcbp_pool_run(p->pool, ntasks, fn, ctx);
+    kcbp_pool_run_with_caller(p->pool, ntasks, fn, ctx);
 }
 
 /* ---- one run ----------------------------------------------------------------- */
@@ -699,11 +701,24 @@ static kcbp_status run_part(run_ctx *rc, uint64_t t0, uint64_t t1, kcbp_scene_pa
         p->slots[s].done = false;
     kcbp_pool_start(p->pool, t1 - t0, run_task, rc);
     kcbp_status st = KCBP_OK;
+    unsigned me = kcbp_pool_threads(p->pool); /* the caller's worker */
     for (uint64_t t = t0; t < t1; t++) {
         kcbp_pairs_slot *sl = &p->slots[t % p->nslots];
         pthread_mutex_lock(&rc->lock);
-        while (!sl->done && !rc->stop)
-            pthread_cond_wait(&rc->slot_done, &rc->lock);
+        while (!sl->done && !rc->stop) {
+            /* Chunk t not done yet: the caller runs the next chunk of the
+             * window, if any is left (a chunk past the window would wait
+             * for the caller to drain it), else waits. Chunk t was handed
+             * out either way (chunks go in order and t < the window's end). */
+            pthread_mutex_unlock(&rc->lock);
+            uint64_t task;
+            bool took = kcbp_pool_take(p->pool, t + p->nslots - t0, &task);
+            if (took)
+                run_task(rc, task, me);
+            pthread_mutex_lock(&rc->lock);
+            if (!took && !sl->done && !rc->stop)
+                pthread_cond_wait(&rc->slot_done, &rc->lock);
+        }
         bool stopped = rc->stop;
         pthread_mutex_unlock(&rc->lock);
         if (stopped)

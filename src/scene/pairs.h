@@ -13,7 +13,11 @@
  * the pairs come in the order of their ids whatever the number of threads, and
  * threads never run more than KCBP_PAIRS_WINDOW_PER_THREAD chunks per
  * thread ahead of the one being handed on (the memory the slots hold is
- * bounded by that window, not by the frame's pair count).
+ * bounded by that window, not by the frame's pair count). The calling
+ * thread is one of the jobs: while the next slot to hand on is not done, it
+ * runs the next chunk of the window itself (the pool has jobs - 1 threads),
+ * so that jobs threads share jobs CPUs, and the hand-on costs no wake-up
+ * per chunk.
  *
  * What a chunk's tests decide depends only on the chunk (its pairs, their
  * caches, its own adaptive state), never on which thread ran it or when:
@@ -141,7 +145,7 @@ typedef struct kcbp_pairs_slot kcbp_pairs_slot;
 typedef struct kcbp_pairs_worker kcbp_pairs_worker;
 
 typedef struct {
-    kcbp_pool *pool;            /* jobs - 1 threads... see kcbp_pairs_init */
+    kcbp_pool *pool;            /* jobs - 1 threads: the caller is worker jobs - 1 */
     unsigned jobs;
     kcbp_pairs_worker *workers; /* one per thread (one when jobs is 1) */
     kcbp_pairs_slot *slots;     /* the window of chunk outputs */

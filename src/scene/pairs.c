@@ -184,8 +184,13 @@ void kcbp_cache_unpack(const kcbp_cache_stream *s, size_t *at, uint32_t base, ui
 
 /* ---- state ------------------------------------------------------------------ */
 
+/* Slots and workers are written by different threads at once (a pair's
+ * counts, its result): each on cache lines of its own (KCBP_PAIRS_LINE
+ * aligned, allocated by calloc_lines), no line shared. */
+#define KCBP_PAIRS_LINE 64
+
 struct kcbp_pairs_slot {
-    kcbp_scene_hit *hits;
+    _Alignas(KCBP_PAIRS_LINE) kcbp_scene_hit *hits;
     size_t nhits, cap_hits;
     kcbp_contact *contacts;
     size_t ncontacts, cap_contacts;
@@ -194,11 +199,23 @@ struct kcbp_pairs_slot {
 };
 
 struct kcbp_pairs_worker {
-    uint32_t *partners;
+    _Alignas(KCBP_PAIRS_LINE) uint32_t *partners;
     size_t cap_partners;
     kcbp_collide_result result;
     kcbp_cache_stream out; /* the chunk's new caches, swapped into its stream when done */
 };
+
+/* n zeroed elements of size bytes (a multiple of KCBP_PAIRS_LINE), on
+ * lines of their own; free() frees them. */
+static void *calloc_lines(size_t n, size_t size)
+{
+    if (n > SIZE_MAX / size)
+        return NULL;
+    void *p = aligned_alloc(KCBP_PAIRS_LINE, n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
 
 static void no_task(void *ctx, uint64_t task, unsigned worker) { (void)ctx, (void)task, (void)worker; }
 
@@ -231,8 +248,8 @@ kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err)
     p->jobs = jobs ? jobs : 1;
     unsigned nworkers = p->jobs;
     p->nslots = p->jobs > 1 ? KCBP_PAIRS_WINDOW_PER_THREAD * p->jobs : 1;
-    p->workers = calloc(nworkers, sizeof *p->workers);
-    p->slots = calloc(p->nslots, sizeof *p->slots);
+    p->workers = calloc_lines(nworkers, sizeof *p->workers);
+    p->slots = calloc_lines(p->nslots, sizeof *p->slots);
     if (!p->workers || !p->slots) {
         kcbp_pairs_clear(p);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u threads", p->jobs);

@@ -281,12 +281,13 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
     out->time_ms.bounds = t1 - t0;
 
     /* 2. Broad phase: the tree, built once and refitted (built again when
-     * refitting has made it much worse, or every frame without coherence). */
+     * refitting has made it much worse, or every frame without coherence),
+     * its subtrees built on the threads. */
     kcbp_status st;
     if (!ev->tree_built)
-        st = kcbp_boxtree_build(&ev->tree, ev->boxes, NULL, n, err);
+        st = kcbp_boxtree_build_on(&ev->tree, ev->boxes, NULL, n, ev->pairs.pool, err);
     else
-        st = kcbp_boxtree_update(&ev->tree, ev->boxes, !ev->coherent, err);
+        st = kcbp_boxtree_update_on(&ev->tree, ev->boxes, !ev->coherent, ev->pairs.pool, err);
     ev->tree_built = st == KCBP_OK;
     double t2 = kcbp_now_ms();
     out->time_ms.broadphase = t2 - t1;

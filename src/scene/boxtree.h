@@ -85,7 +85,7 @@ kcbp_status kcbp_boxtree_update(kcbp_boxtree *t, const kcbp_aabb *boxes, bool re
  * subtrees below (up to 2^KCBP_BT_TASK_DEPTH) built and refitted as tasks,
  * then laid end to end. The same tree (splits, leaf order) as
  * kcbp_boxtree_build, its nodes numbered otherwise, the same for any
- * number of threads. */
+ * number of threads (pool NULL: the caller's alone). */
 #define KCBP_BT_TASK_DEPTH 3
 kcbp_status kcbp_boxtree_build_on(kcbp_boxtree *t, const kcbp_aabb *boxes, const uint32_t *ids, uint32_t n,
                                   kcbp_pool *pool, kcbp_error *err);

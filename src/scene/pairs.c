@@ -293,9 +293,14 @@ void kcbp_pairs_clear(kcbp_pairs *p)
     memset(p, 0, sizeof *p);
 }
 
+kcbp_pool *kcbp_pairs_pool(const kcbp_pairs *p)
+{
+    return p->jobs > 1 && (p->last_work_ms < 0 || p->last_threaded) ? p->pool : NULL;
+}
+
 void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
 {
-    kcbp_pool_run_with_caller(p->pool, ntasks, fn, ctx);
+    kcbp_pool_run_with_caller(kcbp_pairs_pool(p), ntasks, fn, ctx);
 }
 
 /* ---- one run ----------------------------------------------------------------- */

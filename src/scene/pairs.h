@@ -183,8 +183,14 @@ void kcbp_pairs_forget(kcbp_pairs *p);
 kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp_pairs_options *o,
                            kcbp_scene_pair_fn emit, void *ctx, kcbp_pairs_stats *stats, kcbp_error *err);
 
-/* fn over tasks 0 .. ntasks - 1 on the pair stage's threads (the caller's
- * when it has none), returning once all are done. */
+/* The pool for a frame's other stages (world boxes, the broad phase's
+ * build): the pair stage's, when its last run went to the threads (or
+ * none ran yet); else NULL (the caller's thread: a frame whose pairs do
+ * not pay a hand-off does not pay one for less work). */
+kcbp_pool *kcbp_pairs_pool(const kcbp_pairs *p);
+/* fn over tasks 0 .. ntasks - 1 on kcbp_pairs_pool's threads and the
+ * caller's (the caller's alone when it is NULL), returning once all are
+ * done. */
 void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
 
 /* The packed form of a pair cache (exposed for tests): appends the record

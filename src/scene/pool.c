@@ -136,9 +136,9 @@ bool kcbp_pool_take(kcbp_pool *p, uint64_t below, uint64_t *task)
 
 void kcbp_pool_run_with_caller(kcbp_pool *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
 {
-    if (ntasks <= 1 || p->nthreads == 0) {
+    if (!p || ntasks <= 1 || p->nthreads == 0) {
         for (uint64_t t = 0; t < ntasks; t++)
-            fn(ctx, t, p->nthreads);
+            fn(ctx, t, p ? p->nthreads : 0);
         return;
     }
     kcbp_pool_start(p, ntasks, fn, ctx);

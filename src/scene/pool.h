@@ -47,7 +47,8 @@ void kcbp_pool_run(kcbp_pool *pool, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
 bool kcbp_pool_take(kcbp_pool *pool, uint64_t below, uint64_t *task);
 /* kcbp_pool_start, the caller taking tasks (as worker
  * kcbp_pool_threads(pool)) until none is left, then kcbp_pool_wait. A run
- * of one task runs on the caller's thread alone, as in kcbp_pool_run. */
+ * of one task, or a NULL pool, runs on the caller's thread alone (worker
+ * kcbp_pool_threads(pool), 0 for NULL). */
 void kcbp_pool_run_with_caller(kcbp_pool *pool, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
 
 #endif

@@ -285,9 +285,9 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
      * its subtrees built on the threads. */
     kcbp_status st;
     if (!ev->tree_built)
-        st = kcbp_boxtree_build_on(&ev->tree, ev->boxes, NULL, n, ev->pairs.pool, err);
+        st = kcbp_boxtree_build_on(&ev->tree, ev->boxes, NULL, n, kcbp_pairs_pool(&ev->pairs), err);
     else
-        st = kcbp_boxtree_update_on(&ev->tree, ev->boxes, !ev->coherent, ev->pairs.pool, err);
+        st = kcbp_boxtree_update_on(&ev->tree, ev->boxes, !ev->coherent, kcbp_pairs_pool(&ev->pairs), err);
     ev->tree_built = st == KCBP_OK;
     double t2 = kcbp_now_ms();
     out->time_ms.broadphase = t2 - t1;

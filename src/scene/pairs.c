@@ -195,6 +195,7 @@ struct kcbp_pairs_slot {
     kcbp_contact *contacts;
     size_t ncontacts, cap_contacts;
     kcbp_pairs_stats stats;
+    bool chunk_end; /* the slot ends its chunk (a pilot chunk is cut in parts) */
     bool done;
 };
 
@@ -383,7 +384,8 @@ typedef struct {
     const kcbp_pairs_options *o;
     uint64_t ntasks;
     uint64_t task0;      /* the pool's task t is the run's task task0 + t */
-    bool pilot;          /* the tasks of this part are pilot chunks */
+    bool pilot;          /* the tasks of this part are pilot chunks... */
+    uint32_t parts;      /* ...each cut into this many tasks (1: a task is a chunk) */
     adapt_state prior;   /* where the other chunks' arms start */
     uint32_t shard_index, shard_count;
     /* options.limit: pairs handed on so far, and whether they reached it
@@ -450,9 +452,18 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
     const kcbp_pairs_input *in = rc->in;
     const kcbp_pairs_options *o = rc->o;
     kcbp_pairs *p = rc->p;
-    uint64_t chunk = rc->shard_index + task * rc->shard_count;
+    uint32_t parts = rc->parts > 1 ? rc->parts : 1, part = (uint32_t)(task % parts);
+    uint64_t chunk = rc->shard_index + task / parts * rc->shard_count;
     uint32_t a0 = (uint32_t)(chunk * KCBP_SCENE_CHUNK);
     uint32_t a1 = a0 + KCBP_SCENE_CHUNK < in->nids ? a0 + KCBP_SCENE_CHUNK : in->nids;
+    if (parts > 1) { /* part `part` of the chunk's ids (no pair caches here) */
+        KCBP_ASSERT(!o->cache);
+        uint32_t per = (KCBP_SCENE_CHUNK + parts - 1) / parts;
+        uint32_t b0 = a0 + part * per < a1 ? a0 + part * per : a1;
+        a1 = b0 + per < a1 ? b0 + per : a1;
+        a0 = b0;
+    }
+    sl->chunk_end = part == parts - 1;
     sl->nhits = sl->ncontacts = 0;
     memset(&sl->stats, 0, sizeof sl->stats);
     kcbp_pairs_stats *stats = &sl->stats;
@@ -638,7 +649,7 @@ static kcbp_status emit_slot(run_ctx *rc, kcbp_pairs_slot *sl, kcbp_scene_pair_f
                              kcbp_pairs_stats *stats, kcbp_error *err)
 {
     uint64_t limit = rc->o->limit;
-    rc->p->chunks_done++; /* (counted as it starts: its pairs are of a chunk walked) */
+    rc->p->chunks_done += sl->chunk_end; /* (counted as it starts: its pairs are of a chunk walked) */
     const kcbp_pairs_stats *s = &sl->stats;
     stats->broadphase += s->broadphase;
     stats->mesh_tested += s->mesh_tested;
@@ -809,8 +820,10 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     kcbp_status st = KCBP_OK;
     if (pilot) {
         rc.pilot = true;
-        st = run_part(&rc, 0, pilot, emit, ctx, stats, err);
+        rc.parts = KCBP_ADAPT_PILOT_PARTS;
+        st = run_part(&rc, 0, pilot * KCBP_ADAPT_PILOT_PARTS, emit, ctx, stats, err);
         rc.pilot = false;
+        rc.parts = 1;
         rc.prior = prior_state(stats->arm_n, stats->arm_u);
     }
     if (st == KCBP_OK && !stats->stopped)

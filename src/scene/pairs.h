@@ -49,8 +49,9 @@
  * chunk's mix (a fixed sample of its pairs each, by a hash of (a, b):
  * unbiased, where pricing the pairs the k-CBPs reject by the mesh stage's
  * work on those they let through is not). The arms start from a pilot, the
- * first 1/KCBP_ADAPT_PILOT of the chunks (run before the others), whose
- * first KCBP_ADAPT_PILOT_PAIRS pairs take the arms in turn, or from the
+ * first 1/KCBP_ADAPT_PILOT of the chunks (run before the others, each as
+ * KCBP_ADAPT_PILOT_PARTS tasks), whose first KCBP_ADAPT_PILOT_PAIRS pairs
+ * (each task's) take the arms in turn, or from the
  * last run's costs; a chunk weighs them as at
  * most KCBP_ADAPT_PRIOR pairs of its own. Skipping a filter never changes
  * an answer: the mesh stage decides those pairs. */
@@ -72,6 +73,10 @@
 #define KCBP_ADAPT_PROBE 32
 #define KCBP_ADAPT_PILOT 32
 #define KCBP_ADAPT_PILOT_PAIRS 256
+/* A pilot chunk runs as this many tasks (consecutive ids each, with arms
+ * of their own): the pilot, run before the others, is a few chunks at 10^4
+ * objects, which two threads would end one chunk apart. */
+#define KCBP_ADAPT_PILOT_PARTS 4
 #define KCBP_ADAPT_PRIOR 256
 /* Threads save at most work (1 - 1/jobs) and cost a hand-off: a run goes
  * to them when the last run's work is above this many hand-offs times

@@ -384,8 +384,12 @@ typedef struct {
     const kcbp_pairs_options *o;
     uint64_t ntasks;
     uint64_t task0;      /* the pool's task t is the run's task task0 + t */
-    bool pilot;          /* the tasks of this part are pilot chunks... */
-    uint32_t parts;      /* ...each cut into this many tasks (1: a task is a chunk) */
+    bool pilot;          /* the tasks of this part are pilot chunks */
+    /* Tasks from split_from on are parts of chunks, KCBP_PAIRS_PARTS to a
+     * chunk: task split_from + k is part k % PARTS of chunk split_from + k /
+     * PARTS (the pilot's, from 0; the last chunks', without pair caches);
+     * below, a task is a chunk. */
+    uint64_t split_from;
     adapt_state prior;   /* where the other chunks' arms start */
     uint32_t shard_index, shard_count;
     /* options.limit: pairs handed on so far, and whether they reached it
@@ -452,8 +456,10 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
     const kcbp_pairs_input *in = rc->in;
     const kcbp_pairs_options *o = rc->o;
     kcbp_pairs *p = rc->p;
-    uint32_t parts = rc->parts > 1 ? rc->parts : 1, part = (uint32_t)(task % parts);
-    uint64_t chunk = rc->shard_index + task / parts * rc->shard_count;
+    uint32_t parts = task < rc->split_from ? 1 : KCBP_PAIRS_PARTS;
+    uint32_t part = parts > 1 ? (uint32_t)((task - rc->split_from) % parts) : 0;
+    uint64_t c = parts > 1 ? rc->split_from + (task - rc->split_from) / parts : task;
+    uint64_t chunk = rc->shard_index + c * rc->shard_count;
     uint32_t a0 = (uint32_t)(chunk * KCBP_SCENE_CHUNK);
     uint32_t a1 = a0 + KCBP_SCENE_CHUNK < in->nids ? a0 + KCBP_SCENE_CHUNK : in->nids;
     if (parts > 1) { /* part `part` of the chunk's ids (no pair caches here) */
@@ -820,14 +826,17 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     kcbp_status st = KCBP_OK;
     if (pilot) {
         rc.pilot = true;
-        rc.parts = KCBP_ADAPT_PILOT_PARTS;
-        st = run_part(&rc, 0, pilot * KCBP_ADAPT_PILOT_PARTS, emit, ctx, stats, err);
+        rc.split_from = 0;
+        st = run_part(&rc, 0, pilot * KCBP_PAIRS_PARTS, emit, ctx, stats, err);
         rc.pilot = false;
-        rc.parts = 1;
         rc.prior = prior_state(stats->arm_n, stats->arm_u);
     }
+    /* The last chunks in parts (without pair caches: a chunk's stream is
+     * written whole), so that the threads end a part apart, not a chunk. */
+    uint64_t tail = o->cache ? 0 : ntasks - pilot < KCBP_PAIRS_TAIL_CHUNKS ? ntasks - pilot : KCBP_PAIRS_TAIL_CHUNKS;
+    rc.split_from = ntasks - tail;
     if (st == KCBP_OK && !stats->stopped)
-        st = run_part(&rc, pilot, ntasks, emit, ctx, stats, err);
+        st = run_part(&rc, pilot, ntasks + tail * (KCBP_PAIRS_PARTS - 1), emit, ctx, stats, err);
     /* Stopped at the limit: the chunks not run (or cut short) kept older
      * caches than the others; drop them all rather than reason about it. */
     if (stats->stopped && o->cache)

@@ -133,9 +133,14 @@ static void test_boxtree_on_threads(void **state)
     const uint32_t sizes[] = {0, 1, 4, 5, 9, 17, 40, 123, N};
     for (int kind = 0; kind < 3; kind++) {
         for (int i = 0; i < N; i++) {
-            if (kind == 0) {
-                kcbp_vec3 c = kcbp_v3(test_rng_range(&r, -10, 10), test_rng_range(&r, -6, 6), test_rng_range(&r, -3, 3));
-                kcbp_vec3 e = kcbp_v3(test_rng_range(&r, 0.1, 1), test_rng_range(&r, 0.1, 1), test_rng_range(&r, 0.1, 1));
+            if (kind == 0) { /* (one draw per statement: the same boxes whatever the compiler) */
+                double cx = test_rng_range(&r, -10, 10);
+                double cy = test_rng_range(&r, -6, 6);
+                double cz = test_rng_range(&r, -3, 3);
+                double ex = test_rng_range(&r, 0.1, 1);
+                double ey = test_rng_range(&r, 0.1, 1);
+                double ez = test_rng_range(&r, 0.1, 1);
+                kcbp_vec3 c = kcbp_v3(cx, cy, cz), e = kcbp_v3(ex, ey, ez);
                 boxes[i] = (kcbp_aabb){kcbp_v3_sub(c, e), kcbp_v3_add(c, e)};
             } else if (kind == 1) {
                 boxes[i] = (kcbp_aabb){{0, 0, 0}, {1, 1, 1}};

@@ -823,17 +823,23 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     stats->threaded = p->jobs > 1 && ntasks >= 2 &&
                       (p->last_work_ms < 0 || p->last_work_ms * (p->jobs - 1) / p->jobs >
                                                   KCBP_PAIRS_HANDOFF_PAYS * p->handoff_ms);
+    /* Chunks in parts (the pilot's, the last ones) from
+     * KCBP_PAIRS_PARTS_FROM chunks on: fewer chunks are not worth it, and
+     * keep the arms' counts they had. */
+    bool parts = ntasks >= KCBP_PAIRS_PARTS_FROM;
     kcbp_status st = KCBP_OK;
     if (pilot) {
         rc.pilot = true;
-        rc.split_from = 0;
-        st = run_part(&rc, 0, pilot * KCBP_PAIRS_PARTS, emit, ctx, stats, err);
+        rc.split_from = parts ? 0 : UINT64_MAX;
+        st = run_part(&rc, 0, parts ? pilot * KCBP_PAIRS_PARTS : pilot, emit, ctx, stats, err);
         rc.pilot = false;
         rc.prior = prior_state(stats->arm_n, stats->arm_u);
     }
     /* The last chunks in parts (without pair caches: a chunk's stream is
      * written whole), so that the threads end a part apart, not a chunk. */
-    uint64_t tail = o->cache ? 0 : ntasks - pilot < KCBP_PAIRS_TAIL_CHUNKS ? ntasks - pilot : KCBP_PAIRS_TAIL_CHUNKS;
+    uint64_t tail = o->cache || !parts                        ? 0
+                    : ntasks - pilot < KCBP_PAIRS_TAIL_CHUNKS ? ntasks - pilot
+                                                              : KCBP_PAIRS_TAIL_CHUNKS;
     rc.split_from = ntasks - tail;
     if (st == KCBP_OK && !stats->stopped)
         st = run_part(&rc, pilot, ntasks + tail * (KCBP_PAIRS_PARTS - 1), emit, ctx, stats, err);

@@ -50,8 +50,8 @@
  * unbiased, where pricing the pairs the k-CBPs reject by the mesh stage's
  * work on those they let through is not). The arms start from a pilot, the
  * first 1/KCBP_ADAPT_PILOT of the chunks (run before the others, each as
- * KCBP_PAIRS_PARTS tasks), whose first KCBP_ADAPT_PILOT_PAIRS pairs
- * (each task's) take the arms in turn, or from the
+ * KCBP_PAIRS_PARTS tasks in large runs), whose first KCBP_ADAPT_PILOT_PAIRS
+ * pairs (each task's) take the arms in turn, or from the
  * last run's costs; a chunk weighs them as at
  * most KCBP_ADAPT_PRIOR pairs of its own. Skipping a filter never changes
  * an answer: the mesh stage decides those pairs. */
@@ -73,14 +73,16 @@
 #define KCBP_ADAPT_PROBE 32
 #define KCBP_ADAPT_PILOT 32
 #define KCBP_ADAPT_PILOT_PAIRS 256
-/* A pilot chunk, and each of the last KCBP_PAIRS_TAIL_CHUNKS chunks of a
- * run without pair caches, runs as KCBP_PAIRS_PARTS tasks (consecutive
- * ids each, with arms of their own): the pilot, run before the others, is
- * a few chunks at 10^4 objects, and the threads end a run, one task
- * apart: a part, not a chunk. (Constants: the counts must not depend on
- * the number of threads.) */
+/* In a run of KCBP_PAIRS_PARTS_FROM chunks or more, a pilot chunk, and
+ * each of the last KCBP_PAIRS_TAIL_CHUNKS chunks of a run without pair
+ * caches, runs as KCBP_PAIRS_PARTS tasks (consecutive ids each, with arms
+ * of their own): the pilot, run before the others, is a few chunks at
+ * 10^4 objects, and the threads end a run one task apart: a part, not a
+ * chunk. (Constants: the counts must not depend on the number of
+ * threads.) */
 #define KCBP_PAIRS_PARTS 4
 #define KCBP_PAIRS_TAIL_CHUNKS 4
+#define KCBP_PAIRS_PARTS_FROM 64
 #define KCBP_ADAPT_PRIOR 256
 /* Threads save at most work (1 - 1/jobs) and cost a hand-off: a run goes
  * to them when the last run's work is above this many hand-offs times

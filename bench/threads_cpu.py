@@ -82,8 +82,8 @@ static void prof_print(void)
         ("            st = run_chunk(rc, t, &p->workers[0], &p->slots[0], err);",
          "            double prof0 = kcbp_prof_tcpu();\n            st = run_chunk(rc, t, &p->workers[0], &p->slots[0], err);\n"
          "            kcbp_prof_cpu[rc->pilot ? 2 : 3][!kcbp_prof_pool] += kcbp_prof_tcpu() - prof0;"),
-        ("        st = run_part(&rc, 0, pilot * KCBP_PAIRS_PARTS, emit, ctx, stats, err);",
-         "        double prof0 = kcbp_prof_tcpu();\n        st = run_part(&rc, 0, pilot * KCBP_PAIRS_PARTS, emit, ctx, stats, err);\n"
+        ("        st = run_part(&rc, 0, parts ? pilot * KCBP_PAIRS_PARTS : pilot, emit, ctx, stats, err);",
+         "        double prof0 = kcbp_prof_tcpu();\n        st = run_part(&rc, 0, parts ? pilot * KCBP_PAIRS_PARTS : pilot, emit, ctx, stats, err);\n"
          "        kcbp_prof_cpu[4][1] += kcbp_prof_tcpu() - prof0;"),
         ("    if (st == KCBP_OK && !stats->stopped)\n        st = run_part(&rc, pilot, ntasks + tail * (KCBP_PAIRS_PARTS - 1), emit, ctx, stats, err);",
          "    double prof1 = kcbp_prof_tcpu();\n    if (st == KCBP_OK && !stats->stopped)\n        st = run_part(&rc, pilot, ntasks + tail * (KCBP_PAIRS_PARTS - 1), emit, ctx, stats, err);\n"

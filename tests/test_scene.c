@@ -100,6 +100,93 @@ static void check_tree_boxes(const kcbp_boxtree *t)
     }
 }
 
+/* The same tree below nodes i of a and j of b: the same splits, leaves
+ * and boxes, whatever the numbering. */
+static void same_subtree(const kcbp_boxtree *a, uint32_t i, const kcbp_boxtree *b, uint32_t j)
+{
+    const kcbp_bt_node *x = &a->nodes[i], *y = &b->nodes[j];
+    assert_int_equal(x->count, y->count);
+    assert_memory_equal(&x->box, &y->box, sizeof x->box);
+    if (x->count) {
+        assert_int_equal(x->first, y->first);
+        return;
+    }
+    same_subtree(a, x->first, b, y->first);
+    same_subtree(a, x->first + 1, b, y->first + 1);
+}
+
+/* kcbp_boxtree_build_on (the subtrees on threads) against
+ * kcbp_boxtree_build: the same tree (splits, leaf order, boxes), every
+ * node used, the same nodes for 0, 1 and 2 threads, and the pairs of all
+ * pairs, on random boxes, piles of one box, and centres doubling (one
+ * object split off per level), from 0 to 400 objects. */
+static void test_boxtree_on_threads(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    kcbp_aabb *boxes = malloc(N * sizeof *boxes);
+    assert_non_null(boxes);
+    kcbp_pool *pools[3];
+    for (unsigned k = 0; k < 3; k++)
+        assert_int_equal(kcbp_pool_new(k, &pools[k], NULL), KCBP_OK);
+    test_rng r = {11};
+    const uint32_t sizes[] = {0, 1, 4, 5, 9, 17, 40, 123, N};
+    for (int kind = 0; kind < 3; kind++) {
+        for (int i = 0; i < N; i++) {
+            if (kind == 0) { /* (one draw per statement: the same boxes whatever the compiler) */
+                double cx = test_rng_range(&r, -10, 10);
+                double cy = test_rng_range(&r, -6, 6);
+                double cz = test_rng_range(&r, -3, 3);
+                double ex = test_rng_range(&r, 0.1, 1);
+                double ey = test_rng_range(&r, 0.1, 1);
+                double ez = test_rng_range(&r, 0.1, 1);
+                kcbp_vec3 c = kcbp_v3(cx, cy, cz), e = kcbp_v3(ex, ey, ez);
+                boxes[i] = (kcbp_aabb){kcbp_v3_sub(c, e), kcbp_v3_add(c, e)};
+            } else if (kind == 1) {
+                boxes[i] = (kcbp_aabb){{0, 0, 0}, {1, 1, 1}};
+            } else {
+                double x = ldexp(1.0, i / 2);
+                boxes[i] = (kcbp_aabb){{x, 0, 0}, {x * 1.01, 1, 1}};
+            }
+        }
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            uint32_t n = sizes[z];
+            kcbp_boxtree serial, on[3];
+            kcbp_boxtree_init(&serial);
+            assert_int_equal(kcbp_boxtree_build(&serial, boxes, NULL, n, NULL), KCBP_OK);
+            for (unsigned k = 0; k < 3; k++) {
+                kcbp_boxtree_init(&on[k]);
+                assert_int_equal(kcbp_boxtree_build_on(&on[k], boxes, NULL, n, pools[k], NULL), KCBP_OK);
+                assert_int_equal(on[k].nnodes, serial.nnodes);
+                assert_int_equal(on[k].nobjects, n);
+                if (n) {
+                    assert_memory_equal(on[k].order, serial.order, n * sizeof *serial.order);
+                    same_subtree(&serial, 0, &on[k], 0);
+                    assert_true(fabs(on[k].cost_built - serial.cost_built) <= 1e-9 * (1 + serial.cost_built));
+                }
+                check_tree_boxes(&on[k]);
+                if (k)
+                    assert_memory_equal(on[k].nodes, on[0].nodes, n ? on[0].nnodes * sizeof *on[0].nodes : 0);
+            }
+            check_tree_brute(&on[2], boxes, NULL, n);
+            /* a refit keeps it; a rebuild asked builds the same again */
+            assert_int_equal(kcbp_boxtree_update_on(&on[2], boxes, false, pools[2], NULL), KCBP_OK);
+            assert_false(on[2].rebuilt && n);
+            assert_int_equal(kcbp_boxtree_update_on(&on[2], boxes, true, pools[2], NULL), KCBP_OK);
+            assert_true(on[2].rebuilt);
+            if (n)
+                assert_memory_equal(on[2].nodes, on[0].nodes, on[0].nnodes * sizeof *on[0].nodes);
+            check_tree_brute(&on[2], boxes, NULL, n);
+            kcbp_boxtree_free(&serial);
+            for (unsigned k = 0; k < 3; k++)
+                kcbp_boxtree_free(&on[k]);
+        }
+    }
+    for (unsigned k = 0; k < 3; k++)
+        kcbp_pool_free(pools[k]);
+    free(boxes);
+}
+
 static void test_broadphase_vs_all_pairs(void **state)
 {
     (void)state;
@@ -1525,7 +1612,8 @@ static void test_model_cache(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_broadphase_vs_all_pairs), cmocka_unit_test(test_thesis_scene_vs_all_pairs),
+        cmocka_unit_test(test_broadphase_vs_all_pairs), cmocka_unit_test(test_boxtree_on_threads),
+        cmocka_unit_test(test_thesis_scene_vs_all_pairs),
         cmocka_unit_test(test_moving_scene_vs_all_pairs), cmocka_unit_test(test_thesis_layout),
         cmocka_unit_test(test_batch_jobs_and_shards), cmocka_unit_test(test_scene_command),
         cmocka_unit_test(test_generate_round_trip),

@@ -37,6 +37,8 @@
 #include <kcbp/error.h>
 #include <kcbp/mesh.h>
 
+#include "pool.h"
+
 #define KCBP_BT_LEAF 4
 #define KCBP_BT_REBUILD_RATIO 1.3
 
@@ -77,6 +79,42 @@ kcbp_status kcbp_boxtree_build(kcbp_boxtree *t, const kcbp_aabb *boxes, const ui
  * when the refit left it worse than KCBP_BT_REBUILD_RATIO times its built
  * cost (or always, when rebuild is set). */
 kcbp_status kcbp_boxtree_update(kcbp_boxtree *t, const kcbp_aabb *boxes, bool rebuild, kcbp_error *err);
+
+/* The same two on a pool's threads, the caller one of them (boxtree_tasks.c):
+ * the top KCBP_BT_TASK_DEPTH levels split on the caller's thread, the
+ * subtrees below (up to 2^KCBP_BT_TASK_DEPTH) built and refitted as tasks,
+ * then laid end to end. The same tree (splits, leaf order) as
+ * kcbp_boxtree_build, its nodes numbered otherwise, the same for any
+ * number of threads (pool NULL: the caller's alone). */
+#define KCBP_BT_TASK_DEPTH 3
+kcbp_status kcbp_boxtree_build_on(kcbp_boxtree *t, const kcbp_aabb *boxes, const uint32_t *ids, uint32_t n,
+                                  kcbp_pool *pool, kcbp_error *err);
+kcbp_status kcbp_boxtree_update_on(kcbp_boxtree *t, const kcbp_aabb *boxes, bool rebuild, kcbp_pool *pool,
+                                   kcbp_error *err);
+
+/* ---- the build's steps (boxtree.c, for boxtree_tasks.c) ---- */
+typedef struct {
+    uint32_t node, begin, end, depth;
+} kcbp_bt_item;
+/* reserves room (nodes for n objects plus extra_nodes), copies the boxes in
+ * id order; nnodes 0 */
+kcbp_status kcbp_bt_start(kcbp_boxtree *t, const kcbp_aabb *boxes, const uint32_t *ids, uint32_t n,
+                          uint32_t extra_nodes, kcbp_error *err);
+/* Builds below item root (its node nodes[root.node]), its descendants
+ * numbered from *nnodes on; an item of depth stop_depth with more than a
+ * leaf's objects is appended to pending[*npending] instead of split. */
+void kcbp_bt_build_from(kcbp_boxtree *t, kcbp_bt_node *nodes, uint32_t *nnodes, kcbp_bt_item root, uint32_t stop_depth,
+                        kcbp_bt_item *pending, uint32_t *npending);
+/* Boxes of nodes[lo .. hi) from their children's (from hi - 1 down); the
+ * sum of the internal ones' areas. */
+double kcbp_bt_refit(const kcbp_boxtree *t, kcbp_bt_node *nodes, uint32_t lo, uint32_t hi);
+/* A sum of areas over the root's: the tree's SAH cost. */
+double kcbp_bt_cost(const kcbp_boxtree *t, double sum);
+/* kcbp_boxtree_update's refit: true when it kept the tree (false: rebuild
+ * asked, or the refit left it too costly: build it again, from the ids of
+ * kcbp_bt_rebuild_ids). */
+bool kcbp_bt_refit_keeps(kcbp_boxtree *t, const kcbp_aabb *boxes, bool rebuild);
+kcbp_status kcbp_bt_rebuild_ids(kcbp_boxtree *t, const uint32_t **ids, kcbp_error *err);
 
 /* Appends to (*out)[count ..] (growing *out, *cap its room) every object
  * whose id is greater than min_id (-1: every object) and whose box overlaps

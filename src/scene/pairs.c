@@ -190,21 +190,39 @@ void kcbp_cache_unpack(const kcbp_cache_stream *s, size_t *at, uint32_t base, ui
 
 /* ---- state ------------------------------------------------------------------ */
 
+/* Slots and workers are written by different threads at once (a pair's
+ * counts, its result): each on cache lines of its own (KCBP_PAIRS_LINE
+ * aligned, allocated by calloc_lines), no line shared. */
+#define KCBP_PAIRS_LINE 64
+
 struct kcbp_pairs_slot {
-    kcbp_scene_hit *hits;
+    _Alignas(KCBP_PAIRS_LINE) kcbp_scene_hit *hits;
     size_t nhits, cap_hits;
     kcbp_contact *contacts;
     size_t ncontacts, cap_contacts;
     kcbp_pairs_stats stats;
+    bool chunk_end; /* the slot ends its chunk (a pilot chunk is cut in parts) */
     bool done;
 };
 
 struct kcbp_pairs_worker {
-    uint32_t *partners;
+    _Alignas(KCBP_PAIRS_LINE) uint32_t *partners;
     size_t cap_partners;
     kcbp_collide_result result;
     kcbp_cache_stream out; /* the chunk's new caches, swapped into its stream when done */
 };
+
+/* n zeroed elements of size bytes (a multiple of KCBP_PAIRS_LINE), on
+ * lines of their own; free() frees them. */
+static void *calloc_lines(size_t n, size_t size)
+{
+    if (n > SIZE_MAX / size)
+        return NULL;
+    void *p = aligned_alloc(KCBP_PAIRS_LINE, n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
 
 static void no_task(void *ctx, uint64_t task, unsigned worker) { (void)ctx, (void)task, (void)worker; }
 
@@ -215,14 +233,15 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* The median wall-clock time of handing the threads one empty task each
- * and waiting for them. */
-static double measure_handoff(kcbp_pool *pool, unsigned jobs)
+ * and waiting for them (the caller taking none: the whole round trip of a
+ * wake-up, what a run pays when its threads are slow to come). */
+static double measure_handoff(kcbp_pool *pool, unsigned threads)
 {
     enum { TRIES = 7 };
     double t[TRIES];
     for (int i = 0; i < TRIES; i++) {
         double t0 = kcbp_now_ms();
-        kcbp_pool_start(pool, jobs, no_task, NULL);
+        kcbp_pool_start(pool, threads, no_task, NULL);
         kcbp_pool_wait(pool);
         t[i] = kcbp_now_ms() - t0;
     }
@@ -236,20 +255,21 @@ kcbp_status kcbp_pairs_init(kcbp_pairs *p, unsigned jobs, kcbp_error *err)
     p->jobs = jobs ? jobs : 1;
     unsigned nworkers = p->jobs;
     p->nslots = p->jobs > 1 ? KCBP_PAIRS_WINDOW_PER_THREAD * p->jobs : 1;
-    p->workers = calloc(nworkers, sizeof *p->workers);
-    p->slots = calloc(p->nslots, sizeof *p->slots);
+    p->workers = calloc_lines(nworkers, sizeof *p->workers);
+    p->slots = calloc_lines(p->nslots, sizeof *p->slots);
     if (!p->workers || !p->slots) {
         kcbp_pairs_clear(p);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for %u threads", p->jobs);
     }
-    kcbp_status st = kcbp_pool_new(p->jobs > 1 ? p->jobs : 0, &p->pool, err);
+    /* jobs - 1 threads: the caller is the last worker (pool.h) */
+    kcbp_status st = kcbp_pool_new(p->jobs - 1, &p->pool, err);
     if (st != KCBP_OK) {
         kcbp_pairs_clear(p);
         return st;
     }
     p->last_work_ms = -1;
     if (p->jobs > 1)
-        p->handoff_ms = measure_handoff(p->pool, p->jobs);
+        p->handoff_ms = measure_handoff(p->pool, p->jobs - 1);
     return KCBP_OK;
 }
 
@@ -280,9 +300,14 @@ void kcbp_pairs_clear(kcbp_pairs *p)
     memset(p, 0, sizeof *p);
 }
 
+kcbp_pool *kcbp_pairs_pool(const kcbp_pairs *p)
+{
+    return p->jobs > 1 && (p->last_work_ms < 0 || p->last_threaded) ? p->pool : NULL;
+}
+
 void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
 {
-    kcbp_pool_run(p->pool, ntasks, fn, ctx);
+    kcbp_pool_run_with_caller(kcbp_pairs_pool(p), ntasks, fn, ctx);
 }
 
 /* ---- one run ----------------------------------------------------------------- */
@@ -366,6 +391,11 @@ typedef struct {
     uint64_t ntasks;
     uint64_t task0;      /* the pool's task t is the run's task task0 + t */
     bool pilot;          /* the tasks of this part are pilot chunks */
+    /* Tasks from split_from on are parts of chunks, KCBP_PAIRS_PARTS to a
+     * chunk: task split_from + k is part k % PARTS of chunk split_from + k /
+     * PARTS (the pilot's, from 0; the last chunks', without pair caches);
+     * below, a task is a chunk. */
+    uint64_t split_from;
     adapt_state prior;   /* where the other chunks' arms start */
     uint32_t shard_index, shard_count;
     /* options.limit: pairs handed on so far, and whether they reached it
@@ -432,9 +462,20 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
     const kcbp_pairs_input *in = rc->in;
     const kcbp_pairs_options *o = rc->o;
     kcbp_pairs *p = rc->p;
-    uint64_t chunk = rc->shard_index + task * rc->shard_count;
+    uint32_t parts = task < rc->split_from ? 1 : KCBP_PAIRS_PARTS;
+    uint32_t part = parts > 1 ? (uint32_t)((task - rc->split_from) % parts) : 0;
+    uint64_t c = parts > 1 ? rc->split_from + (task - rc->split_from) / parts : task;
+    uint64_t chunk = rc->shard_index + c * rc->shard_count;
     uint32_t a0 = (uint32_t)(chunk * KCBP_SCENE_CHUNK);
     uint32_t a1 = a0 + KCBP_SCENE_CHUNK < in->nids ? a0 + KCBP_SCENE_CHUNK : in->nids;
+    if (parts > 1) { /* part `part` of the chunk's ids (no pair caches here) */
+        KCBP_ASSERT(!o->cache);
+        uint32_t per = (KCBP_SCENE_CHUNK + parts - 1) / parts;
+        uint32_t b0 = a0 + part * per < a1 ? a0 + part * per : a1;
+        a1 = b0 + per < a1 ? b0 + per : a1;
+        a0 = b0;
+    }
+    sl->chunk_end = part == parts - 1;
     sl->nhits = sl->ncontacts = 0;
     memset(&sl->stats, 0, sizeof sl->stats);
     kcbp_pairs_stats *stats = &sl->stats;
@@ -620,7 +661,7 @@ static kcbp_status emit_slot(run_ctx *rc, kcbp_pairs_slot *sl, kcbp_scene_pair_f
                              kcbp_pairs_stats *stats, kcbp_error *err)
 {
     uint64_t limit = rc->o->limit;
-    rc->p->chunks_done++; /* (counted as it starts: its pairs are of a chunk walked) */
+    rc->p->chunks_done += sl->chunk_end; /* (counted as it starts: its pairs are of a chunk walked) */
     const kcbp_pairs_stats *s = &sl->stats;
     stats->broadphase += s->broadphase;
     stats->mesh_tested += s->mesh_tested;
@@ -705,11 +746,24 @@ static kcbp_status run_part(run_ctx *rc, uint64_t t0, uint64_t t1, kcbp_scene_pa
         p->slots[s].done = false;
     kcbp_pool_start(p->pool, t1 - t0, run_task, rc);
     kcbp_status st = KCBP_OK;
+    unsigned me = kcbp_pool_threads(p->pool); /* the caller's worker */
     for (uint64_t t = t0; t < t1; t++) {
         kcbp_pairs_slot *sl = &p->slots[t % p->nslots];
         pthread_mutex_lock(&rc->lock);
-        while (!sl->done && !rc->stop)
-            pthread_cond_wait(&rc->slot_done, &rc->lock);
+        while (!sl->done && !rc->stop) {
+            /* Chunk t not done yet: the caller runs the next chunk of the
+             * window, if any is left (a chunk past the window would wait
+             * for the caller to drain it), else waits. Chunk t was handed
+             * out either way (chunks go in order and t < the window's end). */
+            pthread_mutex_unlock(&rc->lock);
+            uint64_t task;
+            bool took = kcbp_pool_take(p->pool, t + p->nslots - t0, &task);
+            if (took)
+                run_task(rc, task, me);
+            pthread_mutex_lock(&rc->lock);
+            if (!took && !sl->done && !rc->stop)
+                pthread_cond_wait(&rc->slot_done, &rc->lock);
+        }
         bool stopped = rc->stop;
         pthread_mutex_unlock(&rc->lock);
         if (stopped)
@@ -775,15 +829,26 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     stats->threaded = p->jobs > 1 && ntasks >= 2 &&
                       (p->last_work_ms < 0 || p->last_work_ms * (p->jobs - 1) / p->jobs >
                                                   KCBP_PAIRS_HANDOFF_PAYS * p->handoff_ms);
+    /* Chunks in parts (the pilot's, the last ones) from
+     * KCBP_PAIRS_PARTS_FROM chunks on: fewer chunks are not worth it, and
+     * keep the arms' counts they had. */
+    bool parts = ntasks >= KCBP_PAIRS_PARTS_FROM;
     kcbp_status st = KCBP_OK;
     if (pilot) {
         rc.pilot = true;
-        st = run_part(&rc, 0, pilot, emit, ctx, stats, err);
+        rc.split_from = parts ? 0 : UINT64_MAX;
+        st = run_part(&rc, 0, parts ? pilot * KCBP_PAIRS_PARTS : pilot, emit, ctx, stats, err);
         rc.pilot = false;
         rc.prior = prior_state(stats->arm_n, stats->arm_u);
     }
+    /* The last chunks in parts (without pair caches: a chunk's stream is
+     * written whole), so that the threads end a part apart, not a chunk. */
+    uint64_t tail = o->cache || !parts                        ? 0
+                    : ntasks - pilot < KCBP_PAIRS_TAIL_CHUNKS ? ntasks - pilot
+                                                              : KCBP_PAIRS_TAIL_CHUNKS;
+    rc.split_from = ntasks - tail;
     if (st == KCBP_OK && !stats->stopped)
-        st = run_part(&rc, pilot, ntasks, emit, ctx, stats, err);
+        st = run_part(&rc, pilot, ntasks + tail * (KCBP_PAIRS_PARTS - 1), emit, ctx, stats, err);
     /* Stopped at the limit: the chunks not run (or cut short) kept older
      * caches than the others; drop them all rather than reason about it. */
     if (stats->stopped && o->cache)

@@ -13,7 +13,11 @@
  * the pairs come in the order of their ids whatever the number of threads, and
  * threads never run more than KCBP_PAIRS_WINDOW_PER_THREAD chunks per
  * thread ahead of the one being handed on (the memory the slots hold is
- * bounded by that window, not by the frame's pair count).
+ * bounded by that window, not by the frame's pair count). The calling
+ * thread is one of the jobs: while the next slot to hand on is not done, it
+ * runs the next chunk of the window itself (the pool has jobs - 1 threads),
+ * so that jobs threads share jobs CPUs, and the hand-on costs no wake-up
+ * per chunk.
  *
  * What a chunk's tests decide depends only on the chunk (its pairs, their
  * caches, its own adaptive state), never on which thread ran it or when:
@@ -45,8 +49,9 @@
  * chunk's mix (a fixed sample of its pairs each, by a hash of (a, b):
  * unbiased, where pricing the pairs the k-CBPs reject by the mesh stage's
  * work on those they let through is not). The arms start from a pilot, the
- * first 1/KCBP_ADAPT_PILOT of the chunks (run before the others), whose
- * first KCBP_ADAPT_PILOT_PAIRS pairs take the arms in turn, or from the
+ * first 1/KCBP_ADAPT_PILOT of the chunks (run before the others, each as
+ * KCBP_PAIRS_PARTS tasks in large runs), whose first KCBP_ADAPT_PILOT_PAIRS
+ * pairs (each task's) take the arms in turn, or from the
  * last run's costs; a chunk weighs them as at
  * most KCBP_ADAPT_PRIOR pairs of its own. Skipping a filter never changes
  * an answer: the mesh stage decides those pairs. */
@@ -68,6 +73,16 @@
 #define KCBP_ADAPT_PROBE 32
 #define KCBP_ADAPT_PILOT 32
 #define KCBP_ADAPT_PILOT_PAIRS 256
+/* In a run of KCBP_PAIRS_PARTS_FROM chunks or more, a pilot chunk, and
+ * each of the last KCBP_PAIRS_TAIL_CHUNKS chunks of a run without pair
+ * caches, runs as KCBP_PAIRS_PARTS tasks (consecutive ids each, with arms
+ * of their own): the pilot, run before the others, is a few chunks at
+ * 10^4 objects, and the threads end a run one task apart: a part, not a
+ * chunk. (Constants: the counts must not depend on the number of
+ * threads.) */
+#define KCBP_PAIRS_PARTS 4
+#define KCBP_PAIRS_TAIL_CHUNKS 4
+#define KCBP_PAIRS_PARTS_FROM 64
 #define KCBP_ADAPT_PRIOR 256
 /* Threads save at most work (1 - 1/jobs) and cost a hand-off: a run goes
  * to them when the last run's work is above this many hand-offs times
@@ -141,7 +156,7 @@ typedef struct kcbp_pairs_slot kcbp_pairs_slot;
 typedef struct kcbp_pairs_worker kcbp_pairs_worker;
 
 typedef struct {
-    kcbp_pool *pool;            /* jobs - 1 threads... see kcbp_pairs_init */
+    kcbp_pool *pool;            /* jobs - 1 threads: the caller is worker jobs - 1 */
     unsigned jobs;
     kcbp_pairs_worker *workers; /* one per thread (one when jobs is 1) */
     kcbp_pairs_slot *slots;     /* the window of chunk outputs */
@@ -179,8 +194,14 @@ void kcbp_pairs_forget(kcbp_pairs *p);
 kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp_pairs_options *o,
                            kcbp_scene_pair_fn emit, void *ctx, kcbp_pairs_stats *stats, kcbp_error *err);
 
-/* fn over tasks 0 .. ntasks - 1 on the pair stage's threads (the caller's
- * when it has none), returning once all are done. */
+/* The pool for a frame's other stages (world boxes, the broad phase's
+ * build): the pair stage's, when its last run went to the threads (or
+ * none ran yet); else NULL (the caller's thread: a frame whose pairs do
+ * not pay a hand-off does not pay one for less work). */
+kcbp_pool *kcbp_pairs_pool(const kcbp_pairs *p);
+/* fn over tasks 0 .. ntasks - 1 on kcbp_pairs_pool's threads and the
+ * caller's (the caller's alone when it is NULL), returning once all are
+ * done. */
 void kcbp_pairs_parallel(kcbp_pairs *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
 
 /* The packed form of a pair cache (exposed for tests): appends the record

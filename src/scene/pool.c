@@ -122,6 +122,32 @@ void kcbp_pool_run(kcbp_pool *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
     kcbp_pool_wait(p);
 }
 
+bool kcbp_pool_take(kcbp_pool *p, uint64_t below, uint64_t *task)
+{
+    if (p->nthreads == 0)
+        return false;
+    pthread_mutex_lock(&p->lock);
+    bool took = p->next < p->ntasks && p->next < below;
+    if (took)
+        *task = p->next++;
+    pthread_mutex_unlock(&p->lock);
+    return took;
+}
+
+void kcbp_pool_run_with_caller(kcbp_pool *p, uint64_t ntasks, kcbp_pool_fn fn, void *ctx)
+{
+    if (!p || ntasks <= 1 || p->nthreads == 0) {
+        for (uint64_t t = 0; t < ntasks; t++)
+            fn(ctx, t, p ? p->nthreads : 0);
+        return;
+    }
+    kcbp_pool_start(p, ntasks, fn, ctx);
+    uint64_t task;
+    while (kcbp_pool_take(p, UINT64_MAX, &task))
+        fn(ctx, task, p->nthreads);
+    kcbp_pool_wait(p);
+}
+
 void kcbp_pool_free(kcbp_pool *p)
 {
     if (!p)

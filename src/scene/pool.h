@@ -9,6 +9,7 @@
 #ifndef KCBP_POOL_H
 #define KCBP_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <kcbp/error.h>
@@ -32,5 +33,22 @@ void kcbp_pool_wait(kcbp_pool *pool);
  * for it costs more than it saves (issue 33: a small scene's frame paid
  * that every frame). */
 void kcbp_pool_run(kcbp_pool *pool, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
+
+/* The caller as one more worker: a pool of jobs - 1 threads runs jobs
+ * tasks at a time, with no thread more than the CPUs (issue 33: the
+ * caller asleep beside jobs threads was a thread too many on a machine of
+ * jobs CPUs, woken for every chunk handed on).
+ *
+ * kcbp_pool_take, between kcbp_pool_start and kcbp_pool_wait, on the
+ * caller's thread: takes the run's next task when it is below `below`
+ * (*task; true), for the caller to run as worker kcbp_pool_threads(pool);
+ * false when none is left below it. A pool of 0 threads has run every task
+ * already (false). */
+bool kcbp_pool_take(kcbp_pool *pool, uint64_t below, uint64_t *task);
+/* kcbp_pool_start, the caller taking tasks (as worker
+ * kcbp_pool_threads(pool)) until none is left, then kcbp_pool_wait. A run
+ * of one task, or a NULL pool, runs on the caller's thread alone (worker
+ * kcbp_pool_threads(pool), 0 for NULL). */
+void kcbp_pool_run_with_caller(kcbp_pool *pool, uint64_t ntasks, kcbp_pool_fn fn, void *ctx);
 
 #endif

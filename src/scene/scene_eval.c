@@ -11,8 +11,10 @@
 #include "base/util.h"
 #include "scene_internal.h"
 
-/* Objects per task of the world-box stage. */
-#define BOUNDS_TASK 4096
+/* Objects per task of the world-box stage (about 0.2 ms of work: small
+ * enough that two threads end it together, large enough that a task costs
+ * more than taking it). */
+#define BOUNDS_TASK 1024
 
 void kcbp_scene_frame_free(kcbp_scene_frame *f)
 {
@@ -279,12 +281,13 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
     out->time_ms.bounds = t1 - t0;
 
     /* 2. Broad phase: the tree, built once and refitted (built again when
-     * refitting has made it much worse, or every frame without coherence). */
+     * refitting has made it much worse, or every frame without coherence),
+     * its subtrees built on the threads. */
     kcbp_status st;
     if (!ev->tree_built)
-        st = kcbp_boxtree_build(&ev->tree, ev->boxes, NULL, n, err);
+        st = kcbp_boxtree_build_on(&ev->tree, ev->boxes, NULL, n, kcbp_pairs_pool(&ev->pairs), err);
     else
-        st = kcbp_boxtree_update(&ev->tree, ev->boxes, !ev->coherent, err);
+        st = kcbp_boxtree_update_on(&ev->tree, ev->boxes, !ev->coherent, kcbp_pairs_pool(&ev->pairs), err);
     ev->tree_built = st == KCBP_OK;
     double t2 = kcbp_now_ms();
     out->time_ms.broadphase = t2 - t1;

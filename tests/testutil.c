@@ -119,6 +119,20 @@ const char *test_tmp_write_text(const char *dir, const char *name, const char *t
     return test_tmp_write(dir, name, text, strlen(text));
 }
 
+bool test_contact_is_true(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
+                          kcbp_contact c)
+{
+    kcbp_collide_options all = kcbp_collide_options_default();
+    all.contacts = KCBP_CONTACTS_ALL;
+    kcbp_collide_result r = {0};
+    bool found = false;
+    if (kcbp_collide(a, pose_a, b, pose_b, &all, &r, NULL) == KCBP_OK)
+        for (size_t i = 0; i < r.ncontacts && !found; i++)
+            found = r.contacts[i].a == c.a && r.contacts[i].b == c.b;
+    kcbp_collide_result_free(&r);
+    return found;
+}
+
 size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                  const kcbp_pose *pose_b, kcbp_contact **out)
 {

@@ -62,6 +62,12 @@ const char *test_tmp_write_text(const char *dir, const char *name, const char *t
  * testing all pairs with kcbp_tri_intersect in A's frame and the tolerance
  * of kcbp_collide: the oracle for the AABB trees. Sorted by (a, b); returns
  * the count and sets *out (malloc'ed). */
+/* Whether triangle pair c is one of the contacts kcbp_collide finds with
+ * contacts ALL (the exhaustive search, itself checked against brute force):
+ * for a contact listed with contacts FIRST through a pair cache, which may
+ * be another than kcbp_collide's first. */
+bool test_contact_is_true(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
+                          kcbp_contact c);
 size_t test_brute_force_contacts(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
                                  const kcbp_pose *pose_b, kcbp_contact **out);
 

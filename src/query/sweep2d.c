@@ -30,6 +30,10 @@
 #define SPEED_PAD (1 + 1e-12)
 /* Regula falsi steps in the root search of a step's bound (bound_search). */
 #define SWEEP2D_CHORDS 1
+#define SWEEP2D_CHORDS_MAX 6
+#ifndef SWEEP2D_TARGET
+#define SWEEP2D_TARGET 0.5
+#endif
 /* The largest turn (radians over the motion) the Taylor bounds are taken
  * for: beyond it their powers of w could overflow (a vertex's bound then
  * NaN); the first-order step stays. */
@@ -485,7 +489,7 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
  * largest h found, or 0 when g(h0) is not positive. */
 typedef double (*sweep_bound_fn)(const void *ctx, double h);
 
-static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords)
+static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords, double target)
 {
     double good = h0, g_good = g(ctx, h0);
     if (!(g_good > 0))
@@ -503,7 +507,7 @@ static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double 
             break;
         }
     }
-    for (int k = 0; k < chords && hi < INFINITY && good < 1; k++) {
+    for (int k = 0; (k < chords || (g_good > target && k < SWEEP2D_CHORDS_MAX)) && hi < INFINITY && good < 1; k++) {
         double x = good + (g_good / (g_good - g_hi)) * (1 - 0x1p-30) * (hi - good);
         if (!(x > good && x < hi))
             break;
@@ -606,7 +610,7 @@ static double rot_gap_fn(const void *ctx, double h)
 }
 
 static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
-                       double mu)
+                       double mu, double target)
 {
     const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
     kcbp_vec2 pn = kcbp_v2_perp(n0);
@@ -646,7 +650,7 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     double g0 = rot_gap_fn(&c, 0);
     if (!(g0 > 0))
         return 0;
-    return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS);
+    return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target);
 }
 
 /* The gap along a direction fixed in the world, for a body X that turns
@@ -696,7 +700,7 @@ static double fixed_gap_fn(const void *ctx, double h)
 }
 
 static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec2 n, double h0, double slack,
-                         double mu)
+                         double mu, double target)
 {
     const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
     double miny = INFINITY;
@@ -735,7 +739,7 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
     double g0 = fixed_gap_fn(&c, 0);
     if (!(g0 > 0))
         return 0;
-    return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS);
+    return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target);
 }
 
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
@@ -853,7 +857,7 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
  * with a step its own bound proves. Skipped on a step that ends the sweep
  * (near contact, confirmed): the refined step is not taken there. */
 static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
-                          double mu, measure *out)
+                          double mu, double target, measure *out)
 {
     if (!out->have_points)
         return;
@@ -868,7 +872,7 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
         body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
         if (y->w != 0 && x->w == 0) {
             kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], out->win_edge));
-            double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
+            double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu, target);
             rot_done = hs > out->step;
             out->step = MAX2(out->step, hs);
         }
@@ -883,7 +887,7 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
     if (!rot_done && (a->w == 0) != (b->w == 0) && out->lower > 0 && out->step > 0 && out->step < 1) {
         body *x = a->w != 0 ? a : b, *y = a->w != 0 ? b : a;
         kcbp_vec2 nx = a->w != 0 ? out->n : kcbp_v2_neg(out->n); /* from X toward Y */
-        double hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu);
+        double hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu, target);
         rot_done = hs > out->step;
         out->step = MAX2(out->step, hs);
     }
@@ -894,7 +898,7 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
         gap_ctx c = {a, b, k, rr + e, mu};
         double g0 = gap_after_fn(&c, 0);
         if (g0 > 0)
-            out->step = MAX2(out->step, bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS));
+            out->step = MAX2(out->step, bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS, target));
     }
 }
 
@@ -1102,7 +1106,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
                 pose_points(b, &pb);
         }
         if (convex)
-            refine_convex(a, b, &pa, &pb, e, spin, mu, &m);
+            refine_convex(a, b, &pa, &pb, e, spin, mu, stop_d * SWEEP2D_TARGET, &m);
         /* [t, t + step) is proven free of contact. */
         double step = m.step;
         if (!(t + step <= 1)) {

@@ -550,14 +550,17 @@ static double gap_after_fn(const void *ctx, double h)
     return gap_after(c->a, c->b, h, c->k, c->slack, c->mu);
 }
 
-/* gap_after's lines along n: x = n . v, y = n . dT + w n . perp(v - c). */
-static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
+/* gap_after's lines along n: x = n . v, y = n . dT + w n . perp(v - c).
+ * Returns the greatest x (sign 1) or the least (sign -1). */
+static double make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n, double sign)
 {
-    double rt = kcbp_v2_dot(n, c->dtrans);
+    double rt = kcbp_v2_dot(n, c->dtrans), m = -INFINITY;
     for (uint32_t i = 0; i < c->pts.n; i++) {
         kcbp_vec2 v = c->pts.v[i], r = kcbp_v2_sub(v, p->trans);
         c->lines[i] = kcbp_v2_make(kcbp_v2_dot(n, v), rt + c->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
+        m = MAX2(m, sign * c->lines[i].x);
     }
+    return sign * m;
 }
 
 /* The gap along an axis fixed in a turning body Y, for a body X that does
@@ -647,7 +650,7 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     x->lines4_e5max = e5max, x->lines4_pmax = pmax, x->lines4_neg3 = neg3;
     double qerr = 0x1p-48 * (dmax * aw + fabs(dd.x) + fabs(dd.y));
     rot_ctx c = {x, miny, qerr, c4, amax, bmax, slack, mu};
-    double g0 = rot_gap_fn(&c, 0);
+    double g0 = miny - pmax - slack; /* rot_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;
     return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target);
@@ -736,7 +739,7 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
     if (!(aw > 0 && aw <= SWEEP2D_TURN_MAX) || !isfinite(alw))
         return 0;
     fixed_ctx c = {x, miny, slack, alw, aw};
-    double g0 = fixed_gap_fn(&c, 0);
+    double g0 = miny - pmax - slack; /* fixed_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;
     return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target);
@@ -893,10 +896,9 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
     }
     if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
         double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
-        make_lines(a, pa, out->n);
-        make_lines(b, pb, out->n);
+        double amax = make_lines(a, pa, out->n, 1), bmin = make_lines(b, pb, out->n, -1);
         gap_ctx c = {a, b, k, rr + e, mu};
-        double g0 = gap_after_fn(&c, 0);
+        double g0 = (bmin - amax) - (rr + e); /* gap_after at 0 */
         if (g0 > 0)
             out->step = MAX2(out->step, bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS, target));
     }

@@ -455,6 +455,8 @@ typedef struct {
     kcbp2d_gjk_cache gc;             /* convex: the last step's GJK simplex */
     int win;                         /* convex: the edge normal among the directions (-1: none), */
     uint32_t win_edge;               /* its edge (for refine_convex) */
+    double land; /* convex: the step's bound at its end (a proven lower bound there), else INFINITY */
+    bool near;   /* convex: measured by GJK alone, its lower bound the last step's (land) */
 } measure;
 
 static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
@@ -489,9 +491,11 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
  * largest h found, or 0 when g(h0) is not positive. */
 typedef double (*sweep_bound_fn)(const void *ctx, double h);
 
-static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords, double target)
+static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords, double target,
+                           double *g_end)
 {
     double good = h0, g_good = g(ctx, h0);
+    *g_end = INFINITY;
     if (!(g_good > 0))
         return 0;
     double prev = 0, g_prev = g0, hi = INFINITY, g_hi = 0;
@@ -517,6 +521,7 @@ static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double 
         else
             hi = x, g_hi = gx;
     }
+    *g_end = g_good;
     return good;
 }
 
@@ -613,8 +618,9 @@ static double rot_gap_fn(const void *ctx, double h)
 }
 
 static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
-                       double mu, double target)
+                       double mu, double target, double *g_end)
 {
+    *g_end = INFINITY;
     const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
     kcbp_vec2 pn = kcbp_v2_perp(n0);
     double miny = INFINITY;
@@ -653,7 +659,7 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     double g0 = miny - pmax - slack; /* rot_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;
-    return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target);
+    return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target, g_end);
 }
 
 /* The gap along a direction fixed in the world, for a body X that turns
@@ -703,8 +709,9 @@ static double fixed_gap_fn(const void *ctx, double h)
 }
 
 static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec2 n, double h0, double slack,
-                         double mu, double target)
+                         double mu, double target, double *g_end)
 {
+    *g_end = INFINITY;
     const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
     double miny = INFINITY;
     for (uint32_t j = 0; j < cy->n; j++)
@@ -742,11 +749,11 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
     double g0 = miny - pmax - slack; /* fixed_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;
-    return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target);
+    return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target, g_end);
 }
 
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
-                           measure *out)
+                           double near, double near_d, measure *out)
 {
     if (!a->still || !a->pts_valid)
         pose_points(a, pa), a->pts_valid = true;
@@ -770,6 +777,8 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
     out->step = 0;
     out->have_points = false;
     out->win = -1;
+    out->land = INFINITY;
+    out->near = false;
     /* GJK found the cores overlapping (or too near to tell): left to the
      * exact test of the caller (lower stays -INFINITY) */
     if (!g.overlap) {
@@ -786,6 +795,11 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca->r));
             out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb->r));
             out->n = kcbp_v2_scale(u, 1 / ul);
+            if (near < INFINITY && out->dist <= near_d) { /* the last step's bound proved near: the exact test next */
+                out->lower = near;
+                out->near = true;
+                return;
+            }
             kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
             int nd = 1;
             /* the supports along u: GJK's last simplex holds them (its
@@ -875,9 +889,10 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
         body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
         if (y->w != 0 && x->w == 0) {
             kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], out->win_edge));
-            double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu, target);
+            double ge, hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu, target, &ge);
             rot_done = hs > out->step;
-            out->step = MAX2(out->step, hs);
+            if (rot_done)
+                out->step = hs, out->land = ge;
         }
     }
     /* Turning, the first-order step is short where the support
@@ -890,17 +905,19 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
     if (!rot_done && (a->w == 0) != (b->w == 0) && out->lower > 0 && out->step > 0 && out->step < 1) {
         body *x = a->w != 0 ? a : b, *y = a->w != 0 ? b : a;
         kcbp_vec2 nx = a->w != 0 ? out->n : kcbp_v2_neg(out->n); /* from X toward Y */
-        double hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu, target);
+        double ge, hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu, target, &ge);
         rot_done = hs > out->step;
-        out->step = MAX2(out->step, hs);
+        if (rot_done)
+            out->step = hs, out->land = ge;
     }
     if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
         double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
         double amax = make_lines(a, pa, out->n, 1), bmin = make_lines(b, pb, out->n, -1);
         gap_ctx c = {a, b, k, rr + e, mu};
         double g0 = (bmin - amax) - (rr + e); /* gap_after at 0 */
-        if (g0 > 0)
-            out->step = MAX2(out->step, bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS, target));
+        double ge, hs = g0 > 0 ? bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS, target, &ge) : 0;
+        if (hs > out->step)
+            out->step = hs, out->land = ge;
     }
 }
 
@@ -1052,6 +1069,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     kcbp_vec2 last_normal = kcbp_v2_make(0, 1);
     measure m;
     memset(&m, 0, sizeof m);
+    m.land = INFINITY;
     kcbp2d_pose pa, pb;
     pa = a->pose0; /* a still A stays there */
     for (;;) {
@@ -1068,8 +1086,13 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
                        b->radius;
         double e = SWEEP2D_ERR * 0x1p-53 * reach;
         double stop_d = MAX2(mu * o.t_tolerance, 2 * e);
+        /* the last step's bound at its end, less the rounding of t: when
+         * within half the stopping distance, GJK alone (for the report's
+         * points), then the exact test; measured in full if that fails */
+        double near = m.land - 0x1p-51 * mu;
+        near = convex && near <= SWEEP2D_TARGET * stop_d ? near : INFINITY;
         if (convex)
-            measure_convex(a, b, &pa, &pb, e, spin, &m);
+            measure_convex(a, b, &pa, &pb, e, spin, near, stop_d, &m);
         else if ((st = measure_models(a, b, &pa, &pb, e, mu, &m, err)) != KCBP_OK)
             return st;
         r.distance_queries++;
@@ -1092,6 +1115,13 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
                 st = touching_at(a, b, t, m.n, &confirmed, err);
             if (st != KCBP_OK)
                 return st;
+            if (!confirmed && m.near) {
+                measure_convex(a, b, &pa, &pb, e, spin, INFINITY, stop_d, &m); /* poses both again */
+                if (m.lower > stop_d)
+                    goto refine;
+                if (m.have_points)
+                    measure_points(a, b, &m);
+            }
             if (confirmed || confirm_left == 0 || !(m.lower > 0)) {
                 r.hit = true;
                 r.confirmed = confirmed;
@@ -1107,6 +1137,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
             if (convex && !b->still)
                 pose_points(b, &pb);
         }
+    refine:
         if (convex)
             refine_convex(a, b, &pa, &pb, e, spin, mu, stop_d * SWEEP2D_TARGET, &m);
         /* [t, t + step) is proven free of contact. */

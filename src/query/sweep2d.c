@@ -100,7 +100,7 @@ typedef struct {
     /* rot_step's and fixed_step's maxima over the vertices: of p, of the
      * negative parts of the second and third order coefficients, and of
      * each order's absolute value (0 to 5) */
-    double lines4_e5max, lines4_pmax, lines4_neg2, lines4_neg3, lines4_abs[6];
+    double lines4_pmax, lines4_neg2, lines4_neg3, lines4_neg4, lines4_neg5, lines4_abs[8];
     bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
     kcbp2d_pose pose0; /* the pose at t = 0 */
     kcbp2d_core core;  /* a still shape's core for the exact test, once made */
@@ -575,46 +575,55 @@ static double make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n, double sign
  *   f(h) = n0 . R(-wh) (d - h D) = (alpha cos x + beta sin x) - h (gamma
  *   cos x + delta sin x),  x = w h,
  * with D = dT_Y - dT_X, alpha = n0.d, beta = perp(n0).d, gamma = n0.D,
- * delta = perp(n0).D. With cos x - 1 + x^2/2 in [0, x^4/24] (so cos x - 1
- * in [-x^2/2, 0]) and |sin x - x + x^3/6| <= |x|^5/120 (so |sin x - x| <=
- * |x|^3/6):
- *   f(h) <= alpha + (beta w - gamma) h + a h^2 + b h^3 + c h^4 + e5 h^5,
- * a = max(-alpha, 0) w^2/2 + max(-delta w, 0), b = -beta w^3/6 + gamma
- * w^2/2 (the third-order terms exactly, either sign), c = |delta| |w|^3/6,
- * e5 = |beta| |w|^5/120 + max(-gamma, 0) w^4/24 (signs taken with a
- * margin for their rounding). Where b < 0 the bound is not convex; for a
- * candidate h, b s^3 is replaced by its tangent at h, which lies above it
- * for s >= 0: convex in s, equal at h, and at s = 0 larger by 2 |b| h^3.
- * So the gap (Y's least projection less X's greatest bound, less slack and
- * the rounding of the bounds: 2^-46 of their terms' magnitudes, 8 ulps of
- * mu h, the margins of alpha, beta, gamma) is concave in s on [0, h]: if
+ * delta = perp(n0).D. With, for every real x, cos x - (1 - x^2/2 +
+ * x^4/24) in [-x^6/720, 0] and cos x - (1 - x^2/2) in [0, x^4/24] (the
+ * cosine's Taylor polynomials alternate above and below it), |sin x - x +
+ * x^3/6| <= |x|^5/120 (Lagrange's remainder):
+ *   f(h) <= alpha + c1 h + c2 h^2 + c3 h^3 + c4 h^4 + r5 h^5 + r6 h^6,
+ * c1 = beta w - gamma, c2 = -alpha w^2/2 - delta w, c3 = -beta w^3/6 +
+ * gamma w^2/2, c4 = alpha w^4/24 + delta w^3/6 (f's Taylor coefficients:
+ * exact to the fourth order, either sign), and the remainders r5 =
+ * |beta| |w|^5/120 + max(-gamma, 0) w^4/24, r6 = max(-alpha, 0) w^6/720 +
+ * |delta| |w|^5/120, taken for all of X's vertices at their largest. (The
+ * second order was bounded by max(-alpha, 0) w^2/2 + max(-delta w, 0):
+ * a step that ends where the axis's gap closes then landed up to alpha
+ * x^2/2 short of it, 1e-6 to 1e-4 on the usual last steps, one step more.)
+ * Where c2, c3 or c4 < 0 the bound is not convex; for a candidate h, c_k
+ * s^k is replaced by its tangent at h, which lies above it for s >= 0:
+ * convex in s, equal at h, and at s = 0 larger by (k - 1) |c_k| h^k. So
+ * the gap (Y's least projection less X's greatest bound, less slack and
+ * the rounding: 2^-44 of the terms' magnitudes, 2^-50 mu h, and the
+ * rounding of alpha, beta (2^-48 of |d|) and gamma, delta (2^-48 of |D|)
+ * times the powers of x they multiply) is concave in s on [0, h]: if
  * positive at 0 and at h (rot_gap: the lesser), it is positive on [0, h].
- * The third order exactly (it was bounded by |b|) makes the step's end
- * land within O(h^4) of the axis's gap closing, often within the
- * tolerance: one step fewer. Returns the largest h found so (from h0,
- * proven by the caller's bounds, by bound_search), or 0. */
-static double rot_gap(const body *x, double h, double miny, double qerr, double c4, double amax, double bmax,
-                      double slack, double mu)
+ * Returns the largest h found so (from h0, proven by the caller's bounds,
+ * by bound_search), or 0. */
+static double rot_gap(const body *x, double h, double miny, double alw, double aw, double slack, double mu)
 {
     const sweep_line4 *l = x->lines4;
     const kcbp_vec2 *l5 = x->lines;
-    double m = -INFINITY;
+    const double *ab = x->lines4_abs;
+    double m = -INFINITY, h2 = h * h;
     for (uint32_t i = 0; i < x->pts.n; i++)
-        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * (c4 + h * l5[i].x)))));
-    double m0 = x->lines4_pmax + 2 * x->lines4_neg3 * h * h * h; /* at s = 0: the tangent's excess */
-    double err = h * (0x1p-50 * mu + qerr) + 0x1p-46 * h * h * (amax + h * (bmax + h * (c4 + h * x->lines4_e5max)));
-    return miny - MAX2(m, m0) - slack - err;
+        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * l5[i].x))));
+    double rem = h2 * h2 * h * (ab[5] + h * ab[6]);
+    /* at s = 0: the tangents' excess, bounded by its largest terms */
+    double m0 = x->lines4_pmax + h2 * (x->lines4_neg2 + h * (2 * x->lines4_neg3 + h * 3 * x->lines4_neg4));
+    double s_h = h * (ab[1] + h * (ab[2] + h * (ab[3] + h * (ab[4] + h * (ab[5] + h * ab[6])))));
+    double xh = aw * h;
+    double err = 0x1p-44 * s_h + 0x1p-50 * mu * h + alw * xh * (1 + xh * (1 + xh * (1 + xh * (1 + xh))));
+    return miny - (MAX2(m, m0) + rem) - slack - err;
 }
 
 typedef struct {
     const body *x;
-    double miny, qerr, c4, amax, bmax, slack, mu;
+    double miny, alw, aw, slack, mu;
 } rot_ctx;
 
 static double rot_gap_fn(const void *ctx, double h)
 {
     const rot_ctx *c = ctx;
-    return rot_gap(c->x, h, c->miny, c->qerr, c->c4, c->amax, c->bmax, c->slack, c->mu);
+    return rot_gap(c->x, h, c->miny, c->alw, c->aw, c->slack, c->mu);
 }
 
 static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
@@ -627,35 +636,41 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     for (uint32_t j = 0; j < cy->n; j++)
         miny = MIN2(miny, kcbp_v2_dot(n0, kcbp_v2_sub(cy->v[j], py->trans)));
     kcbp_vec2 dd = kcbp_v2_sub(y->dtrans, x->dtrans);
-    double md = 0x1p-48 * (fabs(dd.x) + fabs(dd.y));
     double gamma = kcbp_v2_dot(n0, dd), delta = kcbp_v2_dot(pn, dd);
-    double w = y->w, aw = fabs(w), w2 = w * w * 0.5 * SPEED_PAD, w3 = aw * aw * aw * (1.0 / 6) * SPEED_PAD;
-    if (!(aw <= SWEEP2D_TURN_MAX))
+    double w = y->w, aw = fabs(w);
+    if (!(aw > 0 && aw <= SWEEP2D_TURN_MAX))
         return 0;
-    double w3s = w * w * w * (1.0 / 6), w5 = aw * aw * aw * aw * aw * (1.0 / 120) * SPEED_PAD;
-    double w4 = w * w * w * w * (1.0 / 24) * SPEED_PAD;
-    double c4 = (fabs(delta) + md) * w3, g5 = MAX2(-gamma + md, 0.0) * w4;
-    double a0 = MAX2(-delta * w + md * aw, 0.0) * SPEED_PAD, b0 = gamma * w * w * 0.5;
-    double amax = 0, bmax = 0, dmax = 0, e5max = 0, pmax = -INFINITY, neg3 = 0;
+    double w2 = w * w, w3 = w2 * w, w4 = w2 * w2, aw5 = w4 * aw;
+    double k2 = -delta * w, k3 = gamma * w2 * 0.5, k4 = delta * w3 * (1.0 / 6);
+    double dmax = 0, pmax = -INFINITY, neg2 = 0, neg3 = 0, neg4 = 0, amin = 0, bab = 0, *ab = x->lines4_abs;
+    for (int k = 0; k < 8; k++)
+        ab[k] = 0;
     sweep_line4 *l = x->lines4;
     kcbp_vec2 *l5 = x->lines;
     for (uint32_t i = 0; i < cx->n; i++) {
         kcbp_vec2 d = kcbp_v2_sub(cx->v[i], py->trans);
-        double alpha = kcbp_v2_dot(n0, d), beta = kcbp_v2_dot(pn, d), m = 0x1p-48 * (fabs(d.x) + fabs(d.y));
+        double alpha = kcbp_v2_dot(n0, d), beta = kcbp_v2_dot(pn, d);
         l[i].p = alpha;
         l[i].q = beta * w - gamma;
-        l[i].a = MAX2(-alpha + m, 0.0) * w2 + a0;
-        /* the signed third order, its rounding (beta's and gamma's margins
-         * times the powers of w) added as it increases the bound */
-        l[i].b = -beta * w3s + b0 + m * w3 + md * w2;
-        l5[i].x = (fabs(beta) + m) * w5 + g5;
-        amax = MAX2(amax, l[i].a), bmax = MAX2(bmax, fabs(l[i].b)), dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
-        e5max = MAX2(e5max, l5[i].x);
-        pmax = MAX2(pmax, alpha), neg3 = MAX2(neg3, -l[i].b);
+        l[i].a = -alpha * w2 * 0.5 + k2;
+        l[i].b = -beta * w3 * (1.0 / 6) + k3;
+        l5[i].x = alpha * w4 * (1.0 / 24) + k4;
+        dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
+        amin = MIN2(amin, alpha), bab = MAX2(bab, fabs(beta));
+        pmax = MAX2(pmax, alpha), neg2 = MAX2(neg2, -l[i].a), neg3 = MAX2(neg3, -l[i].b);
+        neg4 = MAX2(neg4, -l5[i].x);
+        ab[1] = MAX2(ab[1], fabs(l[i].q)), ab[2] = MAX2(ab[2], fabs(l[i].a)), ab[3] = MAX2(ab[3], fabs(l[i].b));
+        ab[4] = MAX2(ab[4], fabs(l5[i].x));
     }
-    x->lines4_e5max = e5max, x->lines4_pmax = pmax, x->lines4_neg3 = neg3;
-    double qerr = 0x1p-48 * (dmax * aw + fabs(dd.x) + fabs(dd.y));
-    rot_ctx c = {x, miny, qerr, c4, amax, bmax, slack, mu};
+    ab[5] = (bab * aw5 * (1.0 / 120) + MAX2(-gamma, 0.0) * w4 * (1.0 / 24)) * SPEED_PAD;
+    ab[6] = (-amin * (w4 * w2) * (1.0 / 720) + fabs(delta) * aw5 * (1.0 / 120)) * SPEED_PAD;
+    x->lines4_pmax = pmax, x->lines4_neg2 = neg2, x->lines4_neg3 = neg3, x->lines4_neg4 = neg4;
+    /* rounding: alpha and beta within 2^-48 of |d| (d rounded once), gamma
+     * and delta of |D|, which multiply h = x / w */
+    double alw = 0x1p-48 * (dmax + (fabs(dd.x) + fabs(dd.y)) / aw);
+    if (!isfinite(alw))
+        return 0;
+    rot_ctx c = {x, miny, alw, aw, slack, mu};
     double g0 = miny - pmax - slack; /* rot_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;

@@ -98,9 +98,10 @@ typedef struct {
     sweep_line4 lines4_buf[KCBP2D_CORE_INLINE];
     sweep_line4 *lines4;
     /* rot_step's and fixed_step's maxima over the vertices: of p, of the
-     * negative parts of the second and third order coefficients, and of
-     * each order's absolute value (0 to 5) */
-    double lines4_pmax, lines4_neg2, lines4_neg3, lines4_neg4, lines4_neg5, lines4_abs[8];
+     * negative parts of the second to fourth order coefficients, and of
+     * each order's absolute value (0 to 6; rot_step's remainders at their
+     * largest) */
+    double lines4_pmax, lines4_neg2, lines4_neg3, lines4_neg4, lines4_abs[8];
     bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
     kcbp2d_pose pose0; /* the pose at t = 0 */
     kcbp2d_core core;  /* a still shape's core for the exact test, once made */

@@ -921,6 +921,12 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
     if (!rot_done && (a->w == 0) != (b->w == 0) && out->lower > 0 && out->step > 0 && out->step < 1) {
         body *x = a->w != 0 ? a : b, *y = a->w != 0 ? b : a;
         kcbp_vec2 nx = a->w != 0 ? out->n : kcbp_v2_neg(out->n); /* from X toward Y */
+        /* the still body's edge among the candidates: its normal, the exact
+         * axis of a contact of X's vertex with that edge (out->n may be the
+         * closest points' direction, whose error over the step left its end
+         * short of the stopping distance: 3.05 -> 3.00 steps) */
+        if (win >= 0 && (win >= 2) == (y == b))
+            nx = kcbp_v2_neg(edge_normal(cc[win], out->win_edge));
         double ge, hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu, target, &ge);
         rot_done = hs > out->step;
         if (rot_done)

@@ -818,27 +818,46 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             }
             kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
             int nd = 1;
-            /* the supports along u: GJK's last simplex holds them (its
-             * features, s[0] and s[n - 1]: the better of the two ends) */
             const kcbp2d_gjk_cache *gc = &out->gc;
-            uint32_t ia = gc->ia[0], ib = gc->ib[0];
-            if (gc->n == 2) {
-                if (kcbp_v2_dot(u, ca->v[gc->ia[1]]) > kcbp_v2_dot(u, ca->v[ia]))
-                    ia = gc->ia[1];
-                if (kcbp_v2_dot(u, cb->v[gc->ib[1]]) < kcbp_v2_dot(u, cb->v[ib]))
-                    ib = gc->ib[1];
-            }
-            if (gc->n < 1 || gc->n > 2)
-                ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
-            /* the edge normal nearest the closest points' direction:
-             * cos = (perp(e) . un) / |e|, compared by squares, so that only
-             * the winner is normalised (as edge_normal) */
             const kcbp2d_core *cc[4] = {ca, ca, cb, cb};
-            uint32_t ce[4] = {ca->n >= 2 ? (ia > 0 ? ia : ca->n) - 1 : 0, ia, cb->n >= 2 ? (ib > 0 ? ib : cb->n) - 1 : 0,
-                              ib};
+            uint32_t ce[4];
             double best_r = 0, best_l2 = 1;
             int win = -1;
-            for (int k = 0; k < 4; k++) {
+            /* a vertex against an edge of the last simplex (the usual case):
+             * that edge, whose normal is the closest points' direction (the
+             * search below would choose it), when its ends are adjacent */
+            if (gc->n == 2 && (gc->ia[0] == gc->ia[1]) != (gc->ib[0] == gc->ib[1])) {
+                int side = gc->ia[0] == gc->ia[1];
+                const kcbp2d_core *c = side ? cb : ca;
+                uint32_t e0 = side ? gc->ib[0] : gc->ia[0], e1 = side ? gc->ib[1] : gc->ia[1];
+                uint32_t edge = (e0 + 1 < c->n ? e0 + 1 : 0) == e1 ? e0 : (e1 + 1 < c->n ? e1 + 1 : 0) == e0 ? e1 : c->n;
+                if (c->n >= 3 && edge < c->n) {
+                    kcbp_vec2 ed = kcbp_v2_sub(c->v[edge + 1 < c->n ? edge + 1 : 0], c->v[edge]);
+                    double r = ed.y * un.x - ed.x * un.y;
+                    if (side ? r < 0 : r > 0)
+                        win = side ? 3 : 1, ce[win] = edge;
+                }
+            }
+            int search = win < 0 ? 4 : 0;
+            if (search) {
+                /* the supports along u: GJK's last simplex holds them (its
+                 * features, s[0] and s[n - 1]: the better of the two ends) */
+                uint32_t ia = gc->ia[0], ib = gc->ib[0];
+                if (gc->n == 2) {
+                    if (kcbp_v2_dot(u, ca->v[gc->ia[1]]) > kcbp_v2_dot(u, ca->v[ia]))
+                        ia = gc->ia[1];
+                    if (kcbp_v2_dot(u, cb->v[gc->ib[1]]) < kcbp_v2_dot(u, cb->v[ib]))
+                        ib = gc->ib[1];
+                }
+                if (gc->n < 1 || gc->n > 2)
+                    ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
+                /* the edge normal nearest the closest points' direction:
+                 * cos = (perp(e) . un) / |e|, compared by squares, so that only
+                 * the winner is normalised (as edge_normal) */
+                ce[0] = ca->n >= 2 ? (ia > 0 ? ia : ca->n) - 1 : 0, ce[1] = ia;
+                ce[2] = cb->n >= 2 ? (ib > 0 ? ib : cb->n) - 1 : 0, ce[3] = ib;
+            }
+            for (int k = 0; k < search; k++) {
                 const kcbp2d_core *c = cc[k];
                 if (c->n < 2)
                     continue;

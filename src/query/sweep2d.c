@@ -372,10 +372,12 @@ static bool in_chain(const kcbp2d_core *c, kcbp_vec2 p)
  * each deepest along the other's way (n, A toward B) inside the other, by
  * the test inside (in_core, or in_chain for posed chains). */
 static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n,
-                          bool (*inside)(const kcbp2d_core *, kcbp_vec2))
+                          bool (*inside)(const kcbp2d_core *, kcbp_vec2), bool a_first)
 {
     if (ca->n < 3 || cb->n < 3)
         return false;
+    if (a_first) /* A's vertex in B first: B's in A, seen from the other side */
+        return vertex_inside(cb, ca, kcbp_v2_neg(n), inside, false);
     uint32_t ib = 0, ia = 0;
     for (uint32_t i = 1; i < cb->n; i++)
         if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
@@ -389,7 +391,7 @@ static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec
 }
 
 /* The exact collide test at t (n: the last step's direction, a hint). */
-static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *touch, kcbp_error *err)
+static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool a_first, bool *touch, kcbp_error *err)
 {
     kcbp2d_pose pa, pb;
     kcbp_status st;
@@ -403,7 +405,7 @@ static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *to
             pose_points(a, &pa), a->pts_valid = true;
         if (!b->still || !b->pts_valid)
             pose_points(b, &pb), b->pts_valid = true;
-        if (vertex_inside(&a->pts, &b->pts, n, in_chain)) {
+        if (vertex_inside(&a->pts, &b->pts, n, in_chain, a_first)) {
             *touch = true;
             return KCBP_OK;
         }
@@ -425,7 +427,7 @@ static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *to
             }
         }
         if (st == KCBP_OK) {
-            if (vertex_inside(c[0], c[1], n, in_core)) {
+            if (vertex_inside(c[0], c[1], n, in_core, a_first)) {
                 *touch = true;
             } else {
                 kcbp2d_decision d;
@@ -1151,9 +1153,11 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
              * Testing t first cost a full exact test on most turning hits,
              * whose bounds end the steps at the distance e, apart. */
             bool confirmed = false;
-            st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), m.n, &confirmed, err);
+            /* A's vertex against B's edge: A's vertex in B is the witness to try first */
+            bool a_first = convex && m.gc.n == 2 && m.gc.ia[0] == m.gc.ia[1] && m.gc.ib[0] != m.gc.ib[1];
+            st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), m.n, a_first, &confirmed, err);
             if (st == KCBP_OK && !confirmed && m.dist <= 2 * e)
-                st = touching_at(a, b, t, m.n, &confirmed, err);
+                st = touching_at(a, b, t, m.n, a_first, &confirmed, err);
             if (st != KCBP_OK)
                 return st;
             if (!confirmed && m.near) {

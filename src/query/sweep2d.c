@@ -883,11 +883,22 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
              * most closing per unit t) */
             double amax[2] = {-INFINITY, -INFINITY}, bmin[2] = {INFINITY, INFINITY};
             kcbp_vec2 d0 = dirs[0], d1 = dirs[1];
-            for (uint32_t i = 0; i < ca->n; i++)
-                amax[0] = MAX2(amax[0], kcbp_v2_dot(d0, ca->v[i])), amax[1] = MAX2(amax[1], kcbp_v2_dot(d1, ca->v[i]));
-            for (uint32_t i = 0; i < cb->n; i++)
-                bmin[0] = MIN2(bmin[0], kcbp_v2_dot(d0, cb->v[i])), bmin[1] = MIN2(bmin[1], kcbp_v2_dot(d1, cb->v[i]));
-            for (int k = 0; k < nd; k++) {
+            int k0 = 0;
+            if (!search) { /* the simplex's edge: its normal alone (the closest points' direction up to their rounding) */
+                k0 = 1;
+                for (uint32_t i = 0; i < ca->n; i++)
+                    amax[1] = MAX2(amax[1], kcbp_v2_dot(d1, ca->v[i]));
+                for (uint32_t i = 0; i < cb->n; i++)
+                    bmin[1] = MIN2(bmin[1], kcbp_v2_dot(d1, cb->v[i]));
+            } else {
+                for (uint32_t i = 0; i < ca->n; i++)
+                    amax[0] = MAX2(amax[0], kcbp_v2_dot(d0, ca->v[i])),
+                    amax[1] = MAX2(amax[1], kcbp_v2_dot(d1, ca->v[i]));
+                for (uint32_t i = 0; i < cb->n; i++)
+                    bmin[0] = MIN2(bmin[0], kcbp_v2_dot(d0, cb->v[i])),
+                    bmin[1] = MIN2(bmin[1], kcbp_v2_dot(d1, cb->v[i]));
+            }
+            for (int k = k0; k < nd; k++) {
                 kcbp_vec2 n = dirs[k];
                 if (!(kcbp_v2_dot(n, u) > 0))
                     continue;

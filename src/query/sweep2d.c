@@ -101,7 +101,7 @@ typedef struct {
      * negative parts of the second to fourth order coefficients, and of
      * each order's absolute value (0 to 6; rot_step's remainders at their
      * largest) */
-    double lines4_pmax, lines4_neg2, lines4_neg3, lines4_neg4, lines4_abs[8];
+    double lines4_pmax, lines4_neg2, lines4_neg3, lines4_neg4, lines4_abs[8], lines4_rem[8];
     bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
     kcbp2d_pose pose0; /* the pose at t = 0 */
     kcbp2d_core core;  /* a still shape's core for the exact test, once made */
@@ -601,32 +601,30 @@ static double make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n, double sign
  * positive at 0 and at h (rot_gap: the lesser), it is positive on [0, h].
  * Returns the largest h found so (from h0, proven by the caller's bounds,
  * by bound_search), or 0. */
-static double rot_gap(const body *x, double h, double miny, double alw, double aw, double slack, double mu)
+static double rot_gap(const body *x, double h, double miny, double slack)
 {
     const sweep_line4 *l = x->lines4;
     const kcbp_vec2 *l5 = x->lines;
-    const double *ab = x->lines4_abs;
+    const double *r = x->lines4_rem;
     double m = -INFINITY, h2 = h * h;
     for (uint32_t i = 0; i < x->pts.n; i++)
         m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * l5[i].x))));
-    double rem = h2 * h2 * h * (ab[5] + h * ab[6]);
     /* at s = 0: the tangents' excess, bounded by its largest terms */
     double m0 = x->lines4_pmax + h2 * (x->lines4_neg2 + h * (2 * x->lines4_neg3 + h * 3 * x->lines4_neg4));
-    double s_h = h * (ab[1] + h * (ab[2] + h * (ab[3] + h * (ab[4] + h * (ab[5] + h * ab[6])))));
-    double xh = aw * h;
-    double err = 0x1p-44 * s_h + 0x1p-50 * mu * h + alw * xh * (1 + xh * (1 + xh * (1 + xh * (1 + xh))));
-    return miny - (MAX2(m, m0) + rem) - slack - err;
+    /* the remainders and the rounding allowance, one polynomial (rot_step) */
+    double rem = h * (r[1] + h * (r[2] + h * (r[3] + h * (r[4] + h * (r[5] + h * r[6])))));
+    return miny - (MAX2(m, m0) + rem) - slack;
 }
 
 typedef struct {
     const body *x;
-    double miny, alw, aw, slack, mu;
+    double miny, slack;
 } rot_ctx;
 
 static double rot_gap_fn(const void *ctx, double h)
 {
     const rot_ctx *c = ctx;
-    return rot_gap(c->x, h, c->miny, c->alw, c->aw, c->slack, c->mu);
+    return rot_gap(c->x, h, c->miny, c->slack);
 }
 
 static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
@@ -673,7 +671,16 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     double alw = 0x1p-48 * (dmax + (fabs(dd.x) + fabs(dd.y)) / aw);
     if (!isfinite(alw))
         return 0;
-    rot_ctx c = {x, miny, alw, aw, slack, mu};
+    /* per power of h: the remainders (5, 6), 2^-44 of each order's
+     * magnitude (the coefficients' and the evaluation's rounding), alw
+     * times w^k (1 to 5), 2^-50 mu (1) */
+    double *r = x->lines4_rem, wk = 1;
+    for (int k = 1; k <= 6; k++) {
+        wk *= aw;
+        r[k] = 0x1p-44 * ab[k] + (k <= 5 ? alw * wk : 0);
+    }
+    r[1] += 0x1p-50 * mu, r[5] += ab[5], r[6] += ab[6];
+    rot_ctx c = {x, miny, slack};
     double g0 = miny - pmax - slack; /* rot_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;
@@ -699,31 +706,30 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
  * [0, h]: positive at 0 and at h, it is positive on [0, h], which is what
  * fixed_gap checks. Returns the largest h found so (from h0, by
  * bound_search), or 0. */
-static double fixed_gap(const body *x, double h, double miny, double slack, double alw, double aw)
+static double fixed_gap(const body *x, double h, double miny, double slack)
 {
     const sweep_line4 *l4 = x->lines4;
     const kcbp_vec2 *l2 = x->lines;
-    const double *ab = x->lines4_abs;
+    const double *r = x->lines4_rem;
     double m_h = -INFINITY, h2 = h * h, h3 = h2 * h;
     for (uint32_t i = 0; i < x->pts.n; i++)
         m_h = MAX2(m_h, l4[i].p + h * (l4[i].q + h * (l4[i].a + h * (l4[i].b + h * (l2[i].x + h * l2[i].y)))));
     /* at s = 0, the tangents' excess, bounded by its largest terms */
     double m_0 = x->lines4_pmax + x->lines4_neg2 * h2 + 2 * x->lines4_neg3 * h3;
-    double s_h = h * (ab[1] + h * (ab[2] + h * (ab[3] + h * (ab[4] + h * ab[5]))));
-    double xh = aw * h;
-    double err = 0x1p-44 * s_h + alw * xh * (1 + xh * (1 + xh * (1 + xh * (1 + xh))));
+    /* the rounding allowance, one polynomial (fixed_step) */
+    double err = h * (r[1] + h * (r[2] + h * (r[3] + h * (r[4] + h * r[5]))));
     return miny - MAX2(m_h, m_0) - slack - err;
 }
 
 typedef struct {
     const body *x;
-    double miny, slack, alw, aw;
+    double miny, slack;
 } fixed_ctx;
 
 static double fixed_gap_fn(const void *ctx, double h)
 {
     const fixed_ctx *c = ctx;
-    return fixed_gap(c->x, h, c->miny, c->slack, c->alw, c->aw);
+    return fixed_gap(c->x, h, c->miny, c->slack);
 }
 
 static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec2 n, double h0, double slack,
@@ -763,7 +769,13 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
     double alw = 0x1p-46 * (dmax + fabs(px->trans.x) + fabs(px->trans.y)) + 0x1p-50 * mu / (aw > 0 ? aw : 1);
     if (!(aw > 0 && aw <= SWEEP2D_TURN_MAX) || !isfinite(alw))
         return 0;
-    fixed_ctx c = {x, miny, slack, alw, aw};
+    /* per power of h: 2^-44 of each order's magnitude, alw times w^k */
+    double *r = x->lines4_rem, wk = 1;
+    for (int k = 1; k <= 5; k++) {
+        wk *= aw;
+        r[k] = 0x1p-44 * ab[k] + alw * wk;
+    }
+    fixed_ctx c = {x, miny, slack};
     double g0 = miny - pmax - slack; /* fixed_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;

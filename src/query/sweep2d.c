@@ -644,8 +644,6 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
     double w2 = w * w, w3 = w2 * w, w4 = w2 * w2, aw5 = w4 * aw;
     double k2 = -delta * w, k3 = gamma * w2 * 0.5, k4 = delta * w3 * (1.0 / 6);
     double dmax = 0, pmax = -INFINITY, neg2 = 0, neg3 = 0, neg4 = 0, amin = 0, bab = 0, *ab = x->lines4_abs;
-    for (int k = 0; k < 8; k++)
-        ab[k] = 0;
     sweep_line4 *l = x->lines4;
     kcbp_vec2 *l5 = x->lines;
     for (uint32_t i = 0; i < cx->n; i++) {
@@ -660,9 +658,10 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
         amin = MIN2(amin, alpha), bab = MAX2(bab, fabs(beta));
         pmax = MAX2(pmax, alpha), neg2 = MAX2(neg2, -l[i].a), neg3 = MAX2(neg3, -l[i].b);
         neg4 = MAX2(neg4, -l5[i].x);
-        ab[1] = MAX2(ab[1], fabs(l[i].q)), ab[2] = MAX2(ab[2], fabs(l[i].a)), ab[3] = MAX2(ab[3], fabs(l[i].b));
-        ab[4] = MAX2(ab[4], fabs(l5[i].x));
     }
+    /* each order's magnitude, bounded through |alpha|, |beta| <= dmax */
+    ab[1] = dmax * aw + fabs(gamma), ab[2] = dmax * w2 * 0.5 + fabs(k2);
+    ab[3] = dmax * aw * w2 * (1.0 / 6) + fabs(k3), ab[4] = dmax * w4 * (1.0 / 24) + fabs(k4);
     ab[5] = (bab * aw5 * (1.0 / 120) + MAX2(-gamma, 0.0) * w4 * (1.0 / 24)) * SPEED_PAD;
     ab[6] = (-amin * (w4 * w2) * (1.0 / 720) + fabs(delta) * aw5 * (1.0 / 120)) * SPEED_PAD;
     x->lines4_pmax = pmax, x->lines4_neg2 = neg2, x->lines4_neg3 = neg3, x->lines4_neg4 = neg4;
@@ -744,8 +743,6 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
     double gamma = kcbp_v2_dot(n, dd);
     double w = x->w, aw = fabs(w), w2 = w * w, w3 = w2 * w, w4 = w2 * w2, aw5 = w4 * aw;
     double dmax = 0, pmax = -INFINITY, neg2 = 0, neg3 = 0, *ab = x->lines4_abs;
-    for (int k = 0; k < 6; k++)
-        ab[k] = 0;
     sweep_line4 *l4 = x->lines4;
     kcbp_vec2 *l2 = x->lines;
     for (uint32_t i = 0; i < cx->n; i++) {
@@ -759,9 +756,10 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
         l2[i].y = fabs(beta) * aw5 * (1.0 / 120) * SPEED_PAD;
         dmax = MAX2(dmax, fabs(r.x) + fabs(r.y));
         pmax = MAX2(pmax, l4[i].p), neg2 = MAX2(neg2, -l4[i].a), neg3 = MAX2(neg3, -l4[i].b);
-        ab[1] = MAX2(ab[1], fabs(l4[i].q)), ab[2] = MAX2(ab[2], fabs(l4[i].a)), ab[3] = MAX2(ab[3], fabs(l4[i].b));
-        ab[4] = MAX2(ab[4], l2[i].x), ab[5] = MAX2(ab[5], l2[i].y);
     }
+    /* each order's magnitude, bounded through |alpha|, |beta| <= dmax */
+    ab[1] = dmax * aw + fabs(gamma), ab[2] = dmax * w2 * 0.5, ab[3] = dmax * aw * w2 * (1.0 / 6);
+    ab[4] = dmax * w4 * (1.0 / 24) * SPEED_PAD, ab[5] = dmax * aw5 * (1.0 / 120) * SPEED_PAD;
     x->lines4_pmax = pmax, x->lines4_neg2 = neg2, x->lines4_neg3 = neg3;
     /* rounding: alpha and beta are off by a few ulps of |r| and |c_X| (r
      * rounded once), each coefficient by a few ulps of itself (2^-44 of

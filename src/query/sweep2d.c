@@ -28,12 +28,13 @@
 #define SWEEP2D_CONFIRM_MAX 64
 /* Relative rounding margin on speed bounds (products, sums, hypot). */
 #define SPEED_PAD (1 + 1e-12)
-/* Regula falsi steps in the root search of a step's bound (bound_search). */
+/* Regula falsi steps in the root search of a step's bound (bound_search):
+ * at least SWEEP2D_CHORDS, up to SWEEP2D_CHORDS_MAX while the bound at the
+ * step's end is above SWEEP2D_TARGET times the stopping distance (a step
+ * that ends nearer goes to the exact test at once, without a step more). */
 #define SWEEP2D_CHORDS 1
 #define SWEEP2D_CHORDS_MAX 6
-#ifndef SWEEP2D_TARGET
 #define SWEEP2D_TARGET 0.5
-#endif
 /* The largest turn (radians over the motion) the Taylor bounds are taken
  * for: beyond it their powers of w could overflow (a vertex's bound then
  * NaN); the first-order step stays. */

@@ -260,17 +260,19 @@ static bool polygon_ok_rho(const kcbp2d_shape *s, double *rho)
         !(s->radius == 0 || (s->radius >= KCBP2D_SHAPE_MIN && s->radius <= KCBP2D_SHAPE_MAX)))
         return false;
     double m = 0;
-    bool ok = true;
     for (uint32_t i = 0; i < s->npoints; i++) {
         kcbp_vec2 p = s->points[i];
-        ok &= fabs(p.x) <= KCBP_COORD_MAX && fabs(p.y) <= KCBP_COORD_MAX;
         double l2 = p.x * p.x + p.y * p.y;
         if (!((l2 > 1e-280 && l2 < 1e280) || (p.x == 0 && p.y == 0)))
             return false;
         m = MAX2(m, l2);
     }
-    if (!ok)
-        return false;
+    /* every |coordinate| within KCBP_COORD_MAX (1e60) when the largest
+     * square is below 1e120 with a margin for its rounding; else checked */
+    if (!(m <= 0.99 * KCBP_COORD_MAX * KCBP_COORD_MAX))
+        for (uint32_t i = 0; i < s->npoints; i++)
+            if (!(fabs(s->points[i].x) <= KCBP_COORD_MAX && fabs(s->points[i].y) <= KCBP_COORD_MAX))
+                return false;
     *rho = sqrt(m);
     return true;
 }

@@ -497,8 +497,11 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
  * largest h found, or 0 when g(h0) is not positive. */
 typedef double (*sweep_bound_fn)(const void *ctx, double h);
 
-static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords, double target,
-                           double *g_end)
+/* inlined into each caller, so that its bound is a direct call (inlined
+ * in turn), not one through a pointer per evaluation */
+#define HOT_INLINE static inline __attribute__((always_inline))
+HOT_INLINE double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords, double target,
+                               double *g_end)
 {
     double good = h0, g_good = g(ctx, h0);
     *g_end = INFINITY;

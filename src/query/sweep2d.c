@@ -985,7 +985,7 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
         double amax = make_lines(a, pa, out->n, 1), bmin = make_lines(b, pb, out->n, -1);
         gap_ctx c = {a, b, k, rr + e, mu};
         double g0 = (bmin - amax) - (rr + e); /* gap_after at 0 */
-        double ge, hs = g0 > 0 ? bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS, target, &ge) : 0;
+        double ge = INFINITY, hs = g0 > 0 ? bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS, target, &ge) : 0;
         if (hs > out->step)
             out->step = hs, out->land = ge;
     }

@@ -506,6 +506,24 @@ static void test_contract(void **state)
     kcbp2d_shape badc = kcbp2d_shape_circle(-1);
     assert_int_equal(kcbp2d_sweep(&a, &still, &badc, &mv, &o, &r, &e), KCBP_ERR_INVALID);
     assert_int_equal(kcbp2d_sweep_sized(&a, &still, &b, &mv, &o, &r, 8, &e), KCBP_ERR_INVALID);
+    /* a polygon's vertices as kcbp2d_shape_check takes them: beyond
+     * KCBP_COORD_MAX (by far, and by a hair where the largest square is
+     * just above the limit's) or NaN, refused with its message */
+    kcbp_vec2 far[3] = {{0, 0}, {1, 0}, {2 * KCBP_COORD_MAX, 1}};
+    kcbp2d_shape fp = kcbp2d_shape_polygon(far, 3, 0);
+    kcbp_error e2;
+    for (int k = 0; k < 3; k++) {
+        if (k == 1)
+            far[2] = kcbp_v2_make(KCBP_COORD_MAX * (1 + 1e-15), 1);
+        if (k == 2)
+            far[2] = kcbp_v2_make(NAN, 1);
+        assert_int_equal(kcbp2d_sweep(&fp, &still, &b, &mv, &o, &r, &e), KCBP_ERR_INVALID);
+        assert_int_equal(kcbp2d_shape_check(&fp, &e2), KCBP_ERR_INVALID);
+        assert_non_null(strstr(e.msg, e2.msg));
+        assert_non_null(strstr(e.msg, "2D sweep: shape A: ")); /* refused by the sweep's own check */
+        assert_int_equal(kcbp2d_sweep(&b, &mv, &fp, &still, &o, &r, &e), KCBP_ERR_INVALID);
+        assert_non_null(strstr(e.msg, "2D sweep: shape B: "));
+    }
     /* the cap: one step cannot settle a turning approach */
     o.max_iterations = 1;
     kcbp2d_motion turn = {{-5, 0.3}, {5, 0.3}, 0, 300};

@@ -37,12 +37,14 @@
  * a step is also taken along the edge normal carried round with the
  * turning body: in its frame its own projections stay, the other's
  * vertices move as sinusoids in h, bounded by their Taylor polynomials
- * and remainders (to the third order); else along n held fixed, the
+ * and remainders (to the fourth order); else along n held fixed, the
  * turning body's vertices bounded so to the fourth order. Where such a
  * bound is not convex in h its concave terms are replaced by their
  * tangents at the step's end, and it is checked at both ends, so that a
  * step is proven on the whole of it. GJK starts each step from the last
- * step's simplex.
+ * step's simplex (at a vertex-edge simplex, that edge's normal is the
+ * direction). A step whose bound ends within half mu * tau, with GJK's
+ * distance there within mu * tau, goes to the exact test at once.
  * Models (polygons with holes) use
  * kcbp2d_model_distance / kcbp2d_model_shape_distance and mu.
  *

@@ -28,8 +28,13 @@
 #define SWEEP2D_CONFIRM_MAX 64
 /* Relative rounding margin on speed bounds (products, sums, hypot). */
 #define SPEED_PAD (1 + 1e-12)
-/* Regula falsi steps in the root search of a step's bound (bound_search). */
+/* Regula falsi steps in the root search of a step's bound (bound_search):
+ * at least SWEEP2D_CHORDS, up to SWEEP2D_CHORDS_MAX while the bound at the
+ * step's end is above SWEEP2D_TARGET times the stopping distance (a step
+ * that ends nearer goes to the exact test at once, without a step more). */
 #define SWEEP2D_CHORDS 1
+#define SWEEP2D_CHORDS_MAX 6
+#define SWEEP2D_TARGET 0.5
 /* The largest turn (radians over the motion) the Taylor bounds are taken
  * for: beyond it their powers of w could overflow (a vertex's bound then
  * NaN); the first-order step stays. */
@@ -94,9 +99,10 @@ typedef struct {
     sweep_line4 lines4_buf[KCBP2D_CORE_INLINE];
     sweep_line4 *lines4;
     /* rot_step's and fixed_step's maxima over the vertices: of p, of the
-     * negative parts of the second and third order coefficients, and of
-     * each order's absolute value (0 to 5) */
-    double lines4_e5max, lines4_pmax, lines4_neg2, lines4_neg3, lines4_abs[6];
+     * negative parts of the second to fourth order coefficients, and of
+     * each order's absolute value (0 to 6; rot_step's remainders at their
+     * largest) */
+    double lines4_pmax, lines4_neg2, lines4_neg3, lines4_neg4, lines4_abs[8], lines4_rem[8];
     bool fixed_turn;  /* from_deg == to_deg: every pose has pose0's c and s */
     kcbp2d_pose pose0; /* the pose at t = 0 */
     kcbp2d_core core;  /* a still shape's core for the exact test, once made */
@@ -254,17 +260,19 @@ static bool polygon_ok_rho(const kcbp2d_shape *s, double *rho)
         !(s->radius == 0 || (s->radius >= KCBP2D_SHAPE_MIN && s->radius <= KCBP2D_SHAPE_MAX)))
         return false;
     double m = 0;
-    bool ok = true;
     for (uint32_t i = 0; i < s->npoints; i++) {
         kcbp_vec2 p = s->points[i];
-        ok &= fabs(p.x) <= KCBP_COORD_MAX && fabs(p.y) <= KCBP_COORD_MAX;
         double l2 = p.x * p.x + p.y * p.y;
         if (!((l2 > 1e-280 && l2 < 1e280) || (p.x == 0 && p.y == 0)))
             return false;
         m = MAX2(m, l2);
     }
-    if (!ok)
-        return false;
+    /* every |coordinate| within KCBP_COORD_MAX (1e60) when the largest
+     * square is below 1e120 with a margin for its rounding; else checked */
+    if (!(m <= 0.99 * KCBP_COORD_MAX * KCBP_COORD_MAX))
+        for (uint32_t i = 0; i < s->npoints; i++)
+            if (!(fabs(s->points[i].x) <= KCBP_COORD_MAX && fabs(s->points[i].y) <= KCBP_COORD_MAX))
+                return false;
     *rho = sqrt(m);
     return true;
 }
@@ -367,10 +375,12 @@ static bool in_chain(const kcbp2d_core *c, kcbp_vec2 p)
  * each deepest along the other's way (n, A toward B) inside the other, by
  * the test inside (in_core, or in_chain for posed chains). */
 static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec2 n,
-                          bool (*inside)(const kcbp2d_core *, kcbp_vec2))
+                          bool (*inside)(const kcbp2d_core *, kcbp_vec2), bool a_first)
 {
     if (ca->n < 3 || cb->n < 3)
         return false;
+    if (a_first) /* A's vertex in B first: B's in A, seen from the other side */
+        return vertex_inside(cb, ca, kcbp_v2_neg(n), inside, false);
     uint32_t ib = 0, ia = 0;
     for (uint32_t i = 1; i < cb->n; i++)
         if (kcbp_v2_dot(n, cb->v[i]) < kcbp_v2_dot(n, cb->v[ib]))
@@ -384,7 +394,7 @@ static bool vertex_inside(const kcbp2d_core *ca, const kcbp2d_core *cb, kcbp_vec
 }
 
 /* The exact collide test at t (n: the last step's direction, a hint). */
-static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *touch, kcbp_error *err)
+static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool a_first, bool *touch, kcbp_error *err)
 {
     kcbp2d_pose pa, pb;
     kcbp_status st;
@@ -398,7 +408,7 @@ static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *to
             pose_points(a, &pa), a->pts_valid = true;
         if (!b->still || !b->pts_valid)
             pose_points(b, &pb), b->pts_valid = true;
-        if (vertex_inside(&a->pts, &b->pts, n, in_chain)) {
+        if (vertex_inside(&a->pts, &b->pts, n, in_chain, a_first)) {
             *touch = true;
             return KCBP_OK;
         }
@@ -420,7 +430,7 @@ static kcbp_status touching_at(body *a, body *b, double t, kcbp_vec2 n, bool *to
             }
         }
         if (st == KCBP_OK) {
-            if (vertex_inside(c[0], c[1], n, in_core)) {
+            if (vertex_inside(c[0], c[1], n, in_core, a_first)) {
                 *touch = true;
             } else {
                 kcbp2d_decision d;
@@ -451,6 +461,8 @@ typedef struct {
     kcbp2d_gjk_cache gc;             /* convex: the last step's GJK simplex */
     int win;                         /* convex: the edge normal among the directions (-1: none), */
     uint32_t win_edge;               /* its edge (for refine_convex) */
+    double land; /* convex: the step's bound at its end (a proven lower bound there), else INFINITY */
+    bool near;   /* convex: measured by GJK alone, its lower bound the last step's (land) */
 } measure;
 
 static uint32_t support_of(const kcbp2d_core *c, kcbp_vec2 d)
@@ -485,9 +497,14 @@ static kcbp_vec2 edge_normal(const kcbp2d_core *c, uint32_t i)
  * largest h found, or 0 when g(h0) is not positive. */
 typedef double (*sweep_bound_fn)(const void *ctx, double h);
 
-static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords)
+/* inlined into each caller, so that its bound is a direct call (inlined
+ * in turn), not one through a pointer per evaluation */
+#define HOT_INLINE static inline __attribute__((always_inline))
+HOT_INLINE double bound_search(sweep_bound_fn g, const void *ctx, double g0, double h0, int chords, double target,
+                               double *g_end)
 {
     double good = h0, g_good = g(ctx, h0);
+    *g_end = INFINITY;
     if (!(g_good > 0))
         return 0;
     double prev = 0, g_prev = g0, hi = INFINITY, g_hi = 0;
@@ -503,7 +520,7 @@ static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double 
             break;
         }
     }
-    for (int k = 0; k < chords && hi < INFINITY && good < 1; k++) {
+    for (int k = 0; (k < chords || (g_good > target && k < SWEEP2D_CHORDS_MAX)) && hi < INFINITY && good < 1; k++) {
         double x = good + (g_good / (g_good - g_hi)) * (1 - 0x1p-30) * (hi - good);
         if (!(x > good && x < hi))
             break;
@@ -513,6 +530,7 @@ static double bound_search(sweep_bound_fn g, const void *ctx, double g0, double 
         else
             hi = x, g_hi = gx;
     }
+    *g_end = g_good;
     return good;
 }
 
@@ -546,14 +564,17 @@ static double gap_after_fn(const void *ctx, double h)
     return gap_after(c->a, c->b, h, c->k, c->slack, c->mu);
 }
 
-/* gap_after's lines along n: x = n . v, y = n . dT + w n . perp(v - c). */
-static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
+/* gap_after's lines along n: x = n . v, y = n . dT + w n . perp(v - c).
+ * Returns the greatest x (sign 1) or the least (sign -1). */
+static double make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n, double sign)
 {
-    double rt = kcbp_v2_dot(n, c->dtrans);
+    double rt = kcbp_v2_dot(n, c->dtrans), m = -INFINITY;
     for (uint32_t i = 0; i < c->pts.n; i++) {
         kcbp_vec2 v = c->pts.v[i], r = kcbp_v2_sub(v, p->trans);
         c->lines[i] = kcbp_v2_make(kcbp_v2_dot(n, v), rt + c->w * kcbp_v2_dot(n, kcbp_v2_perp(r)));
+        m = MAX2(m, sign * c->lines[i].x);
     }
+    return sign * m;
 }
 
 /* The gap along an axis fixed in a turning body Y, for a body X that does
@@ -563,90 +584,112 @@ static void make_lines(body *c, const kcbp2d_pose *p, kcbp_vec2 n)
  *   f(h) = n0 . R(-wh) (d - h D) = (alpha cos x + beta sin x) - h (gamma
  *   cos x + delta sin x),  x = w h,
  * with D = dT_Y - dT_X, alpha = n0.d, beta = perp(n0).d, gamma = n0.D,
- * delta = perp(n0).D. With cos x - 1 + x^2/2 in [0, x^4/24] (so cos x - 1
- * in [-x^2/2, 0]) and |sin x - x + x^3/6| <= |x|^5/120 (so |sin x - x| <=
- * |x|^3/6):
- *   f(h) <= alpha + (beta w - gamma) h + a h^2 + b h^3 + c h^4 + e5 h^5,
- * a = max(-alpha, 0) w^2/2 + max(-delta w, 0), b = -beta w^3/6 + gamma
- * w^2/2 (the third-order terms exactly, either sign), c = |delta| |w|^3/6,
- * e5 = |beta| |w|^5/120 + max(-gamma, 0) w^4/24 (signs taken with a
- * margin for their rounding). Where b < 0 the bound is not convex; for a
- * candidate h, b s^3 is replaced by its tangent at h, which lies above it
- * for s >= 0: convex in s, equal at h, and at s = 0 larger by 2 |b| h^3.
- * So the gap (Y's least projection less X's greatest bound, less slack and
- * the rounding of the bounds: 2^-46 of their terms' magnitudes, 8 ulps of
- * mu h, the margins of alpha, beta, gamma) is concave in s on [0, h]: if
+ * delta = perp(n0).D. With, for every real x, cos x - (1 - x^2/2 +
+ * x^4/24) in [-x^6/720, 0] and cos x - (1 - x^2/2) in [0, x^4/24] (the
+ * cosine's Taylor polynomials alternate above and below it), |sin x - x +
+ * x^3/6| <= |x|^5/120 (Lagrange's remainder):
+ *   f(h) <= alpha + c1 h + c2 h^2 + c3 h^3 + c4 h^4 + r5 h^5 + r6 h^6,
+ * c1 = beta w - gamma, c2 = -alpha w^2/2 - delta w, c3 = -beta w^3/6 +
+ * gamma w^2/2, c4 = alpha w^4/24 + delta w^3/6 (f's Taylor coefficients:
+ * exact to the fourth order, either sign), and the remainders r5 =
+ * |beta| |w|^5/120 + max(-gamma, 0) w^4/24, r6 = max(-alpha, 0) w^6/720 +
+ * |delta| |w|^5/120, taken for all of X's vertices at their largest. (The
+ * second order was bounded by max(-alpha, 0) w^2/2 + max(-delta w, 0):
+ * a step that ends where the axis's gap closes then landed up to alpha
+ * x^2/2 short of it, 1e-6 to 1e-4 on the usual last steps, one step more.)
+ * Where c2, c3 or c4 < 0 the bound is not convex; for a candidate h, c_k
+ * s^k is replaced by its tangent at h, which lies above it for s >= 0:
+ * convex in s, equal at h, and at s = 0 larger by (k - 1) |c_k| h^k. So
+ * the gap (Y's least projection less X's greatest bound, less slack and
+ * the rounding: 2^-44 of the terms' magnitudes, 2^-50 mu h, and the
+ * rounding of alpha, beta (2^-48 of |d|) and gamma, delta (2^-48 of |D|)
+ * times the powers of x they multiply) is concave in s on [0, h]: if
  * positive at 0 and at h (rot_gap: the lesser), it is positive on [0, h].
- * The third order exactly (it was bounded by |b|) makes the step's end
- * land within O(h^4) of the axis's gap closing, often within the
- * tolerance: one step fewer. Returns the largest h found so (from h0,
- * proven by the caller's bounds, by bound_search), or 0. */
-static double rot_gap(const body *x, double h, double miny, double qerr, double c4, double amax, double bmax,
-                      double slack, double mu)
+ * Returns the largest h found so (from h0, proven by the caller's bounds,
+ * by bound_search), or 0. */
+static double rot_gap(const body *x, double h, double miny, double slack)
 {
     const sweep_line4 *l = x->lines4;
     const kcbp_vec2 *l5 = x->lines;
-    double m = -INFINITY;
+    const double *r = x->lines4_rem;
+    double m = -INFINITY, h2 = h * h;
     for (uint32_t i = 0; i < x->pts.n; i++)
-        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * (c4 + h * l5[i].x)))));
-    double m0 = x->lines4_pmax + 2 * x->lines4_neg3 * h * h * h; /* at s = 0: the tangent's excess */
-    double err = h * (0x1p-50 * mu + qerr) + 0x1p-46 * h * h * (amax + h * (bmax + h * (c4 + h * x->lines4_e5max)));
-    return miny - MAX2(m, m0) - slack - err;
+        m = MAX2(m, l[i].p + h * (l[i].q + h * (l[i].a + h * (l[i].b + h * l5[i].x))));
+    /* at s = 0: the tangents' excess, bounded by its largest terms */
+    double m0 = x->lines4_pmax + h2 * (x->lines4_neg2 + h * (2 * x->lines4_neg3 + h * 3 * x->lines4_neg4));
+    /* the remainders and the rounding allowance, one polynomial (rot_step) */
+    double rem = h * (r[1] + h * (r[2] + h * (r[3] + h * (r[4] + h * (r[5] + h * r[6])))));
+    return miny - (MAX2(m, m0) + rem) - slack;
 }
 
 typedef struct {
     const body *x;
-    double miny, qerr, c4, amax, bmax, slack, mu;
+    double miny, slack;
 } rot_ctx;
 
 static double rot_gap_fn(const void *ctx, double h)
 {
     const rot_ctx *c = ctx;
-    return rot_gap(c->x, h, c->miny, c->qerr, c->c4, c->amax, c->bmax, c->slack, c->mu);
+    return rot_gap(c->x, h, c->miny, c->slack);
 }
 
 static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 n0, double h0, double slack,
-                       double mu)
+                       double mu, double target, double *g_end)
 {
+    *g_end = INFINITY;
     const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
     kcbp_vec2 pn = kcbp_v2_perp(n0);
     double miny = INFINITY;
     for (uint32_t j = 0; j < cy->n; j++)
         miny = MIN2(miny, kcbp_v2_dot(n0, kcbp_v2_sub(cy->v[j], py->trans)));
     kcbp_vec2 dd = kcbp_v2_sub(y->dtrans, x->dtrans);
-    double md = 0x1p-48 * (fabs(dd.x) + fabs(dd.y));
     double gamma = kcbp_v2_dot(n0, dd), delta = kcbp_v2_dot(pn, dd);
-    double w = y->w, aw = fabs(w), w2 = w * w * 0.5 * SPEED_PAD, w3 = aw * aw * aw * (1.0 / 6) * SPEED_PAD;
-    if (!(aw <= SWEEP2D_TURN_MAX))
+    double w = y->w, aw = fabs(w);
+    if (!(aw > 0 && aw <= SWEEP2D_TURN_MAX))
         return 0;
-    double w3s = w * w * w * (1.0 / 6), w5 = aw * aw * aw * aw * aw * (1.0 / 120) * SPEED_PAD;
-    double w4 = w * w * w * w * (1.0 / 24) * SPEED_PAD;
-    double c4 = (fabs(delta) + md) * w3, g5 = MAX2(-gamma + md, 0.0) * w4;
-    double a0 = MAX2(-delta * w + md * aw, 0.0) * SPEED_PAD, b0 = gamma * w * w * 0.5;
-    double amax = 0, bmax = 0, dmax = 0, e5max = 0, pmax = -INFINITY, neg3 = 0;
+    double w2 = w * w, w3 = w2 * w, w4 = w2 * w2, aw5 = w4 * aw;
+    double k2 = -delta * w, k3 = gamma * w2 * 0.5, k4 = delta * w3 * (1.0 / 6);
+    double dmax = 0, pmax = -INFINITY, neg2 = 0, neg3 = 0, neg4 = 0, amin = 0, bab = 0, *ab = x->lines4_abs;
     sweep_line4 *l = x->lines4;
     kcbp_vec2 *l5 = x->lines;
     for (uint32_t i = 0; i < cx->n; i++) {
         kcbp_vec2 d = kcbp_v2_sub(cx->v[i], py->trans);
-        double alpha = kcbp_v2_dot(n0, d), beta = kcbp_v2_dot(pn, d), m = 0x1p-48 * (fabs(d.x) + fabs(d.y));
+        double alpha = kcbp_v2_dot(n0, d), beta = kcbp_v2_dot(pn, d);
         l[i].p = alpha;
         l[i].q = beta * w - gamma;
-        l[i].a = MAX2(-alpha + m, 0.0) * w2 + a0;
-        /* the signed third order, its rounding (beta's and gamma's margins
-         * times the powers of w) added as it increases the bound */
-        l[i].b = -beta * w3s + b0 + m * w3 + md * w2;
-        l5[i].x = (fabs(beta) + m) * w5 + g5;
-        amax = MAX2(amax, l[i].a), bmax = MAX2(bmax, fabs(l[i].b)), dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
-        e5max = MAX2(e5max, l5[i].x);
-        pmax = MAX2(pmax, alpha), neg3 = MAX2(neg3, -l[i].b);
+        l[i].a = -alpha * w2 * 0.5 + k2;
+        l[i].b = -beta * w3 * (1.0 / 6) + k3;
+        l5[i].x = alpha * w4 * (1.0 / 24) + k4;
+        dmax = MAX2(dmax, fabs(d.x) + fabs(d.y));
+        amin = MIN2(amin, alpha), bab = MAX2(bab, fabs(beta));
+        pmax = MAX2(pmax, alpha), neg2 = MAX2(neg2, -l[i].a), neg3 = MAX2(neg3, -l[i].b);
+        neg4 = MAX2(neg4, -l5[i].x);
     }
-    x->lines4_e5max = e5max, x->lines4_pmax = pmax, x->lines4_neg3 = neg3;
-    double qerr = 0x1p-48 * (dmax * aw + fabs(dd.x) + fabs(dd.y));
-    rot_ctx c = {x, miny, qerr, c4, amax, bmax, slack, mu};
-    double g0 = rot_gap_fn(&c, 0);
+    /* each order's magnitude, bounded through |alpha|, |beta| <= dmax */
+    ab[1] = dmax * aw + fabs(gamma), ab[2] = dmax * w2 * 0.5 + fabs(k2);
+    ab[3] = dmax * aw * w2 * (1.0 / 6) + fabs(k3), ab[4] = dmax * w4 * (1.0 / 24) + fabs(k4);
+    ab[5] = (bab * aw5 * (1.0 / 120) + MAX2(-gamma, 0.0) * w4 * (1.0 / 24)) * SPEED_PAD;
+    ab[6] = (-amin * (w4 * w2) * (1.0 / 720) + fabs(delta) * aw5 * (1.0 / 120)) * SPEED_PAD;
+    x->lines4_pmax = pmax, x->lines4_neg2 = neg2, x->lines4_neg3 = neg3, x->lines4_neg4 = neg4;
+    /* rounding: alpha and beta within 2^-48 of |d| (d rounded once), gamma
+     * and delta of |D|, which multiply h = x / w */
+    double alw = 0x1p-48 * (dmax + (fabs(dd.x) + fabs(dd.y)) / aw);
+    if (!isfinite(alw))
+        return 0;
+    /* per power of h: the remainders (5, 6), 2^-44 of each order's
+     * magnitude (the coefficients' and the evaluation's rounding), alw
+     * times w^k (1 to 5), 2^-50 mu (1) */
+    double *r = x->lines4_rem, wk = 1;
+    for (int k = 1; k <= 6; k++) {
+        wk *= aw;
+        r[k] = 0x1p-44 * ab[k] + (k <= 5 ? alw * wk : 0);
+    }
+    r[1] += 0x1p-50 * mu, r[5] += ab[5], r[6] += ab[6];
+    rot_ctx c = {x, miny, slack};
+    double g0 = miny - pmax - slack; /* rot_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;
-    return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS);
+    return bound_search(rot_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target, g_end);
 }
 
 /* The gap along a direction fixed in the world, for a body X that turns
@@ -668,36 +711,36 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
  * [0, h]: positive at 0 and at h, it is positive on [0, h], which is what
  * fixed_gap checks. Returns the largest h found so (from h0, by
  * bound_search), or 0. */
-static double fixed_gap(const body *x, double h, double miny, double slack, double alw, double aw)
+static double fixed_gap(const body *x, double h, double miny, double slack)
 {
     const sweep_line4 *l4 = x->lines4;
     const kcbp_vec2 *l2 = x->lines;
-    const double *ab = x->lines4_abs;
+    const double *r = x->lines4_rem;
     double m_h = -INFINITY, h2 = h * h, h3 = h2 * h;
     for (uint32_t i = 0; i < x->pts.n; i++)
         m_h = MAX2(m_h, l4[i].p + h * (l4[i].q + h * (l4[i].a + h * (l4[i].b + h * (l2[i].x + h * l2[i].y)))));
     /* at s = 0, the tangents' excess, bounded by its largest terms */
     double m_0 = x->lines4_pmax + x->lines4_neg2 * h2 + 2 * x->lines4_neg3 * h3;
-    double s_h = h * (ab[1] + h * (ab[2] + h * (ab[3] + h * (ab[4] + h * ab[5]))));
-    double xh = aw * h;
-    double err = 0x1p-44 * s_h + alw * xh * (1 + xh * (1 + xh * (1 + xh * (1 + xh))));
+    /* the rounding allowance, one polynomial (fixed_step) */
+    double err = h * (r[1] + h * (r[2] + h * (r[3] + h * (r[4] + h * r[5]))));
     return miny - MAX2(m_h, m_0) - slack - err;
 }
 
 typedef struct {
     const body *x;
-    double miny, slack, alw, aw;
+    double miny, slack;
 } fixed_ctx;
 
 static double fixed_gap_fn(const void *ctx, double h)
 {
     const fixed_ctx *c = ctx;
-    return fixed_gap(c->x, h, c->miny, c->slack, c->alw, c->aw);
+    return fixed_gap(c->x, h, c->miny, c->slack);
 }
 
 static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec2 n, double h0, double slack,
-                         double mu)
+                         double mu, double target, double *g_end)
 {
+    *g_end = INFINITY;
     const kcbp2d_core *cy = &y->pts, *cx = &x->pts;
     double miny = INFINITY;
     for (uint32_t j = 0; j < cy->n; j++)
@@ -706,8 +749,6 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
     double gamma = kcbp_v2_dot(n, dd);
     double w = x->w, aw = fabs(w), w2 = w * w, w3 = w2 * w, w4 = w2 * w2, aw5 = w4 * aw;
     double dmax = 0, pmax = -INFINITY, neg2 = 0, neg3 = 0, *ab = x->lines4_abs;
-    for (int k = 0; k < 6; k++)
-        ab[k] = 0;
     sweep_line4 *l4 = x->lines4;
     kcbp_vec2 *l2 = x->lines;
     for (uint32_t i = 0; i < cx->n; i++) {
@@ -721,9 +762,10 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
         l2[i].y = fabs(beta) * aw5 * (1.0 / 120) * SPEED_PAD;
         dmax = MAX2(dmax, fabs(r.x) + fabs(r.y));
         pmax = MAX2(pmax, l4[i].p), neg2 = MAX2(neg2, -l4[i].a), neg3 = MAX2(neg3, -l4[i].b);
-        ab[1] = MAX2(ab[1], fabs(l4[i].q)), ab[2] = MAX2(ab[2], fabs(l4[i].a)), ab[3] = MAX2(ab[3], fabs(l4[i].b));
-        ab[4] = MAX2(ab[4], l2[i].x), ab[5] = MAX2(ab[5], l2[i].y);
     }
+    /* each order's magnitude, bounded through |alpha|, |beta| <= dmax */
+    ab[1] = dmax * aw + fabs(gamma), ab[2] = dmax * w2 * 0.5, ab[3] = dmax * aw * w2 * (1.0 / 6);
+    ab[4] = dmax * w4 * (1.0 / 24) * SPEED_PAD, ab[5] = dmax * aw5 * (1.0 / 120) * SPEED_PAD;
     x->lines4_pmax = pmax, x->lines4_neg2 = neg2, x->lines4_neg3 = neg3;
     /* rounding: alpha and beta are off by a few ulps of |r| and |c_X| (r
      * rounded once), each coefficient by a few ulps of itself (2^-44 of
@@ -731,15 +773,21 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
     double alw = 0x1p-46 * (dmax + fabs(px->trans.x) + fabs(px->trans.y)) + 0x1p-50 * mu / (aw > 0 ? aw : 1);
     if (!(aw > 0 && aw <= SWEEP2D_TURN_MAX) || !isfinite(alw))
         return 0;
-    fixed_ctx c = {x, miny, slack, alw, aw};
-    double g0 = fixed_gap_fn(&c, 0);
+    /* per power of h: 2^-44 of each order's magnitude, alw times w^k */
+    double *r = x->lines4_rem, wk = 1;
+    for (int k = 1; k <= 5; k++) {
+        wk *= aw;
+        r[k] = 0x1p-44 * ab[k] + alw * wk;
+    }
+    fixed_ctx c = {x, miny, slack};
+    double g0 = miny - pmax - slack; /* fixed_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;
-    return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS);
+    return bound_search(fixed_gap_fn, &c, g0, h0, SWEEP2D_CHORDS, target, g_end);
 }
 
 static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
-                           measure *out)
+                           double near, double near_d, measure *out)
 {
     if (!a->still || !a->pts_valid)
         pose_points(a, pa), a->pts_valid = true;
@@ -763,6 +811,8 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
     out->step = 0;
     out->have_points = false;
     out->win = -1;
+    out->land = INFINITY;
+    out->near = false;
     /* GJK found the cores overlapping (or too near to tell): left to the
      * exact test of the caller (lower stays -INFINITY) */
     if (!g.overlap) {
@@ -779,29 +829,53 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
             out->pa = kcbp_v2_add(g.pa, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), ca->r));
             out->pb = kcbp_v2_sub(g.pb, kcbp_v2_scale(kcbp_v2_scale(u, 1 / ul), cb->r));
             out->n = kcbp_v2_scale(u, 1 / ul);
+            if (near < INFINITY && out->dist <= near_d) { /* the last step's bound proved near: the exact test next */
+                out->lower = near;
+                out->near = true;
+                return;
+            }
             kcbp_vec2 un = kcbp_v2_scale(u, 1 / ul), dirs[2] = {un, un};
             int nd = 1;
-            /* the supports along u: GJK's last simplex holds them (its
-             * features, s[0] and s[n - 1]: the better of the two ends) */
             const kcbp2d_gjk_cache *gc = &out->gc;
-            uint32_t ia = gc->ia[0], ib = gc->ib[0];
-            if (gc->n == 2) {
-                if (kcbp_v2_dot(u, ca->v[gc->ia[1]]) > kcbp_v2_dot(u, ca->v[ia]))
-                    ia = gc->ia[1];
-                if (kcbp_v2_dot(u, cb->v[gc->ib[1]]) < kcbp_v2_dot(u, cb->v[ib]))
-                    ib = gc->ib[1];
-            }
-            if (gc->n < 1 || gc->n > 2)
-                ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
-            /* the edge normal nearest the closest points' direction:
-             * cos = (perp(e) . un) / |e|, compared by squares, so that only
-             * the winner is normalised (as edge_normal) */
             const kcbp2d_core *cc[4] = {ca, ca, cb, cb};
-            uint32_t ce[4] = {ca->n >= 2 ? (ia > 0 ? ia : ca->n) - 1 : 0, ia, cb->n >= 2 ? (ib > 0 ? ib : cb->n) - 1 : 0,
-                              ib};
+            uint32_t ce[4];
             double best_r = 0, best_l2 = 1;
             int win = -1;
-            for (int k = 0; k < 4; k++) {
+            /* a vertex against an edge of the last simplex (the usual case):
+             * that edge, whose normal is the closest points' direction (the
+             * search below would choose it), when its ends are adjacent */
+            if (gc->n == 2 && (gc->ia[0] == gc->ia[1]) != (gc->ib[0] == gc->ib[1])) {
+                int side = gc->ia[0] == gc->ia[1];
+                const kcbp2d_core *c = side ? cb : ca;
+                uint32_t e0 = side ? gc->ib[0] : gc->ia[0], e1 = side ? gc->ib[1] : gc->ia[1];
+                uint32_t edge = (e0 + 1 < c->n ? e0 + 1 : 0) == e1 ? e0 : (e1 + 1 < c->n ? e1 + 1 : 0) == e0 ? e1 : c->n;
+                if (c->n >= 3 && edge < c->n) {
+                    kcbp_vec2 ed = kcbp_v2_sub(c->v[edge + 1 < c->n ? edge + 1 : 0], c->v[edge]);
+                    double r = ed.y * un.x - ed.x * un.y;
+                    if (side ? r < 0 : r > 0)
+                        win = side ? 3 : 1, ce[win] = edge;
+                }
+            }
+            int search = win < 0 ? 4 : 0;
+            if (search) {
+                /* the supports along u: GJK's last simplex holds them (its
+                 * features, s[0] and s[n - 1]: the better of the two ends) */
+                uint32_t ia = gc->ia[0], ib = gc->ib[0];
+                if (gc->n == 2) {
+                    if (kcbp_v2_dot(u, ca->v[gc->ia[1]]) > kcbp_v2_dot(u, ca->v[ia]))
+                        ia = gc->ia[1];
+                    if (kcbp_v2_dot(u, cb->v[gc->ib[1]]) < kcbp_v2_dot(u, cb->v[ib]))
+                        ib = gc->ib[1];
+                }
+                if (gc->n < 1 || gc->n > 2)
+                    ia = support_of(ca, u), ib = support_of(cb, kcbp_v2_neg(u));
+                /* the edge normal nearest the closest points' direction:
+                 * cos = (perp(e) . un) / |e|, compared by squares, so that only
+                 * the winner is normalised (as edge_normal) */
+                ce[0] = ca->n >= 2 ? (ia > 0 ? ia : ca->n) - 1 : 0, ce[1] = ia;
+                ce[2] = cb->n >= 2 ? (ib > 0 ? ib : cb->n) - 1 : 0, ce[3] = ib;
+            }
+            for (int k = 0; k < search; k++) {
                 const kcbp2d_core *c = cc[k];
                 if (c->n < 2)
                     continue;
@@ -825,11 +899,22 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
              * most closing per unit t) */
             double amax[2] = {-INFINITY, -INFINITY}, bmin[2] = {INFINITY, INFINITY};
             kcbp_vec2 d0 = dirs[0], d1 = dirs[1];
-            for (uint32_t i = 0; i < ca->n; i++)
-                amax[0] = MAX2(amax[0], kcbp_v2_dot(d0, ca->v[i])), amax[1] = MAX2(amax[1], kcbp_v2_dot(d1, ca->v[i]));
-            for (uint32_t i = 0; i < cb->n; i++)
-                bmin[0] = MIN2(bmin[0], kcbp_v2_dot(d0, cb->v[i])), bmin[1] = MIN2(bmin[1], kcbp_v2_dot(d1, cb->v[i]));
-            for (int k = 0; k < nd; k++) {
+            int k0 = 0;
+            if (!search) { /* the simplex's edge: its normal alone (the closest points' direction up to their rounding) */
+                k0 = 1;
+                for (uint32_t i = 0; i < ca->n; i++)
+                    amax[1] = MAX2(amax[1], kcbp_v2_dot(d1, ca->v[i]));
+                for (uint32_t i = 0; i < cb->n; i++)
+                    bmin[1] = MIN2(bmin[1], kcbp_v2_dot(d1, cb->v[i]));
+            } else {
+                for (uint32_t i = 0; i < ca->n; i++)
+                    amax[0] = MAX2(amax[0], kcbp_v2_dot(d0, ca->v[i])),
+                    amax[1] = MAX2(amax[1], kcbp_v2_dot(d1, ca->v[i]));
+                for (uint32_t i = 0; i < cb->n; i++)
+                    bmin[0] = MIN2(bmin[0], kcbp_v2_dot(d0, cb->v[i])),
+                    bmin[1] = MIN2(bmin[1], kcbp_v2_dot(d1, cb->v[i]));
+            }
+            for (int k = k0; k < nd; k++) {
                 kcbp_vec2 n = dirs[k];
                 if (!(kcbp_v2_dot(n, u) > 0))
                     continue;
@@ -853,7 +938,7 @@ static void measure_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d
  * with a step its own bound proves. Skipped on a step that ends the sweep
  * (near contact, confirmed): the refined step is not taken there. */
 static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_pose *pb, double e, double spin,
-                          double mu, measure *out)
+                          double mu, double target, measure *out)
 {
     if (!out->have_points)
         return;
@@ -868,9 +953,10 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
         body *y = win >= 2 ? b : a, *x = win >= 2 ? a : b;
         if (y->w != 0 && x->w == 0) {
             kcbp_vec2 n0 = kcbp_v2_neg(edge_normal(cc[win], out->win_edge));
-            double hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu);
+            double ge, hs = rot_step(x, y, win >= 2 ? pb : pa, n0, out->step, rr + e, mu, target, &ge);
             rot_done = hs > out->step;
-            out->step = MAX2(out->step, hs);
+            if (rot_done)
+                out->step = hs, out->land = ge;
         }
     }
     /* Turning, the first-order step is short where the support
@@ -883,18 +969,25 @@ static void refine_convex(body *a, body *b, const kcbp2d_pose *pa, const kcbp2d_
     if (!rot_done && (a->w == 0) != (b->w == 0) && out->lower > 0 && out->step > 0 && out->step < 1) {
         body *x = a->w != 0 ? a : b, *y = a->w != 0 ? b : a;
         kcbp_vec2 nx = a->w != 0 ? out->n : kcbp_v2_neg(out->n); /* from X toward Y */
-        double hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu);
+        /* the still body's edge among the candidates: its normal, the exact
+         * axis of a contact of X's vertex with that edge (out->n may be the
+         * closest points' direction, whose error over the step left its end
+         * short of the stopping distance: 3.05 -> 3.00 steps) */
+        if (win >= 0 && (win >= 2) == (y == b))
+            nx = kcbp_v2_neg(edge_normal(cc[win], out->win_edge));
+        double ge, hs = fixed_step(x, y, a->w != 0 ? pa : pb, nx, out->step, rr + e, mu, target, &ge);
         rot_done = hs > out->step;
-        out->step = MAX2(out->step, hs);
+        if (rot_done)
+            out->step = hs, out->land = ge;
     }
     if (!rot_done && spin > 0 && out->lower > 0 && out->step > 0 && isfinite(out->step)) {
         double k = (a->w * a->w * a->rho + b->w * b->w * b->rho) * 0.5 * SPEED_PAD;
-        make_lines(a, pa, out->n);
-        make_lines(b, pb, out->n);
+        double amax = make_lines(a, pa, out->n, 1), bmin = make_lines(b, pb, out->n, -1);
         gap_ctx c = {a, b, k, rr + e, mu};
-        double g0 = gap_after_fn(&c, 0);
-        if (g0 > 0)
-            out->step = MAX2(out->step, bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS));
+        double g0 = (bmin - amax) - (rr + e); /* gap_after at 0 */
+        double ge = INFINITY, hs = g0 > 0 ? bound_search(gap_after_fn, &c, g0, out->step, SWEEP2D_CHORDS, target, &ge) : 0;
+        if (hs > out->step)
+            out->step = hs, out->land = ge;
     }
 }
 
@@ -1046,6 +1139,7 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     kcbp_vec2 last_normal = kcbp_v2_make(0, 1);
     measure m;
     memset(&m, 0, sizeof m);
+    m.land = INFINITY;
     kcbp2d_pose pa, pb;
     pa = a->pose0; /* a still A stays there */
     for (;;) {
@@ -1062,8 +1156,13 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
                        b->radius;
         double e = SWEEP2D_ERR * 0x1p-53 * reach;
         double stop_d = MAX2(mu * o.t_tolerance, 2 * e);
+        /* the last step's bound at its end, less the rounding of t: when
+         * within half the stopping distance, GJK alone (for the report's
+         * points), then the exact test; measured in full if that fails */
+        double near = m.land - 0x1p-51 * mu;
+        near = convex && near <= SWEEP2D_TARGET * stop_d ? near : INFINITY;
         if (convex)
-            measure_convex(a, b, &pa, &pb, e, spin, &m);
+            measure_convex(a, b, &pa, &pb, e, spin, near, stop_d, &m);
         else if ((st = measure_models(a, b, &pa, &pb, e, mu, &m, err)) != KCBP_OK)
             return st;
         r.distance_queries++;
@@ -1081,11 +1180,20 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
              * Testing t first cost a full exact test on most turning hits,
              * whose bounds end the steps at the distance e, apart. */
             bool confirmed = false;
-            st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), m.n, &confirmed, err);
+            /* A's vertex against B's edge: A's vertex in B is the witness to try first */
+            bool a_first = convex && m.gc.n == 2 && m.gc.ia[0] == m.gc.ia[1] && m.gc.ib[0] != m.gc.ib[1];
+            st = touching_at(a, b, fmin(1.0, t + o.t_tolerance), m.n, a_first, &confirmed, err);
             if (st == KCBP_OK && !confirmed && m.dist <= 2 * e)
-                st = touching_at(a, b, t, m.n, &confirmed, err);
+                st = touching_at(a, b, t, m.n, a_first, &confirmed, err);
             if (st != KCBP_OK)
                 return st;
+            if (!confirmed && m.near) {
+                measure_convex(a, b, &pa, &pb, e, spin, INFINITY, stop_d, &m); /* poses both again */
+                if (m.lower > stop_d)
+                    goto refine;
+                if (m.have_points)
+                    measure_points(a, b, &m);
+            }
             if (confirmed || confirm_left == 0 || !(m.lower > 0)) {
                 r.hit = true;
                 r.confirmed = confirmed;
@@ -1101,8 +1209,9 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
             if (convex && !b->still)
                 pose_points(b, &pb);
         }
+    refine:
         if (convex)
-            refine_convex(a, b, &pa, &pb, e, spin, mu, &m);
+            refine_convex(a, b, &pa, &pb, e, spin, mu, stop_d * SWEEP2D_TARGET, &m);
         /* [t, t + step) is proven free of contact. */
         double step = m.step;
         if (!(t + step <= 1)) {

@@ -123,14 +123,14 @@ static void same_subtree(const kcbp_boxtree *a, uint32_t i, const kcbp_boxtree *
 static void test_boxtree_on_threads(void **state)
 {
     (void)state;
-    enum { N = 400 };
+    enum { N = 1500 }; /* above the size from which the build goes to the threads (boxtree_tasks.c) */
     kcbp_aabb *boxes = malloc(N * sizeof *boxes);
     assert_non_null(boxes);
     kcbp_pool *pools[3];
     for (unsigned k = 0; k < 3; k++)
         assert_int_equal(kcbp_pool_new(k, &pools[k], NULL), KCBP_OK);
     test_rng r = {11};
-    const uint32_t sizes[] = {0, 1, 4, 5, 9, 17, 40, 123, N};
+    const uint32_t sizes[] = {0, 1, 4, 5, 9, 17, 40, 123, 400, 1023, 1024, N};
     for (int kind = 0; kind < 3; kind++) {
         for (int i = 0; i < N; i++) {
             if (kind == 0) { /* (one draw per statement: the same boxes whatever the compiler) */
@@ -145,7 +145,7 @@ static void test_boxtree_on_threads(void **state)
             } else if (kind == 1) {
                 boxes[i] = (kcbp_aabb){{0, 0, 0}, {1, 1, 1}};
             } else {
-                double x = ldexp(1.0, i / 2);
+                double x = ldexp(1.0, (i % 400) / 2);
                 boxes[i] = (kcbp_aabb){{x, 0, 0}, {x * 1.01, 1, 1}};
             }
         }
@@ -190,7 +190,7 @@ static void test_boxtree_on_threads(void **state)
 static void test_broadphase_vs_all_pairs(void **state)
 {
     (void)state;
-    enum { N = 400 };
+    enum { N = 1500 }; /* above the size from which the build goes to the threads (boxtree_tasks.c) */
     kcbp_aabb *boxes = malloc(N * sizeof *boxes);
     kcbp_vec3 *vel = malloc(N * sizeof *vel);
     assert_non_null(boxes);

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <kcbp/pose2d.h>
 #include <kcbp/shape2d.h>
@@ -50,11 +51,12 @@ kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcb
 kcbp_status kcbp2d_core_finish(kcbp2d_core *c, kcbp_error *err);
 /* Frees the core's heap vertices, if any (inline: the common core has
  * none, and a call to free(NULL) per core was 1% of a 2D distance). */
-void kcbp2d_core_free_heap(kcbp2d_core *c);
 static inline void kcbp2d_core_free(kcbp2d_core *c)
 {
-    if (c->heap)
-        kcbp2d_core_free_heap(c);
+    if (c->heap) {
+        free(c->heap);
+        c->heap = NULL;
+    }
 }
 
 static inline kcbp_v2 kcbp2d_pv(kcbp_vec2 p)

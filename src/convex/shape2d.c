@@ -226,12 +226,6 @@ kcbp_status kcbp2d_shape_check(const kcbp2d_shape *s, kcbp_error *err) { return 
 
 /* ---- posed cores ------------------------------------------------------- */
 
-void kcbp2d_core_free_heap(kcbp2d_core *c)
-{
-    free(c->heap);
-    c->heap = NULL;
-}
-
 /* The shape's core vertices moved by the pose into c (v, n, r), without
  * the convexity step; nothing allocated on failure. For a polygon, its
  * points are checked while they are moved (one pass): a bad one is named

@@ -87,17 +87,9 @@ static bool write_page(FILE *out, const char *cmd, const kcbp_html2d_outline *oa
     free(full);
     kcbp_html2d_svg_open(out, &f, !strcmp(cmd, "collide") ? "collide" : "distance");
     uint32_t ca = kcbp_view_color(0), cb = kcbp_view_color(1);
+    kcbp_html2d_put_body(out, &f, oa, "kcbp-a", ca, false);
+    kcbp_html2d_put_body(out, &f, ob, "kcbp-b", cb, false);
     char attrs[256];
-    snprintf(attrs, sizeof attrs,
-             "id=\"kcbp-a\" fill=\"#%06x\" fill-opacity=\"0.35\" stroke=\"#%06x\" stroke-width=\"1.5\" "
-             "vector-effect=\"non-scaling-stroke\"",
-             (unsigned)ca, (unsigned)ca);
-    kcbp_html2d_put_outline(out, &f, oa, attrs);
-    snprintf(attrs, sizeof attrs,
-             "id=\"kcbp-b\" fill=\"#%06x\" fill-opacity=\"0.35\" stroke=\"#%06x\" stroke-width=\"1.5\" "
-             "vector-effect=\"non-scaling-stroke\"",
-             (unsigned)cb, (unsigned)cb);
-    kcbp_html2d_put_outline(out, &f, ob, attrs);
     if (overlap) { /* B clipped to A: where they overlap */
         fputs("<clipPath id=\"kcbp-clip-a\">\n", out);
         kcbp_html2d_put_outline(out, &f, oa, "clip-rule=\"evenodd\"");

@@ -387,3 +387,14 @@ int kcbp_html2d_write_file(const char *path, bool (*write)(FILE *out, void *ctx)
     fprintf(stderr, "kcbp: %s\n", err.msg);
     return KCBP_EXIT_NOMEM;
 }
+
+void kcbp_html2d_put_body(FILE *out, const kcbp_html2d_frame *f, const kcbp_html2d_outline *o, const char *id,
+                          uint32_t rgb, bool faint)
+{
+    char attrs[256];
+    snprintf(attrs, sizeof attrs,
+             "id=\"%s\" fill=\"#%06x\" fill-opacity=\"%s\" stroke=\"#%06x\" stroke-width=\"1.5\"%s "
+             "vector-effect=\"non-scaling-stroke\"",
+             id, (unsigned)rgb, faint ? "0.08" : "0.35", (unsigned)rgb, faint ? " stroke-dasharray=\"6 4\"" : "");
+    kcbp_html2d_put_outline(out, f, o, attrs);
+}

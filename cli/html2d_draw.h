@@ -50,6 +50,10 @@ void kcbp_html2d_put_xy(FILE *out, const kcbp_html2d_frame *f, kcbp_vec2 p);
 /* The outline as one element (a circle, or a path of rings filled
  * even-odd, a shape's arcs exact) with attributes attrs. */
 void kcbp_html2d_put_outline(FILE *out, const kcbp_html2d_frame *f, const kcbp_html2d_outline *o, const char *attrs);
+/* A body's outline filled in its colour rgb (faint: lighter, dashed, as
+ * a sweep's start and end), with the SVG id given. */
+void kcbp_html2d_put_body(FILE *out, const kcbp_html2d_frame *f, const kcbp_html2d_outline *o, const char *id,
+                          uint32_t rgb, bool faint);
 /* Text escaped for HTML and XML. */
 void kcbp_html2d_put_text(FILE *out, const char *s);
 /* An arrow on the page (page units) from (x0, y0) to (x1, y1), its head

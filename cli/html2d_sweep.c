@@ -31,17 +31,6 @@ typedef struct {
     const char *text;
 } sweep_page;
 
-static void put_b(FILE *out, const kcbp_html2d_frame *f, const kcbp_html2d_outline *o, const char *id, uint32_t rgb,
-                  bool faint)
-{
-    char attrs[256];
-    snprintf(attrs, sizeof attrs,
-             "id=\"%s\" fill=\"#%06x\" fill-opacity=\"%s\" stroke=\"#%06x\" stroke-width=\"1.5\"%s "
-             "vector-effect=\"non-scaling-stroke\"",
-             id, (unsigned)rgb, faint ? "0.08" : "0.35", (unsigned)rgb, faint ? " stroke-dasharray=\"6 4\"" : "");
-    kcbp_html2d_put_outline(out, f, o, attrs);
-}
-
 static bool write_sweep(FILE *out, void *ctx)
 {
     const sweep_page *p = ctx;
@@ -79,16 +68,11 @@ static bool write_sweep(FILE *out, void *ctx)
     kcbp_html2d_svg_open(out, &f, "sweep");
 
     uint32_t ca = kcbp_view_color(0), cb = kcbp_view_color(1);
-    char attrs[256];
-    snprintf(attrs, sizeof attrs,
-             "id=\"kcbp-a\" fill=\"#%06x\" fill-opacity=\"0.35\" stroke=\"#%06x\" stroke-width=\"1.5\" "
-             "vector-effect=\"non-scaling-stroke\"",
-             (unsigned)ca, (unsigned)ca);
-    kcbp_html2d_put_outline(out, &f, p->a, attrs);
-    put_b(out, &f, p->from, "kcbp-b-from", cb, true);
-    put_b(out, &f, p->to, "kcbp-b-to", cb, true);
+    kcbp_html2d_put_body(out, &f, p->a, "kcbp-a", ca, false);
+    kcbp_html2d_put_body(out, &f, p->from, "kcbp-b-from", cb, true);
+    kcbp_html2d_put_body(out, &f, p->to, "kcbp-b-to", cb, true);
     if (hit)
-        put_b(out, &f, p->hit, "kcbp-b", cb, false);
+        kcbp_html2d_put_body(out, &f, p->hit, "kcbp-b", cb, false);
     fprintf(out, "<path id=\"kcbp-path\" fill=\"none\" stroke=\"#222222\" stroke-width=\"1.5\" "
                  "stroke-dasharray=\"2 3\" vector-effect=\"non-scaling-stroke\" d=\"");
     for (uint32_t i = 0; i < p->npath; i++) {

@@ -622,14 +622,15 @@ static double rot_gap(const body *x, double h, double miny, double slack)
     return miny - (MAX2(m, m0) + rem) - slack;
 }
 
+/* What a step's gap bound (rot_gap, fixed_gap) reads, for bound_search. */
 typedef struct {
     const body *x;
     double miny, slack;
-} rot_ctx;
+} step_ctx;
 
 static double rot_gap_fn(const void *ctx, double h)
 {
-    const rot_ctx *c = ctx;
+    const step_ctx *c = ctx;
     return rot_gap(c->x, h, c->miny, c->slack);
 }
 
@@ -685,7 +686,7 @@ static double rot_step(body *x, const body *y, const kcbp2d_pose *py, kcbp_vec2 
         r[k] = 0x1p-44 * ab[k] + (k <= 5 ? alw * wk : 0);
     }
     r[1] += 0x1p-50 * mu, r[5] += ab[5], r[6] += ab[6];
-    rot_ctx c = {x, miny, slack};
+    step_ctx c = {x, miny, slack};
     double g0 = miny - pmax - slack; /* rot_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;
@@ -726,14 +727,9 @@ static double fixed_gap(const body *x, double h, double miny, double slack)
     return miny - MAX2(m_h, m_0) - slack - err;
 }
 
-typedef struct {
-    const body *x;
-    double miny, slack;
-} fixed_ctx;
-
 static double fixed_gap_fn(const void *ctx, double h)
 {
-    const fixed_ctx *c = ctx;
+    const step_ctx *c = ctx;
     return fixed_gap(c->x, h, c->miny, c->slack);
 }
 
@@ -779,7 +775,7 @@ static double fixed_step(body *x, const body *y, const kcbp2d_pose *px, kcbp_vec
         wk *= aw;
         r[k] = 0x1p-44 * ab[k] + alw * wk;
     }
-    fixed_ctx c = {x, miny, slack};
+    step_ctx c = {x, miny, slack};
     double g0 = miny - pmax - slack; /* fixed_gap at 0 (where finite: else g(h0) is not positive) */
     if (!(g0 > 0))
         return 0;

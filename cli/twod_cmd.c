@@ -342,9 +342,10 @@ static int answer(const char *cmd, const args2d *a, const input2d *ia_in, const 
             if (ds == KCBP_OK && dr.collide) {
                 /* the certified bracket (polygon2d.h); swapped inputs move A instead: the opposite way */
                 kcbp_vec2 n = swap ? kcbp_v2_neg(dr.normal) : dr.normal;
-                cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString("bracketed"));
-                cJSON_AddNumberToObject(out, "signed_distance", -dr.depth_upper);
-                cJSON_AddNumberToObject(out, "depth", dr.depth_upper);
+                /* as the 3D meshes' report: touching within the tolerance reads as depth 0 */
+                cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString(dr.touching ? "touching" : "bracketed"));
+                cJSON_AddNumberToObject(out, "signed_distance", dr.touching ? 0 : -dr.depth_upper);
+                cJSON_AddNumberToObject(out, "depth", dr.touching ? 0 : dr.depth_upper);
                 cJSON_AddNumberToObject(out, "depth_lower", dr.depth_lower);
                 cJSON_AddNumberToObject(out, "depth_upper", dr.depth_upper);
                 cJSON_AddItemToObject(out, "normal", kcbp_cli_2d_vec2(n));

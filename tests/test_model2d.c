@@ -549,7 +549,8 @@ static void test_depth_bracket(void **state)
         assert_int_equal(kcbp2d_model_depth(a, &id, b, &pb, &o, &dr, NULL), KCBP_OK);
         if (dr.collide) {
             assert_true(dr.depth_lower >= 0 && dr.depth_lower <= dr.depth_upper && isfinite(dr.depth_upper));
-            /* the translation: apart, exactly */
+            /* the translation: apart, exactly (random regions never just touch) */
+            assert_false(dr.touching);
             kcbp2d_pose moved = pb;
             moved.trans = kcbp_v2_add(pb.trans, dr.translation);
             kcbp2d_model_collide_result cr;
@@ -557,7 +558,8 @@ static void test_depth_bracket(void **state)
             assert_false(cr.collide);
             if (exact >= 0) {
                 assert_true(dr.depth_lower <= exact + 1e-12 && exact <= dr.depth_upper + 1e-12);
-                assert_true(dr.depth_upper <= 1.3 * exact + 1e-9); /* 16 directions */
+                /* every edge normal is tried: the SAT minimum's own direction */
+                assert_true(dr.depth_upper <= exact + 1e-8); /* the bisections: reach / 64 / 2^24 */
                 convex_checked++;
             }
             lower_positive += dr.depth_lower > 0;
@@ -637,6 +639,200 @@ static void test_shape_depth_bracket(void **state)
     assert_true(ratios[nratios / 2] <= 1.10);
 }
 
+/* ---- touching versus overlapping (interiors) ------------------------------------
+ *
+ * Rectilinear regions on the integer grid, B moved by whole steps: their
+ * interiors meet exactly when some unit cell's centre lies inside both
+ * (brute parity; a centre is on no edge). kcbp2d_model_depth must answer
+ * touching (depth 0) exactly when the boundaries meet and no cell does. */
+
+/* A ring of grid points, consecutive duplicates dropped, reversed when rev. */
+static uint32_t grid_ring(kcbp_vec2 *out, const int (*xy)[2], uint32_t n, int ox, int oy, bool rev)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        kcbp_vec2 q = kcbp_v2_make(xy[i][0] + ox, xy[i][1] + oy);
+        if (k && out[k - 1].x == q.x && out[k - 1].y == q.y)
+            continue;
+        out[k++] = q;
+    }
+    if (k > 1 && out[k - 1].x == out[0].x && out[k - 1].y == out[0].y)
+        k--;
+    for (uint32_t i = 0; rev && i < k / 2; i++) {
+        kcbp_vec2 t = out[i];
+        out[i] = out[k - 1 - i], out[k - 1 - i] = t;
+    }
+    return k;
+}
+
+/* A histogram (columns of heights 1..4) or a frame with a hole. */
+static void grid_region(test_rng *r, region *g)
+{
+    int xy[32][2];
+    uint32_t n = 0;
+    int ox = (int)(test_rng_uniform(r) * 3), oy = (int)(test_rng_uniform(r) * 3);
+    if (test_rng_uniform(r) < 0.6) {
+        int w = 1 + (int)(test_rng_uniform(r) * 5), h[6];
+        for (int i = 0; i < w; i++)
+            h[i] = 1 + (int)(test_rng_uniform(r) * 4);
+        xy[n][0] = 0, xy[n++][1] = 0;
+        xy[n][0] = w, xy[n++][1] = 0;
+        for (int i = w - 1; i >= 0; i--) {
+            xy[n][0] = i + 1, xy[n++][1] = h[i];
+            xy[n][0] = i, xy[n++][1] = h[i];
+        }
+        g->ring_end[0] = grid_ring(g->pts, (const int(*)[2])xy, n, ox, oy, test_rng_uniform(r) < 0.5);
+        g->nrings = 1;
+    } else {
+        int w = 3 + (int)(test_rng_uniform(r) * 4), h = 3 + (int)(test_rng_uniform(r) * 4);
+        int x0 = 1 + (int)(test_rng_uniform(r) * (w - 2)), y0 = 1 + (int)(test_rng_uniform(r) * (h - 2));
+        int x1 = x0 + 1 + (int)(test_rng_uniform(r) * (w - 1 - x0)), y1 = y0 + 1 + (int)(test_rng_uniform(r) * (h - 1 - y0));
+        const int outer[4][2] = {{0, 0}, {w, 0}, {w, h}, {0, h}};
+        const int inner[4][2] = {{x0, y0}, {x0, y1}, {x1, y1}, {x1, y0}};
+        uint32_t k = grid_ring(g->pts, outer, 4, ox, oy, test_rng_uniform(r) < 0.5);
+        g->ring_end[0] = k;
+        g->ring_end[1] = k + grid_ring(g->pts + k, inner, 4, ox, oy, test_rng_uniform(r) < 0.5);
+        g->nrings = 2;
+    }
+    g->polygon_end[0] = g->nrings;
+    g->npolygons = 1;
+}
+
+static bool grid_interiors_meet(const kcbp2d_model *a, const kcbp2d_model *b, const kcbp2d_pose *pb)
+{
+    posed pa = pose_model(a, NULL), pq = pose_model(b, pb);
+    bool meet = false;
+    for (int x = -8; x < 16 && !meet; x++)
+        for (int y = -8; y < 16 && !meet; y++) {
+            kcbp_vec2 c = kcbp_v2_make(x + 0.5, y + 0.5);
+            meet = brute_inside(c, &pa) && brute_inside(c, &pq);
+        }
+    free(pa.v), free(pq.v);
+    return meet;
+}
+
+static void test_depth_touching_exact(void **state)
+{
+    (void)state;
+    test_rng r = {4242};
+    static region ga, gb;
+    int touching = 0, overlapping = 0;
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    for (int trial = 0; trial < 1500; trial++) {
+        grid_region(&r, &ga);
+        grid_region(&r, &gb);
+        kcbp2d_model *a = build(&ga), *b = build(&gb);
+        kcbp2d_pose pb;
+        int tx = (int)(test_rng_uniform(&r) * 9) - 4, ty = (int)(test_rng_uniform(&r) * 9) - 4;
+        assert_int_equal(kcbp2d_pose_from_angle(tx, ty, 0, &pb, NULL), KCBP_OK);
+        kcbp2d_model_collide_result cr;
+        assert_int_equal(kcbp2d_model_collide(a, &id, b, &pb, NULL, &cr, NULL), KCBP_OK);
+        kcbp2d_model_depth_result dr;
+        kcbp2d_model_depth_options o = kcbp2d_model_depth_options_default();
+        o.directions = 8, o.grid = 4;
+        assert_int_equal(kcbp2d_model_depth(a, &id, b, &pb, &o, &dr, NULL), KCBP_OK);
+        assert_int_equal(dr.collide, cr.collide);
+        if (cr.collide) {
+            bool meet = grid_interiors_meet(a, b, &pb);
+            if (meet != !dr.touching)
+                print_error("trial %d: interiors %s, touching %d\n", trial, meet ? "meet" : "apart", dr.touching);
+            assert_int_equal(meet, !dr.touching);
+            if (dr.touching) {
+                assert_true(dr.depth_upper == 0 && dr.depth_lower == 0);
+                touching++;
+            } else {
+                /* a rectilinear overlap of whole cells: B must move at least a cell's
+                 * worth along some axis, at most as far as the search found */
+                assert_true(dr.depth_upper >= 1 - 1e-9 && dr.depth_lower <= dr.depth_upper);
+                overlapping++;
+            }
+        }
+        kcbp2d_model_free(a);
+        kcbp2d_model_free(b);
+    }
+    assert_true(touching > 100 && overlapping > 100);
+}
+
+/* Constructions named in issue 35: a region in another's hole, filling
+ * it (touching); poking into the material (overlapping); a multipolygon
+ * touching outside with a part inside (overlapping); identical regions. */
+static void test_depth_touching_constructions(void **state)
+{
+    (void)state;
+    static const int frame[4][2] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}}, hole[4][2] = {{2, 2}, {2, 8}, {8, 8}, {8, 2}};
+    static const int fill[4][2] = {{2, 2}, {8, 2}, {8, 8}, {2, 8}}, poke[4][2] = {{2, 2}, {9, 2}, {9, 8}, {2, 8}};
+    static const int corner[4][2] = {{10, 10}, {12, 10}, {12, 12}, {10, 12}}, tri[3][2] = {{5, 10}, {7, 13}, {3, 13}};
+    static const int inside[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}}, half[4][2] = {{5, 8}, {6, 8}, {6, 9}, {5, 9}};
+    region ga, gb;
+    uint32_t k = grid_ring(ga.pts, frame, 4, 0, 0, false);
+    ga.ring_end[0] = k, ga.ring_end[1] = k + grid_ring(ga.pts + k, hole, 4, 0, 0, false);
+    ga.nrings = 2, ga.polygon_end[0] = 2, ga.npolygons = 1;
+    kcbp2d_model *a = build(&ga);
+    struct {
+        const int (*xy)[2];
+        uint32_t n;
+        int ox, oy;
+        bool touching;
+        const int (*xy2)[2]; /* a second polygon, or NULL */
+        int ox2, oy2;
+    } cases[] = {
+        {fill, 4, 0, 0, true, NULL, 0, 0},      /* fills the hole exactly */
+        {inside, 4, 3, 3, false, NULL, 0, 0},   /* wholly in the hole: collide false */
+        {inside, 4, 2, 3, true, NULL, 0, 0},    /* in the hole, on its wall */
+        {inside, 4, 1, 3, false, NULL, 0, 0},   /* half in the wall */
+        {poke, 4, 0, 0, false, NULL, 0, 0},     /* one column into the wall */
+        {corner, 4, 0, 0, true, NULL, 0, 0},    /* corner to corner */
+        {tri, 3, 0, 0, true, NULL, 0, 0},       /* a tip on the top edge */
+        {tri, 3, 0, -1, false, NULL, 0, 0},     /* the tip into the wall */
+        {frame, 4, 10, 0, true, NULL, 0, 0},    /* edge to edge */
+        {frame, 4, 0, 0, false, NULL, 0, 0},    /* the outline of A, filled */
+        {corner, 4, 0, 0, false, half, 0, 0},   /* touching outside, and a part inside the wall */
+        {corner, 4, 0, 0, true, half, 0, -2},   /* touching outside, and a part in the hole on its wall */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        region gb2;
+        k = grid_ring(gb2.pts, cases[i].xy, cases[i].n, cases[i].ox, cases[i].oy, i % 2 == 1);
+        gb2.ring_end[0] = k, gb2.nrings = 1, gb2.polygon_end[0] = 1, gb2.npolygons = 1;
+        if (cases[i].xy2) {
+            gb2.ring_end[1] = k + grid_ring(gb2.pts + k, cases[i].xy2, 4, cases[i].ox2, cases[i].oy2, false);
+            gb2.nrings = 2, gb2.polygon_end[0] = 1, gb2.polygon_end[1] = 2, gb2.npolygons = 2;
+        }
+        gb = gb2;
+        kcbp2d_model *b = build(&gb);
+        kcbp2d_pose id = kcbp2d_pose_identity();
+        kcbp2d_model_depth_result dr;
+        assert_int_equal(kcbp2d_model_depth(a, &id, b, &id, NULL, &dr, NULL), KCBP_OK);
+        bool expect_collide = !(i == 1);
+        if (dr.collide != expect_collide || (dr.collide && dr.touching != cases[i].touching))
+            print_error("case %zu: collide %d touching %d depth_upper %g\n", i, dr.collide, dr.touching,
+                        dr.depth_upper);
+        assert_int_equal(dr.collide, expect_collide);
+        if (dr.collide)
+            assert_int_equal(dr.touching, cases[i].touching);
+        if (cases[i].xy != tri) /* the oracle sees whole cells only */
+            assert_int_equal(grid_interiors_meet(a, b, &id), expect_collide && !cases[i].touching);
+        kcbp2d_model_free(b);
+    }
+    kcbp2d_model_free(a);
+    /* one square against itself, either orientation: only the corners' equal
+     * sectors show the overlap; and beside itself, on a shared edge */
+    for (int rev = 0; rev < 2; rev++)
+        for (int dx = 0; dx <= 6; dx += 6) {
+            region g1, g2;
+            g1.ring_end[0] = grid_ring(g1.pts, fill, 4, 0, 0, false);
+            g2.ring_end[0] = grid_ring(g2.pts, fill, 4, dx, 0, rev);
+            g1.nrings = g2.nrings = 1, g1.polygon_end[0] = g2.polygon_end[0] = 1, g1.npolygons = g2.npolygons = 1;
+            kcbp2d_model *s1 = build(&g1), *s2 = build(&g2);
+            kcbp2d_pose id = kcbp2d_pose_identity();
+            kcbp2d_model_depth_result dr;
+            assert_int_equal(kcbp2d_model_depth(s1, &id, s2, &id, NULL, &dr, NULL), KCBP_OK);
+            assert_true(dr.collide);
+            assert_int_equal(dr.touching, dx != 0);
+            kcbp2d_model_free(s1);
+            kcbp2d_model_free(s2);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -648,6 +844,8 @@ int main(void)
         cmocka_unit_test(test_model_vs_shapes),
         cmocka_unit_test(test_depth_bracket),
         cmocka_unit_test(test_shape_depth_bracket),
+        cmocka_unit_test(test_depth_touching_exact),
+        cmocka_unit_test(test_depth_touching_constructions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -222,6 +222,20 @@ static inline kcbp_status kcbp2d_model_distance(const kcbp2d_model *a, const kcb
  *     inside A and one of r_b inside B around c: no shorter translation
  *     makes them disjoint); c is the best of a grid x grid lattice over
  *     the overlap of the boxes. 0 when no lattice point proves anything.
+ * The directions tried first are the edge normals, both ways, of every
+ * edge when the models have at most 128 edges together (two convex
+ * polygons' depth is then found along its own direction, to the
+ * bisections' width), else of the first 16 meeting edge pairs; then the
+ * evenly spread ones. A direction apart at every length its bisections
+ * tried is bisected on to a width of KCBP2D_TOUCH_REL_TOL / 4 times the
+ * scale.
+ *   touching: two built models whose boundaries meet but whose interiors
+ *     do not (a shared edge, a region filling another's hole, a tip on an
+ *     edge) are touching, exactly (orient2d signs of the sectors where a
+ *     vertex of one lies on the other's boundary, no proper crossing, no
+ *     ring inside the other): depth 0, everything else 0. A model against
+ *     a shape is touching when depth_upper <= KCBP2D_TOUCH_REL_TOL times
+ *     the scale (then depth_lower is 0).
  * Coordinates are those of collide (B carried into A's frame). Not
  * colliding: collide false and everything 0. The bracket narrows with
  * more directions, bisections and grid points. */
@@ -249,6 +263,8 @@ typedef struct {
     kcbp_vec2 lower_center; /* world frame, when depth_lower > 0 */
     double lower_radius_a, lower_radius_b;
     int steps;              /* collide tests and lattice points */
+    double scale;           /* the pair's scale: the models' and the radius's extents plus the pose gap */
+    bool touching;          /* the interiors do not meet (above): depth 0 (KCBP2D_TOUCH_REL_TOL: distance2d.h) */
 } kcbp2d_model_depth_result;
 
 KCBP_API kcbp_status kcbp2d_model_depth_sized(const kcbp2d_model *a, const kcbp2d_pose *pose_a,

@@ -686,7 +686,8 @@ def pair_signed(a, pa, b, pb):
     """(signed distance, point_a, point_b, edge_a, edge_b, normal, status)
     in the caller's order: for two shapes kcbp2d_distance's exact depth;
     with a model, minus the bracket's upper bound when they collide (the
-    points are then where they meet, or None for containment)."""
+    points are then where they meet, or None for containment), or 0 and
+    "touching" when only their boundaries meet."""
     col, d, p_a, p_b, ea, eb, r = pair_distance(a, pa, b, pb)
     if not a.is_model and not b.is_model:
         status = lib.kcbp2d_distance_status_name(r.status).decode()
@@ -697,7 +698,9 @@ def pair_signed(a, pa, b, pb):
         dx, dy = p_b[0] - p_a[0], p_b[1] - p_a[1]
         length = math.hypot(dx, dy)
         return d, p_a, p_b, ea, eb, [dx / length, dy / length] if length > 0 else [0.0, 0.0], "apart"
-    _, lower, upper, n, centre, _ = pair_depth(a, pa, b, pb)
+    _, lower, upper, n, centre, r = pair_depth(a, pa, b, pb)
+    if r.touching:  # the boundaries meet, the interiors do not: depth 0
+        return 0.0, p_a, p_b, ea, eb, n, "touching"
     if p_a is None:  # one inside the other: the bracket's point inside both
         p_a = p_b = centre
     return -upper, p_a, p_b, ea, eb, n, "bracketed"
@@ -769,8 +772,10 @@ def distance(a, b, pose_a=None, pose_b=None, max_distance=None, signed=False) ->
                            translation=[r.normal.x * r.depth + 0.0, r.normal.y * r.depth + 0.0])
             elif col:
                 _, lower, upper, n, centre, dr = pair_depth(a, pa, b, pb)
-                out.update(status="bracketed", distance=-upper, depth=upper, depth_lower=lower, depth_upper=upper,
-                           normal=n, translation=[n[0] * upper + 0.0, n[1] * upper + 0.0])
+                depth = 0.0 if dr.touching else upper  # touching: only the boundaries meet (as the CLI)
+                out.update(status="touching" if dr.touching else "bracketed", distance=-depth, depth=depth,
+                           depth_lower=lower, depth_upper=upper, normal=n,
+                           translation=[n[0] * upper + 0.0, n[1] * upper + 0.0])
                 if lower > 0:
                     out["lower"] = {"center": centre, "radius_a": dr.lower_radius_a, "radius_b": dr.lower_radius_b}
             else:

@@ -75,7 +75,7 @@ def types():
     t.DepthResult = s("kcbp2d_model_depth_result", [
         ("collide", c_bool), ("depth_lower", c_double), ("depth_upper", c_double), ("translation", Vec2),
         ("normal", Vec2), ("lower_center", Vec2), ("lower_radius_a", c_double), ("lower_radius_b", c_double),
-        ("steps", c_int)])
+        ("steps", c_int), ("scale", c_double), ("touching", c_bool)])
     E = P(_lib.ErrorStruct)
     St = c_int
     Po = P(Pose2)

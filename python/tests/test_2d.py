@@ -258,6 +258,14 @@ def test_near_touching_and_touching_constructions(scale):
         assert r["contained"] == "none"
     r = kcbp.collide(H, small, pose_b=(-1.5 * scale, -1.5 * scale, 0.0))
     assert r["collide"] and r["contained"] == "b_in_a" and r["contacts"] == []
+    # signed: touching (depth 0) where only the boundaries meet, a bracket where the interiors do
+    d = kcbp.distance(A, A, pose_b=(scale, 0.5 * scale, 0.0), signed=True)
+    assert d["status"] == "touching" and d["distance"] == 0 and d["depth"] == 0
+    d = kcbp.distance(H, kcbp.Polygon(hole), signed=True)  # fills the hole exactly
+    assert d["status"] == "touching" and d["depth"] == 0
+    d = kcbp.distance(H, small, pose_b=(-0.25 * scale, 0.25 * scale, 0.0), signed=True)  # half in the wall
+    assert d["status"] == "bracketed" and d["depth_lower"] <= 0.25 * scale * (1 + 1e-12)
+    assert 0.25 * scale * (1 - 1e-12) <= d["depth_upper"] <= 0.25 * scale * (1 + 1e-9)  # the wall's edge normal
 
 
 def sat_depth(pa, pb):

@@ -65,7 +65,7 @@ static const layout_entry entries[] = {
     F(kcbp2d_model_depth_result, depth_upper), F(kcbp2d_model_depth_result, translation),
     F(kcbp2d_model_depth_result, normal), F(kcbp2d_model_depth_result, lower_center),
     F(kcbp2d_model_depth_result, lower_radius_a), F(kcbp2d_model_depth_result, lower_radius_b),
-    F(kcbp2d_model_depth_result, steps),
+    F(kcbp2d_model_depth_result, steps), F(kcbp2d_model_depth_result, scale), F(kcbp2d_model_depth_result, touching),
     S(kcbp2d_motion), F(kcbp2d_motion, from), F(kcbp2d_motion, to), F(kcbp2d_motion, from_deg),
     F(kcbp2d_motion, to_deg),
     S(kcbp2d_sweep_options), F(kcbp2d_sweep_options, size), F(kcbp2d_sweep_options, t_tolerance),

@@ -1,6 +1,7 @@
 /* Non-convex 2D models: building, checking, exact collision and distance
  * (include/kcbp/polygon2d.h). */
 #include <kcbp/polygon2d.h>
+#include <kcbp/distance2d.h>
 
 #include <math.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@ struct kcbp2d_model {
     uint32_t nv;
     uint32_t *next;       /* edge i: v[i] -> v[next[i]] */
     uint32_t *ring_first; /* ring r starts at vertex ring_first[r] */
+    uint8_t *ring_left;   /* ring r has the region on its left (built models; NULL for a shape's core) */
     uint32_t nrings;
     kcbp2d_tree tree;
     double scale;         /* max |coordinate| */
@@ -43,6 +45,7 @@ void kcbp2d_model_free(kcbp2d_model *m)
     free(m->v);
     free(m->next);
     free(m->ring_first);
+    free(m->ring_left);
     kcbp2d_tree_free(&m->tree);
     free(m);
 }
@@ -86,9 +89,10 @@ kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kc
     m->v = malloc((size_t)n * sizeof *m->v);
     m->next = malloc((size_t)n * sizeof *m->next);
     m->ring_first = malloc((size_t)in->nrings * sizeof *m->ring_first);
+    m->ring_left = malloc((size_t)in->nrings);
     uint32_t *oriented = malloc((size_t)n * sizeof *oriented);
     double *uv = malloc(2 * (size_t)n * sizeof *uv);
-    if (!m->v || !m->next || !m->ring_first || !oriented || !uv) {
+    if (!m->v || !m->next || !m->ring_first || !m->ring_left || !oriented || !uv) {
         free(oriented), free(uv);
         kcbp2d_model_free(m);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory for %u vertices", (unsigned)n);
@@ -116,6 +120,7 @@ kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kc
             int turn = kcbp2d_orient(m->v[prev], m->v[lo], m->v[nxt]);
             bool hole = r > (j ? in->polygon_end[j - 1] : 0);
             bool reverse = hole ? turn > 0 : turn < 0;
+            m->ring_left[r] = !reverse;
             for (uint32_t i = s; i < e; i++)
                 oriented[i] = reverse ? (i > s ? i - 1 : e - 1) : m->next[i];
             s = e;
@@ -237,6 +242,10 @@ static bool segments_meet(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1
            (o3 == 0 && on_segment(q0, q1, p0)) || (o4 == 0 && on_segment(q0, q1, p1));
 }
 
+typedef struct touch_walk touch_walk;
+static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0,
+                           kcbp_vec2 q1);
+
 typedef struct {
     const pair_ctx *c;
     double rb, margin; /* B's radius (a shape's; 0 for a model) and the clearance */
@@ -244,6 +253,7 @@ typedef struct {
     uint32_t cap, n;
     bool found, truncated;
     uint64_t tested;
+    touch_walk *touch; /* interiors_meet's: every meeting pair classified, none recorded */
 } collide_walk;
 
 static bool leaf_pairs(collide_walk *w, const kcbp2d_node *na, const kcbp2d_node *nb)
@@ -262,6 +272,11 @@ static bool leaf_pairs(collide_walk *w, const kcbp2d_node *na, const kcbp2d_node
                             : segments_meet(p0, p1, q0, q1);
             if (!meet)
                 continue;
+            if (w->touch) {
+                if (touch_classify(w->touch, ea, eb, p0, p1, q0, q1))
+                    return w->found = true; /* the interiors meet: stop */
+                continue;
+            }
             w->found = true;
             if (w->n < w->cap) {
                 w->out[w->n].a = ea, w->out[w->n].b = eb;
@@ -347,6 +362,162 @@ static bool any_ring_inside(const pair_ctx *c, bool inner_is_b)
     return false;
 }
 
+/* ---- do the interiors meet? (overlapping versus touching) ------------------
+ *
+ * Two built models whose boundaries meet (radius 0). Their interiors meet
+ * exactly when one of these holds:
+ *   (1) two edges cross properly;
+ *   (2) at a vertex of one lying on the other's boundary, the two regions'
+ *       angular sectors there overlap in an open set of directions;
+ *   (3) a ring of one, off the other's boundary, lies inside the other
+ *       (its first vertex by the ray's parity).
+ * Why this is all: let C be a component of the interiors' intersection.
+ * If some point of B's boundary in A's interior bounds C, follow B's ring
+ * from it: either the ring never reaches A's boundary (3), or it does at a
+ * point y arriving from A's interior, where without a proper crossing (1)
+ * y is a vertex of B on A's boundary or a vertex of A on B's edge, and
+ * B's boundary ray at y lies strictly inside A's sector (2). The same with
+ * A and B exchanged. Otherwise C is bounded by boundary the two share,
+ * with C on the same side of both: at an end of a shared stretch (a vertex
+ * of one on the other's boundary) both sectors hold C's side (2).
+ * Every test is an orient2d sign or a comparison of the coordinates collide
+ * uses (B's carried into A's frame): exact for those coordinates. Two
+ * sectors at one apex p overlap iff their first rays coincide or one's
+ * first ray lies strictly inside the other (the overlap's first ray,
+ * counter-clockwise, is one of the two first rays). */
+
+typedef struct {
+    kcbp_vec2 p, u, w; /* apex; the region's directions swept counter-clockwise from ray p->u to ray p->w */
+} sector2;
+
+struct touch_walk {
+    const pair_ctx *c;
+    uint8_t *on_a, *on_b; /* vertices found on the other's boundary */
+};
+
+/* a and b on one line through p: on the same side of p. */
+static bool same_ray(kcbp_vec2 p, kcbp_vec2 a, kcbp_vec2 b)
+{
+    return (a.x > p.x) == (b.x > p.x) && (a.x < p.x) == (b.x < p.x) && (a.y > p.y) == (b.y > p.y) &&
+           (a.y < p.y) == (b.y < p.y);
+}
+
+/* The direction p -> d strictly inside the sector (not on its rays). */
+static bool in_sector(const sector2 *s, kcbp_vec2 d)
+{
+    int uw = kcbp2d_orient(s->p, s->u, s->w);
+    if (uw > 0)
+        return kcbp2d_orient(s->p, s->u, d) > 0 && kcbp2d_orient(s->p, d, s->w) > 0;
+    if (uw < 0) /* reflex: not in the closed convex rest, from w to u */
+        return !(kcbp2d_orient(s->p, s->w, d) >= 0 && kcbp2d_orient(s->p, d, s->u) >= 0);
+    return kcbp2d_orient(s->p, s->u, d) > 0; /* a half-plane: u and w opposite (no ring has a spike) */
+}
+
+static bool sectors_overlap(const sector2 *s, const sector2 *t)
+{
+    if (kcbp2d_orient(s->p, s->u, t->u) == 0 && same_ray(s->p, s->u, t->u))
+        return true;
+    return in_sector(s, t->u) || in_sector(t, s->u);
+}
+
+static uint32_t ring_of(const kcbp2d_model *m, uint32_t v)
+{
+    uint32_t lo = 0, hi = m->nrings; /* ring_first[lo] <= v < ring_first[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->ring_first[mid] <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static inline kcbp_vec2 model_v(const pair_ctx *c, bool of_b, uint32_t i) { return of_b ? bv(c, i) : c->a->v[i]; }
+
+/* The region's sector at its vertex v. */
+static sector2 vertex_sector(const pair_ctx *c, bool of_b, uint32_t v)
+{
+    const kcbp2d_model *m = of_b ? c->b : c->a;
+    uint32_t r = ring_of(m, v), first = m->ring_first[r], end = r + 1 < m->nrings ? m->ring_first[r + 1] : m->nv;
+    kcbp_vec2 prev = model_v(c, of_b, v > first ? v - 1 : end - 1), next = model_v(c, of_b, m->next[v]);
+    sector2 s = {model_v(c, of_b, v), next, prev};
+    if (!m->ring_left[r])
+        s.u = prev, s.w = next;
+    return s;
+}
+
+/* The region's sector at a point q of its edge e (q on the closed edge,
+ * exactly): the vertex's sector at an end, else the half-plane on the
+ * region's side. */
+static sector2 boundary_sector(const pair_ctx *c, bool of_b, uint32_t e, kcbp_vec2 q)
+{
+    const kcbp2d_model *m = of_b ? c->b : c->a;
+    kcbp_vec2 e0 = model_v(c, of_b, e), e1 = model_v(c, of_b, m->next[e]);
+    if (e0.x == q.x && e0.y == q.y)
+        return vertex_sector(c, of_b, e);
+    if (e1.x == q.x && e1.y == q.y)
+        return vertex_sector(c, of_b, m->next[e]);
+    sector2 s = {q, e1, e0};
+    if (!m->ring_left[ring_of(m, e)])
+        s.u = e0, s.w = e1;
+    return s;
+}
+
+/* One meeting pair (A's edge ea p0 -> p1, B's eb q0 -> q1): true when it
+ * shows the interiors meet, by (1) or (2). Each vertex on the other's
+ * boundary is the start of an edge meeting there, so starts suffice. */
+static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0,
+                           kcbp_vec2 q1)
+{
+    const pair_ctx *c = t->c;
+    int o1 = kcbp2d_orient(p0, p1, q0), o2 = kcbp2d_orient(p0, p1, q1);
+    int o3 = kcbp2d_orient(q0, q1, p0), o4 = kcbp2d_orient(q0, q1, p1);
+    if (o1 && o2 && o3 && o4)
+        return true; /* (1) */
+    if (o1 == 0 && on_segment(p0, p1, q0)) { /* (2) at B's vertex eb */
+        t->on_b[eb] = 1;
+        sector2 sb = vertex_sector(c, true, eb), sa = boundary_sector(c, false, ea, q0);
+        if (sectors_overlap(&sa, &sb))
+            return true;
+    }
+    if (o3 == 0 && on_segment(q0, q1, p0)) { /* (2) at A's vertex ea */
+        t->on_a[ea] = 1;
+        sector2 sa = vertex_sector(c, false, ea), sb = boundary_sector(c, true, eb, p0);
+        if (sectors_overlap(&sa, &sb))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the interiors of two built models meet (above); their
+ * boundaries meet. */
+static kcbp_status interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err)
+{
+    touch_walk t = {c, calloc((size_t)c->a->nv + c->b->nv, 1), NULL};
+    if (!t.on_a)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model depth: out of memory");
+    t.on_b = t.on_a + c->a->nv;
+    collide_walk w;
+    memset(&w, 0, sizeof w);
+    w.c = c, w.touch = &t;
+    *meet = collide_rec(&w, 0, 0);
+    for (int side = 0; side < 2 && !*meet; side++) { /* (3): B's rings in A, then A's in B */
+        const kcbp2d_model *m = side ? c->a : c->b;
+        const uint8_t *on = side ? t.on_a : t.on_b;
+        for (uint32_t r = 0; r < m->nrings && !*meet; r++) {
+            uint32_t v = m->ring_first[r];
+            if (on[v])
+                continue;
+            ray_walk rw = {c, side == 1, model_v(c, side == 0, v), 0};
+            ray_rec(&rw, 0);
+            *meet = rw.parity;
+        }
+    }
+    free(t.on_a);
+    return KCBP_OK;
+}
+
 /* B a model, or a shape's core as an unchecked model with its radius rb
  * (model_of_shape). */
 static kcbp_status model_collide(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
@@ -375,7 +546,7 @@ static kcbp_status model_collide(const kcbp2d_model *a, const kcbp2d_pose *pose_
     kcbp_status st = pair_make(a, pose_a, b, pose_b, rb + o.margin, &c, err);
     if (st != KCBP_OK)
         return st;
-    collide_walk w = {&c, rb, o.margin, o.contacts, o.contacts ? o.contacts_capacity : 0, 0, false, false, 0};
+    collide_walk w = {&c, rb, o.margin, o.contacts, o.contacts ? o.contacts_capacity : 0, 0, false, false, 0, NULL};
     collide_rec(&w, 0, 0);
     r.collide = w.found;
     r.ncontacts = w.n;
@@ -551,7 +722,7 @@ static kcbp_status model_distance(const kcbp2d_model *a, const kcbp2d_pose *pose
     /* collide first (exact): a pair of edges that meet (within rb), or
      * containment */
     kcbp2d_edge_pair first;
-    collide_walk cw = {&c, rb, 0.0, &first, 1, 0, false, false, 0};
+    collide_walk cw = {&c, rb, 0.0, &first, 1, 0, false, false, 0, NULL};
     collide_rec(&cw, 0, 0);
     r.edge_pairs = cw.tested;
     if (cw.found) {
@@ -755,6 +926,161 @@ static bool point_inside(const pair_ctx *c, bool of_b, kcbp_vec2 x)
     return w.parity;
 }
 
+/* One direction's upper bound (model_depth): B moved by t u, the first
+ * apart length of a scan outward from 0 (the regions are not convex:
+ * farther can collide again), then bisections below it. A direction
+ * that cannot beat the best so far is tried at that length once and
+ * dropped when it still collides there. Every apart claim is the exact
+ * collide's. */
+typedef struct {
+    const kcbp2d_model *a;
+    const kcbp2d_pose *pose_a;
+    const kcbp2d_model *b;
+    const kcbp2d_pose *pose_b;
+    double radius_b, reach;
+    double best_t, best_lo; /* the best direction: apart at best_t, colliding at best_lo */
+    kcbp_vec2 best_u;
+    int steps;
+    kcbp_error *err;
+} dir_search;
+
+static kcbp_status dir_collides(dir_search *ds, kcbp_vec2 u, double t, bool *collide)
+{
+    kcbp2d_pose moved = *ds->pose_b;
+    moved.trans = kcbp_v2_add(ds->pose_b->trans, kcbp_v2_scale(u, t));
+    kcbp2d_model_collide_result cr;
+    kcbp_status st = model_collide(ds->a, ds->pose_a, ds->b, &moved, ds->radius_b, NULL, &cr, sizeof cr, ds->err);
+    ds->steps++;
+    *collide = cr.collide;
+    return st;
+}
+
+static kcbp_status dir_try(dir_search *ds, kcbp_vec2 u, int bisections)
+{
+    double lo = 0, hi = 0;
+    bool apart = false, hit;
+    kcbp_status st;
+    for (int s = 1; s <= DEPTH_SCAN + 3 && !apart; s++) {
+        double t = s <= DEPTH_SCAN ? ds->reach * s / DEPTH_SCAN : ds->reach * (double)(1 << (s - DEPTH_SCAN));
+        bool last = t >= ds->best_t;
+        if (last)
+            t = ds->best_t; /* beyond it this direction cannot do better */
+        if ((st = dir_collides(ds, u, t, &hit)) != KCBP_OK)
+            return st;
+        if (!hit)
+            apart = true, hi = t;
+        else if (last)
+            return KCBP_OK;
+        else
+            lo = t;
+    }
+    if (!apart)
+        return KCBP_OK;
+    for (int i = 0; i < bisections; i++) {
+        double mid = 0.5 * (lo + hi);
+        if ((st = dir_collides(ds, u, mid, &hit)) != KCBP_OK)
+            return st;
+        if (hit)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (hi < ds->best_t)
+        ds->best_t = hi, ds->best_lo = lo, ds->best_u = u;
+    return KCBP_OK;
+}
+
+/* More bisections on the best direction, until its bracket is narrower
+ * than width (at most 64 more). */
+static kcbp_status dir_polish(dir_search *ds, double width)
+{
+    bool hit;
+    for (int i = 0; i < 64 && isfinite(ds->best_t) && ds->best_t - ds->best_lo > width; i++) {
+        double mid = 0.5 * (ds->best_lo + ds->best_t);
+        if (mid <= ds->best_lo || mid >= ds->best_t)
+            break;
+        kcbp_status st = dir_collides(ds, ds->best_u, mid, &hit);
+        if (st != KCBP_OK)
+            return st;
+        if (hit)
+            ds->best_lo = mid;
+        else
+            ds->best_t = mid;
+    }
+    return KCBP_OK;
+}
+
+/* Unit normal of edge e of m, turned into the world by pose (0 for a
+ * zero-length edge). */
+static kcbp_vec2 edge_normal(const kcbp2d_model *m, const kcbp2d_pose *pose, uint32_t e)
+{
+    kcbp_vec2 d = kcbp_v2_sub(m->v[m->next[e]], m->v[e]);
+    double l = kcbp_v2_len(d);
+    if (!(l > 0))
+        return kcbp_v2_make(0, 0);
+    return kcbp2d_pose_rotate(pose, kcbp_v2_make(d.y / l, -d.x / l));
+}
+
+static void cand_add(kcbp_vec2 *cand, uint32_t *n, kcbp_vec2 u)
+{
+    if (u.x == 0 && u.y == 0)
+        return;
+    for (uint32_t i = 0; i < *n; i++)
+        if (kcbp_v2_dot(cand[i], u) > 1 - 1e-12)
+            return;
+    cand[(*n)++] = u;
+}
+
+/* The directions tried, best first: the edge normals (both ways) of
+ * every edge when the models have at most DEPTH_ALL_EDGES edges together
+ * (where two convex regions' depth is attained, and the sides of ∂(A -
+ * B) of any two polygons: its segments are translated edges of A and of
+ * B), else of the edges that meet (at most DEPTH_CONTACTS pairs); then
+ * options.directions evenly spread ones. */
+#define DEPTH_ALL_EDGES 128u
+#define DEPTH_CONTACTS 16u
+static kcbp_status depth_candidates(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
+                                    const kcbp2d_pose *pose_b, double radius_b, const kcbp2d_model_depth_options *o,
+                                    kcbp_vec2 **out, uint32_t *nout, kcbp_error *err)
+{
+    size_t cap = 4 * (size_t)(DEPTH_ALL_EDGES > DEPTH_CONTACTS ? DEPTH_ALL_EDGES : DEPTH_CONTACTS) + (size_t)o->directions;
+    kcbp_vec2 *cand = malloc(cap * sizeof *cand);
+    if (!cand)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model depth: out of memory");
+    uint32_t n = 0;
+    if (a->nv + b->nv <= DEPTH_ALL_EDGES) {
+        for (uint32_t e = 0; e < a->nv; e++) {
+            kcbp_vec2 u = edge_normal(a, pose_a, e);
+            cand_add(cand, &n, u), cand_add(cand, &n, kcbp_v2_neg(u));
+        }
+        for (uint32_t e = 0; e < b->nv; e++) {
+            kcbp_vec2 u = edge_normal(b, pose_b, e);
+            cand_add(cand, &n, u), cand_add(cand, &n, kcbp_v2_neg(u));
+        }
+    } else {
+        kcbp2d_edge_pair pairs[DEPTH_CONTACTS];
+        kcbp2d_model_collide_options co = kcbp2d_model_collide_options_default();
+        co.contacts = pairs, co.contacts_capacity = DEPTH_CONTACTS;
+        kcbp2d_model_collide_result cr;
+        kcbp_status st = model_collide(a, pose_a, b, pose_b, radius_b, &co, &cr, sizeof cr, err);
+        if (st != KCBP_OK) {
+            free(cand);
+            return st;
+        }
+        for (uint32_t i = 0; i < cr.ncontacts; i++) {
+            kcbp_vec2 ua = edge_normal(a, pose_a, pairs[i].a), ub = edge_normal(b, pose_b, pairs[i].b);
+            cand_add(cand, &n, ua), cand_add(cand, &n, kcbp_v2_neg(ua));
+            cand_add(cand, &n, ub), cand_add(cand, &n, kcbp_v2_neg(ub));
+        }
+    }
+    for (int k = 0; k < o->directions; k++) {
+        double ang = 2 * M_PI * k / o->directions;
+        cand[n++] = kcbp_v2_make(cos(ang), sin(ang)); /* kept even when near an edge's: both are cheap */
+    }
+    *out = cand, *nout = n;
+    return KCBP_OK;
+}
+
 /* B a model (radius_b 0), or a shape's core as a model (model_of_shape)
  * with its radius. */
 static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
@@ -793,55 +1119,52 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
         memcpy(result, &r, out_size);
         return KCBP_OK;
     }
-    /* Upper: along each direction u (world frame), the smallest t found
-     * with B moved by t u apart, proven by the exact collide. t0 clears
-     * the world boxes' projections on u, so it separates. */
+    double scale = a->scale + b->scale + radius_b + kcbp_v2_max_abs(c.rel.trans);
+    r.scale = scale;
+    if (radius_b == 0 && a->ring_left && b->ring_left) { /* touching, exactly: depth 0 */
+        bool meet = true;
+        if ((st = interiors_meet(&c, &meet, err)) != KCBP_OK)
+            return st;
+        if (!meet) {
+            r.touching = true;
+            /* depth 0: no translation, no direction (normal 0) */
+            memcpy(result, &r, out_size);
+            return KCBP_OK;
+        }
+    }
+    /* Upper: along each candidate direction u (world frame), the smallest
+     * t found with B moved by t u apart, proven by the exact collide. */
     kcbp_vec2 alo, ahi, blo, bhi;
     kcbp2d_model_bounds(a, &alo, &ahi);
     kcbp2d_model_bounds(b, &blo, &bhi);
     double ra = hypot(fmax(fabs(alo.x), fabs(ahi.x)), fmax(fabs(alo.y), fabs(ahi.y)));
     blo = kcbp_v2_sub(blo, kcbp_v2_make(radius_b, radius_b)), bhi = kcbp_v2_add(bhi, kcbp_v2_make(radius_b, radius_b));
     double rb = hypot(fmax(fabs(blo.x), fabs(bhi.x)), fmax(fabs(blo.y), fabs(bhi.y)));
-    double reach = ra + rb + kcbp_v2_len(kcbp_v2_sub(pose_a->trans, pose_b->trans));
-    double best_t = INFINITY;
-    kcbp_vec2 best_u = {0, 1};
-    for (int k = 0; k < o.directions; k++) {
-        double ang = 2 * M_PI * k / o.directions;
-        kcbp_vec2 u = {cos(ang), sin(ang)};
-        /* scan outward for the first apart length (the regions are not
-         * convex: farther can collide again), then bisect below it */
-        double lo = 0, hi = 0;
-        kcbp2d_pose moved = *pose_b;
-        bool apart = false;
-        for (int s = 1; s <= DEPTH_SCAN + 3 && !apart; s++) {
-            double t = s <= DEPTH_SCAN ? reach * s / DEPTH_SCAN : reach * (double)(1 << (s - DEPTH_SCAN));
-            if (t >= best_t)
-                break; /* this direction cannot do better */
-            moved.trans = kcbp_v2_add(pose_b->trans, kcbp_v2_scale(u, t));
-            if ((st = model_collide(a, pose_a, b, &moved, radius_b, NULL, &cr, sizeof cr, err)) != KCBP_OK)
-                return st;
-            r.steps++;
-            if (!cr.collide)
-                apart = true, hi = t;
-            else
-                lo = t;
+    dir_search ds = {a, pose_a, b, pose_b, radius_b, ra + rb + kcbp_v2_len(kcbp_v2_sub(pose_a->trans, pose_b->trans)),
+                     INFINITY, 0, {0, 1}, 0, err};
+    kcbp_vec2 *cand = NULL;
+    uint32_t ncand = 0;
+    if ((st = depth_candidates(a, pose_a, b, pose_b, radius_b, &o, &cand, &ncand, err)) != KCBP_OK)
+        return st;
+    /* A direction apart at every length its bisections tried may be one
+     * along which B just touches (a shape's core on an edge): it is
+     * bisected on to the touching tolerance at once, and when it ends
+     * within it, no direction can do better by more than that. */
+    double width = 0.25 * KCBP2D_TOUCH_REL_TOL * scale;
+    for (uint32_t k = 0; k < ncand && st == KCBP_OK; k++) {
+        st = dir_try(&ds, cand[k], o.bisections);
+        if (st == KCBP_OK && ds.best_lo == 0 && isfinite(ds.best_t)) {
+            st = dir_polish(&ds, width);
+            if (ds.best_t <= KCBP2D_TOUCH_REL_TOL * scale)
+                break;
         }
-        if (!apart)
-            continue;
-        for (int i = 0; i < o.bisections; i++) {
-            double mid = 0.5 * (lo + hi);
-            moved.trans = kcbp_v2_add(pose_b->trans, kcbp_v2_scale(u, mid));
-            if ((st = model_collide(a, pose_a, b, &moved, radius_b, NULL, &cr, sizeof cr, err)) != KCBP_OK)
-                return st;
-            r.steps++;
-            if (cr.collide)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        if (hi < best_t)
-            best_t = hi, best_u = u;
     }
+    free(cand);
+    if (st != KCBP_OK)
+        return st;
+    r.steps = ds.steps;
+    double best_t = ds.best_t;
+    kcbp_vec2 best_u = ds.best_u;
     r.depth_upper = best_t;
     r.normal = best_u;
     r.translation = kcbp_v2_scale(best_u, best_t);
@@ -883,6 +1206,9 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
             }
         }
     r.depth_lower = fmin(best_lower, r.depth_upper);
+    r.touching = r.depth_upper <= KCBP2D_TOUCH_REL_TOL * scale;
+    if (r.touching)
+        r.depth_lower = 0;
     memcpy(result, &r, out_size);
     return KCBP_OK;
 }

@@ -813,6 +813,18 @@ static void test_depth_touching_constructions(void **state)
             assert_int_equal(grid_interiors_meet(a, b, &id), expect_collide && !cases[i].touching);
         kcbp2d_model_free(b);
     }
+    /* a convex polygon shape (radius 0) filling the hole, and shifted into the wall */
+    for (int shift = 0; shift < 2; shift++) {
+        kcbp_vec2 sq[4] = {{2, 2}, {8, 2}, {8, 8}, {2, 8}};
+        kcbp2d_shape sh = kcbp2d_shape_polygon(sq, 4, 0);
+        kcbp2d_pose id = kcbp2d_pose_identity(), ps;
+        assert_int_equal(kcbp2d_pose_from_angle(0.5 * shift, 0, 0, &ps, NULL), KCBP_OK);
+        kcbp2d_model_depth_result dr;
+        assert_int_equal(kcbp2d_model_shape_depth(a, &id, &sh, &ps, NULL, &dr, NULL), KCBP_OK);
+        assert_true(dr.collide);
+        assert_int_equal(dr.touching, shift == 0);
+        assert_true(shift == 0 ? dr.depth_upper == 0 : dr.depth_lower > 0.49);
+    }
     kcbp2d_model_free(a);
     /* one square against itself, either orientation: only the corners' equal
      * sectors show the overlap; and beside itself, on a shared edge */

@@ -229,13 +229,14 @@ static inline kcbp_status kcbp2d_model_distance(const kcbp2d_model *a, const kcb
  * evenly spread ones. A direction apart at every length its bisections
  * tried is bisected on to a width of KCBP2D_TOUCH_REL_TOL / 4 times the
  * scale.
- *   touching: two built models whose boundaries meet but whose interiors
- *     do not (a shared edge, a region filling another's hole, a tip on an
- *     edge) are touching, exactly (orient2d signs of the sectors where a
- *     vertex of one lies on the other's boundary, no proper crossing, no
- *     ring inside the other): depth 0, everything else 0. A model against
- *     a shape is touching when depth_upper <= KCBP2D_TOUCH_REL_TOL times
- *     the scale (then depth_lower is 0).
+ *   touching: a model and a model, or a polygon shape of radius 0, whose
+ *     boundaries meet but whose interiors do not (a shared edge, a region
+ *     filling another's hole, a tip on an edge) are touching, exactly
+ *     (orient2d signs of the sectors where a vertex of one lies on the
+ *     other's boundary, no proper crossing, no ring inside the other):
+ *     depth 0, everything else 0. Against any other shape (a radius, a
+ *     segment or point core), touching when depth_upper <=
+ *     KCBP2D_TOUCH_REL_TOL times the scale (then depth_lower is 0).
  * Coordinates are those of collide (B carried into A's frame). Not
  * colliding: collide false and everything 0. The bracket narrows with
  * more directions, bisections and grid points. */

@@ -821,6 +821,18 @@ static kcbp_status model_of_shape(const kcbp2d_shape *s, kcbp2d_model **out, kcb
         m->next[i] = (i + 1) % n;
         m->scale = fmax(m->scale, kcbp_v2_max_abs(v[i]));
     }
+    if (n >= 3) { /* a polygon core: its side (the turn at its smallest vertex), for interiors_meet */
+        uint32_t lo = 0;
+        for (uint32_t i = 1; i < n; i++)
+            lo = lex_less(v[i], v[lo]) ? i : lo;
+        int turn = kcbp2d_orient(v[(lo + n - 1) % n], v[lo], v[(lo + 1) % n]);
+        if (turn != 0 && !(m->ring_left = malloc(1))) {
+            kcbp2d_model_free(m);
+            return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+        }
+        if (turn != 0)
+            m->ring_left[0] = turn > 0;
+    }
     if ((st = kcbp2d_tree_build(&m->tree, m->v, m->next, n, err)) != KCBP_OK) {
         kcbp2d_model_free(m);
         return st;

@@ -845,6 +845,122 @@ static void test_depth_touching_constructions(void **state)
         }
 }
 
+/* ---- sets of polygons that touch (a map's parcels) ----------------------------------
+ *
+ * A rectangle cut by random guillotine cuts into cells on the integer grid
+ * (shared edges, T-junctions, shared corners): accepted as one model; one
+ * cell moved by whole steps: accepted exactly when no unit square lies in
+ * two cells (the grid oracle), and the accepted sets collide as brute force
+ * says. */
+
+typedef struct {
+    int x0, y0, x1, y1;
+} cell;
+
+static int guillotine(test_rng *r, cell c, cell *out, int n, int cap)
+{
+    if (n >= cap - 1 || ((c.x1 - c.x0 < 2 && c.y1 - c.y0 < 2) || test_rng_uniform(r) < 0.25)) {
+        out[n] = c;
+        return n + 1;
+    }
+    bool vertical = c.x1 - c.x0 >= 2 && (c.y1 - c.y0 < 2 || test_rng_uniform(r) < 0.5);
+    cell a = c, b = c;
+    if (vertical)
+        a.x1 = b.x0 = c.x0 + 1 + (int)(test_rng_uniform(r) * (c.x1 - c.x0 - 1));
+    else
+        a.y1 = b.y0 = c.y0 + 1 + (int)(test_rng_uniform(r) * (c.y1 - c.y0 - 1));
+    n = guillotine(r, a, out, n, cap);
+    return guillotine(r, b, out, n, cap);
+}
+
+static void test_touching_sets(void **state)
+{
+    (void)state;
+    test_rng r = {777};
+    static kcbp_vec2 pts[4 * 64];
+    uint32_t ring_end[64], polygon_end[64];
+    cell cells[64];
+    int accepted_moved = 0, refused_moved = 0, collisions = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        int n = guillotine(&r, (cell){0, 0, 6 + (int)(test_rng_uniform(&r) * 4), 6}, cells, 0, 64);
+        int moved = trial % 2 ? (int)(test_rng_uniform(&r) * n) : -1;
+        int dx = moved >= 0 ? (int)(test_rng_uniform(&r) * 5) - 2 : 0, dy = moved >= 0 ? (int)(test_rng_uniform(&r) * 5) - 2 : 0;
+        if (moved >= 0)
+            cells[moved].x0 += dx, cells[moved].x1 += dx, cells[moved].y0 += dy, cells[moved].y1 += dy;
+        for (int i = 0; i < n; i++) {
+            const int q[4][2] = {{cells[i].x0, cells[i].y0}, {cells[i].x1, cells[i].y0}, {cells[i].x1, cells[i].y1},
+                                 {cells[i].x0, cells[i].y1}};
+            grid_ring(pts + 4 * i, q, 4, 0, 0, test_rng_uniform(&r) < 0.5);
+            ring_end[i] = polygon_end[i] = 4 * (uint32_t)(i + 1);
+            polygon_end[i] = (uint32_t)(i + 1);
+        }
+        /* the oracle: some unit square in two cells */
+        bool overlap = false;
+        for (int i = 0; i < n && !overlap; i++)
+            for (int k = i + 1; k < n && !overlap; k++)
+                overlap = cells[i].x0 < cells[k].x1 && cells[k].x0 < cells[i].x1 && cells[i].y0 < cells[k].y1 &&
+                          cells[k].y0 < cells[i].y1;
+        kcbp2d_polygons in = {pts, ring_end, (uint32_t)n, polygon_end, (uint32_t)n};
+        kcbp2d_model *m = NULL;
+        kcbp_error e;
+        kcbp_status st = kcbp2d_model_build(&in, &m, &e);
+        if ((st == KCBP_OK) == overlap)
+            print_error("trial %d: %d cells, moved %d by (%d, %d): %s\n", trial, n, moved, dx, dy,
+                        st == KCBP_OK ? "accepted" : e.msg);
+        assert_int_equal(st == KCBP_OK, !overlap);
+        if (moved >= 0)
+            *(st == KCBP_OK ? &accepted_moved : &refused_moved) += 1;
+        if (st != KCBP_OK) {
+            assert_int_equal(st, KCBP_ERR_GEOMETRY);
+            continue;
+        }
+        /* collide against a random star, as brute force says */
+        static region gb;
+        rnd_region(&r, 1.5, &gb);
+        kcbp2d_model *b = build(&gb);
+        for (int k = 0; k < 8; k++) {
+            kcbp2d_pose id = kcbp2d_pose_identity(), pb;
+            assert_int_equal(kcbp2d_pose_from_angle(test_rng_range(&r, -1, 11), test_rng_range(&r, -1, 7),
+                                                    test_rng_range(&r, -180, 180), &pb, NULL),
+                             KCBP_OK);
+            uint32_t npairs;
+            double dist;
+            bool want = brute(m, b, &pb, &npairs, &dist);
+            kcbp2d_model_collide_result cr;
+            assert_int_equal(kcbp2d_model_collide(m, &id, b, &pb, NULL, &cr, NULL), KCBP_OK);
+            assert_int_equal(cr.collide, want);
+            collisions += want;
+        }
+        kcbp2d_model_free(b);
+        kcbp2d_model_free(m);
+    }
+    assert_true(accepted_moved > 20 && refused_moved > 20 && collisions > 200);
+    /* hostile: 2,000 nested square annuli and two touching squares: bounded work, a clear refusal */
+    enum { NA = 2000 };
+    kcbp_vec2 *q = malloc((8 * NA + 8) * sizeof *q);
+    uint32_t *re = malloc((2 * NA + 2) * sizeof *re), *pe = malloc((NA + 2) * sizeof *pe);
+    assert_non_null(q), assert_non_null(re), assert_non_null(pe);
+    uint32_t nq = 0, nr = 0;
+    for (int k = 0; k < NA; k++) {
+        double a = 2 * k + 1, b = 2 * k + 2;
+        kcbp_vec2 ring[8] = {{-b, -b}, {b, -b}, {b, b}, {-b, b}, {-a, -a}, {-a, a}, {a, a}, {a, -a}};
+        memcpy(q + nq, ring, sizeof ring);
+        nq += 8, re[nr++] = nq - 4, re[nr++] = nq, pe[k] = nr;
+    }
+    for (int k = 0; k < 2; k++) {
+        double x = 2 * NA + 10 + k;
+        kcbp_vec2 sq[4] = {{x, 0}, {x + 1, 0}, {x + 1, 1}, {x, 1}};
+        memcpy(q + nq, sq, sizeof sq);
+        nq += 4, re[nr++] = nq, pe[NA + k] = nr;
+    }
+    kcbp2d_polygons in = {q, re, nr, pe, NA + 2};
+    kcbp2d_model *m = NULL;
+    kcbp_error e;
+    assert_int_equal(kcbp2d_model_build(&in, &m, &e), KCBP_ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "boxes overlap"));
+    free(q), free(re), free(pe);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -858,6 +974,7 @@ int main(void)
         cmocka_unit_test(test_shape_depth_bracket),
         cmocka_unit_test(test_depth_touching_exact),
         cmocka_unit_test(test_depth_touching_constructions),
+        cmocka_unit_test(test_touching_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,11 @@
  * polygon. So: no self-crossing or touching rings, no overlapping polygons
  * of a set, no hole touching its border (a GeoJSON "valid" polygon whose
  * hole touches the border at a point is refused too: it is not simple in
- * this sense). KCBP_ERR_GEOMETRY names the ring at fault when the check
+ * this sense). A set that fails this check as a whole is still accepted
+ * when its polygons only touch (a map's parcels: shared edges and corners,
+ * a corner on another's edge): each polygon passes the check alone and
+ * every two have disjoint interiors (decided exactly, as the depth's
+ * touching test below). KCBP_ERR_GEOMETRY names the ring at fault when the check
  * fails; KCBP_ERR_INVALID for a ring of fewer than 3 vertices, a non-finite
  * coordinate or one beyond KCBP_COORD_MAX; KCBP_ERR_LIMIT beyond
  * KCBP2D_MODEL_MAX_VERTICES vertices.

@@ -246,7 +246,7 @@ static void locate_geometry_error(reader *r)
             return;
         }
     }
-    kcbp_error_set(r->err, KCBP_ERR_GEOMETRY, "%s: polygons of the file overlap or touch each other", r->name);
+    kcbp_error_set(r->err, KCBP_ERR_GEOMETRY, "%s: polygons of the file overlap each other (they may only touch)", r->name);
 }
 
 kcbp_status kcbp2d_model_parse_geojson(const char *text, size_t len, const char *name, kcbp2d_model **out,

@@ -564,8 +564,8 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
             kcbp_error e2;
             st = kcbp2d_model_build(&in, out, &e2);
             if (st == KCBP_ERR_GEOMETRY)
-                kcbp_error_set(err, st, "%s: shapes cross or touch each other or themselves (their outlines must bound a "
-                                        "region simply)", name);
+                kcbp_error_set(err, st, "%s: shapes overlap, or cross or touch themselves (their outlines must bound a "
+                                        "region simply; separate shapes may only touch)", name);
             else if (st != KCBP_OK && err)
                 *err = e2, kcbp_error_prefix(err, name);
         }

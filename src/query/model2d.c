@@ -52,6 +52,8 @@ void kcbp2d_model_free(kcbp2d_model *m)
 
 static int lex_less(kcbp_vec2 a, kcbp_vec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
 
+static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_error *err);
+
 kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kcbp_error *err)
 {
     if (out)
@@ -136,6 +138,10 @@ kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kc
     if (st != KCBP_OK) {
         kcbp2d_model_free(m);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
+    }
+    if (!ok && in->npolygons > 1 && (st = parts_only_touch(in, &ok, err)) != KCBP_OK) {
+        kcbp2d_model_free(m);
+        return st;
     }
     if (!ok) {
         kcbp2d_model_free(m);
@@ -516,6 +522,88 @@ static kcbp_status interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err
     }
     free(t.on_a);
     return KCBP_OK;
+}
+
+/* ---- sets of polygons that touch -------------------------------------------
+ *
+ * The rings check refuses any two edges that meet; polygons of a set (a
+ * map's parcels) may share edges and vertices, or hold a vertex on
+ * another's edge, as long as their interiors are disjoint. So when the
+ * whole set fails the check: every polygon must pass it alone, and every
+ * two whose boxes overlap must have disjoint interiors (interiors_meet,
+ * exact, on the coordinates as given: the identity pose carries them
+ * unchanged). */
+
+typedef struct {
+    kcbp_vec2 lo, hi;
+    kcbp2d_model *m;
+} part_box;
+
+static int part_cmp(const void *x, const void *y)
+{
+    double a = ((const part_box *)x)->lo.x, b = ((const part_box *)y)->lo.x;
+    return (a > b) - (a < b);
+}
+
+static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_error *err)
+{
+    *ok = false;
+    kcbp_status st = KCBP_OK;
+    uint32_t np = in->npolygons, nparts = 0;
+    part_box *parts = calloc(np, sizeof *parts);
+    uint32_t *ends = malloc((size_t)in->nrings * sizeof *ends);
+    if (!parts || !ends) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the polygons");
+        goto out;
+    }
+    for (uint32_t j = 0, r0 = 0; j < np; r0 = in->polygon_end[j], j++) {
+        uint32_t s = r0 ? in->ring_end[r0 - 1] : 0, k = in->polygon_end[j] - r0, one = k;
+        for (uint32_t i = 0; i < k; i++)
+            ends[i] = in->ring_end[r0 + i] - s;
+        kcbp2d_polygons pj = {in->points + s, ends, k, &one, 1};
+        kcbp_error e2;
+        st = kcbp2d_model_build(&pj, &parts[nparts].m, &e2);
+        if (st == KCBP_ERR_GEOMETRY) {
+            st = KCBP_OK; /* not simple alone: the set's error stands */
+            goto out;
+        }
+        if (st != KCBP_OK) {
+            if (err)
+                *err = e2;
+            goto out;
+        }
+        kcbp2d_model_bounds(parts[nparts].m, &parts[nparts].lo, &parts[nparts].hi);
+        nparts++;
+    }
+    qsort(parts, nparts, sizeof *parts, part_cmp);
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    /* bounded work: a map's parcels overlap a few neighbours' boxes each;
+     * boxes nested by the thousand (rings round rings) are refused */
+    uint64_t checked = 0, budget = 64 * (uint64_t)nparts + 100000;
+    for (uint32_t i = 0; i < nparts; i++)
+        for (uint32_t k = i + 1; k < nparts && parts[k].lo.x <= parts[i].hi.x; k++) {
+            if (parts[k].lo.y > parts[i].hi.y || parts[i].lo.y > parts[k].hi.y)
+                continue;
+            if (++checked > budget) {
+                st = kcbp_error_set(err, KCBP_ERR_LIMIT,
+                                    "2D model: the polygons touch, and more than %llu pairs of their boxes overlap "
+                                    "(at most 64 a polygon are checked for overlaps)",
+                                    (unsigned long long)budget);
+                goto out;
+            }
+            pair_ctx c;
+            bool meet = true;
+            if ((st = pair_make(parts[i].m, &id, parts[k].m, &id, 0.0, &c, err)) != KCBP_OK ||
+                (st = interiors_meet(&c, &meet, err)) != KCBP_OK || meet)
+                goto out;
+        }
+    *ok = true;
+out:
+    for (uint32_t i = 0; parts && i < nparts; i++)
+        kcbp2d_model_free(parts[i].m);
+    free(parts);
+    free(ends);
+    return st;
 }
 
 /* B a model, or a shape's core as an unchecked model with its radius rb

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -764,6 +765,60 @@ static void test_closed_forms(void **state)
     assert_true(fabs(d.distance - 0.5) < 1e-15 && d.normal.x == 0 && d.normal.y == 1);
 }
 
+/* The posed polygon's points checked by one bound per polygon (the sums of
+ * the coordinates' magnitudes, shape2d.c) and the per-point comparison only
+ * when the sums do not prove them: points whose sums exceed KCBP_COORD_MAX
+ * but each within it are accepted (a version trusting the sums alone
+ * refuses them), a point beyond it or not finite is refused and named (a
+ * version skipping the per-point pass accepts it), and the posed vertices
+ * and scale are kcbp2d_pose_apply's, bit for bit. */
+static void test_pose_point_bound(void **state)
+{
+    (void)state;
+    const double big = 0.9 * KCBP_COORD_MAX;
+    kcbp_vec2 pts[4] = {{-big, -big}, {big, -big}, {big, big}, {-big, big}};
+    kcbp2d_shape s = kcbp2d_shape_polygon(pts, 4, 0);
+    kcbp2d_pose p;
+    assert_int_equal(kcbp2d_pose_from_angle(0.25 * big, -0.5 * big, 30, &p, NULL), KCBP_OK);
+    kcbp2d_core c;
+    kcbp_error e;
+    assert_int_equal(kcbp2d_core_pose(&s, &p, &c, &e), KCBP_OK);
+    double sc = 0;
+    for (uint32_t i = 0; i < 4; i++) {
+        kcbp_vec2 w = kcbp2d_pose_apply(&p, pts[i]);
+        assert_true(c.v[i].x == w.x && c.v[i].y == w.y);
+        sc = fmax(sc, fmax(fabs(w.x), fabs(w.y)));
+    }
+    assert_true(c.scale == sc);
+    kcbp2d_core_free(&c);
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    kcbp2d_distance_result d;
+    assert_int_equal(kcbp2d_distance(&s, &id, &s, &p, NULL, &d, &e), KCBP_OK);
+    assert_int_equal(d.status, KCBP2D_OVERLAPPING);
+    /* refused, named: beyond the bound, NaN, infinite; in A and in B */
+    const double bad[3] = {1.5 * KCBP_COORD_MAX, NAN, INFINITY};
+    for (int k = 0; k < 3; k++)
+        for (uint32_t at = 0; at < 4; at++) {
+            kcbp_vec2 q[4];
+            memcpy(q, pts, sizeof q);
+            if (at & 1)
+                q[at].y = bad[k];
+            else
+                q[at].x = bad[k];
+            kcbp2d_shape t = kcbp2d_shape_polygon(q, 4, 0);
+            assert_int_equal(kcbp2d_distance(&t, &id, &s, &p, NULL, &d, &e), KCBP_ERR_INVALID);
+            char want[32];
+            snprintf(want, sizeof want, "point %u ", (unsigned)at);
+            assert_non_null(strstr(e.msg, want));
+            assert_non_null(strstr(e.msg, "shape A"));
+            assert_true(d.distance == 0 && d.normal.y == 1); /* the result zeroed */
+            assert_int_equal(kcbp2d_distance(&s, &id, &t, &p, NULL, &d, &e), KCBP_ERR_INVALID);
+            assert_non_null(strstr(e.msg, "shape B"));
+            kcbp2d_collide_result cr;
+            assert_int_equal(kcbp2d_collide(&s, &id, &t, &p, NULL, &cr, &e), KCBP_ERR_INVALID);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -779,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_many_vertices),
         cmocka_unit_test(test_depth_vs_prism_oracle),
         cmocka_unit_test(test_closed_forms),
+        cmocka_unit_test(test_pose_point_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -203,7 +203,11 @@ static bool vertex_facing_edge(const kcbp2d_core *c, uint32_t i, kcbp_vec2 x, kc
  * passed on. */
 static kcbp_status fail(kcbp2d_distance_result *out, const kcbp2d_distance_result *r, size_t size, kcbp_status st)
 {
-    memcpy(out, r, size);
+    (void)r;
+    kcbp2d_distance_result z;
+    memset(&z, 0, sizeof z);
+    z.normal = kcbp_v2_make(0, 1);
+    memcpy(out, &z, size);
     return st;
 }
 
@@ -211,15 +215,21 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
                                   const kcbp2d_pose *pose_b, const kcbp2d_distance_options *options,
                                   kcbp2d_distance_result *result, size_t result_size, kcbp_error *err)
 {
+    /* zeroed member by member (normal (0, 1)): a memset of the struct
+     * compiled to `rep stos`, whose start-up costs more than these stores;
+     * the error paths write a memset copy (fail), padding included */
     kcbp2d_distance_result r;
-    memset(&r, 0, sizeof r);
+    r.status = KCBP2D_APART;
+    r.distance = r.depth = r.signed_distance = r.scale = 0;
     r.normal = kcbp_v2_make(0, 1);
+    r.point_a = r.point_b = kcbp_v2_make(0, 0);
+    r.iterations = 0;
     size_t out_size = result_size < sizeof r ? result_size : sizeof r;
     /* on failure the result is left zeroed (normal (0, 1)): written here
      * for a result too small, by fail() on the other errors */
     if (!result || result_size < RESULT_V1_SIZE) {
         if (result && out_size)
-            memcpy(result, &r, out_size);
+            fail(result, &r, out_size, KCBP_OK);
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D distance: result of size %zu, too small", result_size);
     }
     /* kcbp2d_distance_options_init's defaults, inline (a call and a

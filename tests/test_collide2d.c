@@ -819,6 +819,72 @@ static void test_pose_point_bound(void **state)
         }
 }
 
+/* want_depth false against the default call (the reference, itself tested
+ * against the oracles above) and kcbp2d_collide's exact answer: the same
+ * status and distance on every pair, every other member the same when the
+ * depth is computed (depth_computed), and distance, depth, signed distance
+ * 0, normal (0, 1) when not. The pairs: random polygons and poses at
+ * scales 1e-6 .. 1e6, moved to within 1e-12 of touching, and overlapping by
+ * f times the touching tolerance for f around 1 (0.5 .. 2.5), where a
+ * version whose touching margin or deep margin were off (e.g. deep beyond
+ * half the tolerance, or shallow within twice it) reports the other status. */
+static void test_distance_without_depth(void **state)
+{
+    (void)state;
+    test_rng r = {3535};
+    kcbp2d_distance_options nd = kcbp2d_distance_options_default();
+    assert_true(nd.want_depth);
+    nd.want_depth = false;
+    static const double fs[] = {0.5, 0.9, 0.99, 1.01, 1.1, 1.5, 2.5};
+    int skipped[3] = {0, 0, 0}, cases = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        double sc = pow(10, test_rng_range(&r, -6, 6));
+        tshape ta, tb;
+        rnd_polygon(&r, sc, 0, &ta);
+        rnd_polygon(&r, sc, 0, &tb);
+        kcbp2d_pose pa = rnd_pose(&r, sc, false);
+        kcbp2d_pose pb = rnd_pose(&r, 2 * sc, false);
+        kcbp2d_distance_result d0 = distance2d(&ta.s, &pa, &tb.s, &pb);
+        int mode = trial % 3;
+        if (mode == 1) { /* within 1e-12 of touching */
+            double gap = d0.signed_distance + test_rng_range(&r, -1e-12, 1e-12) * d0.scale;
+            pb.trans = kcbp_v2_sub(pb.trans, kcbp_v2_scale(d0.normal, gap));
+        } else if (mode == 2 && d0.status == KCBP2D_OVERLAPPING) { /* overlapping by f times the tolerance */
+            double f = fs[trial / 3 % (sizeof fs / sizeof fs[0])];
+            pb.trans = kcbp_v2_add(pb.trans, kcbp_v2_scale(d0.normal, d0.depth - f * KCBP2D_TOUCH_REL_TOL * d0.scale));
+        }
+        kcbp2d_distance_result want = distance2d(&ta.s, &pa, &tb.s, &pb), got;
+        kcbp_error e;
+        assert_int_equal(kcbp2d_distance(&ta.s, &pa, &tb.s, &pb, &nd, &got, &e), KCBP_OK);
+        assert_int_equal(got.status, want.status);
+        assert_true(got.distance == want.distance);
+        assert_int_equal(got.status == KCBP2D_APART, !collide2d(&ta.s, &pa, &tb.s, &pb, 0, NULL));
+        assert_true(want.depth_computed);
+        if (got.depth_computed) {
+            assert_true(got.depth == want.depth && got.signed_distance == want.signed_distance);
+            assert_true(got.normal.x == want.normal.x && got.normal.y == want.normal.y);
+            assert_true(got.point_a.x == want.point_a.x && got.point_a.y == want.point_a.y);
+            assert_true(got.point_b.x == want.point_b.x && got.point_b.y == want.point_b.y);
+            assert_int_equal(got.iterations, want.iterations);
+        } else {
+            assert_true(got.status != KCBP2D_APART);
+            assert_true(got.distance == 0 && got.depth == 0 && got.signed_distance == 0);
+            assert_true(got.normal.x == 0 && got.normal.y == 1);
+            skipped[got.status]++;
+        }
+        assert_true(got.scale == want.scale);
+        cases += mode == 2 && want.status != KCBP2D_APART;
+    }
+    /* both statuses were settled without the depth, near the tolerance too */
+    assert_true(skipped[KCBP2D_TOUCHING] > 100 && skipped[KCBP2D_OVERLAPPING] > 100 && cases > 100);
+    /* radii and other kinds: always the depth */
+    kcbp2d_shape c = kcbp2d_shape_circle(1);
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    kcbp2d_distance_result dr;
+    assert_int_equal(kcbp2d_distance(&c, &id, &c, &id, &nd, &dr, NULL), KCBP_OK);
+    assert_true(dr.depth_computed && dr.depth == 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -835,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_depth_vs_prism_oracle),
         cmocka_unit_test(test_closed_forms),
         cmocka_unit_test(test_pose_point_bound),
+        cmocka_unit_test(test_distance_without_depth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,10 @@ extern "C" {
 typedef struct {
     uint32_t size; /* sizeof the caller's struct: set by kcbp2d_distance_options_default */
     int max_iterations; /* GJK's cap (>= 1); default KCBP2D_GJK_MAX_ITERATIONS_DEFAULT */
+    bool want_depth;    /* default true. false: when two polygons without radius meet, their depth,
+                           normal and witnesses may be left uncomputed (depth_computed false, see
+                           the result); status, distance and everything about shapes apart are
+                           the same as with true. Box2D's b2Distance computes no depth either. */
 } kcbp2d_distance_options;
 
 KCBP_API void kcbp2d_distance_options_init(kcbp2d_distance_options *o, uint32_t size);
@@ -95,6 +99,12 @@ typedef struct {
     int iterations;         /* GJK's; == max_iterations: cut short, distance is then an upper bound
                                (a distance between points of the shapes), the status still exact;
                                0: no GJK step (overlapping, or apart by a certificate, see above) */
+    bool depth_computed;    /* true, except with want_depth false for two polygons (radii 0) that
+                               meet and whose status the separating-axis test settled without the
+                               depth: then status is exact as above (the one the default call
+                               reports: TOUCHING when its depth would be within the tolerance,
+                               OVERLAPPING when beyond), distance 0, and depth, signed_distance 0,
+                               normal (0, 1), point_a and point_b (0, 0) are not answers */
 } kcbp2d_distance_result;
 
 /* As kcbp2d_collide for the inputs and errors; options NULL: defaults. */

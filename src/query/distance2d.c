@@ -19,6 +19,7 @@ void kcbp2d_distance_options_init(kcbp2d_distance_options *o, uint32_t size)
     memset(&d, 0, sizeof d);
     d.size = size;
     d.max_iterations = KCBP2D_GJK_MAX_ITERATIONS_DEFAULT;
+    d.want_depth = true;
     memcpy(o, &d, size < sizeof d ? size : sizeof d);
 }
 
@@ -224,6 +225,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     r.normal = kcbp_v2_make(0, 1);
     r.point_a = r.point_b = kcbp_v2_make(0, 0);
     r.iterations = 0;
+    r.depth_computed = true;
     size_t out_size = result_size < sizeof r ? result_size : sizeof r;
     /* on failure the result is left zeroed (normal (0, 1)): written here
      * for a result too small, by fail() on the other errors */
@@ -238,6 +240,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     memset(&o, 0, sizeof o);
     o.size = (uint32_t)sizeof o;
     o.max_iterations = KCBP2D_GJK_MAX_ITERATIONS_DEFAULT;
+    o.want_depth = true;
     if (options) {
         kcbp_status st = kcbp_options_copy_in(&o, sizeof o, options, OPTIONS_V1_SIZE, "2D distance",
                                               "kcbp2d_distance_options_default", err);
@@ -256,8 +259,31 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     int sep_shape = -1;
     uint32_t sep_edge = 0;
     kcbp2d_sat_min dm;
-    kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 ? kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge, &dm)
-                                                  : KCBP2D_SAT_UNDECIDED;
+    kcbp2d_sat_verdict v = KCBP2D_SAT_UNDECIDED;
+    kcbp2d_meet_verdict mv = KCBP2D_MEET_UNKNOWN;
+    if (!o.want_depth && ca.r == 0 && cb.r == 0) {
+        /* no depth wanted: the search that stops at the first vertex
+         * proving an edge's overlap deep (sat2d_meet.c); the status it
+         * settles is the one the default call reports */
+        uint32_t vx = 0;
+        mv = kcbp2d_sat_meet(&ca, &cb, KCBP2D_TOUCH_REL_TOL, &sep_shape, &sep_edge, &vx);
+        if (mv == KCBP2D_MEET_TOUCHING || mv == KCBP2D_MEET_OVERLAPPING) {
+            r.status = mv == KCBP2D_MEET_TOUCHING ? KCBP2D_TOUCHING : KCBP2D_OVERLAPPING;
+            r.scale = ca.scale > cb.scale ? ca.scale : cb.scale;
+            r.depth_computed = false;
+            kcbp2d_core_free(&ca);
+            kcbp2d_core_free(&cb);
+            put_result(result, &r, out_size);
+            return KCBP_OK;
+        }
+        if (mv == KCBP2D_MEET_SEPARATED) {
+            /* kcbp2d_sat_filtered's verdict, edge and vertex: the default path */
+            v = KCBP2D_SAT_SEPARATED;
+            dm.depth = INFINITY, dm.shape = -1, dm.edge = 0, dm.vertex = vx, dm.convex = false, dm.len = 1;
+        }
+    }
+    if (mv != KCBP2D_MEET_SEPARATED && ca.r == 0 && cb.r == 0)
+        v = kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge, &dm);
     kcbp2d_decision d;
     if (v == KCBP2D_SAT_SEPARATED) {
         const kcbp2d_core *c = sep_shape == 0 ? &ca : &cb, *oc = sep_shape == 0 ? &cb : &ca;

@@ -71,10 +71,12 @@ kcbp2d_meet_verdict kcbp2d_sat_meet(const kcbp2d_core *a, const kcbp2d_core *b, 
                 mx = det > mx ? det : mx;
             }
             if (mx > bound) {
-                /* deep beyond tol S |e|_1 plus the bound; shallow by
-                 * squares where they and the threshold are normal numbers
-                 * (else by the length: a call) */
-                deep &= mx > deep_k * (ax + ay) + bound;
+                /* deep beyond tol S |e|_1 plus the bound (most edges: one
+                 * product); else shallow by squares where they and the
+                 * threshold are normal numbers, or by the length (a call) */
+                if (mx > deep_k * (ax + ay) + bound)
+                    continue;
+                deep = 0;
                 double l2 = e.x * e.x + e.y * e.y, m2 = mx * mx, rhs = shallow_k2 * l2;
                 if (l2 <= 1e140 && m2 >= 1e-280 && m2 <= 1e280 && rhs >= 1e-280)
                     shallow |= m2 <= rhs;

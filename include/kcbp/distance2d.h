@@ -40,6 +40,13 @@
  *     along the cores' closest points.
  *   - Two point cores at the same place (concentric circles) have no
  *     direction: normal is (0, 1) by convention, depth r_a + r_b.
+ *   - Without the depth (options want_depth false): two polygons without
+ *     radius that meet get the default call's status (TOUCHING or
+ *     OVERLAPPING as above: the separating-axis test proves on which side
+ *     of the tolerance the depth lies, with a margin of 2^-20 of it, and
+ *     computes the depth when it cannot) and distance 0, but no depth,
+ *     normal or witnesses (depth_computed false). Pairs apart, and every
+ *     other pair of shapes, are answered as by default.
  * Never NaN: every number is finite.
  *
  * Growable structs (style §4.3), as collide2d.h. */

@@ -129,8 +129,12 @@ static void bench_convex(int pairs)
         ba[i].m_radius = bb[i].m_radius = 0;
     }
     std::vector<char> exact(pairs);
-    std::vector<double> kc, kd, bc, bd;
+    std::vector<double> kc, kd, kn, bc, bd;
     std::vector<double> kdist(pairs), bdist(pairs); // the distances of the last round, compared below
+    std::vector<int> kstat(pairs);
+    int nodepth_differ = 0, nodepth_skipped = 0; // want_depth false against the default call
+    kcbp2d_distance_options nodepth = kcbp2d_distance_options_default();
+    nodepth.want_depth = false;
     double sink = 0;
     int wrong = 0;
     for (int rep = 0; rep < REPS; rep++) {
@@ -159,8 +163,25 @@ static void bench_convex(int pairs)
             kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
             sink += d.distance;
             kdist[i] = d.distance;
+            kstat[i] = d.status;
         }
         kd.push_back((now_us() - t0) / pairs);
+        // the same call without the depth (want_depth false): the same
+        // status and distance, checked against the default call's
+        t0 = now_us();
+        int nd = 0, ns = 0;
+        for (int i = 0; i < pairs; i++) {
+            const convex_case &c = cs[i];
+            kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
+                         sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
+            kcbp2d_distance_result d;
+            kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, &nodepth, &d, nullptr);
+            sink += d.distance;
+            nd += (int)d.status != kstat[i] || d.distance != kdist[i];
+            ns += !d.depth_computed;
+        }
+        kn.push_back((now_us() - t0) / pairs);
+        nodepth_differ = nd, nodepth_skipped = ns;
         t0 = now_us();
         for (int i = 0; i < pairs; i++) {
             b2DistanceInput in;
@@ -183,12 +204,15 @@ static void bench_convex(int pairs)
     for (int i = 0; i < pairs; i++)
         if (kdist[i] > 1e-3 || bdist[i] > 1e-3)
             dist_far++, dist_differ += std::fabs(kdist[i] - bdist[i]) > 1e-5;
-    double t_kc = median(kc), t_bc = median(bc), t_kd = median(kd), t_bd = median(bd);
+    double t_kc = median(kc), t_bc = median(bc), t_kd = median(kd), t_bd = median(bd), t_kn = median(kn);
     std::printf("convex pairs (3..8 vertices, %d pairs, half within 1e-12 of touching)\n", pairs);
     std::printf("  %-28s %10.3f us/query\n", "kcbp2d_collide (exact)", t_kc);
     std::printf("  %-28s %10.3f us/query   kcbp/Box2D %.2f\n", "Box2D b2TestOverlap (float)", t_bc, t_kc / t_bc);
     std::printf("  %-28s %10.3f us/query\n", "kcbp2d_distance", t_kd);
     std::printf("  %-28s %10.3f us/query   kcbp/Box2D %.2f\n", "Box2D b2Distance (float)", t_bd, t_kd / t_bd);
+    std::printf("  %-28s %10.3f us/query   kcbp/Box2D %.2f   (no depth: %d of %d pairs; status or distance\n"
+                "  %-28s differing from the default call's: %d)\n",
+                "kcbp2d_distance want_depth=0", t_kn, t_kn / t_bd, nodepth_skipped, pairs, "", nodepth_differ);
     std::printf("  Box2D overlap answers differing from the exact ones: %d of %d\n", wrong, pairs);
     std::printf("  distances differing from Box2D's by more than 1e-5 (pairs apart by more than 1e-3): %d of %d\n",
                 dist_differ, dist_far);

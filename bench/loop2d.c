@@ -6,7 +6,8 @@
  *       bench/loop2d 2000      (instructions per collide: Ir / 2000; per
  * distance, with --toggle-collect=kcbp2d_distance_sized: Ir / (2000 + the
  * "near" count printed, the pairs whose setup called it once more))
- * Usage: loop2d [pairs] (default 2000).
+ * Usage: loop2d [pairs] [nodepth] (default 2000; nodepth: kcbp2d_distance
+ * with want_depth false, whose checksum then lacks the depths it skipped).
  *
  *   loop2d model N Q [rough]: bench2d's non-convex rows, kcbp only: two
  *   star polygons of N vertices with a hole (rough 0.1: hairy, the default;
@@ -183,10 +184,13 @@ int main(int argc, char **argv)
         kcbp2d_collide(&sa, &cs[i].pa, &sb, &cs[i].pb, NULL, &res, NULL);
         hits += res.collide;
     }
+    kcbp2d_distance_options o = kcbp2d_distance_options_default();
+    o.want_depth = false;
+    const kcbp2d_distance_options *op = argc > 2 && strcmp(argv[2], "nodepth") == 0 ? &o : NULL;
     for (int i = 0; i < pairs; i++) {
         kcbp2d_shape sa = kcbp2d_shape_polygon(cs[i].a, cs[i].na, 0), sb = kcbp2d_shape_polygon(cs[i].b, cs[i].nb, 0);
         kcbp2d_distance_result d;
-        kcbp2d_distance(&sa, &cs[i].pa, &sb, &cs[i].pb, NULL, &d, NULL);
+        kcbp2d_distance(&sa, &cs[i].pa, &sb, &cs[i].pb, op, &d, NULL);
         sum += d.signed_distance;
     }
     printf("%d pairs (near %d): %lu collide, sum of signed distances %.17g\n", pairs, near, hits, sum);

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -764,6 +765,126 @@ static void test_closed_forms(void **state)
     assert_true(fabs(d.distance - 0.5) < 1e-15 && d.normal.x == 0 && d.normal.y == 1);
 }
 
+/* The posed polygon's points checked by one bound per polygon (the sums of
+ * the coordinates' magnitudes, shape2d.c) and the per-point comparison only
+ * when the sums do not prove them: points whose sums exceed KCBP_COORD_MAX
+ * but each within it are accepted (a version trusting the sums alone
+ * refuses them), a point beyond it or not finite is refused and named (a
+ * version skipping the per-point pass accepts it), and the posed vertices
+ * and scale are kcbp2d_pose_apply's, bit for bit. */
+static void test_pose_point_bound(void **state)
+{
+    (void)state;
+    const double big = 0.9 * KCBP_COORD_MAX;
+    kcbp_vec2 pts[4] = {{-big, -big}, {big, -big}, {big, big}, {-big, big}};
+    kcbp2d_shape s = kcbp2d_shape_polygon(pts, 4, 0);
+    kcbp2d_pose p;
+    assert_int_equal(kcbp2d_pose_from_angle(0.25 * big, -0.5 * big, 30, &p, NULL), KCBP_OK);
+    kcbp2d_core c;
+    kcbp_error e;
+    assert_int_equal(kcbp2d_core_pose(&s, &p, &c, &e), KCBP_OK);
+    double sc = 0;
+    for (uint32_t i = 0; i < 4; i++) {
+        kcbp_vec2 w = kcbp2d_pose_apply(&p, pts[i]);
+        assert_true(c.v[i].x == w.x && c.v[i].y == w.y);
+        sc = fmax(sc, fmax(fabs(w.x), fabs(w.y)));
+    }
+    assert_true(c.scale == sc);
+    kcbp2d_core_free(&c);
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    kcbp2d_distance_result d;
+    assert_int_equal(kcbp2d_distance(&s, &id, &s, &p, NULL, &d, &e), KCBP_OK);
+    assert_int_equal(d.status, KCBP2D_OVERLAPPING);
+    /* refused, named: beyond the bound, NaN, infinite; in A and in B */
+    const double bad[3] = {1.5 * KCBP_COORD_MAX, NAN, INFINITY};
+    for (int k = 0; k < 3; k++)
+        for (uint32_t at = 0; at < 4; at++) {
+            kcbp_vec2 q[4];
+            memcpy(q, pts, sizeof q);
+            if (at & 1)
+                q[at].y = bad[k];
+            else
+                q[at].x = bad[k];
+            kcbp2d_shape t = kcbp2d_shape_polygon(q, 4, 0);
+            assert_int_equal(kcbp2d_distance(&t, &id, &s, &p, NULL, &d, &e), KCBP_ERR_INVALID);
+            char want[32];
+            snprintf(want, sizeof want, "point %u ", (unsigned)at);
+            assert_non_null(strstr(e.msg, want));
+            assert_non_null(strstr(e.msg, "shape A"));
+            assert_true(d.distance == 0 && d.normal.y == 1); /* the result zeroed */
+            assert_int_equal(kcbp2d_distance(&s, &id, &t, &p, NULL, &d, &e), KCBP_ERR_INVALID);
+            assert_non_null(strstr(e.msg, "shape B"));
+            kcbp2d_collide_result cr;
+            assert_int_equal(kcbp2d_collide(&s, &id, &t, &p, NULL, &cr, &e), KCBP_ERR_INVALID);
+        }
+}
+
+/* want_depth false against the default call (the reference, itself tested
+ * against the oracles above) and kcbp2d_collide's exact answer: the same
+ * status and distance on every pair, every other member the same when the
+ * depth is computed (depth_computed), and distance, depth, signed distance
+ * 0, normal (0, 1) when not. The pairs: random polygons and poses at
+ * scales 1e-6 .. 1e6, moved to within 1e-12 of touching, and overlapping by
+ * f times the touching tolerance for f around 1 (0.5 .. 2.5), where a
+ * version whose touching margin or deep margin were off (e.g. deep beyond
+ * half the tolerance, or shallow within twice it) reports the other status. */
+static void test_distance_without_depth(void **state)
+{
+    (void)state;
+    test_rng r = {3535};
+    kcbp2d_distance_options nd = kcbp2d_distance_options_default();
+    assert_true(nd.want_depth);
+    nd.want_depth = false;
+    static const double fs[] = {0.5, 0.9, 0.99, 1.01, 1.1, 1.5, 2.5};
+    int skipped[3] = {0, 0, 0}, cases = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        double sc = pow(10, test_rng_range(&r, -6, 6));
+        tshape ta, tb;
+        rnd_polygon(&r, sc, 0, &ta);
+        rnd_polygon(&r, sc, 0, &tb);
+        kcbp2d_pose pa = rnd_pose(&r, sc, false);
+        kcbp2d_pose pb = rnd_pose(&r, 2 * sc, false);
+        kcbp2d_distance_result d0 = distance2d(&ta.s, &pa, &tb.s, &pb);
+        int mode = trial % 3;
+        if (mode == 1) { /* within 1e-12 of touching */
+            double gap = d0.signed_distance + test_rng_range(&r, -1e-12, 1e-12) * d0.scale;
+            pb.trans = kcbp_v2_sub(pb.trans, kcbp_v2_scale(d0.normal, gap));
+        } else if (mode == 2 && d0.status == KCBP2D_OVERLAPPING) { /* overlapping by f times the tolerance */
+            double f = fs[trial / 3 % (sizeof fs / sizeof fs[0])];
+            pb.trans = kcbp_v2_add(pb.trans, kcbp_v2_scale(d0.normal, d0.depth - f * KCBP2D_TOUCH_REL_TOL * d0.scale));
+        }
+        kcbp2d_distance_result want = distance2d(&ta.s, &pa, &tb.s, &pb), got;
+        kcbp_error e;
+        assert_int_equal(kcbp2d_distance(&ta.s, &pa, &tb.s, &pb, &nd, &got, &e), KCBP_OK);
+        assert_int_equal(got.status, want.status);
+        assert_true(got.distance == want.distance);
+        assert_int_equal(got.status == KCBP2D_APART, !collide2d(&ta.s, &pa, &tb.s, &pb, 0, NULL));
+        assert_true(want.depth_computed);
+        if (got.depth_computed) {
+            assert_true(got.depth == want.depth && got.signed_distance == want.signed_distance);
+            assert_true(got.normal.x == want.normal.x && got.normal.y == want.normal.y);
+            assert_true(got.point_a.x == want.point_a.x && got.point_a.y == want.point_a.y);
+            assert_true(got.point_b.x == want.point_b.x && got.point_b.y == want.point_b.y);
+            assert_int_equal(got.iterations, want.iterations);
+        } else {
+            assert_true(got.status != KCBP2D_APART);
+            assert_true(got.distance == 0 && got.depth == 0 && got.signed_distance == 0);
+            assert_true(got.normal.x == 0 && got.normal.y == 1);
+            skipped[got.status]++;
+        }
+        assert_true(got.scale == want.scale);
+        cases += mode == 2 && want.status != KCBP2D_APART;
+    }
+    /* both statuses were settled without the depth, near the tolerance too */
+    assert_true(skipped[KCBP2D_TOUCHING] > 100 && skipped[KCBP2D_OVERLAPPING] > 100 && cases > 100);
+    /* radii and other kinds: always the depth */
+    kcbp2d_shape c = kcbp2d_shape_circle(1);
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    kcbp2d_distance_result dr;
+    assert_int_equal(kcbp2d_distance(&c, &id, &c, &id, &nd, &dr, NULL), KCBP_OK);
+    assert_true(dr.depth_computed && dr.depth == 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -779,6 +900,8 @@ int main(void)
         cmocka_unit_test(test_many_vertices),
         cmocka_unit_test(test_depth_vs_prism_oracle),
         cmocka_unit_test(test_closed_forms),
+        cmocka_unit_test(test_pose_point_bound),
+        cmocka_unit_test(test_distance_without_depth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

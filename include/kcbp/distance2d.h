@@ -40,6 +40,13 @@
  *     along the cores' closest points.
  *   - Two point cores at the same place (concentric circles) have no
  *     direction: normal is (0, 1) by convention, depth r_a + r_b.
+ *   - Without the depth (options want_depth false): two polygons without
+ *     radius that meet get the default call's status (TOUCHING or
+ *     OVERLAPPING as above: the separating-axis test proves on which side
+ *     of the tolerance the depth lies, with a margin of 2^-20 of it, and
+ *     computes the depth when it cannot) and distance 0, but no depth,
+ *     normal or witnesses (depth_computed false). Pairs apart, and every
+ *     other pair of shapes, are answered as by default.
  * Never NaN: every number is finite.
  *
  * Growable structs (style §4.3), as collide2d.h. */
@@ -64,6 +71,10 @@ extern "C" {
 typedef struct {
     uint32_t size; /* sizeof the caller's struct: set by kcbp2d_distance_options_default */
     int max_iterations; /* GJK's cap (>= 1); default KCBP2D_GJK_MAX_ITERATIONS_DEFAULT */
+    bool want_depth;    /* default true. false: when two polygons without radius meet, their depth,
+                           normal and witnesses may be left uncomputed (depth_computed false, see
+                           the result); status, distance and everything about shapes apart are
+                           the same as with true. Box2D's b2Distance computes no depth either. */
 } kcbp2d_distance_options;
 
 KCBP_API void kcbp2d_distance_options_init(kcbp2d_distance_options *o, uint32_t size);
@@ -95,6 +106,12 @@ typedef struct {
     int iterations;         /* GJK's; == max_iterations: cut short, distance is then an upper bound
                                (a distance between points of the shapes), the status still exact;
                                0: no GJK step (overlapping, or apart by a certificate, see above) */
+    bool depth_computed;    /* true, except with want_depth false for two polygons (radii 0) that
+                               meet and whose status the separating-axis test settled without the
+                               depth: then status is exact as above (the one the default call
+                               reports: TOUCHING when its depth would be within the tolerance,
+                               OVERLAPPING when beyond), distance 0, and depth, signed_distance 0,
+                               normal (0, 1), point_a and point_b (0, 0) are not answers */
 } kcbp2d_distance_result;
 
 /* As kcbp2d_collide for the inputs and errors; options NULL: defaults. */

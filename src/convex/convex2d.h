@@ -127,6 +127,26 @@ typedef struct {
 kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *b, int *sep_shape,
                                        uint32_t *sep_edge, kcbp2d_sat_min *dm);
 
+/* kcbp2d_sat_filtered's search for a caller that needs the verdict and,
+ * for polygons that meet, only whether the depth kcbp2d_sat_filtered would
+ * report exceeds touch_rel times the scale (sat2d_meet.c; polygons n >= 3
+ * each, posed, scale set): OVERLAPPING (it does, for certain) or TOUCHING
+ * (it does not) with both polygons certified strictly convex by the same
+ * turn filter (dm->convex); SEPARATED with the edge and the other
+ * polygon's vertex that kcbp2d_sat_filtered names (its *sep_shape,
+ * *sep_edge and dm->vertex); UNKNOWN otherwise (its verdict UNDECIDED,
+ * convexity not certified, or a depth within 2^-20 of the tolerance): the
+ * caller asks kcbp2d_sat_filtered. Edges whose overlap is deep are left at
+ * the first vertex that proves it. */
+typedef enum {
+    KCBP2D_MEET_UNKNOWN,
+    KCBP2D_MEET_SEPARATED,
+    KCBP2D_MEET_TOUCHING,
+    KCBP2D_MEET_OVERLAPPING,
+} kcbp2d_meet_verdict;
+kcbp2d_meet_verdict kcbp2d_sat_meet(const kcbp2d_core *a, const kcbp2d_core *b, double touch_rel, int *sep_shape,
+                                    uint32_t *sep_edge, uint32_t *vertex);
+
 typedef struct {
     bool overlap;       /* GJK found the origin in the difference (cores overlap, up to rounding) */
     double distance;    /* between the cores, >= 0 */

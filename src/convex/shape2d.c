@@ -267,19 +267,34 @@ kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcb
                 return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D shape: out of memory for %u vertices", (unsigned)n);
             v = c->heap;
         }
-        /* one comparison per coordinate (NaN fails it), without branches;
-         * the posed scale in the same pass (plain comparisons: fmax is a
-         * call, for NaN rules) */
-        int ok = 1;
-        double sc = 0;
+        /* The points' check by one bound per polygon: the sums of the
+         * coordinates' magnitudes, each at most 1e66 for valid points
+         * (n <= KCBP2D_POLYGON_MAX), so every coordinate is within
+         * KCBP_COORD_MAX when its sum is (NaN and infinities fail the
+         * comparison); only when the sums do not prove it, the per-point
+         * comparison. The pose's numbers in locals (stores to v could
+         * alias it), the posed scale by one maximum per axis (plain
+         * comparisons: fmax is a call, for NaN rules): the loop is the
+         * pose's arithmetic, and the posed points are those of
+         * kcbp2d_pose_apply, bit for bit. */
+        const kcbp2d_pose q = *pose;
+        const kcbp_vec2 *pts = s->points;
+        double ax = 0, ay = 0, sx = 0, sy = 0;
         for (uint32_t i = 0; i < n; i++) {
-            kcbp_vec2 p = s->points[i];
-            ok &= (fabs(p.x) <= KCBP_COORD_MAX) & (fabs(p.y) <= KCBP_COORD_MAX);
-            kcbp_vec2 w = kcbp2d_pose_apply(pose, p);
+            kcbp_vec2 p = pts[i];
+            ax += fabs(p.x), ay += fabs(p.y);
+            kcbp_vec2 w = kcbp2d_pose_apply(&q, p);
             v[i] = w;
             double x = fabs(w.x), y = fabs(w.y);
-            sc = x > sc ? x : sc;
-            sc = y > sc ? y : sc;
+            sx = x > sx ? x : sx;
+            sy = y > sy ? y : sy;
+        }
+        double sc = sx > sy ? sx : sy;
+        int ok = ax <= KCBP_COORD_MAX && ay <= KCBP_COORD_MAX;
+        if (!ok) { /* each point: one comparison per coordinate (NaN fails it) */
+            ok = 1;
+            for (uint32_t i = 0; i < n; i++)
+                ok &= (fabs(pts[i].x) <= KCBP_COORD_MAX) & (fabs(pts[i].y) <= KCBP_COORD_MAX);
         }
         if (!ok) {
             kcbp2d_core_free(c);

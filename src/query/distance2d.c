@@ -19,6 +19,7 @@ void kcbp2d_distance_options_init(kcbp2d_distance_options *o, uint32_t size)
     memset(&d, 0, sizeof d);
     d.size = size;
     d.max_iterations = KCBP2D_GJK_MAX_ITERATIONS_DEFAULT;
+    d.want_depth = true;
     memcpy(o, &d, size < sizeof d ? size : sizeof d);
 }
 
@@ -203,7 +204,11 @@ static bool vertex_facing_edge(const kcbp2d_core *c, uint32_t i, kcbp_vec2 x, kc
  * passed on. */
 static kcbp_status fail(kcbp2d_distance_result *out, const kcbp2d_distance_result *r, size_t size, kcbp_status st)
 {
-    memcpy(out, r, size);
+    (void)r;
+    kcbp2d_distance_result z;
+    memset(&z, 0, sizeof z);
+    z.normal = kcbp_v2_make(0, 1);
+    memcpy(out, &z, size);
     return st;
 }
 
@@ -211,15 +216,22 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
                                   const kcbp2d_pose *pose_b, const kcbp2d_distance_options *options,
                                   kcbp2d_distance_result *result, size_t result_size, kcbp_error *err)
 {
+    /* zeroed member by member (normal (0, 1)): a memset of the struct
+     * compiled to `rep stos`, whose start-up costs more than these stores;
+     * the error paths write a memset copy (fail), padding included */
     kcbp2d_distance_result r;
-    memset(&r, 0, sizeof r);
+    r.status = KCBP2D_APART;
+    r.distance = r.depth = r.signed_distance = r.scale = 0;
     r.normal = kcbp_v2_make(0, 1);
+    r.point_a = r.point_b = kcbp_v2_make(0, 0);
+    r.iterations = 0;
+    r.depth_computed = true;
     size_t out_size = result_size < sizeof r ? result_size : sizeof r;
     /* on failure the result is left zeroed (normal (0, 1)): written here
      * for a result too small, by fail() on the other errors */
     if (!result || result_size < RESULT_V1_SIZE) {
         if (result && out_size)
-            memcpy(result, &r, out_size);
+            fail(result, &r, out_size, KCBP_OK);
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D distance: result of size %zu, too small", result_size);
     }
     /* kcbp2d_distance_options_init's defaults, inline (a call and a
@@ -228,6 +240,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     memset(&o, 0, sizeof o);
     o.size = (uint32_t)sizeof o;
     o.max_iterations = KCBP2D_GJK_MAX_ITERATIONS_DEFAULT;
+    o.want_depth = true;
     if (options) {
         kcbp_status st = kcbp_options_copy_in(&o, sizeof o, options, OPTIONS_V1_SIZE, "2D distance",
                                               "kcbp2d_distance_options_default", err);
@@ -246,8 +259,31 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
     int sep_shape = -1;
     uint32_t sep_edge = 0;
     kcbp2d_sat_min dm;
-    kcbp2d_sat_verdict v = ca.r == 0 && cb.r == 0 ? kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge, &dm)
-                                                  : KCBP2D_SAT_UNDECIDED;
+    kcbp2d_sat_verdict v = KCBP2D_SAT_UNDECIDED;
+    kcbp2d_meet_verdict mv = KCBP2D_MEET_UNKNOWN;
+    if (!o.want_depth && ca.r == 0 && cb.r == 0) {
+        /* no depth wanted: the search that stops at the first vertex
+         * proving an edge's overlap deep (sat2d_meet.c); the status it
+         * settles is the one the default call reports */
+        uint32_t vx = 0;
+        mv = kcbp2d_sat_meet(&ca, &cb, KCBP2D_TOUCH_REL_TOL, &sep_shape, &sep_edge, &vx);
+        if (mv == KCBP2D_MEET_TOUCHING || mv == KCBP2D_MEET_OVERLAPPING) {
+            r.status = mv == KCBP2D_MEET_TOUCHING ? KCBP2D_TOUCHING : KCBP2D_OVERLAPPING;
+            r.scale = ca.scale > cb.scale ? ca.scale : cb.scale;
+            r.depth_computed = false;
+            kcbp2d_core_free(&ca);
+            kcbp2d_core_free(&cb);
+            put_result(result, &r, out_size);
+            return KCBP_OK;
+        }
+        if (mv == KCBP2D_MEET_SEPARATED) {
+            /* kcbp2d_sat_filtered's verdict, edge and vertex: the default path */
+            v = KCBP2D_SAT_SEPARATED;
+            dm.depth = INFINITY, dm.shape = -1, dm.edge = 0, dm.vertex = vx, dm.convex = false, dm.len = 1;
+        }
+    }
+    if (mv != KCBP2D_MEET_SEPARATED && ca.r == 0 && cb.r == 0)
+        v = kcbp2d_sat_filtered(&ca, &cb, &sep_shape, &sep_edge, &dm);
     kcbp2d_decision d;
     if (v == KCBP2D_SAT_SEPARATED) {
         const kcbp2d_core *c = sep_shape == 0 ? &ca : &cb, *oc = sep_shape == 0 ? &cb : &ca;

@@ -8,7 +8,8 @@
 //         with quarter turns, so that touching, collinear edges and shared
 //         vertices are common; a third moved to within 1e-13 of touching),
 //         kcbp2d_collide, and kcbp2d_distance (its status against the
-//         same oracle, its distance against the exact one below);
+//         same oracle, its distance against the exact one below; with
+//         want_depth false, the same status and distance as the default);
 //       - polygons with a hole (star rings, 3..40 vertices), kcbp2d_model_collide
 //         and kcbp2d_model_distance;
 //     against CGAL (Epick's exact predicates): closed regions meet when two
@@ -170,6 +171,18 @@ int main(int argc, char **argv)
                 if (bad < 10)
                     std::printf("convex pair %ld: kcbp2d_distance %s %.17g, CGAL %d %.17g\n", t,
                                 kcbp2d_distance_status_name(dr.status), dr.distance, want, dist);
+                bad++;
+            }
+            // without the depth (want_depth false): the same status and distance
+            kcbp2d_distance_options nd = kcbp2d_distance_options_default();
+            nd.want_depth = false;
+            kcbp2d_distance_result dn;
+            kcbp2d_distance(&sa, &pa, &sb, &pb, &nd, &dn, nullptr);
+            if (dn.status != dr.status || dn.distance != dr.distance) {
+                if (bad < 10)
+                    std::printf("convex pair %ld: want_depth false %s %.17g, default %s %.17g\n", t,
+                                kcbp2d_distance_status_name(dn.status), dn.distance,
+                                kcbp2d_distance_status_name(dr.status), dr.distance);
                 bad++;
             }
             yes += want, no += !want;

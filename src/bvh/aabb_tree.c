@@ -108,6 +108,18 @@ HOT_INLINE uint32_t leaf_near(const kcbp_tri_slab *slabs, const kcbp_aabb_node *
     return mask;
 }
 
+/* Whether triangle t (its vertices in the slab's frame, as the exact test
+ * takes them) lies more than tol beyond the slab (see slab_tolerance) on
+ * one side: then it cannot meet the slab's triangle, and the exact test,
+ * which would say so too, is not needed (a few products in place of its
+ * planes and predicates). */
+HOT_INLINE bool tri_beyond_slab(const kcbp_tri_slab *s, const kcbp_vec3 t[3], double tol)
+{
+    double d0 = kcbp_v3_dot(s->n, t[0]), d1 = kcbp_v3_dot(s->n, t[1]), d2 = kcbp_v3_dot(s->n, t[2]);
+    double hi = s->hi + tol, lo = s->lo - tol;
+    return (d0 > hi && d1 > hi && d2 > hi) || (d0 < lo && d1 < lo && d2 < lo);
+}
+
 HOT_INLINE double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->extent.y + n->extent.z; }
 
 /* ---- oriented boxes ------------------------------------------------------ */
@@ -361,7 +373,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
                     tb[j][k] = kcbp_pose_apply(b_in_a, b->tri_verts[nb->first + j][k]);
             for (uint32_t i = 0; i < na->count && !stopped; i++)
                 for (uint32_t j = 0; j < nb->count && !stopped; j++) {
-                    if (!(near_a >> i & near_b >> j & 1u))
+                    if (!(near_a >> i & near_b >> j & 1u) ||
+                        tri_beyond_slab(&a->tri_slab[na->first + i], tb[j], slab_tol))
                         continue;
                     if (first_tested && tri_pairs == 0) {
                         first_tested[0] = na->first + i;

@@ -278,7 +278,7 @@ HOT_INLINE int first_child(const kcbp_aabb_node *nodes, uint32_t first, const mo
  * stopped it. */
 HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
                          const uint32_t start[2], const bool ordering, kcbp_tri_pair_fn on_pair, void *ctx,
-                         kcbp_tree_stats *stats, uint32_t stop[2], uint32_t first_tested[2])
+                         kcbp_tree_stats *stats, uint32_t stop[2], uint32_t first_tested[2], const uint32_t skip[2])
 {
     frame_b_in_a f = {b_in_a->rot, b_in_a->rot, b_in_a->trans, eps};
     for (int i = 0; i < 3; i++)
@@ -314,6 +314,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
         /* The entry is read in place: its slot is the first child's. */
         struct entry *e = &stack[--top];
         const uint32_t ia = e->ia, ib = e->ib;
+        if (skip && ia == skip[0] && ib == skip[1]) /* searched already, none found */
+            continue;
         const bool a_moved = e->a_moved;
         const kcbp_aabb_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
         moved_box fresh; /* the pair's other node, moved */
@@ -436,7 +438,7 @@ bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, co
                             kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
 {
     kcbp_tree_stats local = {0, 0};
-    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, NULL);
+    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, NULL, NULL);
 }
 
 bool kcbp_aabb_tree_probe(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
@@ -444,14 +446,14 @@ bool kcbp_aabb_tree_probe(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, cons
 {
     kcbp_tree_stats local = {0, 0};
     first_tested[0] = first_tested[1] = UINT32_MAX;
-    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, first_tested);
+    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, first_tested, NULL);
 }
 
 bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                                 double eps, kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
 {
     kcbp_tree_stats local = {0, 0};
-    return traverse(a, b, b_in_a, eps, roots, false, on_pair, ctx, stats ? stats : &local, NULL, NULL);
+    return traverse(a, b, b_in_a, eps, roots, false, on_pair, ctx, stats ? stats : &local, NULL, NULL, NULL);
 }
 
 bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
@@ -460,7 +462,15 @@ bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree 
 {
     kcbp_tree_stats local = {0, 0};
     KCBP_ASSERT(start[0] < a->nnodes && start[1] < b->nnodes);
-    return traverse(a, b, b_in_a, eps, start, true, on_pair, ctx, stats ? stats : &local, stop, NULL);
+    return traverse(a, b, b_in_a, eps, start, true, on_pair, ctx, stats ? stats : &local, stop, NULL, NULL);
+}
+
+bool kcbp_aabb_tree_collide_except(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+                                   double eps, const uint32_t skip[2], kcbp_tri_pair_fn on_pair, void *ctx,
+                                   kcbp_tree_stats *stats, uint32_t stop[2])
+{
+    kcbp_tree_stats local = {0, 0};
+    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, stop, NULL, skip);
 }
 
 uint32_t kcbp_aabb_tree_ancestor(const kcbp_aabb_tree *tree, uint32_t node, uint32_t levels)

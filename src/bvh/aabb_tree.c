@@ -252,20 +252,16 @@ HOT_INLINE double overlap_depth(const kcbp_aabb_node *n, const moved_box *m)
 
 /* 1 when child first + 1 is to be visited first against m: among long
  * thin children (child first's box more than 8 times as long as it is
- * thin), the one that overlaps m deeper, else the one whose centre is
- * nearer m's. Long thin boxes (the slivers of a fillet, issue 25's
- * heatsink pair) cross each other far from their centres: there the
- * nearer centre leads into the near misses of two strips of slivers, and
- * the depth into the deep crossings where contacts are. Gated on child
- * first's shape alone so that the usual case costs a few comparisons more
- * than the centres (~2 % of an exhaustive traversal's instructions). */
-HOT_INLINE int first_child(const kcbp_aabb_node *nodes, uint32_t first, const moved_box *m)
+ * thin: the parent's KCBP_NODE_THIN_KIDS, from the build), the one that
+ * overlaps m deeper, else the one whose centre is nearer m's. Long thin
+ * boxes (the slivers of a fillet, issue 25's heatsink pair) cross each
+ * other far from their centres: there the nearer centre leads into the
+ * near misses of two strips of slivers, and the depth into the deep
+ * crossings where contacts are. Gated on child first's shape alone so
+ * that the usual case costs a flag test more than the centres. */
+HOT_INLINE int first_child(const kcbp_aabb_node *nodes, uint32_t first, bool thin_kids, const moved_box *m)
 {
-    kcbp_vec3 e = nodes[first].extent;
-    double lo = e.x < e.y ? e.x : e.y, hi = e.x < e.y ? e.y : e.x;
-    lo = lo < e.z ? lo : e.z;
-    hi = hi < e.z ? e.z : hi;
-    if (hi > 8 * lo)
+    if (thin_kids)
         return overlap_depth(&nodes[first + 1], m) > overlap_depth(&nodes[first], m);
     return kcbp_v3_len2(kcbp_v3_sub(nodes[first + 1].center, m->c)) <
            kcbp_v3_len2(kcbp_v3_sub(nodes[first].center, m->c));
@@ -410,7 +406,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
          * frame is the carried one when A's node was the new one. */
         bool keep_carried = down_a != a_moved;
         const moved_box *keep = keep_carried ? &e->box : &fresh;
-        int near = ordering && first_child(nodes, first, keep);
+        bool thin_kids = (down_a ? a->flags[ia] : b->flags[ib]) & KCBP_NODE_THIN_KIDS;
+        int near = ordering && first_child(nodes, first, thin_kids, keep);
         uint32_t c0 = first + !near, c1 = first + near;
         if (!keep_carried)
             stack[top].box = fresh;

@@ -75,6 +75,11 @@ enum {
      * centre): tree.fan[tree.fan_of[node]] has it and the box of the
      * node's other vertices. */
     KCBP_NODE_FAN = 4,
+    /* An inner node whose first child's box is more than 8 times as long
+     * as it is thin: the collision traversal visits its children in the
+     * order of their overlap with the other node, not of their centres'
+     * distance (aabb_tree.c, first_child). */
+    KCBP_NODE_THIN_KIDS = 8,
 };
 
 /* A node whose triangles share a vertex: the vertex, and two boxes of the

@@ -145,10 +145,10 @@ HOT_INLINE double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->e
  * comparison are then ~0 too, and eps keeps it from separating. */
 HOT_INLINE bool sat_apart(const double c[3][3], kcbp_vec3 t, kcbp_vec3 ea, kcbp_vec3 eb, double eps)
 {
-    double ac[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            ac[i][j] = fabs(c[i][j]);
+    /* (written out: GCC -O2 leaves these 3 x 3 loops rolled) */
+    const double ac[3][3] = {{fabs(c[0][0]), fabs(c[0][1]), fabs(c[0][2])},
+                             {fabs(c[1][0]), fabs(c[1][1]), fabs(c[1][2])},
+                             {fabs(c[2][0]), fabs(c[2][1]), fabs(c[2][2])}};
     const double a0 = ea.x, a1 = ea.y, a2 = ea.z, b0 = eb.x, b1 = eb.y, b2 = eb.z;
     const double t0 = t.x, t1 = t.y, t2 = t.z;
     /* a's thinnest axis, then b's */
@@ -200,9 +200,9 @@ typedef struct {
 HOT_INLINE obb_b_in_a obb_b_into_a(const frame_b_in_a *f, const kcbp_obb *b)
 {
     obb_b_in_a m;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            m.w.m[i][j] = f->r.m[i][0] * b->axes.m[j][0] + f->r.m[i][1] * b->axes.m[j][1] + f->r.m[i][2] * b->axes.m[j][2];
+#define W(i, j) m.w.m[i][j] = f->r.m[i][0] * b->axes.m[j][0] + f->r.m[i][1] * b->axes.m[j][1] + f->r.m[i][2] * b->axes.m[j][2]
+    W(0, 0); W(0, 1); W(0, 2); W(1, 0); W(1, 1); W(1, 2); W(2, 0); W(2, 1); W(2, 2);
+#undef W
     m.c = kcbp_v3_add(kcbp_mat3_mul_v3(&f->r, b->center), f->t);
     return m;
 }
@@ -210,9 +210,9 @@ HOT_INLINE obb_b_in_a obb_b_into_a(const frame_b_in_a *f, const kcbp_obb *b)
 HOT_INLINE obb_a_in_b obb_a_into_b(const frame_b_in_a *f, const kcbp_obb *a)
 {
     obb_a_in_b m;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            m.v.m[i][j] = a->axes.m[i][0] * f->r.m[0][j] + a->axes.m[i][1] * f->r.m[1][j] + a->axes.m[i][2] * f->r.m[2][j];
+#define V(i, j) m.v.m[i][j] = a->axes.m[i][0] * f->r.m[0][j] + a->axes.m[i][1] * f->r.m[1][j] + a->axes.m[i][2] * f->r.m[2][j]
+    V(0, 0); V(0, 1); V(0, 2); V(1, 0); V(1, 1); V(1, 2); V(2, 0); V(2, 1); V(2, 2);
+#undef V
     m.p = kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(f->t, a->center));
     return m;
 }
@@ -221,9 +221,9 @@ HOT_INLINE obb_a_in_b obb_a_into_b(const frame_b_in_a *f, const kcbp_obb *a)
 HOT_INLINE bool obb_apart_b(const obb_b_in_a *m, const kcbp_obb *a, const kcbp_obb *b, double eps)
 {
     double c[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            c[i][j] = a->axes.m[i][0] * m->w.m[0][j] + a->axes.m[i][1] * m->w.m[1][j] + a->axes.m[i][2] * m->w.m[2][j];
+#define C(i, j) c[i][j] = a->axes.m[i][0] * m->w.m[0][j] + a->axes.m[i][1] * m->w.m[1][j] + a->axes.m[i][2] * m->w.m[2][j]
+    C(0, 0); C(0, 1); C(0, 2); C(1, 0); C(1, 1); C(1, 2); C(2, 0); C(2, 1); C(2, 2);
+#undef C
     kcbp_vec3 t = kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(m->c, a->center));
     return sat_apart(c, t, a->extent, b->extent, eps);
 }
@@ -232,9 +232,9 @@ HOT_INLINE bool obb_apart_b(const obb_b_in_a *m, const kcbp_obb *a, const kcbp_o
 HOT_INLINE bool obb_apart_a(const obb_a_in_b *m, const kcbp_obb *a, const kcbp_obb *b, double eps)
 {
     double c[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            c[i][j] = m->v.m[i][0] * b->axes.m[j][0] + m->v.m[i][1] * b->axes.m[j][1] + m->v.m[i][2] * b->axes.m[j][2];
+#define C(i, j) c[i][j] = m->v.m[i][0] * b->axes.m[j][0] + m->v.m[i][1] * b->axes.m[j][1] + m->v.m[i][2] * b->axes.m[j][2]
+    C(0, 0); C(0, 1); C(0, 2); C(1, 0); C(1, 1); C(1, 2); C(2, 0); C(2, 1); C(2, 2);
+#undef C
     kcbp_vec3 t = kcbp_v3_add(kcbp_mat3_mul_v3(&m->v, b->center), m->p);
     return sat_apart(c, t, a->extent, b->extent, eps);
 }

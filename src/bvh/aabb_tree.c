@@ -71,13 +71,21 @@ HOT_INLINE bool apart_on_axes(const kcbp_aabb_node *n, moved_box m, double eps)
  * size bounding every moved box's |c| and half-sizes in both frames (each
  * is inside its root's), and m's own rounding (3u per component) a further
  * 3u sqrt(3) size at most: 64u size covers both. */
+/* fmax (a NaN loses to a number) without the call to libm's, which a
+ * traversal of a few node pairs felt. */
+static inline double max_of(double a, double b) { return b > a || a != a ? b : a; }
+
+/* max over the coordinates of |c| + e */
+static inline double reach_of(kcbp_vec3 c, kcbp_vec3 e)
+{
+    return max_of(max_of(fabs(fabs(c.x) + e.x), fabs(fabs(c.y) + e.y)), fabs(fabs(c.z) + e.z));
+}
+
 static double slab_tolerance(double eps, moved_box a_root_in_b, moved_box b_root_in_a, const kcbp_aabb_node *ra,
                              const kcbp_aabb_node *rb)
 {
-    double size = fmax(fmax(kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(ra->center), ra->extent)),
-                            kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(rb->center), rb->extent))),
-                       fmax(kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(a_root_in_b.c), a_root_in_b.r)),
-                            kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(b_root_in_a.c), b_root_in_a.r))));
+    double size = max_of(max_of(reach_of(ra->center, ra->extent), reach_of(rb->center, rb->extent)),
+                         max_of(reach_of(a_root_in_b.c, a_root_in_b.r), reach_of(b_root_in_a.c, b_root_in_a.r)));
     return eps + 64 * DBL_EPSILON * size;
 }
 

@@ -106,7 +106,7 @@ $(EVALA): $(EVAL_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 $(LIBSO): $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,-Bsymbolic-functions -o $@ $^ $(LDLIBS)
 	ln -sf $(notdir $@) $(B)/$(SONAME)
 	ln -sf $(SONAME) $(B)/libkcbp.so
 

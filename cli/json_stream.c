@@ -92,7 +92,7 @@ char *kcbp_js_take(kcbp_js *w, size_t *len)
     return p;
 }
 
-static void put(kcbp_js *w, const char *s, size_t n)
+static void put_grow(kcbp_js *w, const char *s, size_t n)
 {
     if (w->nomem || w->failed)
         return;
@@ -110,6 +110,20 @@ static void put(kcbp_js *w, const char *s, size_t n)
     }
     memcpy(w->buf + w->len, s, n);
     w->len += n;
+}
+
+/* The usual case, a few bytes with room for them, inline without a call
+ * to memcpy: a scene frame's pairs are mostly such puts. */
+static inline void put(kcbp_js *w, const char *s, size_t n)
+{
+    if (n <= 8 && w->len + n <= w->cap && !w->nomem && !w->failed) {
+        char *d = w->buf + w->len;
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+        w->len += n;
+        return;
+    }
+    put_grow(w, s, n);
 }
 
 void kcbp_js_raw(kcbp_js *w, const char *p, size_t n)
@@ -173,7 +187,17 @@ static void quoted(kcbp_js *w, const char *s)
     /* Bytes that are not UTF-8 become U+FFFD (kcbp_utf8_sanitize), so that
      * every byte from 0x80 on below is part of a valid sequence. */
     char *clean = NULL;
-    for (const unsigned char *q = (const unsigned char *)s; *q; q++)
+    const unsigned char *q = (const unsigned char *)s;
+    while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+        q++;
+    if (!*q) { /* plain bytes only (names, keys): at once */
+        size_t n = (size_t)(q - (const unsigned char *)s);
+        put(w, "\"", 1);
+        put(w, s, n);
+        put(w, "\"", 1);
+        return;
+    }
+    for (; *q; q++)
         if (*q >= 0x80) {
             clean = kcbp_utf8_sanitize(s);
             s = clean ? clean : "\xEF\xBF\xBD";

@@ -235,6 +235,32 @@ static bool check_below(const kcbp_model *a, const kcbp_model *b, const kcbp_pos
             free(sub.c);
         }
     }
+    /* From the roots but for one node pair (kcbp_aabb_tree_collide_except,
+     * after a start near the last contact that found none): its contacts
+     * are contacts of the whole search, and include every one that is not
+     * under that pair (those under it are skipped when the search reaches
+     * it), for pairs around the first contact's leaves and others. */
+    for (uint32_t k = 0; k < 8; k++) {
+        uint32_t skip[2];
+        if (first0.n && k < 6) {
+            skip[0] = kcbp_aabb_tree_ancestor(&a->impl->tree, stop[0], k);
+            skip[1] = kcbp_aabb_tree_ancestor(&b->impl->tree, stop[1], k);
+        } else {
+            skip[0] = (k * 7919u) % a->impl->tree.nnodes;
+            skip[1] = (k * 104729u) % b->impl->tree.nnodes;
+        }
+        pair_list ex = {0};
+        assert_false(kcbp_aabb_tree_collide_except(&a->impl->tree, &b->impl->tree, pb, eps, skip, collect, &ex, NULL,
+                                                   NULL));
+        for (size_t i = 0; i < ex.n; i++)
+            assert_non_null(bsearch(&ex.c[i], all0.c, all0.n, sizeof *all0.c, cmp_pair));
+        if (ex.n > 1)
+            qsort(ex.c, ex.n, sizeof *ex.c, cmp_pair);
+        for (size_t i = 0; i < all0.n; i++)
+            if (!(under(&a->impl->tree, skip[0], all0.c[i].a) && under(&b->impl->tree, skip[1], all0.c[i].b)))
+                assert_non_null(bsearch(&all0.c[i], ex.c, ex.n, sizeof *ex.c, cmp_pair));
+        free(ex.c);
+    }
     if (brute) {
         kcbp_contact *want;
         size_t nwant = test_brute_force_contacts(a, &id, b, pb, &want);

@@ -4,7 +4,9 @@
  * kcbp_v3_dot, and the box of every kcbp_mat3_mul_v3 (then moved: the box of
  * every kcbp_pose_apply), compared bit for bit on random point sets of every
  * count from 1 to 70, with ties, repeated points, huge and tiny
- * coordinates, and on the k-CBPs of meshes at random poses. */
+ * coordinates, and on the k-CBPs of meshes at random poses; the same box
+ * from the points stored by coordinate (kcbp_rotated_bounds_soa, the world
+ * boxes' since branch small4). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,6 +86,16 @@ static void test_scan_bounds_random(void **state)
         hi = kcbp_v3_add(hi, pose.trans);
         loop_box(p, n, &pose, &elo, &ehi);
         assert_same_box(lo, hi, elo, ehi);
+        /* the same points by coordinate */
+        double *soa = kcbp_soa_of(p, n);
+        assert_non_null(soa);
+        for (int v = 0; v < 2; v++) { /* as dispatched (AVX where the CPU has it), and without AVX */
+            (v ? kcbp_rotated_bounds_soa_base : kcbp_rotated_bounds_soa)(soa, n, &pose.rot, &lo, &hi);
+            lo = kcbp_v3_add(lo, pose.trans);
+            hi = kcbp_v3_add(hi, pose.trans);
+            assert_same_box(lo, hi, elo, ehi);
+        }
+        free(soa);
     }
 }
 

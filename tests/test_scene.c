@@ -372,6 +372,38 @@ static void test_thesis_scene_vs_all_pairs(void **state)
     kcbp_mesh_clear(&mesh);
 }
 
+/* A static frame of fewer than 2,048 objects (KCBP_ADAPT_SMALL_RUN chunks)
+ * with the adaptive k-CBP stage runs no pilot: no pair takes the k-CBP
+ * stage (every one counted as skipped by the adaptive rule), and the
+ * pairs are those of kcbp_collide on every pair (check_frame). */
+static void test_small_static_frame_boxes_only(void **state)
+{
+    (void)state;
+    kcbp_mesh mesh;
+    assert_int_equal(kcbp_obj_load_into("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
+    kcbp_scene s;
+    kcbp_error err = {0};
+    assert_int_equal(test_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, 40, 2, &err), KCBP_OK);
+    if (kcbp_scene_build(&s, NULL, &err) != KCBP_OK)
+        fail_msg("%s", err.msg);
+    kcbp_scene_eval ev;
+    kcbp_collide_options o = kcbp_collide_options_default();
+    assert_true(o.use_cbp);
+    assert_int_equal(kcbp_scene_eval_init(&ev, &s, &o, NULL), KCBP_OK);
+    size_t colliding = 0;
+    check_frame(&s, &ev, 0, NULL, NULL, &colliding);
+    kcbp_scene_frame fr;
+    memset(&fr, 0, sizeof fr);
+    assert_int_equal(kcbp_scene_eval_frame(&ev, 0, &fr, &err), KCBP_OK);
+    assert_true(fr.broadphase > 0);
+    assert_int_equal(fr.cbp_adaptive_skips, fr.broadphase);
+    assert_int_equal(fr.colliding, colliding);
+    kcbp_scene_frame_free(&fr);
+    kcbp_scene_eval_clear(&ev);
+    kcbp_scene_clear(&s);
+    kcbp_mesh_clear(&mesh);
+}
+
 /* Two meshes, three scales, a moving scene: answers per frame against
  * reference models built here, and the documented pose composition. */
 static void test_moving_scene_vs_all_pairs(void **state)
@@ -1614,6 +1646,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadphase_vs_all_pairs), cmocka_unit_test(test_boxtree_on_threads),
         cmocka_unit_test(test_thesis_scene_vs_all_pairs),
+        cmocka_unit_test(test_small_static_frame_boxes_only),
         cmocka_unit_test(test_moving_scene_vs_all_pairs), cmocka_unit_test(test_thesis_layout),
         cmocka_unit_test(test_batch_jobs_and_shards), cmocka_unit_test(test_scene_command),
         cmocka_unit_test(test_generate_round_trip),

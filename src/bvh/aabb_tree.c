@@ -71,13 +71,21 @@ HOT_INLINE bool apart_on_axes(const kcbp_aabb_node *n, moved_box m, double eps)
  * size bounding every moved box's |c| and half-sizes in both frames (each
  * is inside its root's), and m's own rounding (3u per component) a further
  * 3u sqrt(3) size at most: 64u size covers both. */
+/* fmax (a NaN loses to a number) without the call to libm's, which a
+ * traversal of a few node pairs felt. */
+static inline double max_of(double a, double b) { return b > a || a != a ? b : a; }
+
+/* max over the coordinates of |c| + e */
+static inline double reach_of(kcbp_vec3 c, kcbp_vec3 e)
+{
+    return max_of(max_of(fabs(fabs(c.x) + e.x), fabs(fabs(c.y) + e.y)), fabs(fabs(c.z) + e.z));
+}
+
 static double slab_tolerance(double eps, moved_box a_root_in_b, moved_box b_root_in_a, const kcbp_aabb_node *ra,
                              const kcbp_aabb_node *rb)
 {
-    double size = fmax(fmax(kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(ra->center), ra->extent)),
-                            kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(rb->center), rb->extent))),
-                       fmax(kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(a_root_in_b.c), a_root_in_b.r)),
-                            kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(b_root_in_a.c), b_root_in_a.r))));
+    double size = max_of(max_of(reach_of(ra->center, ra->extent), reach_of(rb->center, rb->extent)),
+                         max_of(reach_of(a_root_in_b.c, a_root_in_b.r), reach_of(b_root_in_a.c, b_root_in_a.r)));
     return eps + 64 * DBL_EPSILON * size;
 }
 
@@ -108,6 +116,18 @@ HOT_INLINE uint32_t leaf_near(const kcbp_tri_slab *slabs, const kcbp_aabb_node *
     return mask;
 }
 
+/* Whether triangle t (its vertices in the slab's frame, as the exact test
+ * takes them) lies more than tol beyond the slab (see slab_tolerance) on
+ * one side: then it cannot meet the slab's triangle, and the exact test,
+ * which would say so too, is not needed (a few products in place of its
+ * planes and predicates). */
+HOT_INLINE bool tri_beyond_slab(const kcbp_tri_slab *s, const kcbp_vec3 t[3], double tol)
+{
+    double d0 = kcbp_v3_dot(s->n, t[0]), d1 = kcbp_v3_dot(s->n, t[1]), d2 = kcbp_v3_dot(s->n, t[2]);
+    double hi = s->hi + tol, lo = s->lo - tol;
+    return (d0 > hi && d1 > hi && d2 > hi) || (d0 < lo && d1 < lo && d2 < lo);
+}
+
 HOT_INLINE double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->extent.y + n->extent.z; }
 
 /* ---- oriented boxes ------------------------------------------------------ */
@@ -133,10 +153,10 @@ HOT_INLINE double node_size(const kcbp_aabb_node *n) { return n->extent.x + n->e
  * comparison are then ~0 too, and eps keeps it from separating. */
 HOT_INLINE bool sat_apart(const double c[3][3], kcbp_vec3 t, kcbp_vec3 ea, kcbp_vec3 eb, double eps)
 {
-    double ac[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            ac[i][j] = fabs(c[i][j]);
+    /* (written out: GCC -O2 leaves these 3 x 3 loops rolled) */
+    const double ac[3][3] = {{fabs(c[0][0]), fabs(c[0][1]), fabs(c[0][2])},
+                             {fabs(c[1][0]), fabs(c[1][1]), fabs(c[1][2])},
+                             {fabs(c[2][0]), fabs(c[2][1]), fabs(c[2][2])}};
     const double a0 = ea.x, a1 = ea.y, a2 = ea.z, b0 = eb.x, b1 = eb.y, b2 = eb.z;
     const double t0 = t.x, t1 = t.y, t2 = t.z;
     /* a's thinnest axis, then b's */
@@ -188,9 +208,9 @@ typedef struct {
 HOT_INLINE obb_b_in_a obb_b_into_a(const frame_b_in_a *f, const kcbp_obb *b)
 {
     obb_b_in_a m;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            m.w.m[i][j] = f->r.m[i][0] * b->axes.m[j][0] + f->r.m[i][1] * b->axes.m[j][1] + f->r.m[i][2] * b->axes.m[j][2];
+#define W(i, j) m.w.m[i][j] = f->r.m[i][0] * b->axes.m[j][0] + f->r.m[i][1] * b->axes.m[j][1] + f->r.m[i][2] * b->axes.m[j][2]
+    W(0, 0); W(0, 1); W(0, 2); W(1, 0); W(1, 1); W(1, 2); W(2, 0); W(2, 1); W(2, 2);
+#undef W
     m.c = kcbp_v3_add(kcbp_mat3_mul_v3(&f->r, b->center), f->t);
     return m;
 }
@@ -198,9 +218,9 @@ HOT_INLINE obb_b_in_a obb_b_into_a(const frame_b_in_a *f, const kcbp_obb *b)
 HOT_INLINE obb_a_in_b obb_a_into_b(const frame_b_in_a *f, const kcbp_obb *a)
 {
     obb_a_in_b m;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            m.v.m[i][j] = a->axes.m[i][0] * f->r.m[0][j] + a->axes.m[i][1] * f->r.m[1][j] + a->axes.m[i][2] * f->r.m[2][j];
+#define V(i, j) m.v.m[i][j] = a->axes.m[i][0] * f->r.m[0][j] + a->axes.m[i][1] * f->r.m[1][j] + a->axes.m[i][2] * f->r.m[2][j]
+    V(0, 0); V(0, 1); V(0, 2); V(1, 0); V(1, 1); V(1, 2); V(2, 0); V(2, 1); V(2, 2);
+#undef V
     m.p = kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(f->t, a->center));
     return m;
 }
@@ -209,9 +229,9 @@ HOT_INLINE obb_a_in_b obb_a_into_b(const frame_b_in_a *f, const kcbp_obb *a)
 HOT_INLINE bool obb_apart_b(const obb_b_in_a *m, const kcbp_obb *a, const kcbp_obb *b, double eps)
 {
     double c[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            c[i][j] = a->axes.m[i][0] * m->w.m[0][j] + a->axes.m[i][1] * m->w.m[1][j] + a->axes.m[i][2] * m->w.m[2][j];
+#define C(i, j) c[i][j] = a->axes.m[i][0] * m->w.m[0][j] + a->axes.m[i][1] * m->w.m[1][j] + a->axes.m[i][2] * m->w.m[2][j]
+    C(0, 0); C(0, 1); C(0, 2); C(1, 0); C(1, 1); C(1, 2); C(2, 0); C(2, 1); C(2, 2);
+#undef C
     kcbp_vec3 t = kcbp_mat3_mul_v3(&a->axes, kcbp_v3_sub(m->c, a->center));
     return sat_apart(c, t, a->extent, b->extent, eps);
 }
@@ -220,9 +240,9 @@ HOT_INLINE bool obb_apart_b(const obb_b_in_a *m, const kcbp_obb *a, const kcbp_o
 HOT_INLINE bool obb_apart_a(const obb_a_in_b *m, const kcbp_obb *a, const kcbp_obb *b, double eps)
 {
     double c[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            c[i][j] = m->v.m[i][0] * b->axes.m[j][0] + m->v.m[i][1] * b->axes.m[j][1] + m->v.m[i][2] * b->axes.m[j][2];
+#define C(i, j) c[i][j] = m->v.m[i][0] * b->axes.m[j][0] + m->v.m[i][1] * b->axes.m[j][1] + m->v.m[i][2] * b->axes.m[j][2]
+    C(0, 0); C(0, 1); C(0, 2); C(1, 0); C(1, 1); C(1, 2); C(2, 0); C(2, 1); C(2, 2);
+#undef C
     kcbp_vec3 t = kcbp_v3_add(kcbp_mat3_mul_v3(&m->v, b->center), m->p);
     return sat_apart(c, t, a->extent, b->extent, eps);
 }
@@ -240,20 +260,16 @@ HOT_INLINE double overlap_depth(const kcbp_aabb_node *n, const moved_box *m)
 
 /* 1 when child first + 1 is to be visited first against m: among long
  * thin children (child first's box more than 8 times as long as it is
- * thin), the one that overlaps m deeper, else the one whose centre is
- * nearer m's. Long thin boxes (the slivers of a fillet, issue 25's
- * heatsink pair) cross each other far from their centres: there the
- * nearer centre leads into the near misses of two strips of slivers, and
- * the depth into the deep crossings where contacts are. Gated on child
- * first's shape alone so that the usual case costs a few comparisons more
- * than the centres (~2 % of an exhaustive traversal's instructions). */
-HOT_INLINE int first_child(const kcbp_aabb_node *nodes, uint32_t first, const moved_box *m)
+ * thin: the parent's KCBP_NODE_THIN_KIDS, from the build), the one that
+ * overlaps m deeper, else the one whose centre is nearer m's. Long thin
+ * boxes (the slivers of a fillet, issue 25's heatsink pair) cross each
+ * other far from their centres: there the nearer centre leads into the
+ * near misses of two strips of slivers, and the depth into the deep
+ * crossings where contacts are. Gated on child first's shape alone so
+ * that the usual case costs a flag test more than the centres. */
+HOT_INLINE int first_child(const kcbp_aabb_node *nodes, uint32_t first, bool thin_kids, const moved_box *m)
 {
-    kcbp_vec3 e = nodes[first].extent;
-    double lo = e.x < e.y ? e.x : e.y, hi = e.x < e.y ? e.y : e.x;
-    lo = lo < e.z ? lo : e.z;
-    hi = hi < e.z ? e.z : hi;
-    if (hi > 8 * lo)
+    if (thin_kids)
         return overlap_depth(&nodes[first + 1], m) > overlap_depth(&nodes[first], m);
     return kcbp_v3_len2(kcbp_v3_sub(nodes[first + 1].center, m->c)) <
            kcbp_v3_len2(kcbp_v3_sub(nodes[first].center, m->c));
@@ -266,7 +282,7 @@ HOT_INLINE int first_child(const kcbp_aabb_node *nodes, uint32_t first, const mo
  * stopped it. */
 HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
                          const uint32_t start[2], const bool ordering, kcbp_tri_pair_fn on_pair, void *ctx,
-                         kcbp_tree_stats *stats, uint32_t stop[2], uint32_t first_tested[2])
+                         kcbp_tree_stats *stats, uint32_t stop[2], uint32_t first_tested[2], const uint32_t skip[2])
 {
     frame_b_in_a f = {b_in_a->rot, b_in_a->rot, b_in_a->trans, eps};
     for (int i = 0; i < 3; i++)
@@ -302,6 +318,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
         /* The entry is read in place: its slot is the first child's. */
         struct entry *e = &stack[--top];
         const uint32_t ia = e->ia, ib = e->ib;
+        if (skip && ia == skip[0] && ib == skip[1]) /* searched already, none found */
+            continue;
         const bool a_moved = e->a_moved;
         const kcbp_aabb_node *na = &a->nodes[ia], *nb = &b->nodes[ib];
         moved_box fresh; /* the pair's other node, moved */
@@ -361,7 +379,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
                     tb[j][k] = kcbp_pose_apply(b_in_a, b->tri_verts[nb->first + j][k]);
             for (uint32_t i = 0; i < na->count && !stopped; i++)
                 for (uint32_t j = 0; j < nb->count && !stopped; j++) {
-                    if (!(near_a >> i & near_b >> j & 1u))
+                    if (!(near_a >> i & near_b >> j & 1u) ||
+                        tri_beyond_slab(&a->tri_slab[na->first + i], tb[j], slab_tol))
                         continue;
                     if (first_tested && tri_pairs == 0) {
                         first_tested[0] = na->first + i;
@@ -395,7 +414,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
          * frame is the carried one when A's node was the new one. */
         bool keep_carried = down_a != a_moved;
         const moved_box *keep = keep_carried ? &e->box : &fresh;
-        int near = ordering && first_child(nodes, first, keep);
+        bool thin_kids = (down_a ? a->flags[ia] : b->flags[ib]) & KCBP_NODE_THIN_KIDS;
+        int near = ordering && first_child(nodes, first, thin_kids, keep);
         uint32_t c0 = first + !near, c1 = first + near;
         if (!keep_carried)
             stack[top].box = fresh;
@@ -423,7 +443,7 @@ bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, co
                             kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
 {
     kcbp_tree_stats local = {0, 0};
-    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, NULL);
+    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, NULL, NULL);
 }
 
 bool kcbp_aabb_tree_probe(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
@@ -431,14 +451,14 @@ bool kcbp_aabb_tree_probe(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, cons
 {
     kcbp_tree_stats local = {0, 0};
     first_tested[0] = first_tested[1] = UINT32_MAX;
-    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, first_tested);
+    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, first_tested, NULL);
 }
 
 bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                                 double eps, kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
 {
     kcbp_tree_stats local = {0, 0};
-    return traverse(a, b, b_in_a, eps, roots, false, on_pair, ctx, stats ? stats : &local, NULL, NULL);
+    return traverse(a, b, b_in_a, eps, roots, false, on_pair, ctx, stats ? stats : &local, NULL, NULL, NULL);
 }
 
 bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
@@ -447,7 +467,15 @@ bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree 
 {
     kcbp_tree_stats local = {0, 0};
     KCBP_ASSERT(start[0] < a->nnodes && start[1] < b->nnodes);
-    return traverse(a, b, b_in_a, eps, start, true, on_pair, ctx, stats ? stats : &local, stop, NULL);
+    return traverse(a, b, b_in_a, eps, start, true, on_pair, ctx, stats ? stats : &local, stop, NULL, NULL);
+}
+
+bool kcbp_aabb_tree_collide_except(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+                                   double eps, const uint32_t skip[2], kcbp_tri_pair_fn on_pair, void *ctx,
+                                   kcbp_tree_stats *stats, uint32_t stop[2])
+{
+    kcbp_tree_stats local = {0, 0};
+    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, stop, NULL, skip);
 }
 
 uint32_t kcbp_aabb_tree_ancestor(const kcbp_aabb_tree *tree, uint32_t node, uint32_t levels)

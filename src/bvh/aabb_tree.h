@@ -75,6 +75,11 @@ enum {
      * centre): tree.fan[tree.fan_of[node]] has it and the box of the
      * node's other vertices. */
     KCBP_NODE_FAN = 4,
+    /* An inner node whose first child's box is more than 8 times as long
+     * as it is thin: the collision traversal visits its children in the
+     * order of their overlap with the other node, not of their centres'
+     * distance (aabb_tree.c, first_child). */
+    KCBP_NODE_THIN_KIDS = 8,
 };
 
 /* A node whose triangles share a vertex: the vertex, and two boxes of the
@@ -167,6 +172,15 @@ bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b
 bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                                            double eps, const uint32_t start[2], kcbp_tri_pair_fn on_pair, void *ctx,
                                            kcbp_tree_stats *stats, uint32_t stop[2]);
+
+/* kcbp_aabb_tree_collide_below from the roots, in the same order, but for
+ * the node pair skip (A's, B's) when the traversal reaches it: the caller
+ * has searched below it already (kcbp_aabb_tree_collide_below) and found
+ * no pair its callback took, so that the search after a failed start near
+ * the last contact does not test its pairs twice. */
+bool kcbp_aabb_tree_collide_except(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
+                                   double eps, const uint32_t skip[2], kcbp_tri_pair_fn on_pair, void *ctx,
+                                   kcbp_tree_stats *stats, uint32_t stop[2]);
 
 /* kcbp_aabb_tree_collide, also giving the slots of the first triangle pair
  * it tested (UINT32_MAX when it tested none): a pair of triangles whose

@@ -549,6 +549,14 @@ static kcbp_status build_obbs(kcbp_aabb_tree *tree)
                                    (fmin(b->extent.x, b->extent.y) < LONG_RATIO * fmax(b->extent.x, b->extent.y)
                                         ? KCBP_NODE_LONG
                                         : 0));
+        if (!n->count) { /* the test first_child made on every visit (aabb_tree.c) */
+            kcbp_vec3 e = tree->nodes[n->first].extent;
+            double lo = e.x < e.y ? e.x : e.y, hi = e.x < e.y ? e.y : e.x;
+            lo = lo < e.z ? lo : e.z;
+            hi = hi < e.z ? e.z : hi;
+            if (hi > 8 * lo)
+                tree->flags[i] |= KCBP_NODE_THIN_KIDS;
+        }
     }
     free(mo);
     free(range);

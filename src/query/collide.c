@@ -301,16 +301,22 @@ kcbp_status kcbp_collide_pair_capped(const kcbp_model_impl *a, const kcbp_pose *
         static const uint32_t roots[2] = {0, 0};
         bool near = use_contact && (pc->flags & KCBP_PAIR_CACHE_LEAVES) && pc->leaf[0] < a->tree.nnodes &&
                     pc->leaf[1] < b->tree.nnodes;
+        uint32_t start[2] = {0, 0};
         if (near) {
-            uint32_t start[2] = {kcbp_aabb_tree_ancestor(&a->tree, pc->leaf[0], KCBP_CACHE_NEAR_LEVELS),
-                                 kcbp_aabb_tree_ancestor(&b->tree, pc->leaf[1], KCBP_CACHE_NEAR_LEVELS)};
+            start[0] = kcbp_aabb_tree_ancestor(&a->tree, pc->leaf[0], KCBP_CACHE_NEAR_LEVELS);
+            start[1] = kcbp_aabb_tree_ancestor(&b->tree, pc->leaf[1], KCBP_CACHE_NEAR_LEVELS);
             near = (start[0] | start[1]) != 0 && /* not already the whole search */
                    kcbp_aabb_tree_collide_below(&a->tree, &b->tree, &b_in_a, eps, start, add_contact, &sink,
                                                 &result->tree, leaf);
             if (near)
                 result->cache.hit = KCBP_CACHE_NEAR;
         }
-        if (!near && !sink.nomem)
+        /* After a start near the last contact that found none, the search
+         * from the roots skips that start's pairs (every one tested). */
+        if (!near && !sink.nomem && (start[0] | start[1]) != 0 && !sink.found)
+            kcbp_aabb_tree_collide_except(&a->tree, &b->tree, &b_in_a, eps, start, add_contact, &sink,
+                                          &result->tree, leaf);
+        else if (!near && !sink.nomem)
             kcbp_aabb_tree_collide_below(&a->tree, &b->tree, &b_in_a, eps, roots, add_contact, &sink,
                                          &result->tree, leaf);
     }

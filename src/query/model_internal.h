@@ -30,6 +30,7 @@ struct kcbp_model_impl {
     kcbp_aabb_tree tree;
     kcbp_cbp cbp;         /* nplanes == 0 when none was built */
     kcbp_convex shape;    /* the k-CBP as GJK sees it: its vertices and their adjacency */
+    double *cbp_soa;      /* the k-CBP's vertices by coordinate (kcbp_soa_of), for the world boxes; NULL: none */
     double scale;         /* kcbp_mesh_scale of the mesh */
     double cbp_scale;     /* largest absolute coordinate of the k-CBPs' vertices (0 without one) */
     kcbp_cbp fine;        /* the fine k-CBP (nplanes == 0 when none was built) */

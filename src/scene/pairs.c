@@ -391,6 +391,7 @@ typedef struct {
     uint64_t ntasks;
     uint64_t task0;      /* the pool's task t is the run's task task0 + t */
     bool pilot;          /* the tasks of this part are pilot chunks */
+    bool boxes_only;     /* a small last run (KCBP_ADAPT_SMALL_RUN): no k-CBP stage */
     /* Tasks from split_from on are parts of chunks, KCBP_PAIRS_PARTS to a
      * chunk: task split_from + k is part k % PARTS of chunk split_from + k /
      * PARTS (the pilot's, from 0; the last chunks', without pair caches);
@@ -547,7 +548,7 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
              * it, whatever the order of the ranks a and b. */
             uint32_t ea = in->ext ? in->ext[a] : a, eb = in->ext ? in->ext[b] : b;
             uint32_t x = ea < eb ? a : b, y = ea < eb ? b : a;
-            bool use_cbp = o->collide.use_cbp && (!adaptive || adapt_run_cbp(&ad, ea, eb));
+            bool use_cbp = o->collide.use_cbp && !rc->boxes_only && (!adaptive || adapt_run_cbp(&ad, ea, eb));
             opts.use_cbp = use_cbp;
             uint64_t cap = 0; /* the pair's share of the contact budget */
             if (capped) {
@@ -822,6 +823,8 @@ kcbp_status kcbp_pairs_run(kcbp_pairs *p, const kcbp_pairs_input *in, const kcbp
     uint64_t pilot = 0;
     if (adapt && p->prior_n[0] >= 1 && p->prior_n[1] >= 1) {
         rc.prior = prior_state(p->prior_n, p->prior_u);
+    } else if (adapt && o->last_run && ntasks < KCBP_ADAPT_SMALL_RUN) {
+        rc.boxes_only = true;
     } else if (adapt) {
         pilot = (ntasks + KCBP_ADAPT_PILOT - 1) / KCBP_ADAPT_PILOT;
     }

@@ -302,6 +302,7 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
                              .margin = ev->margin,
                              .cache = ev->coherent && s->frames > 1,
                              .adaptive = ev->cbp_adaptive,
+                             .last_run = frame + 1 >= s->frames,
                              .shard_index = ev->shard_index,
                              .shard_count = ev->shard_count,
                              .limit = ev->pair_limit,

@@ -772,6 +772,43 @@ static void test_closed_forms(void **state)
  * refuses them), a point beyond it or not finite is refused and named (a
  * version skipping the per-point pass accepts it), and the posed vertices
  * and scale are kcbp2d_pose_apply's, bit for bit. */
+/* kcbp2d_core_pose's polygon loop (one SSE2 register per point where the
+ * compiler has SSE2) against kcbp2d_pose_apply, bit for bit, and the
+ * scale against the maximum magnitude: random points (3..40, past the
+ * inline buffer, not convex: the posing does not care) and poses at
+ * scales 1e-6 .. 1e6, and points with -0.0 and subnormal coordinates. */
+static void test_pose_bitwise_random(void **state)
+{
+    (void)state;
+    test_rng r = {77};
+    for (int it = 0; it < 3000; it++) {
+        double sc = pow(10.0, test_rng_range(&r, -6, 6));
+        uint32_t n = 3 + (uint32_t)(test_rng_uniform(&r) * 38);
+        kcbp_vec2 pts[40];
+        for (uint32_t i = 0; i < n; i++) {
+            double x = test_rng_range(&r, -sc, sc);
+            double y = test_rng_range(&r, -sc, sc);
+            pts[i] = kcbp_v2_make(x, y);
+        }
+        if (it % 7 == 0)
+            pts[0] = kcbp_v2_make(-0.0, 0x1p-1060);
+        kcbp2d_pose p = rnd_pose(&r, 2 * sc, it % 5 == 0);
+        kcbp2d_shape s = kcbp2d_shape_polygon(pts, n, 0);
+        kcbp2d_core c;
+        kcbp_error e;
+        assert_int_equal(kcbp2d_core_pose(&s, &p, &c, &e), KCBP_OK);
+        assert_int_equal(c.n, n);
+        double want = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            kcbp_vec2 w = kcbp2d_pose_apply(&p, pts[i]);
+            assert_true(memcmp(&c.v[i], &w, sizeof w) == 0);
+            want = fmax(want, fmax(fabs(w.x), fabs(w.y)));
+        }
+        assert_true(c.scale == want);
+        kcbp2d_core_free(&c);
+    }
+}
+
 static void test_pose_point_bound(void **state)
 {
     (void)state;
@@ -901,6 +938,7 @@ int main(void)
         cmocka_unit_test(test_depth_vs_prism_oracle),
         cmocka_unit_test(test_closed_forms),
         cmocka_unit_test(test_pose_point_bound),
+        cmocka_unit_test(test_pose_bitwise_random),
         cmocka_unit_test(test_distance_without_depth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

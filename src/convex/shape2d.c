@@ -8,6 +8,10 @@
 
 #include "convex/convex2d.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 kcbp2d_shape kcbp2d_shape_circle(double radius)
 {
     kcbp2d_shape s;
@@ -279,7 +283,32 @@ kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcb
          * kcbp2d_pose_apply, bit for bit. */
         const kcbp2d_pose q = *pose;
         const kcbp_vec2 *pts = s->points;
-        double ax = 0, ay = 0, sx = 0, sy = 0;
+        double ax, ay, sx, sy;
+#if defined(__SSE2__)
+        {
+            /* a point per register: (c x, c y) + (-(s y), s x) + t is
+             * kcbp2d_pose_apply's (c x - s y) + tx, (s x + c y) + ty bit
+             * for bit (a - b is a + (-b), the sum commutes); the sums and
+             * maxima of the magnitudes lane by lane (maxpd: NaN only in
+             * points the sums refuse) */
+            const __m128d cc = _mm_set1_pd(q.c), ss = _mm_set1_pd(q.s), t = _mm_set_pd(q.trans.y, q.trans.x);
+            const __m128d neg_lo = _mm_set_pd(0.0, -0.0), abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+            __m128d asum = _mm_setzero_pd(), smax = _mm_setzero_pd();
+            for (uint32_t i = 0; i < n; i++) {
+                __m128d p = _mm_loadu_pd(&pts[i].x);
+                __m128d sw = _mm_xor_pd(_mm_mul_pd(ss, _mm_shuffle_pd(p, p, 1)), neg_lo);
+                __m128d w = _mm_add_pd(_mm_add_pd(_mm_mul_pd(cc, p), sw), t);
+                _mm_storeu_pd(&v[i].x, w);
+                asum = _mm_add_pd(asum, _mm_and_pd(p, abs_mask));
+                smax = _mm_max_pd(_mm_and_pd(w, abs_mask), smax);
+            }
+            double lo[2], hi[2];
+            _mm_storeu_pd(lo, asum);
+            _mm_storeu_pd(hi, smax);
+            ax = lo[0], ay = lo[1], sx = hi[0], sy = hi[1];
+        }
+#else
+        ax = ay = sx = sy = 0;
         for (uint32_t i = 0; i < n; i++) {
             kcbp_vec2 p = pts[i];
             ax += fabs(p.x), ay += fabs(p.y);
@@ -289,6 +318,7 @@ kcbp_status kcbp2d_core_pose(const kcbp2d_shape *s, const kcbp2d_pose *pose, kcb
             sx = x > sx ? x : sx;
             sy = y > sy ? y : sy;
         }
+#endif
         double sc = sx > sy ? sx : sy;
         int ok = ax <= KCBP_COORD_MAX && ay <= KCBP_COORD_MAX;
         if (!ok) { /* each point: one comparison per coordinate (NaN fails it) */

@@ -31,6 +31,8 @@ static bool collide_at(const kcbp2d_model *m, double x, double y, double size)
     return r.collide;
 }
 
+static void expect(const char *text, kcbp_status code, const char *needle);
+
 static void test_accepts(void **state)
 {
     (void)state;
@@ -72,6 +74,21 @@ static void test_accepts(void **state)
     assert_false(collide_at(m, 5, 5, 1));
     assert_true(collide_at(m, 1, 5, 0.5));
     kcbp2d_model_free(m);
+    /* shapes that touch (a map's parcels): two rects sharing an edge and a
+     * triangle on both, whose first corner lies on a rect's outline (not a
+     * hole: its side is taken at a corner off every outline) */
+    const char *touching = "<svg><rect x=\"0\" y=\"0\" width=\"2\" height=\"2\"/>"
+                           "<rect x=\"2\" y=\"0\" width=\"2\" height=\"2\"/>"
+                           "<polygon points=\"0,2 4,2 2,4\"/></svg>";
+    assert_int_equal(parse(touching, &m, &e), KCBP_OK);
+    assert_int_equal(kcbp2d_model_ring_count(m), 3);
+    assert_true(collide_at(m, 2, 3, 0.1));   /* inside the triangle */
+    assert_true(collide_at(m, 1, 1, 0.1));   /* inside a rect */
+    assert_false(collide_at(m, 0.5, 3.5, 0.1)); /* beside the triangle */
+    kcbp2d_model_free(m);
+    /* overlapping shapes are still refused */
+    expect("<svg><rect width=\"2\" height=\"2\"/><polygon points=\"1,1 4,1 2,4\"/></svg>", KCBP_ERR_GEOMETRY,
+           "shapes overlap");
 }
 
 static void expect(const char *text, kcbp_status code, const char *needle)

@@ -281,12 +281,17 @@ static kcbp_status read_path(svg_reader *r, const char *b, const char *e)
 
 /* Whether x is inside ring j: the parity of a ray's crossings, each
  * decided by orient2d. */
-static bool in_ring(const svg_reader *r, size_t j, kcbp_vec2 x)
+/* x against ring j: 0 outside, 1 inside (crossing parity), 2 on its
+ * boundary (exact: orient2d zero within an edge's box). */
+static int in_ring(const svg_reader *r, size_t j, kcbp_vec2 x)
 {
     size_t s = j ? r->ring_end[j - 1] : 0, t = r->ring_end[j];
     int par = 0;
     for (size_t k = s; k < t; k++) {
         kcbp_vec2 a = r->pts[k], c = r->pts[k + 1 < t ? k + 1 : s];
+        if (fmin(a.y, c.y) <= x.y && x.y <= fmax(a.y, c.y) && fmin(a.x, c.x) <= x.x && x.x <= fmax(a.x, c.x) &&
+            kcbp2d_orient(a, c, x) == 0)
+            return 2;
         if ((a.y >= x.y) == (c.y >= x.y))
             continue;
         kcbp_vec2 lo = a.y < c.y ? a : c, hi = a.y < c.y ? c : a;
@@ -301,6 +306,8 @@ static bool in_ring(const svg_reader *r, size_t j, kcbp_vec2 x)
  * parity above is 0 there), so only the rings listed in the point's cell
  * and the big ones can hold it. */
 #define RING_GRID_SPAN 64
+/* vertices of a ring tried for a point off the other rings' outlines */
+#define RING_PROBES 16
 typedef struct {
     kcbp_vec2 lo;
     double cw, ch;
@@ -495,7 +502,7 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
      * (ring_grid): a drawing of many small shapes takes time in proportion
      * to them, not to their square. */
     uint32_t *depth = NULL, *parent = NULL, *order = NULL, *ends = NULL, *pend = NULL, *hstart = NULL, *holes = NULL;
-    kcbp_vec2 *pts = NULL;
+    kcbp_vec2 *pts = NULL, *probe = NULL;
     ring_grid G;
     memset(&G, 0, sizeof G);
     if (st == KCBP_OK) {
@@ -503,27 +510,42 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
         depth = calloc(R, sizeof *depth), parent = malloc(R * sizeof *parent), order = malloc(R * sizeof *order);
         ends = malloc(R * sizeof *ends), pend = malloc(R * sizeof *pend), pts = malloc(r.npts * sizeof *pts + 1);
         hstart = calloc(R + 1, sizeof *hstart), holes = malloc(R * sizeof *holes);
-        if (!depth || !parent || !order || !ends || !pend || !pts || !hstart || !holes || !grid_build(&r, &G))
+        probe = malloc(R * sizeof *probe);
+        if (!depth || !parent || !order || !ends || !pend || !pts || !hstart || !holes || !probe || !grid_build(&r, &G))
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", name);
+        /* Each ring's point for the test: its first vertex on no other
+         * ring's outline (shapes may touch, and a point on an outline has
+         * no side), among its first RING_PROBES; else its first vertex
+         * (such a ring touches at all of them: the model's check decides). */
         for (size_t i = 0; st == KCBP_OK && i < R; i++) {
-            kcbp_vec2 x = r.pts[i ? r.ring_end[i - 1] : 0];
+            size_t s = i ? r.ring_end[i - 1] : 0, t = r.ring_end[i];
             parent[i] = UINT32_MAX;
-            size_t c = grid_cell(&G, x);
-            for (size_t k = G.start[c]; k < G.start[c + 1] + G.nbig; k++) {
-                uint32_t j = k < G.start[c + 1] ? G.list[k] : G.big[k - G.start[c + 1]];
-                if (j != i && grid_box_holds(&G, j, x) && in_ring(&r, j, x))
-                    depth[i]++;
+            for (size_t v = s; v < t && v < s + RING_PROBES; v++) {
+                kcbp_vec2 x = r.pts[v];
+                size_t c = grid_cell(&G, x);
+                uint32_t d = 0;
+                bool on = false;
+                for (size_t k = G.start[c]; k < G.start[c + 1] + G.nbig && !on; k++) {
+                    uint32_t j = k < G.start[c + 1] ? G.list[k] : G.big[k - G.start[c + 1]];
+                    int side = j != i && grid_box_holds(&G, j, x) ? in_ring(&r, j, x) : 0;
+                    on = side == 2;
+                    d += side == 1;
+                }
+                if (!on || v == s) /* the first vertex's count stands until a probe off every outline */
+                    depth[i] = d, probe[i] = x;
+                if (!on)
+                    break;
             }
         }
         /* the parent of a hole (odd depth): the containing ring of depth one less */
         for (size_t i = 0; st == KCBP_OK && i < R; i++) {
             if (!(depth[i] & 1))
                 continue;
-            kcbp_vec2 x = r.pts[i ? r.ring_end[i - 1] : 0];
+            kcbp_vec2 x = probe[i];
             size_t c = grid_cell(&G, x);
             for (size_t k = G.start[c]; k < G.start[c + 1] + G.nbig; k++) {
                 uint32_t j = k < G.start[c + 1] ? G.list[k] : G.big[k - G.start[c + 1]];
-                if (j != i && depth[j] + 1 == depth[i] && grid_box_holds(&G, j, x) && in_ring(&r, j, x)) {
+                if (j != i && depth[j] + 1 == depth[i] && grid_box_holds(&G, j, x) && in_ring(&r, j, x) == 1) {
                     parent[i] = j;
                     break;
                 }
@@ -570,7 +592,7 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
                 *err = e2, kcbp_error_prefix(err, name);
         }
     }
-    free(depth), free(parent), free(order), free(ends), free(pend), free(pts), free(hstart), free(holes);
+    free(depth), free(parent), free(order), free(ends), free(pend), free(pts), free(hstart), free(holes), free(probe);
     grid_free(&G);
     free(r.pts);
     free(r.ring_end);

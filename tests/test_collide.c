@@ -271,6 +271,35 @@ static void test_hand_made_triangles(void **state)
     assert_int_equal(deg, 1);
 }
 
+/* A triangle touching another at one point only, the midpoint of one of
+ * its edges (exact: even integer coordinates), the rest of it far off the
+ * plane on either side: the triangle slab test before the exact one
+ * (aabb_tree.c, tri_beyond_slab) must not cut it. The products n . v
+ * round; the slab's widening by their rounding (tree_build.c,
+ * slab_along) covers a point on the triangle, and the traversal's slab
+ * tolerance is a second margin: with both dropped this test fails. */
+static void test_touching_at_an_edge_midpoint(void **state)
+{
+    (void)state;
+    test_rng r = {8128};
+    int n = 3000;
+    for (int i = 0; i < n; i++) {
+        kcbp_vec3 ta[3], tb[3];
+        for (int k = 0; k < 3; k++)
+            ta[k] = kcbp_v3(2 * floor(test_rng_range(&r, -500, 500)), 2 * floor(test_rng_range(&r, -500, 500)),
+                            2 * floor(test_rng_range(&r, -500, 500)));
+        kcbp_vec3 nrm = kcbp_v3_cross(kcbp_v3_sub(ta[1], ta[0]), kcbp_v3_sub(ta[2], ta[0]));
+        if (kcbp_v3_len2(nrm) == 0)
+            continue;
+        double side = i % 2 ? 1 : -1, k1 = floor(test_rng_range(&r, 1, 4)), k2 = floor(test_rng_range(&r, 1, 4));
+        tb[0] = kcbp_v3_scale(kcbp_v3_add(ta[0], ta[1]), 0.5);
+        tb[1] = kcbp_v3_add(tb[0], kcbp_v3_add(kcbp_v3_scale(nrm, side * k1 * 1e-3), kcbp_v3(3, 0, 1)));
+        tb[2] = kcbp_v3_add(tb[0], kcbp_v3_add(kcbp_v3_scale(nrm, side * k2 * 1e-3), kcbp_v3(0, 5, -2)));
+        uint32_t deg;
+        assert_true(single_triangles(ta, tb, &deg));
+    }
+}
+
 static void test_posed_a_and_b(void **state)
 {
     (void)state;
@@ -309,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_cubes_touching_and_apart),
         cmocka_unit_test(test_cube_inside_cube_is_not_a_surface_contact),
         cmocka_unit_test(test_hand_made_triangles),
+        cmocka_unit_test(test_touching_at_an_edge_midpoint),
         cmocka_unit_test(test_posed_a_and_b),
     };
     return cmocka_run_group_tests_name("collide", tests, NULL, NULL);

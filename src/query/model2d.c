@@ -1140,8 +1140,9 @@ static void cand_add(kcbp_vec2 *cand, uint32_t *n, kcbp_vec2 u)
 #define DEPTH_ALL_EDGES 128u
 #define DEPTH_CONTACTS 16u
 static kcbp_status depth_candidates(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_model *b,
-                                    const kcbp2d_pose *pose_b, double radius_b, const kcbp2d_model_depth_options *o,
-                                    kcbp_vec2 **out, uint32_t *nout, kcbp_error *err)
+                                    const kcbp2d_pose *pose_b, const kcbp2d_edge_pair *pairs, uint32_t npairs,
+                                    const kcbp2d_model_depth_options *o, kcbp_vec2 **out, uint32_t *nout,
+                                    kcbp_error *err)
 {
     size_t cap = 4 * (size_t)(DEPTH_ALL_EDGES > DEPTH_CONTACTS ? DEPTH_ALL_EDGES : DEPTH_CONTACTS) + (size_t)o->directions;
     kcbp_vec2 *cand = malloc(cap * sizeof *cand);
@@ -1158,16 +1159,7 @@ static kcbp_status depth_candidates(const kcbp2d_model *a, const kcbp2d_pose *po
             cand_add(cand, &n, u), cand_add(cand, &n, kcbp_v2_neg(u));
         }
     } else {
-        kcbp2d_edge_pair pairs[DEPTH_CONTACTS];
-        kcbp2d_model_collide_options co = kcbp2d_model_collide_options_default();
-        co.contacts = pairs, co.contacts_capacity = DEPTH_CONTACTS;
-        kcbp2d_model_collide_result cr;
-        kcbp_status st = model_collide(a, pose_a, b, pose_b, radius_b, &co, &cr, sizeof cr, err);
-        if (st != KCBP_OK) {
-            free(cand);
-            return st;
-        }
-        for (uint32_t i = 0; i < cr.ncontacts; i++) {
+        for (uint32_t i = 0; i < npairs; i++) {
             kcbp_vec2 ua = edge_normal(a, pose_a, pairs[i].a), ub = edge_normal(b, pose_b, pairs[i].b);
             cand_add(cand, &n, ua), cand_add(cand, &n, kcbp_v2_neg(ua));
             cand_add(cand, &n, ub), cand_add(cand, &n, kcbp_v2_neg(ub));
@@ -1211,8 +1203,14 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
     kcbp_status st = pair_make(a, pose_a, b, pose_b, 0.0, &c, err);
     if (st != KCBP_OK)
         return st;
+    /* the meeting edge pairs' normals lead the search when there are too
+     * many edges to try them all (depth_candidates) */
+    kcbp2d_edge_pair pairs[DEPTH_CONTACTS];
+    kcbp2d_model_collide_options co = kcbp2d_model_collide_options_default();
+    if (a->nv + b->nv > DEPTH_ALL_EDGES)
+        co.contacts = pairs, co.contacts_capacity = DEPTH_CONTACTS;
     kcbp2d_model_collide_result cr;
-    if ((st = model_collide(a, pose_a, b, pose_b, radius_b, NULL, &cr, sizeof cr, err)) != KCBP_OK)
+    if ((st = model_collide(a, pose_a, b, pose_b, radius_b, &co, &cr, sizeof cr, err)) != KCBP_OK)
         return st;
     r.collide = cr.collide;
     if (!r.collide) {
@@ -1244,7 +1242,7 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
                      INFINITY, 0, {0, 1}, 0, err};
     kcbp_vec2 *cand = NULL;
     uint32_t ncand = 0;
-    if ((st = depth_candidates(a, pose_a, b, pose_b, radius_b, &o, &cand, &ncand, err)) != KCBP_OK)
+    if ((st = depth_candidates(a, pose_a, b, pose_b, pairs, cr.ncontacts, &o, &cand, &ncand, err)) != KCBP_OK)
         return st;
     /* A direction apart at every length its bisections tried may be one
      * along which B just touches (a shape's core on an edge): it is

@@ -1,8 +1,5 @@
 #include "report.h"
 
-#include <stddef.h>
-#include <string.h>
-
 #include "json_line.h"
 #include "cli.h"
 
@@ -370,89 +367,12 @@ static void js_tri(kcbp_js *w, uint32_t t)
         kcbp_js_uint(w, t);
 }
 
-/* Whether s needs no escaping in JSON (printable ASCII but for " and \). */
-static bool plain_name(const char *s)
-{
-    for (const unsigned char *q = (const unsigned char *)s; *q; q++)
-        if (*q < 0x20 || *q >= 0x80 || *q == '"' || *q == '\\')
-            return false;
-    return true;
-}
-
-/* Appends t's decimal digits (or null for KCBP_SHAPE_FEATURE, as js_tri) at
- * b; returns the end. */
-static char *put_tri(char *b, uint32_t t)
-{
-    if (t == KCBP_SHAPE_FEATURE) {
-        memcpy(b, "null", 4);
-        return b + 4;
-    }
-    char tmp[10];
-    int n = 0;
-    do
-        tmp[n++] = (char)('0' + t % 10);
-    while ((t /= 10) != 0);
-    while (n > 0)
-        *b++ = tmp[--n];
-    return b;
-}
-
-/* kcbp_report_frame_pair's usual case, one line (not pretty), plain names,
- * no containment: the same bytes, put with one call a contact instead of
- * one a key and value (a scene's pairs are most of a frame's report). */
-static bool frame_pair_fast(kcbp_report_frame *r, const kcbp_scene_pair *p, uint64_t before)
-{
-    kcbp_js *w = r->w;
-    if (w->pretty || p->contained != KCBP_CONTAINED_NONE)
-        return false;
-    const char *na = kcbp_scene_object_at(r->scene, p->a).name, *nb = kcbp_scene_object_at(r->scene, p->b).name;
-    size_t la = strlen(na), lb = strlen(nb);
-    if (la > 200 || lb > 200 || !plain_name(na) || !plain_name(nb))
-        return false;
-    char buf[512], *b = buf;
-    memcpy(b, "\"a\":\"", 5);
-    b += 5;
-    memcpy(b, na, la);
-    b += la;
-    memcpy(b, "\",\"b\":\"", 7);
-    b += 7;
-    memcpy(b, nb, lb);
-    b += lb;
-    *b++ = '"';
-    kcbp_js_open(w, '{');
-    if (r->o.with_contacts) {
-        uint64_t left = before < r->o.max_contacts ? r->o.max_contacts - before : 0;
-        size_t n = p->ncontacts < left ? p->ncontacts : (size_t)left;
-        memcpy(b, ",\"contacts\":[", 13);
-        b += 13;
-        for (size_t k = 0; k < n; k++) {
-            if (b - buf > (ptrdiff_t)sizeof buf - 32) { /* room for one more contact */
-                kcbp_js_raw(w, buf, (size_t)(b - buf));
-                b = buf;
-            }
-            if (k)
-                *b++ = ',';
-            *b++ = '[';
-            b = put_tri(b, p->contacts[k].a);
-            *b++ = ',';
-            b = put_tri(b, p->contacts[k].b);
-            *b++ = ']';
-        }
-        *b++ = ']';
-    }
-    kcbp_js_raw(w, buf, (size_t)(b - buf));
-    kcbp_js_close(w, '}');
-    return true;
-}
-
 void kcbp_report_frame_pair(kcbp_report_frame *r, const kcbp_scene_pair *p)
 {
     kcbp_js *w = r->w;
     uint64_t before = r->contacts_found;
     r->contacts_found += p->ncontacts;
     if (r->pairs_found++ >= r->o.max_pairs)
-        return;
-    if (frame_pair_fast(r, p, before))
         return;
     kcbp_js_open(w, '{');
     kcbp_js_key(w, "a");

@@ -576,8 +576,13 @@ def _as_mesh(m, what):
                                         else "a GeoJSON or SVG file"))
     if isinstance(m, (str, bytes, os.PathLike)):
         return load(m)
-    raise Error("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder) or a mesh file path, not %s"
-                % (what, type(m).__name__))
+    v, f = getattr(m, "vertices", None), getattr(m, "faces", None)
+    if v is not None and f is not None:
+        # a trimesh.Trimesh (or anything with vertices and faces arrays), as
+        # kcbp.CollisionManager takes it: copied into a kcbp.Mesh
+        return Mesh(v, f)
+    raise Error("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder), a mesh file path or have "
+                "vertices and faces arrays (a trimesh.Trimesh), not %s" % (what, type(m).__name__))
 
 
 def _index(i):
@@ -619,6 +624,10 @@ def _matrices_into(m, out, what, tol=RIGID_TOL):
     RIGID_TOL (float32 input): rotations within tol are orthonormalised
     first."""
     m = np.ascontiguousarray(m, dtype=np.float64)
+    room = ctypes.sizeof(out) // ctypes.sizeof(_lib.Pose)
+    if m.ndim != 3 or m.shape[1:] != (4, 4) or m.shape[0] > room:
+        # never hand the library a count beyond out's room or the data
+        raise Error("%s: expected up to %d 4x4 matrices, not shape %s" % (what, room, m.shape))
     if tol > RIGID_TOL:
         m = _orthonormalise(m, tol)
     if _lib.HAS_POSE_FORMS:

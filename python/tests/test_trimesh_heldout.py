@@ -135,3 +135,40 @@ def test_deep_overlap_contacts_carry_the_pairs_depth_and_direction():
     cm.set_transform("b", T(1.0))
     hit, data = cm.in_collision_internal(return_data=True)
     assert hit and data and all(c.depth == 0.0 for c in data)
+
+
+class _Graph:
+    """trimesh.scene.transforms.SceneGraph as scene_to_collision reads it."""
+
+    def __init__(self, nodes):
+        self._nodes = nodes
+
+    @property
+    def nodes_geometry(self):
+        return list(self._nodes)
+
+    def __getitem__(self, node):
+        return self._nodes[node]
+
+
+def test_collision_module_as_trimeshs():
+    """`from trimesh import collision` becomes `from kcbp import collision`:
+    scene_to_collision, mesh_to_BVH and mesh_to_convex were missing."""
+    from kcbp import collision
+    scene = types.SimpleNamespace(
+        geometry={"cube": box(), "ball": icosphere(2, 0.5)},
+        graph=_Graph({"cube_0": (T(0.0), "cube"), "cube_1": (rot_z(45, 1.1), "cube"),
+                      "ball_0": (T(0, 3.0), "ball")}))
+    manager, objects = collision.scene_to_collision(scene)
+    assert isinstance(manager, collision.CollisionManager) and set(objects) == {"cube_0", "cube_1", "ball_0"}
+    # the rotated cube's corner reaches 1.1 - sqrt(2)/2 = 0.393 < 0.5: they overlap
+    assert manager.in_collision_internal(return_names=True) == (True, {("cube_0", "cube_1")})
+    assert objects["cube_1"].transform == pytest.approx(rot_z(45, 1.1))
+    assert manager.min_distance_single(box(), T(0, 1.8), return_name=True) == (pytest.approx(0.2), "ball_0")
+    bvh = collision.mesh_to_BVH(box())
+    hull = collision.mesh_to_convex(icosphere(1, 1.0))
+    assert kcbp.collide(bvh, hull, pose_b=T(1.4))["collide"] is True
+    assert kcbp.distance(bvh, hull, pose_b=T(2.0))["distance"] == pytest.approx(0.5, abs=1e-12)
+    with pytest.raises(ValueError):
+        collision.scene_to_collision(object())
+    assert collision.ContactData is kcbp.ContactData and collision.DistanceData is kcbp.DistanceData

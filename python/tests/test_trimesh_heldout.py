@@ -172,3 +172,141 @@ def test_collision_module_as_trimeshs():
     with pytest.raises(ValueError):
         collision.scene_to_collision(object())
     assert collision.ContactData is kcbp.ContactData and collision.DistanceData is kcbp.DistanceData
+
+
+# --- random scenes against closed forms ---------------------------------------------
+
+COMPARED = {"calls": 0}
+
+
+def _aabb_gap(lo1, hi1, lo2, hi2):
+    """Signed distance of two axis-aligned boxes: the Euclidean gap when
+    apart, minus the least overlap along an axis when they overlap, 0 when
+    they touch."""
+    gap = np.maximum(lo2 - hi1, lo1 - hi2)
+    if np.all(gap <= 0):
+        return float(gap.max())
+    return float(np.linalg.norm(np.maximum(gap, 0)))
+
+
+def _as_user_passes(m, rng, i):
+    """A transform in one of the forms trimesh users pass."""
+    form = i % 5
+    if form == 0:
+        return m
+    if form == 1:
+        return m.tolist()
+    if form == 2:
+        return m.astype(np.float32)
+    if form == 3:
+        return tuple(map(tuple, m))
+    big = np.zeros((4, 8))
+    big[:, ::2] = m
+    return big[:, ::2]  # a non-contiguous view
+
+
+def _box_mesh_as_user_builds(ext, rng, i):
+    b = box(ext)
+    form = i % 4
+    if form == 1:
+        b.vertices = b.vertices.astype(np.float32)
+    elif form == 2:
+        b.faces = b.faces.astype(np.uint32)
+    elif form == 3:
+        wide = np.zeros((8, 6))
+        wide[:, ::2] = b.vertices
+        b.vertices = wide[:, ::2]
+    return b
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_box_and_sphere_scenes_against_closed_forms(seed):
+    rng = np.random.default_rng(seed)
+    n = 9
+    cm = CollisionManager()
+    lo, hi, names = [], [], []
+    for i in range(n):
+        # half-integer sizes and centres: many pairs touch exactly
+        ext = rng.integers(1, 5, size=3) / 2.0
+        c = rng.integers(-6, 7, size=3) / 4.0
+        quarter = int(rng.integers(0, 4))  # a turn about z by 90 degrees: still axis-aligned
+        m = rot_z(90 * quarter, *c)
+        m[:2, :2] = np.round(m[:2, :2])
+        e = ext.copy()
+        if quarter % 2:
+            e[[0, 1]] = e[[1, 0]]
+        name = ("box", i) if seed % 2 else "box%d" % i  # str names, or tuples
+        cm.add_object(name, _box_mesh_as_user_builds(ext, rng, i), _as_user_passes(m, rng, i))
+        lo.append(c - e / 2)
+        hi.append(c + e / 2)
+        names.append(name)
+    want_pairs, want_d, want_best = set(), math.inf, None
+    for i in range(n):
+        for j in range(i + 1, n):
+            g = _aabb_gap(lo[i], hi[i], lo[j], hi[j])
+            if g <= 0:
+                want_pairs.add(tuple(sorted((names[i], names[j]))))
+            if g < want_d:
+                want_d, want_best = g, (names[i], names[j])
+    hit, pairs = cm.in_collision_internal(return_names=True)
+    COMPARED["calls"] += 1
+    assert hit == bool(want_pairs) and pairs == want_pairs
+    assert cm.in_collision_internal() == bool(want_pairs)
+    d, pair = cm.min_distance_internal(return_names=True)
+    COMPARED["calls"] += 2
+    assert d == pytest.approx(want_d, abs=1e-7)
+    # min_distance_internal(name): per object
+    for i in range(n):
+        want = min(_aabb_gap(lo[i], hi[i], lo[j], hi[j]) for j in range(n) if j != i)
+        assert cm.min_distance_internal(names[i]) == pytest.approx(want, abs=1e-7)
+        COMPARED["calls"] += 1
+    # probes: spheres (shapes and meshes) at random places
+    for k in range(12):
+        p = rng.uniform(-3, 3, size=3)
+        r = float(rng.uniform(0.1, 0.8))
+        gaps = [float(np.linalg.norm(np.maximum(np.maximum(lo[i] - p, p - hi[i]), 0))) - r for i in range(n)]
+        inside = [bool(np.all(p > lo[i]) and np.all(p < hi[i])) for i in range(n)]
+        # a sphere whose centre is inside a box overlaps it (a sphere inside
+        # is not a surface contact, see python/README.md: skip those)
+        if any(inside):
+            continue
+        want_hit = {names[i] for i in range(n) if gaps[i] <= 0}
+        hit, got = cm.in_collision_single(kcbp.Sphere(r), _as_user_passes(T(*p), rng, k), return_names=True)
+        assert hit == bool(want_hit) and got == want_hit, (p, r)
+        if min(gaps) > 1e-9:
+            d, nm = cm.min_distance_single(kcbp.Sphere(r), T(*p), return_name=True)
+            assert d == pytest.approx(min(gaps), abs=1e-9)
+            assert nm in {names[i] for i in range(n) if gaps[i] <= min(gaps) + 1e-9}
+            COMPARED["calls"] += 1
+        COMPARED["calls"] += 1
+    # another manager: spheres, pairs (this manager's name, the other's)
+    other = CollisionManager()
+    centres = rng.uniform(-3, 3, size=(4, 3))
+    radii = rng.uniform(0.2, 0.6, size=4)
+    for s in range(4):
+        other.add_object(100 + s, kcbp.Sphere(float(radii[s])), T(*centres[s]))
+    want = set()
+    best = math.inf
+    for i in range(n):
+        for s in range(4):
+            p = centres[s]
+            if np.all(p > lo[i]) and np.all(p < hi[i]):
+                continue
+            g = float(np.linalg.norm(np.maximum(np.maximum(lo[i] - p, p - hi[i]), 0))) - radii[s]
+            best = min(best, g)
+            if g <= 0:
+                want.add((names[i], 100 + s))
+    if not any(np.all(centres[s] > lo[i]) and np.all(centres[s] < hi[i]) for i in range(n) for s in range(4)):
+        hit, got = cm.in_collision_other(other, return_names=True)
+        assert got == want and hit == bool(want)
+        if best > 1e-9:
+            assert cm.min_distance_other(other) == pytest.approx(best, abs=1e-9)
+        COMPARED["calls"] += 2
+    other.close()
+    cm.close()
+
+
+def test_count_of_compared_calls():
+    """Runs last in this file: how many manager calls were compared."""
+    print("\ntrimesh-style calls compared with closed forms: %d" % COMPARED["calls"])
+    assert COMPARED["calls"] >= 100

@@ -42,8 +42,18 @@ def is_2d_path(p) -> bool:
     return isinstance(p, str) and (p.endswith(".geojson") or p.lower().endswith(".svg"))
 
 
+def is_geo_like(g) -> bool:
+    """A shapely-like polygon or multipolygon (``exterior`` and
+    ``interiors``, or ``geoms``), anything with a ``__geo_interface__``, or
+    a GeoJSON dict: what Polygon(g) takes besides rings."""
+    if isinstance(g, dict):
+        return "type" in g
+    return (hasattr(g, "__geo_interface__") or (hasattr(g, "exterior") and hasattr(g, "interiors"))
+            or (hasattr(g, "geoms") and not hasattr(g, "faces")))
+
+
 def is_2d(g) -> bool:
-    return isinstance(g, Geometry2D) or is_2d_path(g)
+    return isinstance(g, Geometry2D) or is_2d_path(g) or is_geo_like(g)
 
 
 # --- lifetime (as the 3D shapes': a use count under a lock) --------------------
@@ -461,8 +471,10 @@ def as_geometry2d(g, what):
         return g
     if is_2d_path(g):
         return load2d(g)
-    raise Error("%s must be a 2D geometry (kcbp.Polygon, Circle, Capsule2D, Rect, ConvexPolygon) or a GeoJSON or "
-                "SVG file, not %s" % (what, type(g).__name__))
+    if is_geo_like(g):
+        return Polygon(g)  # a shapely polygon, a GeoJSON dict: as kcbp.Polygon(g) reads it
+    raise Error("%s must be a 2D geometry (kcbp.Polygon, Circle, Capsule2D, Rect, ConvexPolygon), a shapely-like "
+                "polygon or GeoJSON dict, or a GeoJSON or SVG file, not %s" % (what, type(g).__name__))
 
 
 # --- poses ----------------------------------------------------------------------
@@ -717,7 +729,8 @@ def _margin(m):
 
 
 def mixed_error(what, a, b):
-    name = lambda g: "a file" if isinstance(g, (str, bytes, os.PathLike)) else "kcbp." + type(g).__name__
+    name = lambda g: ("a file" if isinstance(g, (str, bytes, os.PathLike))
+                      else type(g).__module__.split(".")[0] + "." + type(g).__name__)
     da, db = ("2D" if is_2d(a) else "3D"), ("2D" if is_2d(b) else "3D")
     return Error("%s: a is %s (%s) but b is %s (%s): 2D and 3D geometries cannot be mixed" %
                  (what, da, name(a), db, name(b)))

@@ -210,10 +210,11 @@ def test_min_distance_single_every_return_form(scene):
     np.testing.assert_allclose(data.point("__external")[1], 1.9, atol=1e-12)
     d4, name4, data4 = scene.min_distance_single(probe, t, return_name=True, return_data=True)
     assert (d4, name4) == (d, name) and data4.distance == d
-    # wholly inside c: the surfaces are apart (what is compared are the
-    # objects' surfaces, as FCL's for a mesh: no collision, the distance > 0)
-    assert scene.in_collision_single(probe, translation(2.3)) is False
-    assert scene.min_distance_single(probe, translation(2.3)) == pytest.approx(0.4)
+    # wholly inside c, a closed box: the solids overlap, as trimesh's FCL
+    # (a convex mesh is an fcl.Convex) says: a collision, and minus the
+    # depth, the way out through the nearest face: 0.5 + 0.1
+    assert scene.in_collision_single(probe, translation(2.3)) is True
+    assert scene.min_distance_single(probe, translation(2.3)) == pytest.approx(-0.6, abs=1e-8)
 
 
 def test_min_distance_other_every_return_form(scene):

@@ -310,3 +310,111 @@ def test_count_of_compared_calls():
     """Runs last in this file: how many manager calls were compared."""
     print("\ntrimesh-style calls compared with closed forms: %d" % COMPARED["calls"])
     assert COMPARED["calls"] >= 100
+
+
+# --- containment: trimesh hands FCL convex meshes as solids ------------------------
+
+def open_box():
+    """trimesh.creation.box with its top face removed: not watertight."""
+    b = box()
+    b.faces = b.faces[[i for i in range(12) if i not in (10, 11)]]
+    return b
+
+
+def test_object_inside_a_closed_mesh_collides_as_in_trimesh():
+    """A unit box inside a box of side 4: trimesh (FCL, both convex meshes:
+    fcl.Convex) reports a collision, with a negative signed distance. kcbp
+    compared surfaces only: no collision, distance +1.5."""
+    cm = CollisionManager()
+    cm.add_object("bin", box((4, 4, 4)))
+    assert cm.in_collision_single(box()) is True
+    hit, names, data = cm.in_collision_single(box(), T(0.5), return_names=True, return_data=True)
+    assert hit and names == {"bin"} and len(data) == 1
+    c = data[0]
+    assert c.names == {"bin", "__external"} and c.index("bin") == -1 and c.index("__external") == -1
+    # the way out: 2 - (0.5 - 0.5) ... along +x: 2 - 0 = 2, the least of the six faces
+    assert 2.0 <= c.depth <= 2.0 + 1e-6 and abs(c.normal[0]) == pytest.approx(1.0)
+    d, name = cm.min_distance_single(box(), T(0.5), return_name=True)
+    assert name == "bin" and -2.0 - 1e-6 <= d <= -2.0
+    assert cm.in_collision_single(kcbp.Sphere(0.5), T(0, 0, 1.0)) is True  # a shape inside a mesh
+    assert cm.min_distance_single(kcbp.Sphere(0.5), T(0, 0, 1.0)) == pytest.approx(-1.5, abs=1e-6)
+    assert cm.in_collision_single(icosphere(2, 0.5), T(0, 0, 5.0)) is False  # outside: apart
+    # internal, other
+    cm.add_object("part", box(), T(0.2, 0.3, 0))
+    cm.add_object("far", box(), T(10, 0, 0))
+    assert cm.in_collision_internal() is True
+    hit, names, data = cm.in_collision_internal(return_names=True, return_data=True)
+    assert names == {("bin", "part")} and len(data) == 1 and data[0].names == {"bin", "part"}
+    d, pair = cm.min_distance_internal(return_names=True)
+    # part spans [-0.3, 0.7] x [-0.2, 0.8] x [-0.5, 0.5]: out through +y, 2 + 0.2
+    assert pair == ("bin", "part") and d == pytest.approx(-2.2, abs=1e-6)
+    assert cm.min_distance_internal("part", return_names=True) == (pytest.approx(-2.2, abs=1e-6), ("bin", "part"))
+    other = CollisionManager()
+    other.add_object("probe", kcbp.Sphere(0.25), T(-1.5, 0, 0))
+    assert cm.in_collision_other(other, return_names=True) == (True, {("bin", "probe")})
+    assert other.in_collision_other(cm, return_names=True) == (True, {("probe", "bin")})
+    assert cm.min_distance_other(other) == pytest.approx(-0.75, abs=1e-6)
+    # the bin moved away: nothing inside
+    cm.set_transform("bin", T(0, 20, 0))
+    assert cm.in_collision_internal() is False
+    assert cm.min_distance_internal() > 0
+    # surfaces only, on request
+    flat = CollisionManager(containment=False)
+    flat.add_object("bin", box((4, 4, 4)))
+    assert flat.in_collision_single(box()) is False and flat.min_distance_single(box()) == pytest.approx(1.5)
+
+
+def test_open_meshes_hold_nothing():
+    """An open mesh has no inside: nothing is contained in it, and an open
+    mesh inside a closed one is not a solid to test (surfaces only)."""
+    cm = CollisionManager()
+    cm.add_object("open", open_box(), T(0, 0, 0))
+    big = box((4, 4, 4))
+    assert cm.in_collision_single(kcbp.Sphere(0.1)) is False
+    assert cm.in_collision_single(big) is False  # the open box inside the closed one
+    cm2 = CollisionManager()
+    cm2.add_object("bin", big)
+    cm2.add_object("open", open_box())
+    assert cm2.in_collision_internal() is False
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_nested_boxes_against_closed_forms(seed):
+    """Boxes inside boxes (half-integer sizes and centres, some touching),
+    against the signed distance of axis-aligned boxes."""
+    rng = np.random.default_rng(50 + seed)
+    cm = CollisionManager()
+    lo, hi, names = [], [], []
+    for i in range(8):
+        big = i < 3
+        ext = rng.integers(6, 10, size=3) / 2.0 if big else rng.integers(1, 3, size=3) / 2.0
+        c = rng.integers(-4, 5, size=3) / 2.0
+        name = "o%d" % i
+        cm.add_object(name, _box_mesh_as_user_builds(ext, rng, i), _as_user_passes(T(*c), rng, i))
+        lo.append(c - ext / 2)
+        hi.append(c + ext / 2)
+        names.append(name)
+    want = {(names[i], names[j]) for i in range(8) for j in range(i + 1, 8) if _aabb_gap(lo[i], hi[i], lo[j], hi[j]) <= 0}
+    nested = sum(1 for i in range(8) for j in range(8) if i != j and np.all(lo[i] > lo[j]) and np.all(hi[i] < hi[j]))
+    assert cm.in_collision_internal(return_names=True) == (bool(want), want)
+    for i in range(8):
+        w = min(_aabb_gap(lo[i], hi[i], lo[j], hi[j]) for j in range(8) if j != i)
+        got = cm.min_distance_internal(names[i])
+        # overlapping: minus the depth bracket's upper bound, so at most w
+        assert w - 1e-6 * max(1.0, abs(w)) <= got <= w + 1e-9, (names[i], got, w)
+    assert nested >= 1 or seed > 1
+
+
+def test_containment_far_from_the_origin_and_turned():
+    """The candidate filters are widened beyond the posing's rounding: a
+    box inside a bin a million units out, both turned, is found, and
+    many bins and parts in a row keep their pairs straight."""
+    cm = CollisionManager()
+    for k in range(30):
+        x = 1e6 + 7.0 * k
+        cm.add_object(("bin", k), box((4, 4, 4)), rot_z(10 * k, x, -1e6, 3e5))
+        inside = k % 3 != 2
+        cm.add_object(("part", k), box((1, 1, 1)), rot_z(-7 * k, x + (0.3 if inside else 3.5), -1e6, 3e5))
+    hit, names = cm.in_collision_internal(return_names=True)
+    want = {(("bin", k), ("part", k)) for k in range(30) if k % 3 != 2}
+    assert hit and names == want

@@ -13,6 +13,7 @@ import numpy as np
 from . import _lib
 from . import _api2d
 from . import _sweep2d
+from . import _meshcache
 from ._arrays import RIGID_TOL, _real_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
 from ._using import _Using
 from ._lib import Error, lib
@@ -579,8 +580,9 @@ def _as_mesh(m, what):
     v, f = getattr(m, "vertices", None), getattr(m, "faces", None)
     if v is not None and f is not None:
         # a trimesh.Trimesh (or anything with vertices and faces arrays), as
-        # kcbp.CollisionManager takes it: copied into a kcbp.Mesh
-        return Mesh(v, f)
+        # kcbp.CollisionManager takes it: copied into a kcbp.Mesh (kept for
+        # the next call with the same arrays)
+        return _meshcache.mesh_of(v, f, Mesh)
     raise Error("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder), a mesh file path or have "
                 "vertices and faces arrays (a trimesh.Trimesh), not %s" % (what, type(m).__name__))
 

@@ -17,7 +17,7 @@ from ctypes import POINTER, byref, c_bool, c_double, c_int, c_size_t, c_uint32, 
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _meshcache
 from ._api import Mesh, _matrix_of, _Shape, _pose, collide, _depth_model, _signed_raw, _distance_raw, _Using
 from ._api2d import Geometry2D
 from ._containment import Static, _closed, any_closed, contained_pairs
@@ -83,7 +83,7 @@ def _as_geometry(mesh):
     if v is None or f is None:
         raise Error("mesh must be a kcbp.Mesh, a kcbp shape, or have vertices and faces arrays (a "
                     "trimesh.Trimesh), not %s" % type(mesh).__name__)
-    return Mesh(v, f)
+    return _meshcache.mesh_of(v, f, Mesh)
 
 
 def _transform(transform):

@@ -4,7 +4,7 @@ arrays), kept for the next call with the same arrays.
 trimesh code passes its trimesh.Trimesh to every call (in_collision_single,
 min_distance_single, and kcbp.collide for the pair functions): building
 kcbp's models each time would cost far more than the query (a 20,480-face
-icosphere: 108 ms a call against 1.6 ms with the models kept). The last few
+icosphere: 108 ms a call against 1.4 ms with the models kept). The last few
 meshes are kept, keyed by the arrays' content (a BLAKE2b digest of their
 bytes, with their dtypes and shapes: changing a mesh in place, as
 apply_transform does, gives another key), so an answer is always that of

@@ -81,7 +81,7 @@ def _as_geometry(mesh):
         raise Error("kcbp.%s is 2D: kcbp.CollisionManager2D holds 2D geometries" % type(mesh).__name__)
     v, f = getattr(mesh, "vertices", None), getattr(mesh, "faces", None)
     if v is None or f is None:
-        raise Error("mesh must be a kcbp.Mesh, a kcbp shape, or have vertices and faces arrays (a "
+        raise _lib.WrongType("mesh must be a kcbp.Mesh, a kcbp shape, or have vertices and faces arrays (a "
                     "trimesh.Trimesh), not %s" % type(mesh).__name__)
     return _meshcache.mesh_of(v, f, Mesh)
 
@@ -560,8 +560,8 @@ class CollisionManager:
     def _entry(self, name, what):
         try:
             entry = self._objs.get(name)
-        except TypeError:  # unhashable
-            entry = None
+        except TypeError:  # unhashable: Python's TypeError, as trimesh's dict lookup raises it
+            raise _lib.WrongType("%s: name must be hashable, not %r" % (what, name)) from None
         if entry is None:
             raise Error("%s: %r not in collision manager!" % (what, name))
         return entry
@@ -575,7 +575,7 @@ class CollisionManager:
         try:
             hash(name)
         except TypeError:
-            raise Error("add_object: name must be hashable, not %r" % (name,)) from None
+            raise _lib.WrongType("add_object: name must be hashable, not %r" % (name,)) from None
         pose = _transform(transform)
         geom = _as_geometry(mesh)
         with self._lock:
@@ -773,7 +773,7 @@ class CollisionManager:
         name, the other's name) pairs; with return_data, the list of the
         contacts (ContactData) last."""
         if not isinstance(other_manager, CollisionManager):
-            raise Error("in_collision_other: other_manager must be a kcbp.CollisionManager, not %s" %
+            raise _lib.WrongType("in_collision_other: other_manager must be a kcbp.CollisionManager, not %s" %
                         type(other_manager).__name__)
         theirs = other_manager._snapshot()
         try:
@@ -925,7 +925,7 @@ class CollisionManager:
         manager's name, the other's); with return_data, a DistanceData last.
         math.inf, (None, None) and None when either manager is empty."""
         if not isinstance(other_manager, CollisionManager):
-            raise Error("min_distance_other: other_manager must be a kcbp.CollisionManager, not %s" %
+            raise _lib.WrongType("min_distance_other: other_manager must be a kcbp.CollisionManager, not %s" %
                         type(other_manager).__name__)
         theirs = other_manager._snapshot()
         try:

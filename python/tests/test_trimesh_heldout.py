@@ -439,3 +439,25 @@ def test_trimesh_meshes_passed_again_are_not_rebuilt():
     assert cm.min_distance_single(sphere, T(1.0)) == pytest.approx(0.2, abs=1e-12)
     sphere.vertices = sphere.vertices.astype(np.float32)  # another dtype: built again, same answer
     assert cm.min_distance_single(sphere, T(1.0)) == pytest.approx(0.2, abs=1e-6)
+
+
+def test_wrong_kinds_of_argument_are_valueerror_and_typeerror():
+    """trimesh raises TypeError (or AttributeError) for an argument of the
+    wrong kind, where kcbp raised only ValueError: both are caught now."""
+    cm = CollisionManager()
+    cm.add_object("a", box())
+    cm2 = kcbp.CollisionManager2D()
+    for call in (lambda: cm.add_object("b", "not a mesh"), lambda: cm.in_collision_single(None),
+                 lambda: cm.min_distance_single(object()), lambda: cm.in_collision_other("x"),
+                 lambda: cm.min_distance_other(None), lambda: cm.add_object(["unhashable"], box()),
+                 lambda: cm.remove_object(["unhashable"]), lambda: cm.set_transform({}, np.eye(4)),
+                 lambda: kcbp.collide(box(), 3.0), lambda: cm2.add_object("p", object()),
+                 lambda: cm2.in_collision_other(cm), lambda: cm2.remove_object([1])):
+        for kind in (ValueError, TypeError, kcbp.Error):
+            with pytest.raises(kind):
+                call()
+    # a bad value stays a ValueError only, as trimesh's
+    with pytest.raises(ValueError):
+        cm.set_transform("a", np.eye(3))
+    with pytest.raises(ValueError, match="not in collision manager"):
+        cm.remove_object("nope")

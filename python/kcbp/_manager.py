@@ -100,6 +100,16 @@ def _transform(transform):
 
 _NONE = -1  # the index of a shape's side: FCL's Contact::NONE
 
+# A mesh pair's depth is a proven bracket whose upper bound the manager
+# reports; the library's default aim (10 %) is far looser than FCL's EPA
+# on convex meshes, which trimesh users compare with: narrowed to 0.1 %
+# (up to 256 refinement steps: a sphere mesh in a slab, 0.2 to 0.4 ms).
+_DEPTH_TOLERANCE, _DEPTH_STEPS = 1e-3, 256
+
+
+def _signed(ma, pa, mb, pb):
+    return _signed_raw(ma, pa, mb, pb, depth_tolerance=_DEPTH_TOLERANCE, max_steps=_DEPTH_STEPS)
+
 
 def _feature(i):
     return _NONE if i is None or i == _lib.SHAPE_FEATURE else int(i)
@@ -307,7 +317,7 @@ def _pair_depth(ga, pa, gb, pb):
     unit direction from a toward b; None when they only touch or the depth
     is undefined (an open mesh)."""
     try:
-        r = _signed_raw(_depth_model(ga, None), pa, _depth_model(gb, None), pb)
+        r = _signed(_depth_model(ga, None), pa, _depth_model(gb, None), pb)
     except Error as e:
         if e.code in ("geometry", "invalid", "unsupported"):
             return None
@@ -338,7 +348,7 @@ def _surface_contacts(name_a, geom_a, pose_a, name_b, geom_b, pose_b):
     depths and normals of the surfaces' contacts."""
     sa, sb = isinstance(geom_a, _Shape), isinstance(geom_b, _Shape)
     if sa and sb:
-        r = _signed_raw(geom_a._model(), pose_a, geom_b._model(), pose_b)
+        r = _signed(geom_a._model(), pose_a, geom_b._model(), pose_b)
         pa, pb = _v(r.point_a), _v(r.point_b)
         return [ContactData((name_a, name_b), {name_a: _NONE, name_b: _NONE}, (pa + pb) / 2, _v(r.normal),
                             max(0.0, -r.signed_distance))]
@@ -390,7 +400,7 @@ def _inside_contact(name_a, geom_a, pose_a, name_b, geom_b, pose_b):
     contact of two convex objects): the pair's depth and direction
     (kcbp_signed_distance), at the midpoint of its deepest points."""
     try:
-        r = _signed_raw(_depth_model(geom_a, None), pose_a, _depth_model(geom_b, None), pose_b)
+        r = _signed(_depth_model(geom_a, None), pose_a, _depth_model(geom_b, None), pose_b)
     except Error as e:
         if e.code not in ("geometry", "invalid", "unsupported"):
             raise
@@ -410,7 +420,7 @@ def _signed_pair(ga, pa, gb, pb):
     mesh's depth in a libkcbp without the bracket): their distance is then
     0, the surfaces' own."""
     try:
-        r = _signed_raw(_depth_model(ga, None), pa, _depth_model(gb, None), pb)
+        r = _signed(_depth_model(ga, None), pa, _depth_model(gb, None), pb)
     except Error as e:
         if e.code in ("geometry", "invalid", "unsupported"):
             return None

@@ -11,7 +11,7 @@ import types
 import numpy as np
 import pytest
 
-from conftest import BUNNY, kcbp
+from conftest import BUNNY, MANAGER_DEPTH, kcbp
 from kcbp import CollisionManager  # the one line a trimesh user changes
 
 
@@ -155,7 +155,7 @@ def brute_signed(objs, pairs):
         d = kcbp.distance(ga, gb, pose_a=ta, pose_b=tb)["distance"]
         if d <= 0:
             try:
-                d = min(0.0, kcbp.distance(ga, gb, pose_a=ta, pose_b=tb, signed=True)["distance"])
+                d = min(0.0, kcbp.distance(ga, gb, pose_a=ta, pose_b=tb, signed=True, **MANAGER_DEPTH)["distance"])
             except kcbp.Error:
                 d = 0.0
         if d < best[0]:

@@ -173,6 +173,10 @@ def test_collision_module_as_trimeshs():
     with pytest.raises(ValueError):
         collision.scene_to_collision(object())
     assert collision.ContactData is kcbp.ContactData and collision.DistanceData is kcbp.DistanceData
+    # `import trimesh; trimesh.collision.CollisionManager()` becomes kcbp's
+    import importlib
+    k = importlib.import_module("kcbp")
+    assert k.collision.CollisionManager is CollisionManager and k.scene_to_collision is collision.scene_to_collision
 
 
 # --- random scenes against closed forms ---------------------------------------------

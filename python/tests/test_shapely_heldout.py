@@ -73,7 +73,7 @@ def posed(pts, tx, ty, deg):
     return pts @ m[:2, :2].T + m[:2, 2]
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(10))
 def test_random_polygons_with_holes_against_shapely(seed):
     shapely = pytest.importorskip("shapely.geometry")
     rng = np.random.default_rng(100 + seed)
@@ -109,16 +109,30 @@ def test_random_polygons_with_holes_against_shapely(seed):
     if not want:
         assert cm.min_distance_internal() == pytest.approx(best, abs=1e-9)
         compared += 1
-    for k in range(20):
+    for k in range(30):
         c = rng.uniform(-6, 6, size=2)
         r = float(rng.uniform(0.05, 1.0))
-        gaps = [w.distance(shapely.Point(c)) - r for w in world]
+        deg = float(rng.uniform(-180, 180))
+        kind = k % 3
+        if kind == 0:  # a circle: the distance to its centre, less r
+            probe, pose = kcbp.Circle(r), (c[0], c[1], 0)
+            ref, less = shapely.Point(c), r
+        elif kind == 1:  # a stadium: the distance to its segment, less r
+            length = float(rng.uniform(0.2, 2.0))
+            probe, pose = kcbp.Capsule2D(r, length), (c[0], c[1], deg)
+            ref, less = shapely.LineString(posed(np.array([[-length / 2, 0], [length / 2, 0]]), c[0], c[1], deg)), r
+        else:  # a rectangle, turned: its own polygon
+            w, h = float(rng.uniform(0.1, 2)), float(rng.uniform(0.1, 2))
+            probe, pose = kcbp.Rect(w, h), kcbp.pose2(c, deg)
+            corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+            ref, less = shapely.Polygon(posed(corners, c[0], c[1], deg)), 0.0
+        gaps = [wd.distance(ref) - less for wd in world]
         if min(abs(g) for g in gaps) < 1e-9:
-            continue
-        hit, got = cm.in_collision_single(kcbp.Circle(r), (c[0], c[1], 0), return_names=True)
-        assert got == {names[i] for i in range(10) if gaps[i] < 0}
+            continue  # a near-tie: the posed coordinates' rounding decides it
+        hit, got = cm.in_collision_single(probe, pose, return_names=True)
+        assert got == {names[i] for i in range(10) if gaps[i] < 0}, (kind, c, r)
         if min(gaps) > 0:
-            assert cm.min_distance_single(kcbp.Circle(r), (c[0], c[1], 0)) == pytest.approx(min(gaps), abs=1e-9)
+            assert cm.min_distance_single(probe, pose) == pytest.approx(min(gaps), abs=1e-9)
             compared += 1
         compared += 1
     print("\nseed %d: %d manager calls compared with shapely" % (seed, compared))

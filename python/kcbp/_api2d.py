@@ -11,7 +11,7 @@ import math
 import os
 import threading
 from ctypes import byref, sizeof
-from typing import Any, Dict, Iterable, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -329,7 +329,8 @@ class Polygon(Geometry2D):
 
     ``Polygon(exterior, holes=())``: exterior an (n, 2) array-like of the
     outer ring's vertices, holes a sequence of such rings; either
-    orientation, the first vertex repeated at the end or not. Also
+    orientation, the first vertex repeated at the end or not (shapely's
+    ``Polygon(shell=..., holes=None)`` spelling too). Also
     ``Polygon(g)`` for a shapely-like polygon (``.exterior.coords`` and
     ``.interiors``), multipolygon (``.geoms``) or anything with a
     ``__geo_interface__`` / a GeoJSON dict (Polygon, MultiPolygon,
@@ -346,11 +347,20 @@ class Polygon(Geometry2D):
 
     is_model = True
 
-    def __init__(self, exterior: Any, holes: Iterable[ArrayLike] = ()) -> None:
+    def __init__(self, exterior: Any = None, holes: Optional[Iterable[ArrayLike]] = (), *,
+                 shell: Any = None) -> None:
         _lib2d.types()
         self._init_life()
         self._h = None
         self._file = None
+        if shell is not None:  # shapely's name: Polygon(shell, holes=None)
+            if exterior is not None:
+                raise Error("Polygon: give exterior or shell (the same ring), not both")
+            exterior = shell
+        if exterior is None:
+            raise Error("Polygon: an empty geometry (no exterior ring)")
+        if holes is None:  # shapely's default
+            holes = ()
         polys = _from_geo(exterior)
         if polys is None:
             polys = [(exterior, list(holes))]

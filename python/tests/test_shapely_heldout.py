@@ -137,3 +137,18 @@ def test_random_polygons_with_holes_against_shapely(seed):
         compared += 1
     print("\nseed %d: %d manager calls compared with shapely" % (seed, compared))
     assert compared >= 10
+
+
+def test_polygon_takes_shapelys_spelling():
+    """shapely writes Polygon(shell, holes=None): holes=None raised a
+    TypeError ('NoneType' object is not iterable) and shell= was unknown."""
+    for p in (kcbp.Polygon(SQUARE, None), kcbp.Polygon(SQUARE, holes=None), kcbp.Polygon(shell=SQUARE),
+              kcbp.Polygon(shell=np.array(SQUARE, dtype=np.int64), holes=[HOLE])):
+        assert p.rings in (1, 2)
+        assert kcbp.collide(p, kcbp.Circle(0.2), pose_b=(3, 1, 0))["collide"] is False
+        assert kcbp.distance(p, kcbp.Circle(0.2), pose_b=(3, 1, 0))["distance"] == pytest.approx(0.8, abs=1e-12)
+    assert kcbp.Polygon(shell=SQUARE, holes=[HOLE]).rings == 2
+    with pytest.raises(ValueError):
+        kcbp.Polygon(SQUARE, shell=SQUARE)
+    with pytest.raises(ValueError):
+        kcbp.Polygon()

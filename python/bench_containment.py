@@ -59,7 +59,8 @@ def main():
         print("%d objects (%d closed meshes), %d frames, medians of %d runs, CPU ms per step:"
               % (a.objects, sum(1 for m in mesh_of if "spot" in m), len(poses), a.repeats))
         print("  containment=True (default): %.3f ms (min %.3f, max %.3f)" % (on, min(times[True]), max(times[True])))
-        print("  containment=False:          %.3f ms (min %.3f, max %.3f)" % (off, min(times[False]), max(times[False])))
+        print("  containment=False:          %.3f ms (min %.3f, max %.3f)"
+              % (off, min(times[False]), max(times[False])))
         print("  containment pass: +%.3f ms per step, %.1f us per object" % (on - off, (on - off) / a.objects * 1e3))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

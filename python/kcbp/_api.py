@@ -583,8 +583,8 @@ def _as_mesh(m, what):
         # kcbp.CollisionManager takes it: copied into a kcbp.Mesh (kept for
         # the next call with the same arrays)
         return _meshcache.mesh_of(v, f, Mesh)
-    raise _lib.WrongType("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder), a mesh file path or have "
-                "vertices and faces arrays (a trimesh.Trimesh), not %s" % (what, type(m).__name__))
+    raise _lib.WrongType("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder), a mesh file path "
+                         "or have vertices and faces arrays (a trimesh.Trimesh), not %s" % (what, type(m).__name__))
 
 
 def _index(i):

@@ -14,7 +14,7 @@ A mesh that is open (its inside undefined) holds nothing, and an open mesh
 inside a closed one is not tested (the solid test needs both closed)."""
 import numpy as np
 
-from ._api import Mesh, _collide_in_use, _collide_options, _matrix_of
+from ._api import Mesh, _collide_in_use, _collide_options
 from ._lib import Error
 
 _SLACK = 1e-9  # of the box's size: far above the rounding of the posed point

@@ -47,10 +47,10 @@ def _geometry(g, what):
         return _api2d.Polygon(g)  # a shapely polygon or multipolygon, a GeoJSON dict
     if isinstance(g, (list, tuple, np.ndarray)) and np.ndim(g) == 2 and np.shape(g)[1] == 2:
         return _api2d.Polygon(g)  # an (n, 2) ring of (x, y), as shapely's Polygon(shell) takes it
-    raise _lib.WrongType("%s: expected a 2D geometry (kcbp.Polygon, Circle, Capsule2D, Rect, ConvexPolygon, a shapely-like "
-                "polygon, a GeoJSON dict or an (n, 2) ring), not %s%s" %
-                (what, type(g).__name__, " (a 3D geometry: use kcbp.CollisionManager)"
-                 if hasattr(g, "_model") or hasattr(g, "faces") else ""))
+    raise _lib.WrongType("%s: expected a 2D geometry (kcbp.Polygon, Circle, Capsule2D, Rect, ConvexPolygon, a "
+                         "shapely-like polygon, a GeoJSON dict or an (n, 2) ring), not %s%s" %
+                         (what, type(g).__name__, " (a 3D geometry: use kcbp.CollisionManager)"
+                          if hasattr(g, "_model") or hasattr(g, "faces") else ""))
 
 
 def _transform(t, what="transform"):

@@ -260,6 +260,9 @@ def test_random_box_and_sphere_scenes_against_closed_forms(seed):
     d, pair = cm.min_distance_internal(return_names=True)
     COMPARED["calls"] += 2
     assert d == pytest.approx(want_d, abs=1e-7)
+    i, j = names.index(pair[0]), names.index(pair[1])  # the pair found (or one tied with it), sorted
+    assert pair == tuple(sorted(pair)) and _aabb_gap(lo[i], hi[i], lo[j], hi[j]) == pytest.approx(want_d, abs=1e-7)
+    assert want_best is not None
     # min_distance_internal(name): per object
     for i in range(n):
         want = min(_aabb_gap(lo[i], hi[i], lo[j], hi[j]) for j in range(n) if j != i)
@@ -399,7 +402,8 @@ def test_random_nested_boxes_against_closed_forms(seed):
         lo.append(c - ext / 2)
         hi.append(c + ext / 2)
         names.append(name)
-    want = {(names[i], names[j]) for i in range(8) for j in range(i + 1, 8) if _aabb_gap(lo[i], hi[i], lo[j], hi[j]) <= 0}
+    want = {(names[i], names[j]) for i in range(8) for j in range(i + 1, 8)
+            if _aabb_gap(lo[i], hi[i], lo[j], hi[j]) <= 0}
     nested = sum(1 for i in range(8) for j in range(8) if i != j and np.all(lo[i] > lo[j]) and np.all(hi[i] < hi[j]))
     assert cm.in_collision_internal(return_names=True) == (bool(want), want)
     for i in range(8):

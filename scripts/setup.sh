@@ -44,6 +44,11 @@ pkgs+=(python3 python3-numpy python3-pytest python3-pip python3-setuptools pytho
 # $ORIGIN/.libs), and its test runs it with the system's copies hidden.
 pkgs+=(patchelf)
 command -v patchelf >/dev/null || missing=1
+# python3-shapely: the oracle of python/tests/test_shapely_heldout.py (2D
+# polygons with holes against shapely's intersects and distance; skipped
+# without it).
+pkgs+=(python3-shapely)
+/usr/bin/python3 -c 'import shapely' 2>/dev/null || missing=1
 [[ $missing == 0 ]] && exit 0
 if [[ $(id -u) -ne 0 ]]; then
     echo "kcbp needs these Debian packages: ${pkgs[*]}" >&2

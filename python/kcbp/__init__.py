@@ -43,9 +43,12 @@ from ._scene import Scene
 from ._scene2d import Scene2D
 from ._manager import CollisionManager, CollisionObject, ContactData, DistanceData
 from ._manager2d import CollisionManager2D, CollisionObject2D
+from . import collision  # kcbp.collision: trimesh.collision's names (import kcbp; kcbp.collision.CollisionManager())
+from .collision import scene_to_collision
 
 __version__ = VERSION
 __all__ = ["Error", "FileNotFound", "Mesh", "Scene", "CollisionManager", "CollisionObject", "ContactData",
            "DistanceData", "Sphere", "Capsule", "Box", "Cylinder", "Hull", "cbp", "collide", "collide_many",
            "distance", "load", "pose", "sweep", "VERSION", "RIGID_TOL", "Polygon", "ConvexPolygon", "Circle", "Capsule2D",
-           "Rect", "load2d", "pose2", "CollisionManager2D", "CollisionObject2D", "Scene2D"]
+           "Rect", "load2d", "pose2", "CollisionManager2D", "CollisionObject2D", "Scene2D", "collision",
+           "scene_to_collision"]

@@ -13,6 +13,7 @@ import numpy as np
 from . import _lib
 from . import _api2d
 from . import _sweep2d
+from . import _meshcache
 from ._arrays import RIGID_TOL, _real_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
 from ._using import _Using
 from ._lib import Error, lib
@@ -576,8 +577,14 @@ def _as_mesh(m, what):
                                         else "a GeoJSON or SVG file"))
     if isinstance(m, (str, bytes, os.PathLike)):
         return load(m)
-    raise Error("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder) or a mesh file path, not %s"
-                % (what, type(m).__name__))
+    v, f = getattr(m, "vertices", None), getattr(m, "faces", None)
+    if v is not None and f is not None:
+        # a trimesh.Trimesh (or anything with vertices and faces arrays), as
+        # kcbp.CollisionManager takes it: copied into a kcbp.Mesh (kept for
+        # the next call with the same arrays)
+        return _meshcache.mesh_of(v, f, Mesh)
+    raise _lib.WrongType("%s must be a kcbp.Mesh, a shape (kcbp.Sphere, Capsule, Box, Cylinder), a mesh file path "
+                         "or have vertices and faces arrays (a trimesh.Trimesh), not %s" % (what, type(m).__name__))
 
 
 def _index(i):
@@ -619,6 +626,10 @@ def _matrices_into(m, out, what, tol=RIGID_TOL):
     RIGID_TOL (float32 input): rotations within tol are orthonormalised
     first."""
     m = np.ascontiguousarray(m, dtype=np.float64)
+    room = ctypes.sizeof(out) // ctypes.sizeof(_lib.Pose)
+    if m.ndim != 3 or m.shape[1:] != (4, 4) or m.shape[0] > room:
+        # never hand the library a count beyond out's room or the data
+        raise Error("%s: expected up to %d 4x4 matrices, not shape %s" % (what, room, m.shape))
     if tol > RIGID_TOL:
         m = _orthonormalise(m, tol)
     if _lib.HAS_POSE_FORMS:
@@ -1091,14 +1102,20 @@ def _depth_model(geom, k):
     return geom._model(k)
 
 
-def _signed_raw(ma, pa, mb, pb, max_distance=math.inf, use_cbp=True):
-    """kcbp_signed_distance_sized on two models (the SignedDistanceResult)."""
+def _signed_raw(ma, pa, mb, pb, max_distance=math.inf, use_cbp=True, depth_tolerance=None, max_steps=None):
+    """kcbp_signed_distance_sized on two models (the SignedDistanceResult);
+    depth_tolerance and max_steps: the bracket's (None: the library's
+    defaults)."""
     if not _lib.HAS_SIGNED_DISTANCE:
         raise Error("signed distance is not available in this libkcbp (%s)" % _lib.VERSION, "unsupported")
     o = _lib.SignedDistanceOptions()
     lib.kcbp_signed_distance_options_init(byref(o), sizeof(o))
     o.max_distance = max_distance
     o.use_cbp = use_cbp
+    if depth_tolerance is not None:
+        o.depth_tolerance = depth_tolerance
+    if max_steps is not None:
+        o.max_steps = max_steps
     r = _lib.SignedDistanceResult()
     err = _lib.ErrorStruct()
     _lib.check(lib.kcbp_signed_distance_sized(byref(ma.s), byref(pa), byref(mb.s), byref(pb), byref(o), byref(r),
@@ -1121,7 +1138,8 @@ def _signed_report(r, md):
 
 def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: PoseLike = None,
              max_distance: Optional[float] = None, k: int = _DEFAULT_K, signed: bool = False,
-             margin: Optional[float] = None) -> Report:
+             margin: Optional[float] = None, depth_tolerance: Optional[float] = None,
+             max_steps: Optional[int] = None) -> Report:
     """The distance between the surfaces of a and b and a closest pair of
     points (world frame), as `kcbp distance` reports it: {"within",
     "distance", "point_a", "point_b", "triangles": [tri_a, tri_b],
@@ -1144,7 +1162,10 @@ def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: 
     a mesh is one when closed (its solid model is built on first use): an
     open mesh overlapping the other raises kcbp.Error naming its open
     edges. A closed non-convex mesh's depth is a proven bracket
-    (depth_lower <= depth <= depth_upper; "distance" is -depth_upper).
+    (depth_lower <= depth <= depth_upper; "distance" is -depth_upper),
+    refined until depth_upper <= (1 + depth_tolerance) * depth_lower or
+    max_steps steps (None: the library's defaults, 0.10 and 64;
+    kcbp.CollisionManager asks 1e-3 and 256).
 
     Two 2D geometries: poses (tx, ty, degrees) or 3x3 matrices, the
     command line's 2D report ("edges" instead of "triangles"; signed: two
@@ -1159,9 +1180,17 @@ def distance(a: GeometryLike, b: GeometryLike, pose_a: PoseLike = None, pose_b: 
             raise Error("give margin or max_distance (the same clearance), not both")
         max_distance = margin
     md = math.inf if max_distance is None else float(max_distance)
+    if depth_tolerance is not None and not (isinstance(depth_tolerance, (int, float, np.floating))
+                                            and math.isfinite(depth_tolerance) and depth_tolerance > 0):
+        raise Error("depth_tolerance must be a finite number > 0, not %r" % (depth_tolerance,))
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
+                                  or max_steps < 1):
+        raise Error("max_steps must be a whole number >= 1, not %r" % (max_steps,))
     if signed:
         with _Using(a, b):
-            r = _signed_raw(_depth_model(a, k), pa, _depth_model(b, k), pb, md, k != 0)
+            r = _signed_raw(_depth_model(a, k), pa, _depth_model(b, k), pb, md, k != 0,
+                            None if depth_tolerance is None else float(depth_tolerance),
+                            None if max_steps is None else int(max_steps))
         return _signed_report(r, md)
     _distance_fn()
     with _Using(a, b):

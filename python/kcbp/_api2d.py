@@ -11,7 +11,7 @@ import math
 import os
 import threading
 from ctypes import byref, sizeof
-from typing import Any, Dict, Iterable, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -42,8 +42,18 @@ def is_2d_path(p) -> bool:
     return isinstance(p, str) and (p.endswith(".geojson") or p.lower().endswith(".svg"))
 
 
+def is_geo_like(g) -> bool:
+    """A shapely-like polygon or multipolygon (``exterior`` and
+    ``interiors``, or ``geoms``), anything with a ``__geo_interface__``, or
+    a GeoJSON dict: what Polygon(g) takes besides rings."""
+    if isinstance(g, dict):
+        return "type" in g
+    return (hasattr(g, "__geo_interface__") or (hasattr(g, "exterior") and hasattr(g, "interiors"))
+            or (hasattr(g, "geoms") and not hasattr(g, "faces")))
+
+
 def is_2d(g) -> bool:
-    return isinstance(g, Geometry2D) or is_2d_path(g)
+    return isinstance(g, Geometry2D) or is_2d_path(g) or is_geo_like(g)
 
 
 # --- lifetime (as the 3D shapes': a use count under a lock) --------------------
@@ -319,7 +329,8 @@ class Polygon(Geometry2D):
 
     ``Polygon(exterior, holes=())``: exterior an (n, 2) array-like of the
     outer ring's vertices, holes a sequence of such rings; either
-    orientation, the first vertex repeated at the end or not. Also
+    orientation, the first vertex repeated at the end or not (shapely's
+    ``Polygon(shell=..., holes=None)`` spelling too). Also
     ``Polygon(g)`` for a shapely-like polygon (``.exterior.coords`` and
     ``.interiors``), multipolygon (``.geoms``) or anything with a
     ``__geo_interface__`` / a GeoJSON dict (Polygon, MultiPolygon,
@@ -336,11 +347,20 @@ class Polygon(Geometry2D):
 
     is_model = True
 
-    def __init__(self, exterior: Any, holes: Iterable[ArrayLike] = ()) -> None:
+    def __init__(self, exterior: Any = None, holes: Optional[Iterable[ArrayLike]] = (), *,
+                 shell: Any = None) -> None:
         _lib2d.types()
         self._init_life()
         self._h = None
         self._file = None
+        if shell is not None:  # shapely's name: Polygon(shell, holes=None)
+            if exterior is not None:
+                raise Error("Polygon: give exterior or shell (the same ring), not both")
+            exterior = shell
+        if exterior is None:
+            raise Error("Polygon: an empty geometry (no exterior ring)")
+        if holes is None:  # shapely's default
+            holes = ()
         polys = _from_geo(exterior)
         if polys is None:
             polys = [(exterior, list(holes))]
@@ -461,8 +481,10 @@ def as_geometry2d(g, what):
         return g
     if is_2d_path(g):
         return load2d(g)
-    raise Error("%s must be a 2D geometry (kcbp.Polygon, Circle, Capsule2D, Rect, ConvexPolygon) or a GeoJSON or "
-                "SVG file, not %s" % (what, type(g).__name__))
+    if is_geo_like(g):
+        return Polygon(g)  # a shapely polygon, a GeoJSON dict: as kcbp.Polygon(g) reads it
+    raise Error("%s must be a 2D geometry (kcbp.Polygon, Circle, Capsule2D, Rect, ConvexPolygon), a shapely-like "
+                "polygon or GeoJSON dict, or a GeoJSON or SVG file, not %s" % (what, type(g).__name__))
 
 
 # --- poses ----------------------------------------------------------------------
@@ -717,7 +739,8 @@ def _margin(m):
 
 
 def mixed_error(what, a, b):
-    name = lambda g: "a file" if isinstance(g, (str, bytes, os.PathLike)) else "kcbp." + type(g).__name__
+    name = lambda g: ("a file" if isinstance(g, (str, bytes, os.PathLike))
+                      else type(g).__module__.split(".")[0] + "." + type(g).__name__)
     da, db = ("2D" if is_2d(a) else "3D"), ("2D" if is_2d(b) else "3D")
     return Error("%s: a is %s (%s) but b is %s (%s): 2D and 3D geometries cannot be mixed" %
                  (what, da, name(a), db, name(b)))

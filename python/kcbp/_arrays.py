@@ -22,8 +22,10 @@ def _rigid_tol(dtype):
 def _real_array(p, what, expect="real numbers"):
     """p as a float64 array and the tolerance of its precision; complex,
     object and text arrays are refused (numpy would drop an imaginary part
-    silently)."""
-    a = p if isinstance(p, np.ndarray) else np.asarray(p)
+    silently). Subclasses become plain arrays: an np.matrix stays 2D
+    through reshape (a (4, 4) matrix "reshaped" to (1, 4, 4) is still
+    (4, 4)), which would give the callers a wrong count of poses."""
+    a = np.asarray(p)
     if a.dtype.kind not in "iuf":
         raise Error("%s: expected %s, not an array of %s" % (what, expect, a.dtype))
     return a.astype(np.float64, copy=False), _rigid_tol(a.dtype)

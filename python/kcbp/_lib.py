@@ -28,6 +28,13 @@ class Error(ValueError):
         self.code = code
 
 
+class WrongType(Error, TypeError):
+    """An argument of the wrong kind (not a mesh, not a manager, an
+    unhashable name): a kcbp.Error, so a ValueError, and also the TypeError
+    that trimesh and FCL raise (or Python, for an unhashable key) for
+    it, so that code catching either keeps working."""
+
+
 class FileNotFound(Error, FileNotFoundError):
     """A mesh file that does not exist: both a kcbp.Error (code "io") and
     the built-in FileNotFoundError (errno ENOENT, filename)."""

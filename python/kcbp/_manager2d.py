@@ -19,7 +19,7 @@ from typing import Any, Hashable, List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _api2d
+from . import _api2d, _lib
 from ._using import _Using
 from ._api2d import Geometry2D, apply, matrix2d, pair_collide, pair_distance, pair_signed, pose2d
 from ._lib import Error
@@ -43,9 +43,14 @@ def _geometry(g, what):
         return g
     if _api2d.is_2d_path(g):
         return _api2d.load2d(g)
-    raise Error("%s: expected a 2D geometry (kcbp.Polygon, Circle, Capsule2D, Rect, ConvexPolygon), not %s%s" %
-                (what, type(g).__name__, " (a 3D geometry: use kcbp.CollisionManager)"
-                 if hasattr(g, "_model") or hasattr(g, "faces") else ""))
+    if _api2d.is_geo_like(g):
+        return _api2d.Polygon(g)  # a shapely polygon or multipolygon, a GeoJSON dict
+    if isinstance(g, (list, tuple, np.ndarray)) and np.ndim(g) == 2 and np.shape(g)[1] == 2:
+        return _api2d.Polygon(g)  # an (n, 2) ring of (x, y), as shapely's Polygon(shell) takes it
+    raise _lib.WrongType("%s: expected a 2D geometry (kcbp.Polygon, Circle, Capsule2D, Rect, ConvexPolygon, a "
+                         "shapely-like polygon, a GeoJSON dict or an (n, 2) ring), not %s%s" %
+                         (what, type(g).__name__, " (a 3D geometry: use kcbp.CollisionManager)"
+                          if hasattr(g, "_model") or hasattr(g, "faces") else ""))
 
 
 def _transform(t, what="transform"):
@@ -289,8 +294,8 @@ class CollisionManager2D:
     def _entry(self, name, what):
         try:
             e = self._objs.get(name)
-        except TypeError:
-            e = None
+        except TypeError:  # unhashable: Python's TypeError, as trimesh's dict lookup raises it
+            raise _lib.WrongType("%s: name must be hashable, not %r" % (what, name)) from None
         if e is None:
             raise Error("%s: %r not in collision manager!" % (what, name))
         return e
@@ -303,7 +308,7 @@ class CollisionManager2D:
         try:
             hash(name)
         except TypeError:
-            raise Error("add_object: name must be hashable, not %r" % (name,)) from None
+            raise _lib.WrongType("add_object: name must be hashable, not %r" % (name,)) from None
         pose = _transform(transform)
         geom = _geometry(mesh, "add_object")
         with self._lock:
@@ -414,7 +419,7 @@ class CollisionManager2D:
         """Whether an object of this manager touches one of other_manager;
         pairs (this manager's name, the other's)."""
         if not isinstance(other_manager, CollisionManager2D):
-            raise Error("in_collision_other: other_manager must be a kcbp.CollisionManager2D, not %s" %
+            raise _lib.WrongType("in_collision_other: other_manager must be a kcbp.CollisionManager2D, not %s" %
                         type(other_manager).__name__)
         theirs = other_manager._snapshot()
         try:
@@ -513,7 +518,7 @@ class CollisionManager2D:
         """The least (signed) distance between an object of this manager and
         one of other_manager; names (this manager's, the other's)."""
         if not isinstance(other_manager, CollisionManager2D):
-            raise Error("min_distance_other: other_manager must be a kcbp.CollisionManager2D, not %s" %
+            raise _lib.WrongType("min_distance_other: other_manager must be a kcbp.CollisionManager2D, not %s" %
                         type(other_manager).__name__)
         theirs = other_manager._snapshot()
         try:

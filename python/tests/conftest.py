@@ -46,3 +46,8 @@ def spot():
 
 def pytest_report_header(config):
     return "kcbp %s from %s, libkcbp %s" % (kcbp.VERSION, os.path.dirname(kcbp.__file__), kcbp._lib.lib._name)
+
+
+# The depth bracket's aim kcbp.CollisionManager asks for overlapping meshes:
+# kcbp.distance(signed=True, **MANAGER_DEPTH) gives the manager's numbers.
+MANAGER_DEPTH = {"depth_tolerance": kcbp._manager._DEPTH_TOLERANCE, "max_steps": kcbp._manager._DEPTH_STEPS}

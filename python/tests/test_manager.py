@@ -11,7 +11,7 @@ import types
 import numpy as np
 import pytest
 
-from conftest import BUNNY, ROOT, SPOT, kcbp
+from conftest import BUNNY, MANAGER_DEPTH, ROOT, SPOT, kcbp
 
 SUZANNE = os.path.join(ROOT, "meshes", "suzanne.obj")
 
@@ -55,7 +55,7 @@ def signed_distance(ga, ta, gb, tb):
     if d > 0:
         return d
     try:
-        return min(0.0, kcbp.distance(ga, gb, pose_a=ta, pose_b=tb, signed=True)["distance"])
+        return min(0.0, kcbp.distance(ga, gb, pose_a=ta, pose_b=tb, signed=True, **MANAGER_DEPTH)["distance"])
     except kcbp.Error:
         return 0.0
 

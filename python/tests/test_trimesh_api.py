@@ -11,7 +11,7 @@ import types
 import numpy as np
 import pytest
 
-from conftest import BUNNY, kcbp
+from conftest import BUNNY, MANAGER_DEPTH, kcbp
 from kcbp import CollisionManager  # the one line a trimesh user changes
 
 
@@ -98,7 +98,8 @@ def test_in_collision_internal_every_return_form(scene):
     assert len(data) == len(want) > 0
     for c in data:
         check_contact(c, ("a", "b"))
-        assert c.depth <= 0.2 + 1e-12  # a triangle's local depth is at most the overlap
+        # the pair's depth (overlapping closed meshes): the proven bracket's upper bound
+        assert 0.2 <= c.depth <= 0.2 + 1e-8
     # the faces of a within the overlap are the x = 0.5 side and its neighbours
     assert {c.index("a") for c in data} <= set(range(12))
     scene.set_transform("b", translation(1.1))
@@ -154,7 +155,7 @@ def brute_signed(objs, pairs):
         d = kcbp.distance(ga, gb, pose_a=ta, pose_b=tb)["distance"]
         if d <= 0:
             try:
-                d = min(0.0, kcbp.distance(ga, gb, pose_a=ta, pose_b=tb, signed=True)["distance"])
+                d = min(0.0, kcbp.distance(ga, gb, pose_a=ta, pose_b=tb, signed=True, **MANAGER_DEPTH)["distance"])
             except kcbp.Error:
                 d = 0.0
         if d < best[0]:
@@ -209,10 +210,11 @@ def test_min_distance_single_every_return_form(scene):
     np.testing.assert_allclose(data.point("__external")[1], 1.9, atol=1e-12)
     d4, name4, data4 = scene.min_distance_single(probe, t, return_name=True, return_data=True)
     assert (d4, name4) == (d, name) and data4.distance == d
-    # wholly inside c: the surfaces are apart (what is compared are the
-    # objects' surfaces, as FCL's for a mesh: no collision, the distance > 0)
-    assert scene.in_collision_single(probe, translation(2.3)) is False
-    assert scene.min_distance_single(probe, translation(2.3)) == pytest.approx(0.4)
+    # wholly inside c, a closed box: the solids overlap, as trimesh's FCL
+    # (a convex mesh is an fcl.Convex) says: a collision, and minus the
+    # depth, the way out through the nearest face: 0.5 + 0.1
+    assert scene.in_collision_single(probe, translation(2.3)) is True
+    assert scene.min_distance_single(probe, translation(2.3)) == pytest.approx(-0.6, abs=1e-8)
 
 
 def test_min_distance_other_every_return_form(scene):

@@ -21,6 +21,7 @@
 #include <kcbp/kcbp.h>
 
 #include "bv.h"
+#include "scene/box_scan.h"
 #include "hitrate.h"
 #include "scene_layout.h"
 #include "testutil.h"
@@ -303,6 +304,57 @@ static void test_broadphase_vs_all_pairs(void **state)
     free(vel);
 }
 
+/* The few-objects broad phase (box_scan.h) against all pairs, and against
+ * the tree on the same boxes: identical, touching and point boxes, a box
+ * touching only the last id, every query id. */
+static void test_box_scan_vs_all_pairs(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    kcbp_aabb boxes[N];
+    test_rng r = {7};
+    for (int i = 0; i < N; i++) {
+        double cx = test_rng_range(&r, -4, 4), cy = test_rng_range(&r, -3, 3), cz = test_rng_range(&r, -2, 2);
+        double ex = test_rng_range(&r, 0.1, 1), ey = test_rng_range(&r, 0.1, 1), ez = test_rng_range(&r, 0.1, 1);
+        boxes[i] = (kcbp_aabb){{cx - ex, cy - ey, cz - ez}, {cx + ex, cy + ey, cz + ez}};
+    }
+    boxes[5] = boxes[2]; /* identical, touching on a face, on an edge, at a corner */
+    boxes[6] = boxes[2];
+    boxes[6].min.x = boxes[2].max.x, boxes[6].max.x = boxes[2].max.x + 1;
+    boxes[7] = (kcbp_aabb){boxes[2].max, kcbp_v3_add(boxes[2].max, kcbp_v3(1, 1, 1))};
+    boxes[8] = (kcbp_aabb){{1, 1, 1}, {1, 1, 1}}; /* a point */
+    boxes[0] = (kcbp_aabb){{100, 100, 100}, {101, 101, 101}};
+    boxes[N - 1] = (kcbp_aabb){{101, 101, 101}, {102, 102, 102}}; /* touches only id 0, at a corner */
+    kcbp_boxtree t;
+    kcbp_boxtree_init(&t);
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, N, NULL), KCBP_OK);
+    uint32_t *found = NULL, *tree = NULL;
+    size_t cap = 0, tcap = 0, total = 0;
+    for (uint32_t a = 0; a < N; a++) {
+        size_t np = kcbp_box_scan_after(boxes, N, a, &found, &cap);
+        assert_true(np != SIZE_MAX);
+        size_t k = 0;
+        for (uint32_t b = a + 1; b < N; b++) {
+            if (!kcbp_aabb_overlap(boxes[a], boxes[b]))
+                continue;
+            if (k >= np || found[k] != b)
+                fail_msg("box scan misses or misorders pair (%u, %u)", a, b);
+            k++;
+        }
+        assert_int_equal(k, np);
+        size_t nt = kcbp_boxtree_query(&t, &boxes[a], a, &tree, &tcap, 0);
+        kcbp_sort_ids(tree, nt);
+        assert_int_equal(nt, np);
+        if (np)
+            assert_memory_equal(tree, found, np * sizeof *found);
+        total += np;
+    }
+    assert_true(total > N); /* dense enough to mean something */
+    free(found);
+    free(tree);
+    kcbp_boxtree_free(&t);
+}
+
 /* ---- scene answers against kcbp_collide on every pair ------------------- */
 
 /* Evaluates frame f and compares with kcbp_collide over all pairs, using
@@ -376,6 +428,39 @@ static void test_thesis_scene_vs_all_pairs(void **state)
  * with the adaptive k-CBP stage runs no pilot: no pair takes the k-CBP
  * stage (every one counted as skipped by the adaptive rule), and the
  * pairs are those of kcbp_collide on every pair (check_frame). */
+/* Scenes of KCBP_BOX_SCAN_MAX objects (the box scan) and one more (the
+ * tree), static and moving: the pairs of kcbp_collide on every pair. */
+static void test_scan_and_tree_scenes_vs_all_pairs(void **state)
+{
+    (void)state;
+    kcbp_mesh mesh;
+    assert_int_equal(kcbp_obj_load_into("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
+    size_t colliding = 0;
+    for (uint32_t n = KCBP_BOX_SCAN_MAX - 1; n <= KCBP_BOX_SCAN_MAX; n++) {
+        kcbp_scene s;
+        kcbp_error err = {0};
+        assert_int_equal(test_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, n, 5, &err), KCBP_OK);
+        assert_int_equal(s.nobjects, n + 1);
+        s.moving = true; /* and each object drifts (coherent frames: the tree is refitted) */
+        s.frames = 2;
+        s.dt = 0.5;
+        for (uint32_t i = 0; i < s.nobjects; i++)
+            s.objects[i].velocity = kcbp_v3(0.01 * (double)(i % 7), -0.005 * (double)(i % 5), 0);
+        if (kcbp_scene_build(&s, NULL, &err) != KCBP_OK)
+            fail_msg("%s", err.msg);
+        kcbp_scene_eval ev;
+        kcbp_collide_options o = kcbp_collide_options_default();
+        o.contacts = KCBP_CONTACTS_ALL; /* (the first contact of a moving pair comes from its cache) */
+        assert_int_equal(kcbp_scene_eval_init(&ev, &s, &o, NULL), KCBP_OK);
+        for (uint32_t f = 0; f < s.frames; f++)
+            check_frame(&s, &ev, f, NULL, NULL, &colliding);
+        kcbp_scene_eval_clear(&ev);
+        kcbp_scene_clear(&s);
+    }
+    assert_true(colliding > 20);
+    kcbp_mesh_clear(&mesh);
+}
+
 static void test_small_static_frame_boxes_only(void **state)
 {
     (void)state;
@@ -1645,7 +1730,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadphase_vs_all_pairs), cmocka_unit_test(test_boxtree_on_threads),
-        cmocka_unit_test(test_thesis_scene_vs_all_pairs),
+        cmocka_unit_test(test_thesis_scene_vs_all_pairs), cmocka_unit_test(test_box_scan_vs_all_pairs),
+        cmocka_unit_test(test_scan_and_tree_scenes_vs_all_pairs),
         cmocka_unit_test(test_small_static_frame_boxes_only),
         cmocka_unit_test(test_moving_scene_vs_all_pairs), cmocka_unit_test(test_thesis_layout),
         cmocka_unit_test(test_batch_jobs_and_shards), cmocka_unit_test(test_scene_command),

@@ -518,10 +518,12 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
         const kcbp_model_impl *ma = in->model[a];
         if (!ma)
             continue;
-        size_t np = kcbp_boxtree_query(in->tree, &in->boxes[a], a, &w->partners, &w->cap_partners, 0);
+        size_t np = in->tree ? kcbp_boxtree_query(in->tree, &in->boxes[a], a, &w->partners, &w->cap_partners, 0)
+                             : kcbp_box_scan_after(in->boxes, in->nids, a, &w->partners, &w->cap_partners);
         if (np == SIZE_MAX)
             return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the broad phase's pairs");
-        kcbp_sort_ids(w->partners, np);
+        if (in->tree) /* (the scan's are in order) */
+            kcbp_sort_ids(w->partners, np);
         for (size_t k = 0; k < np && st == KCBP_OK; k++) {
             if (o->limit && (sl->nhits >= want || atomic_load_explicit(&rc->full, memory_order_relaxed))) {
                 cut = true;

@@ -64,6 +64,7 @@
 
 #include <kcbp/scene.h>
 
+#include "box_scan.h"
 #include "boxtree.h"
 #include "pool.h"
 #include "query/collide_internal.h"
@@ -130,7 +131,10 @@ typedef struct {
     const kcbp_model_impl *const *model; /* per id; NULL: no object (a world's free id) */
     const kcbp_pose *poses;
     const kcbp_aabb *boxes;              /* the broad phase's boxes (padded) */
-    const kcbp_boxtree *tree;            /* over those boxes */
+    /* Over those boxes; NULL: every pair of ids compared by its boxes
+       (kcbp_box_scan_after: a scene of few objects, whose ids all have
+       their objects). */
+    const kcbp_boxtree *tree;
     /* Per id, the run from which its object is there (a world's ids are
        reused): a cache written by an earlier run for a pair with a newer
        object is dropped. NULL: objects never change (scenes). */

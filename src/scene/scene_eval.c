@@ -282,13 +282,16 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
 
     /* 2. Broad phase: the tree, built once and refitted (built again when
      * refitting has made it much worse, or every frame without coherence),
-     * its subtrees built on the threads. */
-    kcbp_status st;
-    if (!ev->tree_built)
+     * its subtrees built on the threads; none for a scene of at most
+     * KCBP_BOX_SCAN_MAX objects, whose pairs are found by comparing their
+     * boxes (box_scan.h): the same pairs, for less work than a tree's. */
+    kcbp_status st = KCBP_OK;
+    bool scan = n <= KCBP_BOX_SCAN_MAX;
+    if (!scan && !ev->tree_built)
         st = kcbp_boxtree_build_on(&ev->tree, ev->boxes, NULL, n, kcbp_pairs_pool(&ev->pairs), err);
-    else
+    else if (!scan)
         st = kcbp_boxtree_update_on(&ev->tree, ev->boxes, !ev->coherent, kcbp_pairs_pool(&ev->pairs), err);
-    ev->tree_built = st == KCBP_OK;
+    ev->tree_built = !scan && st == KCBP_OK;
     double t2 = kcbp_now_ms();
     out->time_ms.broadphase = t2 - t1;
     if (st != KCBP_OK)
@@ -296,7 +299,7 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
 
     /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide_pair, each pair
      * with the cache it had in the last frame (a moving scene's). */
-    kcbp_pairs_input in = {n,           ev->models, ev->poses, ev->boxes, &ev->tree, NULL, ev->by_rank,
+    kcbp_pairs_input in = {n,           ev->models, ev->poses, ev->boxes, scan ? NULL : &ev->tree, NULL, ev->by_rank,
                            ev->prev_run ? ev->reach : NULL, ev->prev_run};
     kcbp_pairs_options po = {.collide = ev->options,
                              .margin = ev->margin,

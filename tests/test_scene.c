@@ -573,6 +573,66 @@ static void test_moving_scene_vs_all_pairs(void **state)
     kcbp_scene_clear(&s);
 }
 
+/* A spinning object's pose, bit for bit kcbp_pose_from_axis_angle's
+ * rotation times its own (scene_desc.c takes the rotation without the
+ * checks): angles under, at and beyond a turn, negative, huge, and a spin
+ * that overflows to infinity (left out). */
+static kcbp_mat3 ref_rotation(kcbp_vec3 axis, double deg) /* pose.c's formula before the shortcut */
+{
+    double len = kcbp_v3_len(axis);
+    if (!(len > 1e-150 && len < 1e150)) {
+        double m = fmax(fabs(axis.x), fmax(fabs(axis.y), fabs(axis.z)));
+        axis = kcbp_v3(axis.x / m, axis.y / m, axis.z / m);
+        len = kcbp_v3_len(axis);
+    }
+    kcbp_vec3 u = kcbp_v3_scale(axis, 1.0 / len);
+    double rad = fmod(deg, 360.0) * (M_PI / 180.0);
+    double c = cos(rad), s = sin(rad), t = 1.0 - c;
+    kcbp_mat3 r = {{{c + t * u.x * u.x, t * u.x * u.y - s * u.z, t * u.x * u.z + s * u.y},
+                    {t * u.y * u.x + s * u.z, c + t * u.y * u.y, t * u.y * u.z - s * u.x},
+                    {t * u.z * u.x - s * u.y, t * u.z * u.y + s * u.x, c + t * u.z * u.z}}};
+    return r;
+}
+
+static void test_spin_pose_bits(void **state)
+{
+    (void)state;
+    static const char json[] =
+        "{\"objects\": ["
+        " {\"name\": \"a\", \"mesh\": \"suzanne.obj\", \"position\": [1, 2, 3],"
+        "  \"rotation\": {\"axis\": [1, 2, -1], \"angle_deg\": 33},"
+        "  \"angular_velocity\": {\"axis\": [0.3, -0.5, 0.8], \"deg_per_s\": 7.3}},"
+        " {\"name\": \"b\", \"mesh\": \"suzanne.obj\", \"position\": [9, 2, 3],"
+        "  \"angular_velocity\": {\"axis\": [0, 0, 1e-200], \"deg_per_s\": -1e300}},"
+        " {\"name\": \"c\", \"mesh\": \"suzanne.obj\", \"position\": [5, 2, 3],"
+        "  \"angular_velocity\": {\"axis\": [1, 1, 0], \"deg_per_s\": 90}}"
+        "], \"motion\": {\"frames\": 4, \"dt\": 0.5}}";
+    kcbp_scene s;
+    parse_scene(&s, json, "meshes");
+    const double times[] = {0.25, 1, 2, 4, -4, 8.5, 49.3, 49.3150684931506, 50, 98.63013698630137, -50, -98.7, 1e5 + 0.3, 1e15, 3e300};
+    for (uint32_t i = 0; i < s.nobjects; i++)
+        for (size_t k = 0; k < sizeof times / sizeof *times; k++) {
+            const kcbp_scene_obj *o = &s.objects[i];
+            double t = times[k];
+            kcbp_pose got = kcbp_scene_pose_at(&s, i, t), spin, r0;
+            assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->axis, o->angle_deg, &r0, NULL), KCBP_OK);
+            kcbp_mat3 want = r0.rot;
+            if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->spin_axis, t * o->spin_deg_per_s, &spin, NULL) ==
+                KCBP_OK) {
+                kcbp_mat3 ref = ref_rotation(o->spin_axis, t * o->spin_deg_per_s);
+                if (memcmp(&ref, &spin.rot, sizeof ref) != 0)
+                    fail_msg("kcbp_pose_from_axis_angle(%.17g degrees) differs from Rodrigues' formula",
+                             t * o->spin_deg_per_s);
+                want = kcbp_mat3_mul(&ref, &r0.rot);
+            } else {
+                assert_false(isfinite(t * o->spin_deg_per_s));
+            }
+            if (memcmp(&want, &got.rot, sizeof want) != 0)
+                fail_msg("object %u at t = %.17g: the spin's rotation differs from kcbp_pose_from_axis_angle's", i, t);
+        }
+    kcbp_scene_clear(&s);
+}
+
 /* ---- the thesis layout ---------------------------------------------------- */
 
 static void test_thesis_layout(void **state)
@@ -1731,7 +1791,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadphase_vs_all_pairs), cmocka_unit_test(test_boxtree_on_threads),
         cmocka_unit_test(test_thesis_scene_vs_all_pairs), cmocka_unit_test(test_box_scan_vs_all_pairs),
-        cmocka_unit_test(test_scan_and_tree_scenes_vs_all_pairs),
+        cmocka_unit_test(test_scan_and_tree_scenes_vs_all_pairs), cmocka_unit_test(test_spin_pose_bits),
         cmocka_unit_test(test_small_static_frame_boxes_only),
         cmocka_unit_test(test_moving_scene_vs_all_pairs), cmocka_unit_test(test_thesis_layout),
         cmocka_unit_test(test_batch_jobs_and_shards), cmocka_unit_test(test_scene_command),

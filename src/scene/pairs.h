@@ -58,6 +58,7 @@
 #ifndef KCBP_PAIRS_H
 #define KCBP_PAIRS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,7 @@
 #include "box_scan.h"
 #include "boxtree.h"
 #include "pool.h"
+#include "reach.h"
 #include "query/collide_internal.h"
 
 #define KCBP_PAIRS_WINDOW_PER_THREAD 4
@@ -147,15 +149,22 @@ typedef struct {
        reach_run (kcbp_reach), or NULL: unknown. A pair whose cache was
        written by that run and holds a slack (the gap the k-CBP stage last
        proved) is taken as apart with no test while the slack less both
-       reaches stays above the k-CBP margin (reach.h). */
-    const double *reach;
+       reaches stays above the k-CBP margin (reach.h). Computed when a pair
+       first needs it, kcbp_reach(reach_sphere[id], &reach_prev[id],
+       &poses[id]), and kept: NaN until then (a few pairs a frame need
+       it, of many objects; from any thread the same number, written
+       atomically). */
+    _Atomic double *reach;
     uint64_t reach_run;
+    const kcbp_reach_sphere *const *reach_sphere;
+    const kcbp_pose *reach_prev;
 } kcbp_pairs_input;
 
 typedef struct {
     uint64_t broadphase, mesh_tested, colliding;
     uint64_t cache_axis, cache_contact, cache_near, cbp_skipped;
     uint64_t cache_slack;        /* pairs taken as apart by their slack and reach, untested (also in cache_axis) */
+    uint64_t slack_tested;       /* pairs whose slack was checked (each took both objects' reach) */
     uint64_t cbp_adaptive_skips; /* pairs whose k-CBP stage the adaptive rule skipped */
     uint64_t caches_kept, cache_bytes; /* pair caches kept for the next run, and their bytes */
     double filter_ms, mesh_ms;   /* summed over the pairs (over threads: may exceed the wall time) */

@@ -440,8 +440,6 @@ static kcbp_status within_margin(const kcbp_pairs_options *o, const kcbp_model_i
     return st;
 }
 
-/* The result of a pair test the k-CBP stage would have ended: the pair
- * taken as apart by its cache's slack (kcbp_reach_slack_holds). */
 /* Id's reach (kcbp_pairs_input.reach): computed by the first pair that needs it. */
 static double reach_of(const kcbp_pairs_input *in, uint32_t id)
 {
@@ -453,6 +451,8 @@ static double reach_of(const kcbp_pairs_input *in, uint32_t id)
     return r;
 }
 
+/* The result of a pair test the k-CBP stage would have ended: the pair
+ * taken as apart by its cache's slack (kcbp_reach_slack_holds). */
 static void apart_by_slack(kcbp_collide_result *r, const kcbp_pair_cache *pc)
 {
     r->collide = false;

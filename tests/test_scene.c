@@ -21,6 +21,7 @@
 #include <kcbp/kcbp.h>
 
 #include "bv.h"
+#include "scene/box_scan.h"
 #include "hitrate.h"
 #include "scene_layout.h"
 #include "testutil.h"
@@ -303,6 +304,57 @@ static void test_broadphase_vs_all_pairs(void **state)
     free(vel);
 }
 
+/* The few-objects broad phase (box_scan.h) against all pairs, and against
+ * the tree on the same boxes: identical, touching and point boxes, a box
+ * touching only the last id, every query id. */
+static void test_box_scan_vs_all_pairs(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    kcbp_aabb boxes[N];
+    test_rng r = {7};
+    for (int i = 0; i < N; i++) {
+        double cx = test_rng_range(&r, -4, 4), cy = test_rng_range(&r, -3, 3), cz = test_rng_range(&r, -2, 2);
+        double ex = test_rng_range(&r, 0.1, 1), ey = test_rng_range(&r, 0.1, 1), ez = test_rng_range(&r, 0.1, 1);
+        boxes[i] = (kcbp_aabb){{cx - ex, cy - ey, cz - ez}, {cx + ex, cy + ey, cz + ez}};
+    }
+    boxes[5] = boxes[2]; /* identical, touching on a face, on an edge, at a corner */
+    boxes[6] = boxes[2];
+    boxes[6].min.x = boxes[2].max.x, boxes[6].max.x = boxes[2].max.x + 1;
+    boxes[7] = (kcbp_aabb){boxes[2].max, kcbp_v3_add(boxes[2].max, kcbp_v3(1, 1, 1))};
+    boxes[8] = (kcbp_aabb){{1, 1, 1}, {1, 1, 1}}; /* a point */
+    boxes[0] = (kcbp_aabb){{100, 100, 100}, {101, 101, 101}};
+    boxes[N - 1] = (kcbp_aabb){{101, 101, 101}, {102, 102, 102}}; /* touches only id 0, at a corner */
+    kcbp_boxtree t;
+    kcbp_boxtree_init(&t);
+    assert_int_equal(kcbp_boxtree_build(&t, boxes, NULL, N, NULL), KCBP_OK);
+    uint32_t *found = NULL, *tree = NULL;
+    size_t cap = 0, tcap = 0, total = 0;
+    for (uint32_t a = 0; a < N; a++) {
+        size_t np = kcbp_box_scan_after(boxes, N, a, &found, &cap);
+        assert_true(np != SIZE_MAX);
+        size_t k = 0;
+        for (uint32_t b = a + 1; b < N; b++) {
+            if (!kcbp_aabb_overlap(boxes[a], boxes[b]))
+                continue;
+            if (k >= np || found[k] != b)
+                fail_msg("box scan misses or misorders pair (%u, %u)", a, b);
+            k++;
+        }
+        assert_int_equal(k, np);
+        size_t nt = kcbp_boxtree_query(&t, &boxes[a], a, &tree, &tcap, 0);
+        kcbp_sort_ids(tree, nt);
+        assert_int_equal(nt, np);
+        if (np)
+            assert_memory_equal(tree, found, np * sizeof *found);
+        total += np;
+    }
+    assert_true(total > N); /* dense enough to mean something */
+    free(found);
+    free(tree);
+    kcbp_boxtree_free(&t);
+}
+
 /* ---- scene answers against kcbp_collide on every pair ------------------- */
 
 /* Evaluates frame f and compares with kcbp_collide over all pairs, using
@@ -376,6 +428,39 @@ static void test_thesis_scene_vs_all_pairs(void **state)
  * with the adaptive k-CBP stage runs no pilot: no pair takes the k-CBP
  * stage (every one counted as skipped by the adaptive rule), and the
  * pairs are those of kcbp_collide on every pair (check_frame). */
+/* Scenes of KCBP_BOX_SCAN_MAX objects (the box scan) and one more (the
+ * tree), static and moving: the pairs of kcbp_collide on every pair. */
+static void test_scan_and_tree_scenes_vs_all_pairs(void **state)
+{
+    (void)state;
+    kcbp_mesh mesh;
+    assert_int_equal(kcbp_obj_load_into("meshes/suzanne.obj", &mesh, NULL), KCBP_OK);
+    size_t colliding = 0;
+    for (uint32_t n = KCBP_BOX_SCAN_MAX - 1; n <= KCBP_BOX_SCAN_MAX; n++) {
+        kcbp_scene s;
+        kcbp_error err = {0};
+        assert_int_equal(test_scene_thesis(&s, "meshes/suzanne.obj", mesh.bounds, n, 5, &err), KCBP_OK);
+        assert_int_equal(s.nobjects, n + 1);
+        s.moving = true; /* and each object drifts (coherent frames: the tree is refitted) */
+        s.frames = 2;
+        s.dt = 0.5;
+        for (uint32_t i = 0; i < s.nobjects; i++)
+            s.objects[i].velocity = kcbp_v3(0.01 * (double)(i % 7), -0.005 * (double)(i % 5), 0);
+        if (kcbp_scene_build(&s, NULL, &err) != KCBP_OK)
+            fail_msg("%s", err.msg);
+        kcbp_scene_eval ev;
+        kcbp_collide_options o = kcbp_collide_options_default();
+        o.contacts = KCBP_CONTACTS_ALL; /* (the first contact of a moving pair comes from its cache) */
+        assert_int_equal(kcbp_scene_eval_init(&ev, &s, &o, NULL), KCBP_OK);
+        for (uint32_t f = 0; f < s.frames; f++)
+            check_frame(&s, &ev, f, NULL, NULL, &colliding);
+        kcbp_scene_eval_clear(&ev);
+        kcbp_scene_clear(&s);
+    }
+    assert_true(colliding > 20);
+    kcbp_mesh_clear(&mesh);
+}
+
 static void test_small_static_frame_boxes_only(void **state)
 {
     (void)state;
@@ -485,6 +570,66 @@ static void test_moving_scene_vs_all_pairs(void **state)
     kcbp_scene_eval_clear(&ev);
     for (int i = 0; i < 6; i++)
         kcbp_model_free(&refs[i]);
+    kcbp_scene_clear(&s);
+}
+
+/* A spinning object's pose, bit for bit kcbp_pose_from_axis_angle's
+ * rotation times its own (scene_desc.c takes the rotation without the
+ * checks): angles under, at and beyond a turn, negative, huge, and a spin
+ * that overflows to infinity (left out). */
+static kcbp_mat3 ref_rotation(kcbp_vec3 axis, double deg) /* pose.c's formula before the shortcut */
+{
+    double len = kcbp_v3_len(axis);
+    if (!(len > 1e-150 && len < 1e150)) {
+        double m = fmax(fabs(axis.x), fmax(fabs(axis.y), fabs(axis.z)));
+        axis = kcbp_v3(axis.x / m, axis.y / m, axis.z / m);
+        len = kcbp_v3_len(axis);
+    }
+    kcbp_vec3 u = kcbp_v3_scale(axis, 1.0 / len);
+    double rad = fmod(deg, 360.0) * (M_PI / 180.0);
+    double c = cos(rad), s = sin(rad), t = 1.0 - c;
+    kcbp_mat3 r = {{{c + t * u.x * u.x, t * u.x * u.y - s * u.z, t * u.x * u.z + s * u.y},
+                    {t * u.y * u.x + s * u.z, c + t * u.y * u.y, t * u.y * u.z - s * u.x},
+                    {t * u.z * u.x - s * u.y, t * u.z * u.y + s * u.x, c + t * u.z * u.z}}};
+    return r;
+}
+
+static void test_spin_pose_bits(void **state)
+{
+    (void)state;
+    static const char json[] =
+        "{\"objects\": ["
+        " {\"name\": \"a\", \"mesh\": \"suzanne.obj\", \"position\": [1, 2, 3],"
+        "  \"rotation\": {\"axis\": [1, 2, -1], \"angle_deg\": 33},"
+        "  \"angular_velocity\": {\"axis\": [0.3, -0.5, 0.8], \"deg_per_s\": 7.3}},"
+        " {\"name\": \"b\", \"mesh\": \"suzanne.obj\", \"position\": [9, 2, 3],"
+        "  \"angular_velocity\": {\"axis\": [0, 0, 1e-200], \"deg_per_s\": -1e300}},"
+        " {\"name\": \"c\", \"mesh\": \"suzanne.obj\", \"position\": [5, 2, 3],"
+        "  \"angular_velocity\": {\"axis\": [1, 1, 0], \"deg_per_s\": 90}}"
+        "], \"motion\": {\"frames\": 4, \"dt\": 0.5}}";
+    kcbp_scene s;
+    parse_scene(&s, json, "meshes");
+    const double times[] = {0.25, 1, 2, 4, -4, 8.5, 49.3, 49.3150684931506, 50, 98.63013698630137, -50, -98.7, 1e5 + 0.3, 1e15, 3e300};
+    for (uint32_t i = 0; i < s.nobjects; i++)
+        for (size_t k = 0; k < sizeof times / sizeof *times; k++) {
+            const kcbp_scene_obj *o = &s.objects[i];
+            double t = times[k];
+            kcbp_pose got = kcbp_scene_pose_at(&s, i, t), spin, r0;
+            assert_int_equal(kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->axis, o->angle_deg, &r0, NULL), KCBP_OK);
+            kcbp_mat3 want = r0.rot;
+            if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->spin_axis, t * o->spin_deg_per_s, &spin, NULL) ==
+                KCBP_OK) {
+                kcbp_mat3 ref = ref_rotation(o->spin_axis, t * o->spin_deg_per_s);
+                if (memcmp(&ref, &spin.rot, sizeof ref) != 0)
+                    fail_msg("kcbp_pose_from_axis_angle(%.17g degrees) differs from Rodrigues' formula",
+                             t * o->spin_deg_per_s);
+                want = kcbp_mat3_mul(&ref, &r0.rot);
+            } else {
+                assert_false(isfinite(t * o->spin_deg_per_s));
+            }
+            if (memcmp(&want, &got.rot, sizeof want) != 0)
+                fail_msg("object %u at t = %.17g: the spin's rotation differs from kcbp_pose_from_axis_angle's", i, t);
+        }
     kcbp_scene_clear(&s);
 }
 
@@ -1645,7 +1790,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broadphase_vs_all_pairs), cmocka_unit_test(test_boxtree_on_threads),
-        cmocka_unit_test(test_thesis_scene_vs_all_pairs),
+        cmocka_unit_test(test_thesis_scene_vs_all_pairs), cmocka_unit_test(test_box_scan_vs_all_pairs),
+        cmocka_unit_test(test_scan_and_tree_scenes_vs_all_pairs), cmocka_unit_test(test_spin_pose_bits),
         cmocka_unit_test(test_small_static_frame_boxes_only),
         cmocka_unit_test(test_moving_scene_vs_all_pairs), cmocka_unit_test(test_thesis_layout),
         cmocka_unit_test(test_batch_jobs_and_shards), cmocka_unit_test(test_scene_command),

@@ -8,6 +8,7 @@
 #include "base/input.h"
 #include "base/numparse.h"
 #include "base/util.h"
+#include "pose_internal.h"
 
 kcbp_pose kcbp_pose_identity(void)
 {
@@ -24,7 +25,6 @@ kcbp_status kcbp_pose_from_axis_angle(kcbp_vec3 trans, kcbp_vec3 axis, double de
     if (kcbp_v3_max_abs(trans) > KCBP_COORD_MAX)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "translation %g is beyond the limit of %g",
                               kcbp_v3_max_abs(trans), KCBP_COORD_MAX);
-    double len = kcbp_v3_len(axis);
     *out = kcbp_pose_identity();
     out->trans = trans;
     if (axis.x == 0.0 && axis.y == 0.0 && axis.z == 0.0) {
@@ -32,6 +32,13 @@ kcbp_status kcbp_pose_from_axis_angle(kcbp_vec3 trans, kcbp_vec3 axis, double de
             return kcbp_error_set(err, KCBP_ERR_INVALID, "rotation axis is zero but the angle is %g degrees", deg);
         return KCBP_OK;
     }
+    out->rot = kcbp_axis_angle_rotation(axis, deg);
+    return KCBP_OK;
+}
+
+kcbp_mat3 kcbp_axis_angle_rotation(kcbp_vec3 axis, double deg)
+{
+    double len = kcbp_v3_len(axis);
     /* |axis| overflows above ~1e154 and underflows below ~1e-154 (the axis
      * then came out as zero, or the identity); such an axis is first
      * divided by its largest component, which is exact enough and keeps
@@ -43,20 +50,22 @@ kcbp_status kcbp_pose_from_axis_angle(kcbp_vec3 trans, kcbp_vec3 axis, double de
     }
     kcbp_vec3 u = kcbp_v3_scale(axis, 1.0 / len);
     /* Rodrigues' formula: R = c I + s [u]x + (1 - c) u u^T. The angle is
-     * reduced modulo 360 first, so that 360 degrees is exactly the identity. */
-    double rad = fmod(deg, 360.0) * (M_PI / 180.0);
+     * reduced modulo 360 first, so that 360 degrees is exactly the identity
+     * (fmod is exact, and returns an angle under 360 degrees as it is: the
+     * call is made only for the others). */
+    double rad = (fabs(deg) < 360.0 ? deg : fmod(deg, 360.0)) * (M_PI / 180.0);
     double c = cos(rad), s = sin(rad), t = 1.0 - c;
-    kcbp_mat3 *r = &out->rot;
-    r->m[0][0] = c + t * u.x * u.x;
-    r->m[0][1] = t * u.x * u.y - s * u.z;
-    r->m[0][2] = t * u.x * u.z + s * u.y;
-    r->m[1][0] = t * u.y * u.x + s * u.z;
-    r->m[1][1] = c + t * u.y * u.y;
-    r->m[1][2] = t * u.y * u.z - s * u.x;
-    r->m[2][0] = t * u.z * u.x - s * u.y;
-    r->m[2][1] = t * u.z * u.y + s * u.x;
-    r->m[2][2] = c + t * u.z * u.z;
-    return KCBP_OK;
+    kcbp_mat3 r;
+    r.m[0][0] = c + t * u.x * u.x;
+    r.m[0][1] = t * u.x * u.y - s * u.z;
+    r.m[0][2] = t * u.x * u.z + s * u.y;
+    r.m[1][0] = t * u.y * u.x + s * u.z;
+    r.m[1][1] = c + t * u.y * u.y;
+    r.m[1][2] = t * u.y * u.z - s * u.x;
+    r.m[2][0] = t * u.z * u.x - s * u.y;
+    r.m[2][1] = t * u.z * u.y + s * u.x;
+    r.m[2][2] = c + t * u.z * u.z;
+    return r;
 }
 
 /* ---- quaternions and matrices ------------------------------------------- */

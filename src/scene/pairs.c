@@ -440,6 +440,17 @@ static kcbp_status within_margin(const kcbp_pairs_options *o, const kcbp_model_i
     return st;
 }
 
+/* Id's reach (kcbp_pairs_input.reach): computed by the first pair that needs it. */
+static double reach_of(const kcbp_pairs_input *in, uint32_t id)
+{
+    double r = atomic_load_explicit(&in->reach[id], memory_order_relaxed);
+    if (r != r) { /* not yet (or NaN itself, which is computed again: the same NaN) */
+        r = kcbp_reach(in->reach_sphere[id], &in->reach_prev[id], &in->poses[id]);
+        atomic_store_explicit(&in->reach[id], r, memory_order_relaxed);
+    }
+    return r;
+}
+
 /* The result of a pair test the k-CBP stage would have ended: the pair
  * taken as apart by its cache's slack (kcbp_reach_slack_holds). */
 static void apart_by_slack(kcbp_collide_result *r, const kcbp_pair_cache *pc)
@@ -518,10 +529,12 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
         const kcbp_model_impl *ma = in->model[a];
         if (!ma)
             continue;
-        size_t np = kcbp_boxtree_query(in->tree, &in->boxes[a], a, &w->partners, &w->cap_partners, 0);
+        size_t np = in->tree ? kcbp_boxtree_query(in->tree, &in->boxes[a], a, &w->partners, &w->cap_partners, 0)
+                             : kcbp_box_scan_after(in->boxes, in->nids, a, &w->partners, &w->cap_partners);
         if (np == SIZE_MAX)
             return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory for the broad phase's pairs");
-        kcbp_sort_ids(w->partners, np);
+        if (in->tree) /* (the scan's are in order) */
+            kcbp_sort_ids(w->partners, np);
         for (size_t k = 0; k < np && st == KCBP_OK; k++) {
             if (o->limit && (sl->nhits >= want || atomic_load_explicit(&rc->full, memory_order_relaxed))) {
                 cut = true;
@@ -560,9 +573,10 @@ static kcbp_status run_chunk(run_ctx *rc, uint64_t task, kcbp_pairs_worker *w, k
              * since (reach.h): no test while it holds. Such a pair is not
              * timed (two clock reads cost more than its check). */
             bool slack = cache && (cache->flags & KCBP_PAIR_CACHE_SLACK) && in->reach &&
-                         old->run == in->reach_run && use_cbp && !opts.cbp_measure &&
-                         kcbp_reach_slack_holds(in->model[x], &in->poses[x], in->model[y], &in->poses[y],
-                                                in->reach[a] + in->reach[b], cache);
+                         old->run == in->reach_run && use_cbp && !opts.cbp_measure;
+            stats->slack_tested += slack;
+            slack = slack && kcbp_reach_slack_holds(in->model[x], &in->poses[x], in->model[y], &in->poses[y],
+                                                    reach_of(in, a) + reach_of(in, b), cache);
             bool timed = !slack || o->margin > 0;
             double q0 = timed ? kcbp_now_ms() : 0;
             if (slack) {
@@ -671,6 +685,7 @@ static kcbp_status emit_slot(run_ctx *rc, kcbp_pairs_slot *sl, kcbp_scene_pair_f
     stats->cache_contact += s->cache_contact;
     stats->cache_near += s->cache_near;
     stats->cache_slack += s->cache_slack;
+    stats->slack_tested += s->slack_tested;
     stats->cbp_skipped += s->cbp_skipped;
     stats->cbp_adaptive_skips += s->cbp_adaptive_skips;
     stats->caches_kept += s->caches_kept;

@@ -58,14 +58,17 @@
 #ifndef KCBP_PAIRS_H
 #define KCBP_PAIRS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <kcbp/scene.h>
 
+#include "box_scan.h"
 #include "boxtree.h"
 #include "pool.h"
+#include "reach.h"
 #include "query/collide_internal.h"
 
 #define KCBP_PAIRS_WINDOW_PER_THREAD 4
@@ -130,7 +133,10 @@ typedef struct {
     const kcbp_model_impl *const *model; /* per id; NULL: no object (a world's free id) */
     const kcbp_pose *poses;
     const kcbp_aabb *boxes;              /* the broad phase's boxes (padded) */
-    const kcbp_boxtree *tree;            /* over those boxes */
+    /* Over those boxes; NULL: every pair of ids compared by its boxes
+       (kcbp_box_scan_after: a scene of few objects, whose ids all have
+       their objects). */
+    const kcbp_boxtree *tree;
     /* Per id, the run from which its object is there (a world's ids are
        reused): a cache written by an earlier run for a pair with a newer
        object is dropped. NULL: objects never change (scenes). */
@@ -143,15 +149,22 @@ typedef struct {
        reach_run (kcbp_reach), or NULL: unknown. A pair whose cache was
        written by that run and holds a slack (the gap the k-CBP stage last
        proved) is taken as apart with no test while the slack less both
-       reaches stays above the k-CBP margin (reach.h). */
-    const double *reach;
+       reaches stays above the k-CBP margin (reach.h). Computed when a pair
+       first needs it, kcbp_reach(reach_sphere[id], &reach_prev[id],
+       &poses[id]), and kept: NaN until then (a few pairs a frame need
+       it, of many objects; from any thread the same number, written
+       atomically). */
+    _Atomic double *reach;
     uint64_t reach_run;
+    const kcbp_reach_sphere *const *reach_sphere;
+    const kcbp_pose *reach_prev;
 } kcbp_pairs_input;
 
 typedef struct {
     uint64_t broadphase, mesh_tested, colliding;
     uint64_t cache_axis, cache_contact, cache_near, cbp_skipped;
     uint64_t cache_slack;        /* pairs taken as apart by their slack and reach, untested (also in cache_axis) */
+    uint64_t slack_tested;       /* pairs whose slack was checked (each took both objects' reach) */
     uint64_t cbp_adaptive_skips; /* pairs whose k-CBP stage the adaptive rule skipped */
     uint64_t caches_kept, cache_bytes; /* pair caches kept for the next run, and their bytes */
     double filter_ms, mesh_ms;   /* summed over the pairs (over threads: may exceed the wall time) */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "geom/pose_internal.h"
 #include "model_cache.h"
 
 kcbp_status kcbp_scene_error(kcbp_error *err, const char *scene, kcbp_status code, const char *field,
@@ -525,6 +526,8 @@ kcbp_status kcbp_scene_check_object_motion(const kcbp_scene *s, uint32_t i, kcbp
 
 /* ---- poses -------------------------------------------------------------- */
 
+static bool is_zero3(kcbp_vec3 v) { return v.x == 0 && v.y == 0 && v.z == 0; }
+
 kcbp_pose kcbp_scene_pose_at(const kcbp_scene *s, uint32_t i, double t)
 {
     const kcbp_scene_obj *o = &s->objects[i];
@@ -532,13 +535,14 @@ kcbp_pose kcbp_scene_pose_at(const kcbp_scene *s, uint32_t i, double t)
     if (t == 0.0)
         return p;
     p.trans = kcbp_v3_add(o->position, kcbp_v3_scale(o->velocity, t));
-    if (o->spin_deg_per_s != 0.0) {
-        kcbp_pose spin;
-        /* Validated at parse time: the axis is non-zero here. A rate times a
-         * time may overflow to infinity: then the spin is left out rather
-         * than made NaN. */
-        if (kcbp_pose_from_axis_angle(kcbp_v3(0, 0, 0), o->spin_axis, t * o->spin_deg_per_s, &spin, NULL) == KCBP_OK)
-            p.rot = kcbp_mat3_mul(&spin.rot, &o->rot0);
+    double deg = t * o->spin_deg_per_s;
+    /* Validated when added: the axis is finite, and non-zero here. A rate
+     * times a time may overflow to infinity: then the spin is left out
+     * rather than made NaN. (kcbp_pose_from_axis_angle's rotation, without
+     * its checks and its pose: the same bits for less work per frame.) */
+    if (o->spin_deg_per_s != 0.0 && isfinite(deg) && !is_zero3(o->spin_axis)) {
+        kcbp_mat3 spin = kcbp_axis_angle_rotation(o->spin_axis, deg);
+        p.rot = kcbp_mat3_mul(&spin, &o->rot0);
     }
     return p;
 }
@@ -568,7 +572,6 @@ kcbp_status kcbp_scene_new(const char *name, const char *dir, kcbp_scene **out, 
     return st;
 }
 
-static bool is_zero3(kcbp_vec3 v) { return v.x == 0 && v.y == 0 && v.z == 0; }
 
 kcbp_status kcbp_scene_add_object(kcbp_scene *s, const kcbp_scene_object *in, kcbp_error *err)
 {

@@ -35,6 +35,7 @@ void kcbp_scene_eval_clear(kcbp_scene_eval *ev)
     free(ev->spheres);
     free(ev->prev_poses);
     free(ev->reach);
+    free(ev->sphere_of);
     kcbp_boxtree_free(&ev->tree);
     kcbp_boxtree_free(&ev->ccd_tree);
     free(ev->swept);
@@ -151,10 +152,13 @@ static kcbp_status eval_init(kcbp_scene_eval *ev, const kcbp_scene *scene, const
         ev->spheres = malloc((scene->nmodels ? scene->nmodels : 1) * sizeof *ev->spheres);
         ev->prev_poses = malloc((n ? n : 1) * sizeof *ev->prev_poses);
         ev->reach = malloc((n ? n : 1) * sizeof *ev->reach);
-        if (!ev->spheres || !ev->prev_poses || !ev->reach)
+        ev->sphere_of = malloc((n ? n : 1) * sizeof *ev->sphere_of);
+        if (!ev->spheres || !ev->prev_poses || !ev->reach || !ev->sphere_of)
             st = kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory for %zu objects", scene->name, n);
         for (uint32_t m = 0; st == KCBP_OK && m < scene->nmodels; m++)
             ev->spheres[m] = kcbp_reach_sphere_of(scene->models[m].model.impl);
+        for (size_t k = 0; st == KCBP_OK && k < n; k++)
+            ev->sphere_of[k] = &ev->spheres[scene->objects[ev->by_rank[k]].model];
     }
     if (st == KCBP_OK) {
         for (size_t k = 0; k < n; k++)
@@ -236,9 +240,11 @@ static void bounds_task(void *ctx, uint64_t task, unsigned worker)
     for (uint32_t i = i0; i < i1; i++) { /* (i: a rank) */
         const kcbp_model_impl *m = ev->models[i];
         ev->poses[i] = kcbp_scene_object_pose(s, ev->by_rank[i], bc->frame);
-        if (ev->prev_run)
-            ev->reach[i] = kcbp_reach(&ev->spheres[s->objects[ev->by_rank[i]].model], &ev->prev_poses[i],
-                                      &ev->poses[i]);
+        if (ev->prev_run) /* (lazy: computed when a pair needs it, kcbp_pairs_input) */
+            atomic_store_explicit(&ev->reach[i],
+                                  ev->reach_lazy ? NAN
+                                                 : kcbp_reach(ev->sphere_of[i], &ev->prev_poses[i], &ev->poses[i]),
+                                  memory_order_relaxed);
         kcbp_aabb b = kcbp_impl_world_bounds(m, &ev->poses[i]);
         double pad = kcbp_tri_tolerance(m->scale + kcbp_v3_len(ev->poses[i].trans)) + ev->margin / 2;
         kcbp_vec3 p = kcbp_v3(pad, pad, pad);
@@ -282,13 +288,16 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
 
     /* 2. Broad phase: the tree, built once and refitted (built again when
      * refitting has made it much worse, or every frame without coherence),
-     * its subtrees built on the threads. */
-    kcbp_status st;
-    if (!ev->tree_built)
+     * its subtrees built on the threads; none for a scene of at most
+     * KCBP_BOX_SCAN_MAX objects, whose pairs are found by comparing their
+     * boxes (box_scan.h): the same pairs, for less work than a tree's. */
+    kcbp_status st = KCBP_OK;
+    bool scan = n <= KCBP_BOX_SCAN_MAX;
+    if (!scan && !ev->tree_built)
         st = kcbp_boxtree_build_on(&ev->tree, ev->boxes, NULL, n, kcbp_pairs_pool(&ev->pairs), err);
-    else
+    else if (!scan)
         st = kcbp_boxtree_update_on(&ev->tree, ev->boxes, !ev->coherent, kcbp_pairs_pool(&ev->pairs), err);
-    ev->tree_built = st == KCBP_OK;
+    ev->tree_built = !scan && st == KCBP_OK;
     double t2 = kcbp_now_ms();
     out->time_ms.broadphase = t2 - t1;
     if (st != KCBP_OK)
@@ -296,8 +305,8 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
 
     /* 3 and 4. The k-CBPs and the meshes, in kcbp_collide_pair, each pair
      * with the cache it had in the last frame (a moving scene's). */
-    kcbp_pairs_input in = {n,           ev->models, ev->poses, ev->boxes, &ev->tree, NULL, ev->by_rank,
-                           ev->prev_run ? ev->reach : NULL, ev->prev_run};
+    kcbp_pairs_input in = {n,           ev->models, ev->poses, ev->boxes, scan ? NULL : &ev->tree, NULL, ev->by_rank,
+                           ev->prev_run ? ev->reach : NULL, ev->prev_run, ev->sphere_of, ev->prev_poses};
     kcbp_pairs_options po = {.collide = ev->options,
                              .margin = ev->margin,
                              .cache = ev->coherent && s->frames > 1,
@@ -310,6 +319,8 @@ static kcbp_status eval_frame(kcbp_scene_eval *ev, uint32_t frame, kcbp_scene_pa
     kcbp_pairs_stats ps;
     st = kcbp_pairs_run(&ev->pairs, &in, &po, fn, ctx, &ps, err);
     ev->poses_run = ev->pairs.run;
+    if (st == KCBP_OK)
+        ev->reach_lazy = 2 * ps.slack_tested < n;
     out->pairs_ms = kcbp_now_ms() - t2;
     out->broadphase = ps.broadphase;
     out->mesh_tested = ps.mesh_tested;

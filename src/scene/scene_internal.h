@@ -43,8 +43,14 @@ struct kcbp_scene_eval {
      * run, 0: none) and each object's reach since them; poses_run: the
      * pair run that used poses (0: not yet). */
     kcbp_reach_sphere *spheres;
+    const kcbp_reach_sphere **sphere_of; /* per rank, its model's */
     kcbp_pose *prev_poses;
-    double *reach;
+    _Atomic double *reach; /* per rank; NaN until a pair needs it (kcbp_pairs_input) */
+    /* Each frame's reaches left to the pairs that need them when the last
+     * pair run checked the slack of fewer pairs than half the objects (so
+     * most objects' reach went unused); else all computed with the boxes,
+     * in one pass, cheaper than one by one where most are used. */
+    bool reach_lazy;
     uint64_t poses_run, prev_run;
     uint64_t pair_limit;    /* kcbp_scene_eval_set_pair_limit's (0: none) */
     uint64_t contact_limit; /* kcbp_scene_eval_set_contact_limit's (0: none) */

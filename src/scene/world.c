@@ -417,7 +417,7 @@ kcbp_status kcbp_world_collide(kcbp_world *w, kcbp_world_hits *out, kcbp_error *
     kcbp_status st = update_tree(w, err);
     if (st != KCBP_OK)
         return st;
-    kcbp_pairs_input in = {w->nslots, w->models, w->poses, w->boxes, &w->tree, w->born, NULL, NULL, 0};
+    kcbp_pairs_input in = {w->nslots, w->models, w->poses, w->boxes, &w->tree, w->born, NULL, NULL, 0, NULL, NULL};
     kcbp_pairs_options po = {.collide = w->o.collide, .cache = w->o.coherent, .adaptive = w->o.cbp_adaptive};
     kcbp_pairs_stats ps;
     collect_ctx c = {w, out};

@@ -143,6 +143,9 @@ $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
 $(B)/tests/test_json_line: cli/json_line.c cli/json_line.h
 $(B)/tests/test_json_line: TEST_EXTRA = cli/json_line.c
 $(B)/tests/test_progress: TEST_EXTRA = cli/progress.c
+# GEOS (libgeos-dev, optional: setup.sh --bench) as test_geos2d's oracle; skipped without it.
+GEOS_TEST := $(shell $(PKG_CONFIG) --exists geos && echo "-DKCBP_HAVE_GEOS $$($(PKG_CONFIG) --cflags --libs geos)")
+$(B)/tests/test_geos2d: TEST_EXTRA = $(GEOS_TEST)
 
 test: all $(TEST_BIN)
 	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh tests/test_html2d.sh tests/test_interrupt.py tests/doc_examples.py scripts/python_test.sh scripts/install_test.sh

@@ -175,11 +175,24 @@ static void test_build_checks(void **state)
         q[i].x += 10;
     assert_int_equal(kcbp2d_model_build(&in, &m, &e), KCBP_ERR_GEOMETRY);
     assert_null(m);
-    /* a hole touching the border at a vertex */
+    /* a hole touching the border at a point (OGC-valid: accepted) */
     kcbp_vec2 t[7] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}, {0, 2}, {2, 3}, {2, 1}};
     uint32_t re2[2] = {4, 7};
     kcbp2d_polygons in2 = {t, re2, 2, pe, 1};
+    assert_int_equal(kcbp2d_model_build(&in2, &m, &e), KCBP_OK);
+    kcbp2d_model_free(m);
+    /* ... at two points: the interior is cut in two (refused) */
+    t[5] = kcbp_v2_make(4, 2);
     assert_int_equal(kcbp2d_model_build(&in2, &m, &e), KCBP_ERR_GEOMETRY);
+    assert_non_null(strstr(e.msg, "not connected"));
+    /* ... along a segment (refused) */
+    t[5] = kcbp_v2_make(0, 1), t[6] = kcbp_v2_make(2, 1);
+    assert_int_equal(kcbp2d_model_build(&in2, &m, &e), KCBP_ERR_GEOMETRY);
+    assert_non_null(strstr(e.msg, "share a segment"));
+    /* ... crossing it (refused) */
+    t[5] = kcbp_v2_make(5, 3), t[6] = kcbp_v2_make(2, 1);
+    assert_int_equal(kcbp2d_model_build(&in2, &m, &e), KCBP_ERR_GEOMETRY);
+    assert_non_null(strstr(e.msg, "not inside the shell"));
     /* a bow tie */
     kcbp_vec2 bow[4] = {{0, 0}, {1, 1}, {1, 0}, {0, 1}};
     assert_int_equal(kcbp2d_model_build_polygon(bow, 4, &m, &e), KCBP_ERR_GEOMETRY);

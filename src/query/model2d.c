@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ void kcbp2d_model_free(kcbp2d_model *m)
 static int lex_less(kcbp_vec2 a, kcbp_vec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
 
 static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_error *err);
+static kcbp_status rings_only_touch(const kcbp2d_polygons *in, bool *ok, char *why, size_t why_len, kcbp_error *err);
 
 kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kcbp_error *err)
 {
@@ -139,16 +141,26 @@ kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kc
         kcbp2d_model_free(m);
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
     }
+    char why[256] = "";
+    if (!ok && in->npolygons == 1 && in->nrings > 1 &&
+        (st = rings_only_touch(in, &ok, why, sizeof why, err)) != KCBP_OK) {
+        kcbp2d_model_free(m);
+        return st;
+    }
     if (!ok && in->npolygons > 1 && (st = parts_only_touch(in, &ok, err)) != KCBP_OK) {
         kcbp2d_model_free(m);
         return st;
+    }
+    if (!ok && why[0]) {
+        kcbp2d_model_free(m);
+        return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "2D model: the rings do not bound a region: %s", why);
     }
     if (!ok) {
         kcbp2d_model_free(m);
         return kcbp_error_set(err, KCBP_ERR_GEOMETRY,
                               "2D model: the rings do not bound a region simply (a ring crosses or touches itself "
-                              "or another, two vertices coincide, polygons overlap, or a hole lies outside its "
-                              "polygon)");
+                              "or another other than a hole at single points, two vertices of a ring coincide, "
+                              "polygons overlap, or a hole lies outside its polygon)");
     }
     if ((st = kcbp2d_tree_build(&m->tree, m->v, m->next, n, err)) != KCBP_OK) {
         kcbp2d_model_free(m);
@@ -368,64 +380,6 @@ static bool any_ring_inside(const pair_ctx *c, bool inner_is_b)
     return false;
 }
 
-/* ---- do the interiors meet? (overlapping versus touching) ------------------
- *
- * Two built models whose boundaries meet (radius 0). Their interiors meet
- * exactly when one of these holds:
- *   (1) two edges cross properly;
- *   (2) at a vertex of one lying on the other's boundary, the two regions'
- *       angular sectors there overlap in an open set of directions;
- *   (3) a ring of one, off the other's boundary, lies inside the other
- *       (its first vertex by the ray's parity).
- * Why this is all: let C be a component of the interiors' intersection.
- * If some point of B's boundary in A's interior bounds C, follow B's ring
- * from it: either the ring never reaches A's boundary (3), or it does at a
- * point y arriving from A's interior, where without a proper crossing (1)
- * y is a vertex of B on A's boundary or a vertex of A on B's edge, and
- * B's boundary ray at y lies strictly inside A's sector (2). The same with
- * A and B exchanged. Otherwise C is bounded by boundary the two share,
- * with C on the same side of both: at an end of a shared stretch (a vertex
- * of one on the other's boundary) both sectors hold C's side (2).
- * Every test is an orient2d sign or a comparison of the coordinates collide
- * uses (B's carried into A's frame): exact for those coordinates. Two
- * sectors at one apex p overlap iff their first rays coincide or one's
- * first ray lies strictly inside the other (the overlap's first ray,
- * counter-clockwise, is one of the two first rays). */
-
-typedef struct {
-    kcbp_vec2 p, u, w; /* apex; the region's directions swept counter-clockwise from ray p->u to ray p->w */
-} sector2;
-
-struct touch_walk {
-    const pair_ctx *c;
-    uint8_t *on_a, *on_b; /* vertices found on the other's boundary */
-};
-
-/* a and b on one line through p: on the same side of p. */
-static bool same_ray(kcbp_vec2 p, kcbp_vec2 a, kcbp_vec2 b)
-{
-    return (a.x > p.x) == (b.x > p.x) && (a.x < p.x) == (b.x < p.x) && (a.y > p.y) == (b.y > p.y) &&
-           (a.y < p.y) == (b.y < p.y);
-}
-
-/* The direction p -> d strictly inside the sector (not on its rays). */
-static bool in_sector(const sector2 *s, kcbp_vec2 d)
-{
-    int uw = kcbp2d_orient(s->p, s->u, s->w);
-    if (uw > 0)
-        return kcbp2d_orient(s->p, s->u, d) > 0 && kcbp2d_orient(s->p, d, s->w) > 0;
-    if (uw < 0) /* reflex: not in the closed convex rest, from w to u */
-        return !(kcbp2d_orient(s->p, s->w, d) >= 0 && kcbp2d_orient(s->p, d, s->u) >= 0);
-    return kcbp2d_orient(s->p, s->u, d) > 0; /* a half-plane: u and w opposite (no ring has a spike) */
-}
-
-static bool sectors_overlap(const sector2 *s, const sector2 *t)
-{
-    if (kcbp2d_orient(s->p, s->u, t->u) == 0 && same_ray(s->p, s->u, t->u))
-        return true;
-    return in_sector(s, t->u) || in_sector(t, s->u);
-}
-
 static uint32_t ring_of(const kcbp2d_model *m, uint32_t v)
 {
     uint32_t lo = 0, hi = m->nrings; /* ring_first[lo] <= v < ring_first[hi] */
@@ -441,87 +395,297 @@ static uint32_t ring_of(const kcbp2d_model *m, uint32_t v)
 
 static inline kcbp_vec2 model_v(const pair_ctx *c, bool of_b, uint32_t i) { return of_b ? bv(c, i) : c->a->v[i]; }
 
-/* The region's sector at its vertex v. */
-static sector2 vertex_sector(const pair_ctx *c, bool of_b, uint32_t v)
+
+/* ---- do the interiors meet? (overlapping versus touching) ------------------
+ *
+ * Two built models whose boundaries meet (radius 0). Their interiors meet
+ * exactly when one of these holds:
+ *   (1) two edges cross properly;
+ *   (2) at a point p where a vertex of one lies on the other's boundary,
+ *       the two regions near p (each a union of open angular wedges at p,
+ *       bounded by the rays from p along every edge of the region through
+ *       p, of every ring: a hole touching its shell at p cuts the shell's
+ *       wedge in two) share an open set of directions;
+ *   (3) a ring of one, off the other's boundary, lies inside the other
+ *       (its first vertex by the ray's parity).
+ * Why this is all: let C be a component of the interiors' intersection.
+ * If some point of B's boundary in A's interior bounds C, follow B's ring
+ * from it: either the ring never reaches A's boundary (3), or it does at a
+ * point y arriving from A's interior, where without a proper crossing (1)
+ * y is a vertex of B on A's boundary or a vertex of A on B's edge, and
+ * B's boundary ray at y lies strictly inside A's region near y (2). The
+ * same with A and B exchanged. Otherwise C is bounded by boundary the two
+ * share, with C on the same side of both: at an end of a shared stretch
+ * (a vertex of one on the other's boundary) both regions hold C's side
+ * (2). Every test is an orient2d sign or a comparison of the coordinates
+ * collide uses (B's carried into A's frame): exact for those coordinates.
+ *
+ * The regions near p: the rays sorted by angle round p (exactly: the half
+ * plane of the ray, then orient2d); a ray along an edge starts the region
+ * (counter-clockwise) when the region lies on its counter-clockwise side.
+ * Between two consecutive directions a region is present when one of its
+ * rays at the first direction starts it (or, with no ray of it there, as
+ * before): for one region with holes touching at points every ray flips
+ * it, and for a set of polygons that only touch, rays of two of them in
+ * one direction (a shared edge) leave it present on both sides.
+ *
+ * For the model check (rings_only_touch below) A may stand for its
+ * complement (a_out: the outside of a shell), and the walk may record the
+ * points where the boundaries meet and whether two edges overlap along a
+ * segment. */
+
+typedef struct {
+    kcbp_vec2 x, y; /* a meeting point, and (for the model check) 0/1: which rings */
+} touch_point;
+
+struct touch_walk {
+    const pair_ctx *c;
+    bool a_out;           /* A stands for its complement */
+    bool stop_on_overlap; /* the model check: an overlap along a segment ends the walk */
+    bool overlap;         /* two edges overlap along a segment */
+    uint8_t *on_a, *on_b; /* vertices found on the other's boundary */
+    touch_point *pts;     /* the points (2) is decided at */
+    size_t npts, cap;
+    bool nomem;
+};
+
+/* A ray from p toward x along an edge of region `who` (0 A, 1 B). */
+typedef struct {
+    kcbp_vec2 p, x;
+    uint8_t who, start;
+} wedge_ray;
+
+static inline int ray_half(kcbp_vec2 p, kcbp_vec2 x) { return !(x.y > p.y || (x.y == p.y && x.x > p.x)); }
+
+static int ray_cmp(const void *u, const void *v)
 {
-    const kcbp2d_model *m = of_b ? c->b : c->a;
-    uint32_t r = ring_of(m, v), first = m->ring_first[r], end = r + 1 < m->nrings ? m->ring_first[r + 1] : m->nv;
-    kcbp_vec2 prev = model_v(c, of_b, v > first ? v - 1 : end - 1), next = model_v(c, of_b, m->next[v]);
-    sector2 s = {model_v(c, of_b, v), next, prev};
-    if (!m->ring_left[r])
-        s.u = prev, s.w = next;
-    return s;
+    const wedge_ray *r = u, *s = v;
+    int hr = ray_half(r->p, r->x), hs = ray_half(s->p, s->x);
+    if (hr != hs)
+        return hr - hs;
+    return -kcbp2d_orient(r->p, r->x, s->x); /* counter-clockwise first */
 }
 
-/* The region's sector at a point q of its edge e (q on the closed edge,
- * exactly): the vertex's sector at an end, else the half-plane on the
- * region's side. */
-static sector2 boundary_sector(const pair_ctx *c, bool of_b, uint32_t e, kcbp_vec2 q)
+typedef struct {
+    const pair_ctx *c;
+    bool of_b, out; /* the model is B; its region is the complement */
+    kcbp_vec2 p;
+    wedge_ray *rays;
+    size_t n, cap;
+    bool nomem;
+} rays_walk;
+
+static void rays_push(rays_walk *w, kcbp_vec2 x, bool start)
 {
-    const kcbp2d_model *m = of_b ? c->b : c->a;
-    kcbp_vec2 e0 = model_v(c, of_b, e), e1 = model_v(c, of_b, m->next[e]);
-    if (e0.x == q.x && e0.y == q.y)
-        return vertex_sector(c, of_b, e);
-    if (e1.x == q.x && e1.y == q.y)
-        return vertex_sector(c, of_b, m->next[e]);
-    sector2 s = {q, e1, e0};
-    if (!m->ring_left[ring_of(m, e)])
-        s.u = e0, s.w = e1;
-    return s;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 16;
+        wedge_ray *r = realloc(w->rays, cap * sizeof *r);
+        if (!r) {
+            w->nomem = true;
+            return;
+        }
+        w->rays = r, w->cap = cap;
+    }
+    w->rays[w->n++] = (wedge_ray){w->p, x, (uint8_t)w->of_b, (uint8_t)start};
+}
+
+static uint32_t ring_of(const kcbp2d_model *m, uint32_t v);
+
+/* Every edge of the model through p (closed), as its rays from p. */
+static void rays_rec(rays_walk *w, uint32_t id)
+{
+    const kcbp2d_model *m = w->of_b ? w->c->b : w->c->a;
+    const kcbp2d_node *nd = &m->tree.nodes[id];
+    kcbp_vec2 lo = nd->lo, hi = nd->hi;
+    if (w->of_b)
+        b_box(w->c, nd, &lo, &hi);
+    if (w->p.x < lo.x || w->p.x > hi.x || w->p.y < lo.y || w->p.y > hi.y)
+        return;
+    if (!nd->count) {
+        rays_rec(w, nd->first);
+        rays_rec(w, nd->first + 1);
+        return;
+    }
+    for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+        uint32_t e = m->tree.order[i];
+        kcbp_vec2 e0 = w->of_b ? bv(w->c, e) : m->v[e], e1 = w->of_b ? bv(w->c, m->next[e]) : m->v[m->next[e]];
+        if (kcbp2d_orient(e0, e1, w->p) != 0 || !on_segment(e0, e1, w->p))
+            continue;
+        bool left = m->ring_left[ring_of(m, e)] != w->out; /* the region on the edge's left */
+        if (e1.x != w->p.x || e1.y != w->p.y)
+            rays_push(w, e1, left);
+        if (e0.x != w->p.x || e0.y != w->p.y)
+            rays_push(w, e0, !left);
+    }
+}
+
+/* (2) at p: the regions near p share a direction. */
+static kcbp_status wedges_meet(const touch_walk *t, kcbp_vec2 p, wedge_ray **buf, size_t *cap, bool *meet,
+                               kcbp_error *err)
+{
+    rays_walk w = {t->c, false, t->a_out, p, *buf, 0, *cap, false};
+    rays_rec(&w, 0);
+    w.of_b = true, w.out = false;
+    rays_rec(&w, 0);
+    *buf = w.rays, *cap = w.cap;
+    if (w.nomem)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+    *meet = false;
+    size_t n = w.n;
+    if (n == 0)
+        return KCBP_OK;
+    qsort(w.rays, n, sizeof *w.rays, ray_cmp);
+    /* groups of one direction: state after each; the state before the
+     * first is the state after the last group holding a ray of the region */
+    bool st[2] = {false, false};
+    for (int who = 0; who < 2; who++) {
+        for (size_t g = n; g > 0;) {
+            size_t g0 = g - 1;
+            while (g0 > 0 && ray_cmp(&w.rays[g0 - 1], &w.rays[g - 1]) == 0)
+                g0--;
+            bool has = false, start = false;
+            for (size_t i = g0; i < g; i++)
+                if (w.rays[i].who == who)
+                    has = true, start = start || w.rays[i].start;
+            if (has) {
+                st[who] = start;
+                break;
+            }
+            g = g0;
+        }
+    }
+    for (size_t g0 = 0; g0 < n;) {
+        size_t g = g0 + 1;
+        while (g < n && ray_cmp(&w.rays[g0], &w.rays[g]) == 0)
+            g++;
+        bool has[2] = {false, false}, start[2] = {false, false};
+        for (size_t i = g0; i < g; i++)
+            has[w.rays[i].who] = true, start[w.rays[i].who] |= w.rays[i].start;
+        for (int who = 0; who < 2; who++)
+            if (has[who])
+                st[who] = start[who];
+        if (st[0] && st[1]) {
+            *meet = true;
+            return KCBP_OK;
+        }
+        g0 = g;
+    }
+    return KCBP_OK;
+}
+
+static int lex_cmp(kcbp_vec2 a, kcbp_vec2 b) { return lex_less(a, b) ? -1 : lex_less(b, a) ? 1 : 0; }
+
+static int touch_point_cmp(const void *u, const void *v)
+{
+    return lex_cmp(((const touch_point *)u)->x, ((const touch_point *)v)->x);
+}
+
+static void touch_add(touch_walk *t, kcbp_vec2 x)
+{
+    if (t->npts == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        touch_point *p = realloc(t->pts, cap * sizeof *p);
+        if (!p) {
+            t->nomem = true;
+            return;
+        }
+        t->pts = p, t->cap = cap;
+    }
+    t->pts[t->npts++] = (touch_point){x, {0, 0}};
+}
+
+/* The collinear closed segments [p0, p1] and [q0, q1] share more than a point. */
+static bool collinear_overlap(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1)
+{
+    kcbp_vec2 a0 = lex_less(p1, p0) ? p1 : p0, a1 = lex_less(p1, p0) ? p0 : p1;
+    kcbp_vec2 b0 = lex_less(q1, q0) ? q1 : q0, b1 = lex_less(q1, q0) ? q0 : q1;
+    kcbp_vec2 lo = lex_less(a0, b0) ? b0 : a0, hi = lex_less(a1, b1) ? a1 : b1;
+    return lex_less(lo, hi);
 }
 
 /* One meeting pair (A's edge ea p0 -> p1, B's eb q0 -> q1): true when it
- * shows the interiors meet, by (1) or (2). Each vertex on the other's
- * boundary is the start of an edge meeting there, so starts suffice. */
+ * shows the interiors meet, by (1) (or, for the model check, an overlap
+ * along a segment); else the points to decide (2) at are recorded. Each
+ * vertex on the other's boundary is the start of an edge meeting there,
+ * so starts suffice. */
 static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0,
                            kcbp_vec2 q1)
 {
-    const pair_ctx *c = t->c;
     int o1 = kcbp2d_orient(p0, p1, q0), o2 = kcbp2d_orient(p0, p1, q1);
     int o3 = kcbp2d_orient(q0, q1, p0), o4 = kcbp2d_orient(q0, q1, p1);
     if (o1 && o2 && o3 && o4)
         return true; /* (1) */
-    if (o1 == 0 && on_segment(p0, p1, q0)) { /* (2) at B's vertex eb */
-        t->on_b[eb] = 1;
-        sector2 sb = vertex_sector(c, true, eb), sa = boundary_sector(c, false, ea, q0);
-        if (sectors_overlap(&sa, &sb))
+    if (!o1 && !o2 && collinear_overlap(p0, p1, q0, q1)) {
+        t->overlap = true;
+        if (t->stop_on_overlap)
             return true;
     }
-    if (o3 == 0 && on_segment(q0, q1, p0)) { /* (2) at A's vertex ea */
-        t->on_a[ea] = 1;
-        sector2 sa = vertex_sector(c, false, ea), sb = boundary_sector(c, true, eb, p0);
-        if (sectors_overlap(&sa, &sb))
-            return true;
-    }
-    return false;
+    if (o1 == 0 && on_segment(p0, p1, q0)) /* B's vertex eb on A's edge */
+        t->on_b[eb] = 1, touch_add(t, q0);
+    if (o3 == 0 && on_segment(q0, q1, p0)) /* A's vertex ea on B's edge */
+        t->on_a[ea] = 1, touch_add(t, p0);
+    return t->nomem;
 }
 
-/* Whether the interiors of two built models meet (above); their
- * boundaries meet. */
-static kcbp_status interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err)
+/* Whether the interiors of two built models meet (above; A's complement
+ * for t->a_out); t holds c and the flags, and keeps the meeting points
+ * (sorted, distinct) for the caller to free. */
+static kcbp_status touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
 {
-    touch_walk t = {c, calloc((size_t)c->a->nv + c->b->nv, 1), NULL};
-    if (!t.on_a)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model depth: out of memory");
-    t.on_b = t.on_a + c->a->nv;
+    const pair_ctx *c = t->c;
+    t->on_a = calloc((size_t)c->a->nv + c->b->nv, 1);
+    t->pts = NULL, t->npts = t->cap = 0, t->nomem = false, t->overlap = false;
+    if (!t->on_a)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+    t->on_b = t->on_a + c->a->nv;
     collide_walk w;
     memset(&w, 0, sizeof w);
-    w.c = c, w.touch = &t;
+    w.c = c, w.touch = t;
     *meet = collide_rec(&w, 0, 0);
-    for (int side = 0; side < 2 && !*meet; side++) { /* (3): B's rings in A, then A's in B */
+    kcbp_status st = KCBP_OK;
+    if (t->nomem)
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+    if (*meet && !t->nomem && t->stop_on_overlap && t->overlap)
+        *meet = false; /* stopped by the overlap, not by a crossing */
+    if (st == KCBP_OK && !*meet && !(t->stop_on_overlap && t->overlap) && t->npts) { /* (2) */
+        qsort(t->pts, t->npts, sizeof *t->pts, touch_point_cmp);
+        size_t k = 1;
+        for (size_t i = 1; i < t->npts; i++)
+            if (lex_cmp(t->pts[i].x, t->pts[k - 1].x))
+                t->pts[k++] = t->pts[i];
+        t->npts = k;
+        wedge_ray *buf = NULL;
+        size_t cap = 0;
+        for (size_t i = 0; i < t->npts && !*meet && st == KCBP_OK; i++)
+            st = wedges_meet(t, t->pts[i].x, &buf, &cap, meet, err);
+        free(buf);
+    }
+    for (int side = 0; side < 2 && st == KCBP_OK && !*meet && !(t->stop_on_overlap && t->overlap); side++) {
+        /* (3): B's rings in A, then A's in B */
         const kcbp2d_model *m = side ? c->a : c->b;
-        const uint8_t *on = side ? t.on_a : t.on_b;
+        const uint8_t *on = side ? t->on_a : t->on_b;
         for (uint32_t r = 0; r < m->nrings && !*meet; r++) {
             uint32_t v = m->ring_first[r];
             if (on[v])
                 continue;
             ray_walk rw = {c, side == 1, model_v(c, side == 0, v), 0};
             ray_rec(&rw, 0);
-            *meet = rw.parity;
+            *meet = rw.parity != (side == 0 && t->a_out);
         }
     }
-    free(t.on_a);
-    return KCBP_OK;
+    free(t->on_a);
+    t->on_a = t->on_b = NULL;
+    return st;
+}
+
+static kcbp_status interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err)
+{
+    touch_walk t;
+    memset(&t, 0, sizeof t);
+    t.c = c;
+    kcbp_status st = touch_walk_run(&t, meet, err);
+    free(t.pts);
+    return st;
 }
 
 /* ---- sets of polygons that touch -------------------------------------------
@@ -603,6 +767,211 @@ out:
         kcbp2d_model_free(parts[i].m);
     free(parts);
     free(ends);
+    return st;
+}
+
+/* ---- a polygon whose rings touch at points ----------------------------------
+ *
+ * OGC Simple Features' valid polygons: a hole may touch the shell, and
+ * holes each other, at single points, as long as the interior stays
+ * connected. When a polygon fails the rings check as a whole it is still
+ * accepted when, decided exactly on the coordinates as given:
+ *   - each ring is simple alone (the rings check on it);
+ *   - each hole lies in the shell: the interiors of the hole's region and
+ *     of the shell's outside do not meet (interiors_meet with A the
+ *     complement) and no edge of the hole overlaps one of the shell along
+ *     a segment;
+ *   - no two holes' interiors meet, nor do their edges overlap along a
+ *     segment (holes whose boxes overlap; at most 64 pairs a hole);
+ *   - the interior is connected: in the graph of rings and the points
+ *     where two rings meet (a ring joined to each point it passes through)
+ *     there is no cycle (a hole touching the shell at two points, or a
+ *     chain of holes closing a loop, cuts the interior in two).
+ * Everything else that fails the rings check is refused, with the reason. */
+
+typedef struct {
+    kcbp_vec2 x;
+    uint32_t ring;
+} ring_point;
+
+static int ring_point_cmp(const void *u, const void *v)
+{
+    const ring_point *a = u, *b = v;
+    int c = lex_cmp(a->x, b->x);
+    return c ? c : (a->ring > b->ring) - (a->ring < b->ring);
+}
+
+typedef struct {
+    double lo_x;
+    uint32_t r;
+} hole_key;
+
+static int hole_key_cmp(const void *u, const void *v)
+{
+    double a = ((const hole_key *)u)->lo_x, b = ((const hole_key *)v)->lo_x;
+    return (a > b) - (a < b);
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+typedef struct {
+    ring_point *pts;
+    size_t n, cap;
+} ring_points;
+
+static bool ring_points_add(ring_points *rp, const touch_point *t, size_t n, uint32_t r0, uint32_t r1)
+{
+    if (rp->n + 2 * n > rp->cap) {
+        size_t cap = rp->cap ? rp->cap : 64;
+        while (cap < rp->n + 2 * n)
+            cap *= 2;
+        ring_point *p = realloc(rp->pts, cap * sizeof *p);
+        if (!p)
+            return false;
+        rp->pts = p, rp->cap = cap;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rp->pts[rp->n++] = (ring_point){t[i].x, r0};
+        rp->pts[rp->n++] = (ring_point){t[i].x, r1};
+    }
+    return true;
+}
+
+/* One pair of rings (models ma, mb of rings ra, rb): A the shell's
+ * outside (a_out) or another hole. *bad names what is wrong. */
+static kcbp_status ring_pair_check(const kcbp2d_model *ma, const kcbp2d_model *mb, uint32_t ra, uint32_t rb,
+                                   bool a_out, ring_points *rp, char *why, size_t why_len, bool *bad, kcbp_error *err)
+{
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    pair_ctx c;
+    kcbp_status st = pair_make(ma, &id, mb, &id, 0.0, &c, err);
+    if (st != KCBP_OK)
+        return st;
+    touch_walk t;
+    memset(&t, 0, sizeof t);
+    t.c = &c, t.a_out = a_out, t.stop_on_overlap = true;
+    bool meet = false;
+    if ((st = touch_walk_run(&t, &meet, err)) == KCBP_OK) {
+        *bad = true;
+        if (t.overlap)
+            snprintf(why, why_len, a_out ? "the shell and hole %u share a segment" : "holes %u and %u share a segment",
+                     (unsigned)(a_out ? rb : ra), (unsigned)rb);
+        else if (meet && a_out)
+            snprintf(why, why_len, "hole %u is not inside the shell (it crosses it or lies outside)", (unsigned)rb);
+        else if (meet)
+            snprintf(why, why_len, "holes %u and %u overlap", (unsigned)ra, (unsigned)rb);
+        else if (!ring_points_add(rp, t.pts, t.npts, ra, rb))
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
+        else
+            *bad = false;
+    }
+    free(t.pts);
+    return st;
+}
+
+static kcbp_status rings_only_touch(const kcbp2d_polygons *in, bool *ok, char *why, size_t why_len, kcbp_error *err)
+{
+    *ok = false;
+    uint32_t k = in->nrings;
+    kcbp_status st = KCBP_OK;
+    part_box *rings = calloc(k, sizeof *rings);
+    ring_points rp = {NULL, 0, 0};
+    uint32_t *parent = NULL;
+    if (!rings) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
+        goto out;
+    }
+    for (uint32_t r = 0, s = 0; r < k; s = in->ring_end[r], r++) {
+        kcbp_error e2;
+        st = kcbp2d_model_build_polygon(in->points + s, in->ring_end[r] - s, &rings[r].m, &e2);
+        if (st == KCBP_ERR_GEOMETRY) {
+            snprintf(why, why_len, "%s %u crosses or touches itself (or repeats a position)", r ? "hole" : "shell ring",
+                     (unsigned)r);
+            st = KCBP_OK;
+            goto out;
+        }
+        if (st != KCBP_OK) {
+            if (err)
+                *err = e2;
+            goto out;
+        }
+        kcbp2d_model_bounds(rings[r].m, &rings[r].lo, &rings[r].hi);
+    }
+    bool bad = false;
+    for (uint32_t r = 1; r < k && !bad && st == KCBP_OK; r++)
+        st = ring_pair_check(rings[0].m, rings[r].m, 0, r, true, &rp, why, why_len, &bad, err);
+    if (bad || st != KCBP_OK)
+        goto out;
+    /* holes against holes whose boxes overlap, sorted by the box's left side */
+    {
+        part_box *h = rings + 1;
+        uint32_t nh = k - 1;
+        hole_key *keys = malloc((size_t)nh * sizeof *keys);
+        if (!keys) {
+            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
+            goto out;
+        }
+        for (uint32_t i = 0; i < nh; i++)
+            keys[i].lo_x = h[i].lo.x, keys[i].r = i + 1;
+        qsort(keys, nh, sizeof *keys, hole_key_cmp);
+        uint64_t checked = 0, budget = 64 * (uint64_t)nh + 100000;
+        for (uint32_t i = 0; i < nh && !bad && st == KCBP_OK; i++) {
+            const part_box *pi = &rings[keys[i].r];
+            for (uint32_t j = i + 1; j < nh && rings[keys[j].r].lo.x <= pi->hi.x && !bad && st == KCBP_OK; j++) {
+                const part_box *pj = &rings[keys[j].r];
+                if (pj->lo.y > pi->hi.y || pi->lo.y > pj->hi.y)
+                    continue;
+                if (++checked > budget) {
+                    free(keys);
+                    st = kcbp_error_set(err, KCBP_ERR_LIMIT,
+                                        "2D model: the rings touch, and more than %llu pairs of the holes' boxes "
+                                        "overlap (at most 64 a hole are checked)",
+                                        (unsigned long long)budget);
+                    goto out;
+                }
+                uint32_t ra = keys[i].r < keys[j].r ? keys[i].r : keys[j].r, rb = keys[i].r ^ keys[j].r ^ ra;
+                st = ring_pair_check(rings[ra].m, rings[rb].m, ra, rb, false, &rp, why, why_len, &bad, err);
+            }
+        }
+        free(keys);
+    }
+    if (bad || st != KCBP_OK)
+        goto out;
+    /* connected interior: no cycle among rings and meeting points */
+    qsort(rp.pts, rp.n, sizeof *rp.pts, ring_point_cmp);
+    if (!(parent = malloc(((size_t)k + rp.n + 1) * sizeof *parent))) {
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
+        goto out;
+    }
+    for (size_t i = 0; i < (size_t)k + rp.n + 1; i++)
+        parent[i] = (uint32_t)i;
+    uint32_t node = k; /* the current point's node */
+    for (size_t i = 0; i < rp.n; i++) {
+        if (i && !ring_point_cmp(&rp.pts[i], &rp.pts[i - 1]))
+            continue; /* the same ring at the same point */
+        if (i && lex_cmp(rp.pts[i].x, rp.pts[i - 1].x))
+            node++;
+        uint32_t a = uf_find(parent, rp.pts[i].ring), b = uf_find(parent, node);
+        if (a == b) {
+            snprintf(why, why_len,
+                     "the interior is not connected: ring %u closes a loop of rings touching at points at (%.17g, %.17g)",
+                     (unsigned)rp.pts[i].ring, rp.pts[i].x.x, rp.pts[i].x.y);
+            goto out;
+        }
+        parent[a] = b;
+    }
+    *ok = true;
+out:
+    for (uint32_t r = 0; rings && r < k; r++)
+        kcbp2d_model_free(rings[r].m);
+    free(rings);
+    free(rp.pts);
+    free(parent);
     return st;
 }
 

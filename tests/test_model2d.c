@@ -678,7 +678,8 @@ static uint32_t grid_ring(kcbp_vec2 *out, const int (*xy)[2], uint32_t n, int ox
     return k;
 }
 
-/* A histogram (columns of heights 1..4) or a frame with a hole. */
+/* A histogram (columns of heights 1..4), a frame with a hole, or a frame
+ * with holes touching each other or the outer ring at a point. */
 static void grid_region(test_rng *r, region *g)
 {
     int xy[32][2];
@@ -696,6 +697,29 @@ static void grid_region(test_rng *r, region *g)
         }
         g->ring_end[0] = grid_ring(g->pts, (const int(*)[2])xy, n, ox, oy, test_rng_uniform(r) < 0.5);
         g->nrings = 1;
+    } else if (test_rng_uniform(r) < 0.4) { /* holes touching at a point (OGC-valid) */
+        int w = 4 + (int)(test_rng_uniform(r) * 3), h = 4 + (int)(test_rng_uniform(r) * 3);
+        int x0 = 1 + (int)(test_rng_uniform(r) * (w - 3)), y0 = 1 + (int)(test_rng_uniform(r) * (h - 3));
+        bool rev = test_rng_uniform(r) < 0.5;
+        uint32_t k;
+        if (test_rng_uniform(r) < 0.5) { /* two holes meeting corner to corner */
+            const int outer[4][2] = {{0, 0}, {w, 0}, {w, h}, {0, h}};
+            const int h1[4][2] = {{x0, y0}, {x0 + 1, y0}, {x0 + 1, y0 + 1}, {x0, y0 + 1}};
+            const int h2[4][2] = {{x0 + 1, y0 + 1}, {x0 + 2, y0 + 1}, {x0 + 2, y0 + 2}, {x0 + 1, y0 + 2}};
+            k = grid_ring(g->pts, outer, 4, ox, oy, rev);
+            g->ring_end[0] = k;
+            k += grid_ring(g->pts + k, h1, 4, ox, oy, test_rng_uniform(r) < 0.5);
+            g->ring_end[1] = k;
+            g->ring_end[2] = k + grid_ring(g->pts + k, h2, 4, ox, oy, test_rng_uniform(r) < 0.5);
+            g->nrings = 3;
+        } else { /* a notch in the bottom side, a hole touching its corner */
+            const int outer[8][2] = {{0, 0}, {x0, 0}, {x0, 1}, {x0 + 1, 1}, {x0 + 1, 0}, {w, 0}, {w, h}, {0, h}};
+            const int h1[4][2] = {{x0 + 1, 1}, {x0 + 2, 1}, {x0 + 2, 2}, {x0 + 1, 2}};
+            k = grid_ring(g->pts, outer, 8, ox, oy, rev);
+            g->ring_end[0] = k;
+            g->ring_end[1] = k + grid_ring(g->pts + k, h1, 4, ox, oy, test_rng_uniform(r) < 0.5);
+            g->nrings = 2;
+        }
     } else {
         int w = 3 + (int)(test_rng_uniform(r) * 4), h = 3 + (int)(test_rng_uniform(r) * 4);
         int x0 = 1 + (int)(test_rng_uniform(r) * (w - 2)), y0 = 1 + (int)(test_rng_uniform(r) * (h - 2));

@@ -217,6 +217,9 @@ $(B)/tridist_exact: tests/stress/tridist_exact.cpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
 $(B)/twod_exact: tests/stress/twod_exact.cpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(LDLIBS) $(CGAL_LIBS)
+# Map-like parcels and nesting layouts against GEOS (the held-out hunt, bench/README.md).
+$(B)/twod_geos: tests/stress/twod_geos.c $(STRESS_LIBA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(shell $(PKG_CONFIG) --cflags geos) -o $@ $< $(STRESS_LIBA) $(LDLIBS) -lgeos_c
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 POSE_DIRS ?= 40

@@ -790,6 +790,41 @@ static void test_depth_touching_exact(void **state)
     assert_true(touching > 100 && overlapping > 100);
 }
 
+/* Parcels sharing a slanted edge, B moved along x by less than 1e-12 of the
+ * scale: the sliver between them is an overlap (the exact test says the
+ * interiors meet), never "touching" by the shapes' tolerance (it was: 1,699
+ * of tests/stress/twod_geos 12 1's map pairs). */
+static void test_depth_thin_overlap(void **state)
+{
+    (void)state;
+    kcbp_vec2 pa[4] = {{0, 0}, {64, 0}, {64, 70}, {0, 60}}, pb[4] = {{0, 60}, {64, 70}, {64, 128}, {0, 128}};
+    kcbp2d_model *a, *b;
+    assert_int_equal(kcbp2d_model_build_polygon(pa, 4, &a, NULL), KCBP_OK);
+    assert_int_equal(kcbp2d_model_build_polygon(pb, 4, &b, NULL), KCBP_OK);
+    kcbp2d_pose id = kcbp2d_pose_identity();
+    const double shifts[] = {1e-9, 1e-11, 1e-13, 0x1p-40};
+    for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; i++) {
+        kcbp2d_pose p = id;
+        p.trans.x = shifts[i]; /* the shared edge rises to the right: B's moves down into A */
+        kcbp2d_model_depth_result r;
+        assert_int_equal(kcbp2d_model_depth(a, &id, b, &p, NULL, &r, NULL), KCBP_OK);
+        assert_true(r.collide);
+        assert_false(r.touching);
+        /* a proven bracket, the upper bound bisected to a quarter of 1e-12 of the scale */
+        assert_true(r.depth_upper > 0 && r.depth_lower <= r.depth_upper &&
+                    r.depth_upper <= shifts[i] + 1e-12 * r.scale);
+        p.trans.x = -shifts[i]; /* apart */
+        assert_int_equal(kcbp2d_model_depth(a, &id, b, &p, NULL, &r, NULL), KCBP_OK);
+        assert_false(r.collide);
+    }
+    kcbp2d_pose p = id;
+    kcbp2d_model_depth_result r;
+    assert_int_equal(kcbp2d_model_depth(a, &id, b, &p, NULL, &r, NULL), KCBP_OK);
+    assert_true(r.collide && r.touching && r.depth_upper == 0);
+    kcbp2d_model_free(a);
+    kcbp2d_model_free(b);
+}
+
 /* Constructions named in issue 35: a region in another's hole, filling
  * it (touching); poking into the material (overlapping); a multipolygon
  * touching outside with a part inside (overlapping); identical regions. */
@@ -1011,6 +1046,7 @@ int main(void)
         cmocka_unit_test(test_shape_depth_bracket),
         cmocka_unit_test(test_depth_touching_exact),
         cmocka_unit_test(test_depth_touching_constructions),
+        cmocka_unit_test(test_depth_thin_overlap),
         cmocka_unit_test(test_touching_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

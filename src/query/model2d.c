@@ -1673,7 +1673,10 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
             }
         }
     r.depth_lower = fmin(best_lower, r.depth_upper);
-    r.touching = r.depth_upper <= KCBP2D_TOUCH_REL_TOL * scale;
+    /* two models' interiors were found to meet, exactly (above): an overlap
+     * however thin is not touching; the tolerance is for shapes only */
+    bool exact_touch = radius_b == 0 && a->ring_left && b->ring_left;
+    r.touching = !exact_touch && r.depth_upper <= KCBP2D_TOUCH_REL_TOL * scale;
     if (r.touching)
         r.depth_lower = 0;
     memcpy(result, &r, out_size);

@@ -2,7 +2,7 @@
  * (libgeos-dev), the held-out hunt of issue 35 (bench/README.md, "Held-out
  * hunt, 2D").
  *
- *   twod_geos N SEED [OUT.geojson]
+ *   twod_geos N SEED [OUT.geojson [SCENE_DIR]]
  *     A map: an N x N jittered lattice of parcels sharing edges (a third of
  *     the shared edges with an extra vertex in line, in both parcels or
  *     only in one: a vertex on the neighbour's edge), every ring in either
@@ -24,6 +24,14 @@
  *         gaps 0, 1e-12 and 1e-3 of its size, collide with margin 1e-3 of
  *         the size against GEOSDistance <= margin (pairs within 1e-9 of
  *         the margin not counted).
+ *     With SCENE_DIR (an existing folder): each parcel as DIR/pK.geojson,
+ *     with game-like shapes (rectangles at quarter turns on the lattice's
+ *     dyadic grid, circles) dropped on the map, as DIR/scene.json, and the
+ *     pairs GEOS says meet (brute force over every pair: GEOSIntersects for
+ *     polygons, GEOSDistance <= radius for circles, circles within 1e-9 of
+ *     the cell of touching left out: DIR/skip.txt) as DIR/expected.txt, one
+ *     "a b" a line; tests/stress/twod_scene_geos.sh compares kcbp scene's
+ *     answer with it.
  * Prints the counts; exit status 1 on any disagreement. */
 #include <math.h>
 #include <stdarg.h>
@@ -374,6 +382,111 @@ int main(int argc, char **argv)
         else
             map_read = kcbp2d_model_ring_count(all);
         kcbp2d_model_free(all);
+    }
+    if (argc > 4) { /* the scene */
+        char path[4096];
+        uint32_t nshapes = np / 4 + 4;
+        typedef struct {
+            bool circle;
+            double w, h, r;
+            kcbp_vec2 at;
+            int quarter;
+        } shp;
+        shp *sh = calloc(nshapes, sizeof *sh);
+        kcbp_vec2 lo = L(0, 0), hi = L(n, n);
+        for (uint32_t k = 0; k < nshapes; k++) {
+            sh[k].circle = uni() < 0.4;
+            sh[k].at = kcbp_v2_make(lo.x + step * 2 * irand(0, (int)((hi.x - lo.x) / step / 2)),
+                                    lo.y + step * 2 * irand(0, (int)((hi.y - lo.y) / step / 2)));
+            sh[k].w = step * 2 * irand(1, 20), sh[k].h = step * 2 * irand(1, 20), sh[k].r = step * irand(1, 40);
+            sh[k].quarter = irand(0, 3);
+        }
+        snprintf(path, sizeof path, "%s/scene.json", argv[4]);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            perror(path);
+            return 2;
+        }
+        fprintf(f, "{\"objects\": [\n");
+        for (uint32_t k = 0; k < np; k++) {
+            char pp[4096];
+            snprintf(pp, sizeof pp, "%s/p%u.geojson", argv[4], (unsigned)k);
+            FILE *g = fopen(pp, "w");
+            write_geojson(g, &ps[k], 1);
+            fclose(g);
+            fprintf(f, "%s{\"name\": \"p%u\", \"mesh\": \"p%u.geojson\", \"pose\": [0, 0, 0]}", k ? ",\n" : "",
+                    (unsigned)k, (unsigned)k);
+        }
+        for (uint32_t k = 0; k < nshapes; k++) {
+            if (sh[k].circle)
+                fprintf(f, ",\n{\"name\": \"s%u\", \"shape\": {\"circle\": {\"radius\": %.17g}}, \"pose\": [%.17g, %.17g, 0]}",
+                        (unsigned)k, sh[k].r, sh[k].at.x, sh[k].at.y);
+            else
+                fprintf(f, ",\n{\"name\": \"s%u\", \"shape\": {\"rect\": {\"size\": [%.17g, %.17g]}}, \"pose\": [%.17g, %.17g, %d]}",
+                        (unsigned)k, sh[k].w, sh[k].h, sh[k].at.x, sh[k].at.y, 90 * sh[k].quarter);
+        }
+        fprintf(f, "\n]}\n");
+        fclose(f);
+        /* the expected pairs, by GEOS */
+        uint32_t nobj = np + nshapes;
+        GEOSGeometry **g = calloc(nobj, sizeof *g);
+        for (uint32_t k = 0; k < np; k++)
+            g[k] = to_geos(&ps[k], NULL);
+        for (uint32_t k = 0; k < nshapes; k++) {
+            parcel q;
+            memset(&q, 0, sizeof q);
+            if (sh[k].circle) {
+                push(&q, sh[k].at);
+            } else {
+                double hw = (sh[k].quarter % 2 ? sh[k].h : sh[k].w) / 2, hh = (sh[k].quarter % 2 ? sh[k].w : sh[k].h) / 2;
+                push(&q, kcbp_v2_make(sh[k].at.x - hw, sh[k].at.y - hh));
+                push(&q, kcbp_v2_make(sh[k].at.x + hw, sh[k].at.y - hh));
+                push(&q, kcbp_v2_make(sh[k].at.x + hw, sh[k].at.y + hh));
+                push(&q, kcbp_v2_make(sh[k].at.x - hw, sh[k].at.y + hh));
+            }
+            if (sh[k].circle) {
+                GEOSCoordSequence *cs = GEOSCoordSeq_create_r(gh, 1, 2);
+                GEOSCoordSeq_setXY_r(gh, cs, 0, q.p[0].x, q.p[0].y);
+                g[np + k] = GEOSGeom_createPoint_r(gh, cs);
+            } else {
+                end_ring(&q, false);
+                g[np + k] = to_geos(&q, NULL);
+            }
+            free(q.p), free(q.ring_end);
+        }
+        snprintf(path, sizeof path, "%s/expected.txt", argv[4]);
+        FILE *ex = fopen(path, "w");
+        snprintf(path, sizeof path, "%s/skip.txt", argv[4]);
+        FILE *sk = fopen(path, "w");
+        long expected = 0, skipped = 0;
+        for (uint32_t i = 0; i < nobj; i++)
+            for (uint32_t j = i + 1; j < nobj; j++) {
+                double r = (i >= np && sh[i - np].circle ? sh[i - np].r : 0) + (j >= np && sh[j - np].circle ? sh[j - np].r : 0);
+                char name_i[16], name_j[16];
+                snprintf(name_i, sizeof name_i, i < np ? "p%u" : "s%u", (unsigned)(i < np ? i : i - np));
+                snprintf(name_j, sizeof name_j, j < np ? "p%u" : "s%u", (unsigned)(j < np ? j : j - np));
+                bool meet;
+                if (r > 0) {
+                    double d;
+                    GEOSDistance_r(gh, g[i], g[j], &d);
+                    if (fabs(d - r) <= 1e-9 * cell) {
+                        fprintf(sk, "%s %s\n", name_i, name_j), skipped++;
+                        continue;
+                    }
+                    meet = d <= r;
+                } else {
+                    meet = GEOSIntersects_r(gh, g[i], g[j]) == 1;
+                }
+                if (meet)
+                    fprintf(ex, "%s %s\n", name_i, name_j), expected++;
+            }
+        fclose(ex);
+        fclose(sk);
+        for (uint32_t k = 0; k < nobj; k++)
+            GEOSGeom_destroy_r(gh, g[k]);
+        free(g), free(sh);
+        printf("scene %s/scene.json: %u objects (%u parcels, %u shapes), %ld pairs meet by GEOS, %ld left out\n",
+               argv[4], (unsigned)nobj, (unsigned)np, (unsigned)nshapes, expected, skipped);
     }
     printf("twod_geos n=%d seed=%s placement=%d: %u parcels (%ld accepted, %ld GEOS-valid); %ld map pairs "
            "(%ld colliding: %ld touching, %ld overlapping); %ld nesting margin checks (%ld within 1e-9 of the "

@@ -19,6 +19,7 @@
 #include <kcbp/kcbp.h>
 #include <kcbp/kcbp2d.h>
 
+#include "bvh/tree2d.h"
 #include "geom/closest.h"
 #include "geom/predicates.h"
 #include "testutil.h"
@@ -825,6 +826,49 @@ static void test_depth_thin_overlap(void **state)
     kcbp2d_model_free(b);
 }
 
+/* The edge tree's median selections on rings in angular order (a circle of
+ * 200,000 vertices, from a GeoJSON file): the middle place's key as the
+ * pivot cut off a few vertices a step (quadratic: 14 s to read the circle). Counted, not timed: the partition steps stay O(n log n),
+ * and the answers are those of the circle. */
+static void test_tree_build_circle(void **state)
+{
+    (void)state;
+    const uint32_t n = 100000;
+    kcbp_vec2 *v = malloc(n * sizeof *v);
+    uint32_t *next = malloc(n * sizeof *next);
+    assert_non_null(v);
+    assert_non_null(next);
+    for (uint32_t i = 0; i < n; i++) {
+        double t = 2 * M_PI * i / n;
+        /* to 6 decimals, as a GeoJSON file writes it (mirror vertices then
+         * have equal keys: the old pivot took 18,781 n steps here) */
+        v[i] = kcbp_v2_make(round(1e10 * cos(t)) / 1e6, round(1e10 * sin(t)) / 1e6), next[i] = (i + 1) % n;
+    }
+    kcbp2d_tree t;
+    assert_int_equal(kcbp2d_tree_build(&t, v, next, n, NULL), KCBP_OK);
+    print_message("circle of %u vertices: %llu partition steps (%.1f n)\n", (unsigned)n,
+                  (unsigned long long)t.build_steps, (double)t.build_steps / n);
+    assert_true(t.build_steps <= 8ull * n * 17); /* 8 n log2 n (37.5 n now) */
+    kcbp2d_tree_free(&t);
+    kcbp2d_model *m;
+    assert_int_equal(kcbp2d_model_build_polygon(v, n, &m, NULL), KCBP_OK);
+    kcbp_vec2 sq[4] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+    kcbp2d_model *b;
+    assert_int_equal(kcbp2d_model_build_polygon(sq, 4, &b, NULL), KCBP_OK);
+    kcbp2d_pose id = kcbp2d_pose_identity(), far;
+    assert_int_equal(kcbp2d_pose_from_angle(2e4, 0, 0, &far, NULL), KCBP_OK);
+    kcbp2d_model_collide_result cr;
+    assert_int_equal(kcbp2d_model_collide(m, &id, b, &id, NULL, &cr, NULL), KCBP_OK);
+    assert_true(cr.collide && cr.contained == KCBP2D_CONTAINED_B_IN_A);
+    kcbp2d_model_distance_result dr;
+    assert_int_equal(kcbp2d_model_distance(m, &id, b, &far, &dr, NULL), KCBP_OK);
+    assert_true(fabs(dr.distance - (1e4 - 1)) < 1e-6);
+    kcbp2d_model_free(m);
+    kcbp2d_model_free(b);
+    free(v);
+    free(next);
+}
+
 /* Constructions named in issue 35: a region in another's hole, filling
  * it (touching); poking into the material (overlapping); a multipolygon
  * touching outside with a part inside (overlapping); identical regions. */
@@ -1047,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_depth_touching_exact),
         cmocka_unit_test(test_depth_touching_constructions),
         cmocka_unit_test(test_depth_thin_overlap),
+        cmocka_unit_test(test_tree_build_circle),
         cmocka_unit_test(test_touching_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -443,7 +443,8 @@ struct touch_walk {
     bool a_out;           /* A stands for its complement */
     bool stop_on_overlap; /* the model check: an overlap along a segment ends the walk */
     bool overlap;         /* two edges overlap along a segment */
-    uint8_t *on_a, *on_b; /* vertices found on the other's boundary */
+    uint32_t *on[2];      /* vertices of A, of B found on the other's boundary (sorted after the walk) */
+    size_t non[2], capon[2];
     touch_point *pts;     /* the points (2) is decided at */
     size_t npts, cap;
     bool nomem;
@@ -580,6 +581,30 @@ static int touch_point_cmp(const void *u, const void *v)
     return lex_cmp(((const touch_point *)u)->x, ((const touch_point *)v)->x);
 }
 
+/* Vertex v of A (side 0) or B (1) lies on the other's boundary: a list,
+ * not a flag per vertex (a pair's work must not grow with a large model's
+ * size when little of it meets the other: a map's big polygon against
+ * each of thousands of small ones, a shell against each of its holes). */
+static void touch_on(touch_walk *t, int side, uint32_t v)
+{
+    if (t->non[side] == t->capon[side]) {
+        size_t cap = t->capon[side] ? 2 * t->capon[side] : 64;
+        uint32_t *p = realloc(t->on[side], cap * sizeof *p);
+        if (!p) {
+            t->nomem = true;
+            return;
+        }
+        t->on[side] = p, t->capon[side] = cap;
+    }
+    t->on[side][t->non[side]++] = v;
+}
+
+static int u32_cmp(const void *u, const void *v)
+{
+    uint32_t a = *(const uint32_t *)u, b = *(const uint32_t *)v;
+    return (a > b) - (a < b);
+}
+
 static void touch_add(touch_walk *t, kcbp_vec2 x)
 {
     if (t->npts == t->cap) {
@@ -621,9 +646,9 @@ static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0
             return true;
     }
     if (o1 == 0 && on_segment(p0, p1, q0)) /* B's vertex eb on A's edge */
-        t->on_b[eb] = 1, touch_add(t, q0);
+        touch_on(t, 1, eb), touch_add(t, q0);
     if (o3 == 0 && on_segment(q0, q1, p0)) /* A's vertex ea on B's edge */
-        t->on_a[ea] = 1, touch_add(t, p0);
+        touch_on(t, 0, ea), touch_add(t, p0);
     return t->nomem;
 }
 
@@ -633,11 +658,9 @@ static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0
 static kcbp_status touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
 {
     const pair_ctx *c = t->c;
-    t->on_a = calloc((size_t)c->a->nv + c->b->nv, 1);
     t->pts = NULL, t->npts = t->cap = 0, t->nomem = false, t->overlap = false;
-    if (!t->on_a)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
-    t->on_b = t->on_a + c->a->nv;
+    for (int s = 0; s < 2; s++)
+        t->on[s] = NULL, t->non[s] = t->capon[s] = 0;
     collide_walk w;
     memset(&w, 0, sizeof w);
     w.c = c, w.touch = t;
@@ -663,18 +686,19 @@ static kcbp_status touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
     for (int side = 0; side < 2 && st == KCBP_OK && !*meet && !(t->stop_on_overlap && t->overlap); side++) {
         /* (3): B's rings in A, then A's in B */
         const kcbp2d_model *m = side ? c->a : c->b;
-        const uint8_t *on = side ? t->on_a : t->on_b;
+        int s = side ? 0 : 1;
+        qsort(t->on[s], t->non[s], sizeof *t->on[s], u32_cmp);
         for (uint32_t r = 0; r < m->nrings && !*meet; r++) {
             uint32_t v = m->ring_first[r];
-            if (on[v])
+            if (t->non[s] && bsearch(&v, t->on[s], t->non[s], sizeof v, u32_cmp))
                 continue;
             ray_walk rw = {c, side == 1, model_v(c, side == 0, v), 0};
             ray_rec(&rw, 0);
             *meet = rw.parity != (side == 0 && t->a_out);
         }
     }
-    free(t->on_a);
-    t->on_a = t->on_b = NULL;
+    free(t->on[0]), free(t->on[1]);
+    t->on[0] = t->on[1] = NULL;
     return st;
 }
 

@@ -25,10 +25,11 @@
  *         the size against GEOSDistance <= margin (pairs within 1e-9 of
  *         the margin not counted).
  *     With SCENE_DIR (an existing folder): each parcel as DIR/pK.geojson,
- *     with game-like shapes (rectangles at quarter turns on the lattice's
- *     dyadic grid, circles) dropped on the map, as DIR/scene.json, and the
+ *     with game-like shapes (rectangles and capsules at quarter turns on
+ *     the lattice's dyadic grid, circles) dropped on the map, as DIR/scene.json, and the
  *     pairs GEOS says meet (brute force over every pair: GEOSIntersects for
- *     polygons, GEOSDistance <= radius for circles, circles within 1e-9 of
+ *     polygons, GEOSDistance <= the radii for circles and capsules (their cores: a
+ *     point, a segment), those within 1e-9 of
  *     the cell of touching left out: DIR/skip.txt) as DIR/expected.txt, one
  *     "a b" a line; tests/stress/twod_scene_geos.sh compares kcbp scene's
  *     answer with it.
@@ -387,7 +388,7 @@ int main(int argc, char **argv)
         char path[4096];
         uint32_t nshapes = np / 4 + 4;
         typedef struct {
-            bool circle;
+            bool circle, capsule;
             double w, h, r;
             kcbp_vec2 at;
             int quarter;
@@ -395,7 +396,8 @@ int main(int argc, char **argv)
         shp *sh = calloc(nshapes, sizeof *sh);
         kcbp_vec2 lo = L(0, 0), hi = L(n, n);
         for (uint32_t k = 0; k < nshapes; k++) {
-            sh[k].circle = uni() < 0.4;
+            double u = uni();
+            sh[k].circle = u < 0.3, sh[k].capsule = u >= 0.3 && u < 0.6;
             sh[k].at = kcbp_v2_make(lo.x + step * 2 * irand(0, (int)((hi.x - lo.x) / step / 2)),
                                     lo.y + step * 2 * irand(0, (int)((hi.y - lo.y) / step / 2)));
             sh[k].w = step * 2 * irand(1, 20), sh[k].h = step * 2 * irand(1, 20), sh[k].r = step * irand(1, 40);
@@ -421,6 +423,10 @@ int main(int argc, char **argv)
             if (sh[k].circle)
                 fprintf(f, ",\n{\"name\": \"s%u\", \"shape\": {\"circle\": {\"radius\": %.17g}}, \"pose\": [%.17g, %.17g, 0]}",
                         (unsigned)k, sh[k].r, sh[k].at.x, sh[k].at.y);
+            else if (sh[k].capsule)
+                fprintf(f, ",\n{\"name\": \"s%u\", \"shape\": {\"capsule2d\": {\"radius\": %.17g, \"length\": %.17g}}, "
+                           "\"pose\": [%.17g, %.17g, %d]}",
+                        (unsigned)k, sh[k].r, sh[k].w, sh[k].at.x, sh[k].at.y, 90 * sh[k].quarter);
             else
                 fprintf(f, ",\n{\"name\": \"s%u\", \"shape\": {\"rect\": {\"size\": [%.17g, %.17g]}}, \"pose\": [%.17g, %.17g, %d]}",
                         (unsigned)k, sh[k].w, sh[k].h, sh[k].at.x, sh[k].at.y, 90 * sh[k].quarter);
@@ -437,6 +443,10 @@ int main(int argc, char **argv)
             memset(&q, 0, sizeof q);
             if (sh[k].circle) {
                 push(&q, sh[k].at);
+            } else if (sh[k].capsule) { /* the core segment, turned by quarter turns (exact) */
+                double hx = sh[k].quarter % 2 ? 0 : sh[k].w / 2, hy = sh[k].quarter % 2 ? sh[k].w / 2 : 0;
+                push(&q, kcbp_v2_make(sh[k].at.x - hx, sh[k].at.y - hy));
+                push(&q, kcbp_v2_make(sh[k].at.x + hx, sh[k].at.y + hy));
             } else {
                 double hw = (sh[k].quarter % 2 ? sh[k].h : sh[k].w) / 2, hh = (sh[k].quarter % 2 ? sh[k].w : sh[k].h) / 2;
                 push(&q, kcbp_v2_make(sh[k].at.x - hw, sh[k].at.y - hh));
@@ -448,6 +458,11 @@ int main(int argc, char **argv)
                 GEOSCoordSequence *cs = GEOSCoordSeq_create_r(gh, 1, 2);
                 GEOSCoordSeq_setXY_r(gh, cs, 0, q.p[0].x, q.p[0].y);
                 g[np + k] = GEOSGeom_createPoint_r(gh, cs);
+            } else if (sh[k].capsule) {
+                GEOSCoordSequence *cs = GEOSCoordSeq_create_r(gh, 2, 2);
+                GEOSCoordSeq_setXY_r(gh, cs, 0, q.p[0].x, q.p[0].y);
+                GEOSCoordSeq_setXY_r(gh, cs, 1, q.p[1].x, q.p[1].y);
+                g[np + k] = GEOSGeom_createLineString_r(gh, cs);
             } else {
                 end_ring(&q, false);
                 g[np + k] = to_geos(&q, NULL);
@@ -461,7 +476,8 @@ int main(int argc, char **argv)
         long expected = 0, skipped = 0;
         for (uint32_t i = 0; i < nobj; i++)
             for (uint32_t j = i + 1; j < nobj; j++) {
-                double r = (i >= np && sh[i - np].circle ? sh[i - np].r : 0) + (j >= np && sh[j - np].circle ? sh[j - np].r : 0);
+                double r = (i >= np && (sh[i - np].circle || sh[i - np].capsule) ? sh[i - np].r : 0) +
+                           (j >= np && (sh[j - np].circle || sh[j - np].capsule) ? sh[j - np].r : 0);
                 char name_i[16], name_j[16];
                 snprintf(name_i, sizeof name_i, i < np ? "p%u" : "s%u", (unsigned)(i < np ? i : i - np));
                 snprintf(name_j, sizeof name_j, j < np ? "p%u" : "s%u", (unsigned)(j < np ? j : j - np));

@@ -14,17 +14,7 @@
 #include "convex/convex2d.h"
 #include "geom/closest.h"
 #include "mesh/polygon.h"
-
-struct kcbp2d_model {
-    kcbp_vec2 *v;
-    uint32_t nv;
-    uint32_t *next;       /* edge i: v[i] -> v[next[i]] */
-    uint32_t *ring_first; /* ring r starts at vertex ring_first[r] */
-    uint8_t *ring_left;   /* ring r has the region on its left (built models; NULL for a shape's core) */
-    uint32_t nrings;
-    kcbp2d_tree tree;
-    double scale;         /* max |coordinate| */
-};
+#include "query/model2d_internal.h"
 
 uint32_t kcbp2d_model_vertex_count(const kcbp2d_model *m) { return m ? m->nv : 0; }
 uint32_t kcbp2d_model_ring_count(const kcbp2d_model *m) { return m ? m->nrings : 0; }
@@ -51,10 +41,8 @@ void kcbp2d_model_free(kcbp2d_model *m)
     free(m);
 }
 
-static int lex_less(kcbp_vec2 a, kcbp_vec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
 
 static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_error *err);
-static kcbp_status rings_only_touch(const kcbp2d_polygons *in, bool *ok, char *why, size_t why_len, kcbp_error *err);
 
 kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kcbp_error *err)
 {
@@ -117,7 +105,7 @@ kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kc
             m->ring_first[r] = s;
             for (uint32_t i = s; i < e; i++) {
                 m->next[i] = i + 1 < e ? i + 1 : s;
-                if (lex_less(m->v[i], m->v[lo]))
+                if (kcbp2d_lex_less(m->v[i], m->v[lo]))
                     lo = i;
             }
             uint32_t prev = lo > s ? lo - 1 : e - 1, nxt = m->next[lo];
@@ -143,7 +131,7 @@ kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kc
     }
     char why[256] = "";
     if (!ok && in->npolygons == 1 && in->nrings > 1 &&
-        (st = rings_only_touch(in, &ok, why, sizeof why, err)) != KCBP_OK) {
+        (st = kcbp2d_rings_only_touch(in, &ok, why, sizeof why, err)) != KCBP_OK) {
         kcbp2d_model_free(m);
         return st;
     }
@@ -193,16 +181,8 @@ void kcbp2d_model_collide_options_init(kcbp2d_model_collide_options *o, uint32_t
     memcpy(o, &d, size < sizeof d ? size : sizeof d);
 }
 
-/* The pair in A's frame: B's vertices carried by rel; boxes of B's nodes
- * carried as boxes (centre moved, half sides through |R|) and padded by
- * pad, far above the rounding of carrying a vertex or a box. */
-typedef struct {
-    const kcbp2d_model *a, *b;
-    kcbp2d_pose rel;
-    double pad;
-} pair_ctx;
 
-static kcbp_status pair_make(const kcbp2d_model *a, const kcbp2d_pose *pa, const kcbp2d_model *b,
+kcbp_status kcbp2d_pair_make(const kcbp2d_model *a, const kcbp2d_pose *pa, const kcbp2d_model *b,
                              const kcbp2d_pose *pb, double margin, pair_ctx *c, kcbp_error *err)
 {
     if (!a || !b)
@@ -260,7 +240,6 @@ static bool segments_meet(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1
            (o3 == 0 && on_segment(q0, q1, p0)) || (o4 == 0 && on_segment(q0, q1, p1));
 }
 
-typedef struct touch_walk touch_walk;
 static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0,
                            kcbp_vec2 q1);
 
@@ -429,26 +408,11 @@ static inline kcbp_vec2 model_v(const pair_ctx *c, bool of_b, uint32_t i) { retu
  * it, and for a set of polygons that only touch, rays of two of them in
  * one direction (a shared edge) leave it present on both sides.
  *
- * For the model check (rings_only_touch below) A may stand for its
+ * For the model check (model2d_rings.c) A may stand for its
  * complement (a_out: the outside of a shell), and the walk may record the
  * points where the boundaries meet and whether two edges overlap along a
  * segment. */
 
-typedef struct {
-    kcbp_vec2 x, y; /* a meeting point, and (for the model check) 0/1: which rings */
-} touch_point;
-
-struct touch_walk {
-    const pair_ctx *c;
-    bool a_out;           /* A stands for its complement */
-    bool stop_on_overlap; /* the model check: an overlap along a segment ends the walk */
-    bool overlap;         /* two edges overlap along a segment */
-    uint32_t *on[2];      /* vertices of A, of B found on the other's boundary (sorted after the walk) */
-    size_t non[2], capon[2];
-    touch_point *pts;     /* the points (2) is decided at */
-    size_t npts, cap;
-    bool nomem;
-};
 
 /* A ray from p toward x along an edge of region `who` (0 A, 1 B). */
 typedef struct {
@@ -574,11 +538,10 @@ static kcbp_status wedges_meet(const touch_walk *t, kcbp_vec2 p, wedge_ray **buf
     return KCBP_OK;
 }
 
-static int lex_cmp(kcbp_vec2 a, kcbp_vec2 b) { return lex_less(a, b) ? -1 : lex_less(b, a) ? 1 : 0; }
 
 static int touch_point_cmp(const void *u, const void *v)
 {
-    return lex_cmp(((const touch_point *)u)->x, ((const touch_point *)v)->x);
+    return kcbp2d_lex_cmp(((const touch_point *)u)->x, ((const touch_point *)v)->x);
 }
 
 /* Vertex v of A (side 0) or B (1) lies on the other's boundary: a list,
@@ -616,16 +579,16 @@ static void touch_add(touch_walk *t, kcbp_vec2 x)
         }
         t->pts = p, t->cap = cap;
     }
-    t->pts[t->npts++] = (touch_point){x, {0, 0}};
+    t->pts[t->npts++] = (touch_point){x};
 }
 
 /* The collinear closed segments [p0, p1] and [q0, q1] share more than a point. */
 static bool collinear_overlap(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1)
 {
-    kcbp_vec2 a0 = lex_less(p1, p0) ? p1 : p0, a1 = lex_less(p1, p0) ? p0 : p1;
-    kcbp_vec2 b0 = lex_less(q1, q0) ? q1 : q0, b1 = lex_less(q1, q0) ? q0 : q1;
-    kcbp_vec2 lo = lex_less(a0, b0) ? b0 : a0, hi = lex_less(a1, b1) ? a1 : b1;
-    return lex_less(lo, hi);
+    kcbp_vec2 a0 = kcbp2d_lex_less(p1, p0) ? p1 : p0, a1 = kcbp2d_lex_less(p1, p0) ? p0 : p1;
+    kcbp_vec2 b0 = kcbp2d_lex_less(q1, q0) ? q1 : q0, b1 = kcbp2d_lex_less(q1, q0) ? q0 : q1;
+    kcbp_vec2 lo = kcbp2d_lex_less(a0, b0) ? b0 : a0, hi = kcbp2d_lex_less(a1, b1) ? a1 : b1;
+    return kcbp2d_lex_less(lo, hi);
 }
 
 /* One meeting pair (A's edge ea p0 -> p1, B's eb q0 -> q1): true when it
@@ -655,7 +618,7 @@ static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0
 /* Whether the interiors of two built models meet (above; A's complement
  * for t->a_out); t holds c and the flags, and keeps the meeting points
  * (sorted, distinct) for the caller to free. */
-static kcbp_status touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
+kcbp_status kcbp2d_touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
 {
     const pair_ctx *c = t->c;
     t->pts = NULL, t->npts = t->cap = 0, t->nomem = false, t->overlap = false;
@@ -674,7 +637,7 @@ static kcbp_status touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
         qsort(t->pts, t->npts, sizeof *t->pts, touch_point_cmp);
         size_t k = 1;
         for (size_t i = 1; i < t->npts; i++)
-            if (lex_cmp(t->pts[i].x, t->pts[k - 1].x))
+            if (kcbp2d_lex_cmp(t->pts[i].x, t->pts[k - 1].x))
                 t->pts[k++] = t->pts[i];
         t->npts = k;
         wedge_ray *buf = NULL;
@@ -707,7 +670,7 @@ static kcbp_status interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err
     touch_walk t;
     memset(&t, 0, sizeof t);
     t.c = c;
-    kcbp_status st = touch_walk_run(&t, meet, err);
+    kcbp_status st = kcbp2d_touch_walk_run(&t, meet, err);
     free(t.pts);
     return st;
 }
@@ -722,10 +685,6 @@ static kcbp_status interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err
  * exact, on the coordinates as given: the identity pose carries them
  * unchanged). */
 
-typedef struct {
-    kcbp_vec2 lo, hi;
-    kcbp2d_model *m;
-} part_box;
 
 static int part_cmp(const void *x, const void *y)
 {
@@ -781,7 +740,7 @@ static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_er
             }
             pair_ctx c;
             bool meet = true;
-            if ((st = pair_make(parts[i].m, &id, parts[k].m, &id, 0.0, &c, err)) != KCBP_OK ||
+            if ((st = kcbp2d_pair_make(parts[i].m, &id, parts[k].m, &id, 0.0, &c, err)) != KCBP_OK ||
                 (st = interiors_meet(&c, &meet, err)) != KCBP_OK || meet)
                 goto out;
         }
@@ -791,211 +750,6 @@ out:
         kcbp2d_model_free(parts[i].m);
     free(parts);
     free(ends);
-    return st;
-}
-
-/* ---- a polygon whose rings touch at points ----------------------------------
- *
- * OGC Simple Features' valid polygons: a hole may touch the shell, and
- * holes each other, at single points, as long as the interior stays
- * connected. When a polygon fails the rings check as a whole it is still
- * accepted when, decided exactly on the coordinates as given:
- *   - each ring is simple alone (the rings check on it);
- *   - each hole lies in the shell: the interiors of the hole's region and
- *     of the shell's outside do not meet (interiors_meet with A the
- *     complement) and no edge of the hole overlaps one of the shell along
- *     a segment;
- *   - no two holes' interiors meet, nor do their edges overlap along a
- *     segment (holes whose boxes overlap; at most 64 pairs a hole);
- *   - the interior is connected: in the graph of rings and the points
- *     where two rings meet (a ring joined to each point it passes through)
- *     there is no cycle (a hole touching the shell at two points, or a
- *     chain of holes closing a loop, cuts the interior in two).
- * Everything else that fails the rings check is refused, with the reason. */
-
-typedef struct {
-    kcbp_vec2 x;
-    uint32_t ring;
-} ring_point;
-
-static int ring_point_cmp(const void *u, const void *v)
-{
-    const ring_point *a = u, *b = v;
-    int c = lex_cmp(a->x, b->x);
-    return c ? c : (a->ring > b->ring) - (a->ring < b->ring);
-}
-
-typedef struct {
-    double lo_x;
-    uint32_t r;
-} hole_key;
-
-static int hole_key_cmp(const void *u, const void *v)
-{
-    double a = ((const hole_key *)u)->lo_x, b = ((const hole_key *)v)->lo_x;
-    return (a > b) - (a < b);
-}
-
-static uint32_t uf_find(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x)
-        x = parent[x] = parent[parent[x]];
-    return x;
-}
-
-typedef struct {
-    ring_point *pts;
-    size_t n, cap;
-} ring_points;
-
-static bool ring_points_add(ring_points *rp, const touch_point *t, size_t n, uint32_t r0, uint32_t r1)
-{
-    if (rp->n + 2 * n > rp->cap) {
-        size_t cap = rp->cap ? rp->cap : 64;
-        while (cap < rp->n + 2 * n)
-            cap *= 2;
-        ring_point *p = realloc(rp->pts, cap * sizeof *p);
-        if (!p)
-            return false;
-        rp->pts = p, rp->cap = cap;
-    }
-    for (size_t i = 0; i < n; i++) {
-        rp->pts[rp->n++] = (ring_point){t[i].x, r0};
-        rp->pts[rp->n++] = (ring_point){t[i].x, r1};
-    }
-    return true;
-}
-
-/* One pair of rings (models ma, mb of rings ra, rb): A the shell's
- * outside (a_out) or another hole. *bad names what is wrong. */
-static kcbp_status ring_pair_check(const kcbp2d_model *ma, const kcbp2d_model *mb, uint32_t ra, uint32_t rb,
-                                   bool a_out, ring_points *rp, char *why, size_t why_len, bool *bad, kcbp_error *err)
-{
-    kcbp2d_pose id = kcbp2d_pose_identity();
-    pair_ctx c;
-    kcbp_status st = pair_make(ma, &id, mb, &id, 0.0, &c, err);
-    if (st != KCBP_OK)
-        return st;
-    touch_walk t;
-    memset(&t, 0, sizeof t);
-    t.c = &c, t.a_out = a_out, t.stop_on_overlap = true;
-    bool meet = false;
-    if ((st = touch_walk_run(&t, &meet, err)) == KCBP_OK) {
-        *bad = true;
-        if (t.overlap)
-            snprintf(why, why_len, a_out ? "the shell and hole %u share a segment" : "holes %u and %u share a segment",
-                     (unsigned)(a_out ? rb : ra), (unsigned)rb);
-        else if (meet && a_out)
-            snprintf(why, why_len, "hole %u is not inside the shell (it crosses it or lies outside)", (unsigned)rb);
-        else if (meet)
-            snprintf(why, why_len, "holes %u and %u overlap", (unsigned)ra, (unsigned)rb);
-        else if (!ring_points_add(rp, t.pts, t.npts, ra, rb))
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
-        else
-            *bad = false;
-    }
-    free(t.pts);
-    return st;
-}
-
-static kcbp_status rings_only_touch(const kcbp2d_polygons *in, bool *ok, char *why, size_t why_len, kcbp_error *err)
-{
-    *ok = false;
-    uint32_t k = in->nrings;
-    kcbp_status st = KCBP_OK;
-    part_box *rings = calloc(k, sizeof *rings);
-    ring_points rp = {NULL, 0, 0};
-    uint32_t *parent = NULL;
-    if (!rings) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
-        goto out;
-    }
-    for (uint32_t r = 0, s = 0; r < k; s = in->ring_end[r], r++) {
-        kcbp_error e2;
-        st = kcbp2d_model_build_polygon(in->points + s, in->ring_end[r] - s, &rings[r].m, &e2);
-        if (st == KCBP_ERR_GEOMETRY) {
-            snprintf(why, why_len, "%s %u crosses or touches itself (or repeats a position)", r ? "hole" : "shell ring",
-                     (unsigned)r);
-            st = KCBP_OK;
-            goto out;
-        }
-        if (st != KCBP_OK) {
-            if (err)
-                *err = e2;
-            goto out;
-        }
-        kcbp2d_model_bounds(rings[r].m, &rings[r].lo, &rings[r].hi);
-    }
-    bool bad = false;
-    for (uint32_t r = 1; r < k && !bad && st == KCBP_OK; r++)
-        st = ring_pair_check(rings[0].m, rings[r].m, 0, r, true, &rp, why, why_len, &bad, err);
-    if (bad || st != KCBP_OK)
-        goto out;
-    /* holes against holes whose boxes overlap, sorted by the box's left side */
-    {
-        part_box *h = rings + 1;
-        uint32_t nh = k - 1;
-        hole_key *keys = malloc((size_t)nh * sizeof *keys);
-        if (!keys) {
-            st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
-            goto out;
-        }
-        for (uint32_t i = 0; i < nh; i++)
-            keys[i].lo_x = h[i].lo.x, keys[i].r = i + 1;
-        qsort(keys, nh, sizeof *keys, hole_key_cmp);
-        uint64_t checked = 0, budget = 64 * (uint64_t)nh + 100000;
-        for (uint32_t i = 0; i < nh && !bad && st == KCBP_OK; i++) {
-            const part_box *pi = &rings[keys[i].r];
-            for (uint32_t j = i + 1; j < nh && rings[keys[j].r].lo.x <= pi->hi.x && !bad && st == KCBP_OK; j++) {
-                const part_box *pj = &rings[keys[j].r];
-                if (pj->lo.y > pi->hi.y || pi->lo.y > pj->hi.y)
-                    continue;
-                if (++checked > budget) {
-                    free(keys);
-                    st = kcbp_error_set(err, KCBP_ERR_LIMIT,
-                                        "2D model: the rings touch, and more than %llu pairs of the holes' boxes "
-                                        "overlap (at most 64 a hole are checked)",
-                                        (unsigned long long)budget);
-                    goto out;
-                }
-                uint32_t ra = keys[i].r < keys[j].r ? keys[i].r : keys[j].r, rb = keys[i].r ^ keys[j].r ^ ra;
-                st = ring_pair_check(rings[ra].m, rings[rb].m, ra, rb, false, &rp, why, why_len, &bad, err);
-            }
-        }
-        free(keys);
-    }
-    if (bad || st != KCBP_OK)
-        goto out;
-    /* connected interior: no cycle among rings and meeting points */
-    qsort(rp.pts, rp.n, sizeof *rp.pts, ring_point_cmp);
-    if (!(parent = malloc(((size_t)k + rp.n + 1) * sizeof *parent))) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
-        goto out;
-    }
-    for (size_t i = 0; i < (size_t)k + rp.n + 1; i++)
-        parent[i] = (uint32_t)i;
-    uint32_t node = k; /* the current point's node */
-    for (size_t i = 0; i < rp.n; i++) {
-        if (i && !ring_point_cmp(&rp.pts[i], &rp.pts[i - 1]))
-            continue; /* the same ring at the same point */
-        if (i && lex_cmp(rp.pts[i].x, rp.pts[i - 1].x))
-            node++;
-        uint32_t a = uf_find(parent, rp.pts[i].ring), b = uf_find(parent, node);
-        if (a == b) {
-            snprintf(why, why_len,
-                     "the interior is not connected: ring %u closes a loop of rings touching at points at (%.17g, %.17g)",
-                     (unsigned)rp.pts[i].ring, rp.pts[i].x.x, rp.pts[i].x.y);
-            goto out;
-        }
-        parent[a] = b;
-    }
-    *ok = true;
-out:
-    for (uint32_t r = 0; rings && r < k; r++)
-        kcbp2d_model_free(rings[r].m);
-    free(rings);
-    free(rp.pts);
-    free(parent);
     return st;
 }
 
@@ -1024,7 +778,7 @@ static kcbp_status model_collide(const kcbp2d_model *a, const kcbp2d_pose *pose_
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model collide: margin %g is not a finite number >= 0",
                               o.margin);
     pair_ctx c;
-    kcbp_status st = pair_make(a, pose_a, b, pose_b, rb + o.margin, &c, err);
+    kcbp_status st = kcbp2d_pair_make(a, pose_a, b, pose_b, rb + o.margin, &c, err);
     if (st != KCBP_OK)
         return st;
     collide_walk w = {&c, rb, o.margin, o.contacts, o.contacts ? o.contacts_capacity : 0, 0, false, false, 0, NULL};
@@ -1197,7 +951,7 @@ static kcbp_status model_distance(const kcbp2d_model *a, const kcbp2d_pose *pose
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model distance: result of size %zu, too small",
                               result_size);
     pair_ctx c;
-    kcbp_status st = pair_make(a, pose_a, b, pose_b, rb, &c, err);
+    kcbp_status st = kcbp2d_pair_make(a, pose_a, b, pose_b, rb, &c, err);
     if (st != KCBP_OK)
         return st;
     /* collide first (exact): a pair of edges that meet (within rb), or
@@ -1305,7 +1059,7 @@ static kcbp_status model_of_shape(const kcbp2d_shape *s, kcbp2d_model **out, kcb
     if (n >= 3) { /* a polygon core: its side (the turn at its smallest vertex), for interiors_meet */
         uint32_t lo = 0;
         for (uint32_t i = 1; i < n; i++)
-            lo = lex_less(v[i], v[lo]) ? i : lo;
+            lo = kcbp2d_lex_less(v[i], v[lo]) ? i : lo;
         int turn = kcbp2d_orient(v[(lo + n - 1) % n], v[lo], v[(lo + 1) % n]);
         if (turn != 0 && !(m->ring_left = malloc(1))) {
             kcbp2d_model_free(m);
@@ -1593,7 +1347,7 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
                               "2D model depth: directions %d (4..4096), bisections %d (1..100), grid %d (1..1024)",
                               o.directions, o.bisections, o.grid);
     pair_ctx c;
-    kcbp_status st = pair_make(a, pose_a, b, pose_b, 0.0, &c, err);
+    kcbp_status st = kcbp2d_pair_make(a, pose_a, b, pose_b, 0.0, &c, err);
     if (st != KCBP_OK)
         return st;
     /* the meeting edge pairs' normals lead the search when there are too

@@ -5,7 +5,6 @@
 
 #include <math.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +12,6 @@
 #include "bvh/tree2d.h"
 #include "convex/convex2d.h"
 #include "geom/closest.h"
-#include "mesh/polygon.h"
 #include "query/model2d_internal.h"
 
 uint32_t kcbp2d_model_vertex_count(const kcbp2d_model *m) { return m ? m->nv : 0; }
@@ -41,129 +39,6 @@ void kcbp2d_model_free(kcbp2d_model *m)
     free(m);
 }
 
-
-static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_error *err);
-
-kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kcbp_error *err)
-{
-    if (out)
-        *out = NULL;
-    if (!in || !out || !in->points || !in->ring_end || !in->polygon_end || in->nrings == 0 || in->npolygons == 0)
-        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: no polygons");
-    uint32_t n = in->ring_end[in->nrings - 1];
-    if (n > KCBP2D_MODEL_MAX_VERTICES)
-        return kcbp_error_set(err, KCBP_ERR_LIMIT, "2D model: %u vertices, more than %u", (unsigned)n,
-                              KCBP2D_MODEL_MAX_VERTICES);
-    if (in->polygon_end[in->npolygons - 1] != in->nrings)
-        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: the polygons hold %u rings, not %u",
-                              (unsigned)in->polygon_end[in->npolygons - 1], (unsigned)in->nrings);
-    for (uint32_t j = 0, r0 = 0; j < in->npolygons; j++) {
-        if (in->polygon_end[j] <= r0)
-            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: polygon %u has no ring", (unsigned)j);
-        r0 = in->polygon_end[j];
-    }
-    for (uint32_t r = 0, s = 0; r < in->nrings; r++) {
-        if (in->ring_end[r] < s + 3)
-            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: ring %u has %d vertices, at least 3 needed",
-                                  (unsigned)r, (int)in->ring_end[r] - (int)s);
-        s = in->ring_end[r];
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        kcbp_vec2 p = in->points[i];
-        if (!kcbp_v2_is_finite(p) || fabs(p.x) > KCBP_COORD_MAX || fabs(p.y) > KCBP_COORD_MAX)
-            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: vertex %u (%g, %g) is not finite or beyond %g",
-                                  (unsigned)i, p.x, p.y, KCBP_COORD_MAX);
-    }
-    kcbp2d_model *m = calloc(1, sizeof *m);
-    if (!m)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
-    m->nv = n, m->nrings = in->nrings;
-    m->v = malloc((size_t)n * sizeof *m->v);
-    m->next = malloc((size_t)n * sizeof *m->next);
-    m->ring_first = malloc((size_t)in->nrings * sizeof *m->ring_first);
-    m->ring_left = malloc((size_t)in->nrings);
-    uint32_t *oriented = malloc((size_t)n * sizeof *oriented);
-    double *uv = malloc(2 * (size_t)n * sizeof *uv);
-    if (!m->v || !m->next || !m->ring_first || !m->ring_left || !oriented || !uv) {
-        free(oriented), free(uv);
-        kcbp2d_model_free(m);
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory for %u vertices", (unsigned)n);
-    }
-    memcpy(m->v, in->points, (size_t)n * sizeof *m->v);
-    for (uint32_t i = 0; i < n; i++) {
-        uv[2 * i] = m->v[i].x, uv[2 * i + 1] = m->v[i].y;
-        m->scale = fmax(m->scale, kcbp_v2_max_abs(m->v[i]));
-    }
-    /* Rings in the input's order (the edges' numbering), and for the check
-     * each ring turned counter-clockwise round what it encloses: outer
-     * rings counter-clockwise, holes clockwise. A ring's orientation is
-     * the turn at its lexicographically smallest vertex (exact for a simple
-     * ring; a ring that is not simple fails the check whatever it is). */
-    for (uint32_t j = 0, r = 0, s = 0; j < in->npolygons; j++) {
-        for (; r < in->polygon_end[j]; r++) {
-            uint32_t e = in->ring_end[r], lo = s;
-            m->ring_first[r] = s;
-            for (uint32_t i = s; i < e; i++) {
-                m->next[i] = i + 1 < e ? i + 1 : s;
-                if (kcbp2d_lex_less(m->v[i], m->v[lo]))
-                    lo = i;
-            }
-            uint32_t prev = lo > s ? lo - 1 : e - 1, nxt = m->next[lo];
-            int turn = kcbp2d_orient(m->v[prev], m->v[lo], m->v[nxt]);
-            bool hole = r > (j ? in->polygon_end[j - 1] : 0);
-            bool reverse = hole ? turn > 0 : turn < 0;
-            m->ring_left[r] = !reverse;
-            for (uint32_t i = s; i < e; i++)
-                oriented[i] = reverse ? (i > s ? i - 1 : e - 1) : m->next[i];
-            s = e;
-        }
-    }
-    kcbp_polygon_scratch scratch;
-    memset(&scratch, 0, sizeof scratch);
-    bool ok = false;
-    kcbp_status st = kcbp_polygon_rings_check(&scratch, uv, oriented, n, &ok);
-    kcbp_polygon_scratch_free(&scratch);
-    free(oriented);
-    free(uv);
-    if (st != KCBP_OK) {
-        kcbp2d_model_free(m);
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
-    }
-    char why[256] = "";
-    if (!ok && in->npolygons == 1 && in->nrings > 1 &&
-        (st = kcbp2d_rings_only_touch(in, &ok, why, sizeof why, err)) != KCBP_OK) {
-        kcbp2d_model_free(m);
-        return st;
-    }
-    if (!ok && in->npolygons > 1 && (st = parts_only_touch(in, &ok, err)) != KCBP_OK) {
-        kcbp2d_model_free(m);
-        return st;
-    }
-    if (!ok && why[0]) {
-        kcbp2d_model_free(m);
-        return kcbp_error_set(err, KCBP_ERR_GEOMETRY, "2D model: the rings do not bound a region: %s", why);
-    }
-    if (!ok) {
-        kcbp2d_model_free(m);
-        return kcbp_error_set(err, KCBP_ERR_GEOMETRY,
-                              "2D model: the rings do not bound a region simply (a ring crosses or touches itself "
-                              "or another other than a hole at single points, two vertices of a ring coincide, "
-                              "polygons overlap, or a hole lies outside its polygon)");
-    }
-    if ((st = kcbp2d_tree_build(&m->tree, m->v, m->next, n, err)) != KCBP_OK) {
-        kcbp2d_model_free(m);
-        return st;
-    }
-    *out = m;
-    return KCBP_OK;
-}
-
-kcbp_status kcbp2d_model_build_polygon(const kcbp_vec2 *points, uint32_t n, kcbp2d_model **out, kcbp_error *err)
-{
-    uint32_t ring_end = n, polygon_end = 1;
-    kcbp2d_polygons in = {points, &ring_end, 1, &polygon_end, 1};
-    return kcbp2d_model_build(&in, out, err);
-}
 
 /* ---- queries ------------------------------------------------------------- */
 
@@ -408,7 +283,7 @@ static inline kcbp_vec2 model_v(const pair_ctx *c, bool of_b, uint32_t i) { retu
  * it, and for a set of polygons that only touch, rays of two of them in
  * one direction (a shared edge) leave it present on both sides.
  *
- * For the model check (model2d_rings.c) A may stand for its
+ * For the model check (model2d_build.c) A may stand for its
  * complement (a_out: the outside of a shell), and the walk may record the
  * points where the boundaries meet and whether two edges overlap along a
  * segment. */
@@ -665,91 +540,13 @@ kcbp_status kcbp2d_touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
     return st;
 }
 
-static kcbp_status interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err)
+kcbp_status kcbp2d_interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err)
 {
     touch_walk t;
     memset(&t, 0, sizeof t);
     t.c = c;
     kcbp_status st = kcbp2d_touch_walk_run(&t, meet, err);
     free(t.pts);
-    return st;
-}
-
-/* ---- sets of polygons that touch -------------------------------------------
- *
- * The rings check refuses any two edges that meet; polygons of a set (a
- * map's parcels) may share edges and vertices, or hold a vertex on
- * another's edge, as long as their interiors are disjoint. So when the
- * whole set fails the check: every polygon must pass it alone, and every
- * two whose boxes overlap must have disjoint interiors (interiors_meet,
- * exact, on the coordinates as given: the identity pose carries them
- * unchanged). */
-
-
-static int part_cmp(const void *x, const void *y)
-{
-    double a = ((const part_box *)x)->lo.x, b = ((const part_box *)y)->lo.x;
-    return (a > b) - (a < b);
-}
-
-static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_error *err)
-{
-    *ok = false;
-    kcbp_status st = KCBP_OK;
-    uint32_t np = in->npolygons, nparts = 0;
-    part_box *parts = calloc(np, sizeof *parts);
-    uint32_t *ends = malloc((size_t)in->nrings * sizeof *ends);
-    if (!parts || !ends) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the polygons");
-        goto out;
-    }
-    for (uint32_t j = 0, r0 = 0; j < np; r0 = in->polygon_end[j], j++) {
-        uint32_t s = r0 ? in->ring_end[r0 - 1] : 0, k = in->polygon_end[j] - r0, one = k;
-        for (uint32_t i = 0; i < k; i++)
-            ends[i] = in->ring_end[r0 + i] - s;
-        kcbp2d_polygons pj = {in->points + s, ends, k, &one, 1};
-        kcbp_error e2;
-        st = kcbp2d_model_build(&pj, &parts[nparts].m, &e2);
-        if (st == KCBP_ERR_GEOMETRY) {
-            st = KCBP_OK; /* not simple alone: the set's error stands */
-            goto out;
-        }
-        if (st != KCBP_OK) {
-            if (err)
-                *err = e2;
-            goto out;
-        }
-        kcbp2d_model_bounds(parts[nparts].m, &parts[nparts].lo, &parts[nparts].hi);
-        nparts++;
-    }
-    qsort(parts, nparts, sizeof *parts, part_cmp);
-    kcbp2d_pose id = kcbp2d_pose_identity();
-    /* bounded work: a map's parcels overlap a few neighbours' boxes each;
-     * boxes nested by the thousand (rings round rings) are refused */
-    uint64_t checked = 0, budget = 64 * (uint64_t)nparts + 100000;
-    for (uint32_t i = 0; i < nparts; i++)
-        for (uint32_t k = i + 1; k < nparts && parts[k].lo.x <= parts[i].hi.x; k++) {
-            if (parts[k].lo.y > parts[i].hi.y || parts[i].lo.y > parts[k].hi.y)
-                continue;
-            if (++checked > budget) {
-                st = kcbp_error_set(err, KCBP_ERR_LIMIT,
-                                    "2D model: the polygons touch, and more than %llu pairs of their boxes overlap "
-                                    "(at most 64 a polygon are checked for overlaps)",
-                                    (unsigned long long)budget);
-                goto out;
-            }
-            pair_ctx c;
-            bool meet = true;
-            if ((st = kcbp2d_pair_make(parts[i].m, &id, parts[k].m, &id, 0.0, &c, err)) != KCBP_OK ||
-                (st = interiors_meet(&c, &meet, err)) != KCBP_OK || meet)
-                goto out;
-        }
-    *ok = true;
-out:
-    for (uint32_t i = 0; parts && i < nparts; i++)
-        kcbp2d_model_free(parts[i].m);
-    free(parts);
-    free(ends);
     return st;
 }
 
@@ -1368,7 +1165,7 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
     r.scale = scale;
     if (radius_b == 0 && a->ring_left && b->ring_left) { /* touching, exactly: depth 0 */
         bool meet = true;
-        if ((st = interiors_meet(&c, &meet, err)) != KCBP_OK)
+        if ((st = kcbp2d_interiors_meet(&c, &meet, err)) != KCBP_OK)
             return st;
         if (!meet) {
             r.touching = true;

@@ -1,6 +1,6 @@
-/* Non-convex 2D models' internals shared by model2d.c (building, queries,
- * the exact touching test) and model2d_rings.c (polygons whose rings touch
- * at points). Internal. */
+/* Non-convex 2D models' internals shared by model2d.c (the queries and the
+ * exact touching test) and model2d_build.c (building and checking,
+ * polygons whose rings touch at points). Internal. */
 #ifndef KCBP_MODEL2D_INTERNAL_H
 #define KCBP_MODEL2D_INTERNAL_H
 
@@ -74,10 +74,8 @@ typedef struct {
     kcbp2d_model *m;
 } part_box;
 
-/* A polygon (in: one) that failed the rings check as a whole: *ok when its
- * rings only touch at points as OGC allows (model2d_rings.c), else why
- * says what is wrong. */
-kcbp_status kcbp2d_rings_only_touch(const kcbp2d_polygons *in, bool *ok, char *why, size_t why_len,
-                                    kcbp_error *err);
+/* Whether the interiors of two built models meet (the exact touching test;
+ * their boundaries may or may not meet). */
+kcbp_status kcbp2d_interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err);
 
 #endif

@@ -339,8 +339,10 @@ static kcbp_status rings_only_touch(const kcbp2d_polygons *in, bool *ok, char *w
         kcbp_error e2;
         st = kcbp2d_model_build_polygon(in->points + s, in->ring_end[r] - s, &rings[r].m, &e2);
         if (st == KCBP_ERR_GEOMETRY) {
-            snprintf(why, why_len, "%s %u crosses or touches itself (or repeats a position)", r ? "hole" : "shell ring",
-                     (unsigned)r);
+            if (r)
+                snprintf(why, why_len, "hole %u crosses or touches itself (or repeats a position)", (unsigned)r);
+            else
+                snprintf(why, why_len, "the outer ring crosses or touches itself (or repeats a position)");
             st = KCBP_OK;
             goto out;
         }

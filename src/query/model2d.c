@@ -306,26 +306,40 @@ static int ray_cmp(const void *u, const void *v)
     return -kcbp2d_orient(r->p, r->x, s->x); /* counter-clockwise first */
 }
 
+/* Room for one more of n items of size sz in *p (capacity *cap), which
+ * starts in the caller's fixed array first (never freed here). */
+static bool grow(void **p, size_t *cap, size_t n, size_t sz, const void *first)
+{
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? 2 * *cap : 16;
+    void *q = *p == first ? malloc(nc * sz) : realloc(*p, nc * sz);
+    if (!q)
+        return false;
+    if (*p == first && n)
+        memcpy(q, *p, n * sz);
+    *p = q, *cap = nc;
+    return true;
+}
+
 typedef struct {
     const pair_ctx *c;
     bool of_b, out; /* the model is B; its region is the complement */
     kcbp_vec2 p;
     wedge_ray *rays;
     size_t n, cap;
+    const wedge_ray *first; /* the caller's fixed array rays starts in */
     bool nomem;
 } rays_walk;
 
 static void rays_push(rays_walk *w, kcbp_vec2 x, bool start)
 {
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 16;
-        wedge_ray *r = realloc(w->rays, cap * sizeof *r);
-        if (!r) {
-            w->nomem = true;
-            return;
-        }
-        w->rays = r, w->cap = cap;
+    void *r = w->rays;
+    if (!grow(&r, &w->cap, w->n, sizeof *w->rays, w->first)) {
+        w->nomem = true;
+        return;
     }
+    w->rays = r;
     w->rays[w->n++] = (wedge_ray){w->p, x, (uint8_t)w->of_b, (uint8_t)start};
 }
 
@@ -360,10 +374,10 @@ static void rays_rec(rays_walk *w, uint32_t id)
 }
 
 /* (2) at p: the regions near p share a direction. */
-static kcbp_status wedges_meet(const touch_walk *t, kcbp_vec2 p, wedge_ray **buf, size_t *cap, bool *meet,
-                               kcbp_error *err)
+static kcbp_status wedges_meet(const touch_walk *t, kcbp_vec2 p, wedge_ray **buf, size_t *cap,
+                               const wedge_ray *first, bool *meet, kcbp_error *err)
 {
-    rays_walk w = {t->c, false, t->a_out, p, *buf, 0, *cap, false};
+    rays_walk w = {t->c, false, t->a_out, p, *buf, 0, *cap, first, false};
     rays_rec(&w, 0);
     w.of_b = true, w.out = false;
     rays_rec(&w, 0);
@@ -374,7 +388,17 @@ static kcbp_status wedges_meet(const touch_walk *t, kcbp_vec2 p, wedge_ray **buf
     size_t n = w.n;
     if (n == 0)
         return KCBP_OK;
-    qsort(w.rays, n, sizeof *w.rays, ray_cmp);
+    if (n <= 16) { /* the usual few rays: insertion, no calls through qsort */
+        for (size_t i = 1; i < n; i++) {
+            wedge_ray x = w.rays[i];
+            size_t j = i;
+            for (; j > 0 && ray_cmp(&w.rays[j - 1], &x) > 0; j--)
+                w.rays[j] = w.rays[j - 1];
+            w.rays[j] = x;
+        }
+    } else {
+        qsort(w.rays, n, sizeof *w.rays, ray_cmp);
+    }
     /* groups of one direction: state after each; the state before the
      * first is the state after the last group holding a ray of the region */
     bool st[2] = {false, false};
@@ -425,15 +449,12 @@ static int touch_point_cmp(const void *u, const void *v)
  * each of thousands of small ones, a shell against each of its holes). */
 static void touch_on(touch_walk *t, int side, uint32_t v)
 {
-    if (t->non[side] == t->capon[side]) {
-        size_t cap = t->capon[side] ? 2 * t->capon[side] : 64;
-        uint32_t *p = realloc(t->on[side], cap * sizeof *p);
-        if (!p) {
-            t->nomem = true;
-            return;
-        }
-        t->on[side] = p, t->capon[side] = cap;
+    void *p = t->on[side];
+    if (!grow(&p, &t->capon[side], t->non[side], sizeof v, t->on_in[side])) {
+        t->nomem = true;
+        return;
     }
+    t->on[side] = p;
     t->on[side][t->non[side]++] = v;
 }
 
@@ -445,15 +466,12 @@ static int u32_cmp(const void *u, const void *v)
 
 static void touch_add(touch_walk *t, kcbp_vec2 x)
 {
-    if (t->npts == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        touch_point *p = realloc(t->pts, cap * sizeof *p);
-        if (!p) {
-            t->nomem = true;
-            return;
-        }
-        t->pts = p, t->cap = cap;
+    void *p = t->pts;
+    if (!grow(&p, &t->cap, t->npts, sizeof *t->pts, t->pts_in)) {
+        t->nomem = true;
+        return;
     }
+    t->pts = p;
     t->pts[t->npts++] = (touch_point){x};
 }
 
@@ -496,9 +514,10 @@ static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0
 kcbp_status kcbp2d_touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
 {
     const pair_ctx *c = t->c;
-    t->pts = NULL, t->npts = t->cap = 0, t->nomem = false, t->overlap = false;
+    t->pts = t->pts_in, t->npts = 0, t->cap = sizeof t->pts_in / sizeof t->pts_in[0];
+    t->nomem = false, t->overlap = false;
     for (int s = 0; s < 2; s++)
-        t->on[s] = NULL, t->non[s] = t->capon[s] = 0;
+        t->on[s] = t->on_in[s], t->non[s] = 0, t->capon[s] = sizeof t->on_in[s] / sizeof t->on_in[s][0];
     collide_walk w;
     memset(&w, 0, sizeof w);
     w.c = c, w.touch = t;
@@ -509,23 +528,35 @@ kcbp_status kcbp2d_touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
     if (*meet && !t->nomem && t->stop_on_overlap && t->overlap)
         *meet = false; /* stopped by the overlap, not by a crossing */
     if (st == KCBP_OK && !*meet && !(t->stop_on_overlap && t->overlap) && t->npts) { /* (2) */
-        qsort(t->pts, t->npts, sizeof *t->pts, touch_point_cmp);
+        if (t->npts <= 16) { /* a few points: insertion */
+            for (size_t i = 1; i < t->npts; i++) {
+                touch_point x = t->pts[i];
+                size_t j = i;
+                for (; j > 0 && kcbp2d_lex_less(x.x, t->pts[j - 1].x); j--)
+                    t->pts[j] = t->pts[j - 1];
+                t->pts[j] = x;
+            }
+        } else {
+            qsort(t->pts, t->npts, sizeof *t->pts, touch_point_cmp);
+        }
         size_t k = 1;
         for (size_t i = 1; i < t->npts; i++)
             if (kcbp2d_lex_cmp(t->pts[i].x, t->pts[k - 1].x))
                 t->pts[k++] = t->pts[i];
         t->npts = k;
-        wedge_ray *buf = NULL;
-        size_t cap = 0;
+        wedge_ray first[32], *buf = first;
+        size_t cap = sizeof first / sizeof first[0];
         for (size_t i = 0; i < t->npts && !*meet && st == KCBP_OK; i++)
-            st = wedges_meet(t, t->pts[i].x, &buf, &cap, meet, err);
-        free(buf);
+            st = wedges_meet(t, t->pts[i].x, &buf, &cap, first, meet, err);
+        if (buf != first)
+            free(buf);
     }
     for (int side = 0; side < 2 && st == KCBP_OK && !*meet && !(t->stop_on_overlap && t->overlap); side++) {
         /* (3): B's rings in A, then A's in B */
         const kcbp2d_model *m = side ? c->a : c->b;
         int s = side ? 0 : 1;
-        qsort(t->on[s], t->non[s], sizeof *t->on[s], u32_cmp);
+        if (t->non[s] > 1)
+            qsort(t->on[s], t->non[s], sizeof *t->on[s], u32_cmp);
         for (uint32_t r = 0; r < m->nrings && !*meet; r++) {
             uint32_t v = m->ring_first[r];
             if (t->non[s] && bsearch(&v, t->on[s], t->non[s], sizeof v, u32_cmp))
@@ -535,9 +566,19 @@ kcbp_status kcbp2d_touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
             *meet = rw.parity != (side == 0 && t->a_out);
         }
     }
-    free(t->on[0]), free(t->on[1]);
-    t->on[0] = t->on[1] = NULL;
+    for (int s = 0; s < 2; s++) {
+        if (t->on[s] != t->on_in[s])
+            free(t->on[s]);
+        t->on[s] = NULL;
+    }
     return st;
+}
+
+void kcbp2d_touch_walk_free(touch_walk *t)
+{
+    if (t->pts != t->pts_in)
+        free(t->pts);
+    t->pts = NULL;
 }
 
 kcbp_status kcbp2d_interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err)
@@ -546,7 +587,7 @@ kcbp_status kcbp2d_interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err
     memset(&t, 0, sizeof t);
     t.c = c;
     kcbp_status st = kcbp2d_touch_walk_run(&t, meet, err);
-    free(t.pts);
+    kcbp2d_touch_walk_free(&t);
     return st;
 }
 

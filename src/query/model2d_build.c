@@ -318,7 +318,7 @@ static kcbp_status ring_pair_check(const kcbp2d_model *ma, const kcbp2d_model *m
         else
             *bad = false;
     }
-    free(t.pts);
+    kcbp2d_touch_walk_free(&t);
     return st;
 }
 

@@ -58,16 +58,22 @@ struct touch_walk {
     touch_point *pts;     /* the points (2) is decided at */
     size_t npts, cap;
     bool nomem;
+    /* the lists' first places, inside the walk (a pair of small parcels
+     * needs no allocation: a map's check runs one walk per touching pair) */
+    uint32_t on_in[2][16];
+    touch_point pts_in[16];
 };
 
 typedef struct touch_walk touch_walk;
 
 /* Whether the interiors of two built models meet (A's complement for
  * t->a_out); t holds c and the flags (the rest zeroed), and keeps the
- * meeting points (sorted, distinct, in t->pts) for the caller to free;
+ * meeting points (sorted, distinct, in t->pts) until kcbp2d_touch_walk_free;
  * with t->stop_on_overlap, t->overlap says the walk stopped at two edges
  * overlapping along a segment (*meet false then). */
 kcbp_status kcbp2d_touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err);
+/* Frees the meeting points' list (t->pts) when it outgrew its first places. */
+void kcbp2d_touch_walk_free(touch_walk *t);
 
 typedef struct {
     kcbp_vec2 lo, hi;

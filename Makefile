@@ -143,6 +143,9 @@ $(B)/tests/test_fuzz_corpus: TEST_EXTRA = $(FUZZ_SRC)
 $(B)/tests/test_json_line: cli/json_line.c cli/json_line.h
 $(B)/tests/test_json_line: TEST_EXTRA = cli/json_line.c
 $(B)/tests/test_progress: TEST_EXTRA = cli/progress.c
+# GEOS (libgeos-dev, optional: setup.sh --bench) as test_geos2d's oracle; skipped without it.
+GEOS_TEST := $(shell $(PKG_CONFIG) --exists geos && echo "-DKCBP_HAVE_GEOS $$($(PKG_CONFIG) --cflags --libs geos)")
+$(B)/tests/test_geos2d: TEST_EXTRA = $(GEOS_TEST)
 
 test: all $(TEST_BIN)
 	@KCBP_EXE=./$(KCBP) KCBP_MAKE="$(MAKE)" scripts/run_tests.sh $(TEST_BIN) tests/plot_test.sh tests/test_html.sh tests/test_html2d.sh tests/test_interrupt.py tests/doc_examples.py scripts/python_test.sh scripts/install_test.sh
@@ -214,6 +217,9 @@ $(B)/tridist_exact: tests/stress/tridist_exact.cpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(CGAL_LIBS) -lm
 $(B)/twod_exact: tests/stress/twod_exact.cpp $(STRESS_LIBA)
 	$(CXX) -std=c++17 -O2 -frounding-math -DNDEBUG -Iinclude -o $@ $< $(STRESS_LIBA) $(LDLIBS) $(CGAL_LIBS)
+# Map-like parcels and nesting layouts against GEOS (the held-out hunt, bench/README.md).
+$(B)/twod_geos: tests/stress/twod_geos.c $(STRESS_LIBA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(shell $(PKG_CONFIG) --cflags geos) -o $@ $< $(STRESS_LIBA) $(LDLIBS) -lgeos_c
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 POSE_DIRS ?= 40

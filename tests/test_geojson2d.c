@@ -31,6 +31,13 @@ static void test_accepts(void **state)
     assert_int_equal(kcbp2d_model_vertex_count(m), 8);
     assert_int_equal(kcbp2d_model_ring_count(m), 2);
     kcbp2d_model_free(m);
+    /* OGC-valid: a hole touching the shell at a point, another touching it
+     * at a point (and the shell's vertex there) */
+    const char *touch = "{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[10,0],[10,10],[0,10],[0,0]],"
+                        "[[0,5],[3,4],[3,6],[0,5]],[[3,4],[5,3],[5,5],[3,4]],[[10,10],[8,7],[7,8],[10,10]]]}";
+    assert_int_equal(parse(touch, &m, &e), KCBP_OK);
+    assert_int_equal(kcbp2d_model_ring_count(m), 4);
+    kcbp2d_model_free(m);
     /* a Feature; altitude ignored; a repeated position merged */
     const char *feat = "{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":"
                        "[[[0,0,5],[1,0,5],[1,0,5],[1,1,5],[0,0,5]]]}}";
@@ -94,7 +101,18 @@ static void test_refuses(void **state)
     /* a hole outside its polygon */
     expect("{\"type\":\"MultiPolygon\",\"coordinates\":[[[[0,0],[4,0],[4,4],[0,4],[0,0]],"
            "[[10,1],[13,1],[13,3],[10,1]]]]}",
-           KCBP_ERR_GEOMETRY, "(root).coordinates[0]: the polygon's rings cross");
+           KCBP_ERR_GEOMETRY, "(root).coordinates[0]: hole 1 is not inside the shell");
+    /* a hole touching the shell at two points (the interior in two), along a
+     * segment; two holes overlapping */
+    expect("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[10,0],[10,10],[0,10],[0,0]],"
+           "[[0,5],[5,0],[6,6],[0,5]]]}",
+           KCBP_ERR_GEOMETRY, "(root).coordinates: the interior is not connected");
+    expect("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[10,0],[10,10],[0,10],[0,0]],"
+           "[[0,4],[3,4],[0,6],[0,4]]]}",
+           KCBP_ERR_GEOMETRY, "(root).coordinates: the shell and hole 1 share a segment");
+    expect("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[10,0],[10,10],[0,10],[0,0]],"
+           "[[2,2],[5,2],[5,5],[2,2]],[[3,2.5],[6,3],[6,6],[3,2.5]]]}",
+           KCBP_ERR_GEOMETRY, "(root).coordinates: holes 1 and 2 overlap");
     /* two polygons overlapping */
     expect("{\"type\":\"MultiPolygon\",\"coordinates\":[[[[0,0],[2,0],[2,2],[0,2],[0,0]]],"
            "[[[1,1],[3,1],[3,3],[1,3],[1,1]]]]}",

@@ -104,6 +104,26 @@ static void expect(const char *text, kcbp_status code, const char *needle)
     assert_non_null(strstr(e.msg, needle));
 }
 
+/* Shapes inside <defs>, <clipPath>, <mask>, <symbol>, <marker>, <pattern>
+ * are not drawn where they stand: not read (a clip rectangle round two
+ * parts was read as the sheet holding them as holes). */
+static void test_hidden_elements(void **state)
+{
+    (void)state;
+    const char *svg = "<svg><defs><clipPath id=\"c\"><rect width=\"50\" height=\"50\"/></clipPath></defs>"
+                      "<rect x=\"10\" y=\"10\" width=\"5\" height=\"5\"/><defs/>"
+                      "<symbol id=\"s\"><rect width=\"100\" height=\"100\"/></symbol>"
+                      "<rect x=\"30\" y=\"30\" width=\"5px\" height=\"5\"/></svg>";
+    kcbp2d_model *m;
+    kcbp_error e;
+    assert_int_equal(parse(svg, &m, &e), KCBP_OK);
+    assert_int_equal(kcbp2d_model_ring_count(m), 2);
+    assert_int_equal(kcbp2d_model_vertex_count(m), 8);
+    assert_false(collide_at(m, 1, 1, 0.5));
+    assert_true(collide_at(m, 12, 12, 0.5));
+    kcbp2d_model_free(m);
+}
+
 static void test_refuses(void **state)
 {
     (void)state;
@@ -121,6 +141,15 @@ static void test_refuses(void **state)
     expect("<svg><circle r=\"0\"/></svg>", KCBP_ERR_GEOMETRY, "radius 0");
     expect("<svg><rect width=\"1\"/></svg>", KCBP_ERR_PARSE, "attribute height is missing");
     expect("<svg></svg>", KCBP_ERR_GEOMETRY, "nothing to collide");
+    /* what would be drawn elsewhere than read: lengths in other units, a
+     * transform in a style, <use> (they were read as if in user units, at
+     * the definition's place) */
+    expect("<svg><rect width=\"5cm\" height=\"1\"/></svg>", KCBP_ERR_PARSE, "attribute width has the unit 'cm'");
+    expect("<svg><circle r=\"50%\"/></svg>", KCBP_ERR_PARSE, "attribute r has the unit '%'");
+    expect("<svg><rect width=\"1\" height=\"1\" style=\"transform: rotate(45deg)\"/></svg>", KCBP_ERR_PARSE,
+           "a transform attribute");
+    expect("<svg><defs><rect id=\"r\" width=\"1\" height=\"1\"/></defs><use href=\"#r\" x=\"5\"/></svg>",
+           KCBP_ERR_PARSE, "<use> is not expanded");
     expect("<svg><polygon points=\"0,0 1,0 0,1\"", KCBP_ERR_PARSE, "not closed");
 }
 
@@ -205,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_accepts),
         cmocka_unit_test(test_refuses),
+        cmocka_unit_test(test_hidden_elements),
         cmocka_unit_test(test_long_numbers_and_open_comment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,14 +11,23 @@
  * round what it encloses): no two vertices at one point, no two edges
  * meeting other than consecutive ones at their shared vertex, every point
  * of the plane inside at most one polygon and no hole outside its
- * polygon. So: no self-crossing or touching rings, no overlapping polygons
- * of a set, no hole touching its border (a GeoJSON "valid" polygon whose
- * hole touches the border at a point is refused too: it is not simple in
- * this sense). A set that fails this check as a whole is still accepted
- * when its polygons only touch (a map's parcels: shared edges and corners,
- * a corner on another's edge): each polygon passes the check alone and
- * every two have disjoint interiors (decided exactly, as the depth's
- * touching test below). KCBP_ERR_GEOMETRY names the ring at fault when the check
+ * polygon. A polygon that fails this check is still accepted when it is
+ * valid in OGC Simple Features' sense, its holes touching the outer ring
+ * or each other at single points (parcel data has these), decided
+ * exactly: every ring is simple alone; each hole lies in the outer ring
+ * (the interiors of the hole and of the outer ring's outside do not meet,
+ * as the depth's touching test below decides) and no two holes' interiors
+ * meet; no two rings share a segment; and the interior is connected (no
+ * loop in the graph of rings and the points where they touch: a hole
+ * touching the outer ring at two points, or a chain of holes touching in
+ * a loop, is refused). Refused with the reason: rings that cross, a ring
+ * touching itself (an "inverted" hole drawn as part of the outer ring), a
+ * hole outside, rings sharing a segment, a disconnected interior. A set
+ * that fails the check as a whole is still accepted when its polygons
+ * only touch (a map's parcels: shared edges and corners, a corner on
+ * another's edge): each polygon is accepted alone and every two have
+ * disjoint interiors (decided exactly, as the depth's touching test
+ * below). KCBP_ERR_GEOMETRY names the ring at fault when the check
  * fails; KCBP_ERR_INVALID for a ring of fewer than 3 vertices, a non-finite
  * coordinate or one beyond KCBP_COORD_MAX; KCBP_ERR_LIMIT beyond
  * KCBP2D_MODEL_MAX_VERTICES vertices.
@@ -107,7 +116,10 @@ KCBP_API void kcbp2d_model_bounds(const kcbp2d_model *model, kcbp_vec2 *lo, kcbp
  * that is not finite or beyond KCBP_COORD_MAX, and rings that do not bound
  * a region simply (as kcbp2d_model_build; the message names the first
  * ring that crosses or touches itself, else the first polygon whose rings
- * meet or whose hole lies outside it, else says that polygons overlap).
+ * meet other than as OGC allows, with the reason and the hole's number
+ * (its index in the polygon's coordinates), else says that polygons
+ * overlap). Holes touching the outer ring or each other at single points
+ * are read (OGC-valid; kcbp2d_model_build above).
  * Files up to KCBP2D_GEOJSON_MAX_BYTES. "-" reads standard input. */
 #define KCBP2D_GEOJSON_MAX_BYTES (1024u * 1024u * 1024u)
 
@@ -126,9 +138,13 @@ KCBP_API kcbp_status kcbp2d_model_load(const char *path, kcbp2d_model **out, kcb
  * holes (even-odd nesting, decided exactly), so a path with a subpath
  * inside another is a polygon with a hole. Refused by name, with
  * file:line:col: curve commands (C, S, Q, T, A), rounded rects, ellipses,
- * open lines (line, polyline), any transform attribute (not applied), and,
- * as for GeoJSON, rings that do not bound a region simply. Other elements
- * (groups without transforms, styles, text) are skipped. */
+ * open lines (line, polyline), any transform attribute or a transform in
+ * a style (not applied), <use> (not expanded), a length with a unit other
+ * than px ("5cm", "50%": not converted), and, as for GeoJSON, rings that
+ * do not bound a region simply. Shapes inside <defs>, <symbol>,
+ * <clipPath>, <mask>, <marker> and <pattern> are not drawn where they
+ * stand, and not read. Other elements (groups without transforms, styles,
+ * text) are skipped. */
 #define KCBP2D_SVG_FLATTEN 1e-4
 /* The same from text[0..len) (name for messages), circles flattened to
  * flatten (in (0, 1), relative to the radius). */
@@ -236,9 +252,11 @@ static inline kcbp_status kcbp2d_model_distance(const kcbp2d_model *a, const kcb
  *   touching: a model and a model, or a polygon shape of radius 0, whose
  *     boundaries meet but whose interiors do not (a shared edge, a region
  *     filling another's hole, a tip on an edge) are touching, exactly
- *     (orient2d signs of the sectors where a vertex of one lies on the
- *     other's boundary, no proper crossing, no ring inside the other):
- *     depth 0, everything else 0. Against any other shape (a radius, a
+ *     (orient2d signs of the regions' wedges round each point where a
+ *     vertex of one lies on the other's boundary, every ring's edges
+ *     through it counted, no proper crossing, no ring inside the other):
+ *     depth 0, everything else 0; whose interiors meet, however thinly,
+ *     are not touching (depth_upper > 0). Against any other shape (a radius, a
  *     segment or point core), touching when depth_upper <=
  *     KCBP2D_TOUCH_REL_TOL times the scale (then depth_lower is 0).
  * Coordinates are those of collide (B carried into A's frame). Not

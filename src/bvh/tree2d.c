@@ -8,6 +8,7 @@ typedef struct {
     const kcbp_vec2 *v;
     const uint32_t *next;
     int axis;
+    uint64_t steps; /* partition steps taken */
 } key_ctx;
 
 /* Twice the edge's midpoint along the axis (a sum: no division). */
@@ -17,13 +18,29 @@ static inline double key(const key_ctx *k, uint32_t e)
     return k->axis ? p.y + q.y : p.x + q.x;
 }
 
+static inline double med3(double a, double b, double c)
+{
+    return a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+}
+
 /* Hoare's selection: order[lo..hi) rearranged so that order[mid] has the
  * key it would have sorted, smaller or equal keys before it, larger or
- * equal after. */
-static void select_median(const key_ctx *k, uint32_t *o, uint32_t lo, uint32_t hi, uint32_t mid)
+ * equal after. The pivot is the median of three keys at pseudo-random
+ * places (a fixed sequence: the tree depends only on the input): the
+ * middle place's key alone made a ring of vertices in angular order (a
+ * circle of 200,000 vertices to 6 decimals, from a GeoJSON file)
+ * quadratic, each step cutting off a few vertices: 14 s to build. */
+static void select_median(key_ctx *k, uint32_t *o, uint32_t lo, uint32_t hi, uint32_t mid)
 {
+    uint64_t s = 0x9E3779B97F4A7C15ull ^ hi;
     while (hi - lo > 1) {
-        double pivot = key(k, o[lo + (hi - lo) / 2]);
+        uint32_t pl[3];
+        for (int q = 0; q < 3; q++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            pl[q] = lo + (uint32_t)((s >> 33) % (hi - lo));
+        }
+        double pivot = med3(key(k, o[pl[0]]), key(k, o[pl[1]]), key(k, o[pl[2]]));
+        k->steps += hi - lo;
         uint32_t i = lo, j = hi - 1;
         while (i <= j) {
             while (key(k, o[i]) < pivot)
@@ -104,7 +121,7 @@ static void node_obb(const kcbp_vec2 *v, const uint32_t *next, const uint32_t *o
 
 kcbp_status kcbp2d_tree_build(kcbp2d_tree *t, const kcbp_vec2 *v, const uint32_t *next, uint32_t n, kcbp_error *err)
 {
-    t->nodes = NULL, t->order = NULL, t->obbs = NULL, t->nnodes = 0;
+    t->nodes = NULL, t->order = NULL, t->obbs = NULL, t->nnodes = 0, t->build_steps = 0;
     size_t cap = 2 * (size_t)n; /* a binary tree with n leaves at most has 2n - 1 nodes */
     t->nodes = malloc(cap * sizeof *t->nodes);
     t->obbs = malloc(cap * sizeof *t->obbs);
@@ -142,9 +159,10 @@ kcbp_status kcbp2d_tree_build(kcbp2d_tree *t, const kcbp_vec2 *v, const uint32_t
             nd->first = first, nd->count = count;
             continue;
         }
-        key_ctx k = {v, next, (nd->hi.y - nd->lo.y) > (nd->hi.x - nd->lo.x)};
+        key_ctx k = {v, next, (nd->hi.y - nd->lo.y) > (nd->hi.x - nd->lo.x), 0};
         uint32_t half = count / 2;
         select_median(&k, t->order, first, first + count, first + half);
+        t->build_steps += k.steps;
         nd->first = nn, nd->count = 0;
         uint32_t l = nn, r = nn + 1;
         nn += 2;

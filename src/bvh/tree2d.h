@@ -37,6 +37,7 @@ typedef struct {
     kcbp2d_obb *obbs;   /* obbs[i]: node i's oriented box */
     uint32_t nnodes;
     uint32_t *order;    /* the edges, in leaf order */
+    uint64_t build_steps; /* the median selections' partition steps (a count for the tests: O(n log n)) */
 } kcbp2d_tree;
 
 /* The tree of the n edges (v[i], v[next[i]]), n >= 1. KCBP_ERR_NOMEM. */

@@ -230,7 +230,9 @@ static void locate_geometry_error(reader *r)
         uint32_t pe = k;
         kcbp2d_polygons in = {r->pts + s, ends, k, &pe, 1};
         kcbp2d_model *m = NULL;
-        kcbp_status st = kcbp2d_model_build(&in, &m, NULL);
+        kcbp_error e2;
+        e2.msg[0] = '\0';
+        kcbp_status st = kcbp2d_model_build(&in, &m, &e2);
         free(ends);
         kcbp2d_model_free(m);
         if (st == KCBP_ERR_GEOMETRY) {
@@ -240,9 +242,14 @@ static void locate_geometry_error(reader *r)
                 snprintf(path, sizeof path, "%s.coordinates[%d]", g, r->src[r0].multi);
             else
                 snprintf(path, sizeof path, "%s.coordinates", g);
-            kcbp_error_set(r->err, KCBP_ERR_GEOMETRY,
-                           "%s: %s: the polygon's rings cross or touch each other, or a hole lies outside it",
-                           r->name, path);
+            const char *why = strstr(e2.msg, "do not bound a region: ");
+            if (why)
+                kcbp_error_set(r->err, KCBP_ERR_GEOMETRY, "%s: %s: %s", r->name, path,
+                               why + strlen("do not bound a region: "));
+            else
+                kcbp_error_set(r->err, KCBP_ERR_GEOMETRY,
+                               "%s: %s: the polygon's rings cross or touch each other, or a hole lies outside it",
+                               r->name, path);
             return;
         }
     }

@@ -165,6 +165,18 @@ static kcbp_status attr_number(svg_reader *r, const char *b, const char *e, cons
         snprintf(msg, sizeof msg, "attribute %s is not a finite number", key);
         return fail_at(r, (size_t)(v - r->text), KCBP_ERR_PARSE, msg);
     }
+    /* a unit: user units (none, or px) only; "5cm" read as 5 would be wrong */
+    const char *u = p, *ue = v + n;
+    while (ue > u && isspace((unsigned char)ue[-1]))
+        ue--;
+    if (ue - u == 2 && !strncmp(u, "px", 2))
+        u = ue;
+    if (u < ue) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "attribute %s has the unit '%.*s': only user units (or px) are read", key,
+                 (int)(ue - u > 8 ? 8 : ue - u), u);
+        return fail_at(r, (size_t)(u - r->text), KCBP_ERR_PARSE, msg);
+    }
     return KCBP_OK;
 }
 
@@ -424,6 +436,7 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
     r.name = name, r.text = text, r.len = len, r.err = err;
     kcbp_status st = KCBP_OK;
     const char *p = text, *end = text + len;
+    int hidden_depth = 0; /* inside <defs>, <symbol>, <clipPath>, <mask>, <marker>, <pattern> */
     while (st == KCBP_OK && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
         if (end - p >= 4 && !strncmp(p, "<!--", 4)) {
             /* the text need not end with a NUL: search only inside it */
@@ -440,8 +453,34 @@ kcbp_status kcbp2d_model_parse_svg(const char *text, size_t len, const char *nam
         while (b + tl < e && (isalnum((unsigned char)b[tl]) || b[tl] == ':' || b[tl] == '_'))
             tl++;
         size_t at = (size_t)(p - text), n;
-        if (tl && attr(b + tl, e, "transform", &n)) {
+        const char *style = tl ? attr(b + tl, e, "style", &n) : NULL;
+        bool style_transform = style && memmem(style, n, "transform", 9);
+        /* elements that are not drawn where they stand (their shapes are
+         * drawn by <use>, clipping, masks, markers, patterns, or not at all) */
+        static const char *const hidden[] = {"defs", "symbol", "clipPath", "mask", "marker", "pattern"};
+        bool is_hidden = false, closing = b < e && *b == '/';
+        const char *nb = closing ? b + 1 : b;
+        size_t nl = 0;
+        while (nb + nl < e && (isalnum((unsigned char)nb[nl]) || nb[nl] == ':' || nb[nl] == '_'))
+            nl++;
+        for (size_t k = 0; k < sizeof hidden / sizeof hidden[0]; k++)
+            is_hidden = is_hidden || (nl == strlen(hidden[k]) && !strncmp(nb, hidden[k], nl));
+        if (is_hidden) {
+            if (closing && hidden_depth > 0)
+                hidden_depth--;
+            else if (!closing && e[-1] != '/')
+                hidden_depth++;
+            p = e + 1;
+            continue;
+        }
+        if (hidden_depth > 0) {
+            p = e + 1;
+            continue;
+        }
+        if (tl && (attr(b + tl, e, "transform", &n) || style_transform)) {
             st = fail_at(&r, at, KCBP_ERR_PARSE, "a transform attribute: not applied, so refused (flatten it first)");
+        } else if (tl == 3 && !strncmp(b, "use", 3)) {
+            st = fail_at(&r, at, KCBP_ERR_PARSE, "<use> is not expanded, so refused (flatten it first)");
         } else if (tl == 7 && !strncmp(b, "polygon", 7)) {
             st = read_points(&r, b + tl, e);
         } else if (tl == 4 && !strncmp(b, "path", 4)) {

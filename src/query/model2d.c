@@ -12,18 +12,7 @@
 #include "bvh/tree2d.h"
 #include "convex/convex2d.h"
 #include "geom/closest.h"
-#include "mesh/polygon.h"
-
-struct kcbp2d_model {
-    kcbp_vec2 *v;
-    uint32_t nv;
-    uint32_t *next;       /* edge i: v[i] -> v[next[i]] */
-    uint32_t *ring_first; /* ring r starts at vertex ring_first[r] */
-    uint8_t *ring_left;   /* ring r has the region on its left (built models; NULL for a shape's core) */
-    uint32_t nrings;
-    kcbp2d_tree tree;
-    double scale;         /* max |coordinate| */
-};
+#include "query/model2d_internal.h"
 
 uint32_t kcbp2d_model_vertex_count(const kcbp2d_model *m) { return m ? m->nv : 0; }
 uint32_t kcbp2d_model_ring_count(const kcbp2d_model *m) { return m ? m->nrings : 0; }
@@ -50,120 +39,6 @@ void kcbp2d_model_free(kcbp2d_model *m)
     free(m);
 }
 
-static int lex_less(kcbp_vec2 a, kcbp_vec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
-
-static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_error *err);
-
-kcbp_status kcbp2d_model_build(const kcbp2d_polygons *in, kcbp2d_model **out, kcbp_error *err)
-{
-    if (out)
-        *out = NULL;
-    if (!in || !out || !in->points || !in->ring_end || !in->polygon_end || in->nrings == 0 || in->npolygons == 0)
-        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: no polygons");
-    uint32_t n = in->ring_end[in->nrings - 1];
-    if (n > KCBP2D_MODEL_MAX_VERTICES)
-        return kcbp_error_set(err, KCBP_ERR_LIMIT, "2D model: %u vertices, more than %u", (unsigned)n,
-                              KCBP2D_MODEL_MAX_VERTICES);
-    if (in->polygon_end[in->npolygons - 1] != in->nrings)
-        return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: the polygons hold %u rings, not %u",
-                              (unsigned)in->polygon_end[in->npolygons - 1], (unsigned)in->nrings);
-    for (uint32_t j = 0, r0 = 0; j < in->npolygons; j++) {
-        if (in->polygon_end[j] <= r0)
-            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: polygon %u has no ring", (unsigned)j);
-        r0 = in->polygon_end[j];
-    }
-    for (uint32_t r = 0, s = 0; r < in->nrings; r++) {
-        if (in->ring_end[r] < s + 3)
-            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: ring %u has %d vertices, at least 3 needed",
-                                  (unsigned)r, (int)in->ring_end[r] - (int)s);
-        s = in->ring_end[r];
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        kcbp_vec2 p = in->points[i];
-        if (!kcbp_v2_is_finite(p) || fabs(p.x) > KCBP_COORD_MAX || fabs(p.y) > KCBP_COORD_MAX)
-            return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model: vertex %u (%g, %g) is not finite or beyond %g",
-                                  (unsigned)i, p.x, p.y, KCBP_COORD_MAX);
-    }
-    kcbp2d_model *m = calloc(1, sizeof *m);
-    if (!m)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
-    m->nv = n, m->nrings = in->nrings;
-    m->v = malloc((size_t)n * sizeof *m->v);
-    m->next = malloc((size_t)n * sizeof *m->next);
-    m->ring_first = malloc((size_t)in->nrings * sizeof *m->ring_first);
-    m->ring_left = malloc((size_t)in->nrings);
-    uint32_t *oriented = malloc((size_t)n * sizeof *oriented);
-    double *uv = malloc(2 * (size_t)n * sizeof *uv);
-    if (!m->v || !m->next || !m->ring_first || !m->ring_left || !oriented || !uv) {
-        free(oriented), free(uv);
-        kcbp2d_model_free(m);
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory for %u vertices", (unsigned)n);
-    }
-    memcpy(m->v, in->points, (size_t)n * sizeof *m->v);
-    for (uint32_t i = 0; i < n; i++) {
-        uv[2 * i] = m->v[i].x, uv[2 * i + 1] = m->v[i].y;
-        m->scale = fmax(m->scale, kcbp_v2_max_abs(m->v[i]));
-    }
-    /* Rings in the input's order (the edges' numbering), and for the check
-     * each ring turned counter-clockwise round what it encloses: outer
-     * rings counter-clockwise, holes clockwise. A ring's orientation is
-     * the turn at its lexicographically smallest vertex (exact for a simple
-     * ring; a ring that is not simple fails the check whatever it is). */
-    for (uint32_t j = 0, r = 0, s = 0; j < in->npolygons; j++) {
-        for (; r < in->polygon_end[j]; r++) {
-            uint32_t e = in->ring_end[r], lo = s;
-            m->ring_first[r] = s;
-            for (uint32_t i = s; i < e; i++) {
-                m->next[i] = i + 1 < e ? i + 1 : s;
-                if (lex_less(m->v[i], m->v[lo]))
-                    lo = i;
-            }
-            uint32_t prev = lo > s ? lo - 1 : e - 1, nxt = m->next[lo];
-            int turn = kcbp2d_orient(m->v[prev], m->v[lo], m->v[nxt]);
-            bool hole = r > (j ? in->polygon_end[j - 1] : 0);
-            bool reverse = hole ? turn > 0 : turn < 0;
-            m->ring_left[r] = !reverse;
-            for (uint32_t i = s; i < e; i++)
-                oriented[i] = reverse ? (i > s ? i - 1 : e - 1) : m->next[i];
-            s = e;
-        }
-    }
-    kcbp_polygon_scratch scratch;
-    memset(&scratch, 0, sizeof scratch);
-    bool ok = false;
-    kcbp_status st = kcbp_polygon_rings_check(&scratch, uv, oriented, n, &ok);
-    kcbp_polygon_scratch_free(&scratch);
-    free(oriented);
-    free(uv);
-    if (st != KCBP_OK) {
-        kcbp2d_model_free(m);
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the rings");
-    }
-    if (!ok && in->npolygons > 1 && (st = parts_only_touch(in, &ok, err)) != KCBP_OK) {
-        kcbp2d_model_free(m);
-        return st;
-    }
-    if (!ok) {
-        kcbp2d_model_free(m);
-        return kcbp_error_set(err, KCBP_ERR_GEOMETRY,
-                              "2D model: the rings do not bound a region simply (a ring crosses or touches itself "
-                              "or another, two vertices coincide, polygons overlap, or a hole lies outside its "
-                              "polygon)");
-    }
-    if ((st = kcbp2d_tree_build(&m->tree, m->v, m->next, n, err)) != KCBP_OK) {
-        kcbp2d_model_free(m);
-        return st;
-    }
-    *out = m;
-    return KCBP_OK;
-}
-
-kcbp_status kcbp2d_model_build_polygon(const kcbp_vec2 *points, uint32_t n, kcbp2d_model **out, kcbp_error *err)
-{
-    uint32_t ring_end = n, polygon_end = 1;
-    kcbp2d_polygons in = {points, &ring_end, 1, &polygon_end, 1};
-    return kcbp2d_model_build(&in, out, err);
-}
 
 /* ---- queries ------------------------------------------------------------- */
 
@@ -181,16 +56,8 @@ void kcbp2d_model_collide_options_init(kcbp2d_model_collide_options *o, uint32_t
     memcpy(o, &d, size < sizeof d ? size : sizeof d);
 }
 
-/* The pair in A's frame: B's vertices carried by rel; boxes of B's nodes
- * carried as boxes (centre moved, half sides through |R|) and padded by
- * pad, far above the rounding of carrying a vertex or a box. */
-typedef struct {
-    const kcbp2d_model *a, *b;
-    kcbp2d_pose rel;
-    double pad;
-} pair_ctx;
 
-static kcbp_status pair_make(const kcbp2d_model *a, const kcbp2d_pose *pa, const kcbp2d_model *b,
+kcbp_status kcbp2d_pair_make(const kcbp2d_model *a, const kcbp2d_pose *pa, const kcbp2d_model *b,
                              const kcbp2d_pose *pb, double margin, pair_ctx *c, kcbp_error *err)
 {
     if (!a || !b)
@@ -248,7 +115,6 @@ static bool segments_meet(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1
            (o3 == 0 && on_segment(q0, q1, p0)) || (o4 == 0 && on_segment(q0, q1, p1));
 }
 
-typedef struct touch_walk touch_walk;
 static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0,
                            kcbp_vec2 q1);
 
@@ -368,64 +234,6 @@ static bool any_ring_inside(const pair_ctx *c, bool inner_is_b)
     return false;
 }
 
-/* ---- do the interiors meet? (overlapping versus touching) ------------------
- *
- * Two built models whose boundaries meet (radius 0). Their interiors meet
- * exactly when one of these holds:
- *   (1) two edges cross properly;
- *   (2) at a vertex of one lying on the other's boundary, the two regions'
- *       angular sectors there overlap in an open set of directions;
- *   (3) a ring of one, off the other's boundary, lies inside the other
- *       (its first vertex by the ray's parity).
- * Why this is all: let C be a component of the interiors' intersection.
- * If some point of B's boundary in A's interior bounds C, follow B's ring
- * from it: either the ring never reaches A's boundary (3), or it does at a
- * point y arriving from A's interior, where without a proper crossing (1)
- * y is a vertex of B on A's boundary or a vertex of A on B's edge, and
- * B's boundary ray at y lies strictly inside A's sector (2). The same with
- * A and B exchanged. Otherwise C is bounded by boundary the two share,
- * with C on the same side of both: at an end of a shared stretch (a vertex
- * of one on the other's boundary) both sectors hold C's side (2).
- * Every test is an orient2d sign or a comparison of the coordinates collide
- * uses (B's carried into A's frame): exact for those coordinates. Two
- * sectors at one apex p overlap iff their first rays coincide or one's
- * first ray lies strictly inside the other (the overlap's first ray,
- * counter-clockwise, is one of the two first rays). */
-
-typedef struct {
-    kcbp_vec2 p, u, w; /* apex; the region's directions swept counter-clockwise from ray p->u to ray p->w */
-} sector2;
-
-struct touch_walk {
-    const pair_ctx *c;
-    uint8_t *on_a, *on_b; /* vertices found on the other's boundary */
-};
-
-/* a and b on one line through p: on the same side of p. */
-static bool same_ray(kcbp_vec2 p, kcbp_vec2 a, kcbp_vec2 b)
-{
-    return (a.x > p.x) == (b.x > p.x) && (a.x < p.x) == (b.x < p.x) && (a.y > p.y) == (b.y > p.y) &&
-           (a.y < p.y) == (b.y < p.y);
-}
-
-/* The direction p -> d strictly inside the sector (not on its rays). */
-static bool in_sector(const sector2 *s, kcbp_vec2 d)
-{
-    int uw = kcbp2d_orient(s->p, s->u, s->w);
-    if (uw > 0)
-        return kcbp2d_orient(s->p, s->u, d) > 0 && kcbp2d_orient(s->p, d, s->w) > 0;
-    if (uw < 0) /* reflex: not in the closed convex rest, from w to u */
-        return !(kcbp2d_orient(s->p, s->w, d) >= 0 && kcbp2d_orient(s->p, d, s->u) >= 0);
-    return kcbp2d_orient(s->p, s->u, d) > 0; /* a half-plane: u and w opposite (no ring has a spike) */
-}
-
-static bool sectors_overlap(const sector2 *s, const sector2 *t)
-{
-    if (kcbp2d_orient(s->p, s->u, t->u) == 0 && same_ray(s->p, s->u, t->u))
-        return true;
-    return in_sector(s, t->u) || in_sector(t, s->u);
-}
-
 static uint32_t ring_of(const kcbp2d_model *m, uint32_t v)
 {
     uint32_t lo = 0, hi = m->nrings; /* ring_first[lo] <= v < ring_first[hi] */
@@ -441,168 +249,345 @@ static uint32_t ring_of(const kcbp2d_model *m, uint32_t v)
 
 static inline kcbp_vec2 model_v(const pair_ctx *c, bool of_b, uint32_t i) { return of_b ? bv(c, i) : c->a->v[i]; }
 
-/* The region's sector at its vertex v. */
-static sector2 vertex_sector(const pair_ctx *c, bool of_b, uint32_t v)
+
+/* ---- do the interiors meet? (overlapping versus touching) ------------------
+ *
+ * Two built models whose boundaries meet (radius 0). Their interiors meet
+ * exactly when one of these holds:
+ *   (1) two edges cross properly;
+ *   (2) at a point p where a vertex of one lies on the other's boundary,
+ *       the two regions near p (each a union of open angular wedges at p,
+ *       bounded by the rays from p along every edge of the region through
+ *       p, of every ring: a hole touching its shell at p cuts the shell's
+ *       wedge in two) share an open set of directions;
+ *   (3) a ring of one, off the other's boundary, lies inside the other
+ *       (its first vertex by the ray's parity).
+ * Why this is all: let C be a component of the interiors' intersection.
+ * If some point of B's boundary in A's interior bounds C, follow B's ring
+ * from it: either the ring never reaches A's boundary (3), or it does at a
+ * point y arriving from A's interior, where without a proper crossing (1)
+ * y is a vertex of B on A's boundary or a vertex of A on B's edge, and
+ * B's boundary ray at y lies strictly inside A's region near y (2). The
+ * same with A and B exchanged. Otherwise C is bounded by boundary the two
+ * share, with C on the same side of both: at an end of a shared stretch
+ * (a vertex of one on the other's boundary) both regions hold C's side
+ * (2). Every test is an orient2d sign or a comparison of the coordinates
+ * collide uses (B's carried into A's frame): exact for those coordinates.
+ *
+ * The regions near p: the rays sorted by angle round p (exactly: the half
+ * plane of the ray, then orient2d); a ray along an edge starts the region
+ * (counter-clockwise) when the region lies on its counter-clockwise side.
+ * Between two consecutive directions a region is present when one of its
+ * rays at the first direction starts it (or, with no ray of it there, as
+ * before): for one region with holes touching at points every ray flips
+ * it, and for a set of polygons that only touch, rays of two of them in
+ * one direction (a shared edge) leave it present on both sides.
+ *
+ * For the model check (model2d_build.c) A may stand for its
+ * complement (a_out: the outside of a shell), and the walk may record the
+ * points where the boundaries meet and whether two edges overlap along a
+ * segment. */
+
+
+/* A ray from p toward x along an edge of region `who` (0 A, 1 B). */
+typedef struct {
+    kcbp_vec2 p, x;
+    uint8_t who, start;
+} wedge_ray;
+
+static inline int ray_half(kcbp_vec2 p, kcbp_vec2 x) { return !(x.y > p.y || (x.y == p.y && x.x > p.x)); }
+
+static int ray_cmp(const void *u, const void *v)
 {
-    const kcbp2d_model *m = of_b ? c->b : c->a;
-    uint32_t r = ring_of(m, v), first = m->ring_first[r], end = r + 1 < m->nrings ? m->ring_first[r + 1] : m->nv;
-    kcbp_vec2 prev = model_v(c, of_b, v > first ? v - 1 : end - 1), next = model_v(c, of_b, m->next[v]);
-    sector2 s = {model_v(c, of_b, v), next, prev};
-    if (!m->ring_left[r])
-        s.u = prev, s.w = next;
-    return s;
+    const wedge_ray *r = u, *s = v;
+    int hr = ray_half(r->p, r->x), hs = ray_half(s->p, s->x);
+    if (hr != hs)
+        return hr - hs;
+    return -kcbp2d_orient(r->p, r->x, s->x); /* counter-clockwise first */
 }
 
-/* The region's sector at a point q of its edge e (q on the closed edge,
- * exactly): the vertex's sector at an end, else the half-plane on the
- * region's side. */
-static sector2 boundary_sector(const pair_ctx *c, bool of_b, uint32_t e, kcbp_vec2 q)
+/* Room for one more of n items of size sz in *p (capacity *cap), which
+ * starts in the caller's fixed array first (never freed here). */
+static bool grow(void **p, size_t *cap, size_t n, size_t sz, const void *first)
 {
-    const kcbp2d_model *m = of_b ? c->b : c->a;
-    kcbp_vec2 e0 = model_v(c, of_b, e), e1 = model_v(c, of_b, m->next[e]);
-    if (e0.x == q.x && e0.y == q.y)
-        return vertex_sector(c, of_b, e);
-    if (e1.x == q.x && e1.y == q.y)
-        return vertex_sector(c, of_b, m->next[e]);
-    sector2 s = {q, e1, e0};
-    if (!m->ring_left[ring_of(m, e)])
-        s.u = e0, s.w = e1;
-    return s;
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? 2 * *cap : 16;
+    void *q = *p == first ? malloc(nc * sz) : realloc(*p, nc * sz);
+    if (!q)
+        return false;
+    if (*p == first && n)
+        memcpy(q, *p, n * sz);
+    *p = q, *cap = nc;
+    return true;
+}
+
+typedef struct {
+    const pair_ctx *c;
+    bool of_b, out; /* the model is B; its region is the complement */
+    kcbp_vec2 p;
+    wedge_ray *rays;
+    size_t n, cap;
+    const wedge_ray *first; /* the caller's fixed array rays starts in */
+    bool nomem;
+} rays_walk;
+
+static void rays_push(rays_walk *w, kcbp_vec2 x, bool start)
+{
+    void *r = w->rays;
+    if (!grow(&r, &w->cap, w->n, sizeof *w->rays, w->first)) {
+        w->nomem = true;
+        return;
+    }
+    w->rays = r;
+    w->rays[w->n++] = (wedge_ray){w->p, x, (uint8_t)w->of_b, (uint8_t)start};
+}
+
+static uint32_t ring_of(const kcbp2d_model *m, uint32_t v);
+
+/* Every edge of the model through p (closed), as its rays from p. */
+static void rays_rec(rays_walk *w, uint32_t id)
+{
+    const kcbp2d_model *m = w->of_b ? w->c->b : w->c->a;
+    const kcbp2d_node *nd = &m->tree.nodes[id];
+    kcbp_vec2 lo = nd->lo, hi = nd->hi;
+    if (w->of_b)
+        b_box(w->c, nd, &lo, &hi);
+    if (w->p.x < lo.x || w->p.x > hi.x || w->p.y < lo.y || w->p.y > hi.y)
+        return;
+    if (!nd->count) {
+        rays_rec(w, nd->first);
+        rays_rec(w, nd->first + 1);
+        return;
+    }
+    for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+        uint32_t e = m->tree.order[i];
+        kcbp_vec2 e0 = w->of_b ? bv(w->c, e) : m->v[e], e1 = w->of_b ? bv(w->c, m->next[e]) : m->v[m->next[e]];
+        if (kcbp2d_orient(e0, e1, w->p) != 0 || !on_segment(e0, e1, w->p))
+            continue;
+        bool left = m->ring_left[ring_of(m, e)] != w->out; /* the region on the edge's left */
+        if (e1.x != w->p.x || e1.y != w->p.y)
+            rays_push(w, e1, left);
+        if (e0.x != w->p.x || e0.y != w->p.y)
+            rays_push(w, e0, !left);
+    }
+}
+
+/* (2) at p: the regions near p share a direction. */
+static kcbp_status wedges_meet(const touch_walk *t, kcbp_vec2 p, wedge_ray **buf, size_t *cap,
+                               const wedge_ray *first, bool *meet, kcbp_error *err)
+{
+    rays_walk w = {t->c, false, t->a_out, p, *buf, 0, *cap, first, false};
+    rays_rec(&w, 0);
+    w.of_b = true, w.out = false;
+    rays_rec(&w, 0);
+    *buf = w.rays, *cap = w.cap;
+    if (w.nomem)
+        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+    *meet = false;
+    size_t n = w.n;
+    if (n == 0)
+        return KCBP_OK;
+    if (n <= 16) { /* the usual few rays: insertion, no calls through qsort */
+        for (size_t i = 1; i < n; i++) {
+            wedge_ray x = w.rays[i];
+            size_t j = i;
+            for (; j > 0 && ray_cmp(&w.rays[j - 1], &x) > 0; j--)
+                w.rays[j] = w.rays[j - 1];
+            w.rays[j] = x;
+        }
+    } else {
+        qsort(w.rays, n, sizeof *w.rays, ray_cmp);
+    }
+    /* groups of one direction: state after each; the state before the
+     * first is the state after the last group holding a ray of the region */
+    bool st[2] = {false, false};
+    for (int who = 0; who < 2; who++) {
+        for (size_t g = n; g > 0;) {
+            size_t g0 = g - 1;
+            while (g0 > 0 && ray_cmp(&w.rays[g0 - 1], &w.rays[g - 1]) == 0)
+                g0--;
+            bool has = false, start = false;
+            for (size_t i = g0; i < g; i++)
+                if (w.rays[i].who == who)
+                    has = true, start = start || w.rays[i].start;
+            if (has) {
+                st[who] = start;
+                break;
+            }
+            g = g0;
+        }
+    }
+    for (size_t g0 = 0; g0 < n;) {
+        size_t g = g0 + 1;
+        while (g < n && ray_cmp(&w.rays[g0], &w.rays[g]) == 0)
+            g++;
+        bool has[2] = {false, false}, start[2] = {false, false};
+        for (size_t i = g0; i < g; i++)
+            has[w.rays[i].who] = true, start[w.rays[i].who] |= w.rays[i].start;
+        for (int who = 0; who < 2; who++)
+            if (has[who])
+                st[who] = start[who];
+        if (st[0] && st[1]) {
+            *meet = true;
+            return KCBP_OK;
+        }
+        g0 = g;
+    }
+    return KCBP_OK;
+}
+
+
+static int touch_point_cmp(const void *u, const void *v)
+{
+    return kcbp2d_lex_cmp(((const touch_point *)u)->x, ((const touch_point *)v)->x);
+}
+
+/* Vertex v of A (side 0) or B (1) lies on the other's boundary: a list,
+ * not a flag per vertex (a pair's work must not grow with a large model's
+ * size when little of it meets the other: a map's big polygon against
+ * each of thousands of small ones, a shell against each of its holes). */
+static void touch_on(touch_walk *t, int side, uint32_t v)
+{
+    void *p = t->on[side];
+    if (!grow(&p, &t->capon[side], t->non[side], sizeof v, t->on_in[side])) {
+        t->nomem = true;
+        return;
+    }
+    t->on[side] = p;
+    t->on[side][t->non[side]++] = v;
+}
+
+static int u32_cmp(const void *u, const void *v)
+{
+    uint32_t a = *(const uint32_t *)u, b = *(const uint32_t *)v;
+    return (a > b) - (a < b);
+}
+
+static void touch_add(touch_walk *t, kcbp_vec2 x)
+{
+    void *p = t->pts;
+    if (!grow(&p, &t->cap, t->npts, sizeof *t->pts, t->pts_in)) {
+        t->nomem = true;
+        return;
+    }
+    t->pts = p;
+    t->pts[t->npts++] = (touch_point){x};
+}
+
+/* The collinear closed segments [p0, p1] and [q0, q1] share more than a point. */
+static bool collinear_overlap(kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0, kcbp_vec2 q1)
+{
+    kcbp_vec2 a0 = kcbp2d_lex_less(p1, p0) ? p1 : p0, a1 = kcbp2d_lex_less(p1, p0) ? p0 : p1;
+    kcbp_vec2 b0 = kcbp2d_lex_less(q1, q0) ? q1 : q0, b1 = kcbp2d_lex_less(q1, q0) ? q0 : q1;
+    kcbp_vec2 lo = kcbp2d_lex_less(a0, b0) ? b0 : a0, hi = kcbp2d_lex_less(a1, b1) ? a1 : b1;
+    return kcbp2d_lex_less(lo, hi);
 }
 
 /* One meeting pair (A's edge ea p0 -> p1, B's eb q0 -> q1): true when it
- * shows the interiors meet, by (1) or (2). Each vertex on the other's
- * boundary is the start of an edge meeting there, so starts suffice. */
+ * shows the interiors meet, by (1) (or, for the model check, an overlap
+ * along a segment); else the points to decide (2) at are recorded. Each
+ * vertex on the other's boundary is the start of an edge meeting there,
+ * so starts suffice. */
 static bool touch_classify(touch_walk *t, uint32_t ea, uint32_t eb, kcbp_vec2 p0, kcbp_vec2 p1, kcbp_vec2 q0,
                            kcbp_vec2 q1)
 {
-    const pair_ctx *c = t->c;
     int o1 = kcbp2d_orient(p0, p1, q0), o2 = kcbp2d_orient(p0, p1, q1);
     int o3 = kcbp2d_orient(q0, q1, p0), o4 = kcbp2d_orient(q0, q1, p1);
     if (o1 && o2 && o3 && o4)
         return true; /* (1) */
-    if (o1 == 0 && on_segment(p0, p1, q0)) { /* (2) at B's vertex eb */
-        t->on_b[eb] = 1;
-        sector2 sb = vertex_sector(c, true, eb), sa = boundary_sector(c, false, ea, q0);
-        if (sectors_overlap(&sa, &sb))
+    if (!o1 && !o2 && collinear_overlap(p0, p1, q0, q1)) {
+        t->overlap = true;
+        if (t->stop_on_overlap)
             return true;
     }
-    if (o3 == 0 && on_segment(q0, q1, p0)) { /* (2) at A's vertex ea */
-        t->on_a[ea] = 1;
-        sector2 sa = vertex_sector(c, false, ea), sb = boundary_sector(c, true, eb, p0);
-        if (sectors_overlap(&sa, &sb))
-            return true;
-    }
-    return false;
+    if (o1 == 0 && on_segment(p0, p1, q0)) /* B's vertex eb on A's edge */
+        touch_on(t, 1, eb), touch_add(t, q0);
+    if (o3 == 0 && on_segment(q0, q1, p0)) /* A's vertex ea on B's edge */
+        touch_on(t, 0, ea), touch_add(t, p0);
+    return t->nomem;
 }
 
-/* Whether the interiors of two built models meet (above); their
- * boundaries meet. */
-static kcbp_status interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err)
+/* Whether the interiors of two built models meet (above; A's complement
+ * for t->a_out); t holds c and the flags, and keeps the meeting points
+ * (sorted, distinct) for the caller to free. */
+kcbp_status kcbp2d_touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
 {
-    touch_walk t = {c, calloc((size_t)c->a->nv + c->b->nv, 1), NULL};
-    if (!t.on_a)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model depth: out of memory");
-    t.on_b = t.on_a + c->a->nv;
+    const pair_ctx *c = t->c;
+    t->pts = t->pts_in, t->npts = 0, t->cap = sizeof t->pts_in / sizeof t->pts_in[0];
+    t->nomem = false, t->overlap = false;
+    for (int s = 0; s < 2; s++)
+        t->on[s] = t->on_in[s], t->non[s] = 0, t->capon[s] = sizeof t->on_in[s] / sizeof t->on_in[s][0];
     collide_walk w;
     memset(&w, 0, sizeof w);
-    w.c = c, w.touch = &t;
+    w.c = c, w.touch = t;
     *meet = collide_rec(&w, 0, 0);
-    for (int side = 0; side < 2 && !*meet; side++) { /* (3): B's rings in A, then A's in B */
+    kcbp_status st = KCBP_OK;
+    if (t->nomem)
+        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory");
+    if (*meet && !t->nomem && t->stop_on_overlap && t->overlap)
+        *meet = false; /* stopped by the overlap, not by a crossing */
+    if (st == KCBP_OK && !*meet && !(t->stop_on_overlap && t->overlap) && t->npts) { /* (2) */
+        if (t->npts <= 16) { /* a few points: insertion */
+            for (size_t i = 1; i < t->npts; i++) {
+                touch_point x = t->pts[i];
+                size_t j = i;
+                for (; j > 0 && kcbp2d_lex_less(x.x, t->pts[j - 1].x); j--)
+                    t->pts[j] = t->pts[j - 1];
+                t->pts[j] = x;
+            }
+        } else {
+            qsort(t->pts, t->npts, sizeof *t->pts, touch_point_cmp);
+        }
+        size_t k = 1;
+        for (size_t i = 1; i < t->npts; i++)
+            if (kcbp2d_lex_cmp(t->pts[i].x, t->pts[k - 1].x))
+                t->pts[k++] = t->pts[i];
+        t->npts = k;
+        wedge_ray first[32], *buf = first;
+        size_t cap = sizeof first / sizeof first[0];
+        for (size_t i = 0; i < t->npts && !*meet && st == KCBP_OK; i++)
+            st = wedges_meet(t, t->pts[i].x, &buf, &cap, first, meet, err);
+        if (buf != first)
+            free(buf);
+    }
+    for (int side = 0; side < 2 && st == KCBP_OK && !*meet && !(t->stop_on_overlap && t->overlap); side++) {
+        /* (3): B's rings in A, then A's in B */
         const kcbp2d_model *m = side ? c->a : c->b;
-        const uint8_t *on = side ? t.on_a : t.on_b;
+        int s = side ? 0 : 1;
+        if (t->non[s] > 1)
+            qsort(t->on[s], t->non[s], sizeof *t->on[s], u32_cmp);
         for (uint32_t r = 0; r < m->nrings && !*meet; r++) {
             uint32_t v = m->ring_first[r];
-            if (on[v])
+            if (t->non[s] && bsearch(&v, t->on[s], t->non[s], sizeof v, u32_cmp))
                 continue;
             ray_walk rw = {c, side == 1, model_v(c, side == 0, v), 0};
             ray_rec(&rw, 0);
-            *meet = rw.parity;
+            *meet = rw.parity != (side == 0 && t->a_out);
         }
     }
-    free(t.on_a);
-    return KCBP_OK;
+    for (int s = 0; s < 2; s++) {
+        if (t->on[s] != t->on_in[s])
+            free(t->on[s]);
+        t->on[s] = NULL;
+    }
+    return st;
 }
 
-/* ---- sets of polygons that touch -------------------------------------------
- *
- * The rings check refuses any two edges that meet; polygons of a set (a
- * map's parcels) may share edges and vertices, or hold a vertex on
- * another's edge, as long as their interiors are disjoint. So when the
- * whole set fails the check: every polygon must pass it alone, and every
- * two whose boxes overlap must have disjoint interiors (interiors_meet,
- * exact, on the coordinates as given: the identity pose carries them
- * unchanged). */
-
-typedef struct {
-    kcbp_vec2 lo, hi;
-    kcbp2d_model *m;
-} part_box;
-
-static int part_cmp(const void *x, const void *y)
+void kcbp2d_touch_walk_free(touch_walk *t)
 {
-    double a = ((const part_box *)x)->lo.x, b = ((const part_box *)y)->lo.x;
-    return (a > b) - (a < b);
+    if (t->pts != t->pts_in)
+        free(t->pts);
+    t->pts = NULL;
 }
 
-static kcbp_status parts_only_touch(const kcbp2d_polygons *in, bool *ok, kcbp_error *err)
+kcbp_status kcbp2d_interiors_meet(const pair_ctx *c, bool *meet, kcbp_error *err)
 {
-    *ok = false;
-    kcbp_status st = KCBP_OK;
-    uint32_t np = in->npolygons, nparts = 0;
-    part_box *parts = calloc(np, sizeof *parts);
-    uint32_t *ends = malloc((size_t)in->nrings * sizeof *ends);
-    if (!parts || !ends) {
-        st = kcbp_error_set(err, KCBP_ERR_NOMEM, "2D model: out of memory checking the polygons");
-        goto out;
-    }
-    for (uint32_t j = 0, r0 = 0; j < np; r0 = in->polygon_end[j], j++) {
-        uint32_t s = r0 ? in->ring_end[r0 - 1] : 0, k = in->polygon_end[j] - r0, one = k;
-        for (uint32_t i = 0; i < k; i++)
-            ends[i] = in->ring_end[r0 + i] - s;
-        kcbp2d_polygons pj = {in->points + s, ends, k, &one, 1};
-        kcbp_error e2;
-        st = kcbp2d_model_build(&pj, &parts[nparts].m, &e2);
-        if (st == KCBP_ERR_GEOMETRY) {
-            st = KCBP_OK; /* not simple alone: the set's error stands */
-            goto out;
-        }
-        if (st != KCBP_OK) {
-            if (err)
-                *err = e2;
-            goto out;
-        }
-        kcbp2d_model_bounds(parts[nparts].m, &parts[nparts].lo, &parts[nparts].hi);
-        nparts++;
-    }
-    qsort(parts, nparts, sizeof *parts, part_cmp);
-    kcbp2d_pose id = kcbp2d_pose_identity();
-    /* bounded work: a map's parcels overlap a few neighbours' boxes each;
-     * boxes nested by the thousand (rings round rings) are refused */
-    uint64_t checked = 0, budget = 64 * (uint64_t)nparts + 100000;
-    for (uint32_t i = 0; i < nparts; i++)
-        for (uint32_t k = i + 1; k < nparts && parts[k].lo.x <= parts[i].hi.x; k++) {
-            if (parts[k].lo.y > parts[i].hi.y || parts[i].lo.y > parts[k].hi.y)
-                continue;
-            if (++checked > budget) {
-                st = kcbp_error_set(err, KCBP_ERR_LIMIT,
-                                    "2D model: the polygons touch, and more than %llu pairs of their boxes overlap "
-                                    "(at most 64 a polygon are checked for overlaps)",
-                                    (unsigned long long)budget);
-                goto out;
-            }
-            pair_ctx c;
-            bool meet = true;
-            if ((st = pair_make(parts[i].m, &id, parts[k].m, &id, 0.0, &c, err)) != KCBP_OK ||
-                (st = interiors_meet(&c, &meet, err)) != KCBP_OK || meet)
-                goto out;
-        }
-    *ok = true;
-out:
-    for (uint32_t i = 0; parts && i < nparts; i++)
-        kcbp2d_model_free(parts[i].m);
-    free(parts);
-    free(ends);
+    touch_walk t;
+    memset(&t, 0, sizeof t);
+    t.c = c;
+    kcbp_status st = kcbp2d_touch_walk_run(&t, meet, err);
+    kcbp2d_touch_walk_free(&t);
     return st;
 }
 
@@ -631,7 +616,7 @@ static kcbp_status model_collide(const kcbp2d_model *a, const kcbp2d_pose *pose_
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model collide: margin %g is not a finite number >= 0",
                               o.margin);
     pair_ctx c;
-    kcbp_status st = pair_make(a, pose_a, b, pose_b, rb + o.margin, &c, err);
+    kcbp_status st = kcbp2d_pair_make(a, pose_a, b, pose_b, rb + o.margin, &c, err);
     if (st != KCBP_OK)
         return st;
     collide_walk w = {&c, rb, o.margin, o.contacts, o.contacts ? o.contacts_capacity : 0, 0, false, false, 0, NULL};
@@ -804,7 +789,7 @@ static kcbp_status model_distance(const kcbp2d_model *a, const kcbp2d_pose *pose
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D model distance: result of size %zu, too small",
                               result_size);
     pair_ctx c;
-    kcbp_status st = pair_make(a, pose_a, b, pose_b, rb, &c, err);
+    kcbp_status st = kcbp2d_pair_make(a, pose_a, b, pose_b, rb, &c, err);
     if (st != KCBP_OK)
         return st;
     /* collide first (exact): a pair of edges that meet (within rb), or
@@ -912,7 +897,7 @@ static kcbp_status model_of_shape(const kcbp2d_shape *s, kcbp2d_model **out, kcb
     if (n >= 3) { /* a polygon core: its side (the turn at its smallest vertex), for interiors_meet */
         uint32_t lo = 0;
         for (uint32_t i = 1; i < n; i++)
-            lo = lex_less(v[i], v[lo]) ? i : lo;
+            lo = kcbp2d_lex_less(v[i], v[lo]) ? i : lo;
         int turn = kcbp2d_orient(v[(lo + n - 1) % n], v[lo], v[(lo + 1) % n]);
         if (turn != 0 && !(m->ring_left = malloc(1))) {
             kcbp2d_model_free(m);
@@ -1200,7 +1185,7 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
                               "2D model depth: directions %d (4..4096), bisections %d (1..100), grid %d (1..1024)",
                               o.directions, o.bisections, o.grid);
     pair_ctx c;
-    kcbp_status st = pair_make(a, pose_a, b, pose_b, 0.0, &c, err);
+    kcbp_status st = kcbp2d_pair_make(a, pose_a, b, pose_b, 0.0, &c, err);
     if (st != KCBP_OK)
         return st;
     /* the meeting edge pairs' normals lead the search when there are too
@@ -1221,7 +1206,7 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
     r.scale = scale;
     if (radius_b == 0 && a->ring_left && b->ring_left) { /* touching, exactly: depth 0 */
         bool meet = true;
-        if ((st = interiors_meet(&c, &meet, err)) != KCBP_OK)
+        if ((st = kcbp2d_interiors_meet(&c, &meet, err)) != KCBP_OK)
             return st;
         if (!meet) {
             r.touching = true;
@@ -1304,7 +1289,10 @@ static kcbp_status model_depth(const kcbp2d_model *a, const kcbp2d_pose *pose_a,
             }
         }
     r.depth_lower = fmin(best_lower, r.depth_upper);
-    r.touching = r.depth_upper <= KCBP2D_TOUCH_REL_TOL * scale;
+    /* two models' interiors were found to meet, exactly (above): an overlap
+     * however thin is not touching; the tolerance is for shapes only */
+    bool exact_touch = radius_b == 0 && a->ring_left && b->ring_left;
+    r.touching = !exact_touch && r.depth_upper <= KCBP2D_TOUCH_REL_TOL * scale;
     if (r.touching)
         r.depth_lower = 0;
     memcpy(result, &r, out_size);

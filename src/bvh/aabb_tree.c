@@ -7,8 +7,10 @@
  * triangles' slabs and the exact triangle test. The build is in
  * tree_build.c. */
 #include "aabb_tree.h"
+#include "fan_gap.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,6 +316,24 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
     obb_b_in_a ob_in_a;
     obb_a_in_b oa_in_b;
     uint32_t ob_node = UINT32_MAX, oa_node = UINT32_MAX;
+    /* The rounding margin of the fans' gap (kcbp_fan_pair_gap): 256 ulps
+     * (u = DBL_EPSILON / 2) of m, the coordinates' size in A's frame (the
+     * translation plus both roots' reach, >= M, the largest coordinate of
+     * a moved vertex). The computed gap differs from the exact gap of the
+     * vertices the triangle tests see by at most about 50 u M: each of
+     * the four dot products (the apex's and each box's support, the box
+     * axes' projections) within ~10 u |u| M, hence ~10 u M once divided by
+     * |u|; the moved fan (apex, box centres: pose_apply) and the moved
+     * triangle vertices each within ~4 u (sqrt(3) M + |t|) of the exact
+     * move; the boxes' centre-and-half-size form within ~u M of their
+     * corners; the square root and the division a few u of the gap. */
+    double fan_r;
+    {
+        double m = kcbp_v3_max_abs(b_in_a->trans);
+        m += kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(a->nodes[0].center), a->nodes[0].extent));
+        m += kcbp_v3_max_abs(kcbp_v3_add(kcbp_v3_abs(b->nodes[0].center), b->nodes[0].extent));
+        fan_r = 128 * DBL_EPSILON * m;
+    }
     while (top > 0 && !stopped) {
         /* The entry is read in place: its slot is the first child's. */
         struct entry *e = &stack[--top];
@@ -353,6 +373,19 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
                 ob_node = ib;
             }
             if (obb_apart_b(&ob_in_a, &a->obb[ia], &b->obb[ib], eps))
+                continue;
+        }
+        /* Two fan nodes, not both leaves, whose shared vertices face each
+         * other within the boxes' tolerance (two cones tip to tip, two
+         * half-discs across a diameter a hair apart: every triangle pair
+         * holds both vertices, and each would be tested): apart when the
+         * gap along the line through the vertices exceeds its rounding
+         * (fan_gap.h). The triangle tests are exact on the moved
+         * vertices, which this gap bounds. */
+        if ((a->flags[ia] & b->flags[ib] & KCBP_NODE_FAN) && !(na->count && nb->count)) {
+            kcbp_fan_moved fa = kcbp_fan_own(&a->fan[a->fan_of[ia]], &a->obb[ia]);
+            kcbp_fan_moved fb = kcbp_fan_b_into_a(&b->fan[b->fan_of[ib]], &b->obb[ib], b_in_a);
+            if (kcbp_fan_pair_gap(&fa, &fb, fan_r) > 0)
                 continue;
         }
         const moved_box *ma = a_moved ? &e->box : &fresh, *mb = a_moved ? &fresh : &e->box;

@@ -20,6 +20,7 @@
  * then the distance is within that of the smallest
  * (tests/test_distance_nested.c). */
 #include "aabb_tree.h"
+#include "fan_gap.h"
 
 #include <float.h>
 #include <math.h>
@@ -340,25 +341,6 @@ static kcbp_vec3 slab_to_other(const dist_ctx *c, bool s_is_b, kcbp_vec3 n, doub
     return kcbp_mat3_tmul_v3(&c->b_in_a->rot, n);
 }
 
-/* A fan node (kcbp_node_fan) of one side moved into the other side's (s's)
- * frame: its shared vertex, and its other vertices' two boxes, each as a
- * centre and its axes in s's frame (rows) with the half-sizes. */
-typedef struct {
-    kcbp_vec3 apex, c, oc, e, oe;
-    kcbp_mat3 ax, oax;
-} fan_moved;
-
-/* The least of u.x over the fan's points x (the shared vertex, or a point
- * of both boxes of the others, which hold them). */
-static inline double fan_min(const fan_moved *m, kcbp_vec3 u)
-{
-    kcbp_vec3 ua = kcbp_mat3_mul_v3(&m->ax, u), uo = kcbp_mat3_mul_v3(&m->oax, u);
-    double lb = kcbp_v3_dot(u, m->c) - kcbp_v3_dot(kcbp_v3_abs(ua), m->e);
-    double lo = kcbp_v3_dot(u, m->oc) - kcbp_v3_dot(kcbp_v3_abs(uo), m->oe);
-    double others = lb > lo ? lb : lo, va = kcbp_v3_dot(u, m->apex);
-    return va < others ? va : others;
-}
-
 /* A lower bound on the distance between the triangles of leaf `leaf` of
  * side s (s_is_b: B's) and a node of the other side whose triangles share a
  * vertex (f, kcbp_node_fan; fo its oriented box), or, when it cannot
@@ -376,7 +358,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
 {
     const kcbp_aabb_tree *s = s_is_b ? c->b : c->a;
     const kcbp_pose *p = c->b_in_a;
-    fan_moved m;
+    kcbp_fan_moved m;
     if (s_is_b) { /* A's fan into B's frame: x -> R^T (x - t) */
         m.apex = kcbp_mat3_tmul_v3(&p->rot, kcbp_v3_sub(f->apex, p->trans));
         m.c = kcbp_mat3_tmul_v3(&p->rot, kcbp_v3_sub(f->center, p->trans));
@@ -398,7 +380,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
         const kcbp_vec3 *t = s->tri_verts[leaf->first + i];
         const kcbp_tri_slab *sl = &s->tri_slab[leaf->first + i];
         /* along the normal: the node above the slab or below it */
-        double above = fan_min(&m, sl->n) - sl->hi, below = sl->lo + fan_min(&m, kcbp_v3_neg(sl->n));
+        double above = kcbp_fan_min(&m, sl->n) - sl->hi, below = sl->lo + kcbp_fan_min(&m, kcbp_v3_neg(sl->n));
         double gi = (above > below ? above : below) - r;
         if (!(gi > prune_at)) {
             /* along the line from t's nearest point to the vertex */
@@ -409,7 +391,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
                 double t0 = kcbp_v3_dot(u, t[0]), t1 = kcbp_v3_dot(u, t[1]), t2 = kcbp_v3_dot(u, t[2]);
                 double tmax = t0 > t1 ? t0 : t1;
                 tmax = t2 > tmax ? t2 : tmax;
-                double gu = (fan_min(&m, u) - tmax) / sqrt(d2) - r;
+                double gu = (kcbp_fan_min(&m, u) - tmax) / sqrt(d2) - r;
                 gi = gu > gi ? gu : gi;
             }
             if (!(gi > -INFINITY)) /* NaN (a triangle without a normal: its slab is infinite) */
@@ -855,7 +837,7 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
                 hb = sample_beyond(&c, true, 0.5 * c.best.d, &nb_t);
                 ha = sample_beyond(&c, false, 0.5 * c.best.d, &na_t);
             }
-            descend(&c, stack, &top, c.tol, UINT64_MAX, hb > ha ? 2 : 1);
+            descend(&c, stack, &top, tie > 0 ? -tie : c.tol, UINT64_MAX, hb > ha ? 2 : 1);
         }
     }
     r->stats.box_pairs = c.box_pairs;

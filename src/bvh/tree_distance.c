@@ -14,11 +14,13 @@
  * whose computed distance is below the best is ever dropped: the distance
  * found is the smallest kcbp_tri_distance over all triangle pairs, bit for
  * bit (tests/test_distance.c, test_mesh_brute, and tests/test_bvh.c).
- * The exception is the second stage (sweep, for nested surfaces at
- * constant clearance: kcbp_tree_distance below), which also drops pairs
- * within KCBP_TRI_DIST_REL_ERR * scale, less the rounding, of the best:
- * then the distance is within that of the smallest
- * (tests/test_distance_nested.c). */
+ * The exception is the second stage (past the first's budget: the sweep,
+ * or the search with the fans' bounds, for nested surfaces at constant
+ * clearance: kcbp_tree_distance below), which also drops pairs within
+ * KCBP_TRI_DIST_REL_ERR * scale, less the rounding, of the best: then the
+ * distance is within that of the smallest (tests/test_distance_nested.c;
+ * two cones tip to tip have every one of their N x M pairs exactly at the
+ * apexes' distance, which no bound can drop as strictly farther). */
 #include "aabb_tree.h"
 #include "fan_gap.h"
 
@@ -827,7 +829,8 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
         else if (ka > 0 && ka == na_t)
             sweep(&c, false, tie);
         else {
-            /* The rest with the fans' bounds, down first the side whose
+            /* The rest with the fans' bounds (ties within tie dropped, as
+             * in the sweep), down first the side whose
              * triangles' planes have more of the other mesh beyond them
              * (a sample), at half the best distance: a hole's facets
              * around the tool, not the tool's, whose planes cut the

@@ -3,9 +3,11 @@
  * axis-aligned boxes on their six face axes (one box moved into the
  * other's frame, Arvo), then, when those do not separate it, by the
  * separating-axis test of the nodes' oriented boxes on all fifteen axes
- * (Gottschalk, Lin, Manocha, "OBBTree", SIGGRAPH 1996); leaves by their
- * triangles' slabs and the exact triangle test. The build is in
- * tree_build.c. */
+ * (Gottschalk, Lin, Manocha, "OBBTree", SIGGRAPH 1996); two fan nodes
+ * whose shared vertices face each other by the gap along the line through
+ * them (fan_gap.h, once the search has tested a few hundred triangle
+ * pairs); leaves by their triangles' slabs and the exact triangle test.
+ * The build is in tree_build.c. */
 #include "aabb_tree.h"
 #include "fan_gap.h"
 

@@ -375,7 +375,7 @@ static uint64_t check_collide(const kcbp_model *a, const kcbp_pose *pa, const kc
  * issue 33's hunt): two wide cones tip to tip (half-angle 80 deg), and two
  * coplanar half-discs fanned from points across their common diameter,
  * apart by gaps from 1e-3 down to 1e-12, touching and overlapping by
- * 1e-12. Every triangle pair holds both shared vertices: at a gap, all
+ * 1e-12, and the same with B moved sideways by the gap too. Every triangle pair holds both shared vertices: at a gap, all
  * n x m pairs are at it (the distance) or within the boxes' tolerance of
  * contact (collide: 1e-10 of the scale). Before, both visited every pair
  * (collide 5.7 s, distance over 120 s at 10,000 x 8,000 slivers); now the
@@ -388,19 +388,26 @@ static void test_fans_facing(void **state)
     (void)state;
     test_rng r = {0xface5ull};
     const double gaps[] = {1e-3, 1e-9, 1e-12, 0, -1e-12};
-    for (int kind = 0; kind < 2; kind++)
+    for (int kind = 0; kind < 4; kind++)
         for (int gi = 0; gi < 5; gi++)
             for (int mi = 0; mi < 2; mi++) {
                 int n = 240, m = mi ? 173 : 240;
                 double gap = gaps[gi];
                 soup sa = {0}, sb = {0};
-                if (kind == 0) {
+                if (kind % 2 == 0) {
                     double rr = tan(80 * M_PI / 180);
                     fan(&sa, n, 0, -1, rr, 0);
                     fan(&sb, m, gap, gap + 1, rr, mi ? 0.37 * 2 * M_PI / m : 0);
                 } else {
                     half_fan(&sa, n, 0, 0);
                     half_fan(&sb, m, -gap, M_PI);
+                }
+                /* kinds 2 and 3: B moved sideways as well, by the gap
+                 * (the line through the shared vertices no longer
+                 * separates the fans: the whole fans' axes do) */
+                for (size_t v = 0; kind >= 2 && v < sb.nv; v++) {
+                    sb.v[v].x += fabs(gap);
+                    sb.v[v].y += kind == 2 ? 0.7 * fabs(gap) : 0;
                 }
                 kcbp_model a, b;
                 build(&a, &sa);
@@ -411,7 +418,10 @@ static void test_fans_facing(void **state)
                 check_collide(&b, &id, &a, &id);
                 check_collide(&a, &p, &b, &p);
                 check_collide(&b, &p, &a, &p);
-                if (gap > 0 && !(dist_pairs < (uint64_t)n * m / 4 && col_pairs < (uint64_t)n * m / 4))
+                /* (moved sideways, the distance's pairs are no longer
+                 * tied: its work is not bounded here, bench/README.md
+                 * "Held-out hunt, 3D") */
+                if (gap > 0 && !((kind >= 2 || dist_pairs < (uint64_t)n * m / 4) && col_pairs < (uint64_t)n * m / 4))
                     fail_msg("kind %d gap %g m %d: %llu distance and %llu collide triangle pairs of %d", kind, gap, m,
                              (unsigned long long)dist_pairs, (unsigned long long)col_pairs, n * m);
                 kcbp_model_free(&a);

@@ -95,6 +95,11 @@ enum {
 typedef struct {
     kcbp_vec3 apex, center, extent;
     kcbp_vec3 ocenter, oextent;
+    /* from the centre of the other vertices' box of the highest fan node
+     * above (or this one) around the same vertex to the vertex: a
+     * cone's or a half-disc's axis, along which the whole fan lies
+     * behind its vertex (fan_gap.h; not normalised) */
+    kcbp_vec3 axis;
 } kcbp_node_fan;
 
 typedef struct {

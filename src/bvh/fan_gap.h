@@ -25,7 +25,7 @@
  * vertex, and its other vertices' two boxes, each as a centre and its axes
  * in that frame (rows) with the half-sizes. */
 typedef struct {
-    kcbp_vec3 apex, c, oc, e, oe;
+    kcbp_vec3 apex, c, oc, e, oe, axis;
     kcbp_mat3 ax, oax;
 } kcbp_fan_moved;
 
@@ -43,7 +43,7 @@ static inline double kcbp_fan_min(const kcbp_fan_moved *m, kcbp_vec3 u)
 /* Fan f (of the node whose oriented box is fo) in its own tree's frame. */
 static inline kcbp_fan_moved kcbp_fan_own(const kcbp_node_fan *f, const kcbp_obb *fo)
 {
-    kcbp_fan_moved m = {f->apex, f->center, f->ocenter, f->extent, f->oextent, kcbp_mat3_identity(), fo->axes};
+    kcbp_fan_moved m = {f->apex, f->center, f->ocenter, f->extent, f->oextent, f->axis, kcbp_mat3_identity(), fo->axes};
     return m;
 }
 
@@ -65,27 +65,48 @@ static inline kcbp_fan_moved kcbp_fan_b_into_a(const kcbp_node_fan *f, const kcb
     }
     m.e = f->extent;
     m.oe = f->oextent;
+    m.axis = kcbp_mat3_mul_v3(&b_in_a->rot, f->axis);
     return m;
 }
 
 /* A lower bound on the distance between two fan nodes given in one frame,
- * less r: the gap along the line from a's shared vertex to b's, between
- * a's highest point and b's lowest along it (a gap along any direction is
+ * less r: the gap along direction u (from a toward b), between a's
+ * highest point and b's lowest along it (a gap along any direction is
  * a lower bound on the distance: projecting onto a line does not lengthen
  * any segment). r covers the rounding: the moves of b's fan and of the
  * triangles' vertices (a few ulps of the coordinates each), the dot
  * products and the division (a few ulps of the coordinates' size M once
  * divided by |u|); 2 * 256 ulps of M, as the distance traversal's, leaves
- * more than ten times that. NaN or a value <= 0 when the vertices coincide
- * or the line does not separate the fans (callers test g > 0, or compare
- * as a lower bound: NaN never prunes). */
-static inline double kcbp_fan_pair_gap(const kcbp_fan_moved *a, const kcbp_fan_moved *b, double r)
+ * more than ten times that. NaN or a value <= 0 when u is 0 or does not
+ * separate the fans (callers test g > 0, or compare as a lower bound: NaN
+ * never prunes). */
+static inline double kcbp_fan_gap_along(const kcbp_fan_moved *a, const kcbp_fan_moved *b, kcbp_vec3 u, double r)
 {
-    kcbp_vec3 u = kcbp_v3_sub(b->apex, a->apex);
     double u2 = kcbp_v3_len2(u);
     if (!(u2 > 0))
         return 0;
     return (kcbp_fan_min(b, u) + kcbp_fan_min(a, kcbp_v3_neg(u))) / sqrt(u2) - r;
+}
+
+/* The gap of kcbp_fan_gap_along along the line through the shared
+ * vertices, or, when that does not separate the fans (the vertices offset
+ * sideways as well as apart: a's rim then rises above the plane through
+ * its vertex normal to the line), along a's axis (kcbp_node_fan.axis: the
+ * whole cone's or half-disc's, which a part of it, a wedge, lies behind
+ * too) and against b's: each exact at the vertices when the fans lie
+ * behind their vertices along it. The largest found, stopping at the
+ * first positive. */
+static inline double kcbp_fan_pair_gap(const kcbp_fan_moved *a, const kcbp_fan_moved *b, double r)
+{
+    double g = kcbp_fan_gap_along(a, b, kcbp_v3_sub(b->apex, a->apex), r);
+    if (g > 0)
+        return g;
+    double ga = kcbp_fan_gap_along(a, b, a->axis, r);
+    g = ga > g ? ga : g;
+    if (g > 0)
+        return g;
+    double gb = kcbp_fan_gap_along(a, b, kcbp_v3_neg(b->axis), r);
+    return gb > g ? gb : g;
 }
 
 #endif

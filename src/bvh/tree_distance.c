@@ -376,6 +376,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
     }
     m.e = f->extent;
     m.oe = f->oextent;
+    m.axis = f->axis; /* (not used by kcbp_fan_min) */
     const double r = 2 * c->rnd;
     double g = INFINITY;
     for (uint32_t i = 0; i < leaf->count; i++) {

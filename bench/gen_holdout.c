@@ -31,6 +31,8 @@
  *            to tip, GAP between the apexes (every pair holds both apexes)
  *   halffans two coplanar half-discs fanned from their centres (N and M
  *            slivers), B's apex GAP from A's across the common diameter
+ *   shourglass, shalffans  the same, B moved sideways too (by GAP along
+ *            x and 0.7 GAP along y; the half-discs by GAP along x)
  *   helix    two coaxial helicoids (radii 0.2..1, two turns, pitch 0.5;
  *            N and M steps along the turn, 4 and 3 strips across), B
  *            lifted GAP along the axis
@@ -52,6 +54,7 @@ typedef struct {
     FILE *f;
     long nv;
     double scale, off;
+    double sx, sy; /* a shift of the unscaled x and y (the s- kinds) */
 } obj;
 
 static void die(const char *m)
@@ -62,7 +65,7 @@ static void die(const char *m)
 
 static obj obj_open(const char *path, double scale, double off)
 {
-    obj o = {fopen(path, "w"), 0, scale, off};
+    obj o = {fopen(path, "w"), 0, scale, off, 0, 0};
     if (!o.f)
         die("cannot write an output file");
     return o;
@@ -70,6 +73,8 @@ static obj obj_open(const char *path, double scale, double off)
 
 static long vert(obj *o, double x, double y, double z)
 {
+    x += o->sx;
+    y += o->sy;
     fprintf(o->f, "v %.17g %.17g %.17g\n", x * o->scale + o->off, y * o->scale + o->off, z * o->scale + o->off);
     return ++o->nv;
 }
@@ -313,12 +318,16 @@ int main(int argc, char **argv)
         int crossed = !strcmp(kind, "slivers");
         ribbon(&a, n, 1e-6, 1, 0, 0, 0);
         ribbon(&b, m, 1e-6, crossed ? 0 : 1, crossed ? 1 : 0, crossed ? -0.25 * m : 0.37, gap);
-    } else if (!strcmp(kind, "hourglass")) {
+    } else if (!strcmp(kind, "hourglass") || !strcmp(kind, "shourglass")) {
         double r = tan(80 * M_PI / 180);
         fan(&a, n, 0, -1, r, 0, 2 * M_PI, 1, 0);
+        if (kind[0] == 's')
+            b.sx = gap, b.sy = 0.7 * gap;
         fan(&b, m, gap, gap + 1, r, 0, 2 * M_PI, 1, 0.37 * 2 * M_PI / m);
-    } else if (!strcmp(kind, "halffans")) {
+    } else if (!strcmp(kind, "halffans") || !strcmp(kind, "shalffans")) {
         fan(&a, n, 0, 0, 1, 0, M_PI, 0, 0);
+        if (kind[0] == 's')
+            b.sx = gap;
         /* B below the diameter, its apex at (0, -GAP) */
         long apex = vert(&b, 0, -gap, 0), first = b.nv + 1;
         for (int k = 0; k <= m; k++) {
@@ -347,7 +356,7 @@ int main(int argc, char **argv)
         }
         cylinder(&b, m, 1 - gap, -0.8, 0.8, 0.5 * gap * cos(0.7), 0.5 * gap * sin(0.7), 0.37 * 2 * M_PI / m, 0, 1);
     } else {
-        die("KIND: plates cavity tori rcone slivers pslivers hourglass halffans helix shaft");
+        die("KIND: plates cavity tori rcone slivers pslivers hourglass shourglass halffans shalffans helix shaft");
     }
     obj_close(&a);
     obj_close(&b);

@@ -20,6 +20,7 @@
 #   bench/holdout.sh               # ROUNDS=3
 #   ROUNDS=1 bench/holdout.sh
 #   NO_BUILD=1 bench/holdout.sh
+#   CASES=$'shourglass 2000 1500 1e-3 1 0\nhelix 300 200 0.01 1 0' bench/holdout.sh
 #
 # Exits non-zero when a program fails or an answer is off.
 set -euo pipefail
@@ -64,6 +65,11 @@ cases=(
     "hourglass 10000 8000 1e-12 1 0"
     "hourglass 10000 8000 0.001 1e-6 0"
     "halffans 2000 1500 1e-12 1 0"
+    "shourglass 2000 1500 1e-12 1 0"
+    "shourglass 2000 1500 0.001 1 0"
+    "shourglass 10000 8000 0.001 1 0"
+    "shalffans 2000 1500 1e-12 1 0"
+    "shalffans 10000 8000 0.001 1 0"
     "halffans 10000 8000 1e-12 1 0"
     "halffans 10000 8000 0 1 0"
     "halffans 10000 8000 -1e-12 1e6 0"
@@ -72,6 +78,11 @@ cases=(
     "shaft 400 300 0.01 1 0"
     "shaft 8000 6000 0.01 1 0"
 )
+
+# CASES: other cases, one a line (as above)
+if [[ -n ${CASES:-} ]]; then
+    mapfile -t cases <<<"$CASES"
+fi
 
 echo "| case | triangles | kcbp µs | FCL µs | kcbp/FCL | collide µs | kcbp/collide |${BASE:+ before µs | before/after |} \\|kcbp − FCL\\| / S | \\|kcbp − brute\\| / S | box pairs | tri pairs |"
 echo "|---|---|---|---|---|---|---|${BASE:+---|---|}---|---|---|---|"

@@ -80,7 +80,14 @@ enum {
      * order of their overlap with the other node, not of their centres'
      * distance (aabb_tree.c, first_child). */
     KCBP_NODE_THIN_KIDS = 8,
+    /* A fan node (KCBP_NODE_FAN) of at least KCBP_FAN_BIG triangles (a
+     * cone's flank, a disc; not the few triangles around a vertex of an
+     * organic mesh): the collision traversal bounds pairs of them by
+     * their shared vertices (fan_gap.h). */
+    KCBP_NODE_FAN_BIG = 16,
 };
+
+#define KCBP_FAN_BIG 64
 
 /* A node whose triangles share a vertex: the vertex, and two boxes of the
  * node's other vertices: axis-aligned (mesh frame: center, extent) and

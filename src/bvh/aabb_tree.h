@@ -80,10 +80,11 @@ enum {
      * order of their overlap with the other node, not of their centres'
      * distance (aabb_tree.c, first_child). */
     KCBP_NODE_THIN_KIDS = 8,
-    /* A fan node (KCBP_NODE_FAN) of at least KCBP_FAN_BIG triangles (a
-     * cone's flank, a disc; not the few triangles around a vertex of an
-     * organic mesh): the collision traversal bounds pairs of them by
-     * their shared vertices (fan_gap.h). */
+    /* The highest fan node (KCBP_NODE_FAN) around its vertex (its parent
+     * is not a fan around the same one), of at least KCBP_FAN_BIG
+     * triangles (a cone's flank, a disc; not the few triangles around a
+     * vertex of an organic mesh): the collision traversal bounds pairs of
+     * them by their shared vertices (fan_gap.h). */
     KCBP_NODE_FAN_BIG = 16,
 };
 

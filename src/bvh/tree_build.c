@@ -745,8 +745,6 @@ static kcbp_status build_fans(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
         f->ocenter = kcbp_mat3_tmul_v3(ax, oc);
         f->oextent = kcbp_v3_add(kcbp_v3_max(kcbp_v3_sub(ob.hi, oc), kcbp_v3_sub(oc, ob.lo)), kcbp_v3(pad, pad, pad));
         tree->flags[i] |= KCBP_NODE_FAN;
-        if (range[i][1] - range[i][0] >= KCBP_FAN_BIG)
-            tree->flags[i] |= KCBP_NODE_FAN_BIG;
     }
     /* Each fan's axis: from the centre of the other vertices' box of its
      * highest ancestor around the same vertex (the whole cone, the whole
@@ -766,6 +764,8 @@ static kcbp_status build_fans(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
             top = up;
         }
         f->axis = kcbp_v3_sub(f->apex, tree->fan[tree->fan_of[top]].center);
+        if (top == i && range[i][1] - range[i][0] >= KCBP_FAN_BIG)
+            tree->flags[i] |= KCBP_NODE_FAN_BIG;
     }
     free(common);
     free(range);

@@ -3,11 +3,10 @@
  * axis-aligned boxes on their six face axes (one box moved into the
  * other's frame, Arvo), then, when those do not separate it, by the
  * separating-axis test of the nodes' oriented boxes on all fifteen axes
- * (Gottschalk, Lin, Manocha, "OBBTree", SIGGRAPH 1996); two inner fan
- * nodes whose shared vertices face each other by the gap along the line
- * through them or the fans' axes (fan_gap.h); leaves by their triangles'
- * slabs and the exact triangle test.
- * The build is in tree_build.c. */
+ * (Gottschalk, Lin, Manocha, "OBBTree", SIGGRAPH 1996); two whole fans
+ * whose shared vertices face each other by the gap along the line through
+ * them or the fans' axes (fan_gap.h); leaves by their triangles' slabs and
+ * the exact triangle test. The build is in tree_build.c. */
 #include "aabb_tree.h"
 #include "fan_gap.h"
 
@@ -21,7 +20,6 @@
 #include "base/util.h"
 
 enum { STACK_PER_TREE = KCBP_TREE_MAX_DEPTH };
-
 
 /* The traversal's helpers are inlined into each of its versions (see
  * traverse), which GCC stops doing on its own once there are several. */
@@ -398,8 +396,8 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
             if (obb_apart_b(&ob_in_a, &a->obb[ia], &b->obb[ib], eps))
                 continue;
         }
-        /* Two inner fan nodes whose shared vertices face each other within
-         * the boxes' tolerance (two cones tip to tip, two half-discs
+        /* Two whole fans whose shared vertices face each other within the
+         * boxes' tolerance (two cones tip to tip, two half-discs
          * across a diameter a hair apart: every triangle pair holds both
          * vertices, and each would be tested): apart when the gap along
          * the line through the vertices or along either fan's axis

@@ -58,11 +58,14 @@
  *            edge to its midpoint) less half of each shortest edge (two
  *            slivers side by side); and it
  *            goes down first the side whose triangles' planes have the
- *            other mesh beyond them (the hole's). The sweep drops pairs
- *            within KCBP_TRI_DIST_REL_ERR * S of the best (S: the size of
- *            the coordinates), so the distance is then within that of the
- *            smallest kcbp_tri_distance over all triangle pairs; without
- *            the sweep (with or without the fans' bound) it is that
+ *            other mesh beyond them (the hole's). Stage 4 (the sweep,
+ *            and the search with the fans' bounds; since issue 33's
+ *            held-out hunt the latter too: two cones tip to tip, every
+ *            pair exactly at the apexes' distance) drops pairs within
+ *            KCBP_TRI_DIST_REL_ERR * S of the best (S: the size of the
+ *            coordinates), so the distance is then within that of the
+ *            smallest kcbp_tri_distance over all triangle pairs; when
+ *            stage 3 ends within its budget (most pairs) it is that
  *            smallest value, bit for bit.
  * Stages 1 and 2 decide only with max_distance: when their lower bound
  * exceeds it, the answer "farther than max_distance" is known without

@@ -80,7 +80,15 @@ enum {
      * order of their overlap with the other node, not of their centres'
      * distance (aabb_tree.c, first_child). */
     KCBP_NODE_THIN_KIDS = 8,
+    /* The highest fan node (KCBP_NODE_FAN) around its vertex (its parent
+     * is not a fan around the same one), of at least KCBP_FAN_BIG
+     * triangles (a cone's flank, a disc; not the few triangles around a
+     * vertex of an organic mesh): the collision traversal bounds pairs of
+     * them by their shared vertices (fan_gap.h). */
+    KCBP_NODE_FAN_BIG = 16,
 };
+
+#define KCBP_FAN_BIG 64
 
 /* A node whose triangles share a vertex: the vertex, and two boxes of the
  * node's other vertices: axis-aligned (mesh frame: center, extent) and
@@ -95,6 +103,11 @@ enum {
 typedef struct {
     kcbp_vec3 apex, center, extent;
     kcbp_vec3 ocenter, oextent;
+    /* from the centre of the other vertices' box of the highest fan node
+     * above (or this one) around the same vertex to the vertex: a
+     * cone's or a half-disc's axis, along which the whole fan lies
+     * behind its vertex (fan_gap.h; not normalised) */
+    kcbp_vec3 axis;
 } kcbp_node_fan;
 
 typedef struct {

@@ -746,6 +746,27 @@ static kcbp_status build_fans(const kcbp_mesh *mesh, kcbp_aabb_tree *tree)
         f->oextent = kcbp_v3_add(kcbp_v3_max(kcbp_v3_sub(ob.hi, oc), kcbp_v3_sub(oc, ob.lo)), kcbp_v3(pad, pad, pad));
         tree->flags[i] |= KCBP_NODE_FAN;
     }
+    /* Each fan's axis: from the centre of the other vertices' box of its
+     * highest ancestor around the same vertex (the whole cone, the whole
+     * half-disc) to the vertex. */
+    for (uint32_t i = 0; i < nn; i++) {
+        if (tree->fan_of[i] == UINT32_MAX)
+            continue;
+        kcbp_node_fan *f = &tree->fan[tree->fan_of[i]];
+        uint32_t top = i;
+        while (top != 0) {
+            uint32_t up = tree->parent[top];
+            if (tree->fan_of[up] == UINT32_MAX)
+                break;
+            kcbp_vec3 pa = tree->fan[tree->fan_of[up]].apex;
+            if (!(pa.x == f->apex.x && pa.y == f->apex.y && pa.z == f->apex.z))
+                break;
+            top = up;
+        }
+        f->axis = kcbp_v3_sub(f->apex, tree->fan[tree->fan_of[top]].center);
+        if (top == i && range[i][1] - range[i][0] >= KCBP_FAN_BIG)
+            tree->flags[i] |= KCBP_NODE_FAN_BIG;
+    }
     free(common);
     free(range);
     return KCBP_OK;

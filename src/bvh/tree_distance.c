@@ -14,12 +14,15 @@
  * whose computed distance is below the best is ever dropped: the distance
  * found is the smallest kcbp_tri_distance over all triangle pairs, bit for
  * bit (tests/test_distance.c, test_mesh_brute, and tests/test_bvh.c).
- * The exception is the second stage (sweep, for nested surfaces at
- * constant clearance: kcbp_tree_distance below), which also drops pairs
- * within KCBP_TRI_DIST_REL_ERR * scale, less the rounding, of the best:
- * then the distance is within that of the smallest
- * (tests/test_distance_nested.c). */
+ * The exception is the second stage (past the first's budget: the sweep,
+ * or the search with the fans' bounds, for nested surfaces at constant
+ * clearance: kcbp_tree_distance below), which also drops pairs within
+ * KCBP_TRI_DIST_REL_ERR * scale, less the rounding, of the best: then the
+ * distance is within that of the smallest (tests/test_distance_nested.c;
+ * two cones tip to tip have every one of their N x M pairs exactly at the
+ * apexes' distance, which no bound can drop as strictly farther). */
 #include "aabb_tree.h"
+#include "fan_gap.h"
 
 #include <float.h>
 #include <math.h>
@@ -340,25 +343,6 @@ static kcbp_vec3 slab_to_other(const dist_ctx *c, bool s_is_b, kcbp_vec3 n, doub
     return kcbp_mat3_tmul_v3(&c->b_in_a->rot, n);
 }
 
-/* A fan node (kcbp_node_fan) of one side moved into the other side's (s's)
- * frame: its shared vertex, and its other vertices' two boxes, each as a
- * centre and its axes in s's frame (rows) with the half-sizes. */
-typedef struct {
-    kcbp_vec3 apex, c, oc, e, oe;
-    kcbp_mat3 ax, oax;
-} fan_moved;
-
-/* The least of u.x over the fan's points x (the shared vertex, or a point
- * of both boxes of the others, which hold them). */
-static inline double fan_min(const fan_moved *m, kcbp_vec3 u)
-{
-    kcbp_vec3 ua = kcbp_mat3_mul_v3(&m->ax, u), uo = kcbp_mat3_mul_v3(&m->oax, u);
-    double lb = kcbp_v3_dot(u, m->c) - kcbp_v3_dot(kcbp_v3_abs(ua), m->e);
-    double lo = kcbp_v3_dot(u, m->oc) - kcbp_v3_dot(kcbp_v3_abs(uo), m->oe);
-    double others = lb > lo ? lb : lo, va = kcbp_v3_dot(u, m->apex);
-    return va < others ? va : others;
-}
-
 /* A lower bound on the distance between the triangles of leaf `leaf` of
  * side s (s_is_b: B's) and a node of the other side whose triangles share a
  * vertex (f, kcbp_node_fan; fo its oriented box), or, when it cannot
@@ -376,7 +360,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
 {
     const kcbp_aabb_tree *s = s_is_b ? c->b : c->a;
     const kcbp_pose *p = c->b_in_a;
-    fan_moved m;
+    kcbp_fan_moved m;
     if (s_is_b) { /* A's fan into B's frame: x -> R^T (x - t) */
         m.apex = kcbp_mat3_tmul_v3(&p->rot, kcbp_v3_sub(f->apex, p->trans));
         m.c = kcbp_mat3_tmul_v3(&p->rot, kcbp_v3_sub(f->center, p->trans));
@@ -392,13 +376,14 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
     }
     m.e = f->extent;
     m.oe = f->oextent;
+    m.axis = f->axis; /* (not used by kcbp_fan_min) */
     const double r = 2 * c->rnd;
     double g = INFINITY;
     for (uint32_t i = 0; i < leaf->count; i++) {
         const kcbp_vec3 *t = s->tri_verts[leaf->first + i];
         const kcbp_tri_slab *sl = &s->tri_slab[leaf->first + i];
         /* along the normal: the node above the slab or below it */
-        double above = fan_min(&m, sl->n) - sl->hi, below = sl->lo + fan_min(&m, kcbp_v3_neg(sl->n));
+        double above = kcbp_fan_min(&m, sl->n) - sl->hi, below = sl->lo + kcbp_fan_min(&m, kcbp_v3_neg(sl->n));
         double gi = (above > below ? above : below) - r;
         if (!(gi > prune_at)) {
             /* along the line from t's nearest point to the vertex */
@@ -409,7 +394,7 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
                 double t0 = kcbp_v3_dot(u, t[0]), t1 = kcbp_v3_dot(u, t[1]), t2 = kcbp_v3_dot(u, t[2]);
                 double tmax = t0 > t1 ? t0 : t1;
                 tmax = t2 > tmax ? t2 : tmax;
-                double gu = (fan_min(&m, u) - tmax) / sqrt(d2) - r;
+                double gu = (kcbp_fan_min(&m, u) - tmax) / sqrt(d2) - r;
                 gi = gu > gi ? gu : gi;
             }
             if (!(gi > -INFINITY)) /* NaN (a triangle without a normal: its slab is infinite) */
@@ -845,7 +830,8 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
         else if (ka > 0 && ka == na_t)
             sweep(&c, false, tie);
         else {
-            /* The rest with the fans' bounds, down first the side whose
+            /* The rest with the fans' bounds (ties within tie dropped, as
+             * in the sweep), down first the side whose
              * triangles' planes have more of the other mesh beyond them
              * (a sample), at half the best distance: a hole's facets
              * around the tool, not the tool's, whose planes cut the
@@ -855,7 +841,7 @@ void kcbp_tree_distance(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const 
                 hb = sample_beyond(&c, true, 0.5 * c.best.d, &nb_t);
                 ha = sample_beyond(&c, false, 0.5 * c.best.d, &na_t);
             }
-            descend(&c, stack, &top, c.tol, UINT64_MAX, hb > ha ? 2 : 1);
+            descend(&c, stack, &top, tie > 0 ? -tie : c.tol, UINT64_MAX, hb > ha ? 2 : 1);
         }
     }
     r->stats.box_pairs = c.box_pairs;

@@ -12,15 +12,8 @@ size_t kcbp_box_scan_after(const kcbp_aabb *boxes, uint32_t n, uint32_t a, uint3
     for (uint32_t b = a + 1; b < n; b++) {
         if (!kcbp_bt_overlap(&boxes[b], q))
             continue;
-        if (count == *cap) {
-            size_t nc = *cap ? 2 * *cap : 64;
-            uint32_t *g = realloc(*out, nc * sizeof *g);
-            if (!g)
-                return SIZE_MAX;
-            *out = g;
-            *cap = nc;
-        }
-        (*out)[count++] = b;
+        if (!kcbp_bt_push(out, cap, count++, b))
+            return SIZE_MAX;
     }
     return count;
 }

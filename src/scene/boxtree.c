@@ -308,15 +308,8 @@ static size_t query(const kcbp_boxtree *t, const kcbp_aabb *q, int64_t min_id, b
                 uint32_t id = t->order[k];
                 if ((int64_t)(by_place ? k : id) <= min_id || !kcbp_bt_overlap(&t->lbox[k], q))
                     continue;
-                if (count == *cap) {
-                    size_t nc = *cap ? 2 * *cap : 64;
-                    uint32_t *g = realloc(*out, nc * sizeof *g);
-                    if (!g)
-                        return SIZE_MAX;
-                    *out = g;
-                    *cap = nc;
-                }
-                (*out)[count++] = id;
+                if (!kcbp_bt_push(out, cap, count++, id))
+                    return SIZE_MAX;
             }
         } else {
             uint32_t l = nd->first;

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <kcbp/error.h>
 #include <kcbp/mesh.h>
@@ -131,6 +132,22 @@ size_t kcbp_boxtree_query_after(const kcbp_boxtree *t, const kcbp_aabb *q, uint3
 
 /* Sorts ids[0 .. n) ascending. */
 void kcbp_sort_ids(uint32_t *ids, size_t n);
+
+/* Appends id at (*out)[count], growing *out (capacity *cap, doubled, 64 at
+ * first) when full: false when the allocation fails (*out is then kept). */
+static inline bool kcbp_bt_push(uint32_t **out, size_t *cap, size_t count, uint32_t id)
+{
+    if (count == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        uint32_t *g = realloc(*out, nc * sizeof *g);
+        if (!g)
+            return false;
+        *out = g;
+        *cap = nc;
+    }
+    (*out)[count] = id;
+    return true;
+}
 
 static inline bool kcbp_bt_overlap(const kcbp_aabb *a, const kcbp_aabb *b)
 {

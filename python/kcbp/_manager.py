@@ -111,6 +111,18 @@ def _signed(ma, pa, mb, pb):
     return _signed_raw(ma, pa, mb, pb, depth_tolerance=_DEPTH_TOLERANCE, max_steps=_DEPTH_STEPS)
 
 
+def _signed_or_none(ga, pa, gb, pb):
+    """The pair's kcbp_signed_distance result, or None where the library
+    cannot give a depth (an open mesh, whose inside is undefined, or a
+    depth it does not support)."""
+    try:
+        return _signed(_depth_model(ga, None), pa, _depth_model(gb, None), pb)
+    except Error as e:
+        if e.code in ("geometry", "invalid", "unsupported"):
+            return None
+        raise
+
+
 def _feature(i):
     return _NONE if i is None or i == _lib.SHAPE_FEATURE else int(i)
 
@@ -316,12 +328,9 @@ def _pair_depth(ga, pa, gb, pb):
     that separates the solids; a proven upper bound for meshes) and its
     unit direction from a toward b; None when they only touch or the depth
     is undefined (an open mesh)."""
-    try:
-        r = _signed(_depth_model(ga, None), pa, _depth_model(gb, None), pb)
-    except Error as e:
-        if e.code in ("geometry", "invalid", "unsupported"):
-            return None
-        raise
+    r = _signed_or_none(ga, pa, gb, pb)
+    if r is None:
+        return None
     if not r.signed_distance < 0:
         return None
     n = _v(r.normal)
@@ -399,11 +408,8 @@ def _inside_contact(name_a, geom_a, pose_a, name_b, geom_b, pose_b):
     (no surface contact, so no triangle: -1 on both sides, as FCL's
     contact of two convex objects): the pair's depth and direction
     (kcbp_signed_distance), at the midpoint of its deepest points."""
-    try:
-        r = _signed(_depth_model(geom_a, None), pose_a, _depth_model(geom_b, None), pose_b)
-    except Error as e:
-        if e.code not in ("geometry", "invalid", "unsupported"):
-            raise
+    r = _signed_or_none(geom_a, pose_a, geom_b, pose_b)
+    if r is None:
         return ContactData((name_a, name_b), {name_a: _NONE, name_b: _NONE}, _matrix_of(pose_b)[:3, 3],
                            np.zeros(3), 0.0)
     pa, pb = _v(r.point_a), _v(r.point_b)
@@ -419,12 +425,9 @@ def _signed_pair(ga, pa, gb, pb):
     give their depth (an open mesh, whose inside is undefined; a non-convex
     mesh's depth in a libkcbp without the bracket): their distance is then
     0, the surfaces' own."""
-    try:
-        r = _signed(_depth_model(ga, None), pa, _depth_model(gb, None), pb)
-    except Error as e:
-        if e.code in ("geometry", "invalid", "unsupported"):
-            return None
-        raise
+    r = _signed_or_none(ga, pa, gb, pb)
+    if r is None:
+        return None
     return (float(r.signed_distance), _feature(r.feature_a), _feature(r.feature_b), _v(r.point_a), _v(r.point_b))
 
 

@@ -99,6 +99,31 @@ static b2Transform b2xf(const kcbp2d_pose &p)
     return t;
 }
 
+// One kcbp2d_distance call on a case (the shapes made as a user's loop
+// makes them) and one b2Distance call on the same pair: the loops below time
+// these, inlined.
+static inline kcbp2d_distance_result kcbp_dist(const convex_case &c, const kcbp2d_distance_options *o)
+{
+    kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
+                 sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
+    kcbp2d_distance_result d;
+    kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, o, &d, nullptr);
+    return d;
+}
+
+static inline float box2d_dist(const b2PolygonShape &a, const b2PolygonShape &b, const convex_case &c)
+{
+    b2DistanceInput in;
+    in.proxyA.Set(&a, 0), in.proxyB.Set(&b, 0);
+    in.transformA = b2xf(c.pa), in.transformB = b2xf(c.pb);
+    in.useRadii = true;
+    b2SimplexCache cache;
+    cache.count = 0;
+    b2DistanceOutput out;
+    b2Distance(&out, &cache, &in);
+    return out.distance;
+}
+
 // The same pairs split by the exact answer, each class against the Box2D
 // call that answers the same question: pairs apart against b2Distance (the
 // distance and the witnesses), pairs that meet against b2CollidePolygons
@@ -118,34 +143,18 @@ static void bench_convex_classes(const std::vector<convex_case> &cs, const std::
     for (int rep = 0; rep < REPS; rep++) {
         double t0 = now_us();
         for (int i : apart) {
-            const convex_case &c = cs[i];
-            kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
-                         sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
-            kcbp2d_distance_result d;
-            kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
+            kcbp2d_distance_result d = kcbp_dist(cs[i], nullptr);
             sink += d.distance;
         }
         ka.push_back((now_us() - t0) / (double)apart.size());
         t0 = now_us();
         for (int i : apart) {
-            b2DistanceInput in;
-            in.proxyA.Set(&ba[i], 0), in.proxyB.Set(&bb[i], 0);
-            in.transformA = b2xf(cs[i].pa), in.transformB = b2xf(cs[i].pb);
-            in.useRadii = true;
-            b2SimplexCache cache;
-            cache.count = 0;
-            b2DistanceOutput out;
-            b2Distance(&out, &cache, &in);
-            sink += out.distance;
+            sink += box2d_dist(ba[i], bb[i], cs[i]);
         }
         ba_t.push_back((now_us() - t0) / (double)apart.size());
         t0 = now_us();
         for (int i : meet) {
-            const convex_case &c = cs[i];
-            kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
-                         sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
-            kcbp2d_distance_result d;
-            kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
+            kcbp2d_distance_result d = kcbp_dist(cs[i], nullptr);
             sink += d.normal.x;
             kdepth[i] = d.depth;
         }
@@ -244,11 +253,7 @@ static void bench_convex(int pairs)
         wrong = w;
         t0 = now_us();
         for (int i = 0; i < pairs; i++) {
-            const convex_case &c = cs[i];
-            kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
-                         sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
-            kcbp2d_distance_result d;
-            kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, nullptr, &d, nullptr);
+            kcbp2d_distance_result d = kcbp_dist(cs[i], nullptr);
             sink += d.distance;
             kdist[i] = d.distance;
             kstat[i] = d.status;
@@ -259,11 +264,7 @@ static void bench_convex(int pairs)
         t0 = now_us();
         int nd = 0, ns = 0;
         for (int i = 0; i < pairs; i++) {
-            const convex_case &c = cs[i];
-            kcbp2d_shape sa = kcbp2d_shape_polygon(c.a.data(), (uint32_t)c.a.size(), 0),
-                         sb = kcbp2d_shape_polygon(c.b.data(), (uint32_t)c.b.size(), 0);
-            kcbp2d_distance_result d;
-            kcbp2d_distance(&sa, &c.pa, &sb, &c.pb, &nodepth, &d, nullptr);
+            kcbp2d_distance_result d = kcbp_dist(cs[i], &nodepth);
             sink += d.distance;
             nd += (int)d.status != kstat[i] || d.distance != kdist[i];
             ns += !d.depth_computed;
@@ -272,16 +273,9 @@ static void bench_convex(int pairs)
         nodepth_differ = nd, nodepth_skipped = ns;
         t0 = now_us();
         for (int i = 0; i < pairs; i++) {
-            b2DistanceInput in;
-            in.proxyA.Set(&ba[i], 0), in.proxyB.Set(&bb[i], 0);
-            in.transformA = b2xf(cs[i].pa), in.transformB = b2xf(cs[i].pb);
-            in.useRadii = true;
-            b2SimplexCache cache;
-            cache.count = 0;
-            b2DistanceOutput out;
-            b2Distance(&out, &cache, &in);
-            sink += out.distance;
-            bdist[i] = out.distance;
+            float bd_i = box2d_dist(ba[i], bb[i], cs[i]);
+            sink += bd_i;
+            bdist[i] = bd_i;
         }
         bd.push_back((now_us() - t0) / pairs);
     }

@@ -23,6 +23,7 @@
  * apexes' distance, which no bound can drop as strictly farther). */
 #include "aabb_tree.h"
 #include "fan_gap.h"
+#include "fan_hull.h"
 
 #include <float.h>
 #include <math.h>
@@ -439,6 +440,16 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
         if (p.lb - shift > best->d || p.lb - tol > limit)
             continue;
         const kcbp_aabb_node *na = &a->nodes[p.a], *nb = &b->nodes[p.b];
+        if (fans && (a->flags[p.a] & b->flags[p.b] & KCBP_NODE_FAN)) {
+            /* two fan nodes: their hulls (fan_hull.h) */
+            double prune_at = best->d + shift < limit + tol ? best->d + shift : limit + tol;
+            kcbp_fan_moved ma = kcbp_fan_own(&a->fan[a->fan_of[p.a]], &oa[p.a]);
+            kcbp_fan_moved mb = kcbp_fan_b_into_a(&b->fan[b->fan_of[p.b]], &ob[p.b], b_in_a);
+            double g = kcbp_fan_hull_gap(&ma, &mb, 2 * c->rnd, prune_at, 24);
+            box_pairs++;
+            if (g - shift > best->d || g - tol > limit)
+                continue;
+        }
         if (fans && !na->count != !nb->count) {
             /* a leaf against a node whose triangles share a vertex */
             double g = -INFINITY, prune_at = best->d + shift < limit + tol ? best->d + shift : limit + tol;

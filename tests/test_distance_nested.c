@@ -419,9 +419,15 @@ static void test_fans_facing(void **state)
                 check_collide(&a, &p, &b, &p);
                 check_collide(&b, &p, &a, &p);
                 /* (moved sideways, the distance's pairs are no longer
-                 * tied: its work is not bounded here, bench/README.md
-                 * "Held-out hunt, 3D") */
-                if (gap > 0 && !((kind >= 2 || dist_pairs < (uint64_t)n * m / 4) && col_pairs < (uint64_t)n * m / 4))
+                 * tied but within about 1 % of the distance near the
+                 * vertices at 1e-3: the second stage's bound on two fan
+                 * nodes from their hulls, src/bvh/fan_hull.h, prunes them
+                 * by node: 3,689 of the 57,600 at 1e-3; before it,
+                 * 18,898) */
+                if (getenv("KCBP_TEST_PRINT"))
+                    print_message("kind %d gap %g m %d: distance %llu collide %llu\n", kind, gap, m,
+                                  (unsigned long long)dist_pairs, (unsigned long long)col_pairs);
+                if (gap > 0 && !(dist_pairs < (uint64_t)n * m / 8 && col_pairs < (uint64_t)n * m / 4))
                     fail_msg("kind %d gap %g m %d: %llu distance and %llu collide triangle pairs of %d", kind, gap, m,
                              (unsigned long long)dist_pairs, (unsigned long long)col_pairs, n * m);
                 kcbp_model_free(&a);

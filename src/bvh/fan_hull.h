@@ -79,7 +79,7 @@ static inline double kcbp_fan_hull_gap(const kcbp_fan_moved *a, const kcbp_fan_m
         kcbp_vec3 w = kcbp_v3_sub(kcbp_fan_hull_low(b, v), kcbp_fan_hull_low(a, kcbp_v3_neg(v)));
         double vw = kcbp_v3_dot(v, w), vn = sqrt(v2);
         /* the hulls' distance is between vw / |v| and |v| */
-        if (vw / vn > stop || v2 - vw <= 1e-12 * v2 || vn <= stop || it + 1 == steps) {
+        if (vw / vn > stop || v2 - vw <= 1e-6 * v2 || vn <= stop || it + 1 == steps) {
             double g = kcbp_fan_gap_along(a, b, v, r);
             return g > best ? g : best;
         }

@@ -440,12 +440,12 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
         if (p.lb - shift > best->d || p.lb - tol > limit)
             continue;
         const kcbp_aabb_node *na = &a->nodes[p.a], *nb = &b->nodes[p.b];
-        if (fans && (a->flags[p.a] & b->flags[p.b] & KCBP_NODE_FAN)) {
+        if (fans && (a->flags[p.a] & b->flags[p.b] & KCBP_NODE_FAN) && !(na->count && nb->count)) {
             /* two fan nodes: their hulls (fan_hull.h) */
             double prune_at = best->d + shift < limit + tol ? best->d + shift : limit + tol;
             kcbp_fan_moved ma = kcbp_fan_own(&a->fan[a->fan_of[p.a]], &oa[p.a]);
             kcbp_fan_moved mb = kcbp_fan_b_into_a(&b->fan[b->fan_of[p.b]], &ob[p.b], b_in_a);
-            double g = kcbp_fan_hull_gap(&ma, &mb, 2 * c->rnd, prune_at, 24);
+            double g = kcbp_fan_hull_gap(&ma, &mb, 2 * c->rnd, prune_at, 12);
             box_pairs++;
             if (g - shift > best->d || g - tol > limit)
                 continue;

@@ -267,6 +267,42 @@ static inline double spine_gap(const kcbp_vec3 a[3], const kcbp_tri_spine *sa, c
     return sqrt(kcbp_cp_seg_seg(a[i], ma, b[j], mb, NULL, NULL)) - sa->r - sb->r;
 }
 
+/* Whether triangles a and b (one frame) are farther apart than p, from
+ * two orthogonal directions: n, a's slab's normal (sl: a's slab), and m,
+ * the line between the centroids with its n part taken out. Every segment
+ * from a point of a to a point of b has a part g1 along n (b beyond a's
+ * slab, either side) and g2 along m (b beyond a along m) at least, so is
+ * at least sqrt(g1^2 + g2^2) long when both are positive (n and m
+ * orthogonal). Tight on slivers side by side (two nested surfaces'
+ * facets, offset across their long sides: the tori, 40 % of their
+ * triangle pairs), where each gap alone is the clearance or less. Tested
+ * as g1^2 |m|^2 + (g2 |m|)^2 > (p + r)^2 |m|^2 (no square root). The
+ * rounding: n is of unit length and m orthogonal to it up to a few ulps,
+ * each gap is a few ulps of the coordinates off and each product a few
+ * ulps of itself; r (2 * dist_ctx.rnd, 512 ulps of the coordinates and
+ * scale) covers them many times over: (p + r)^2 exceeds p^2 by 2 p r. */
+static inline bool lateral_apart(const kcbp_vec3 a[3], const kcbp_tri_slab *sl, const kcbp_vec3 b[3], double p,
+                                 double r)
+{
+    double d0 = kcbp_v3_dot(sl->n, b[0]), d1 = kcbp_v3_dot(sl->n, b[1]), d2 = kcbp_v3_dot(sl->n, b[2]);
+    double mn = d0 < d1 ? d0 : d1, mx = d0 > d1 ? d0 : d1;
+    mn = d2 < mn ? d2 : mn;
+    mx = d2 > mx ? d2 : mx;
+    double g1 = mn - sl->hi > sl->lo - mx ? mn - sl->hi : sl->lo - mx;
+    if (!(g1 > 0) || !(p >= 0))
+        return false;
+    kcbp_vec3 w = kcbp_v3_sub(kcbp_v3_add(kcbp_v3_add(b[0], b[1]), b[2]), kcbp_v3_add(kcbp_v3_add(a[0], a[1]), a[2]));
+    kcbp_vec3 m = kcbp_v3_sub(w, kcbp_v3_scale(sl->n, kcbp_v3_dot(w, sl->n)));
+    double m2 = kcbp_v3_len2(m);
+    double a0 = kcbp_v3_dot(a[0], m), a1 = kcbp_v3_dot(a[1], m), a2 = kcbp_v3_dot(a[2], m);
+    double b0 = kcbp_v3_dot(b[0], m), b1 = kcbp_v3_dot(b[1], m), b2 = kcbp_v3_dot(b[2], m);
+    double bmin = b0 < b1 ? b0 : b1, amax = a0 > a1 ? a0 : a1;
+    bmin = b2 < bmin ? b2 : bmin;
+    amax = a2 > amax ? a2 : amax;
+    double gm = bmin - amax, pr = p + r;
+    return m2 > 0 && gm > 0 && g1 * g1 * m2 + gm * gm > pr * pr * m2;
+}
+
 static inline double node_size(const kcbp_obb *o) { return o->extent.x + o->extent.y + o->extent.z; }
 
 typedef struct {
@@ -501,6 +537,12 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
                     if (fans && spa->r + spb->r < best->d) {
                         g = spine_gap(ta, spa, tb[j], spb) - c->rnd;
                         if (g - shift > best->d || g - tol > limit)
+                            continue;
+                    }
+                    /* and slivers side by side (the second stage) */
+                    if (fans) {
+                        double pa = best->d + shift < limit + tol ? best->d + shift : limit + tol;
+                        if (lateral_apart(ta, sla, tb[j], pa, 2 * c->rnd))
                             continue;
                     }
                     if (!(faced >> j & 1)) {

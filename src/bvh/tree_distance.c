@@ -20,7 +20,11 @@
  * KCBP_TRI_DIST_REL_ERR * scale, less the rounding, of the best: then the
  * distance is within that of the smallest (tests/test_distance_nested.c;
  * two cones tip to tip have every one of their N x M pairs exactly at the
- * apexes' distance, which no bound can drop as strictly farther). */
+ * apexes' distance, which no bound can drop as strictly farther). The
+ * second stage alone also bounds a leaf against a fan node facing it by
+ * the two fans' hulls (fan_hull.h) and a triangle pair by its gaps along
+ * a's normal and across it combined (lateral_apart): each a lower bound
+ * with its rounding covered, so the contract above is unchanged. */
 #include "aabb_tree.h"
 #include "fan_gap.h"
 #include "fan_hull.h"

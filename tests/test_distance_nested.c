@@ -306,6 +306,61 @@ static void test_shells(void **state)
     }
 }
 
+/* A closed torus of n x m quads (two triangles each), major radius 1,
+ * tube radius r, turned by phase about z. */
+static void torus(soup *s, int n, int m, double r, double phase)
+{
+    uint32_t b = (uint32_t)s->nv;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            double t = phase + 2 * M_PI * i / n, p = 2 * M_PI * j / m, rr = 1 + r * cos(p);
+            put_v(s, rr * cos(t), rr * sin(t), r * sin(p));
+        }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            uint32_t p00 = b + (uint32_t)(i * m + j), p01 = b + (uint32_t)(i * m + (j + 1) % m);
+            uint32_t p10 = b + (uint32_t)((i + 1) % n * m + j), p11 = b + (uint32_t)((i + 1) % n * m + (j + 1) % m);
+            put_t(s, p00, p10, p11);
+            put_t(s, p00, p11, p01);
+        }
+}
+
+/* Nested closed tori at a clearance of 0.02 (bench/gen_holdout's tori):
+ * every facing triangle pair is within the tessellation's sag of the
+ * distance, and many are slivers side by side, which each plane alone
+ * bounds at the clearance only; the second stage's gaps along a's normal
+ * and across it combined (tree_distance.c, lateral_apart) drop them. */
+static void test_tori(void **state)
+{
+    (void)state;
+    test_rng r = {0x7021ull};
+    soup sa = {0}, sb = {0};
+    torus(&sa, 48, 12, 0.3, 0);
+    torus(&sb, 36, 9, 0.28, 0.37 * 2 * M_PI / 36);
+    kcbp_model a, b;
+    build(&a, &sa);
+    build(&b, &sb);
+    check_both(&a, &b, &r);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+    /* larger, once (the brute force: 12M triangle pairs) */
+    torus(&sa, 96, 24, 0.3, 0);
+    torus(&sb, 72, 18, 0.28, 0.37 * 2 * M_PI / 72);
+    build(&a, &sa);
+    build(&b, &sb);
+    kcbp_pose id = kcbp_pose_identity();
+    uint64_t n = check_pair(&a, &id, &b, &id);
+    if (getenv("KCBP_TEST_PRINT"))
+        print_message("tori: %llu triangle pairs\n", (unsigned long long)n);
+    /* 6,378 with the combined gaps; 6,627 without (at this size the
+     * second stage is a small share: 400 x 300 segments, 153k -> 95k,
+     * bench/README.md) */
+    if (!(n < 6500))
+        fail_msg("tori: %llu triangle pairs", (unsigned long long)n);
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
 /* Coaxial flat fans: every pair is at the gap. */
 static void test_coaxial_fans(void **state)
 {
@@ -419,9 +474,15 @@ static void test_fans_facing(void **state)
                 check_collide(&a, &p, &b, &p);
                 check_collide(&b, &p, &a, &p);
                 /* (moved sideways, the distance's pairs are no longer
-                 * tied: its work is not bounded here, bench/README.md
-                 * "Held-out hunt, 3D") */
-                if (gap > 0 && !((kind >= 2 || dist_pairs < (uint64_t)n * m / 4) && col_pairs < (uint64_t)n * m / 4))
+                 * tied but within about 1 % of the distance near the
+                 * vertices at 1e-3: the second stage's bound on two fan
+                 * nodes from their hulls, src/bvh/fan_hull.h, prunes them
+                 * by node: 3,689 of the 57,600 at 1e-3; before it,
+                 * 18,898) */
+                if (getenv("KCBP_TEST_PRINT"))
+                    print_message("kind %d gap %g m %d: distance %llu collide %llu\n", kind, gap, m,
+                                  (unsigned long long)dist_pairs, (unsigned long long)col_pairs);
+                if (gap > 0 && !(dist_pairs < (uint64_t)n * m / 8 && col_pairs < (uint64_t)n * m / 4))
                     fail_msg("kind %d gap %g m %d: %llu distance and %llu collide triangle pairs of %d", kind, gap, m,
                              (unsigned long long)dist_pairs, (unsigned long long)col_pairs, n * m);
                 kcbp_model_free(&a);
@@ -436,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_posed_cones),
         cmocka_unit_test(test_shaft_bore),
         cmocka_unit_test(test_shells),
+        cmocka_unit_test(test_tori),
         cmocka_unit_test(test_coaxial_fans),
         cmocka_unit_test(test_fans_facing),
     };

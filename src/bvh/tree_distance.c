@@ -20,9 +20,14 @@
  * KCBP_TRI_DIST_REL_ERR * scale, less the rounding, of the best: then the
  * distance is within that of the smallest (tests/test_distance_nested.c;
  * two cones tip to tip have every one of their N x M pairs exactly at the
- * apexes' distance, which no bound can drop as strictly farther). */
+ * apexes' distance, which no bound can drop as strictly farther). The
+ * second stage alone also bounds a leaf against a fan node facing it by
+ * the two fans' hulls (fan_hull.h) and a triangle pair by its gaps along
+ * a's normal and across it combined (lateral_apart): each a lower bound
+ * with its rounding covered, so the contract above is unchanged. */
 #include "aabb_tree.h"
 #include "fan_gap.h"
+#include "fan_hull.h"
 
 #include <float.h>
 #include <math.h>
@@ -266,6 +271,42 @@ static inline double spine_gap(const kcbp_vec3 a[3], const kcbp_tri_spine *sa, c
     return sqrt(kcbp_cp_seg_seg(a[i], ma, b[j], mb, NULL, NULL)) - sa->r - sb->r;
 }
 
+/* Whether triangles a and b (one frame) are farther apart than p, from
+ * two orthogonal directions: n, a's slab's normal (sl: a's slab), and m,
+ * the line between the centroids with its n part taken out. Every segment
+ * from a point of a to a point of b has a part g1 along n (b beyond a's
+ * slab, either side) and g2 along m (b beyond a along m) at least, so is
+ * at least sqrt(g1^2 + g2^2) long when both are positive (n and m
+ * orthogonal). Tight on slivers side by side (two nested surfaces'
+ * facets, offset across their long sides: the tori, 40 % of their
+ * triangle pairs), where each gap alone is the clearance or less. Tested
+ * as g1^2 |m|^2 + (g2 |m|)^2 > (p + r)^2 |m|^2 (no square root). The
+ * rounding: n is of unit length and m orthogonal to it up to a few ulps,
+ * each gap is a few ulps of the coordinates off and each product a few
+ * ulps of itself; r (2 * dist_ctx.rnd, 512 ulps of the coordinates and
+ * scale) covers them many times over: (p + r)^2 exceeds p^2 by 2 p r. */
+static inline bool lateral_apart(const kcbp_vec3 a[3], const kcbp_tri_slab *sl, const kcbp_vec3 b[3], double p,
+                                 double r)
+{
+    double d0 = kcbp_v3_dot(sl->n, b[0]), d1 = kcbp_v3_dot(sl->n, b[1]), d2 = kcbp_v3_dot(sl->n, b[2]);
+    double mn = d0 < d1 ? d0 : d1, mx = d0 > d1 ? d0 : d1;
+    mn = d2 < mn ? d2 : mn;
+    mx = d2 > mx ? d2 : mx;
+    double g1 = mn - sl->hi > sl->lo - mx ? mn - sl->hi : sl->lo - mx;
+    if (!(g1 > 0) || !(p >= 0))
+        return false;
+    kcbp_vec3 w = kcbp_v3_sub(kcbp_v3_add(kcbp_v3_add(b[0], b[1]), b[2]), kcbp_v3_add(kcbp_v3_add(a[0], a[1]), a[2]));
+    kcbp_vec3 m = kcbp_v3_sub(w, kcbp_v3_scale(sl->n, kcbp_v3_dot(w, sl->n)));
+    double m2 = kcbp_v3_len2(m);
+    double a0 = kcbp_v3_dot(a[0], m), a1 = kcbp_v3_dot(a[1], m), a2 = kcbp_v3_dot(a[2], m);
+    double b0 = kcbp_v3_dot(b[0], m), b1 = kcbp_v3_dot(b[1], m), b2 = kcbp_v3_dot(b[2], m);
+    double bmin = b0 < b1 ? b0 : b1, amax = a0 > a1 ? a0 : a1;
+    bmin = b2 < bmin ? b2 : bmin;
+    amax = a2 > amax ? a2 : amax;
+    double gm = bmin - amax, pr = p + r;
+    return m2 > 0 && gm > 0 && g1 * g1 * m2 + gm * gm > pr * pr * m2;
+}
+
 static inline double node_size(const kcbp_obb *o) { return o->extent.x + o->extent.y + o->extent.z; }
 
 typedef struct {
@@ -407,6 +448,25 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
     return g;
 }
 
+/* Whether two fans' axes (kcbp_node_fan.axis: A's, and B's in B's frame)
+ * are opposed (the fans face each other), remembered for the last pair of
+ * axes seen (every node of a cone's fan has its whole fan's axis). */
+typedef struct {
+    kcbp_vec3 a, b;
+    bool facing;
+} facing_memo;
+
+HOT_INLINE bool facing(facing_memo *m, const kcbp_pose *b_in_a, const kcbp_vec3 *aa, const kcbp_vec3 *ab)
+{
+    if (!(aa->x == m->a.x && aa->y == m->a.y && aa->z == m->a.z && ab->x == m->b.x && ab->y == m->b.y &&
+          ab->z == m->b.z)) {
+        m->a = *aa;
+        m->b = *ab;
+        m->facing = kcbp_v3_dot(*aa, kcbp_mat3_mul_v3(&b_in_a->rot, *ab)) < 0;
+    }
+    return m->facing;
+}
+
 /* The node pairs on the stack, depth-first: each popped pair is pruned when
  * its lower bound lb has lb - shift > best (or lb - tol > limit), otherwise
  * split, or its leaves' triangle pairs offered. shift = tol: only pairs
@@ -431,6 +491,7 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
     b_in_a_frame fb;
     a_in_b_frame fa;
     uint32_t fb_node = UINT32_MAX, fa_node = UINT32_MAX;
+    facing_memo face_memo = {{NAN, NAN, NAN}, {NAN, NAN, NAN}, false};
     /* (the budget is checked at leaf pairs only: a cost per pair popped
      * shows in the common case's instruction counts) */
     const uint64_t cap = budget > UINT64_MAX - work0 ? UINT64_MAX : work0 + budget;
@@ -447,6 +508,22 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
             else if (nb->count && (a->flags[p.a] & KCBP_NODE_FAN))
                 g = fan_bound(c, true, nb, &a->fan[a->fan_of[p.a]], &oa[p.a], prune_at);
             if (g > -INFINITY) {
+                box_pairs++;
+                if (g - shift > best->d || g - tol > limit)
+                    continue;
+            }
+            /* Then, two fan nodes facing each other (their whole fans'
+             * axes opposed: cones tip to tip, half-discs across a
+             * diameter, where the leaf's triangles and the node are
+             * within about 1 % of the distance near the vertices; not
+             * nested cones, whose wedges' hulls come as near as their
+             * rims: the test would cost without pruning): their hulls
+             * (fan_hull.h). */
+            if ((a->flags[p.a] & b->flags[p.b] & KCBP_NODE_FAN) &&
+                facing(&face_memo, b_in_a, &a->fan[a->fan_of[p.a]].axis, &b->fan[b->fan_of[p.b]].axis)) {
+                kcbp_fan_moved ma = kcbp_fan_own(&a->fan[a->fan_of[p.a]], &oa[p.a]);
+                kcbp_fan_moved mb = kcbp_fan_b_into_a(&b->fan[b->fan_of[p.b]], &ob[p.b], b_in_a);
+                g = kcbp_fan_hull_gap(&ma, &mb, 2 * c->rnd, prune_at, 12);
                 box_pairs++;
                 if (g - shift > best->d || g - tol > limit)
                     continue;
@@ -490,6 +567,12 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
                     if (fans && spa->r + spb->r < best->d) {
                         g = spine_gap(ta, spa, tb[j], spb) - c->rnd;
                         if (g - shift > best->d || g - tol > limit)
+                            continue;
+                    }
+                    /* and slivers side by side (the second stage) */
+                    if (fans) {
+                        double pa = best->d + shift < limit + tol ? best->d + shift : limit + tol;
+                        if (lateral_apart(ta, sla, tb[j], pa, 2 * c->rnd))
                             continue;
                     }
                     if (!(faced >> j & 1)) {

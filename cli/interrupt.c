@@ -12,7 +12,6 @@
 #include "interrupt.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,24 +29,10 @@ static kcbp_cli_drain_fn drain_fn;
 static void *drain_ctx;
 static sigset_t default_mask, handled;
 static bool installed;
-/* Set by the signal thread before it waits for output_mutex: a writer that
- * takes the mutex after that gives it up for good (below). Without it, a
- * writer of long lines released the mutex and took it back for its next
- * line before the woken signal thread ran, and on a loaded machine the
- * signal thread could lose that race line after line (test_interrupt.py
- * once waited 60 s for `collide --poses ... --contacts all` to stop). */
-static atomic_bool stopping;
 
 void kcbp_cli_output_lock(void)
 {
     pthread_mutex_lock(&output_mutex);
-    if (atomic_load(&stopping)) {
-        /* the signal thread is ending the process: leave stdout to it, and
-         * wait here for its _exit (this thread's signals stay blocked) */
-        pthread_mutex_unlock(&output_mutex);
-        for (;;)
-            sleep(1000);
-    }
     kcbp_cli_progress_clear();
 }
 
@@ -122,7 +107,6 @@ static void *signal_thread(void *arg)
         ;
     kcbp_cli_progress_interrupted();
     say(sig == SIGINT ? "kcbp: interrupted (SIGINT)\n" : "kcbp: terminated (SIGTERM)\n");
-    atomic_store(&stopping, true);
     pthread_mutex_lock(&output_mutex);
     pthread_mutex_lock(&state_mutex);
     kcbp_cli_drain_fn fn = drain_fn;

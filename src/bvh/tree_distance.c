@@ -449,22 +449,10 @@ static double fan_bound(const dist_ctx *c, bool s_is_b, const kcbp_aabb_node *le
 }
 
 /* Whether two fans' axes (kcbp_node_fan.axis: A's, and B's in B's frame)
- * are opposed (the fans face each other), remembered for the last pair of
- * axes seen (every node of a cone's fan has its whole fan's axis). */
-typedef struct {
-    kcbp_vec3 a, b;
-    bool facing;
-} facing_memo;
-
-HOT_INLINE bool facing(facing_memo *m, const kcbp_pose *b_in_a, const kcbp_vec3 *aa, const kcbp_vec3 *ab)
+ * are opposed: the fans face each other. */
+HOT_INLINE bool facing(const kcbp_pose *b_in_a, const kcbp_vec3 *aa, const kcbp_vec3 *ab)
 {
-    if (!(aa->x == m->a.x && aa->y == m->a.y && aa->z == m->a.z && ab->x == m->b.x && ab->y == m->b.y &&
-          ab->z == m->b.z)) {
-        m->a = *aa;
-        m->b = *ab;
-        m->facing = kcbp_v3_dot(*aa, kcbp_mat3_mul_v3(&b_in_a->rot, *ab)) < 0;
-    }
-    return m->facing;
+    return kcbp_v3_dot(*aa, kcbp_mat3_mul_v3(&b_in_a->rot, *ab)) < 0;
 }
 
 /* The node pairs on the stack, depth-first: each popped pair is pruned when
@@ -491,7 +479,6 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
     b_in_a_frame fb;
     a_in_b_frame fa;
     uint32_t fb_node = UINT32_MAX, fa_node = UINT32_MAX;
-    facing_memo face_memo = {{NAN, NAN, NAN}, {NAN, NAN, NAN}, false};
     /* (the budget is checked at leaf pairs only: a cost per pair popped
      * shows in the common case's instruction counts) */
     const uint64_t cap = budget > UINT64_MAX - work0 ? UINT64_MAX : work0 + budget;
@@ -520,7 +507,7 @@ HOT_INLINE bool descend_with(dist_ctx *c, node_pair *stack, size_t *top_io, doub
              * rims: the test would cost without pruning): their hulls
              * (fan_hull.h). */
             if ((a->flags[p.a] & b->flags[p.b] & KCBP_NODE_FAN) &&
-                facing(&face_memo, b_in_a, &a->fan[a->fan_of[p.a]].axis, &b->fan[b->fan_of[p.b]].axis)) {
+                facing(b_in_a, &a->fan[a->fan_of[p.a]].axis, &b->fan[b->fan_of[p.b]].axis)) {
                 kcbp_fan_moved ma = kcbp_fan_own(&a->fan[a->fan_of[p.a]], &oa[p.a]);
                 kcbp_fan_moved mb = kcbp_fan_b_into_a(&b->fan[b->fan_of[p.b]], &ob[p.b], b_in_a);
                 g = kcbp_fan_hull_gap(&ma, &mb, 2 * c->rnd, prune_at, 12);

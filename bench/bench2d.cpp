@@ -16,7 +16,9 @@
 //     motions turning up to 90 degrees): kcbp2d_sweep against Box2D 2.4's
 //     b2TimeOfImpact, in process CPU time, medians of interleaved rounds, and
 //     the count of answers that disagree to Box2D's tolerance (see bench_toi).
-// Usage: ./bench2d [pairs [toi]] ("toi": that part alone) (default 20000
+//   convexn: the convex distance rows by vertex count, n = 3..8 (see
+//     bench_convex_by_n).
+// Usage: ./bench2d [pairs [toi|convex|convexn]] (that part alone) (default 20000
 // convex pairs, 200 non-convex queries per size). Prints a table; times are
 // per query, microseconds of CPU time, each the median of 7 runs of the loop
 // interleaved with the peer's (3 for the non-convex rows), and kcbp's time
@@ -303,6 +305,106 @@ static void bench_convex(int pairs)
         std::printf("\n");
 }
 
+// The convex rows by vertex count (`./bench2d PAIRS convexn`): for each n
+// in 3..8, PAIRS pairs of polygons of exactly n vertices (n points at sorted
+// random angles on circles of radius 0.6..1, kept when their hull has all n
+// and no edge is shorter than 0.05), posed as in bench_convex (half moved to
+// within 1e-12 of touching). kcbp2d_distance (default) against b2Distance on
+// all pairs, and the meeting pairs against b2CollidePolygons + world
+// manifold, interleaved, CPU time, medians of REPS rounds.
+static std::vector<kcbp_vec2> rnd_convex_n(rng &r, size_t n)
+{
+    for (;;) {
+        double ang[8];
+        kcbp_vec2 p[8], h[8];
+        size_t nh = 0;
+        for (size_t i = 0; i < n; i++)
+            ang[i] = r.range(0, 2 * M_PI);
+        std::sort(ang, ang + n);
+        for (size_t i = 0; i < n; i++) {
+            double rad = r.range(0.6, 1);
+            p[i] = kcbp_v2_make(rad * std::cos(ang[i]), rad * std::sin(ang[i]));
+        }
+        if (kcbp2d_hull(p, n, h, &nh, nullptr) != KCBP_OK || nh != n)
+            continue;
+        bool ok = true;
+        for (size_t i = 0; i < nh; i++)
+            ok &= kcbp_v2_len(kcbp_v2_sub(h[i], h[(i + 1) % nh])) > 0.05;
+        if (ok)
+            return std::vector<kcbp_vec2>(h, h + nh);
+    }
+}
+
+static void bench_convex_by_n(int pairs)
+{
+    std::printf("convex pairs by vertex count (%d pairs each, half within 1e-12 of touching; CPU time, medians of %d "
+                "interleaved rounds)\n",
+                pairs, REPS);
+    std::printf("  %2s %10s %10s %6s   %8s %10s %10s %6s\n", "n", "kcbp dist", "b2Distance", "ratio", "meeting",
+                "kcbp meet", "b2Collide", "ratio");
+    for (size_t n = 3; n <= 8; n++) {
+        rng r{1000 + n};
+        std::vector<convex_case> cs(pairs);
+        for (auto &c : cs) {
+            c.a = rnd_convex_n(r, n), c.b = rnd_convex_n(r, n);
+            kcbp2d_pose_from_angle(0, 0, r.range(-180, 180), &c.pa, nullptr);
+            kcbp2d_pose_from_angle(r.range(-2, 2), r.range(-2, 2), r.range(-180, 180), &c.pb, nullptr);
+            if (r.uni() < 0.5) {
+                kcbp2d_distance_result d = kcbp_dist(c, nullptr);
+                double gap = d.signed_distance + r.range(-1e-12, 1e-12);
+                c.pb.trans = kcbp_v2_sub(c.pb.trans, kcbp_v2_scale(d.normal, gap));
+            }
+        }
+        std::vector<b2PolygonShape> ba(pairs), bb(pairs);
+        std::vector<int> meet;
+        for (int i = 0; i < pairs; i++) {
+            std::vector<b2Vec2> va, vb;
+            for (auto p : cs[i].a)
+                va.push_back(b2Vec2((float)p.x, (float)p.y));
+            for (auto p : cs[i].b)
+                vb.push_back(b2Vec2((float)p.x, (float)p.y));
+            ba[i].Set(va.data(), (int32)va.size());
+            bb[i].Set(vb.data(), (int32)vb.size());
+            ba[i].m_radius = bb[i].m_radius = 0;
+            if (kcbp_dist(cs[i], nullptr).status != KCBP2D_APART)
+                meet.push_back(i);
+        }
+        std::vector<double> kd, bd, km, bm;
+        double sink = 0;
+        for (int rep = 0; rep < REPS; rep++) {
+            double t0 = now_us();
+            for (int i = 0; i < pairs; i++)
+                sink += kcbp_dist(cs[i], nullptr).distance;
+            kd.push_back((now_us() - t0) / pairs);
+            t0 = now_us();
+            for (int i = 0; i < pairs; i++)
+                sink += box2d_dist(ba[i], bb[i], cs[i]);
+            bd.push_back((now_us() - t0) / pairs);
+            t0 = now_us();
+            for (int i : meet)
+                sink += kcbp_dist(cs[i], nullptr).normal.x;
+            km.push_back((now_us() - t0) / (double)(meet.empty() ? 1 : meet.size()));
+            t0 = now_us();
+            for (int i : meet) {
+                b2Manifold m;
+                b2Transform xa = b2xf(cs[i].pa), xb = b2xf(cs[i].pb);
+                b2CollidePolygons(&m, &ba[i], xa, &bb[i], xb);
+                if (m.pointCount > 0) {
+                    b2WorldManifold wm;
+                    wm.Initialize(&m, xa, 0, xb, 0);
+                    sink += wm.normal.x;
+                }
+            }
+            bm.push_back((now_us() - t0) / (double)(meet.empty() ? 1 : meet.size()));
+        }
+        double t_kd = median(kd), t_bd = median(bd), t_km = median(km), t_bm = median(bm);
+        std::printf("  %2zu %10.3f %10.3f %6.2f   %8zu %10.3f %10.3f %6.2f\n", n, t_kd, t_bd, t_kd / t_bd, meet.size(),
+                    t_km, t_bm, t_km / t_bm);
+        if (sink == 12345.678)
+            std::printf("\n");
+    }
+}
+
 // ---- time of impact ----------------------------------------------------
 
 // (now_us and median above: CPU time, medians)
@@ -584,6 +686,10 @@ int main(int argc, char **argv)
         pairs = 1;
     if (argc > 2 && !std::strcmp(argv[2], "toi")) { // ./bench2d PAIRS toi: the time of impact alone
         bench_toi(pairs, 7);
+        return 0;
+    }
+    if (argc > 2 && !std::strcmp(argv[2], "convexn")) { // ./bench2d PAIRS convexn: the convex rows by vertex count
+        bench_convex_by_n(pairs);
         return 0;
     }
     bench_convex(pairs);

@@ -922,6 +922,102 @@ static void test_distance_without_depth(void **state)
     assert_true(dr.depth_computed && dr.depth == 2);
 }
 
+/* The SAT scans' cross products far from the origin (convex2d.h,
+ * kcbp2d_edge_max: e x r - e x p, where both terms are about |e| T for
+ * polygons of size 1 posed at distance T from the origin, and their
+ * difference is rounded as the filter bound allows): pairs at T = 1e2 ..
+ * 1e14 moved to within a few ulps of T of touching, so that many vertices
+ * lie within the rounding of an edge line. Every verdict of
+ * kcbp2d_sat_filtered and kcbp2d_sat_meet is checked with the exact
+ * orient2d: a separating edge has every vertex of the other polygon
+ * strictly right and every other vertex of its own strictly left; with no
+ * separator, every edge of both has a vertex of the other strictly left.
+ * It fails when the scans trust the rounded signs (their bound made 0),
+ * or with the edge's own term e x p rounded to float. */
+static bool edge_separates_exact(const kcbp2d_core *c, uint32_t i, const kcbp2d_core *o)
+{
+    kcbp_vec2 p = c->v[i], q = c->v[(i + 1) % c->n];
+    for (uint32_t k = 0; k < o->n; k++)
+        if (kcbp2d_orient(p, q, o->v[k]) >= 0)
+            return false;
+    for (uint32_t j = 0; j < c->n; j++)
+        if (j != i && j != (i + 1) % c->n && kcbp2d_orient(p, q, c->v[j]) <= 0)
+            return false;
+    return true;
+}
+
+static bool every_edge_met_exact(const kcbp2d_core *c, const kcbp2d_core *o)
+{
+    for (uint32_t i = 0; i < c->n; i++) {
+        bool left = false;
+        for (uint32_t k = 0; k < o->n && !left; k++)
+            left = kcbp2d_orient(c->v[i], c->v[(i + 1) % c->n], o->v[k]) > 0;
+        if (!left)
+            return false;
+    }
+    return true;
+}
+
+static void test_sat_scan_far_from_origin(void **state)
+{
+    (void)state;
+    test_rng r = {8080};
+    int sep = 0, met = 0, meet_checked = 0;
+    for (int trial = 0; trial < 6000; trial++) {
+        double t = pow(10, test_rng_range(&r, 2, 14));
+        double ang = test_rng_range(&r, 0, 2 * M_PI);
+        double deg_a = test_rng_range(&r, -180, 180);
+        double deg_b = test_rng_range(&r, -180, 180);
+        double dx = test_rng_range(&r, -2, 2);
+        double dy = test_rng_range(&r, -2, 2);
+        double ulps = test_rng_range(&r, -40, 40);
+        tshape ta, tb;
+        rnd_polygon(&r, 1, 0, &ta);
+        rnd_polygon(&r, 1, 0, &tb);
+        kcbp2d_pose pa, pb;
+        assert_int_equal(kcbp2d_pose_from_angle(t * cos(ang), t * sin(ang), deg_a, &pa, NULL), KCBP_OK);
+        assert_int_equal(kcbp2d_pose_from_angle(t * cos(ang) + dx, t * sin(ang) + dy, deg_b, &pb, NULL), KCBP_OK);
+        kcbp2d_distance_result d0 = distance2d(&ta.s, &pa, &tb.s, &pb);
+        double gap = d0.signed_distance + ulps * 0x1p-52 * t;
+        pb.trans = kcbp_v2_sub(pb.trans, kcbp_v2_scale(d0.normal, gap));
+        kcbp2d_core ca, cb;
+        core_of(&ta.s, &pa, &ca);
+        core_of(&tb.s, &pb, &cb);
+        if (ca.hulled || cb.hulled) {
+            kcbp2d_core_free(&ca);
+            kcbp2d_core_free(&cb);
+            continue;
+        }
+        const kcbp2d_core *cs[2] = {&ca, &cb};
+        int ss = -1;
+        uint32_t se = 0, vx = 0;
+        kcbp2d_sat_min dm;
+        kcbp2d_sat_verdict v = kcbp2d_sat_filtered(&ca, &cb, &ss, &se, &dm);
+        if (v == KCBP2D_SAT_SEPARATED) {
+            assert_true(edge_separates_exact(cs[ss], se, cs[1 - ss]));
+            assert_false(oracle_cores_meet(&ca, &cb));
+            sep++;
+        } else if (v == KCBP2D_SAT_NO_SEPARATOR) {
+            assert_true(every_edge_met_exact(&ca, &cb) && every_edge_met_exact(&cb, &ca));
+            assert_true(oracle_cores_meet(&ca, &cb));
+            met++;
+        }
+        int ms = -1;
+        uint32_t me = 0;
+        kcbp2d_meet_verdict mv = kcbp2d_sat_meet(&ca, &cb, KCBP2D_TOUCH_REL_TOL, &ms, &me, &vx);
+        if (mv == KCBP2D_MEET_SEPARATED) {
+            assert_int_equal(v, KCBP2D_SAT_SEPARATED);
+            assert_true(ms == ss && me == se && vx == dm.vertex);
+        } else if (mv != KCBP2D_MEET_UNKNOWN) {
+            assert_int_equal(v, KCBP2D_SAT_NO_SEPARATOR);
+            meet_checked++;
+        }
+        kcbp2d_core_free(&ca);
+        kcbp2d_core_free(&cb);
+    }
+    assert_true(sep > 1000 && met > 1000 && meet_checked > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -940,6 +1036,7 @@ int main(void)
         cmocka_unit_test(test_pose_point_bound),
         cmocka_unit_test(test_pose_bitwise_random),
         cmocka_unit_test(test_distance_without_depth),
+        cmocka_unit_test(test_sat_scan_far_from_origin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

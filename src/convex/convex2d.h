@@ -79,6 +79,50 @@ static inline double kcbp2d_len(kcbp_vec2 a)
     return l2 > 1e-280 && l2 < 1e280 ? sqrt(l2) : hypot(a.x, a.y);
 }
 
+/* The SAT scans' cross products (sat2d.c, sat2d_meet.c: both must round
+ * them alike, so that the second's verdict is the first's). For an edge
+ * from p with vector e = fl(q - p) and the vertices r of o:
+ * kcbp2d_edge_max returns the largest of e x (r - p) over o and, in *km,
+ * the first vertex reaching it; kcbp2d_edge_min the smallest over c's
+ * vertices other than i and i1 (INFINITY when none). Each is computed as
+ * fl(fl(e.x r.y - e.y r.x) - fl(e.x p.y - e.y p.x)) (every product and
+ * difference rounded once): the extreme is taken before the subtraction
+ * of the edge's own term, which is monotone, so the extreme of the
+ * rounded values is the same number and vertex as with the subtraction
+ * per vertex; two products and one difference per vertex instead of two
+ * more differences. The error against orient2d(p, q, r) = (q - p) x
+ * (r - p): each of the four products within u |e|_1 S (S >= every
+ * |coordinate| of p and r), the two inner differences within u (1 + u)
+ * |e|_1 S each, the outer one within u 2 (1 + u)^2 |e|_1 S, and e's own
+ * rounding (|e_j - (q_j - p_j)| <= u |e_j| (1 + u), |r - p| <= 2S) within
+ * 2u (1 + u) |e|_1 S: together below 8.1u |e|_1 S, under the scans'
+ * filter bound 16u S |e|_1 (plus KCBP_PRED_TINY for the products'
+ * underflow, at most 6 of 2^-1075 each). */
+static inline double kcbp2d_edge_max(kcbp_vec2 e, kcbp_vec2 p, const kcbp2d_core *o, uint32_t *km)
+{
+    double mx = -INFINITY;
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < o->n; t++) {
+        kcbp_vec2 r = o->v[t];
+        double f = e.x * r.y - e.y * r.x;
+        k = f > mx ? t : k;
+        mx = f > mx ? f : mx;
+    }
+    *km = k;
+    return mx - (e.x * p.y - e.y * p.x);
+}
+static inline double kcbp2d_edge_min(kcbp_vec2 e, kcbp_vec2 p, const kcbp2d_core *c, uint32_t i, uint32_t i1)
+{
+    double mn = INFINITY;
+    for (uint32_t j = 0; j < c->n; j++) {
+        kcbp_vec2 r = c->v[j];
+        double f = e.x * r.y - e.y * r.x;
+        f = j == i || j == i1 ? INFINITY : f; /* the edge's ends */
+        mn = f < mn ? f : mn;
+    }
+    return mn - (e.x * p.y - e.y * p.x);
+}
+
 /* n >= 3 points strictly convex and counter-clockwise, exactly (as
  * kcbp2d_shape_check decides it). */
 bool kcbp2d_polygon_is_strictly_convex(const kcbp_vec2 *v, uint32_t n);

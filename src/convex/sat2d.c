@@ -167,14 +167,8 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
             /* the largest orientation over o, without early exits: the
              * branches of a scan that stops at the first vertex on the left
              * mispredict more than the few products they save */
-            double mx = -INFINITY;
-            uint32_t km = 0;
-            for (uint32_t t = 0; t < o->n; t++) {
-                kcbp_vec2 r = o->v[t];
-                double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
-                km = det > mx ? t : km;
-                mx = det > mx ? det : mx;
-            }
+            uint32_t km;
+            double mx = kcbp2d_edge_max(e, p, o, &km);
             if (mx > bound) { /* a vertex of o strictly left */
                 if (dm) {
                     /* its depth behind the edge line: mx / |e| (mx is the
@@ -200,13 +194,7 @@ kcbp2d_sat_verdict kcbp2d_sat_filtered(const kcbp2d_core *a, const kcbp2d_core *
                 return KCBP2D_SAT_UNDECIDED;
             /* every other vertex of c strictly left: the line separates
              * the hulls whether c is convex or not */
-            double mn = INFINITY;
-            for (uint32_t j = 0; j < c->n; j++) {
-                kcbp_vec2 r = c->v[j];
-                double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
-                det = j == i || j == i1 ? INFINITY : det; /* the edge's ends */
-                mn = det < mn ? det : mn;
-            }
+            double mn = kcbp2d_edge_min(e, p, c, i, i1);
             if (!(mn > bound))
                 return KCBP2D_SAT_UNDECIDED;
             *sep_shape = s;

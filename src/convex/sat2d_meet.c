@@ -62,14 +62,8 @@ kcbp2d_meet_verdict kcbp2d_sat_meet(const kcbp2d_core *a, const kcbp2d_core *b, 
             /* the largest cross product over o, as kcbp2d_sat_filtered
              * scans it (branch-free: early exits mispredict more than
              * they save on polygons of a few vertices) */
-            double mx = -INFINITY;
-            uint32_t km = 0;
-            for (uint32_t t = 0; t < o->n; t++) {
-                kcbp_vec2 r = o->v[t];
-                double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
-                km = det > mx ? t : km;
-                mx = det > mx ? det : mx;
-            }
+            uint32_t km;
+            double mx = kcbp2d_edge_max(e, p, o, &km);
             if (mx > bound) {
                 /* deep beyond tol S |e|_1 plus the bound (most edges: one
                  * product); else shallow by squares where they and the
@@ -86,13 +80,7 @@ kcbp2d_meet_verdict kcbp2d_sat_meet(const kcbp2d_core *a, const kcbp2d_core *b, 
             }
             if (!(mx < -bound))
                 return KCBP2D_MEET_UNKNOWN;
-            double mn = INFINITY;
-            for (uint32_t j = 0; j < c->n; j++) {
-                kcbp_vec2 r = c->v[j];
-                double det = e.x * (r.y - p.y) - e.y * (r.x - p.x);
-                det = j == i || j == i1 ? INFINITY : det; /* the edge's ends */
-                mn = det < mn ? det : mn;
-            }
+            double mn = kcbp2d_edge_min(e, p, c, i, i1);
             if (!(mn > bound))
                 return KCBP2D_MEET_UNKNOWN;
             *sep_shape = s;

@@ -87,10 +87,10 @@ static inline double kcbp2d_len(kcbp_vec2 a)
  * vertices other than i and i1 (INFINITY when none). Each is computed as
  * fl(fl(e.x r.y - e.y r.x) - fl(e.x p.y - e.y p.x)) (every product and
  * difference rounded once): the extreme is taken before the subtraction
- * of the edge's own term, which is monotone, so the extreme of the
- * rounded values is the same number and vertex as with the subtraction
- * per vertex; two products and one difference per vertex instead of two
- * more differences. The error against orient2d(p, q, r) = (q - p) x
+ * of the edge's own term, which is monotone, so the number is the one a
+ * subtraction per vertex would give (the vertex the first reaching the
+ * extreme before it); two products and one difference per vertex instead
+ * of two more differences. The error against orient2d(p, q, r) = (q - p) x
  * (r - p): each of the four products within u |e|_1 S (S >= every
  * |coordinate| of p and r), the two inner differences within u (1 + u)
  * |e|_1 S each, the outer one within u 2 (1 + u)^2 |e|_1 S, and e's own

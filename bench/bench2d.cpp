@@ -17,8 +17,9 @@
 //     b2TimeOfImpact, in process CPU time, medians of interleaved rounds, and
 //     the count of answers that disagree to Box2D's tolerance (see bench_toi).
 //   convexn: the convex distance rows by vertex count, n = 3..8 (see
-//     bench_convex_by_n).
-// Usage: ./bench2d [pairs [toi|convex|convexn]] (that part alone) (default 20000
+//     bench_convex_by_n); convexcg: the convex pairs by class, each loop
+//     run once in its own function, for callgrind (see bench_convex_cg).
+// Usage: ./bench2d [pairs [toi|convex|convexn|convexcg]] (that part alone) (default 20000
 // convex pairs, 200 non-convex queries per size). Prints a table; times are
 // per query, microseconds of CPU time, each the median of 7 runs of the loop
 // interleaved with the peer's (3 for the non-convex rows), and kcbp's time
@@ -405,6 +406,93 @@ static void bench_convex_by_n(int pairs)
     }
 }
 
+// `./bench2d PAIRS convexcg`: bench_convex's pairs split by the exact
+// collide answer, each class run once through each library in its own
+// function, for callgrind's instruction counts per call (no timing):
+//   valgrind --tool=callgrind --toggle-collect='cg_kcbp_apart()' bench/bench2d 2000 convexcg
+// (Ir over the "apart" count printed; likewise cg_box2d_apart (b2Distance),
+// cg_kcbp_meet (kcbp2d_distance: depth and normal), cg_box2d_meet
+// (b2CollidePolygons + world manifold), cg_box2d_dist_meet (b2Distance on
+// the meeting pairs); or the inclusive cost of each in one run).
+static struct {
+    std::vector<convex_case> cs;
+    std::vector<b2PolygonShape> ba, bb;
+    std::vector<int> apart, meet;
+    double sink;
+} cg;
+__attribute__((noinline)) void cg_kcbp_apart()
+{
+    for (int i : cg.apart)
+        cg.sink += kcbp_dist(cg.cs[i], nullptr).distance;
+}
+__attribute__((noinline)) void cg_box2d_apart()
+{
+    for (int i : cg.apart)
+        cg.sink += box2d_dist(cg.ba[i], cg.bb[i], cg.cs[i]);
+}
+__attribute__((noinline)) void cg_kcbp_meet()
+{
+    for (int i : cg.meet)
+        cg.sink += kcbp_dist(cg.cs[i], nullptr).normal.x;
+}
+__attribute__((noinline)) void cg_box2d_dist_meet()
+{
+    for (int i : cg.meet)
+        cg.sink += box2d_dist(cg.ba[i], cg.bb[i], cg.cs[i]);
+}
+__attribute__((noinline)) void cg_box2d_meet()
+{
+    for (int i : cg.meet) {
+        b2Manifold m;
+        b2Transform xa = b2xf(cg.cs[i].pa), xb = b2xf(cg.cs[i].pb);
+        b2CollidePolygons(&m, &cg.ba[i], xa, &cg.bb[i], xb);
+        if (m.pointCount > 0) {
+            b2WorldManifold wm;
+            wm.Initialize(&m, xa, 0, xb, 0);
+            cg.sink += wm.normal.x;
+        }
+    }
+}
+
+static void bench_convex_cg(int pairs)
+{
+    rng r{42}; // bench_convex's pairs, drawn in the same order
+    cg.cs.resize(pairs);
+    for (auto &c : cg.cs) {
+        c.a = rnd_convex(r, 1), c.b = rnd_convex(r, 1);
+        kcbp2d_pose_from_angle(0, 0, r.range(-180, 180), &c.pa, nullptr);
+        kcbp2d_pose_from_angle(r.range(-2, 2), r.range(-2, 2), r.range(-180, 180), &c.pb, nullptr);
+        if (r.uni() < 0.5) {
+            kcbp2d_distance_result d = kcbp_dist(c, nullptr);
+            double gap = d.signed_distance + r.range(-1e-12, 1e-12);
+            c.pb.trans = kcbp_v2_sub(c.pb.trans, kcbp_v2_scale(d.normal, gap));
+        }
+    }
+    cg.ba.resize(pairs), cg.bb.resize(pairs);
+    for (int i = 0; i < pairs; i++) {
+        std::vector<b2Vec2> va, vb;
+        for (auto p : cg.cs[i].a)
+            va.push_back(b2Vec2((float)p.x, (float)p.y));
+        for (auto p : cg.cs[i].b)
+            vb.push_back(b2Vec2((float)p.x, (float)p.y));
+        cg.ba[i].Set(va.data(), (int32)va.size());
+        cg.bb[i].Set(vb.data(), (int32)vb.size());
+        cg.ba[i].m_radius = cg.bb[i].m_radius = 0;
+        kcbp2d_shape sa = kcbp2d_shape_polygon(cg.cs[i].a.data(), (uint32_t)cg.cs[i].a.size(), 0),
+                     sb = kcbp2d_shape_polygon(cg.cs[i].b.data(), (uint32_t)cg.cs[i].b.size(), 0);
+        kcbp2d_collide_result res;
+        kcbp2d_collide(&sa, &cg.cs[i].pa, &sb, &cg.cs[i].pb, nullptr, &res, nullptr);
+        (res.collide ? cg.meet : cg.apart).push_back(i);
+    }
+    cg_kcbp_apart();
+    cg_box2d_apart();
+    cg_kcbp_meet();
+    cg_box2d_meet();
+    cg_box2d_dist_meet();
+    std::printf("convex pairs for callgrind: %zu apart, %zu meeting (checksum %.6g)\n", cg.apart.size(), cg.meet.size(),
+                cg.sink);
+}
+
 // ---- time of impact ----------------------------------------------------
 
 // (now_us and median above: CPU time, medians)
@@ -686,6 +774,10 @@ int main(int argc, char **argv)
         pairs = 1;
     if (argc > 2 && !std::strcmp(argv[2], "toi")) { // ./bench2d PAIRS toi: the time of impact alone
         bench_toi(pairs, 7);
+        return 0;
+    }
+    if (argc > 2 && !std::strcmp(argv[2], "convexcg")) { // ./bench2d PAIRS convexcg: each class once, for callgrind
+        bench_convex_cg(pairs);
         return 0;
     }
     if (argc > 2 && !std::strcmp(argv[2], "convexn")) { // ./bench2d PAIRS convexn: the convex rows by vertex count

@@ -531,34 +531,46 @@ static const uint32_t roots[2] = {0, 0};
         const uint32_t skip[2]
 #define TRAVERSAL_ARGS a, b, b_in_a, eps, start, on_pair, ctx, stats, stop, first_tested, skip
 
-#if TRAVERSE_AVX
-#define TRAVERSAL_AVX(name)                                                                                        \
-    AVX_TARGET NO_IPA static bool name##_avx(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }                   \
-    static bool name(TRAVERSAL_PARAMS)                                                                           \
-    {                                                                                                              \
-        if (__builtin_cpu_supports("avx"))                                                                         \
-            return name##_avx(TRAVERSAL_ARGS);                                                                     \
-        return name##_body(TRAVERSAL_ARGS);                                                                        \
-    }
-#else
-#define TRAVERSAL_AVX(name)                                                                                        \
-    static bool name(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }
-#endif
-
-/* name(...): traverse with these constants, in both versions. */
+/* name(...): traverse with these constants, in the baseline version only. */
 #define TRAVERSAL(name, ORDERING, STOP, FIRST, SKIP)                                                               \
     HOT_INLINE bool name##_body(TRAVERSAL_PARAMS)                                                                  \
     {                                                                                                              \
         (void)stop, (void)first_tested, (void)skip;                                                                \
         return traverse(a, b, b_in_a, eps, start, ORDERING, on_pair, ctx, stats, STOP, FIRST, SKIP);               \
     }                                                                                                              \
-    TRAVERSAL_AVX(name)
+    static bool name(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }
+
+/* The same in both versions: for the searches of kcbp_collide's default
+ * contacts (the first, or none), which scenes and pose streams make (the
+ * other entry points stay single: each version is 12-16 KB of code). Both
+ * out of line: the traversal's stack (12 KB) inlined into the entry point
+ * would sit above the other version's, and a first frame touching that
+ * much more stack paid page faults for it (2 on cad-10's frame, ~6 us,
+ * more than its instructions saved). */
+#if TRAVERSE_AVX
+#define TRAVERSAL_BOTH(name, ORDERING, STOP, FIRST, SKIP)                                                          \
+    HOT_INLINE bool name##_body(TRAVERSAL_PARAMS)                                                                  \
+    {                                                                                                              \
+        (void)stop, (void)first_tested, (void)skip;                                                                \
+        return traverse(a, b, b_in_a, eps, start, ORDERING, on_pair, ctx, stats, STOP, FIRST, SKIP);               \
+    }                                                                                                              \
+    AVX_TARGET NO_IPA static bool name##_avx(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }            \
+    NO_IPA static bool name##_sse2(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }                      \
+    static bool name(TRAVERSAL_PARAMS)                                                                           \
+    {                                                                                                              \
+        if (__builtin_cpu_supports("avx"))                                                                         \
+            return name##_avx(TRAVERSAL_ARGS);                                                                     \
+        return name##_sse2(TRAVERSAL_ARGS);                                                                        \
+    }
+#else
+#define TRAVERSAL_BOTH TRAVERSAL
+#endif
 
 TRAVERSAL(walk_first, true, NULL, NULL, NULL)
 TRAVERSAL(walk_probe, true, NULL, first_tested, NULL)
 TRAVERSAL(walk_all, false, NULL, NULL, NULL)
-TRAVERSAL(walk_stop, true, stop, NULL, NULL)
-TRAVERSAL(walk_except, true, stop, NULL, skip)
+TRAVERSAL_BOTH(walk_stop, true, stop, NULL, NULL)
+TRAVERSAL_BOTH(walk_except, true, stop, NULL, skip)
 
 bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
                             kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)

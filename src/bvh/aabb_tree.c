@@ -499,17 +499,19 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
 
 static const uint32_t roots[2] = {0, 0};
 
-/* Each entry point's traversal, compiled twice: for the x86-64 baseline
- * (SSE2) and, on x86-64 CPUs that have it, with AVX (chosen per call by
+/* The entry points' traversals. Those of the first-contact searches
+ * (TRAVERSAL_BOTH) are compiled twice: for the x86-64 baseline (SSE2) and,
+ * on x86-64 CPUs that have it, with AVX (chosen per call by
  * __builtin_cpu_supports, which reads what libgcc's start-up found: no
  * state of ours). The same operations in the same order, each rounded
  * once (the AVX target has no FMA to contract into, and the build passes
  * -ffp-contract=off), so the same numbers, decisions and order; AVX's
  * three-operand forms spare the register copies the two-operand SSE2 forms
- * need, 7 % of a small scene's instructions (bench/README.md, "Small
- * scenes, fourth pass"). `stop`, `first_tested` and `skip` are NULL
- * constants where an entry point has none, as `ordering` is a constant,
- * so that each version is specialised as the single one was. */
+ * need: with the triangle test's AVX version (tritri.c), 6 % of a small
+ * static scene's instructions (bench/README.md, "Small scenes, fourth
+ * pass"). `stop`, `first_tested` and `skip` are NULL constants where an
+ * entry point has none, as `ordering` is a constant, so that each version
+ * is specialised as the single one was. */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__SSE2__)
 #define TRAVERSE_AVX 1
 #define AVX_TARGET __attribute__((target("avx")))
@@ -545,8 +547,8 @@ static const uint32_t roots[2] = {0, 0};
  * other entry points stay single: each version is 12-16 KB of code). Both
  * out of line: the traversal's stack (12 KB) inlined into the entry point
  * would sit above the other version's, and a first frame touching that
- * much more stack paid page faults for it (2 on cad-10's frame, ~6 us,
- * more than its instructions saved). */
+ * much more stack paid page faults for it (2-3 more in cad-10's one frame,
+ * ~3 us each, more than its instructions saved). */
 #if TRAVERSE_AVX
 #define TRAVERSAL_BOTH(name, ORDERING, STOP, FIRST, SKIP)                                                          \
     HOT_INLINE bool name##_body(TRAVERSAL_PARAMS)                                                                  \

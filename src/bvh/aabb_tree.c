@@ -499,11 +499,86 @@ HOT_INLINE bool traverse(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const
 
 static const uint32_t roots[2] = {0, 0};
 
+/* The entry points' traversals. Those of the first-contact searches
+ * (TRAVERSAL_BOTH) are compiled twice: for the x86-64 baseline (SSE2) and,
+ * on x86-64 CPUs that have it, with AVX (chosen per call by
+ * __builtin_cpu_supports, which reads what libgcc's start-up found: no
+ * state of ours). The same operations in the same order, each rounded
+ * once (the AVX target has no FMA to contract into, and the build passes
+ * -ffp-contract=off), so the same numbers, decisions and order; AVX's
+ * three-operand forms spare the register copies the two-operand SSE2 forms
+ * need: with the triangle test's AVX version (tritri.c), 6 % of a small
+ * static scene's instructions (bench/README.md, "Small scenes, fourth
+ * pass"). `stop`, `first_tested` and `skip` are NULL constants where an
+ * entry point has none, as `ordering` is a constant, so that each version
+ * is specialised as the single one was. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__SSE2__)
+#define TRAVERSE_AVX 1
+#define AVX_TARGET __attribute__((target("avx")))
+/* GCC's clone of a version with the entry point's constants propagated
+ * allocated its registers worse: 2.5 % more instructions on density-10. */
+#if defined(__clang__)
+#define NO_IPA __attribute__((noinline))
+#else
+#define NO_IPA __attribute__((noipa))
+#endif
+#else
+#define TRAVERSE_AVX 0
+#define AVX_TARGET
+#endif
+
+#define TRAVERSAL_PARAMS                                                                                           \
+    const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps, const uint32_t start[2], \
+        kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats, uint32_t stop[2], uint32_t first_tested[2],    \
+        const uint32_t skip[2]
+#define TRAVERSAL_ARGS a, b, b_in_a, eps, start, on_pair, ctx, stats, stop, first_tested, skip
+
+/* name(...): traverse with these constants, in the baseline version only. */
+#define TRAVERSAL(name, ORDERING, STOP, FIRST, SKIP)                                                               \
+    HOT_INLINE bool name##_body(TRAVERSAL_PARAMS)                                                                  \
+    {                                                                                                              \
+        (void)stop, (void)first_tested, (void)skip;                                                                \
+        return traverse(a, b, b_in_a, eps, start, ORDERING, on_pair, ctx, stats, STOP, FIRST, SKIP);               \
+    }                                                                                                              \
+    static bool name(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }
+
+/* The same in both versions: for the searches of kcbp_collide's default
+ * contacts (the first, or none), which scenes and pose streams make (the
+ * other entry points stay single: each version is 12-16 KB of code). Both
+ * out of line: the traversal's stack (12 KB) inlined into the entry point
+ * would sit above the other version's, and a first frame touching that
+ * much more stack paid page faults for it (2-3 more in cad-10's one frame,
+ * ~3 us each, more than its instructions saved). */
+#if TRAVERSE_AVX
+#define TRAVERSAL_BOTH(name, ORDERING, STOP, FIRST, SKIP)                                                          \
+    HOT_INLINE bool name##_body(TRAVERSAL_PARAMS)                                                                  \
+    {                                                                                                              \
+        (void)stop, (void)first_tested, (void)skip;                                                                \
+        return traverse(a, b, b_in_a, eps, start, ORDERING, on_pair, ctx, stats, STOP, FIRST, SKIP);               \
+    }                                                                                                              \
+    AVX_TARGET NO_IPA static bool name##_avx(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }            \
+    NO_IPA static bool name##_sse2(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }                      \
+    static bool name(TRAVERSAL_PARAMS)                                                                           \
+    {                                                                                                              \
+        if (__builtin_cpu_supports("avx"))                                                                         \
+            return name##_avx(TRAVERSAL_ARGS);                                                                     \
+        return name##_sse2(TRAVERSAL_ARGS);                                                                        \
+    }
+#else
+#define TRAVERSAL_BOTH TRAVERSAL
+#endif
+
+TRAVERSAL(walk_first, true, NULL, NULL, NULL)
+TRAVERSAL(walk_probe, true, NULL, first_tested, NULL)
+TRAVERSAL(walk_all, false, NULL, NULL, NULL)
+TRAVERSAL_BOTH(walk_stop, true, stop, NULL, NULL)
+TRAVERSAL_BOTH(walk_except, true, stop, NULL, skip)
+
 bool kcbp_aabb_tree_collide(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
                             kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
 {
     kcbp_tree_stats local = {0, 0};
-    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, NULL, NULL);
+    return walk_first(a, b, b_in_a, eps, roots, on_pair, ctx, stats ? stats : &local, NULL, NULL, NULL);
 }
 
 bool kcbp_aabb_tree_probe(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a, double eps,
@@ -511,14 +586,14 @@ bool kcbp_aabb_tree_probe(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, cons
 {
     kcbp_tree_stats local = {0, 0};
     first_tested[0] = first_tested[1] = UINT32_MAX;
-    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, NULL, first_tested, NULL);
+    return walk_probe(a, b, b_in_a, eps, roots, on_pair, ctx, stats ? stats : &local, NULL, first_tested, NULL);
 }
 
 bool kcbp_aabb_tree_collide_all(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
                                 double eps, kcbp_tri_pair_fn on_pair, void *ctx, kcbp_tree_stats *stats)
 {
     kcbp_tree_stats local = {0, 0};
-    return traverse(a, b, b_in_a, eps, roots, false, on_pair, ctx, stats ? stats : &local, NULL, NULL, NULL);
+    return walk_all(a, b, b_in_a, eps, roots, on_pair, ctx, stats ? stats : &local, NULL, NULL, NULL);
 }
 
 bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
@@ -527,7 +602,7 @@ bool kcbp_aabb_tree_collide_below(const kcbp_aabb_tree *a, const kcbp_aabb_tree 
 {
     kcbp_tree_stats local = {0, 0};
     KCBP_ASSERT(start[0] < a->nnodes && start[1] < b->nnodes);
-    return traverse(a, b, b_in_a, eps, start, true, on_pair, ctx, stats ? stats : &local, stop, NULL, NULL);
+    return walk_stop(a, b, b_in_a, eps, start, on_pair, ctx, stats ? stats : &local, stop, NULL, NULL);
 }
 
 bool kcbp_aabb_tree_collide_except(const kcbp_aabb_tree *a, const kcbp_aabb_tree *b, const kcbp_pose *b_in_a,
@@ -535,7 +610,7 @@ bool kcbp_aabb_tree_collide_except(const kcbp_aabb_tree *a, const kcbp_aabb_tree
                                    kcbp_tree_stats *stats, uint32_t stop[2])
 {
     kcbp_tree_stats local = {0, 0};
-    return traverse(a, b, b_in_a, eps, roots, true, on_pair, ctx, stats ? stats : &local, stop, NULL, skip);
+    return walk_except(a, b, b_in_a, eps, roots, on_pair, ctx, stats ? stats : &local, stop, NULL, skip);
 }
 
 uint32_t kcbp_aabb_tree_ancestor(const kcbp_aabb_tree *tree, uint32_t node, uint32_t levels)

@@ -156,6 +156,26 @@ void kcbp_rotated_bounds_soa_base(const double *xyz, uint32_t n, const kcbp_mat3
 #define SOA_ROW4(a, b, c, x, y, z) \
     _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a, x), _mm256_mul_pd(b, y)), _mm256_mul_pd(c, z))
 
+/* The least of four lanes v = [v0 v1 v2 v3], as (v0 < v1 ? v0 : v1) against
+ * (v2 < v3 ? v2 : v3), the first if less: MINPD and MINSD give their first
+ * operand when it is less, else their second, which is that expression
+ * (the same choice between equal zeros of either sign as the scalar code
+ * this replaced, which stored the lanes and compared them in that order). */
+__attribute__((target("avx"))) static inline double lanes_min(__m256d v)
+{
+    __m128d l = _mm256_castpd256_pd128(v), h = _mm256_extractf128_pd(v, 1);
+    __m128d m = _mm_min_pd(_mm_unpacklo_pd(l, h), _mm_unpackhi_pd(l, h)); /* [v0 ? v1, v2 ? v3] */
+    return _mm_cvtsd_f64(_mm_min_sd(m, _mm_unpackhi_pd(m, m)));
+}
+
+/* The greatest, in the same order (MAXPD, MAXSD: the first when greater). */
+__attribute__((target("avx"))) static inline double lanes_max(__m256d v)
+{
+    __m128d l = _mm256_castpd256_pd128(v), h = _mm256_extractf128_pd(v, 1);
+    __m128d m = _mm_max_pd(_mm_unpacklo_pd(l, h), _mm_unpackhi_pd(l, h));
+    return _mm_cvtsd_f64(_mm_max_sd(m, _mm_unpackhi_pd(m, m)));
+}
+
 __attribute__((target("avx"))) static void rotated_bounds_soa_avx(const double *xyz, uint32_t n, const kcbp_mat3 *r,
                                                                   kcbp_vec3 *lo, kcbp_vec3 *hi)
 {
@@ -188,22 +208,8 @@ __attribute__((target("avx"))) static void rotated_bounds_soa_avx(const double *
         mn2 = _mm256_min_pd(t2, mn2);
         mx2 = _mm256_max_pd(t2, mx2);
     }
-    double l[3][4], h[3][4];
-    _mm256_storeu_pd(l[0], mn0);
-    _mm256_storeu_pd(l[1], mn1);
-    _mm256_storeu_pd(l[2], mn2);
-    _mm256_storeu_pd(h[0], mx0);
-    _mm256_storeu_pd(h[1], mx1);
-    _mm256_storeu_pd(h[2], mx2);
-    double ol[3], oh[3];
-    for (int k = 0; k < 3; k++) {
-        double a = l[k][0] < l[k][1] ? l[k][0] : l[k][1], b = l[k][2] < l[k][3] ? l[k][2] : l[k][3];
-        double c = h[k][0] > h[k][1] ? h[k][0] : h[k][1], d = h[k][2] > h[k][3] ? h[k][2] : h[k][3];
-        ol[k] = a < b ? a : b;
-        oh[k] = c > d ? c : d;
-    }
-    *lo = kcbp_v3(ol[0], ol[1], ol[2]);
-    *hi = kcbp_v3(oh[0], oh[1], oh[2]);
+    *lo = kcbp_v3(lanes_min(mn0), lanes_min(mn1), lanes_min(mn2));
+    *hi = kcbp_v3(lanes_max(mx0), lanes_max(mx1), lanes_max(mx2));
 }
 #undef SOA_ROW4
 

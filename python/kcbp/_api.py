@@ -193,6 +193,23 @@ class Mesh:
     def closed(self) -> bool:
         return getattr(self, "_closed", True)
 
+    def __reduce__(self):
+        """pickle, copy.copy and copy.deepcopy: a new, independent Mesh of
+        the same vertices, faces and k (its own C models, built again). The
+        default copy shared the C models with separate use counts, so
+        closing the copy freed what the original (or a manager holding it)
+        still read. Readable while a query or manager still holds a mesh
+        its user closed; a mesh freed already raises kcbp.Error."""
+        with self._lock:
+            if not self._models:
+                raise Error("kcbp.Mesh is closed", "closed")
+            self._users += 1
+        try:
+            v, f = self._vertices(), self._faces().astype(np.int64)
+        finally:
+            self._release()
+        return (Mesh, (v, f, self._k))
+
     def __enter__(self):
         with _Using(self):
             return self
@@ -437,6 +454,9 @@ class Sphere(_Shape):
 
     _kind = 1
 
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Sphere, (self.radius,))
+
     def __init__(self, radius: float) -> None:
         self._init_shape(radius=radius)
 
@@ -452,6 +472,9 @@ class Capsule(_Shape):
     exactly: its segment within radius of a triangle. See Sphere."""
 
     _kind = 2
+
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Capsule, (self.radius, self.length))
 
     def __init__(self, radius: float, length: float) -> None:
         self._init_shape(radius=radius, length=length)
@@ -472,6 +495,9 @@ class Box(_Shape):
 
     _kind = 3
 
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Box, tuple(self.size))
+
     def __init__(self, x: float, y: float, z: float) -> None:
         self._init_shape(size=(x, y, z))
 
@@ -487,6 +513,9 @@ class Cylinder(_Shape):
     (KCBP_SHAPE_GJK_BAND). See Sphere."""
 
     _kind = 4
+
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Cylinder, (self.radius, self.height))
 
     def __init__(self, radius: float, height: float) -> None:
         self._init_shape(radius=radius, length=height)
@@ -511,6 +540,9 @@ class Hull(_Shape):
     CollisionManager hands FCL a convex mesh as such a hull."""
 
     _kind = 5
+
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Hull, (self.vertices,))
 
     def __init__(self, points: ArrayLike) -> None:
         self._lock = threading.Lock()
@@ -879,7 +911,8 @@ def _collide_in_use(a, b, pa, pb, opts, k, solid, margin, geometry):
         query_ms = (time.perf_counter() - t0) * 1e3
         _lib.check(st, err)
         n = res.ncontacts
-        pairs = np.ctypeslib.as_array(res.contacts, shape=(n, 2)).tolist() if n else []
+        # read as bytes: as_array makes (and ctypes keeps for good) a type per count
+        pairs = np.frombuffer(ctypes.string_at(res.contacts, n * 8), dtype=np.uint32).reshape(n, 2).tolist() if n else []
         if isinstance(a, _Shape) or isinstance(b, _Shape):  # a shape's side: None
             pairs = [[_index(x), _index(y)] for x, y in pairs]
         stage = _STAGES.get(res.decided_by) or lib.kcbp_stage_name(res.decided_by).decode()

@@ -40,6 +40,10 @@ def info(geom):
         b = np.concatenate([f[:, 1], f[:, 2], f[:, 0]])
         key = a * n + b
         closed = bool(f.size) and np.unique(key).size == key.size and bool(np.all(np.isin(b * n + a, key)))
+        # the box and the six points of the vertices the faces use: an
+        # unreferenced vertex is no part of the solid (a far one made the
+        # part's points fall outside the bin's box, and containment missed)
+        v = v[np.unique(f)]
         lo, hi = v.min(axis=0), v.max(axis=0)
         slack = _SLACK * max(1.0, float(np.abs(np.concatenate([lo, hi])).max()))
         box = (lo - slack, hi + slack)

@@ -183,6 +183,8 @@ def contained_pairs(left, right, same=False, exclude=(), lstat=None, rstat=None)
     geom, pose); lstat and rstat their Static (made here when None). A
     closed mesh c can hold o only if o's six points lie in c's posed box;
     those pairs get the exact solid test."""
+    if not left or not right:  # an empty manager on either side: nothing to hold
+        return []
     lstat = lstat if lstat is not None else Static([g for _, g, _ in left])
     rstat = lstat if same else (rstat if rstat is not None else Static([g for _, g, _ in right]))
     if not lstat.cs.size and (same or not rstat.cs.size):

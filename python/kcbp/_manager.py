@@ -118,13 +118,12 @@ _NONE = -1  # the index of a shape's side: FCL's Contact::NONE
 def _sorted_pair(p, q):
     """(p, q) in sorted order, as trimesh's tuple(sorted(names)); names that
     do not compare with each other (a str and a tuple, an int and a str)
-    by their type's name, then their repr, where sorted() raised
+    by their text, as CollisionManager2D orders them, where sorted() raised
     TypeError."""
     try:
         return (p, q) if p <= q else (q, p)
     except TypeError:
-        kp, kq = (type(p).__name__, repr(p)), (type(q).__name__, repr(q))
-        return (p, q) if kp <= kq else (q, p)
+        return (p, q) if str(p) <= str(q) else (q, p)
 
 # A mesh pair's depth is a proven bracket whose upper bound the manager
 # reports; the library's default aim (10 %) is far looser than FCL's EPA

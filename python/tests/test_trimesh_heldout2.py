@@ -154,14 +154,16 @@ def test_pickle_of_2d_geometries_and_manager():
 def test_names_of_mixed_types_sort_without_typeerror():
     """Names of any hashable type, mixed: the pairs' sorting (trimesh's
     tuple(sorted(names))) raised TypeError for a str and a tuple; they are
-    ordered by type name, then repr, and same-type names as sorted() does."""
+    ordered by their text (str), as CollisionManager2D orders them, and
+    names that compare as sorted() does."""
     cm = CollisionManager()
     cm.add_object("arm", box())
     cm.add_object(("link", 2), box(), T(0.9))
     cm.add_object(3, box(), T(1.8))
     cm.add_object(2.5, box(), T(10))
     hit, names = cm.in_collision_internal(return_names=True)
-    assert hit and names == {("arm", ("link", 2)), (3, ("link", 2))}  # int < str < tuple, by type name
+    # by their text where they do not compare: "('link', 2)" < "3" < "arm"
+    assert hit and names == {(("link", 2), "arm"), (("link", 2), 3)}
     d, pair = cm.min_distance_internal(return_names=True)
     assert d == pytest.approx(-0.1, abs=1e-6) and set(pair) in ({"arm", ("link", 2)}, {3, ("link", 2)})
     assert cm.min_distance_internal(2.5, return_names=True) == (pytest.approx(7.2), (2.5, 3))
@@ -170,7 +172,13 @@ def test_names_of_mixed_types_sort_without_typeerror():
     cm2.add_object("b", box())
     cm2.add_object("a", box(), T(0.5))
     assert cm2.in_collision_internal(return_names=True) == (True, {("a", "b")})
-    COMPARED["calls"] += 5
+    # the 2D manager orders them the same way
+    m2 = kcbp.CollisionManager2D()
+    m2.add_object("arm", kcbp.Rect(1, 1))
+    m2.add_object(("link", 2), kcbp.Rect(1, 1), (0.9, 0, 0))
+    m2.add_object(3, kcbp.Rect(1, 1), (1.8, 0, 0))
+    assert m2.in_collision_internal(return_names=True) == (hit, names)
+    COMPARED["calls"] += 6
 
 
 def test_readding_a_name_replaces_and_int_names_equal_to_true_are_one():
@@ -467,6 +475,24 @@ def test_other_manager_data_names_and_points():
     assert pair == ("a1", "b1") and d == pytest.approx(0.6, abs=1e-12)
     assert np.linalg.norm(dd.point("a1") - dd.point("b1")) == pytest.approx(0.6, abs=1e-12)
     COMPARED["calls"] += 6
+
+
+def test_empty_managers_on_either_side():
+    """An empty manager against a full one (trimesh: False, and FCL's
+    distance for no pair): in_collision_other from the empty side raised
+    ValueError from numpy (a reduction over no objects) once the other held
+    a closed mesh."""
+    full, empty = CollisionManager(), CollisionManager()
+    full.add_object("bin", box((4, 4, 4)))
+    full.add_object("ball", kcbp.Sphere(0.5), T(5))
+    for a, b in ((empty, full), (full, empty), (empty, empty)):
+        assert a.in_collision_other(b) is False
+        assert a.in_collision_other(b, return_names=True, return_data=True) == (False, set(), [])
+        assert a.min_distance_other(b, return_names=True, return_data=True) == (math.inf, (None, None), None)
+    assert empty.in_collision_single(box()) is False and empty.in_collision_internal(return_names=True) == (False, set())
+    assert empty.min_distance_single(box(), return_name=True) == (math.inf, None)
+    assert empty.min_distance_internal(return_names=True, return_data=True) == (math.inf, (None, None), None)
+    COMPARED["calls"] += 10
 
 
 # --- trimesh.Scene ----------------------------------------------------------------------------

@@ -912,7 +912,8 @@ def _collide_in_use(a, b, pa, pb, opts, k, solid, margin, geometry):
         _lib.check(st, err)
         n = res.ncontacts
         # read as bytes: as_array makes (and ctypes keeps for good) a type per count
-        pairs = np.frombuffer(ctypes.string_at(res.contacts, n * 8), dtype=np.uint32).reshape(n, 2).tolist() if n else []
+        pairs = (np.frombuffer(ctypes.string_at(res.contacts, n * 8), dtype=np.uint32).reshape(n, 2).tolist()
+                 if n else [])
         if isinstance(a, _Shape) or isinstance(b, _Shape):  # a shape's side: None
             pairs = [[_index(x), _index(y)] for x, y in pairs]
         stage = _STAGES.get(res.decided_by) or lib.kcbp_stage_name(res.decided_by).decode()

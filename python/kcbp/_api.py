@@ -14,7 +14,7 @@ from . import _lib
 from . import _api2d
 from . import _sweep2d
 from . import _meshcache
-from ._arrays import RIGID_TOL, _real_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
+from ._arrays import RIGID_TOL, _real_array, c_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
 from ._using import _Using
 from ._lib import Error, lib
 
@@ -256,11 +256,11 @@ class Mesh:
 
     def _vertices(self):
         m = self._mesh()
-        return np.ctypeslib.as_array(lib.kcbp_mesh_vertices(m), shape=(lib.kcbp_mesh_vertex_count(m), 3)).copy()
+        return c_array(lib.kcbp_mesh_vertices(m), (lib.kcbp_mesh_vertex_count(m), 3))
 
     def _faces(self):
         m = self._mesh()
-        return np.ctypeslib.as_array(lib.kcbp_mesh_triangles(m), shape=(lib.kcbp_mesh_triangle_count(m), 3)).copy()
+        return c_array(lib.kcbp_mesh_triangles(m), (lib.kcbp_mesh_triangle_count(m), 3), np.uint32)
 
     @property
     def vertices(self) -> np.ndarray:
@@ -429,9 +429,9 @@ class _Shape:
         err = _lib.ErrorStruct()
         _lib.check(lib.kcbp_shape_tessellate(byref(self._s), int(segments), byref(out), byref(err)), err)
         try:
-            v = np.ctypeslib.as_array(lib.kcbp_mesh_vertices(out), shape=(lib.kcbp_mesh_vertex_count(out), 3)).copy()
-            f = np.ctypeslib.as_array(lib.kcbp_mesh_triangles(out),
-                                      shape=(lib.kcbp_mesh_triangle_count(out), 3)).astype(np.int64)
+            v = c_array(lib.kcbp_mesh_vertices(out), (lib.kcbp_mesh_vertex_count(out), 3))
+            f = c_array(lib.kcbp_mesh_triangles(out), (lib.kcbp_mesh_triangle_count(out), 3),
+                        np.uint32).astype(np.int64)
         finally:
             lib.kcbp_mesh_free(out)
         return v, f
@@ -572,8 +572,7 @@ class Hull(_Shape):
             ptr = lib.kcbp_model_hull_vertices(byref(self._m.s), byref(n))
             if not n.value:
                 return np.zeros((0, 3))
-            return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_double)),
-                                         shape=(n.value, 3)).copy()
+            return c_array(ptr, (n.value, 3))
 
     def _report(self, k=None):
         return {"shape": "hull", "vertices": int(len(self.vertices))}
@@ -585,9 +584,9 @@ class Hull(_Shape):
             mesh = lib.kcbp_model_display_mesh(byref(self._m.s))
             if not mesh:
                 raise Error("Hull.tessellate: out of memory", "nomem")
-            v = np.ctypeslib.as_array(lib.kcbp_mesh_vertices(mesh), shape=(lib.kcbp_mesh_vertex_count(mesh), 3)).copy()
-            f = np.ctypeslib.as_array(lib.kcbp_mesh_triangles(mesh),
-                                      shape=(lib.kcbp_mesh_triangle_count(mesh), 3)).astype(np.int64)
+            v = c_array(lib.kcbp_mesh_vertices(mesh), (lib.kcbp_mesh_vertex_count(mesh), 3))
+            f = c_array(lib.kcbp_mesh_triangles(mesh), (lib.kcbp_mesh_triangle_count(mesh), 3),
+                        np.uint32).astype(np.int64)
         return v, f
 
 
@@ -1066,12 +1065,12 @@ def cbp(mesh: GeometryLike, k: int = _DEFAULT_K, dirs: str = "greedy") -> Tuple[
         _lib.check(lib.kcbp_cbp_build(ctypes.cast(lib.kcbp_mesh_vertices(src), ctypes.c_void_p),
                                       lib.kcbp_mesh_vertex_count(src), int(k), d, byref(out), byref(err)), err)
     try:
-        verts = np.ctypeslib.as_array(lib.kcbp_cbp_vertices(out), shape=(lib.kcbp_cbp_vertex_count(out), 3)).copy()
+        verts = c_array(lib.kcbp_cbp_vertices(out), (lib.kcbp_cbp_vertex_count(out), 3))
         tris = []
         n = ctypes.c_uint32()
         for f in range(lib.kcbp_cbp_plane_count(out)):
             ptr = lib.kcbp_cbp_face(out, f, byref(n))
-            loop = np.ctypeslib.as_array(ptr, shape=(n.value,))
+            loop = c_array(ptr, (n.value,), np.uint32)
             for i in range(1, len(loop) - 1):
                 tris.append((loop[0], loop[i], loop[i + 1]))
         faces = np.array(tris, dtype=np.int64).reshape(-1, 3)

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib
 from . import _lib2d
-from ._arrays import RIGID_TOL, _real_array
+from ._arrays import RIGID_TOL, _real_array, c_array
 from ._lib import Error, lib
 from ._lib2d import Pose2, Vec2
 from ._using import _Using
@@ -449,7 +449,7 @@ class Polygon(Geometry2D):
         if v is None:
             with _Using(self):
                 n = lib.kcbp2d_model_vertex_count(self._h)
-                v = self._verts = np.ctypeslib.as_array(lib.kcbp2d_model_vertices(self._h), shape=(n, 2)).copy()
+                v = self._verts = c_array(lib.kcbp2d_model_vertices(self._h), (n, 2))
         return v.copy()
 
     @property

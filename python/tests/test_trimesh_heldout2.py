@@ -398,9 +398,7 @@ def test_simulation_loop_of_1000_steps_does_not_grow():
         except (OSError, ValueError):
             return 0
 
-    def ctypes_types():  # array and pointer types ctypes holds
-        return sum(1 for o in gc.get_objects()
-                   if isinstance(o, type) and issubclass(o, (ctypes.Array, ctypes._Pointer)))
+    ctypes_types = _ctypes_types  # array and pointer types ctypes holds
 
     for k in range(300):
         step(k, 20)
@@ -435,6 +433,33 @@ def test_simulation_loop_of_1000_steps_does_not_grow():
     gc.collect()
     assert ctypes_types() == types_before and len(counts) > 40, (types_before, ctypes_types(), len(counts))
     COMPARED["calls"] += 150
+
+
+def _ctypes_types():
+    return sum(1 for o in gc.get_objects() if isinstance(o, type) and issubclass(o, (ctypes.Array, ctypes._Pointer)))
+
+
+def test_meshes_of_many_sizes_leave_no_ctypes_types():
+    """A loop adding meshes of ever new sizes (trimesh meshes loaded one
+    after another) and reading them back: the arrays were read through
+    np.ctypeslib.as_array, a ctypes pointer type per shape kept for good."""
+    b = box()
+    cm = CollisionManager()
+    cm.add_object("seed", _with_unreferenced(b))
+    _ = cm._objs["seed"][1].vertices, kcbp.Hull(b.vertices).vertices
+    gc.collect()
+    before = _ctypes_types()
+    for k in range(1, 60):
+        v = np.vstack([b.vertices, np.full((k, 3), 9.0)])  # k unreferenced vertices: a new size
+        cm.add_object(("m", k), NS(vertices=v, faces=b.faces), T(2.0 * k))
+        m = cm._objs[("m", k)][1]
+        assert m.vertices.shape == (8 + k, 3) and m.faces.shape == (12, 3)
+        h = kcbp.Hull(np.vstack([b.vertices * (1 + 0.01 * j) for j in range(1 + k % 7)]))
+        assert h.vertices.shape[1] == 3
+    assert cm.min_distance_internal() == pytest.approx(1.0)
+    gc.collect()
+    assert _ctypes_types() == before
+    COMPARED["calls"] += 1
 
 
 def test_threads_share_a_manager():

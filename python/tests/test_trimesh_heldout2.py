@@ -451,8 +451,8 @@ def test_meshes_of_many_sizes_leave_no_ctypes_types():
     before = _ctypes_types()
     for k in range(1, 60):
         v = np.vstack([b.vertices, np.full((k, 3), 9.0)])  # k unreferenced vertices: a new size
-        cm.add_object(("m", k), NS(vertices=v, faces=b.faces), T(2.0 * k))
-        m = cm._objs[("m", k)][1]
+        cm.add_object("m%d" % k, NS(vertices=v, faces=b.faces), T(2.0 * k))
+        m = cm._objs["m%d" % k][1]
         assert m.vertices.shape == (8 + k, 3) and m.faces.shape == (12, 3)
         h = kcbp.Hull(np.vstack([b.vertices * (1 + 0.01 * j) for j in range(1 + k % 7)]))
         assert h.vertices.shape[1] == 3

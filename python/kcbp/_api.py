@@ -14,7 +14,7 @@ from . import _lib
 from . import _api2d
 from . import _sweep2d
 from . import _meshcache
-from ._arrays import RIGID_TOL, _real_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
+from ._arrays import RIGID_TOL, _real_array, c_array  # noqa: F401 (RIGID_TOL re-exported as kcbp.RIGID_TOL)
 from ._using import _Using
 from ._lib import Error, lib
 
@@ -193,6 +193,23 @@ class Mesh:
     def closed(self) -> bool:
         return getattr(self, "_closed", True)
 
+    def __reduce__(self):
+        """pickle, copy.copy and copy.deepcopy: a new, independent Mesh of
+        the same vertices, faces and k (its own C models, built again). The
+        default copy shared the C models with separate use counts, so
+        closing the copy freed what the original (or a manager holding it)
+        still read. Readable while a query or manager still holds a mesh
+        its user closed; a mesh freed already raises kcbp.Error."""
+        with self._lock:
+            if not self._models:
+                raise Error("kcbp.Mesh is closed", "closed")
+            self._users += 1
+        try:
+            v, f = self._vertices(), self._faces().astype(np.int64)
+        finally:
+            self._release()
+        return (Mesh, (v, f, self._k))
+
     def __enter__(self):
         with _Using(self):
             return self
@@ -239,11 +256,11 @@ class Mesh:
 
     def _vertices(self):
         m = self._mesh()
-        return np.ctypeslib.as_array(lib.kcbp_mesh_vertices(m), shape=(lib.kcbp_mesh_vertex_count(m), 3)).copy()
+        return c_array(lib.kcbp_mesh_vertices(m), (lib.kcbp_mesh_vertex_count(m), 3))
 
     def _faces(self):
         m = self._mesh()
-        return np.ctypeslib.as_array(lib.kcbp_mesh_triangles(m), shape=(lib.kcbp_mesh_triangle_count(m), 3)).copy()
+        return c_array(lib.kcbp_mesh_triangles(m), (lib.kcbp_mesh_triangle_count(m), 3), np.uint32)
 
     @property
     def vertices(self) -> np.ndarray:
@@ -412,9 +429,9 @@ class _Shape:
         err = _lib.ErrorStruct()
         _lib.check(lib.kcbp_shape_tessellate(byref(self._s), int(segments), byref(out), byref(err)), err)
         try:
-            v = np.ctypeslib.as_array(lib.kcbp_mesh_vertices(out), shape=(lib.kcbp_mesh_vertex_count(out), 3)).copy()
-            f = np.ctypeslib.as_array(lib.kcbp_mesh_triangles(out),
-                                      shape=(lib.kcbp_mesh_triangle_count(out), 3)).astype(np.int64)
+            v = c_array(lib.kcbp_mesh_vertices(out), (lib.kcbp_mesh_vertex_count(out), 3))
+            f = c_array(lib.kcbp_mesh_triangles(out), (lib.kcbp_mesh_triangle_count(out), 3),
+                        np.uint32).astype(np.int64)
         finally:
             lib.kcbp_mesh_free(out)
         return v, f
@@ -437,6 +454,9 @@ class Sphere(_Shape):
 
     _kind = 1
 
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Sphere, (self.radius,))
+
     def __init__(self, radius: float) -> None:
         self._init_shape(radius=radius)
 
@@ -452,6 +472,9 @@ class Capsule(_Shape):
     exactly: its segment within radius of a triangle. See Sphere."""
 
     _kind = 2
+
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Capsule, (self.radius, self.length))
 
     def __init__(self, radius: float, length: float) -> None:
         self._init_shape(radius=radius, length=length)
@@ -472,6 +495,9 @@ class Box(_Shape):
 
     _kind = 3
 
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Box, tuple(self.size))
+
     def __init__(self, x: float, y: float, z: float) -> None:
         self._init_shape(size=(x, y, z))
 
@@ -487,6 +513,9 @@ class Cylinder(_Shape):
     (KCBP_SHAPE_GJK_BAND). See Sphere."""
 
     _kind = 4
+
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Cylinder, (self.radius, self.height))
 
     def __init__(self, radius: float, height: float) -> None:
         self._init_shape(radius=radius, length=height)
@@ -511,6 +540,9 @@ class Hull(_Shape):
     CollisionManager hands FCL a convex mesh as such a hull."""
 
     _kind = 5
+
+    def __reduce__(self):  # pickle and copies: a new shape of the same size (see Mesh.__reduce__)
+        return (Hull, (self.vertices,))
 
     def __init__(self, points: ArrayLike) -> None:
         self._lock = threading.Lock()
@@ -540,8 +572,7 @@ class Hull(_Shape):
             ptr = lib.kcbp_model_hull_vertices(byref(self._m.s), byref(n))
             if not n.value:
                 return np.zeros((0, 3))
-            return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_double)),
-                                         shape=(n.value, 3)).copy()
+            return c_array(ptr, (n.value, 3))
 
     def _report(self, k=None):
         return {"shape": "hull", "vertices": int(len(self.vertices))}
@@ -553,9 +584,9 @@ class Hull(_Shape):
             mesh = lib.kcbp_model_display_mesh(byref(self._m.s))
             if not mesh:
                 raise Error("Hull.tessellate: out of memory", "nomem")
-            v = np.ctypeslib.as_array(lib.kcbp_mesh_vertices(mesh), shape=(lib.kcbp_mesh_vertex_count(mesh), 3)).copy()
-            f = np.ctypeslib.as_array(lib.kcbp_mesh_triangles(mesh),
-                                      shape=(lib.kcbp_mesh_triangle_count(mesh), 3)).astype(np.int64)
+            v = c_array(lib.kcbp_mesh_vertices(mesh), (lib.kcbp_mesh_vertex_count(mesh), 3))
+            f = c_array(lib.kcbp_mesh_triangles(mesh), (lib.kcbp_mesh_triangle_count(mesh), 3),
+                        np.uint32).astype(np.int64)
         return v, f
 
 
@@ -879,7 +910,9 @@ def _collide_in_use(a, b, pa, pb, opts, k, solid, margin, geometry):
         query_ms = (time.perf_counter() - t0) * 1e3
         _lib.check(st, err)
         n = res.ncontacts
-        pairs = np.ctypeslib.as_array(res.contacts, shape=(n, 2)).tolist() if n else []
+        # read as bytes: as_array makes (and ctypes keeps for good) a type per count
+        pairs = (np.frombuffer(ctypes.string_at(res.contacts, n * 8), dtype=np.uint32).reshape(n, 2).tolist()
+                 if n else [])
         if isinstance(a, _Shape) or isinstance(b, _Shape):  # a shape's side: None
             pairs = [[_index(x), _index(y)] for x, y in pairs]
         stage = _STAGES.get(res.decided_by) or lib.kcbp_stage_name(res.decided_by).decode()
@@ -1032,12 +1065,12 @@ def cbp(mesh: GeometryLike, k: int = _DEFAULT_K, dirs: str = "greedy") -> Tuple[
         _lib.check(lib.kcbp_cbp_build(ctypes.cast(lib.kcbp_mesh_vertices(src), ctypes.c_void_p),
                                       lib.kcbp_mesh_vertex_count(src), int(k), d, byref(out), byref(err)), err)
     try:
-        verts = np.ctypeslib.as_array(lib.kcbp_cbp_vertices(out), shape=(lib.kcbp_cbp_vertex_count(out), 3)).copy()
+        verts = c_array(lib.kcbp_cbp_vertices(out), (lib.kcbp_cbp_vertex_count(out), 3))
         tris = []
         n = ctypes.c_uint32()
         for f in range(lib.kcbp_cbp_plane_count(out)):
             ptr = lib.kcbp_cbp_face(out, f, byref(n))
-            loop = np.ctypeslib.as_array(ptr, shape=(n.value,))
+            loop = c_array(ptr, (n.value,), np.uint32)
             for i in range(1, len(loop) - 1):
                 tris.append((loop[0], loop[i], loop[i + 1]))
         faces = np.array(tris, dtype=np.int64).reshape(-1, 3)

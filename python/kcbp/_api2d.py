@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib
 from . import _lib2d
-from ._arrays import RIGID_TOL, _real_array
+from ._arrays import RIGID_TOL, _real_array, c_array
 from ._lib import Error, lib
 from ._lib2d import Pose2, Vec2
 from ._using import _Using
@@ -130,6 +130,17 @@ class Shape2D(Geometry2D):
         _lib.check(lib.kcbp2d_shape_check(byref(s), byref(err)), err)
         self._s = s
         self._keep = keep  # a polygon's points, which the struct borrows
+
+    def __reduce__(self):
+        """pickle and copies: a new shape of the same kind and size."""
+        k, r = self.kind, self._s.radius
+        if k == "circle":
+            return (Circle, (r,))
+        if k == "capsule":
+            return (Capsule2D, (r, self._s.local[1].x - self._s.local[0].x))
+        if k == "box":
+            return (Rect, (2 * self._s.local[0].x, 2 * self._s.local[0].y, r))
+        return (ConvexPolygon, (self._keep.copy(), r))
 
     @property
     def kind(self) -> str:
@@ -388,6 +399,16 @@ class Polygon(Geometry2D):
         err = _lib.ErrorStruct()
         _lib.check(lib.kcbp2d_model_build(byref(inp), byref(h), byref(err)), err)
         self._h = h
+        self._rings = [[r.copy() for r in rings[a:b]] for a, b in zip([0] + poly_end[:-1], poly_end)]
+
+    def __reduce__(self):
+        """pickle, copy.copy and copy.deepcopy: a new, independent Polygon of
+        the same rings (a loaded one: the file read again). The default copy
+        shared the C region, which closing either freed under the other."""
+        rings = getattr(self, "_rings", None)
+        if rings is None:
+            return (Polygon.load, (self._file,))
+        return (_polygon_of_rings, (rings,))
 
     @classmethod
     def load(cls, path: Union[str, bytes, "os.PathLike[str]"]) -> "Polygon":
@@ -428,7 +449,7 @@ class Polygon(Geometry2D):
         if v is None:
             with _Using(self):
                 n = lib.kcbp2d_model_vertex_count(self._h)
-                v = self._verts = np.ctypeslib.as_array(lib.kcbp2d_model_vertices(self._h), shape=(n, 2)).copy()
+                v = self._verts = c_array(lib.kcbp2d_model_vertices(self._h), (n, 2))
         return v.copy()
 
     @property
@@ -828,3 +849,8 @@ def collide_many(a, b, poses, pose_a=None) -> np.ndarray:
         for i in range(p.shape[0]):
             out[i] = pair_collide(a, pa, b, pose2d(p[i], "poses[%d]" % i))[0]
     return out
+
+
+def _polygon_of_rings(polys):
+    """A Polygon of [[exterior, hole, ...], ...] (Polygon.__reduce__)."""
+    return Polygon({"type": "MultiPolygon", "coordinates": [[r.tolist() for r in p] for p in polys]})

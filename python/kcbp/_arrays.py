@@ -1,5 +1,7 @@
 """Real-number arrays and the rigidity tolerance, shared by the 3D poses
 (_api.py) and the 2D ones (_api2d.py)."""
+import ctypes
+
 import numpy as np
 
 from ._lib import Error
@@ -29,3 +31,17 @@ def _real_array(p, what, expect="real numbers"):
     if a.dtype.kind not in "iuf":
         raise Error("%s: expected %s, not an array of %s" % (what, expect, a.dtype))
     return a.astype(np.float64, copy=False), _rigid_tol(a.dtype)
+
+
+def c_array(ptr, shape, dtype=np.float64):
+    """A new numpy array of the C array at ptr (a ctypes pointer or address)
+    of the given shape, copied as bytes. np.ctypeslib.as_array made a
+    ctypes pointer type for each shape, which ctypes keeps for good (about
+    1 KB each): a loop over meshes or contacts of many sizes grew."""
+    dt = np.dtype(dtype)
+    count = 1
+    for d in shape:
+        count *= int(d)
+    if count == 0:
+        return np.zeros(shape, dtype=dt)
+    return np.frombuffer(ctypes.string_at(ptr, count * dt.itemsize), dtype=dt).reshape(shape).copy()

@@ -4,7 +4,9 @@ object wholly inside it, with no surface contact.
 trimesh hands FCL every convex mesh as a solid (fcl.Convex), so a small box
 inside a big one collides there, with a negative signed distance; kcbp's
 world compares surfaces. The manager therefore adds, to the surface hits of
-each query, the pairs where one object is a closed mesh (every edge shared
+each query, the pairs where one object is a closed mesh (a solid as
+include/kcbp/solid.h defines it, vertices identified by their
+coordinates: every edge of a triangle with three distinct vertices shared
 by exactly two triangles, in opposite directions) holding the other: the
 candidates are the pairs whose second object has a point (a mesh's first
 vertex, a shape's centre, a hull's first vertex) inside the first's posed
@@ -12,10 +14,12 @@ box (a necessary condition), and each candidate is decided exactly by
 kcbp.collide(..., solid=True) (kcbp_point_in_solid on a vertex of each).
 A mesh that is open (its inside undefined) holds nothing, and an open mesh
 inside a closed one is not tested (the solid test needs both closed)."""
+from ctypes import byref
+
 import numpy as np
 
 from ._api import Mesh, _collide_in_use, _collide_options
-from ._lib import Error
+from ._lib import Error, ErrorStruct, lib
 
 _SLACK = 1e-9  # of the box's size: far above the rounding of the posed point
 
@@ -35,11 +39,25 @@ def info(geom):
     kind = getattr(geom, "kind", None)
     if isinstance(geom, Mesh):
         v, f = geom._vertices(), geom._faces().astype(np.int64)
-        n = np.int64(max(len(v), 1))
-        a = np.concatenate([f[:, 0], f[:, 1], f[:, 2]])
-        b = np.concatenate([f[:, 1], f[:, 2], f[:, 0]])
-        key = a * n + b
-        closed = bool(f.size) and np.unique(key).size == key.size and bool(np.all(np.isin(b * n + a, key)))
+        if hasattr(lib, "kcbp_mesh_check_solid"):
+            # the library's own test (solid.h), the one its solid queries
+            # apply: vertices identified by their coordinates (a triangle
+            # soup, as STL files are, is closed when its edges pair up) and
+            # triangles with a repeated vertex skipped; the test by index
+            # here said "open" to both, and containment missed what the
+            # depth queries then measured
+            err = ErrorStruct()
+            closed = lib.kcbp_mesh_check_solid(geom._mesh(), None, byref(err)) == 0
+        else:
+            n = np.int64(max(len(v), 1))
+            a = np.concatenate([f[:, 0], f[:, 1], f[:, 2]])
+            b = np.concatenate([f[:, 1], f[:, 2], f[:, 0]])
+            key = a * n + b
+            closed = bool(f.size) and np.unique(key).size == key.size and bool(np.all(np.isin(b * n + a, key)))
+        # the box and the six points of the vertices the faces use: an
+        # unreferenced vertex is no part of the solid (a far one made the
+        # part's points fall outside the bin's box, and containment missed)
+        v = v[np.unique(f)]
         lo, hi = v.min(axis=0), v.max(axis=0)
         slack = _SLACK * max(1.0, float(np.abs(np.concatenate([lo, hi])).max()))
         box = (lo - slack, hi + slack)
@@ -165,6 +183,8 @@ def contained_pairs(left, right, same=False, exclude=(), lstat=None, rstat=None)
     geom, pose); lstat and rstat their Static (made here when None). A
     closed mesh c can hold o only if o's six points lie in c's posed box;
     those pairs get the exact solid test."""
+    if not left or not right:  # an empty manager on either side: nothing to hold
+        return []
     lstat = lstat if lstat is not None else Static([g for _, g, _ in left])
     rstat = lstat if same else (rstat if rstat is not None else Static([g for _, g, _ in right]))
     if not lstat.cs.size and (same or not rstat.cs.size):

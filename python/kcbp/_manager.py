@@ -72,6 +72,20 @@ def _world_types():
     return _types
 
 
+_hit_dt = None
+
+
+def _hit_dtype():
+    """kcbp_world_hit as a numpy dtype (its ids a and b at the library's
+    offsets), to read an answer's pairs without a ctypes type per count."""
+    global _hit_dt
+    if _hit_dt is None:
+        hit = _world_types()[1]
+        _hit_dt = np.dtype({"names": ["a", "b"], "formats": [np.uint64, np.uint64],
+                            "offsets": [hit.a.offset, hit.b.offset], "itemsize": ctypes.sizeof(hit)})
+    return _hit_dt
+
+
 def _as_geometry(mesh):
     """A kcbp.Mesh or shape as given; anything with vertices (n, 3) and
     faces (m, 3) arrays (a trimesh.Trimesh) as a new kcbp.Mesh of them."""
@@ -99,6 +113,17 @@ def _transform(transform):
 
 
 _NONE = -1  # the index of a shape's side: FCL's Contact::NONE
+
+
+def _sorted_pair(p, q):
+    """(p, q) in sorted order, as trimesh's tuple(sorted(names)); names that
+    do not compare with each other (a str and a tuple, an int and a str)
+    by their text, as CollisionManager2D orders them, where sorted() raised
+    TypeError."""
+    try:
+        return (p, q) if p <= q else (q, p)
+    except TypeError:
+        return (p, q) if str(p) <= str(q) else (q, p)
 
 # A mesh pair's depth is a proven bracket whose upper bound the manager
 # reports; the library's default aim (10 %) is far looser than FCL's EPA
@@ -553,6 +578,19 @@ class CollisionManager:
     def closed(self):
         return self._world is None
 
+    def __reduce__(self):
+        """pickle, copy.copy and copy.deepcopy: a new manager (its own C
+        world) of the same names, geometries and transforms, in the same
+        order. copy.copy shares the geometries (read-only; each manager
+        holds its own use of them), deepcopy and pickle copy them too
+        (Mesh.__reduce__). The default copy shared the C world, which both
+        then freed (a crash at exit); trimesh's manager, holding FCL
+        objects, cannot be pickled or deep-copied at all."""
+        with self._lock:
+            self._open_world()
+            entries = [(name, geom, _matrix_of(self._poses[name])) for name, (_, geom, _) in self._objs.items()]
+        return (_rebuilt, (self._containment, entries))
+
     def _open_world(self):
         w = self._world
         if w is None:
@@ -670,12 +708,26 @@ class CollisionManager:
 
     def _hit_ids(self, column):
         """The ids of column "a" or "b" of the current answer."""
+        return self._hit_columns()[0 if column == "a" else 1]
+
+    def _hit_columns(self):
+        """The ids ([a...], [b...]) of the current answer's pairs, read as
+        bytes: a ctypes array type made per count (hit_t * n) is kept by
+        ctypes for good, so a long simulation grew by one type per count
+        of pairs it met."""
         h = self._hits
         n = h.nhits
         if not n:
-            return []
-        arr = (_world_types()[1] * n).from_address(h.hits)
-        return [getattr(x, column) for x in arr]
+            return [], []
+        dt = _hit_dtype()
+        arr = np.frombuffer(ctypes.string_at(h.hits, n * dt.itemsize), dtype=dt)
+        return arr["a"].tolist(), arr["b"].tolist()
+
+    def _hit_pairs(self):
+        """The (name_a, name_b) of the current answer's pairs."""
+        names = self._names
+        a, b = self._hit_columns()
+        return [(names[i], names[j]) for i, j in zip(a, b)]
 
     @staticmethod
     def _answer(result, names, data, return_names, return_data):
@@ -697,13 +749,11 @@ class CollisionManager:
             n = self._hits.nhits
             if not return_names and not return_data and (n or not self._look()):
                 return n > 0
-            names = self._names
-            arr = (_world_types()[1] * n).from_address(self._hits.hits) if n else ()
-            ordered = [(names[x.a], names[x.b]) for x in arr]
+            ordered = self._hit_pairs()
             inside = self._inside_internal(ordered) if self._look() else []
             if not return_names and not return_data:
                 return bool(inside)
-            pairs = {(p, q) if p <= q else (q, p) for p, q in ordered + inside} if return_names else None
+            pairs = {_sorted_pair(p, q) for p, q in ordered + inside} if return_names else None
             data = []
             if return_data:
                 for p, q in ordered:
@@ -862,12 +912,9 @@ class CollisionManager:
                     best = self._world_best(r)
                     if best[0] <= 0:
                         _lib.check(lib.kcbp_world_collide(w, byref(self._hits), self._err), self._err)
-                        n = self._hits.nhits
-                        arr = (_world_types()[1] * n).from_address(self._hits.hits) if n else ()
-                        objs, names, poses = self._objs, self._names, self._poses
+                        objs, poses = self._objs, self._poses
                         best = self._best_signed(
-                            [(names[x.a], objs[names[x.a]][1], poses[names[x.a]],
-                              names[x.b], objs[names[x.b]][1], poses[names[x.b]]) for x in arr], best)
+                            [(p, objs[p][1], poses[p], q, objs[q][1], poses[q]) for p, q in self._hit_pairs()], best)
             else:
                 _, geom, _ = self._entry(name, "min_distance_internal")
                 pose = self._poses[name]
@@ -895,7 +942,7 @@ class CollisionManager:
             if best is None:
                 return self._answer(math.inf, (None, None), None, return_names, return_data)
             na, nb = best[1], best[2]
-            names = (na, nb) if na <= nb else (nb, na)
+            names = _sorted_pair(na, nb)
             return self._answer(best[0], names, self._data(best) if return_data else None, return_names,
                                 return_data)
 
@@ -971,3 +1018,12 @@ class CollisionManager:
         finally:
             for _, g, _ in theirs:
                 g._release()
+
+
+def _rebuilt(containment, entries):
+    """A CollisionManager of (name, geometry, 4x4 transform) entries (what
+    CollisionManager.__reduce__ gives pickle and copy)."""
+    cm = CollisionManager(containment=containment)
+    for name, geom, matrix in entries:
+        cm.add_object(name, geom, matrix)
+    return cm

@@ -250,6 +250,16 @@ class CollisionManager2D:
 
     # --- lifetime ---------------------------------------------------------------
 
+    def __reduce__(self):
+        """pickle and copies: a new manager of the same names, geometries and
+        transforms (see CollisionManager.__reduce__); the default copy
+        shared the objects' table, and closing the copy released the
+        geometries the original still read (a crash)."""
+        with self._lock:
+            self._check_open()
+            entries = [(name, o[0], _api2d.matrix2d(o[1])) for name, o in self._objs.items()]
+        return (_rebuilt2d, (entries,))
+
     def close(self) -> None:
         with self._lock:
             if self._closed:
@@ -541,3 +551,11 @@ def _le(a, b):
         return a <= b
     except TypeError:
         return str(a) <= str(b)
+
+
+def _rebuilt2d(entries):
+    """A CollisionManager2D of (name, geometry, 3x3 transform) entries."""
+    cm = CollisionManager2D()
+    for name, geom, matrix in entries:
+        cm.add_object(name, geom, matrix)
+    return cm

@@ -463,6 +463,110 @@ static void check_tiny_huge(int round)
     parcel_free(&qa);
 }
 
+
+/* The exact squared distance of two polygons of axis-parallel edges with
+ * dyadic coordinates (the gaps between the edges' boxes: exact), for the
+ * nesting class; -1 when an edge pair's boxes meet (then GEOS decides). */
+static double rect_d2(const parcel *qa, const parcel *qb, const kcbp2d_pose *pb)
+{
+    double best = INFINITY;
+    for (uint32_t ra = 0; ra < qa->nrings; ra++)
+        for (uint32_t rb = 0; rb < qb->nrings; rb++) {
+            uint32_t sa = ra ? qa->ring_end[ra - 1] : 0, na = qa->ring_end[ra] - sa;
+            uint32_t sb = rb ? qb->ring_end[rb - 1] : 0, nb = qb->ring_end[rb] - sb;
+            for (uint32_t i = 0; i < na; i++)
+                for (uint32_t j = 0; j < nb; j++) {
+                    kcbp_vec2 a0 = qa->p[sa + i], a1 = qa->p[sa + (i + 1) % na];
+                    kcbp_vec2 b0 = kcbp2d_pose_apply(pb, qb->p[sb + j]), b1 = kcbp2d_pose_apply(pb, qb->p[sb + (j + 1) % nb]);
+                    double dx = fmax(0, fmax(fmin(b0.x, b1.x) - fmax(a0.x, a1.x), fmin(a0.x, a1.x) - fmax(b0.x, b1.x)));
+                    double dy = fmax(0, fmax(fmin(b0.y, b1.y) - fmax(a0.y, a1.y), fmin(a0.y, a1.y) - fmax(b0.y, b1.y)));
+                    best = fmin(best, dx * dx + dy * dy);
+                }
+        }
+    return best;
+}
+
+static long n_margin, n_margin_equal;
+
+/* Nesting: an L-shaped part with a rectangular hole and a small plate, on
+ * a grid of 1/8 (times unit, a power of two), turned by quarter turns,
+ * placed at random grid points near each other (clearances of exact
+ * multiples of 1/8, parts in the hole touching its edges or corners);
+ * collide with margin m against (GEOS intersects or exact d^2 <= m^2), for
+ * every m in 0, 1/8, ..., 1 and the double below each. */
+static void check_nesting(int round)
+{
+    parcel part[2] = {{0}, {0}};
+    double L[6][2] = {{0, 0}, {4, 0}, {4, 1.5}, {2, 1.5}, {2, 3}, {0, 3}}, Ho[4][2] = {{0.5, 0.5}, {1.5, 0.5}, {1.5, 1}, {0.5, 1}};
+    extent = 16 * unit;
+    for (int k = 0; k < 6; k++)
+        push(&part[0], P(L[k][0], L[k][1]));
+    end_ring(&part[0], uni() < 0.5);
+    for (int k = 0; k < 4; k++)
+        push(&part[0], P(Ho[k][0], Ho[k][1]));
+    end_ring(&part[0], uni() < 0.5);
+    end_poly(&part[0]);
+    double w = 0.125 * irand(1, 8), h = 0.125 * irand(1, 4);
+    double R[4][2] = {{0, 0}, {w, 0}, {w, h}, {0, h}};
+    for (int k = 0; k < 4; k++)
+        push(&part[1], P(R[k][0], R[k][1]));
+    end_ring(&part[1], uni() < 0.5);
+    end_poly(&part[1]);
+    kcbp_error e;
+    kcbp2d_model *m[2] = {to_model(&part[0], &e), to_model(&part[1], &e)};
+    char what[96];
+    if (!m[0] || !m[1]) {
+        bad("nesting %d: refused %s\n", round, e.msg);
+    } else {
+        kcbp_vec2 zero = {0, 0};
+        for (int t = 0; t < 60; t++) {
+            int ib = t % 2;
+            kcbp2d_pose pb;
+            kcbp2d_pose_from_angle(0, 0, 90.0 * irand(0, 3), &pb, &e);
+            /* B's origin-side: rotate about the origin, then a grid translation */
+            kcbp_vec2 o = kcbp2d_pose_rotate(&pb, (kcbp_vec2){ox, oy});
+            pb.trans.x = ox - o.x + unit * 0.125 * irand(-48, 48);
+            pb.trans.y = oy - o.y + unit * 0.125 * irand(-40, 40);
+            if (ib == 1 && t % 4 == 1) { /* the plate in the hole, at a corner or an edge */
+                kcbp2d_pose_from_angle(0, 0, 0, &pb, &e);
+                pb.trans.x = unit * 0.125 * irand(4, 12 - (int)(8 * w));
+                pb.trans.y = unit * 0.125 * irand(4, 8 - (int)(8 * h));
+            }
+            snprintf(what, sizeof what, "nesting %d/%d", round, t);
+            check_pair(m[0], &part[0], m[ib], &part[ib], &pb, 4 * unit, what);
+            GEOSGeometry *ga = to_geos(&part[0], NULL, zero), *gb = to_geos(&part[ib], &pb, zero);
+            char inter = GEOSIntersects_r(gh, ga, gb);
+            GEOSGeom_destroy_r(gh, ga), GEOSGeom_destroy_r(gh, gb);
+            if (inter == 2)
+                continue;
+            double d2 = rect_d2(&part[0], &part[ib], &pb);
+            kcbp2d_pose id = kcbp2d_pose_identity();
+            for (int k = 0; k <= 8; k++)
+                for (int below = 0; below < 2; below++) {
+                    double mg = unit * 0.125 * k;
+                    if (below) {
+                        if (k == 0)
+                            continue;
+                        mg = nextafter(mg, 0);
+                    }
+                    bool want = inter == 1 || d2 <= mg * mg;
+                    kcbp2d_model_collide_options co = kcbp2d_model_collide_options_default();
+                    co.margin = mg;
+                    kcbp2d_model_collide_result cr;
+                    if (kcbp2d_model_collide(m[0], &id, m[ib], &pb, &co, &cr, &e) != KCBP_OK)
+                        bad("%s margin %g: error %s\n", what, mg, e.msg);
+                    else if (cr.collide != want)
+                        bad("%s margin %.17g: collide %d, exact d^2 %.17g, GEOS intersects %d\n", what, mg, cr.collide,
+                            d2, inter);
+                    n_margin++;
+                    n_margin_equal += !below && d2 == mg * mg && inter == 0;
+                }
+        }
+    }
+    kcbp2d_model_free(m[0]), kcbp2d_model_free(m[1]);
+    parcel_free(&part[0]), parcel_free(&part[1]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -479,12 +583,18 @@ int main(int argc, char **argv)
         ox = OX[place], oy = OY[place], unit = U[place];
         check_islands(r);
         check_slivers(r);
+        if (place != 2) { /* the grid of 1/8 exact: not at lon/lat's 1e-7 */
+            double u = unit;
+            unit = place == 3 ? 0x1p-13 : place == 1 ? 0x1p-3 : 1;
+            check_nesting(r);
+            unit = u;
+        }
         if (place == 0 || place == 1)
             check_tiny_huge(r);
     }
     printf("twod_hunt2: %d rounds, %ld pairs (%ld colliding: %ld touching, %ld overlapping; %ld depth brackets "
-           "checked), %ld shape pairs (%ld near touching left out), %ld pairs GEOS failed on: %d disagreements\n",
-           rounds, pairs, n_collide, n_touch, n_overlap, n_depth, n_shape, n_shape_skip, geos_errors, disagreements);
+           "checked), %ld shape pairs (%ld near touching left out), %ld margin checks (%ld at clearance = margin), %ld pairs GEOS failed on: %d disagreements\n",
+           rounds, pairs, n_collide, n_touch, n_overlap, n_depth, n_shape, n_shape_skip, n_margin, n_margin_equal, geos_errors, disagreements);
     GEOS_finish_r(gh);
     return disagreements ? 1 : 0;
 }

@@ -502,6 +502,11 @@ static void test_models_grazing(void **state)
     pair p = {NULL, &circle, m, NULL, kcbp2d_motion_still(0, 0, 0), {{-3, 2.5}, {2, 2.5}, 0, 0}};
     kcbp2d_sweep_result r = check(&p, 2000, &ty);
     assert_true(r.hit && r.toi <= 0.6 && r.toi > 0.6 - 1e-6 && r.iterations < 500);
+    /* rolling: two turns clockwise (a circle about its centre) */
+    p.mo_b.to_deg = -720;
+    r = check(&p, 2000, &ty);
+    assert_true(r.hit && r.toi <= 0.6 && r.toi > 0.6 - 1e-6 && r.iterations < 500);
+    p.mo_b.to_deg = 0;
     p.sb = &capsule;
     r = check(&p, 2000, &ty);
     assert_true(r.hit && r.toi <= 0.5 && r.toi > 0.5 - 1e-6 && r.iterations < 500);

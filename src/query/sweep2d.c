@@ -1141,8 +1141,9 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     /* a shape translating against a still model: when the steps crawl (a
      * rounded shape grazing a corner: the distance falls as the square of
      * the time left: each step shorter than the last by a hair), the
-     * swept hull's exact test jumps (a few times) */
-    int swept_left = !convex && a->model && a->still && b->shape && b->fixed_turn && !b->still ? 4 : 0;
+     * swept hull's exact test jumps (a few times: sweep2d_swept.c) */
+    bool translating = b->fixed_turn || b->spin == 0; /* a circle about its centre turns in place */
+    int swept_left = !convex && a->model && a->still && b->shape && translating && !b->still ? 4 : 0;
     double last_step = INFINITY;
     for (;;) {
         if (r.iterations >= o.max_iterations) {

@@ -138,6 +138,7 @@ static double ox, oy, unit, extent; /* extent: the class's largest coordinate le
 static double coord_ulps(void) { return 16 * 0x1p-52 * (fmax(fabs(ox), fabs(oy)) + extent); }
 
 static long geos_errors;
+static long n_a_in_b, n_b_in_a;
 static long pairs, n_collide, n_touch, n_overlap, n_shape, n_shape_skip, n_depth;
 
 static bool geos_meet(const GEOSGeometry *ga, const parcel *qb, const kcbp2d_pose *pb, kcbp_vec2 shift)
@@ -197,6 +198,7 @@ static void check_pair(const kcbp2d_model *a, const parcel *qa, const kcbp2d_mod
                 }
             }
         }
+        n_a_in_b += cr.contained == KCBP2D_CONTAINED_A_IN_B, n_b_in_a += cr.contained == KCBP2D_CONTAINED_B_IN_A;
         n_collide += cr.collide, n_touch += cr.collide && pr.touching, n_overlap += cr.collide && !pr.touching;
     }
     pairs++;
@@ -285,16 +287,24 @@ static void check_islands(int round)
     parcel qa = {0};
     extent = 110 * unit;
     int levels = irand(3, 5);
-    double h = 100;
+    /* one system of half-size 100, or an archipelago of 3 x 3 systems of
+       half-size 30 (27 to 45 rings: the containment tests walk the tree) */
+    bool archipelago = round % 2 == 1;
+    int K = archipelago ? 3 : 1;
+    double h = archipelago ? 30 : 100, step = archipelago ? 5 : 12, bmax = archipelago ? 30 : 4;
     /* level k: a ring of half-size h_k; even levels are land (shell), odd
        ones lakes: a polygon is (shell k, hole k+1) */
-    for (int k = 0; k < levels; k += 2) {
-        double hs = h - 12 * k, hh = h - 12 * (k + 1);
-        square_ring(&qa, 0, 0, hs, 3, uni() < 0.5);
-        if (k + 1 < levels)
-            square_ring(&qa, 0, 0, hh, 3, uni() < 0.5);
-        end_poly(&qa);
-    }
+    for (int gi = 0; gi < K; gi++)
+        for (int gj = 0; gj < K; gj++) {
+            double cx = archipelago ? 66.0 * (gi - 1) : 0, cy = archipelago ? 66.0 * (gj - 1) : 0;
+            for (int k = 0; k < levels; k += 2) {
+                double hs = h - step * k, hh = h - step * (k + 1);
+                square_ring(&qa, cx, cy, hs, 2, uni() < 0.5);
+                if (k + 1 < levels)
+                    square_ring(&qa, cx, cy, hh, 2, uni() < 0.5);
+                end_poly(&qa);
+            }
+        }
     kcbp_error e;
     kcbp2d_model *a = to_model(&qa, &e);
     char what[96];
@@ -306,7 +316,7 @@ static void check_islands(int round)
     double scale = 200 * unit;
     for (int t = 0; t < 40; t++) {
         parcel qb = {0};
-        double size = (0.5 + 4 * uni()) * unit;
+        double size = (0.5 + (bmax - 0.5) * uni()) * unit;
         small_polygon(&qb, size);
         kcbp2d_model *b = to_model(&qb, &e);
         if (!b) {
@@ -315,12 +325,14 @@ static void check_islands(int round)
             continue;
         }
         kcbp2d_pose pb;
-        int mode = t % 3;
+        int mode = t % 4;
         double deg = (double)irand(0, 3) * 90 * (uni() < 0.5) + (uni() < 0.5 ? 0 : 360 * uni());
         kcbp2d_pose_from_angle(0, 0, deg, &pb, &e);
         kcbp_vec2 target;
         if (mode == 0) { /* random place */
             target = P(-100 + 200 * uni(), -100 + 200 * uni());
+        } else if (mode == 3) { /* round a system's centre: holding its islet, or inside it */
+            target = P(archipelago ? 66.0 * irand(-1, 1) : 0, archipelago ? 66.0 * irand(-1, 1) : 0);
         } else { /* snapped: B's vertex on A's vertex (1) or on an edge's midpoint (2) */
             uint32_t v = (uint32_t)irand(0, (int)qa.np - 1);
             uint32_t r = 0;
@@ -330,7 +342,7 @@ static void check_islands(int round)
             kcbp_vec2 p0 = qa.p[v], p1 = qa.p[s + (v - s + 1) % n];
             target = mode == 1 ? p0 : (kcbp_vec2){0.5 * (p0.x + p1.x), 0.5 * (p0.y + p1.y)};
         }
-        kcbp_vec2 bv = kcbp2d_pose_rotate(&pb, qb.p[0]);
+        kcbp_vec2 bv = mode == 3 ? (kcbp_vec2){0, 0} : kcbp2d_pose_rotate(&pb, qb.p[0]); /* 3: B's centre there */
         pb.trans.x = target.x - bv.x, pb.trans.y = target.y - bv.y;
         snprintf(what, sizeof what, "islands %d/%d mode %d", round, t, mode);
         check_pair(a, &qa, b, &qb, &pb, scale, what);
@@ -593,8 +605,8 @@ int main(int argc, char **argv)
             check_tiny_huge(r);
     }
     printf("twod_hunt2: %d rounds, %ld pairs (%ld colliding: %ld touching, %ld overlapping; %ld depth brackets "
-           "checked), %ld shape pairs (%ld near touching left out), %ld margin checks (%ld at clearance = margin), %ld pairs GEOS failed on: %d disagreements\n",
-           rounds, pairs, n_collide, n_touch, n_overlap, n_depth, n_shape, n_shape_skip, n_margin, n_margin_equal, geos_errors, disagreements);
+           "checked), %ld shape pairs (%ld near touching left out), %ld margin checks (%ld at clearance = margin), %ld pairs GEOS failed on; contained: %ld A in B, %ld B in A: %d disagreements\n",
+           rounds, pairs, n_collide, n_touch, n_overlap, n_depth, n_shape, n_shape_skip, n_margin, n_margin_equal, geos_errors, n_a_in_b, n_b_in_a, disagreements);
     GEOS_finish_r(gh);
     return disagreements ? 1 : 0;
 }

@@ -14,7 +14,8 @@ and --jobs 2, its colliding pairs against the brute force over every pair in
 integers (coordinates times 8: every edge and core is axis-parallel, so a
 distance is the gap between two boxes, exact; intersection by exact segment
 tests and point in polygon). Clearances equal to the margin are common by
-construction (all gaps are multiples of 1/8), and counted. With "utm" the
+construction (all gaps are multiples of 1/8), and counted; then `kcbp batch`
+on the scene twice (--jobs 2) against the same. With "utm" the
 sheet lies at (500000, 5000000) (UTM metres: still exact on the grid). Exit status 1 on any
 difference."""
 import json
@@ -236,6 +237,22 @@ def main():
                 for p in sorted(extra)[:5]:
                     print("  extra", *p, [o for o in objs if o[0] in p])
                 bad += len(missing) + len(extra)
+            # kcbp batch: the scene twice, two at a time
+            sc = os.path.join(tmp, "scene.json")
+            out = subprocess.run([kcbp, "batch", sc, sc, "--contacts", "none", "--margin", repr(m8 / 8), "--jobs", "2"],
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                print("kcbp batch failed:", out.stderr.strip())
+                return 1
+            got = {0: set(), 1: set()}
+            for line in out.stdout.splitlines():
+                rep = json.loads(line)
+                for p in rep.get("colliding", []):
+                    got[rep["index"]].add(tuple(sorted((p["a"], p["b"]))))
+            diff = sum(len(want ^ g) for g in got.values())
+            print("nest batch: the scene twice, margin %g, --jobs 2: %d and %d pairs; %d differ from the brute force"
+                  % (m8 / 8, len(got[0]), len(got[1]), diff))
+            bad += diff
     return 1 if bad else 0
 
 

@@ -220,6 +220,9 @@ $(B)/twod_exact: tests/stress/twod_exact.cpp $(STRESS_LIBA)
 # Map-like parcels and nesting layouts against GEOS (the held-out hunt, bench/README.md).
 $(B)/twod_geos: tests/stress/twod_geos.c $(STRESS_LIBA)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(shell $(PKG_CONFIG) --cflags geos) -o $@ $< $(STRESS_LIBA) $(LDLIBS) -lgeos_c
+# The second held-out hunt: islands in lakes, slivers, tiny against huge, against GEOS.
+$(B)/twod_hunt2: tests/stress/twod_hunt2.c $(STRESS_LIBA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(shell $(PKG_CONFIG) --cflags geos) -o $@ $< $(STRESS_LIBA) $(LDLIBS) -lgeos_c
 TRITRI_PAIRS ?= 1000000
 GJK_PAIRS ?= 100000
 POSE_DIRS ?= 40

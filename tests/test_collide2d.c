@@ -319,6 +319,9 @@ static void test_touching_constructions(void **state)
         assert_true(collide2d(&sq, &id, &sq, &p, 0, NULL));
         kcbp2d_distance_result d = distance2d(&sq, &id, &sq, &p);
         assert_int_equal(d.status, i == 2 ? KCBP2D_OVERLAPPING : KCBP2D_TOUCHING);
+        /* boxes resting on boxes: signed distance +0, not -0 (printed "-0") */
+        if (i < 2)
+            assert_true(d.signed_distance == 0 && !signbit(d.signed_distance) && d.depth == 0);
         p.trans.x = nextafter(p.trans.x, 3);
         assert_int_equal(collide2d(&sq, &id, &sq, &p, 0, NULL), i == 2);
     }

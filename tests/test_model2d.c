@@ -1077,6 +1077,77 @@ static void test_touching_sets(void **state)
     free(q), free(re), free(pe);
 }
 
+
+/* Containment among many rings (the second held-out hunt): an archipelago
+ * of 5 x 5 islands (square rings of side 2 at 4-unit spacing, every other
+ * one with a lake of side 1 holding nothing) against a square part that
+ * holds one island whole, lies in a lake, on an island, or between them:
+ * no edges meet in any, so the answer is containment's (the rings are
+ * probed through the tree, not one by one; checked against the squares'
+ * arithmetic, and with A and B swapped). */
+static void test_archipelago_containment(void **state)
+{
+    (void)state;
+    kcbp_vec2 pts[25 * 8];
+    uint32_t ring_end[50], poly_end[25], np = 0, nr = 0;
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) {
+            double cx = 4.0 * i, cy = 4.0 * j;
+            kcbp_vec2 sq[4] = {{cx - 1, cy - 1}, {cx + 1, cy - 1}, {cx + 1, cy + 1}, {cx - 1, cy + 1}};
+            for (int k = 0; k < 4; k++)
+                pts[np++] = sq[k];
+            ring_end[nr++] = np;
+            if ((i + j) % 2) { /* a lake, clockwise */
+                kcbp_vec2 h[4] = {{cx - 0.5, cy - 0.5}, {cx - 0.5, cy + 0.5}, {cx + 0.5, cy + 0.5}, {cx + 0.5, cy - 0.5}};
+                for (int k = 0; k < 4; k++)
+                    pts[np++] = h[k];
+                ring_end[nr++] = np;
+            }
+            poly_end[i * 5 + j] = nr;
+        }
+    kcbp2d_polygons in = {pts, ring_end, nr, poly_end, 25};
+    kcbp2d_model *a = NULL, *b = NULL;
+    assert_int_equal(kcbp2d_model_build(&in, &a, NULL), KCBP_OK);
+    assert_true(kcbp2d_model_ring_count(a) > 8);
+    kcbp_error e;
+    /* B: a square of half-side hb at (x, y), turned by deg */
+    struct {
+        double x, y, hb, deg;
+        bool want;
+    } cases[] = {
+        {8, 8, 1.5, 0, true},   /* holds the island at (8, 8) whole */
+        {8, 8, 1.5, 90, true},  /* the same, turned a quarter */
+        {4, 8, 0.25, 30, false}, /* in the lake of (4, 8) */
+        {8, 8, 0.25, 30, true},  /* on the island at (8, 8) (no lake) */
+        {4, 8, 0.75, 0, true},   /* on (4, 8)'s shore round its lake */
+        {6, 6, 0.5, 45, false},  /* between four islands */
+        {18, 18, 0.5, 0, false}, /* beyond the map */
+        {12, 4, 1.8, 10, true},  /* holds (12, 4) whole, turned */
+    };
+    for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        double h = cases[k].hb;
+        kcbp_vec2 q[4] = {{-h, -h}, {h, -h}, {h, h}, {-h, h}};
+        assert_int_equal(kcbp2d_model_build_polygon(q, 4, &b, &e), KCBP_OK);
+        kcbp2d_pose pb, inv, id = kcbp2d_pose_identity();
+        assert_int_equal(kcbp2d_pose_from_angle(cases[k].x, cases[k].y, cases[k].deg, &pb, NULL), KCBP_OK);
+        kcbp2d_model_collide_result cr;
+        assert_int_equal(kcbp2d_model_collide(a, &id, b, &pb, NULL, &cr, NULL), KCBP_OK);
+        assert_int_equal(cr.collide, cases[k].want);
+        assert_int_equal(cr.ncontacts, 0);
+        /* swapped: the archipelago moved by the inverse of the turn-free pose */
+        if (cases[k].deg == 0) {
+            assert_int_equal(kcbp2d_pose_from_angle(-cases[k].x, -cases[k].y, 0, &inv, NULL), KCBP_OK);
+            assert_int_equal(kcbp2d_model_collide(b, &id, a, &inv, NULL, &cr, NULL), KCBP_OK);
+            assert_int_equal(cr.collide, cases[k].want);
+        }
+        kcbp2d_model_distance_result dr;
+        assert_int_equal(kcbp2d_model_distance(a, &id, b, &pb, &dr, NULL), KCBP_OK);
+        assert_int_equal(dr.collide, cases[k].want);
+        kcbp2d_model_free(b);
+    }
+    kcbp2d_model_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1093,6 +1164,7 @@ int main(void)
         cmocka_unit_test(test_depth_thin_overlap),
         cmocka_unit_test(test_tree_build_circle),
         cmocka_unit_test(test_touching_sets),
+        cmocka_unit_test(test_archipelago_containment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -480,6 +480,58 @@ static void test_models(void **state)
     kcbp2d_model_free(l);
 }
 
+
+/* Game-like grazing contacts (the second held-out hunt): a circle and a
+ * capsule rolling at exactly the height of a ledge's top onto its corner
+ * (the distance falls as the square of the time left: conservative
+ * advancement alone crawled, 10000 steps and "undecided"), a rounded box
+ * falling to rest on the ledge at the motion's end, and one passing an
+ * ulp above the corner. Grazing, the distance within the tolerance
+ * (1e-9 times the motion's bound) comes up to ~1e-7 before the contact. */
+static void test_models_grazing(void **state)
+{
+    (void)state;
+    tally ty = {0, 0, 0, 0};
+    const kcbp_vec2 ledge[6] = {{0, 0}, {10, 0}, {10, 5}, {6, 5}, {6, 2}, {0, 2}};
+    kcbp2d_model *m = NULL;
+    assert_int_equal(kcbp2d_model_build_polygon(ledge, 6, &m, NULL), KCBP_OK);
+    kcbp2d_shape circle = kcbp2d_shape_circle(0.5), capsule = kcbp2d_shape_capsule(0.5, 1);
+    kcbp2d_shape rounded = kcbp2d_shape_box(1, 1, 0.25);
+    /* the circle's centre reaches x = 0 (the corner (0, 2) below it at
+     * 0.5) at t = 3/5; the capsule's right cap centre at t = 1/2 */
+    pair p = {NULL, &circle, m, NULL, kcbp2d_motion_still(0, 0, 0), {{-3, 2.5}, {2, 2.5}, 0, 0}};
+    kcbp2d_sweep_result r = check(&p, 2000, &ty);
+    assert_true(r.hit && r.toi <= 0.6 && r.toi > 0.6 - 1e-6 && r.iterations < 500);
+    /* rolling: two turns clockwise (a circle about its centre) */
+    p.mo_b.to_deg = -720;
+    r = check(&p, 2000, &ty);
+    assert_true(r.hit && r.toi <= 0.6 && r.toi > 0.6 - 1e-6 && r.iterations < 500);
+    p.mo_b.to_deg = 0;
+    p.sb = &capsule;
+    r = check(&p, 2000, &ty);
+    assert_true(r.hit && r.toi <= 0.5 && r.toi > 0.5 - 1e-6 && r.iterations < 500);
+    /* turned by a quarter: the capsule upright, its lower cap rolling */
+    p.mo_b = (kcbp2d_motion){{-3, 3}, {2, 3}, 90, 90};
+    r = check(&p, 2000, &ty);
+    assert_true(r.hit && r.toi <= 0.6 && r.toi > 0.6 - 1e-6 && r.iterations < 500);
+    /* an ulp above: it passes over, a hit only within the tolerance */
+    p.sb = &circle;
+    p.mo_b = (kcbp2d_motion){{-3, nextafter(2.5, 3)}, {2, nextafter(2.5, 3)}, 0, 0};
+    r = check(&p, 2000, &ty);
+    assert_true(r.iterations < 500);
+    /* the rounded box falling onto the ledge, resting on it at t = 1 */
+    p.sb = &rounded;
+    p.mo_b = (kcbp2d_motion){{3, 9}, {3, 2.75}, 0, 0};
+    r = check(&p, 2000, &ty);
+    assert_true(r.hit && r.toi > 1 - 1e-8 && r.iterations < 500);
+    /* and sliding at the step's height onto its corner (6, 5): the flat
+     * bottom's end reaches it at x = 5.5, t = 3.5 / 8 */
+    p.mo_b = (kcbp2d_motion){{2, 5.75}, {10, 5.75}, 0, 0};
+    r = check(&p, 2000, &ty);
+    assert_true(r.hit && r.toi <= 0.4375 && r.toi > 0.4375 - 1e-6 && r.iterations < 500);
+    kcbp2d_model_free(m);
+}
+
 /* ---- contract: errors, the cap, growable structs ------------------------- */
 
 static void test_contract(void **state)
@@ -560,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_convex_turning_one),
         cmocka_unit_test(test_convex_spinning_one),
         cmocka_unit_test(test_models),
+        cmocka_unit_test(test_models_grazing),
         cmocka_unit_test(test_contract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

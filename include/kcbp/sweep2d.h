@@ -46,7 +46,15 @@
  * direction). A step whose bound ends within half mu * tau, with GJK's
  * distance there within mu * tau, goes to the exact test at once.
  * Models (polygons with holes) use
- * kcbp2d_model_distance / kcbp2d_model_shape_distance and mu.
+ * kcbp2d_model_distance / kcbp2d_model_shape_distance and mu. A shape
+ * moving without turning (or a circle turning about its centre) against a
+ * still model, whose steps crawl (each longer than half the last, after 8:
+ * a rounded shape grazing a corner, the distance falling as the square of
+ * the time left), also proves [t, s] free by the exact
+ * kcbp2d_model_shape_collide of its swept hull (the hull of its cores at t
+ * and s, its radius, margin 2 E) and bisects s to tau / 2 (at most four
+ * such jumps a sweep); at toi the distance is then within 2 E of touching,
+ * usually unconfirmed (grazing: the contact is up to about sqrt(E) later).
  *
  * Guarantee, with tau = options.t_tolerance and E the distances' rounding
  * bound (64 * 2^-53 times the sum of both bodies' reach |T| + rho + radius,

@@ -331,7 +331,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
             r.normal = kcbp_v2_neg(n), r.point_a = deep, r.point_b = on_line;
         r.scale = ca.scale > cb.scale ? ca.scale : cb.scale;
         r.depth = depth;
-        r.signed_distance = -depth;
+        r.signed_distance = depth > 0 ? -depth : 0.0; /* touching: +0, never -0 */
         r.status = depth <= KCBP2D_TOUCH_REL_TOL * r.scale ? KCBP2D_TOUCHING : KCBP2D_OVERLAPPING;
         kcbp2d_core_free(&ca);
         kcbp2d_core_free(&cb);
@@ -392,7 +392,7 @@ kcbp_status kcbp2d_distance_sized(const kcbp2d_shape *a, const kcbp2d_pose *pose
         r.status = KCBP2D_APART;
     else
         r.status = r.depth <= KCBP2D_TOUCH_REL_TOL * r.scale ? KCBP2D_TOUCHING : KCBP2D_OVERLAPPING;
-    r.signed_distance = d.collide ? -r.depth : r.distance;
+    r.signed_distance = d.collide ? (r.depth > 0 ? -r.depth : 0.0) : r.distance; /* never -0 */
     kcbp2d_core_free(&ca);
     kcbp2d_core_free(&cb);
     put_result(result, &r, out_size);

@@ -179,17 +179,40 @@ static bool collide_rec(collide_walk *w, uint32_t ia, uint32_t ib)
     return collide_rec(w, ia, nb->first) || collide_rec(w, ia, nb->first + 1);
 }
 
-/* Crossing parity of the ray from x toward +x with the edges of model m,
- * whose vertex i is at vert(i): an edge crosses when its ends are on
- * opposite sides of the ray's line (half-open: an end exactly on the line
- * counts as above) and x is left of the upward edge (orient2d > 0, exact).
- * x must not lie on any edge (no edges meet when this runs). */
+/* Crossing parity of a ray from x with the edges of model m, whose vertex
+ * i is at vert(i). The ray leaves toward the nearest side of the model's
+ * box (+x, -x, +y or -y: fewer edges' boxes lie along a shorter ray); the
+ * test is written for +x on coordinates turned by quarter turns (exact:
+ * swaps and negations, orient2d's signs unchanged). An edge crosses when
+ * its ends are on opposite sides of the ray's line (half-open: an end
+ * exactly on the line counts as above) and x is left of the upward edge
+ * (orient2d > 0, exact). x must not lie on any edge (no edges meet when
+ * this runs). */
 typedef struct {
     const pair_ctx *c;
     bool of_b; /* the model is B (vertices carried into A's frame) */
     kcbp_vec2 x;
     int parity;
+    int dir; /* 0: +x, 1: -x, 2: +y, 3: -y (ray_init) */
 } ray_walk;
+
+/* v turned so that the ray's direction is +x */
+static inline kcbp_vec2 ray_turn(int dir, kcbp_vec2 v)
+{
+    switch (dir) {
+    case 1: return kcbp_v2_make(-v.x, -v.y);
+    case 2: return kcbp_v2_make(v.y, -v.x);
+    case 3: return kcbp_v2_make(-v.y, v.x);
+    default: return v;
+    }
+}
+
+static inline void ray_turn_box(int dir, kcbp_vec2 *lo, kcbp_vec2 *hi)
+{
+    kcbp_vec2 a = ray_turn(dir, *lo), b = ray_turn(dir, *hi);
+    *lo = kcbp_v2_make(fmin(a.x, b.x), fmin(a.y, b.y));
+    *hi = kcbp_v2_make(fmax(a.x, b.x), fmax(a.y, b.y));
+}
 
 static void ray_rec(ray_walk *w, uint32_t id)
 {
@@ -198,6 +221,8 @@ static void ray_rec(ray_walk *w, uint32_t id)
     kcbp_vec2 lo = nd->lo, hi = nd->hi;
     if (w->of_b)
         b_box(w->c, nd, &lo, &hi);
+    if (w->dir)
+        ray_turn_box(w->dir, &lo, &hi);
     if (w->x.y < lo.y || w->x.y > hi.y || w->x.x > hi.x)
         return;
     if (!nd->count) {
@@ -208,6 +233,8 @@ static void ray_rec(ray_walk *w, uint32_t id)
     for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
         uint32_t e = m->tree.order[i];
         kcbp_vec2 p = w->of_b ? bv(w->c, e) : m->v[e], q = w->of_b ? bv(w->c, m->next[e]) : m->v[m->next[e]];
+        if (w->dir)
+            p = ray_turn(w->dir, p), q = ray_turn(w->dir, q);
         bool pa = p.y >= w->x.y, qa = q.y >= w->x.y;
         if (pa == qa)
             continue;
@@ -220,18 +247,21 @@ static void ray_rec(ray_walk *w, uint32_t id)
     }
 }
 
-/* Some ring of `inner` has its first vertex inside `outer` (exact). */
-static bool any_ring_inside(const pair_ctx *c, bool inner_is_b)
+/* The walk of the point x against the model (B's when of_b), its ray
+ * toward the nearest side of the model's box, x turned to match. */
+static ray_walk ray_init(const pair_ctx *c, bool of_b, kcbp_vec2 x)
 {
-    const kcbp2d_model *inner = inner_is_b ? c->b : c->a;
-    for (uint32_t r = 0; r < inner->nrings; r++) {
-        uint32_t v = inner->ring_first[r];
-        ray_walk w = {c, !inner_is_b, inner_is_b ? bv(c, v) : inner->v[v], 0};
-        ray_rec(&w, 0);
-        if (w.parity)
-            return true;
-    }
-    return false;
+    const kcbp2d_model *m = of_b ? c->b : c->a;
+    kcbp_vec2 lo = m->tree.nodes[0].lo, hi = m->tree.nodes[0].hi;
+    if (of_b)
+        b_box(c, &m->tree.nodes[0], &lo, &hi);
+    double d[4] = {hi.x - x.x, x.x - lo.x, hi.y - x.y, x.y - lo.y};
+    int dir = 0;
+    for (int k = 1; k < 4; k++)
+        if (d[k] < d[dir])
+            dir = k;
+    ray_walk w = {c, of_b, ray_turn(dir, x), 0, dir};
+    return w;
 }
 
 static uint32_t ring_of(const kcbp2d_model *m, uint32_t v)
@@ -245,6 +275,65 @@ static uint32_t ring_of(const kcbp2d_model *m, uint32_t v)
             hi = mid;
     }
     return lo;
+}
+
+/* Whether the first vertex of some ring of `inner` lies inside `outer`
+ * (exact), testing only the rings whose first vertex lies in outer's box
+ * (A's frame): they are found by a walk of inner's edge tree (a ring's
+ * first vertex starts its first edge), so a map of many rings against a
+ * small part costs its tree's depth, not its rings. */
+typedef struct {
+    const pair_ctx *c;
+    bool inner_is_b;
+    kcbp_vec2 lo, hi; /* outer's box, A's frame */
+    bool found;
+} ring_probe;
+
+static void ring_probe_rec(ring_probe *w, uint32_t id)
+{
+    const kcbp2d_model *m = w->inner_is_b ? w->c->b : w->c->a;
+    const kcbp2d_node *nd = &m->tree.nodes[id];
+    kcbp_vec2 lo = nd->lo, hi = nd->hi;
+    if (w->inner_is_b)
+        b_box(w->c, nd, &lo, &hi);
+    if (w->found || hi.x < w->lo.x || lo.x > w->hi.x || hi.y < w->lo.y || lo.y > w->hi.y)
+        return;
+    if (!nd->count) {
+        ring_probe_rec(w, nd->first);
+        ring_probe_rec(w, nd->first + 1);
+        return;
+    }
+    for (uint32_t i = nd->first; i < nd->first + nd->count && !w->found; i++) {
+        uint32_t e = m->tree.order[i];
+        if (m->ring_first[ring_of(m, e)] != e)
+            continue;
+        kcbp_vec2 x = w->inner_is_b ? bv(w->c, e) : m->v[e];
+        if (x.x < w->lo.x || x.x > w->hi.x || x.y < w->lo.y || x.y > w->hi.y)
+            continue;
+        ray_walk r = ray_init(w->c, !w->inner_is_b, x);
+        ray_rec(&r, 0);
+        w->found = r.parity != 0;
+    }
+}
+
+static bool any_ring_inside(const pair_ctx *c, bool inner_is_b)
+{
+    const kcbp2d_model *inner = inner_is_b ? c->b : c->a, *outer = inner_is_b ? c->a : c->b;
+    if (inner->nrings <= 8) { /* a few rings: each tested */
+        for (uint32_t r = 0; r < inner->nrings; r++) {
+            uint32_t v = inner->ring_first[r];
+            ray_walk w = ray_init(c, !inner_is_b, inner_is_b ? bv(c, v) : inner->v[v]);
+            ray_rec(&w, 0);
+            if (w.parity)
+                return true;
+        }
+        return false;
+    }
+    ring_probe w = {c, inner_is_b, outer->tree.nodes[0].lo, outer->tree.nodes[0].hi, false};
+    if (!inner_is_b)
+        b_box(c, &outer->tree.nodes[0], &w.lo, &w.hi);
+    ring_probe_rec(&w, 0);
+    return w.found;
 }
 
 static inline kcbp_vec2 model_v(const pair_ctx *c, bool of_b, uint32_t i) { return of_b ? bv(c, i) : c->a->v[i]; }
@@ -561,7 +650,7 @@ kcbp_status kcbp2d_touch_walk_run(touch_walk *t, bool *meet, kcbp_error *err)
             uint32_t v = m->ring_first[r];
             if (t->non[s] && bsearch(&v, t->on[s], t->non[s], sizeof v, u32_cmp))
                 continue;
-            ray_walk rw = {c, side == 1, model_v(c, side == 0, v), 0};
+            ray_walk rw = ray_init(c, side == 1, model_v(c, side == 0, v));
             ray_rec(&rw, 0);
             *meet = rw.parity != (side == 0 && t->a_out);
         }
@@ -1006,7 +1095,7 @@ static void point_rec(point_walk *w, uint32_t id)
 
 static bool point_inside(const pair_ctx *c, bool of_b, kcbp_vec2 x)
 {
-    ray_walk w = {c, of_b, x, 0};
+    ray_walk w = ray_init(c, of_b, x);
     ray_rec(&w, 0);
     return w.parity;
 }

@@ -3,6 +3,8 @@
 #define KCBP_QUERY2D_INTERNAL_H
 
 #include <kcbp/collide2d.h>
+#include <kcbp/polygon2d.h>
+#include <kcbp/sweep2d.h>
 
 #include "convex/convex2d.h"
 
@@ -38,5 +40,20 @@ void kcbp2d_decide(const kcbp2d_core *a, const kcbp2d_core *b, double margin, in
  * sep_edge of core sep_shape separates them. */
 void kcbp2d_decide_after_sat(const kcbp2d_core *a, const kcbp2d_core *b, bool intersect, int sep_shape,
                              uint32_t sep_edge, int max_iterations, kcbp2d_decision *d);
+
+/* A convex shape B translating (pose0's rotation throughout, the motion's
+ * translation) against a still model A at pose_a, from t where they are
+ * apart: the largest time free_until found in [t, 1] with the hulls of
+ * B's cores at t and at each time tried, B's radius and a margin of 2 e
+ * (e bounding the rounding of the poses between), apart from A by the
+ * exact kcbp2d_model_shape_collide: [t, free_until] is free of contact.
+ * 1 when the whole rest is free, else within width of the first time
+ * the swept hull meets A (bisection, 64 steps at most); t when B at t
+ * is already within the margin. For the sweep's rounded shapes grazing a
+ * corner, where conservative advancement's steps shrink with the
+ * distance (sweep2d_swept.c). */
+kcbp_status kcbp2d_sweep_swept_free(const kcbp2d_model *a, const kcbp2d_pose *pose_a, const kcbp2d_shape *b,
+                                    const kcbp2d_pose *pose0, const kcbp2d_motion *m, double t, double width,
+                                    double e, double *free_until, kcbp_error *err);
 
 #endif

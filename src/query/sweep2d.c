@@ -1138,6 +1138,13 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     m.land = INFINITY;
     kcbp2d_pose pa, pb;
     pa = a->pose0; /* a still A stays there */
+    /* a shape translating against a still model: when the steps crawl (a
+     * rounded shape grazing a corner: the distance falls as the square of
+     * the time left: each step shorter than the last by a hair), the
+     * swept hull's exact test jumps (a few times: sweep2d_swept.c) */
+    bool translating = b->fixed_turn || b->spin == 0; /* a circle about its centre turns in place */
+    int swept_left = !convex && a->model && a->still && b->shape && translating && !b->still ? 4 : 0;
+    double last_step = INFINITY;
     for (;;) {
         if (r.iterations >= o.max_iterations) {
             r.undecided = true;
@@ -1208,8 +1215,24 @@ static kcbp_status sweep(body *a, body *b, const kcbp2d_sweep_options *options, 
     refine:
         if (convex)
             refine_convex(a, b, &pa, &pb, e, spin, mu, stop_d * SWEEP2D_TARGET, &m);
+        if (swept_left > 0 && r.iterations >= 8 && m.step < 1e-3 * (1 - t) && m.step > 0.5 * last_step) {
+            swept_left--;
+            double until;
+            if ((st = kcbp2d_sweep_swept_free(a->model, &pa, b->shape, &b->pose0, b->motion, t,
+                                              0.5 * o.t_tolerance, e, &until, err)) != KCBP_OK)
+                return st;
+            if (until >= 1) {
+                r.toi = r.free_until = 1;
+                break;
+            }
+            if (until > t) {
+                t = until;
+                continue;
+            }
+        }
         /* [t, t + step) is proven free of contact. */
         double step = m.step;
+        last_step = step;
         if (!(t + step <= 1)) {
             r.toi = r.free_until = 1;
             break;

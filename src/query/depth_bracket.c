@@ -64,8 +64,13 @@
  * the rounding of moving c into a model's frame). */
 #define INNER_MARGIN_REL 1e-11
 /* The pad added to a translation whose verification failed by rounding
- * (the solids left touching), relative to the pair's scale. */
-#define VERIFY_PAD_REL 1e-9
+ * (the solids left touching), relative to the pair's scale: 2^-32 (2.3e-10),
+ * far above the rounding of adding t to B's translation and carrying B into
+ * A's frame (a few ulps), grown 16-fold per failed try (verify_grow), and
+ * above the collision boxes' tolerance (KCBP_TRI_REL_TOL, 1e-10), so that
+ * flat faces parted by a pad are told apart by their boxes, not by every
+ * facing triangle pair. */
+#define VERIFY_PAD_REL 0x1p-32
 /* options.max_steps from which the many-ball lower bound runs. */
 #define MANY_BALLS_STEPS 128
 /* The grid of seeds for a wide bracket: points per axis, ascents. */
@@ -75,8 +80,11 @@
 #define POLISH_REL 2e-3
 #define POLISH_TESTS 16
 #define POLISH_ANGLE 0.1
-/* A depth_upper below this many pads is a touch. */
-#define TOUCH_PADS 16.0
+/* A depth_upper below this many pads (9.3e-10 of the scale, within
+ * KCBP_SDIST_CONVEX_REL_TOL) is a touch. It was 16 pads of 1e-9: parts of
+ * size 1 at coordinates 1e6 overlapping by 1e-3 of their size were called
+ * touching, depth 0, and at scale 1 an overlap of 1e-8 (branch hunt3e). */
+#define TOUCH_PADS 4.0
 
 typedef struct {
     const kcbp_model *ma, *mb;
@@ -880,14 +888,19 @@ report:
         pm.trans = kcbp_v3_add(pm.trans, x.t);
         kcbp_distance_result dr;
         x.others++;
-        if ((st = kcbp_distance(ma, pose_a, mb, &pm, NULL, &dr, err)) != KCBP_OK)
+        bool touch = x.u <= TOUCH_PADS * x.pad;
+        /* touching: a point the surfaces share, at B's own pose (the
+         * distance there stops at its first intersecting pair; at the moved
+         * pose, flat faces a few pads apart are as costly as a distance
+         * within the boxes' tolerance: every facing pair) */
+        if ((st = kcbp_distance(ma, pose_a, mb, touch ? pose_b : &pm, NULL, &dr, err)) != KCBP_OK)
             goto out;
         /* the midpoint of the closest points at the moved pose: within
          * half the gap the bisection left of each surface, and point_a -
-         * point_b is the translation */
+         * point_b is the translation (touching: the shared point, both) */
         kcbp_vec3 m = kcbp_v3_scale(kcbp_v3_add(dr.point_a, dr.point_b), 0.5);
         r->point_a = m;
-        r->point_b = kcbp_v3_sub(m, x.t);
+        r->point_b = touch ? m : kcbp_v3_sub(m, x.t);
         r->feature_a = dr.tri_a;
         r->feature_b = dr.tri_b;
     }

@@ -171,6 +171,40 @@ static kcbp_status verify_grow(ctx *x, kcbp_vec3 d, double s, bool *ok)
     return KCBP_OK;
 }
 
+/* Along the axis where boxes wa and wb overlap least, the translation
+ * that parts them, verified when not longer than limit. */
+static kcbp_status box_upper(ctx *x, kcbp_aabb wa, kcbp_aabb wb, double limit)
+{
+    int best_axis = 0;
+    double best_s = INFINITY, sign = 1;
+    for (int i = 0; i < 3; i++) {
+        double up = kcbp_v3_get(wa.max, i) - kcbp_v3_get(wb.min, i);
+        double down = kcbp_v3_get(wb.max, i) - kcbp_v3_get(wa.min, i);
+        if (up < best_s)
+            best_s = up, best_axis = i, sign = 1;
+        if (down < best_s)
+            best_s = down, best_axis = i, sign = -1;
+    }
+    kcbp_vec3 d = kcbp_v3(best_axis == 0 ? sign : 0, best_axis == 1 ? sign : 0, best_axis == 2 ? sign : 0);
+    bool ok;
+    double s = fmax(best_s, 0) + x->pad;
+    return s <= limit ? verify_grow(x, d, s, &ok) : KCBP_OK;
+}
+
+/* A mesh's box, posed (Arvo: the half-sizes grow by |R| times the local
+ * ones); exact up to rounding for a translation. Its rounding is harmless:
+ * box_upper's translation is verified. */
+static kcbp_aabb mesh_box(const kcbp_model_impl *m, const kcbp_pose *pose)
+{
+    kcbp_vec3 c = kcbp_pose_apply(pose, kcbp_aabb_center(m->mesh.bounds));
+    kcbp_vec3 e = kcbp_aabb_extent(m->mesh.bounds), w;
+    w.x = fabs(pose->rot.m[0][0]) * e.x + fabs(pose->rot.m[0][1]) * e.y + fabs(pose->rot.m[0][2]) * e.z;
+    w.y = fabs(pose->rot.m[1][0]) * e.x + fabs(pose->rot.m[1][1]) * e.y + fabs(pose->rot.m[1][2]) * e.z;
+    w.z = fabs(pose->rot.m[2][0]) * e.x + fabs(pose->rot.m[2][1]) * e.y + fabs(pose->rot.m[2][2]) * e.z;
+    kcbp_aabb b = {kcbp_v3_sub(c, w), kcbp_v3_add(c, w)};
+    return b;
+}
+
 static bool done(const ctx *x) { return x->have_u && x->u <= (1 + x->tol) * x->l; }
 
 /* Along unit d: is there an s below the best upper bound (by a clear
@@ -732,23 +766,18 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
     kcbp_contact contact = have_contact ? x.cr.contacts[0] : (kcbp_contact){0, 0};
 
     /* 2. First upper bounds: the world boxes' separating translation, the
-     * k-CBPs' EPA translation. */
-    {
-        int best_axis = 0;
-        double best_s = INFINITY, sign = 1;
-        for (int i = 0; i < 3; i++) {
-            double up = kcbp_v3_get(wa.max, i) - kcbp_v3_get(wb.min, i);
-            double down = kcbp_v3_get(wb.max, i) - kcbp_v3_get(wa.min, i);
-            if (up < best_s)
-                best_s = up, best_axis = i, sign = 1;
-            if (down < best_s)
-                best_s = down, best_axis = i, sign = -1;
-        }
-        kcbp_vec3 d = kcbp_v3(best_axis == 0 ? sign : 0, best_axis == 1 ? sign : 0, best_axis == 2 ? sign : 0);
-        bool ok;
-        if ((st = verify_grow(&x, d, fmax(best_s, 0) + x.pad, &ok)) != KCBP_OK)
-            goto out;
-    }
+     * k-CBPs' EPA translation. The world boxes are the k-CBPs' (a margin
+     * of about 1e-9 of the coordinates outside the meshes: 1e-3 at 1e6,
+     * above the touching threshold there); when their translation is not
+     * a touch, the meshes' own boxes, posed (exact for a translation),
+     * are tried too when they could show a touch: CAD parts touching face
+     * to face at coordinates 1e6 are then settled by one collide, not by
+     * the search (branch hunt3e). */
+    if ((st = box_upper(&x, wa, wb, INFINITY)) != KCBP_OK)
+        goto out;
+    if (x.u > TOUCH_PADS * x.pad && !kcbp_impl_is_shape(x.a) && !kcbp_impl_is_shape(x.b) &&
+        (st = box_upper(&x, mesh_box(x.a, pose_a), mesh_box(x.b, pose_b), 0.5 * TOUCH_PADS * x.pad)) != KCBP_OK)
+        goto out;
     if (cbp.measured && cbp.depth > 0 && isfinite(cbp.depth) && cbp.depth < x.u) {
         kcbp_vec3 d = unit_or(cbp.direction, kcbp_v3(0, 0, 0));
         bool ok;

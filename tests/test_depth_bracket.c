@@ -348,6 +348,54 @@ static void test_touching(void **state)
     kcbp_model_free(&b);
 }
 
+/* A lid on a box of the same footprint (side faces coplanar), overlapping
+ * it by g along z, near the origin and at coordinates 1e6 (parts of size 1
+ * placed in a plant's frame). Touching (g = 0) is "touching", a point of
+ * the shared face given as both points; an overlap is bracketed around g
+ * once g exceeds the touching tolerance (4 * 2^-32 of the coordinates'
+ * magnitude). The old pad (1e-9 of the magnitude, 16 of them a touch) called
+ * an overlap of 1e-8 at scale 1, and of 1e-3 at 1e6, "touching", depth 0
+ * (branch hunt3e). */
+static void test_thin_overlap_far(void **state)
+{
+    (void)state;
+    const double offs[2] = {0, 1e6}, gaps[2] = {1e-8, 1e-3};
+    for (int k = 0; k < 2; k++) {
+        double o = offs[k];
+        for (int touch = 0; touch < 2; touch++) {
+            double g = touch ? 0 : gaps[k];
+            kcbp_model a, b;
+            solid_box(&a, kcbp_v3(o, o, o), kcbp_v3(o + 1, o + 1, o + 1));
+            solid_box(&b, kcbp_v3(o, o, o + 1 - g), kcbp_v3(o + 1, o + 1, o + 2 - g));
+            double gz = (o + 1) - (o + 1 - g); /* the overlap as stored */
+            kcbp_pose id = kcbp_pose_identity();
+            kcbp_signed_distance_result r;
+            bracket(&a, &id, &b, &id, &r);
+            if (touch) {
+                assert_int_equal(r.status, KCBP_SDIST_TOUCHING);
+                assert_true(r.depth == 0 && r.depth_lower == 0 && r.signed_distance == 0);
+                assert_true(r.depth_upper <= 1e-9 * (o + 2));
+                assert_true(kcbp_v3_len(kcbp_v3_sub(r.point_a, r.point_b)) <= 1e-12 * (o + 2));
+                assert_true(fabs(r.point_a.z - (o + 1)) <= 1e-12 * (o + 2));
+                assert_true(apart_after(&a, &id, &b, &id, r.translation));
+                /* settled by the boxes' translation, not by the search
+                 * (at 1e6 the k-CBPs' boxes are 1e-3 too wide: the meshes'
+                 * own boxes are tried) */
+                if (r.steps > 6)
+                    fprintf(stderr, "touching at offset %g: %d steps\n", o, r.steps);
+                assert_true(r.steps <= 6);
+            } else {
+                assert_int_equal(r.status, KCBP_SDIST_BRACKETED);
+                assert_true(r.depth_lower <= gz * (1 + 1e-9) && gz <= r.depth_upper * (1 + 1e-9));
+                assert_true(r.depth_upper <= 1.2 * gz);
+                check_proofs(&a, &id, &b, &id, &r, 6);
+            }
+            kcbp_model_free(&a);
+            kcbp_model_free(&b);
+        }
+    }
+}
+
 /* A rotated pair: the L and a cube turned about an oblique axis, in the
  * corner; no closed form, only the proofs and a sane width. */
 static void test_rotated_proofs(void **state)
@@ -417,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_cube_mesh_box_shape), cmocka_unit_test(test_l_shape),
         cmocka_unit_test(test_hull_in_l), cmocka_unit_test(test_nested),        cmocka_unit_test(test_touching),
         cmocka_unit_test(test_rotated_proofs), cmocka_unit_test(test_point_distance_brute),
+        cmocka_unit_test(test_thin_overlap_far),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

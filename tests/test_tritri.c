@@ -604,6 +604,69 @@ static void test_shared_vertices(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The exact predicates' shortcuts for points sharing coordinates (three
+ * points on a plane parallel to a coordinate plane, two sharing an x or a
+ * y: CAD parts' faces and edges, branch hunt3e) against the determinant in
+ * __int128, on integer coordinates drawn from a few values (so that they
+ * share) or from +-2^40, in every order of the points. */
+static int64_t pick_coord(void)
+{
+    uint64_t r = rng_next();
+    if (r % 4 == 0)
+        return (int64_t)(rng_next() % (1ULL << 41)) - (int64_t)(1ULL << 40);
+    return (int64_t)((r >> 8) % 5) - 2;
+}
+
+static int sgn128(__int128 v) { return (v > 0) - (v < 0); }
+
+static void test_exact_shared_coords(void **state)
+{
+    (void)state;
+    rng_state = 0x9E3779B97F4A7C15ULL;
+    int bad = 0, axis3 = 0, zero3 = 0;
+    for (int n = 0; n < 200000; n++) {
+        int64_t c[4][3];
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 3; k++)
+                c[i][k] = pick_coord();
+        __int128 u[3], v[3], w[3];
+        for (int k = 0; k < 3; k++)
+            u[k] = c[1][k] - c[0][k], v[k] = c[2][k] - c[0][k], w[k] = c[3][k] - c[0][k];
+        __int128 det = w[0] * (u[1] * v[2] - u[2] * v[1]) + w[1] * (u[2] * v[0] - u[0] * v[2]) +
+                       w[2] * (u[0] * v[1] - u[1] * v[0]);
+        kcbp_vec3 p[4];
+        for (int i = 0; i < 4; i++)
+            p[i] = V((double)c[i][0], (double)c[i][1], (double)c[i][2]);
+        int want = sgn128(det);
+        /* the 24 orders: the sign of the permutation times want */
+        static const int perm4[24][4] = {{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
+                                         {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
+                                         {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
+                                         {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0}};
+        for (int q = 0; q < 24; q++) {
+            const int *o = perm4[q];
+            int inv = 0;
+            for (int i = 0; i < 4; i++)
+                for (int j = i + 1; j < 4; j++)
+                    inv += o[i] > o[j];
+            int s = kcbp_orient3d_exact(p[o[0]], p[o[1]], p[o[2]], p[o[3]]);
+            bad += s != (inv % 2 ? -want : want);
+        }
+        axis3 += (c[0][2] == c[1][2] && c[1][2] == c[2][2]) || (c[0][0] == c[1][0] && c[1][0] == c[2][0]);
+        zero3 += want == 0;
+        /* orient2d on (x, y) of the first three, every order */
+        __int128 d2 = (__int128)(c[1][0] - c[0][0]) * (c[2][1] - c[0][1]) - (__int128)(c[1][1] - c[0][1]) * (c[2][0] - c[0][0]);
+        for (int q = 0; q < 6; q++) {
+            const int *o = perms[q];
+            kcbp_v2 a2 = {p[o[0]].x, p[o[0]].y}, b2 = {p[o[1]].x, p[o[1]].y}, c2 = {p[o[2]].x, p[o[2]].y};
+            int odd = (o[0] > o[1]) + (o[0] > o[2]) + (o[1] > o[2]);
+            bad += kcbp_orient2d_exact(a2, b2, c2) != (odd % 2 ? -sgn128(d2) : sgn128(d2));
+        }
+    }
+    assert_true(axis3 > 1000 && zero3 > 1000);
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -612,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_nonfinite),      cmocka_unit_test(test_snapped_near_parallel),
         cmocka_unit_test(test_exact_ulp),      cmocka_unit_test(test_exact_degenerate),
         cmocka_unit_test(test_random_oracle),  cmocka_unit_test(test_shared_vertices),
+        cmocka_unit_test(test_exact_shared_coords),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,10 @@
  *     signed_distance is -depth_upper (a translation that is known to
  *     work), depth is depth_upper; options.depth_tolerance trades time for
  *     a narrower bracket.
+ *     A pair whose surfaces meet and whose verified translation is within
+ *     4 * 2^-32 (9.3e-10, inside KCBP_SDIST_CONVEX_REL_TOL) of the scale
+ *     (the largest coordinate magnitude) is TOUCHING instead, depth 0,
+ *     depth_upper that translation, point_a == point_b a shared point.
  *   - KCBP_SDIST_BEYOND: farther apart than options.max_distance; only
  *     distance_lower is meaningful.
  *

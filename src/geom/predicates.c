@@ -200,6 +200,37 @@ static bool diffs(const double *x, int n, int off, double d[][2], int *len)
 
 static inline bool same3(kcbp_vec3 p, kcbp_vec3 q) { return p.x == q.x && p.y == q.y && p.z == q.z; }
 
+static inline int sgn_diff(double x, double y) { return (x > y) - (x < y); }
+
+/* Three points sharing coordinate k (a face parallel to a coordinate plane,
+ * everywhere in CAD parts): det[b - a, c - a, d - a] with (b - a)_k = (c -
+ * a)_k = 0 is (d - a)_k times its cofactor, the 2x2 determinant of the other
+ * coordinates, whose sign is orient2d on the plane dropping k (sign -1 for
+ * k = 1: that minor's columns are (x, z)). Exact; a coplanar fourth point
+ * costs one comparison instead of expansions. */
+static int o3_axis(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d, int k)
+{
+    int w = sgn_diff(kcbp_v3_get(d, k), kcbp_v3_get(a, k));
+    if (w == 0)
+        return 0;
+    kcbp_v2 p = {k == 0 ? a.y : a.x, k == 2 ? a.y : a.z}, q = {k == 0 ? b.y : b.x, k == 2 ? b.y : b.z},
+            r = {k == 0 ? c.y : c.x, k == 2 ? c.y : c.z};
+    int o = kcbp_orient2d_v(p, q, r);
+    return k == 1 ? -w * o : w * o;
+}
+
+/* The axis k on which p, q, r share their coordinate, else -1. */
+static inline int shared_axis(kcbp_vec3 p, kcbp_vec3 q, kcbp_vec3 r)
+{
+    if (p.z == q.z && q.z == r.z)
+        return 2;
+    if (p.x == q.x && q.x == r.x)
+        return 0;
+    if (p.y == q.y && q.y == r.y)
+        return 1;
+    return -1;
+}
+
 /* det[b - a, c - a, d - a] = sum_k (u x v)_k w_k, exactly. Two equal points
  * make it exactly zero (a zero or a repeated row): the case of shared and
  * coincident vertices (meshes' neighbours, coincident copies), which the
@@ -208,6 +239,17 @@ int kcbp_orient3d_exact(kcbp_vec3 a, kcbp_vec3 b, kcbp_vec3 c, kcbp_vec3 d)
 {
     if (same3(d, a) || same3(d, b) || same3(d, c) || same3(a, b) || same3(a, c) || same3(b, c))
         return 0;
+    /* Three of the four on a plane parallel to a coordinate plane; the
+     * determinant alternates under any swap of two of the four points. */
+    int k;
+    if ((k = shared_axis(a, b, c)) >= 0)
+        return o3_axis(a, b, c, d, k);
+    if ((k = shared_axis(a, b, d)) >= 0)
+        return -o3_axis(a, b, d, c, k);
+    if ((k = shared_axis(a, c, d)) >= 0)
+        return o3_axis(a, c, d, b, k);
+    if ((k = shared_axis(b, c, d)) >= 0)
+        return -o3_axis(b, c, d, a, k);
     const double x[12] = {a.x, a.y, a.z, a.x, a.y, a.z, a.x, a.y, a.z, 0, 0, 0};
     const double y[9] = {b.x, b.y, b.z, c.x, c.y, c.z, d.x, d.y, d.z};
     double z[18], dd[9][2];
@@ -236,6 +278,50 @@ int kcbp_orient2d_exact(kcbp_v2 p, kcbp_v2 q, kcbp_v2 r)
 {
     if ((r.x == p.x && r.y == p.y) || (r.x == q.x && r.y == q.y) || (p.x == q.x && p.y == q.y))
         return 0;
+    /* Two of the three sharing a coordinate: (q - p) x (r - p) is then a
+     * product of two differences, whose signs comparisons give exactly
+     * (axis-parallel edges, and points on one line through a vertex). */
+    if (q.x == p.x)
+        return -sgn_diff(q.y, p.y) * sgn_diff(r.x, p.x);
+    if (r.x == p.x)
+        return sgn_diff(q.x, p.x) * sgn_diff(r.y, p.y);
+    if (q.y == p.y)
+        return sgn_diff(q.x, p.x) * sgn_diff(r.y, p.y);
+    if (r.y == p.y)
+        return -sgn_diff(q.y, p.y) * sgn_diff(r.x, p.x);
+    if (q.x == r.x) /* (qx - px)(ry - py) - (qy - py)(qx - px) */
+        return sgn_diff(q.x, p.x) * sgn_diff(r.y, q.y);
+    if (q.y == r.y) /* (qx - px)(qy - py) - (qy - py)(rx - px) */
+        return sgn_diff(q.y, p.y) * sgn_diff(q.x, r.x);
+    /* The four differences exact in double (nearby coordinates: Sterbenz)
+     * and of moderate magnitude: ux vy - uy vx is the sum of the two
+     * products' exact expansions, four components (no scaling, no
+     * underflow: every nonzero factor lies in [2^-400, 2^400]). */
+    {
+        const double hi[4] = {q.x, q.y, r.x, r.y}, lo[4] = {p.x, p.y, p.x, p.y};
+        double u[4];
+        bool exact = true;
+        for (int i = 0; exact && i < 4; i++) {
+            double t;
+            two_sum(hi[i], -lo[i], &u[i], &t); /* hi - lo == u + t exactly */
+            double a = fabs(u[i]);
+            exact = t == 0 && (a == 0 || (a >= 0x1p-400 && a <= 0x1p400));
+        }
+        if (exact) {
+            double l1, l0, r1, r0, e[4], h[4];
+            two_prod(u[0], u[3], &l1, &l0);
+            two_prod(u[1], u[2], &r1, &r0);
+            int n = 0;
+            if (l0 != 0)
+                e[n++] = l0;
+            if (l1 != 0 || n == 0)
+                e[n++] = l1;
+            n = grow(e, n, -r0, h);
+            n = grow(h, n, -r1, e);
+            double top = e[n - 1];
+            return (top > 0) - (top < 0);
+        }
+    }
     const double z[8] = {p.x, p.y, p.x, p.y, q.x, q.y, r.x, r.y};
     double dd[4][2], det[40], t1[40], t2[40];
     int len[4];

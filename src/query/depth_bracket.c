@@ -64,8 +64,13 @@
  * the rounding of moving c into a model's frame). */
 #define INNER_MARGIN_REL 1e-11
 /* The pad added to a translation whose verification failed by rounding
- * (the solids left touching), relative to the pair's scale. */
-#define VERIFY_PAD_REL 1e-9
+ * (the solids left touching), relative to the pair's scale: 2^-32 (2.3e-10),
+ * far above the rounding of adding t to B's translation and carrying B into
+ * A's frame (a few ulps), grown 16-fold per failed try (verify_grow), and
+ * above the collision boxes' tolerance (KCBP_TRI_REL_TOL, 1e-10), so that
+ * flat faces parted by a pad are told apart by their boxes, not by every
+ * facing triangle pair. */
+#define VERIFY_PAD_REL 0x1p-32
 /* options.max_steps from which the many-ball lower bound runs. */
 #define MANY_BALLS_STEPS 128
 /* The grid of seeds for a wide bracket: points per axis, ascents. */
@@ -75,8 +80,11 @@
 #define POLISH_REL 2e-3
 #define POLISH_TESTS 16
 #define POLISH_ANGLE 0.1
-/* A depth_upper below this many pads is a touch. */
-#define TOUCH_PADS 16.0
+/* A depth_upper below this many pads (9.3e-10 of the scale, within
+ * KCBP_SDIST_CONVEX_REL_TOL) is a touch. It was 16 pads of 1e-9: parts of
+ * size 1 at coordinates 1e6 overlapping by 1e-3 of their size were called
+ * touching, depth 0, and at scale 1 an overlap of 1e-8 (branch hunt3e). */
+#define TOUCH_PADS 4.0
 
 typedef struct {
     const kcbp_model *ma, *mb;
@@ -161,6 +169,40 @@ static kcbp_status verify_grow(ctx *x, kcbp_vec3 d, double s, bool *ok)
         grow *= 16;
     }
     return KCBP_OK;
+}
+
+/* Along the axis where boxes wa and wb overlap least, the translation
+ * that parts them, verified when not longer than limit. */
+static kcbp_status box_upper(ctx *x, kcbp_aabb wa, kcbp_aabb wb, double limit)
+{
+    int best_axis = 0;
+    double best_s = INFINITY, sign = 1;
+    for (int i = 0; i < 3; i++) {
+        double up = kcbp_v3_get(wa.max, i) - kcbp_v3_get(wb.min, i);
+        double down = kcbp_v3_get(wb.max, i) - kcbp_v3_get(wa.min, i);
+        if (up < best_s)
+            best_s = up, best_axis = i, sign = 1;
+        if (down < best_s)
+            best_s = down, best_axis = i, sign = -1;
+    }
+    kcbp_vec3 d = kcbp_v3(best_axis == 0 ? sign : 0, best_axis == 1 ? sign : 0, best_axis == 2 ? sign : 0);
+    bool ok;
+    double s = fmax(best_s, 0) + x->pad;
+    return s <= limit ? verify_grow(x, d, s, &ok) : KCBP_OK;
+}
+
+/* A mesh's box, posed (Arvo: the half-sizes grow by |R| times the local
+ * ones); exact up to rounding for a translation. Its rounding is harmless:
+ * box_upper's translation is verified. */
+static kcbp_aabb mesh_box(const kcbp_model_impl *m, const kcbp_pose *pose)
+{
+    kcbp_vec3 c = kcbp_pose_apply(pose, kcbp_aabb_center(m->mesh.bounds));
+    kcbp_vec3 e = kcbp_aabb_extent(m->mesh.bounds), w;
+    w.x = fabs(pose->rot.m[0][0]) * e.x + fabs(pose->rot.m[0][1]) * e.y + fabs(pose->rot.m[0][2]) * e.z;
+    w.y = fabs(pose->rot.m[1][0]) * e.x + fabs(pose->rot.m[1][1]) * e.y + fabs(pose->rot.m[1][2]) * e.z;
+    w.z = fabs(pose->rot.m[2][0]) * e.x + fabs(pose->rot.m[2][1]) * e.y + fabs(pose->rot.m[2][2]) * e.z;
+    kcbp_aabb b = {kcbp_v3_sub(c, w), kcbp_v3_add(c, w)};
+    return b;
 }
 
 static bool done(const ctx *x) { return x->have_u && x->u <= (1 + x->tol) * x->l; }
@@ -724,23 +766,18 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
     kcbp_contact contact = have_contact ? x.cr.contacts[0] : (kcbp_contact){0, 0};
 
     /* 2. First upper bounds: the world boxes' separating translation, the
-     * k-CBPs' EPA translation. */
-    {
-        int best_axis = 0;
-        double best_s = INFINITY, sign = 1;
-        for (int i = 0; i < 3; i++) {
-            double up = kcbp_v3_get(wa.max, i) - kcbp_v3_get(wb.min, i);
-            double down = kcbp_v3_get(wb.max, i) - kcbp_v3_get(wa.min, i);
-            if (up < best_s)
-                best_s = up, best_axis = i, sign = 1;
-            if (down < best_s)
-                best_s = down, best_axis = i, sign = -1;
-        }
-        kcbp_vec3 d = kcbp_v3(best_axis == 0 ? sign : 0, best_axis == 1 ? sign : 0, best_axis == 2 ? sign : 0);
-        bool ok;
-        if ((st = verify_grow(&x, d, fmax(best_s, 0) + x.pad, &ok)) != KCBP_OK)
-            goto out;
-    }
+     * k-CBPs' EPA translation. The world boxes are the k-CBPs' (a margin
+     * of about 1e-9 of the coordinates outside the meshes: 1e-3 at 1e6,
+     * above the touching threshold there); when their translation is not
+     * a touch, the meshes' own boxes, posed (exact for a translation),
+     * are tried too when they could show a touch: CAD parts touching face
+     * to face at coordinates 1e6 are then settled by one collide, not by
+     * the search (branch hunt3e). */
+    if ((st = box_upper(&x, wa, wb, INFINITY)) != KCBP_OK)
+        goto out;
+    if (x.u > TOUCH_PADS * x.pad && !kcbp_impl_is_shape(x.a) && !kcbp_impl_is_shape(x.b) &&
+        (st = box_upper(&x, mesh_box(x.a, pose_a), mesh_box(x.b, pose_b), 0.5 * TOUCH_PADS * x.pad)) != KCBP_OK)
+        goto out;
     if (cbp.measured && cbp.depth > 0 && isfinite(cbp.depth) && cbp.depth < x.u) {
         kcbp_vec3 d = unit_or(cbp.direction, kcbp_v3(0, 0, 0));
         bool ok;
@@ -880,14 +917,19 @@ report:
         pm.trans = kcbp_v3_add(pm.trans, x.t);
         kcbp_distance_result dr;
         x.others++;
-        if ((st = kcbp_distance(ma, pose_a, mb, &pm, NULL, &dr, err)) != KCBP_OK)
+        bool touch = x.u <= TOUCH_PADS * x.pad;
+        /* touching: a point the surfaces share, at B's own pose (the
+         * distance there stops at its first intersecting pair; at the moved
+         * pose, flat faces a few pads apart are as costly as a distance
+         * within the boxes' tolerance: every facing pair) */
+        if ((st = kcbp_distance(ma, pose_a, mb, touch ? pose_b : &pm, NULL, &dr, err)) != KCBP_OK)
             goto out;
         /* the midpoint of the closest points at the moved pose: within
          * half the gap the bisection left of each surface, and point_a -
-         * point_b is the translation */
+         * point_b is the translation (touching: the shared point, both) */
         kcbp_vec3 m = kcbp_v3_scale(kcbp_v3_add(dr.point_a, dr.point_b), 0.5);
         r->point_a = m;
-        r->point_b = kcbp_v3_sub(m, x.t);
+        r->point_b = touch ? m : kcbp_v3_sub(m, x.t);
         r->feature_a = dr.tri_a;
         r->feature_b = dr.tri_b;
     }

@@ -25,9 +25,11 @@
  *     translation: within half the gap left by the last bisection (at most
  *     depth_tolerance / 4 of depth_upper) of A's surface and of B's;
  *     point_a - point_b == translation; feature_a/b their triangles.
- *   - TOUCHING when depth_upper is within 16 * 1e-9 of the pair's scale
- *     (a translation of rounding size parts them): depth, depth_lower and
- *     signed_distance 0, depth_upper and translation the tiny move.
+ *   - TOUCHING when depth_upper is within 4 * 2^-32 (9.3e-10, within
+ *     KCBP_SDIST_CONVEX_REL_TOL) of the pair's scale (a translation of
+ *     rounding size parts them): depth,
+ *     depth_lower and signed_distance 0, depth_upper and translation the
+ *     tiny move.
  *
  * Work: at most options.max_steps collision tests (translations tried),
  * 16 more for the final polish, 4 * max_steps inner-ball probes (a

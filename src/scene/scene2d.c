@@ -365,8 +365,12 @@ static kcbp_status parse_text(kcbp2d_scene *s, const char *name, const char *tex
     pctx c = {name, err};
     if (len == 0)
         return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: empty file", name);
-    if (memchr(text, '\0', len))
-        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: NUL byte: not a JSON text file", name);
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        long line, col;
+        line_col(text, (size_t)(nul - text), &line, &col);
+        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s:%ld:%ld: NUL byte: not a JSON text file", name, line, col);
+    }
     const char *end = NULL;
     char *copy = malloc(len + 1); /* the parser wants a NUL after the text */
     if (!copy)

@@ -200,8 +200,9 @@ static kcbp_status read_points(svg_reader *r, const char *b, const char *e)
     const char *p = v, *end = v + n;
     double x, y;
     while (number(&p, end, &x)) {
-        if (!number(&p, end, &y))
-            return fail_at(r, (size_t)(p - r->text), KCBP_ERR_PARSE, "an odd count of numbers in points");
+        if (!number(&p, end, &y)) /* number() stopped at the end or at what is not a number */
+            return fail_at(r, (size_t)(p - r->text), KCBP_ERR_PARSE,
+                           p < end ? "not a number in points" : "an odd count of numbers in points");
         kcbp_status st = add_xy(r, x, y, (size_t)(p - r->text));
         if (st != KCBP_OK)
             return st;

@@ -35,7 +35,7 @@ static double time_limit_s(void)
 }
 
 static char tmpdir[] = "/tmp/kcbp-bad-XXXXXX";
-static char gen_path[16][100];
+static char gen_path[32][100];
 
 static const char *gen(int slot, const char *name)
 {
@@ -204,6 +204,58 @@ static const char *special(const char *name, bool *skip)
         fclose(f);
         return p;
     }
+    /* 2D inputs are told by their extension: links named .geojson or .svg
+     * to the devices, a FIFO named .svg */
+    if (!strcmp(name, "@devzero-geojson") || !strcmp(name, "@urandom-svg")) {
+        bool zero = !strcmp(name, "@devzero-geojson");
+        const char *p = gen(zero ? 16 : 17, zero ? "zero.geojson" : "urandom.svg");
+        unlink(p);
+        assert_int_equal(symlink(zero ? "/dev/zero" : "/dev/urandom", p), 0);
+        return p;
+    }
+    if (!strcmp(name, "@fifo-svg")) {
+        const char *fifo = gen(18, "fifo.svg");
+        struct stat sb;
+        if (stat(fifo, &sb) != 0)
+            assert_int_equal(mkfifo(fifo, 0644), 0);
+        return fifo;
+    }
+    if (!strcmp(name, "@nested-svg")) { /* 100000 nested squares: grouped by a sweep, not ring against ring */
+        const char *p = gen(19, "nested.svg");
+        FILE *f = create(p);
+        fputs("<svg xmlns=\"http://www.w3.org/2000/svg\">\n", f);
+        for (int i = 1; i <= 100000; i++)
+            fprintf(f, "<polygon points=\"%d,%d %d,%d %d,%d %d,%d\"/>\n", -i, -i, i, -i, i, i, -i, i);
+        fputs("</svg>\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@nested-geojson")) { /* 10^6 '[' */
+        const char *p = gen(20, "nested.geojson");
+        FILE *f = create(p);
+        fputs("{\"type\": \"Polygon\", \"coordinates\": ", f);
+        for (int i = 0; i < 1000000; i++)
+            fputc('[', f);
+        fputs("\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@fifo-gltf-buffer")) { /* a glTF whose external buffer is a FIFO nobody writes to */
+        const char *fifo = gen(21, "fifo.bin");
+        struct stat sb;
+        if (stat(fifo, &sb) != 0)
+            assert_int_equal(mkfifo(fifo, 0644), 0);
+        const char *p = gen(22, "fifo_buffer.gltf");
+        FILE *f = create(p);
+        fputs("{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": "
+              "[{\"mesh\": 0}], \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}}]}], "
+              "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\", "
+              "\"min\": [0, 0, 0], \"max\": [1, 1, 0]}], \"bufferViews\": [{\"buffer\": 0, \"byteLength\": 36}], "
+              "\"buffers\": [{\"byteLength\": 36, \"uri\": \"fifo.bin\"}]}\n",
+              f);
+        fclose(f);
+        return p;
+    }
     if (!strcmp(name, "@devzero"))
         return "/dev/zero";
     if (!strcmp(name, "@urandom"))
@@ -253,6 +305,11 @@ static void check_run(tally *t, const char *cmd, const char *input, int want_exi
     int nrun = 1;
     if (!strcmp(cmd, "collide")) {
         const char *a[] = {"collide", input, good, NULL}, *b[] = {"collide", good, input, NULL};
+        memcpy(argv[0], a, sizeof a);
+        memcpy(argv[1], b, sizeof b);
+        nrun = 2;
+    } else if (!strcmp(cmd, "collide2d")) {
+        const char *a[] = {"collide", input, "rect:1:1", NULL}, *b[] = {"collide", "circle:1", input, NULL};
         memcpy(argv[0], a, sizeof a);
         memcpy(argv[1], b, sizeof b);
         nrun = 2;
@@ -339,7 +396,7 @@ static void test_corpus(void **state)
         if (input[0] == '@') {
             const char *p = special(input, &skip);
             if (!skip)
-                snprintf(path, sizeof path, "%s", p);
+                snprintf(path, sizeof path, "%.2000s", p);
         } else {
             snprintf(path, sizeof path, BAD "/%.2000s", input);
             struct stat sb;

@@ -122,6 +122,14 @@ KCBP_API kcbp2d_pose kcbp2d_scene_object_pose(const kcbp2d_scene *scene, uint32_
  * A fixed seed gives the same text everywhere. KCBP_ERR_INVALID for
  * another kind or n outside [1, KCBP2D_SCENE_MAX_OBJECTS]. */
 KCBP_API kcbp_status kcbp2d_scene_generate(const char *kind, uint32_t n, uint64_t seed, char **text, kcbp_error *err);
+/* The same text handed to write(ctx, bytes, len) in pieces of about 64 KiB
+ * as it is made, never held whole (n = 10^7 parcels is 1.25 GB of text):
+ * write returns false to stop, and the call returns KCBP_ERR_IO ("writing
+ * the generated scene failed"). Other errors as kcbp2d_scene_generate,
+ * before anything is written. */
+typedef bool (*kcbp2d_scene_write_fn)(void *ctx, const char *bytes, size_t len);
+KCBP_API kcbp_status kcbp2d_scene_generate_write(const char *kind, uint32_t n, uint64_t seed,
+                                                 kcbp2d_scene_write_fn write, void *ctx, kcbp_error *err);
 
 /* ---- evaluation ---------------------------------------------------------- */
 

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <kcbp/scene.h>
+#include <kcbp/scene2d.h>
 
 static const char *const scenes[] = {
     "{\"objects\": [{\"name\": \"a\", \"mesh\": \"a.obj\", \"position\": [0, 0, 0]}]}",
@@ -94,11 +95,61 @@ static void test_write_error(void **state)
     fclose(f);
 }
 
+typedef struct {
+    char *p;
+    size_t len, calls, stop_after;
+} sink;
+
+static bool collect(void *ctx, const char *bytes, size_t len)
+{
+    sink *k = ctx;
+    if (k->stop_after && k->calls >= k->stop_after)
+        return false;
+    k->calls++;
+    char *q = realloc(k->p, k->len + len + 1);
+    assert_non_null(q);
+    memcpy(q + k->len, bytes, len);
+    k->p = q, k->len += len, k->p[k->len] = '\0';
+    return true;
+}
+
+/* kcbp2d_scene_generate_write: kcbp2d_scene_generate's text in pieces
+ * (many, for 20000 parcels), and a writer that refuses stops it with
+ * KCBP_ERR_IO at once. */
+static void test_generate_2d_pieces(void **state)
+{
+    (void)state;
+    const char *kinds[] = {"parcels", "nesting"};
+    uint32_t sizes[] = {1, 7, 20000};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 3; i++) {
+            char *whole;
+            kcbp_error e;
+            assert_int_equal(kcbp2d_scene_generate(kinds[k], sizes[i], 5, &whole, &e), KCBP_OK);
+            sink out = {0};
+            assert_int_equal(kcbp2d_scene_generate_write(kinds[k], sizes[i], 5, collect, &out, &e), KCBP_OK);
+            assert_string_equal(out.p, whole);
+            if (sizes[i] == 20000)
+                assert_true(out.calls > 20);
+            free(out.p), free(whole);
+        }
+    sink refuse = {.stop_after = 2};
+    kcbp_error e;
+    assert_int_equal(kcbp2d_scene_generate_write("parcels", 100000, 1, collect, &refuse, &e), KCBP_ERR_IO);
+    assert_int_equal(refuse.calls, 2);
+    assert_non_null(strstr(e.msg, "writing the generated scene failed"));
+    free(refuse.p);
+    sink none = {0};
+    assert_int_equal(kcbp2d_scene_generate_write("hexagons", 10, 1, collect, &none, &e), KCBP_ERR_INVALID);
+    assert_int_equal(none.calls, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_bytes),
         cmocka_unit_test(test_write_error),
+        cmocka_unit_test(test_generate_2d_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,10 +178,11 @@ static const char *special(const char *name, bool *skip)
         fclose(f);
         return p;
     }
-    if (!strcmp(name, "@long-pose-line")) {
-        const char *p = gen(13, "long_line.txt");
+    if (!strcmp(name, "@long-pose-line") || !strcmp(name, "@long-pose-line-2d")) {
+        bool flat = !strcmp(name, "@long-pose-line-2d");
+        const char *p = gen(flat ? 23 : 13, flat ? "long_line_2d.txt" : "long_line.txt");
         FILE *f = create(p);
-        fputs("0 0 0 0 0 1 0\n0 0 0 0 0 1 0 #", f);
+        fputs(flat ? "0 0 0\n0 0 0 #" : "0 0 0 0 0 1 0\n0 0 0 0 0 1 0 #", f);
         for (int i = 0; i < 1000000; i++)
             fputc('x', f);
         fputc('\n', f);
@@ -321,6 +322,13 @@ static void check_run(tally *t, const char *cmd, const char *input, int want_exi
         memcpy(argv[0], a, sizeof a);
     } else if (!strcmp(cmd, "poses-stdin")) {
         const char *a[] = {"collide", good, good, "--poses", "-", "--contacts", "none", NULL};
+        memcpy(argv[0], a, sizeof a);
+        stdin_path = input;
+    } else if (!strcmp(cmd, "poses2d")) {
+        const char *a[] = {"collide", "rect:1:1", "circle:1", "--poses", input, NULL};
+        memcpy(argv[0], a, sizeof a);
+    } else if (!strcmp(cmd, "poses2d-stdin")) {
+        const char *a[] = {"collide", "rect:1:1", "circle:1", "--poses", "-", NULL};
         memcpy(argv[0], a, sizeof a);
         stdin_path = input;
     } else if (!strcmp(cmd, "mesh-stdin")) {

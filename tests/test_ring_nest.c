@@ -128,17 +128,26 @@ static void test_known_nestings(void **state)
     assert_non_null(depth);
     assert_non_null(parent);
     size_t rings = 0, deep = 0, touching_cases = 0;
-    for (int trial = 0; trial < 300; trial++) {
+    for (int trial = 0; trial < 400; trial++) {
         N->np = N->nr = 0;
         N->rng.s = 0x9e3779b97f4a7c15ull * (uint64_t)(trial + 1);
         double size = 1 << (8 + trial % 12);
         fill(N, 0, 0, size, size, 0, NONE, 0);
         if (!N->nr)
             continue;
-        /* far from the origin, in some trials: the signs stay exact */
-        if (trial % 3 == 1)
-            for (size_t k = 0; k < N->np; k++)
-                N->pts[k].x += 1e15, N->pts[k].y -= 3e14;
+        /* mirrored, turned a quarter (x and y swapped) or both, and far
+         * from the origin, in some trials: all exact, the nesting the same */
+        for (size_t k = 0; k < N->np; k++) {
+            kcbp_vec2 *v = &N->pts[k];
+            if (trial % 4 == 1 || trial % 4 == 3)
+                v->x = -v->x;
+            if (trial % 4 >= 2) {
+                double t = v->x;
+                v->x = v->y, v->y = t;
+            }
+            if (trial % 3 == 1)
+                v->x += 1e15, v->y -= 3e14;
+        }
         assert_true(kcbp_ring_nest(N->pts, N->end, N->nr, depth, parent));
         for (size_t r = 0; r < N->nr; r++) {
             if ((depth[r] != N->depth[r] || parent[r] != N->parent[r]) && getenv("RN_DEBUG"))

@@ -257,6 +257,17 @@ static const char *special(const char *name, bool *skip)
         fclose(f);
         return p;
     }
+    if (!strcmp(name, "@scene2d-200k")) { /* 2D scenes' objects are parsed one at a time, not as one tree */
+        const char *p = gen(24, "scene2d_200k.json");
+        FILE *f = create(p);
+        fputs("{\"objects\": [", f);
+        for (int i = 0; i < 200000; i++)
+            fprintf(f, "%s{\"name\": \"p%d\", \"shape\": {\"rect\": {\"size\": [0.9, 0.8]}}, \"pose\": [%d.5, %d.5, 10]}",
+                    i ? ",\n" : "", i, i % 500, i / 500);
+        fputs("]}\n", f);
+        fclose(f);
+        return p;
+    }
     if (!strcmp(name, "@devzero"))
         return "/dev/zero";
     if (!strcmp(name, "@urandom"))

@@ -38,8 +38,9 @@
  *   out is refused ("outside the mesh root") before the file is opened.
  * - Each polygon file is read and built once (one kcbp2d_model per distinct
  *   path as written); shapes are held by their objects.
- * The scene text is parsed whole (at most KCBP2D_SCENE_MAX_BYTES), unlike
- * the 3D reader's stream.
+ * The scene text is read whole (at most KCBP2D_SCENE_MAX_BYTES), unlike
+ * the 3D reader's stream, and its objects parsed one at a time (memory:
+ * the text and about 100 bytes an object, not a JSON tree of the whole).
  *
  * Evaluation (kcbp2d_scene_eval_frame): each object's world box (its model's
  * box or its shape's, rotated and placed, then widened by 16 ulps of its
@@ -73,7 +74,7 @@
 extern "C" {
 #endif
 
-#define KCBP2D_SCENE_MAX_BYTES (1024u * 1024u * 1024u) /* scene text, parsed whole */
+#define KCBP2D_SCENE_MAX_BYTES (1024u * 1024u * 1024u) /* scene text, read whole */
 #define KCBP2D_SCENE_MAX_OBJECTS 10000000u
 #define KCBP2D_SCENE_MAX_FRAMES 100000u
 #define KCBP2D_SCENE_NO_EDGE UINT32_MAX /* a contact's side on a shape: no edge (null in reports) */

@@ -1,6 +1,7 @@
 /* kcbp scene and kcbp batch on 2D scene files (scene2d.h): kcbp_cli_scene_eval
  * hands a file here when its first object is 2D; the report has the 3D
  * scenes' keys (report.h), contacts as edge index pairs. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,13 +255,39 @@ kcbp_status kcbp_cli_scene2d_eval(const char *path, const kcbp_cli_scene_options
     return st;
 }
 
+static bool write_generated(void *ctx, const char *bytes, size_t len)
+{
+    return fwrite(bytes, 1, len, (FILE *)ctx) == len;
+}
+
+/* The generated text is written as it is made (10^7 parcels are 1.25 GB:
+ * held whole, they took that much memory, and a closed pipe was noticed
+ * only after all of it was made). */
 int kcbp_cli_scene2d_generate(const char *kind, long n, long seed, const char *output)
 {
     kcbp_error err = {0};
-    char *text;
     if (n < 1)
         return kcbp_cli_usage_error("scene", "--generate %s needs --n of at least 1", kind);
-    if (kcbp2d_scene_generate(kind, (uint32_t)n, (uint64_t)seed, &text, &err) != KCBP_OK)
+    FILE *f = output ? fopen(output, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "kcbp: %s: cannot write: %s\n", output, strerror(errno));
+        return KCBP_EXIT_NOMEM;
+    }
+    if (!output)
+        kcbp_cli_output_lock();
+    kcbp_status st = kcbp2d_scene_generate_write(kind, (uint32_t)n, (uint64_t)seed, write_generated, f, &err);
+    bool ok = st == KCBP_OK && fputc('\n', f) != EOF && fflush(f) == 0;
+    int e = errno;
+    if (!output)
+        kcbp_cli_output_unlock();
+    if (output && fclose(f) != 0 && ok)
+        ok = false, e = errno;
+    if (ok)
+        return KCBP_EXIT_OK;
+    if (output)
+        remove(output);
+    if (st != KCBP_OK && st != KCBP_ERR_IO)
         return kcbp_cli_fail(&err);
-    return kcbp_cli_write_text(text, output);
+    fprintf(stderr, "kcbp: %s: cannot write: %s\n", output ? output : "standard output", strerror(e));
+    return KCBP_EXIT_NOMEM;
 }

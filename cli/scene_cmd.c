@@ -696,12 +696,31 @@ static int generate(const char *kind, const char *mesh_path, long n, long seed, 
     free(named);
     if (built != KCBP_OK)
         return kcbp_cli_fail(&err);
-    char *text;
-    kcbp_status st = kcbp_scene_to_text(scene, pretty, &text, &err);
+    /* written object by object (kcbp_scene_write; --pretty is made whole) */
+    FILE *f = output ? fopen(output, "w") : stdout;
+    if (!f) {
+        kcbp_scene_free(scene);
+        fprintf(stderr, "kcbp: %s: cannot write: %s\n", output, strerror(errno));
+        return KCBP_EXIT_NOMEM;
+    }
+    if (!output)
+        kcbp_cli_output_lock();
+    kcbp_status st = kcbp_scene_write(scene, f, pretty, &err);
+    bool ok = st == KCBP_OK && fflush(f) == 0;
+    int e = errno;
+    if (!output)
+        kcbp_cli_output_unlock();
     kcbp_scene_free(scene);
-    if (st != KCBP_OK)
+    if (output && fclose(f) != 0 && ok)
+        ok = false, e = errno;
+    if (ok)
+        return KCBP_EXIT_OK;
+    if (output)
+        remove(output);
+    if (st == KCBP_ERR_NOMEM)
         return kcbp_cli_fail(&err);
-    return kcbp_cli_write_text(text, output);
+    fprintf(stderr, "kcbp: %s: cannot write: %s\n", output ? output : "standard output", strerror(e));
+    return KCBP_EXIT_NOMEM;
 }
 
 /* kcbp scene's frame sink: the report's bytes to stdout under the output

@@ -28,12 +28,21 @@ cJSON *kcbp_cli_2d_vec2(kcbp_vec2 p);
 
 /* A file of 2D poses, one line of `count` numbers each (3: "tx ty deg";
  * 6: a sweep's from and to), '#' comments and blank lines skipped; "-" is
- * standard input. Errors name the file and line (KCBP_ERR_PARSE, exit 3). */
+ * standard input. Errors name the file and line (KCBP_ERR_PARSE, exit 3).
+ * Read as the 3D pose files are (pose.h): in chunks as they come, in
+ * constant memory; a FIFO without a writer is an error after a second's
+ * wait, a directory is refused, a NUL byte or a line longer than
+ * KCBP_POSE_MAX_LINE bytes is an error at its line (/dev/zero was read
+ * into one line until memory ran out, and a FIFO without a writer hung). */
 typedef struct {
     const char *path;
-    FILE *f;
-    char *line;
-    size_t cap;
+    int fd;
+    bool is_stdin;     /* "-": not closed */
+    bool fifo_pending; /* a FIFO whose writer has not been seen yet */
+    bool eof;
+    char *buf;         /* chunk read: buf[pos .. len) not used yet */
+    size_t pos, len;
+    char *line;        /* the current line, NUL-terminated */
     long lineno, lines_read;
     int count;
 } kcbp_cli_poses2d;

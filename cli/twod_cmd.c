@@ -455,7 +455,7 @@ static int run(const char *cmd, int argc, char **argv)
             break;
         }
         rc = answer(cmd, &a, &ia, &ib, &pa, &pb, index);
-        if (rc == KCBP_EXIT_OK && reader.f == stdin) /* a pipeline sees each answer */
+        if (rc == KCBP_EXIT_OK && reader.is_stdin) /* a pipeline sees each answer */
             rc = kcbp_cli_flush();
     }
     if (rc == KCBP_EXIT_OK)

@@ -286,7 +286,7 @@ int kcbp_cli_sweep2d(int argc, char **argv)
                     break;
                 }
                 rc = answer(&args, &ia, &ib, pa, v, v + 3, index, &err);
-                if (rc == KCBP_EXIT_OK && reader.f == stdin) /* a pipeline sees each answer */
+                if (rc == KCBP_EXIT_OK && reader.is_stdin) /* a pipeline sees each answer */
                     rc = kcbp_cli_flush();
             }
             if (rc == KCBP_EXIT_OK)

@@ -35,7 +35,7 @@ static double time_limit_s(void)
 }
 
 static char tmpdir[] = "/tmp/kcbp-bad-XXXXXX";
-static char gen_path[16][100];
+static char gen_path[32][100];
 
 static const char *gen(int slot, const char *name)
 {
@@ -178,10 +178,11 @@ static const char *special(const char *name, bool *skip)
         fclose(f);
         return p;
     }
-    if (!strcmp(name, "@long-pose-line")) {
-        const char *p = gen(13, "long_line.txt");
+    if (!strcmp(name, "@long-pose-line") || !strcmp(name, "@long-pose-line-2d")) {
+        bool flat = !strcmp(name, "@long-pose-line-2d");
+        const char *p = gen(flat ? 23 : 13, flat ? "long_line_2d.txt" : "long_line.txt");
         FILE *f = create(p);
-        fputs("0 0 0 0 0 1 0\n0 0 0 0 0 1 0 #", f);
+        fputs(flat ? "0 0 0\n0 0 0 #" : "0 0 0 0 0 1 0\n0 0 0 0 0 1 0 #", f);
         for (int i = 0; i < 1000000; i++)
             fputc('x', f);
         fputc('\n', f);
@@ -201,6 +202,69 @@ static const char *special(const char *name, bool *skip)
         const char *mesh = gen(15, "tet.obj");
         f = create(mesh);
         fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", f);
+        fclose(f);
+        return p;
+    }
+    /* 2D inputs are told by their extension: links named .geojson or .svg
+     * to the devices, a FIFO named .svg */
+    if (!strcmp(name, "@devzero-geojson") || !strcmp(name, "@urandom-svg")) {
+        bool zero = !strcmp(name, "@devzero-geojson");
+        const char *p = gen(zero ? 16 : 17, zero ? "zero.geojson" : "urandom.svg");
+        unlink(p);
+        assert_int_equal(symlink(zero ? "/dev/zero" : "/dev/urandom", p), 0);
+        return p;
+    }
+    if (!strcmp(name, "@fifo-svg")) {
+        const char *fifo = gen(18, "fifo.svg");
+        struct stat sb;
+        if (stat(fifo, &sb) != 0)
+            assert_int_equal(mkfifo(fifo, 0644), 0);
+        return fifo;
+    }
+    if (!strcmp(name, "@nested-svg")) { /* 100000 nested squares: grouped by a sweep, not ring against ring */
+        const char *p = gen(19, "nested.svg");
+        FILE *f = create(p);
+        fputs("<svg xmlns=\"http://www.w3.org/2000/svg\">\n", f);
+        for (int i = 1; i <= 100000; i++)
+            fprintf(f, "<polygon points=\"%d,%d %d,%d %d,%d %d,%d\"/>\n", -i, -i, i, -i, i, i, -i, i);
+        fputs("</svg>\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@nested-geojson")) { /* 10^6 '[' */
+        const char *p = gen(20, "nested.geojson");
+        FILE *f = create(p);
+        fputs("{\"type\": \"Polygon\", \"coordinates\": ", f);
+        for (int i = 0; i < 1000000; i++)
+            fputc('[', f);
+        fputs("\n", f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@fifo-gltf-buffer")) { /* a glTF whose external buffer is a FIFO nobody writes to */
+        const char *fifo = gen(21, "fifo.bin");
+        struct stat sb;
+        if (stat(fifo, &sb) != 0)
+            assert_int_equal(mkfifo(fifo, 0644), 0);
+        const char *p = gen(22, "fifo_buffer.gltf");
+        FILE *f = create(p);
+        fputs("{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": "
+              "[{\"mesh\": 0}], \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}}]}], "
+              "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\", "
+              "\"min\": [0, 0, 0], \"max\": [1, 1, 0]}], \"bufferViews\": [{\"buffer\": 0, \"byteLength\": 36}], "
+              "\"buffers\": [{\"byteLength\": 36, \"uri\": \"fifo.bin\"}]}\n",
+              f);
+        fclose(f);
+        return p;
+    }
+    if (!strcmp(name, "@scene2d-200k")) { /* 2D scenes' objects are parsed one at a time, not as one tree */
+        const char *p = gen(24, "scene2d_200k.json");
+        FILE *f = create(p);
+        fputs("{\"objects\": [", f);
+        for (int i = 0; i < 200000; i++)
+            fprintf(f, "%s{\"name\": \"p%d\", \"shape\": {\"rect\": {\"size\": [0.9, 0.8]}}, \"pose\": [%d.5, %d.5, 10]}",
+                    i ? ",\n" : "", i, i % 500, i / 500);
+        fputs("]}\n", f);
         fclose(f);
         return p;
     }
@@ -256,6 +320,11 @@ static void check_run(tally *t, const char *cmd, const char *input, int want_exi
         memcpy(argv[0], a, sizeof a);
         memcpy(argv[1], b, sizeof b);
         nrun = 2;
+    } else if (!strcmp(cmd, "collide2d")) {
+        const char *a[] = {"collide", input, "rect:1:1", NULL}, *b[] = {"collide", "circle:1", input, NULL};
+        memcpy(argv[0], a, sizeof a);
+        memcpy(argv[1], b, sizeof b);
+        nrun = 2;
     } else if (!strcmp(cmd, "cbp") || !strcmp(cmd, "scene") || !strcmp(cmd, "batch")) {
         const char *a[] = {cmd, input, NULL};
         memcpy(argv[0], a, sizeof a);
@@ -264,6 +333,13 @@ static void check_run(tally *t, const char *cmd, const char *input, int want_exi
         memcpy(argv[0], a, sizeof a);
     } else if (!strcmp(cmd, "poses-stdin")) {
         const char *a[] = {"collide", good, good, "--poses", "-", "--contacts", "none", NULL};
+        memcpy(argv[0], a, sizeof a);
+        stdin_path = input;
+    } else if (!strcmp(cmd, "poses2d")) {
+        const char *a[] = {"collide", "rect:1:1", "circle:1", "--poses", input, NULL};
+        memcpy(argv[0], a, sizeof a);
+    } else if (!strcmp(cmd, "poses2d-stdin")) {
+        const char *a[] = {"collide", "rect:1:1", "circle:1", "--poses", "-", NULL};
         memcpy(argv[0], a, sizeof a);
         stdin_path = input;
     } else if (!strcmp(cmd, "mesh-stdin")) {
@@ -339,7 +415,7 @@ static void test_corpus(void **state)
         if (input[0] == '@') {
             const char *p = special(input, &skip);
             if (!skip)
-                snprintf(path, sizeof path, "%s", p);
+                snprintf(path, sizeof path, "%.2000s", p);
         } else {
             snprintf(path, sizeof path, BAD "/%.2000s", input);
             struct stat sb;

@@ -38,8 +38,9 @@
  *   out is refused ("outside the mesh root") before the file is opened.
  * - Each polygon file is read and built once (one kcbp2d_model per distinct
  *   path as written); shapes are held by their objects.
- * The scene text is parsed whole (at most KCBP2D_SCENE_MAX_BYTES), unlike
- * the 3D reader's stream.
+ * The scene text is read whole (at most KCBP2D_SCENE_MAX_BYTES), unlike
+ * the 3D reader's stream, and its objects parsed one at a time (memory:
+ * the text and about 100 bytes an object, not a JSON tree of the whole).
  *
  * Evaluation (kcbp2d_scene_eval_frame): each object's world box (its model's
  * box or its shape's, rotated and placed, then widened by 16 ulps of its
@@ -73,7 +74,7 @@
 extern "C" {
 #endif
 
-#define KCBP2D_SCENE_MAX_BYTES (1024u * 1024u * 1024u) /* scene text, parsed whole */
+#define KCBP2D_SCENE_MAX_BYTES (1024u * 1024u * 1024u) /* scene text, read whole */
 #define KCBP2D_SCENE_MAX_OBJECTS 10000000u
 #define KCBP2D_SCENE_MAX_FRAMES 100000u
 #define KCBP2D_SCENE_NO_EDGE UINT32_MAX /* a contact's side on a shape: no edge (null in reports) */
@@ -122,6 +123,14 @@ KCBP_API kcbp2d_pose kcbp2d_scene_object_pose(const kcbp2d_scene *scene, uint32_
  * A fixed seed gives the same text everywhere. KCBP_ERR_INVALID for
  * another kind or n outside [1, KCBP2D_SCENE_MAX_OBJECTS]. */
 KCBP_API kcbp_status kcbp2d_scene_generate(const char *kind, uint32_t n, uint64_t seed, char **text, kcbp_error *err);
+/* The same text handed to write(ctx, bytes, len) in pieces of about 64 KiB
+ * as it is made, never held whole (n = 10^7 parcels is 1.25 GB of text):
+ * write returns false to stop, and the call returns KCBP_ERR_IO ("writing
+ * the generated scene failed"). Other errors as kcbp2d_scene_generate,
+ * before anything is written. */
+typedef bool (*kcbp2d_scene_write_fn)(void *ctx, const char *bytes, size_t len);
+KCBP_API kcbp_status kcbp2d_scene_generate_write(const char *kind, uint32_t n, uint64_t seed,
+                                                 kcbp2d_scene_write_fn write, void *ctx, kcbp_error *err);
 
 /* ---- evaluation ---------------------------------------------------------- */
 

@@ -137,7 +137,7 @@ class Mesh:
         m = _Model()
         err = _lib.ErrorStruct()
         opts = _model_options(k)
-        st = lib.kcbp_model_load(byref(m.s), os.fsencode(path), byref(opts), byref(err))
+        st = lib.kcbp_model_load(byref(m.s), _lib.fsencode(path), byref(opts), byref(err))
         if st != 0 and not os.path.exists(path):  # kcbp's message ("...: cannot open: No such file ...")
             raise _lib.FileNotFound(err.msg.decode("utf-8", "replace"), os.fsdecode(path))
         _lib.check(st, err)

@@ -423,7 +423,7 @@ class Polygon(Geometry2D):
         self._h = None
         h = ctypes.c_void_p()
         err = _lib.ErrorStruct()
-        st = lib.kcbp2d_model_load(os.fsencode(path), byref(h), byref(err))
+        st = lib.kcbp2d_model_load(_lib.fsencode(path), byref(h), byref(err))
         if st != 0 and not os.path.exists(path):
             raise _lib.FileNotFound(err.msg.decode("utf-8", "replace"), os.fsdecode(path))
         _lib.check(st, err)

@@ -301,6 +301,16 @@ else:
     ContactGeom = ContactSummary = None
 
 
+def fsencode(path):
+    """os.fsencode, refusing a NUL byte: the C library would read the path
+    only up to it ("good.obj\\0x" loaded good.obj), where Python's own
+    open() raises ValueError."""
+    p = os.fsencode(path)
+    if b"\0" in p:
+        raise Error("%r: a path with a NUL byte (embedded null byte)" % (path,), "invalid")
+    return p
+
+
 def check(status, err):
     """Raises Error with the library's message when status is not KCBP_OK."""
     if status != 0:

@@ -55,7 +55,7 @@ class Scene:
         self._fr = _lib.SceneFrame()
         self._contacts = contacts
         err = _lib.ErrorStruct()
-        _lib.check(lib.kcbp_scene_read(os.fsencode(path), byref(self._s), byref(err)), err)
+        _lib.check(lib.kcbp_scene_read(_lib.fsencode(path), byref(self._s), byref(err)), err)
         # As `kcbp scene`: the fine k-CBPs only serve a moving scene.
         opts = _model_options(k)
         opts.k_fine = 64 if lib.kcbp_scene_frame_count(self._s) >= 2 and k != 0 else 0

@@ -70,7 +70,7 @@ def is_2d_scene(path):
     if f is None or isinstance(path, int):
         return False
     try:
-        p = os.fsencode(path)
+        p = _lib.fsencode(path)
     except TypeError:
         return False
     f.restype, f.argtypes = c_bool, [c_char_p]
@@ -108,9 +108,9 @@ class Scene2D(Scene):
         self._s = c_void_p()
         self._ev = c_void_p()
         err = _lib.ErrorStruct()
-        root = None if mesh_root is None else os.fsencode(mesh_root)
+        root = None if mesh_root is None else _lib.fsencode(mesh_root)
         t0 = time.perf_counter()
-        _lib.check(lib.kcbp2d_scene_read_in(os.fsencode(path), root, byref(self._s), byref(err)), err)
+        _lib.check(lib.kcbp2d_scene_read_in(_lib.fsencode(path), root, byref(self._s), byref(err)), err)
         o = _lib2d.options(t.Options, "kcbp2d_scene_eval_options_init")
         o.margin = m
         o.max_contacts = {"none": 0, "first": 1}.get(contacts, 1000000)  # the CLI's cap for "all"

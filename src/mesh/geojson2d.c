@@ -341,12 +341,6 @@ kcbp_status kcbp2d_model_parse_geojson(const char *text, size_t len, const char 
     return st;
 }
 
-static bool read_to_end(void *ctx, const kcbp_input *in, const char *buf, size_t n, bool seen_nul)
-{
-    (void)ctx, (void)in, (void)buf, (void)n, (void)seen_nul;
-    return false;
-}
-
 kcbp_status kcbp2d_model_load(const char *path, kcbp2d_model **out, kcbp_error *err)
 {
     if (out)
@@ -359,13 +353,21 @@ kcbp_status kcbp2d_model_load(const char *path, kcbp2d_model **out, kcbp_error *
         return st;
     char *data = NULL;
     size_t len = 0;
-    st = kcbp_input_read_all(&in, KCBP2D_GEOJSON_MAX_BYTES, "1 GiB", read_to_end, NULL, &data, &len, err);
+    /* Text only: a stream stops at the chunk holding its first NUL byte
+     * (/dev/zero, /dev/urandom: read to the 1 GiB limit before, 1 GB of
+     * memory and 16 s for /dev/urandom). */
+    st = kcbp_input_read_all(&in, KCBP2D_GEOJSON_MAX_BYTES, "1 GiB", NULL, NULL, &data, &len, err);
     kcbp_input_close(&in);
     if (st != KCBP_OK)
         return st;
-    if (memchr(data, '\0', len)) {
+    const char *nul = memchr(data, '\0', len);
+    if (nul) {
+        size_t at = (size_t)(nul - data), line = 1;
+        for (const char *c = data; c < nul; c++)
+            line += *c == '\n';
         free(data);
-        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s: a NUL byte in the text", path);
+        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s:%zu: NUL byte at offset %zu: not a GeoJSON or SVG text file",
+                              path, line, at);
     }
     size_t pl = strlen(path);
     if (pl > 4 && !strcasecmp(path + pl - 4, ".svg"))

@@ -268,16 +268,17 @@ static int hexval(char c)
     return -1;
 }
 
-/* Binary data is read to its end, NUL bytes and all. */
-static bool read_to_end(void *ctx, const kcbp_input *in, const char *buf, size_t n, bool seen_nul)
+/* Binary data is read, NUL bytes and all, until it holds more than its
+ * byteLength (ctx). */
+static bool read_to_length(void *ctx, const kcbp_input *in, const char *buf, size_t n, bool seen_nul)
 {
-    (void)ctx, (void)in, (void)buf, (void)n, (void)seen_nul;
-    return false;
+    (void)in, (void)buf, (void)seen_nul;
+    return n > *(const uint64_t *)ctx;
 }
 
 /* An external buffer's file: the URI percent-decoded, relative, with no
  * ".." segment, and, with links resolved, inside the glTF file's folder. */
-static kcbp_status load_external(gltf *g, gbuffer *b, int i, const char *uri)
+static kcbp_status load_external(gltf *g, gbuffer *b, int i, const char *uri, uint64_t blen)
 {
     size_t n = strlen(uri);
     char *rel = malloc(n + 1);
@@ -350,15 +351,24 @@ static kcbp_status load_external(gltf *g, gbuffer *b, int i, const char *uri)
     free(real);
     if (st != KCBP_OK)
         return st;
+    /* A stream (a FIFO, a link to a device is refused above) is read only
+     * to the buffer's byteLength: bytes past it are never used, and an
+     * endless writer would otherwise fill the 2 GiB limit. Errors name the
+     * glTF file and the buffer. */
     kcbp_input in;
-    if ((st = kcbp_input_open(&in, path, "a glTF buffer", g->err)) != KCBP_OK)
-        return st;
     char *data;
     size_t len;
-    st = kcbp_input_read_all(&in, GLTF_MAX_BUFFER_BYTES, "2147483648 bytes", read_to_end, NULL, &data, &len, g->err);
-    kcbp_input_close(&in);
-    if (st != KCBP_OK)
+    if ((st = kcbp_input_open(&in, path, "a glTF buffer", g->err)) == KCBP_OK) {
+        st = kcbp_input_read_all(&in, GLTF_MAX_BUFFER_BYTES, "2147483648 bytes", read_to_length, &blen, &data, &len,
+                                 g->err);
+        kcbp_input_close(&in);
+    }
+    if (st != KCBP_OK) {
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "%s: buffers[%d]", g->name, i);
+        kcbp_error_prefix(g->err, prefix);
         return st;
+    }
     b->data = (unsigned char *)data;
     b->len = len;
     b->owned = true;
@@ -409,7 +419,7 @@ static kcbp_status get_buffer(gltf *g, uint64_t i, const char *from, gbuffer **o
         b->label = kcbp_strdup(label);
         if (!b->label)
             return fail(g, KCBP_ERR_NOMEM, "%s: out of memory", path);
-    } else if ((st = load_external(g, b, (int)i, uri->valuestring)) != KCBP_OK) {
+    } else if ((st = load_external(g, b, (int)i, uri->valuestring, blen)) != KCBP_OK) {
         return st;
     }
     b->loaded = true;

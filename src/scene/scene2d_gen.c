@@ -13,13 +13,30 @@ typedef struct {
     char *p;
     size_t len, cap;
     bool nomem;
+    kcbp2d_scene_write_fn write; /* NULL: the text is kept whole */
+    void *ctx;
+    bool write_failed;
 } sbuf;
+
+#define GEN_CHUNK ((size_t)1 << 16)
+
+/* Hands the text made so far to the writer (when there is one). */
+static void flush(sbuf *b)
+{
+    if (!b->write || b->nomem || b->write_failed || !b->len)
+        return;
+    if (!b->write(b->ctx, b->p, b->len))
+        b->write_failed = true;
+    b->len = 0;
+}
 
 static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(sbuf *b, const char *fmt, ...)
 {
-    if (b->nomem)
+    if (b->nomem || b->write_failed)
         return;
+    if (b->write && b->len >= GEN_CHUNK)
+        flush(b);
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
@@ -54,11 +71,41 @@ static uint64_t next(uint64_t *s)
 /* In [0, 1), on a grid of 2^-20 (short decimal numbers in the text). */
 static double uniform(uint64_t *s) { return (double)(next(s) >> 44) / 1048576.0; }
 
+static kcbp_status generate(const char *kind, uint32_t n, uint64_t seed, sbuf *out, kcbp_error *err);
+
 kcbp_status kcbp2d_scene_generate(const char *kind, uint32_t n, uint64_t seed, char **text, kcbp_error *err)
 {
     if (!kind || !text)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "kcbp2d_scene_generate: NULL argument");
     *text = NULL;
+    sbuf b = {0};
+    kcbp_status st = generate(kind, n, seed, &b, err);
+    if (st == KCBP_OK)
+        *text = b.p;
+    else
+        free(b.p);
+    return st;
+}
+
+kcbp_status kcbp2d_scene_generate_write(const char *kind, uint32_t n, uint64_t seed, kcbp2d_scene_write_fn write,
+                                        void *ctx, kcbp_error *err)
+{
+    if (!kind || !write)
+        return kcbp_error_set(err, KCBP_ERR_INVALID, "kcbp2d_scene_generate_write: NULL argument");
+    sbuf b = {.write = write, .ctx = ctx};
+    kcbp_status st = generate(kind, n, seed, &b, err);
+    if (st == KCBP_OK) {
+        flush(&b);
+        if (b.write_failed)
+            st = kcbp_error_set(err, KCBP_ERR_IO, "writing the generated scene failed");
+    }
+    free(b.p);
+    return st;
+}
+
+/* The text into b (b->p allocated here; the caller frees it). */
+static kcbp_status generate(const char *kind, uint32_t n, uint64_t seed, sbuf *out, kcbp_error *err)
+{
     bool parcels = !strcmp(kind, "parcels"), nesting = !strcmp(kind, "nesting");
     if (!parcels && !nesting)
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D scene generator: '%s' (expected parcels or nesting)", kind);
@@ -66,14 +113,15 @@ kcbp_status kcbp2d_scene_generate(const char *kind, uint32_t n, uint64_t seed, c
         return kcbp_error_set(err, KCBP_ERR_INVALID, "2D scene generator: %u objects (1 to %u)", n,
                               KCBP2D_SCENE_MAX_OBJECTS);
     uint64_t s = seed;
-    sbuf b = {malloc(1 << 16), 0, 1 << 16, false};
+    sbuf b = *out;
+    b.p = malloc(GEN_CHUNK), b.len = 0, b.cap = GEN_CHUNK, b.nomem = false, b.write_failed = false;
     if (!b.p)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory");
     put(&b, "{\"extras\": {\"generator\": \"kcbp scene --generate %s\", \"n\": %u, \"seed\": %llu},\n \"objects\": [\n",
         kind, n, (unsigned long long)seed);
     uint32_t side = (uint32_t)ceil(sqrt((double)n));
     double sheet = ceil(sqrt((double)n / 2.0));
-    for (uint32_t i = 0; i < n && !b.nomem; i++) {
+    for (uint32_t i = 0; i < n && !b.nomem && !b.write_failed; i++) {
         const char *sep = i + 1 < n ? "," : "";
         if (parcels) {
             uint32_t gx = i % side, gy = i / side;
@@ -104,10 +152,8 @@ kcbp_status kcbp2d_scene_generate(const char *kind, uint32_t n, uint64_t seed, c
         }
     }
     put(&b, " ]%s}", nesting ? ",\n \"motion\": {\"frames\": 10, \"dt\": 0.1}" : "");
-    if (b.nomem) {
-        free(b.p);
+    *out = b;
+    if (b.nomem)
         return kcbp_error_set(err, KCBP_ERR_NOMEM, "out of memory");
-    }
-    *text = b.p;
     return KCBP_OK;
 }

@@ -1398,37 +1398,76 @@ static bool add_shape(cJSON *obj, const char *marked)
     }
 }
 
+/* Object o as JSON (NULL when memory runs out). */
+static cJSON *object_to_json(const kcbp_scene_obj *o)
+{
+    cJSON *j = cJSON_CreateObject();
+    bool ok = j && kcbp_json_add_string(j, "name", o->name) &&
+              (kcbp_scene_is_shape_string(o->mesh) ? add_shape(j, o->mesh) : kcbp_json_add_string(j, "mesh", o->mesh) != NULL) &&
+              add_vec3(j, "position", o->position) && add_rotation(j, o) && add_exact(j, "scale", o->scale);
+    if (ok && !is_zero3(o->velocity))
+        ok = add_vec3(j, "velocity", o->velocity);
+    if (ok && o->spin_deg_per_s != 0)
+        ok = add_axis_angle(j, "angular_velocity", o->spin_axis, "deg_per_s", o->spin_deg_per_s);
+    if (!ok) {
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
+static bool add_motion(cJSON *doc, const kcbp_scene *s)
+{
+    cJSON *m = cJSON_AddObjectToObject(doc, "motion");
+    return m && cJSON_AddNumberToObject(m, "frames", s->frames) && add_exact(m, "dt", s->dt);
+}
+
 static cJSON *scene_to_json(const kcbp_scene *s)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON *objs = doc ? cJSON_AddArrayToObject(doc, "objects") : NULL;
     bool ok = objs != NULL;
     for (uint32_t i = 0; ok && i < s->nobjects; i++) {
-        const kcbp_scene_obj *o = &s->objects[i];
-        cJSON *j = cJSON_CreateObject();
+        cJSON *j = object_to_json(&s->objects[i]);
         ok = j && cJSON_AddItemToArray(objs, j);
-        if (!ok) {
+        if (!ok)
             cJSON_Delete(j);
-            break;
-        }
-        ok = kcbp_json_add_string(j, "name", o->name) &&
-             (kcbp_scene_is_shape_string(o->mesh) ? add_shape(j, o->mesh) : kcbp_json_add_string(j, "mesh", o->mesh) != NULL) &&
-             add_vec3(j, "position", o->position) && add_rotation(j, o) &&
-             add_exact(j, "scale", o->scale);
-        if (ok && !is_zero3(o->velocity))
-            ok = add_vec3(j, "velocity", o->velocity);
-        if (ok && o->spin_deg_per_s != 0)
-            ok = add_axis_angle(j, "angular_velocity", o->spin_axis, "deg_per_s", o->spin_deg_per_s);
     }
-    if (ok && s->moving) {
-        cJSON *m = cJSON_AddObjectToObject(doc, "motion");
-        ok = m && cJSON_AddNumberToObject(m, "frames", s->frames) && add_exact(m, "dt", s->dt);
-    }
+    if (ok && s->moving)
+        ok = add_motion(doc, s);
     if (!ok) {
         cJSON_Delete(doc);
         return NULL;
     }
     return doc;
+}
+
+/* The one-line text of kcbp_scene_to_text, object by object: the same
+ * bytes (cJSON's unformatted print of a document is its items' prints
+ * joined), without the whole document's tree and text (12 bytes of memory
+ * per byte of text: a scene of 10^6 objects, 171 MB of text, took 2 GB). */
+static bool write_unformatted(const kcbp_scene *s, FILE *out)
+{
+    bool ok = fputs("{\"objects\":[", out) >= 0;
+    for (uint32_t i = 0; ok && i < s->nobjects; i++) {
+        cJSON *j = object_to_json(&s->objects[i]);
+        char *t = j ? cJSON_PrintUnformatted(j) : NULL;
+        ok = t && (i == 0 || fputc(',', out) != EOF) && fputs(t, out) >= 0;
+        cJSON_free(t);
+        cJSON_Delete(j);
+    }
+    ok = ok && fputc(']', out) != EOF;
+    if (ok && s->moving) {
+        /* "motion" printed alone is {"motion":{...}}: its inside follows the comma */
+        cJSON *doc = cJSON_CreateObject();
+        char *t = doc && add_motion(doc, s) ? cJSON_PrintUnformatted(doc) : NULL;
+        ok = t && fputc(',', out) != EOF && fputs(t + 1, out) >= 0;
+        cJSON_free(t);
+        cJSON_Delete(doc);
+    } else if (ok) {
+        ok = fputc('}', out) != EOF;
+    }
+    return ok && fputc('\n', out) != EOF;
 }
 
 kcbp_status kcbp_scene_to_text(const kcbp_scene *s, bool pretty, char **text, kcbp_error *err)
@@ -1447,6 +1486,12 @@ kcbp_status kcbp_scene_to_text(const kcbp_scene *s, bool pretty, char **text, kc
 
 kcbp_status kcbp_scene_write(const kcbp_scene *s, FILE *out, bool pretty, kcbp_error *err)
 {
+    if (!pretty) {
+        if (!write_unformatted(s, out))
+            return kcbp_error_set(err, ferror(out) ? KCBP_ERR_IO : KCBP_ERR_NOMEM, "%s: cannot write the scene%s",
+                                  s->name, ferror(out) ? "" : " (out of memory)");
+        return KCBP_OK;
+    }
     char *text;
     kcbp_status st = kcbp_scene_to_text(s, pretty, &text, err);
     if (st != KCBP_OK)

@@ -595,7 +595,11 @@ def load(path: Union[str, bytes, "os.PathLike[str]"], k: int = _DEFAULT_K) -> Me
     glTF) and builds its model with a k-CBP of k planes (0: none). Errors
     are kcbp.Error (a ValueError) with the reader's "file:line: problem"
     message; a file that does not exist raises kcbp.FileNotFound, which is
-    also the built-in FileNotFoundError."""
+    also the built-in FileNotFoundError. A .geojson or .svg file is 2D:
+    kcbp.Error names kcbp.load2d, which reads it."""
+    if _api2d.is_2d_path(path):
+        raise Error("%s: a 2D file (GeoJSON or SVG): kcbp.load reads 3D meshes; kcbp.load2d (or kcbp.Polygon.load) "
+                    "reads it" % os.fsdecode(os.fspath(path)))
     return Mesh._load(path, k)
 
 

@@ -45,3 +45,17 @@ def test_bad_mesh_files(path, message):
 def test_bad_2d_files(name, message):
     with pytest.raises(kcbp.Error, match=message):
         kcbp.load2d(os.path.join(BAD, name))
+
+
+@pytest.mark.parametrize("name", ["squares.geojson", "parts.SVG"])
+def test_2d_file_through_load_names_load2d(tmp_path, name):
+    # kcbp.load read a GeoJSON file as OBJ and said "no faces"; the command
+    # line and kcbp.collide already said it is 2D
+    p = tmp_path / name
+    p.write_text('{"type": "Polygon", "coordinates": [[[0,0],[1,0],[1,1],[0,0]]]}' if name.endswith("json")
+                 else '<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>')
+    with pytest.raises(kcbp.Error, match="a 2D file .*kcbp.load2d"):
+        kcbp.load(str(p))
+    with pytest.raises(kcbp.Error, match="a 2D file"):
+        kcbp.load(p)
+    assert isinstance(kcbp.load2d(str(p)), kcbp.Polygon)

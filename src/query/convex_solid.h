@@ -1,0 +1,40 @@
+/* Whether a closed mesh model is exactly convex, and its hull as a shape
+ * (internal; convex_solid.c, where the test is proven). kcbp_signed_distance
+ * answers two convex solids with the convex depth (EPA on the hulls) when
+ * every mesh among them passes this test.
+ *
+ * Frames: the hull is in the model's own frame (the mesh's coordinates).
+ *
+ * Guarantee: a non-NULL answer means the solid (solid.h: the points of
+ * non-zero winding number) is exactly the convex hull of the mesh's
+ * vertices, for the double coordinates stored (exact orient3d, no
+ * tolerance). NULL means "not shown convex": not convex, not a solid, a
+ * flat hull, more than KCBP_CONVEX_SOLID_MAX_CHECKS orient3d evaluations
+ * needed, or out of memory; callers then take the general path.
+ *
+ * Cost: the hull of the vertices (once), then at most
+ * KCBP_CONVEX_SOLID_MAX_CHECKS orient3d (filtered, exact when the filter
+ * cannot decide), stopping at the first vertex on the wrong side. The
+ * verdict and the hull are cached on the model (made once: racing threads
+ * each compute, the first to publish wins, the others free theirs). */
+#ifndef KCBP_CONVEX_SOLID_H
+#define KCBP_CONVEX_SOLID_H
+
+#include "model_internal.h"
+
+/* The cap on orient3d evaluations of one model's test (2^25: about 0.1 s
+ * of filtered predicates; a 5,120-triangle icosphere needs 1.3e7). */
+#define KCBP_CONVEX_SOLID_MAX_CHECKS (UINT64_C(1) << 25)
+
+/* The hull of model m as a shape when m is a mesh solid that is exactly
+ * convex (see above), else NULL. A shape model: NULL (use its geom). */
+const kcbp_shape_geom *kcbp_impl_convex_solid(const kcbp_model_impl *m);
+
+/* The test itself, uncached: whether the closed, consistently oriented
+ * mesh with these triangles bounds exactly the hull whose vertices are
+ * hv[0..nh) (the hull of the mesh's vertices). *checks counts the orient3d
+ * evaluations; false also when the cap is reached. */
+bool kcbp_mesh_bounds_hull(const kcbp_mesh *mesh, const kcbp_vec3 *hv, uint32_t nh, uint64_t cap,
+                           uint64_t *checks);
+
+#endif

@@ -44,18 +44,18 @@
 
 #include "geom/predicates.h"
 
-bool kcbp_mesh_bounds_hull(const kcbp_mesh *mesh, const kcbp_vec3 *hv, uint32_t nh, uint64_t cap,
-                           uint64_t *checks)
+kcbp_hull_verdict kcbp_mesh_bounds_hull(const kcbp_mesh *mesh, const kcbp_vec3 *hv, uint32_t nh, uint64_t cap,
+                                        uint64_t *checks)
 {
     uint64_t n = 0;
     int sign = 0;
-    bool ok = true;
+    kcbp_hull_verdict ok = KCBP_HULL_BOUNDS;
     const kcbp_vec3 *v = mesh->vertices;
-    for (uint32_t i = 0; i < mesh->ntriangles && ok; i++) {
+    for (uint32_t i = 0; i < mesh->ntriangles && ok == KCBP_HULL_BOUNDS; i++) {
         kcbp_vec3 a = v[mesh->triangles[i].v[0]], b = v[mesh->triangles[i].v[1]], c = v[mesh->triangles[i].v[2]];
         for (uint32_t j = 0; j < nh; j++) {
             if (++n > cap) {
-                ok = false;
+                ok = KCBP_HULL_UNDECIDED;
                 break;
             }
             int o = kcbp_orient3d_v(a, b, c, hv[j]);
@@ -64,19 +64,27 @@ bool kcbp_mesh_bounds_hull(const kcbp_mesh *mesh, const kcbp_vec3 *hv, uint32_t 
             if (sign == 0)
                 sign = o;
             else if (o != sign) {
-                ok = false;
+                ok = KCBP_HULL_NOT;
                 break;
             }
         }
     }
     if (checks)
         *checks = n;
-    return ok && sign != 0;
+    return ok == KCBP_HULL_BOUNDS && sign == 0 ? KCBP_HULL_NOT : ok;
 }
 
 /* Computes the verdict and the hull, uncached; NULL when not convex. */
 static kcbp_shape_geom *make(const kcbp_model_impl *m)
 {
+    /* A quick rejection before the hull is built: the mesh's own vertices
+     * in place of the hull's (a closed half-space holds the hull iff it
+     * holds the vertices, so a vertex on the wrong side is a proof), a
+     * budget of a few scans of the vertices: a non-convex scan is almost
+     * always rejected within the first triangles (bunny: 3 orient3d). */
+    uint64_t budget = 4 * (uint64_t)m->mesh.nvertices + 64;
+    if (kcbp_mesh_bounds_hull(&m->mesh, m->mesh.vertices, m->mesh.nvertices, budget, NULL) == KCBP_HULL_NOT)
+        return NULL;
     kcbp_shape_geom *g = malloc(sizeof *g);
     if (!g)
         return NULL;
@@ -87,7 +95,7 @@ static kcbp_shape_geom *make(const kcbp_model_impl *m)
     }
     uint32_t nh = kcbp_convex_hull_vertex_count(g->hull);
     const kcbp_vec3 *hv = kcbp_convex_hull_vertices(g->hull);
-    if (!kcbp_mesh_bounds_hull(&m->mesh, hv, nh, KCBP_CONVEX_SOLID_MAX_CHECKS, NULL)) {
+    if (kcbp_mesh_bounds_hull(&m->mesh, hv, nh, KCBP_CONVEX_SOLID_MAX_CHECKS, NULL) != KCBP_HULL_BOUNDS) {
         kcbp_shape_geom_clear(g);
         free(g);
         return NULL;

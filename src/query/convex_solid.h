@@ -30,11 +30,19 @@
  * convex (see above), else NULL. A shape model: NULL (use its geom). */
 const kcbp_shape_geom *kcbp_impl_convex_solid(const kcbp_model_impl *m);
 
+typedef enum {
+    KCBP_HULL_NOT = 0,       /* a vertex on the wrong side of a triangle's plane (or all flat) */
+    KCBP_HULL_BOUNDS = 1,    /* every triangle's plane supports the hull, one sign for all */
+    KCBP_HULL_UNDECIDED = 2, /* the cap was reached first */
+} kcbp_hull_verdict;
+
 /* The test itself, uncached: whether the closed, consistently oriented
  * mesh with these triangles bounds exactly the hull whose vertices are
- * hv[0..nh) (the hull of the mesh's vertices). *checks counts the orient3d
- * evaluations; false also when the cap is reached. */
-bool kcbp_mesh_bounds_hull(const kcbp_mesh *mesh, const kcbp_vec3 *hv, uint32_t nh, uint64_t cap,
-                           uint64_t *checks);
+ * hv[0..nh) (the hull of the mesh's vertices; NOT may also be shown with
+ * any points of the solid, e.g. the mesh's own vertices, since a closed
+ * half-space holds the hull iff it holds them). *checks (may be NULL)
+ * counts the orient3d evaluations, at most cap. */
+kcbp_hull_verdict kcbp_mesh_bounds_hull(const kcbp_mesh *mesh, const kcbp_vec3 *hv, uint32_t nh, uint64_t cap,
+                                        uint64_t *checks);
 
 #endif

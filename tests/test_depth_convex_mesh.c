@@ -9,7 +9,7 @@
  *  - random overlapping poses of convex meshes: PENETRATING, depth equal
  *    to the qhull oracle on the Minkowski difference (tests/cso_oracle.c)
  *    within KCBP_SDIST_CONVEX_REL_TOL of the pair's scale, the identity,
- *    and B moved a little beyond the translation apart as solids;
+ *    and B moved by the translation apart as solids;
  *  - non-convex meshes still BRACKETED, the bracket holding the true depth
  *    where known (the dented cube against a cube along the dent's axis)
  *    and below the hulls' depth (a translation separating the hulls
@@ -283,14 +283,16 @@ static int check_convex_pair(const kcbp_model *a, const kcbp_model *b, const kcb
     if (r.status != KCBP_SDIST_PENETRATING)
         fail_msg("status %s, convex %d %d, depth %g [%g, %g], oracle %g", kcbp_sdist_status_name(r.status),
                  is_convex(a), is_convex(b), r.depth, r.depth_lower, r.depth_upper, o.depth);
-    assert_true(r.depth_lower == r.depth && r.depth_upper == r.depth && r.signed_distance == -r.depth);
+    assert_true(r.depth_upper == r.depth && r.signed_distance == -r.depth);
+    assert_true(r.depth_lower <= r.depth && r.depth - r.depth_lower <= KCBP_SDIST_CONVEX_REL_TOL * scale);
     if (!(fabs(r.depth - o.depth) <= tol))
         fail_msg("depth %.17g, oracle %.17g (scale %g)", r.depth, o.depth, scale);
     kcbp_vec3 d = kcbp_v3_sub(r.point_b, r.point_a);
     assert_true(kcbp_v3_len(kcbp_v3_add(d, kcbp_v3_scale(r.normal, r.depth))) <= 1e-9 * scale);
-    /* moved a little beyond the translation, B is apart as a solid */
+    /* moved by the translation, B is apart as a solid (proven by the
+     * library for mesh pairs, checked again here) */
     kcbp_pose moved = *pb;
-    moved.trans = kcbp_v3_add(moved.trans, kcbp_v3_scale(r.normal, r.depth + 1e-7 * scale));
+    moved.trans = kcbp_v3_add(moved.trans, r.translation);
     kcbp_collide_options co = kcbp_collide_options_default();
     co.solid = true;
     kcbp_collide_result cr;
@@ -356,7 +358,11 @@ static void test_cubes_exact(void **state)
     assert_int_equal(kcbp_signed_distance(&a, &pa, &b, &pb, NULL, &r, &err), KCBP_OK);
     assert_int_equal(kcbp_signed_distance(&ha, &pa, &hb, &pb, NULL, &h, &err), KCBP_OK);
     assert_int_equal(r.status, KCBP_SDIST_PENETRATING);
-    assert_true(r.depth == h.depth && r.normal.x == h.normal.x && r.normal.y == h.normal.y);
+    /* the hulls' depth, rounded up to a translation proven to part the
+     * meshes (convex_solid.h), within the convex tolerance */
+    assert_true(r.normal.x == h.normal.x && r.normal.y == h.normal.y && r.normal.z == h.normal.z);
+    assert_true(r.depth > h.depth && r.depth - h.depth <= KCBP_SDIST_CONVEX_REL_TOL * 2);
+    assert_true(r.depth_lower == h.depth && r.depth_upper == r.depth);
     /* touching face to face, and apart: as before */
     kcbp_pose t = kcbp_pose_identity();
     t.trans = kcbp_v3(1, 0.2, 0);
@@ -443,8 +449,9 @@ static void test_cli(void **state)
     assert_int_equal(h.status, 0);
     assert_non_null(strstr(r.out, "\"status\":\"penetrating\""));
     double d = json_number(r.out, "depth");
-    assert_true(d > 0 && d == json_number(h.out, "depth"));
-    assert_true(json_number(r.out, "depth_lower") == d && json_number(r.out, "depth_upper") == d);
+    double dh = json_number(h.out, "depth");
+    assert_true(d > 0 && d >= dh && d - dh <= 2 * KCBP_SDIST_CONVEX_REL_TOL);
+    assert_true(json_number(r.out, "depth_lower") == dh && json_number(r.out, "depth_upper") == d);
     test_run_free(&r);
     test_run_free(&h);
     test_tmpdir_remove(dir);

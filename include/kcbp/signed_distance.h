@@ -40,7 +40,12 @@
  *     one facet, or a vertex inside a facet, are fine; a vertex a rounding
  *     off a facet's plane is not). It is then answered as its hull: the
  *     hull's EPA depth, feature_a/b KCBP_SHAPE_FEATURE, decided_by
- *     KCBP_STAGE_SHAPE. The verdict and the hull are computed on the
+ *     KCBP_STAGE_SHAPE; and, as for every pair with a mesh, B moved by
+ *     `translation` is shown apart by the exact test: depth == depth_upper
+ *     == |translation| is EPA's depth rounded up by the first of 2^-40,
+ *     2^-38, ... of the scale (up to KCBP_SDIST_CONVEX_REL_TOL of it) that
+ *     parts them, depth_lower EPA's depth (so depth_upper - depth_lower is
+ *     that pad, about 1e-12 of the scale). The verdict and the hull are computed on the
  *     model's first such query and kept on it (thread-safe; a non-convex
  *     mesh is usually rejected within a few dozen orient3d, before any
  *     hull; a convex one costs its hull and up to 2^25 orient3d, e.g.

@@ -41,6 +41,9 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <kcbp/collide.h>
 
 #include "geom/predicates.h"
 
@@ -129,4 +132,42 @@ const kcbp_shape_geom *kcbp_impl_convex_solid(const kcbp_model_impl *m)
     }
     atomic_store(&w->convex_verdict, 1);
     return g;
+}
+
+/* Whether B moved by t along n (world) is apart from A as solids (the
+ * exact test); false also when the test fails (out of memory). */
+static bool apart_moved(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b, const kcbp_pose *pose_b,
+                        kcbp_vec3 n, double t, bool use_cbp)
+{
+    kcbp_pose moved = *pose_b;
+    moved.trans = kcbp_v3_add(moved.trans, kcbp_v3_scale(n, t));
+    kcbp_collide_options co = kcbp_collide_options_default();
+    co.contacts = KCBP_CONTACTS_FIRST;
+    co.use_cbp = use_cbp;
+    co.solid = true;
+    kcbp_collide_result cr;
+    memset(&cr, 0, sizeof cr);
+    kcbp_status st = kcbp_collide(a, pose_a, b, &moved, &co, &cr, NULL);
+    bool hit = cr.collide;
+    kcbp_collide_result_free(&cr);
+    return st == KCBP_OK && !hit;
+}
+
+void kcbp_convex_solid_verify_out(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
+                                  const kcbp_pose *pose_b, bool use_cbp, kcbp_signed_distance_result *r)
+{
+    if (r->status != KCBP_SDIST_PENETRATING || !(r->depth > 0))
+        return;
+    kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
+    double scale = kcbp_pair_scale(a->impl, b->impl, &b_in_a);
+    double limit = KCBP_SDIST_CONVEX_REL_TOL * scale;
+    for (double pad = 0x1p-40 * scale; pad <= limit; pad *= 4) {
+        double t = r->depth + pad;
+        if (apart_moved(a, pose_a, b, pose_b, r->normal, t, use_cbp)) {
+            r->depth = r->depth_upper = t; /* depth_lower stays EPA's */
+            r->signed_distance = -t;
+            r->translation = kcbp_v3_scale(r->normal, t);
+            return;
+        }
+    }
 }

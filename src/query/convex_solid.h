@@ -20,6 +20,8 @@
 #ifndef KCBP_CONVEX_SOLID_H
 #define KCBP_CONVEX_SOLID_H
 
+#include <kcbp/signed_distance.h>
+
 #include "model_internal.h"
 
 /* The cap on orient3d evaluations of one model's test (2^25: about 0.1 s
@@ -29,6 +31,21 @@
 /* The hull of model m as a shape when m is a mesh solid that is exactly
  * convex (see above), else NULL. A shape model: NULL (use its geom). */
 const kcbp_shape_geom *kcbp_impl_convex_solid(const kcbp_model_impl *m);
+
+/* A convex pair with a mesh, answered by the hulls (r PENETRATING, from
+ * the convex depth): as for every mesh pair, the translation is made one
+ * that is proven to part them. B moved by (depth + pad) * normal is tested
+ * apart as solids (kcbp_collide, exact for meshes), pad = 2^-40 of the
+ * pair's scale and then 4 times more, up to KCBP_SDIST_CONVEX_REL_TOL of
+ * it; the first that is apart becomes depth, depth_upper and
+ * |translation| (so the depth stays within the convex tolerance, and is
+ * not below the true depth); depth_lower stays the convex depth's (EPA's,
+ * below depth by the pad). None apart within the tolerance (not seen):
+ * r is left as the convex depth gave it. The points are left as they
+ * are (off by the pad at most). Work: a kcbp_collide per pad tried (one,
+ * mostly). */
+void kcbp_convex_solid_verify_out(const kcbp_model *a, const kcbp_pose *pose_a, const kcbp_model *b,
+                                  const kcbp_pose *pose_b, bool use_cbp, kcbp_signed_distance_result *r);
 
 typedef enum {
     KCBP_HULL_NOT = 0,       /* a vertex on the wrong side of a triangle's plane (or all flat) */

@@ -201,6 +201,8 @@ kcbp_status kcbp_signed_distance_sized(const kcbp_model *ma, const kcbp_pose *po
         /* st and err are set */
     } else if ((ga = convex_of(a)) && (gb = convex_of(b))) {
         convex_depth(ga, pose_a, gb, pose_b, &r);
+        if (!kcbp_impl_is_shape(a) || !kcbp_impl_is_shape(b))
+            kcbp_convex_solid_verify_out(ma, pose_a, mb, pose_b, o.use_cbp, &r);
     } else {
         st = kcbp_depth_bracket(ma, pose_a, mb, pose_b, &o, &r, err);
     }

@@ -18,6 +18,7 @@
  *  - kcbp distance --signed on a cube OBJ: "penetrating", the hull:
  *    answer. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -457,6 +458,51 @@ static void test_cli(void **state)
     test_tmpdir_remove(dir);
 }
 
+/* The verdict is made lazily on shared models: threads that race to make
+ * it all get the same answer (run under the sanitizers / helgrind by CI). */
+typedef struct {
+    const kcbp_model *a, *b;
+    kcbp_pose pb;
+    kcbp_signed_distance_result r;
+    kcbp_status st;
+} race_job;
+
+static void *race_run(void *p)
+{
+    race_job *j = p;
+    kcbp_pose pa = kcbp_pose_identity();
+    kcbp_error err = {0};
+    j->st = kcbp_signed_distance(j->a, &pa, j->b, &j->pb, NULL, &j->r, &err);
+    return NULL;
+}
+
+static void test_threads_share_the_verdict(void **state)
+{
+    (void)state;
+    kcbp_model a, b;
+    icosphere_model(&a, 3, 0.6);
+    prism_model(&b, 7, 0.5, 0.8);
+    race_job jobs[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i].a = &a;
+        jobs[i].b = &b;
+        jobs[i].pb = kcbp_pose_identity();
+        jobs[i].pb.trans = kcbp_v3(0.3, 0.1, 0.05);
+        assert_int_equal(pthread_create(&th[i], NULL, race_run, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(jobs[i].st, KCBP_OK);
+        assert_int_equal(jobs[i].r.status, KCBP_SDIST_PENETRATING);
+        assert_true(jobs[i].r.depth == jobs[0].r.depth);
+    }
+    assert_true(is_convex(&a) && is_convex(&b));
+    kcbp_model_free(&a);
+    kcbp_model_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_cubes_exact),
         cmocka_unit_test(test_dented_still_bracketed),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_threads_share_the_verdict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,11 +28,31 @@
  *     for meshes, spheres, capsules and boxes; cylinders and hulls within
  *     KCBP_SHAPE_GJK_BAND); the distance is kcbp_distance's (its bounds).
  *   - KCBP_SDIST_PENETRATING: two convex solids (spheres, capsules, boxes,
- *     cylinders, hulls): depth is the penetration depth within
- *     KCBP_SDIST_CONVEX_REL_TOL of the pair's scale (closed forms for
- *     sphere and capsule pairs and against boxes, the 15 axes for two
- *     boxes, EPA otherwise); depth_lower == depth_upper == depth.
- *   - KCBP_SDIST_BRACKETED: at least one side is a non-convex closed mesh.
+ *     cylinders, hulls, and closed meshes that are exactly convex, below):
+ *     depth is the penetration depth within KCBP_SDIST_CONVEX_REL_TOL of
+ *     the pair's scale (closed forms for sphere and capsule pairs and
+ *     against boxes, the 15 axes for two boxes, EPA otherwise);
+ *     depth_lower == depth_upper == depth.
+ *     A closed mesh (built as a solid) counts as convex when its solid is
+ *     exactly the hull of its vertices: every triangle's plane has every
+ *     hull vertex on one side, the same side for all (exact orient3d on
+ *     the stored coordinates, no tolerance; several coplanar triangles on
+ *     one facet, or a vertex inside a facet, are fine; a vertex a rounding
+ *     off a facet's plane is not). It is then answered as its hull: the
+ *     hull's EPA depth, feature_a/b KCBP_SHAPE_FEATURE, decided_by
+ *     KCBP_STAGE_SHAPE; and, as for every pair with a mesh, B moved by
+ *     `translation` is shown apart by the exact test: depth == depth_upper
+ *     == |translation| is EPA's depth rounded up by the first of 2^-40,
+ *     2^-38, ... of the scale (up to KCBP_SDIST_CONVEX_REL_TOL of it) that
+ *     parts them, depth_lower EPA's depth (so depth_upper - depth_lower is
+ *     that pad, about 1e-12 of the scale). The verdict and the hull are computed on the
+ *     model's first such query and kept on it (thread-safe; a non-convex
+ *     mesh is usually rejected within a few dozen orient3d, before any
+ *     hull; a convex one costs its hull and up to 2^25 orient3d, e.g.
+ *     50 ms for a 5,120-triangle icosphere, bench/depth_convex_mesh; past
+ *     that cap it is bracketed).
+ *   - KCBP_SDIST_BRACKETED: at least one side is a non-convex closed mesh
+ *     (or a convex one the test above could not settle).
  *     The depth is bracketed, each bound proven for the coordinates it is
  *     computed on:
  *       depth_upper: B moved by `translation` (|translation| ==

@@ -486,7 +486,16 @@ def test_mesh_depths_close_to_fcls():
 
 def test_distance_depth_tolerance_narrows_the_bracket():
     slab, ball = box((4, 4, 1)), icosphere(3, 0.5)
+    # two convex meshes: the hulls' exact depth (branch cvxmesh), whatever the tolerance
+    exact = kcbp.distance(slab, ball, pose_b=T(0.1, -0.2, 0.75), signed=True)
+    assert exact["status"] == "penetrating" and abs(exact["depth"] - 0.25) <= 1e-9
+    assert exact["depth_lower"] <= exact["depth_upper"] == exact["depth"] <= exact["depth_lower"] + 1e-9
+    # the bracket: the slab with a second box far off in the same mesh, not convex
+    far = box((1, 1, 1), T(0, 0, 10))
+    slab = types.SimpleNamespace(vertices=np.vstack([slab.vertices, far.vertices]),
+                                 faces=np.vstack([slab.faces, far.faces + len(slab.vertices)]))
     loose = kcbp.distance(slab, ball, pose_b=T(0.1, -0.2, 0.75), signed=True)
+    assert loose["status"] == "bracketed"
     tight = kcbp.distance(slab, ball, pose_b=T(0.1, -0.2, 0.75), signed=True, depth_tolerance=1e-4, max_steps=512)
     assert loose["depth_lower"] <= 0.25 <= loose["depth_upper"] and tight["depth_lower"] <= 0.25 <= tight["depth_upper"]
     assert tight["depth_upper"] - tight["depth_lower"] < loose["depth_upper"] - loose["depth_lower"]

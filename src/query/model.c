@@ -31,6 +31,9 @@ static kcbp_status build(kcbp_model_impl *model, kcbp_mesh *mesh, const kcbp_mod
 {
     kcbp_model_options o = opts ? *opts : kcbp_model_options_default();
     memset(model, 0, sizeof *model);
+    atomic_init(&model->display, NULL);
+    atomic_init(&model->convex_verdict, 0);
+    atomic_init(&model->convex_geom, NULL);
     model->mesh = *mesh;
     memset(mesh, 0, sizeof *mesh);
     model->scale = kcbp_mesh_scale(&model->mesh);
@@ -85,6 +88,11 @@ static void clear(kcbp_model_impl *model)
     kcbp_mesh *display = atomic_load(&model->display);
     if (display)
         kcbp_mesh_free(display);
+    kcbp_shape_geom *hull = atomic_load(&model->convex_geom);
+    if (hull) {
+        kcbp_shape_geom_clear(hull);
+        free(hull);
+    }
     kcbp_shape_geom_clear(&model->geom);
     kcbp_cbp_clear(&model->cbp);
     kcbp_cbp_clear(&model->fine);
@@ -150,6 +158,8 @@ static kcbp_status build_shape(kcbp_model *model, const kcbp_shape *shape, const
         return st;
     }
     atomic_init(&m->display, NULL);
+    atomic_init(&m->convex_verdict, 0);
+    atomic_init(&m->convex_geom, NULL);
     m->kind = m->geom.def.kind;
     m->mesh.bounds = m->geom.local;
     m->scale = m->geom.scale;

@@ -38,6 +38,11 @@ struct kcbp_model_impl {
     bool solid;           /* built with kcbp_model_options.solid: a closed solid */
     uint32_t *pieces;     /* solid: one vertex of each connected piece of the surface */
     uint32_t npieces;
+    /* Lazy, made on first request (convex_solid.h): a mesh solid's verdict
+     * (0 untested, 1 exactly convex, -1 not shown convex) and its hull as
+     * a shape when convex. */
+    _Atomic int convex_verdict;
+    _Atomic(kcbp_shape_geom *) convex_geom;
 };
 
 static inline bool kcbp_impl_has_cbp(const kcbp_model_impl *m) { return m->cbp.nplanes > 0; }

@@ -1,7 +1,8 @@
 /* kcbp_signed_distance (include/kcbp/signed_distance.h): decide overlap as
  * kcbp_collide does (solids when both models are), then the distance when
- * apart (kcbp_distance), the convex depth for two convex solids
- * (convex/depth.c), or the certified bracket otherwise (depth_bracket.c). */
+ * apart (kcbp_distance), the convex depth for two convex solids (shapes,
+ * hulls, and mesh solids shown exactly convex by convex_solid.c: their
+ * hulls; convex/depth.c), or the certified bracket otherwise (depth_bracket.c). */
 #include <kcbp/signed_distance.h>
 
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <kcbp/solid.h>
 
 #include "base/util.h"
+#include "convex_solid.h"
 #include "convex/depth.h"
 #include "depth_internal.h"
 #include "model_internal.h"
@@ -121,13 +123,21 @@ static kcbp_status apart(const kcbp_model *a, const kcbp_pose *pose_a, const kcb
     return KCBP_OK;
 }
 
+/* The convex solid a model is, as a shape: a shape's own geometry, or the
+ * hull of a mesh solid that is exactly convex (convex_solid.h); NULL when
+ * neither. */
+static const kcbp_shape_geom *convex_of(const kcbp_model_impl *m)
+{
+    return kcbp_impl_is_shape(m) ? &m->geom : kcbp_impl_convex_solid(m);
+}
+
 /* Two convex solids that share a point: the exact depth. */
-static void convex_depth(const kcbp_model_impl *a, const kcbp_pose *pose_a, const kcbp_model_impl *b,
+static void convex_depth(const kcbp_shape_geom *a, const kcbp_pose *pose_a, const kcbp_shape_geom *b,
                          const kcbp_pose *pose_b, kcbp_signed_distance_result *r)
 {
     kcbp_pose b_in_a = kcbp_pose_relative(pose_a, pose_b);
     kcbp_convex_depth c;
-    kcbp_shape_pair_depth(&a->geom, &b->geom, &b_in_a, &c);
+    kcbp_shape_pair_depth(a, b, &b_in_a, &c);
     r->decided_by = KCBP_STAGE_SHAPE;
     r->feature_a = r->feature_b = KCBP_SHAPE_FEATURE;
     r->depth = c.depth;
@@ -180,6 +190,7 @@ kcbp_status kcbp_signed_distance_sized(const kcbp_model *ma, const kcbp_pose *po
     memset(&cr, 0, sizeof cr);
     st = kcbp_collide(ma, pose_a, mb, pose_b, &co, &cr, err);
     bool hit = cr.collide;
+    const kcbp_shape_geom *ga, *gb;
     kcbp_collide_result_free(&cr);
     if (st != KCBP_OK)
         return st;
@@ -188,8 +199,10 @@ kcbp_status kcbp_signed_distance_sized(const kcbp_model *ma, const kcbp_pose *po
         st = apart(ma, pose_a, mb, pose_b, &o, &r, err);
     } else if ((st = need_solid(a, "A", err)) != KCBP_OK || (st = need_solid(b, "B", err)) != KCBP_OK) {
         /* st and err are set */
-    } else if (kcbp_impl_is_shape(a) && kcbp_impl_is_shape(b)) {
-        convex_depth(a, pose_a, b, pose_b, &r);
+    } else if ((ga = convex_of(a)) && (gb = convex_of(b))) {
+        convex_depth(ga, pose_a, gb, pose_b, &r);
+        if (!kcbp_impl_is_shape(a) || !kcbp_impl_is_shape(b))
+            kcbp_convex_solid_verify_out(ma, pose_a, mb, pose_b, o.use_cbp, &r);
     } else {
         st = kcbp_depth_bracket(ma, pose_a, mb, pose_b, &o, &r, err);
     }

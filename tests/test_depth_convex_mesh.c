@@ -212,6 +212,13 @@ static void test_convexity_verdicts(void **state)
     icosphere_model(&m, 3, 1.5);
     assert_true(is_convex(&m));
     kcbp_model_free(&m);
+    /* past the cap on triangles x vertices (5,120 x 2,562 > 2^22): not
+     * tested, so "not shown convex" (the pair stays bracketed, and no hull
+     * or scan is paid for an answer that could only end undecided) */
+    icosphere_model(&m, 4, 1.5);
+    assert_true((uint64_t)m.impl->mesh.ntriangles * m.impl->mesh.nvertices > KCBP_CONVEX_SOLID_MAX_CHECKS);
+    assert_false(is_convex(&m));
+    kcbp_model_free(&m);
     for (int n = 3; n <= 16; n += 13) {
         prism_model(&m, n, 1, 0.7);
         assert_true(is_convex(&m));

@@ -48,9 +48,10 @@
  *     that pad, about 1e-12 of the scale). The verdict and the hull are computed on the
  *     model's first such query and kept on it (thread-safe; a non-convex
  *     mesh is usually rejected within a few dozen orient3d, before any
- *     hull; a convex one costs its hull and up to 2^25 orient3d, e.g.
- *     50 ms for a 5,120-triangle icosphere, bench/depth_convex_mesh; past
- *     that cap it is bracketed).
+ *     hull; a convex one costs its hull and F x V orient3d at most, e.g.
+ *     6 ms for a 1,280-triangle icosphere, bench/depth_convex_mesh; a mesh
+ *     whose triangles x vertices exceed 2^22, such as a 5,120-triangle
+ *     icosphere, is not tested and stays bracketed).
  *   - KCBP_SDIST_BRACKETED: at least one side is a non-convex closed mesh
  *     (or a convex one the test above could not settle).
  *     The depth is bracketed, each bound proven for the coordinates it is

@@ -9,8 +9,9 @@
  * non-zero winding number) is exactly the convex hull of the mesh's
  * vertices, for the double coordinates stored (exact orient3d, no
  * tolerance). NULL means "not shown convex": not convex, not a solid, a
- * flat hull, more than KCBP_CONVEX_SOLID_MAX_CHECKS orient3d evaluations
- * needed, or out of memory; callers then take the general path.
+ * flat hull, triangles x vertices above KCBP_CONVEX_SOLID_MAX_CHECKS (the
+ * scan's worst case; then nothing is built), more orient3d evaluations
+ * needed than that, or out of memory; callers then take the general path.
  *
  * Cost: the hull of the vertices (once), then at most
  * KCBP_CONVEX_SOLID_MAX_CHECKS orient3d (filtered, exact when the filter
@@ -24,9 +25,11 @@
 
 #include "model_internal.h"
 
-/* The cap on orient3d evaluations of one model's test (2^25: about 0.1 s
- * of filtered predicates; a 5,120-triangle icosphere needs 1.3e7). */
-#define KCBP_CONVEX_SOLID_MAX_CHECKS (UINT64_C(1) << 25)
+/* The cap on orient3d evaluations of one model's test, and on its
+ * triangles x vertices (2^22: a few ms with the hull, paid once per model
+ * on its first overlapping query; a 1,280-triangle icosphere needs 8.2e5, a
+ * 5,120-triangle one 1.3e7, which stays bracketed). */
+#define KCBP_CONVEX_SOLID_MAX_CHECKS (UINT64_C(1) << 22)
 
 /* The hull of model m as a shape when m is a mesh solid that is exactly
  * convex (see above), else NULL. A shape model: NULL (use its geom). */

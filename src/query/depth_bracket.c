@@ -191,20 +191,6 @@ static kcbp_status box_upper(ctx *x, kcbp_aabb wa, kcbp_aabb wb, double limit)
     return s <= limit ? verify_grow(x, d, s, &ok) : KCBP_OK;
 }
 
-/* A mesh's box, posed (Arvo: the half-sizes grow by |R| times the local
- * ones); exact up to rounding for a translation. Its rounding is harmless:
- * box_upper's translation is verified. */
-static kcbp_aabb mesh_box(const kcbp_model_impl *m, const kcbp_pose *pose)
-{
-    kcbp_vec3 c = kcbp_pose_apply(pose, kcbp_aabb_center(m->mesh.bounds));
-    kcbp_vec3 e = kcbp_aabb_extent(m->mesh.bounds), w;
-    w.x = fabs(pose->rot.m[0][0]) * e.x + fabs(pose->rot.m[0][1]) * e.y + fabs(pose->rot.m[0][2]) * e.z;
-    w.y = fabs(pose->rot.m[1][0]) * e.x + fabs(pose->rot.m[1][1]) * e.y + fabs(pose->rot.m[1][2]) * e.z;
-    w.z = fabs(pose->rot.m[2][0]) * e.x + fabs(pose->rot.m[2][1]) * e.y + fabs(pose->rot.m[2][2]) * e.z;
-    kcbp_aabb b = {kcbp_v3_sub(c, w), kcbp_v3_add(c, w)};
-    return b;
-}
-
 static bool done(const ctx *x) { return x->have_u && x->u <= (1 + x->tol) * x->l; }
 
 /* Along unit d: is there an s below the best upper bound (by a clear
@@ -776,7 +762,7 @@ kcbp_status kcbp_depth_bracket(const kcbp_model *ma, const kcbp_pose *pose_a, co
     if ((st = box_upper(&x, wa, wb, INFINITY)) != KCBP_OK)
         goto out;
     if (x.u > TOUCH_PADS * x.pad && !kcbp_impl_is_shape(x.a) && !kcbp_impl_is_shape(x.b) &&
-        (st = box_upper(&x, mesh_box(x.a, pose_a), mesh_box(x.b, pose_b), 0.5 * TOUCH_PADS * x.pad)) != KCBP_OK)
+        (st = box_upper(&x, kcbp_impl_mesh_box(x.a, pose_a), kcbp_impl_mesh_box(x.b, pose_b), 0.5 * TOUCH_PADS * x.pad)) != KCBP_OK)
         goto out;
     if (cbp.measured && cbp.depth > 0 && isfinite(cbp.depth) && cbp.depth < x.u) {
         kcbp_vec3 d = unit_or(cbp.direction, kcbp_v3(0, 0, 0));

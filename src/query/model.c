@@ -297,6 +297,11 @@ kcbp_aabb kcbp_impl_world_bounds(const kcbp_model_impl *m, const kcbp_pose *pose
         b.max = kcbp_v3_add(b.max, pose->trans);
         return b;
     }
+    return kcbp_impl_mesh_box(m, pose);
+}
+
+kcbp_aabb kcbp_impl_mesh_box(const kcbp_model_impl *m, const kcbp_pose *pose)
+{
     /* The box of the posed local box (Arvo's method: the half-sizes grow by
      * |R| times the local ones). */
     kcbp_vec3 c = kcbp_pose_apply(pose, kcbp_aabb_center(m->mesh.bounds));

@@ -64,6 +64,9 @@ uint64_t kcbp_impl_bytes(const kcbp_model_impl *m);
 
 /* kcbp_model_world_bounds of the model's internals. */
 kcbp_aabb kcbp_impl_world_bounds(const kcbp_model_impl *m, const kcbp_pose *pose);
+/* The box of a mesh model's own bounds, posed (Arvo's method; exact up to
+ * rounding for a translation): the world bounds of a mesh without a k-CBP. */
+kcbp_aabb kcbp_impl_mesh_box(const kcbp_model_impl *m, const kcbp_pose *pose);
 
 /* ---- a pair of models, B placed in A's frame by b_in_a ------------------ */
 

@@ -533,13 +533,17 @@ static const uint32_t roots[2] = {0, 0};
         const uint32_t skip[2]
 #define TRAVERSAL_ARGS a, b, b_in_a, eps, start, on_pair, ctx, stats, stop, first_tested, skip
 
-/* name(...): traverse with these constants, in the baseline version only. */
-#define TRAVERSAL(name, ORDERING, STOP, FIRST, SKIP)                                                               \
+/* name##_body(...): traverse with these constants. */
+#define TRAVERSAL_BODY(name, ORDERING, STOP, FIRST, SKIP)                                                          \
     HOT_INLINE bool name##_body(TRAVERSAL_PARAMS)                                                                  \
     {                                                                                                              \
         (void)stop, (void)first_tested, (void)skip;                                                                \
         return traverse(a, b, b_in_a, eps, start, ORDERING, on_pair, ctx, stats, STOP, FIRST, SKIP);               \
-    }                                                                                                              \
+    }
+
+/* name(...): the body in the baseline version only. */
+#define TRAVERSAL(name, ORDERING, STOP, FIRST, SKIP)                                                               \
+    TRAVERSAL_BODY(name, ORDERING, STOP, FIRST, SKIP)                                                              \
     static bool name(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }
 
 /* The same in both versions: for the searches of kcbp_collide's default
@@ -551,11 +555,7 @@ static const uint32_t roots[2] = {0, 0};
  * ~3 us each, more than its instructions saved). */
 #if TRAVERSE_AVX
 #define TRAVERSAL_BOTH(name, ORDERING, STOP, FIRST, SKIP)                                                          \
-    HOT_INLINE bool name##_body(TRAVERSAL_PARAMS)                                                                  \
-    {                                                                                                              \
-        (void)stop, (void)first_tested, (void)skip;                                                                \
-        return traverse(a, b, b_in_a, eps, start, ORDERING, on_pair, ctx, stats, STOP, FIRST, SKIP);               \
-    }                                                                                                              \
+    TRAVERSAL_BODY(name, ORDERING, STOP, FIRST, SKIP)                                                              \
     AVX_TARGET NO_IPA static bool name##_avx(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }            \
     NO_IPA static bool name##_sse2(TRAVERSAL_PARAMS) { return name##_body(TRAVERSAL_ARGS); }                      \
     static bool name(TRAVERSAL_PARAMS)                                                                           \

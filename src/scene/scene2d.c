@@ -532,22 +532,10 @@ static kcbp_status parse_text(kcbp2d_scene *s, const char *name, const char *tex
         cJSON_Delete(root);
         return st;
     }
-    const char *end = NULL;
-    char *copy = malloc(len + 1); /* the parser wants a NUL after the text */
-    if (!copy)
-        return kcbp_error_set(err, KCBP_ERR_NOMEM, "%s: out of memory", name);
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    cJSON *root = kcbp_json_parse_locked(copy, len + 1, &end);
-    if (end)
-        end = text + (end - copy);
-    free(copy);
-    if (!root) {
-        long line, col;
-        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
-        line_col(text, off, &line, &col);
-        return kcbp_error_set(err, KCBP_ERR_PARSE, "%s:%ld:%ld: invalid JSON", name, line, col);
-    }
+    size_t bad;
+    cJSON *root = parse_slice(text, 0, len, &bad);
+    if (!root)
+        return invalid_at(&c, text, bad);
     kcbp_status st = KCBP_OK;
     static const char *const keys[] = {"objects", "motion", "extras", NULL};
     const cJSON *objs;
